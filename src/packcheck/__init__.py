@@ -1,0 +1,38 @@
+"""packcheck: which required evidence did this exact pack evict, and why?
+
+The declared packer scans an ordered list of indivisible blocks once, keeping every
+block that fits the remaining budget and skipping the rest without stopping.
+:func:`pack` gives its declared output, :func:`trace` the partition and the reason
+each missing required ID is missing.  Engines (``"reference"``, ``"numpy"``) change
+speed, never the answer.
+"""
+
+from __future__ import annotations
+
+from ._engines import ENGINES, Engine
+from ._model import Case, MalformedCase, SizeError, read_case
+from ._order import sorted_utf16, utf16_key
+from ._pack import SIZE_ERROR, pack
+from ._trace import Bucket, Partition, Reason, Step, Trace, trace
+
+__all__ = [
+    "ENGINES",
+    "SIZE_ERROR",
+    "Bucket",
+    "Case",
+    "Engine",
+    "MalformedCase",
+    "Partition",
+    "Reason",
+    "SizeError",
+    "Step",
+    "Trace",
+    "__version__",
+    "pack",
+    "read_case",
+    "sorted_utf16",
+    "trace",
+    "utf16_key",
+]
+
+__version__ = "0.1.0"

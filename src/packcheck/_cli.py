@@ -1,0 +1,49 @@
+"""The ``packcheck`` command: a thin dispatcher over one module per subcommand.
+
+Every subcommand module has ``register(subparsers)``, which adds its parser and sets
+``run``: a function from the parsed arguments to the exit status.  Exit statuses:
+0 success, 1 a check failed, 2 usage, input or setup error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from . import __version__, _cmd_pack
+
+__all__ = ["main"]
+
+_COMMANDS = (_cmd_pack,)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="packcheck",
+        description="Check a context packer against the declared packing rule.",
+        epilog="Exit status: 0 ok, 1 a check failed, 2 usage or input error.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    for module in _COMMANDS:
+        module.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``packcheck`` with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except KeyboardInterrupt:
+        print("packcheck: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, and point stdout at
+        # /dev/null so the interpreter's final flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    return status

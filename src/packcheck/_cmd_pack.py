@@ -1,0 +1,163 @@
+"""``packcheck pack`` and ``packcheck fixtures``: answer cases, check fixture files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, Any
+
+from ._engines import ENGINES, Engine
+from ._explain import explain
+from ._jsonio import dumps, same_json
+from ._model import MalformedCase
+from ._pack import pack
+from ._sources import Record, SourceError, read_records
+from ._trace import trace
+
+__all__ = ["answer", "register"]
+
+
+def register(commands: Any) -> None:
+    """Add ``pack`` and ``fixtures`` to the ``packcheck`` subcommands."""
+    p = commands.add_parser(
+        "pack",
+        help="print the declared output of each case",
+        description=(
+            "Print the declared output of each case as one compact JSON line, in input "
+            "order. FILE holds one JSON case, JSON Lines (one case per line), a JSON "
+            "array of {id, input, expected} fixtures, or the seed's CSV table; '-' or "
+            "no FILE reads standard input. A malformed case gets an "
+            '{"error":"input","detail":...} line, the rest are still answered, and the '
+            "exit status is 2."
+        ),
+    )
+    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="input (default: -)")
+    _engine_option(p)
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--explain",
+        action="store_true",
+        help="print a readable trace per case: steps, partition, why each ID is missing",
+    )
+    shown.add_argument(
+        "--trace",
+        action="store_true",
+        help="print the trace per case as one JSON line (result, steps, partition, reasons)",
+    )
+    p.set_defaults(run=run_pack)
+
+    f = commands.add_parser(
+        "fixtures",
+        help="check fixture files against their expected outputs",
+        description=(
+            "Check every fixture in each FILE (a JSON array of {id, input, expected} or "
+            "the seed's CSV table). Exit 1 and print the case, the expected and the "
+            "actual output on a mismatch; exit 2 when a file or fixture cannot be read."
+        ),
+    )
+    f.add_argument("files", nargs="+", metavar="FILE")
+    _engine_option(f)
+    f.set_defaults(run=run_fixtures)
+
+
+def _engine_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="reference",
+        help="packing algorithm; the answer is the same (default: reference)",
+    )
+
+
+@contextmanager
+def _opened(name: str) -> Iterator[IO[bytes]]:
+    if name == "-":
+        yield sys.stdin.buffer
+        return
+    with open(name, "rb") as stream:
+        yield stream
+
+
+def answer(record: Record, engine: Engine) -> tuple[dict[str, Any], str | None]:
+    """The declared output for ``record``, or an input-error record and its message."""
+    if record.error is None:
+        try:
+            return pack(record.case, engine=engine), None
+        except MalformedCase as exc:
+            detail = f"{record.where}: {exc}"
+    else:
+        detail = f"{record.where}: {record.error}"
+    return {"error": "input", "detail": detail}, detail
+
+
+def _problem(name: str, message: str) -> None:
+    print(f"packcheck: {name}: {message}", file=sys.stderr)
+
+
+def run_pack(args: argparse.Namespace) -> int:
+    """Answer every case of ``args.file``; 2 if any was malformed or the file unreadable."""
+    name = "<stdin>" if args.file == "-" else args.file
+    out = sys.stdout
+    status = 0
+    try:
+        with _opened(args.file) as stream:
+            for record in read_records(stream, csv_hint=name.lower().endswith(".csv")):
+                result, problem = answer(record, args.engine)
+                if problem is not None:
+                    status = 2
+                    _problem(name, problem)
+                    out.write(dumps(result) + "\n")
+                elif args.explain:
+                    out.write(explain(trace(record.case, engine=args.engine), record.where) + "\n")
+                elif args.trace:
+                    out.write(dumps(trace(record.case, engine=args.engine).to_json()) + "\n")
+                else:
+                    out.write(dumps(result) + "\n")
+    except (OSError, SourceError) as exc:
+        _problem(name, _reason(exc))
+        return 2
+    return status
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"cannot read: {exc.strerror}"
+    return str(exc)
+
+
+def _matches(expected: Any, actual: dict[str, Any]) -> bool:
+    # An expected input error matches any input error: details are prose.
+    if isinstance(expected, dict) and expected.get("error") == "input":
+        return actual.get("error") == "input"
+    return same_json(expected, actual)
+
+
+def run_fixtures(args: argparse.Namespace) -> int:
+    """Check every fixture; 1 on a mismatch, 2 on an unreadable file or fixture."""
+    checked = failed = 0
+    broken = False
+    for name in args.files:
+        try:
+            with _opened(name) as stream:
+                for record in read_records(stream, csv_hint=name.lower().endswith(".csv")):
+                    if record.error is None and not record.has_expected:
+                        record = Record(record.where, error="fixture has no 'expected'")
+                    if record.error is not None:
+                        broken = True
+                        _problem(name, f"{record.where}: {record.error}")
+                        continue
+                    actual, _ = answer(record, args.engine)
+                    checked += 1
+                    if not _matches(record.expected, actual):
+                        failed += 1
+                        print(f"FAIL {name}: {record.where}")
+                        print(f"  input:    {dumps(record.case)}")
+                        print(f"  expected: {dumps(record.expected)}")
+                        print(f"  actual:   {dumps(actual)}")
+        except (OSError, SourceError) as exc:
+            broken = True
+            _problem(name, _reason(exc))
+    print(f"{checked - failed} of {checked} fixtures passed ({args.engine} engine)")
+    return 2 if broken else 1 if failed else 0

@@ -1,0 +1,133 @@
+"""A case, read exactly as the declared rule says: shape first, then units."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+
+from ._units import NumberTooLarge, as_unit
+
+__all__ = ["Case", "MalformedCase", "SizeError", "json_type", "read_case"]
+
+
+class MalformedCase(ValueError):
+    """The input is not a case at all (outside the declared rule).
+
+    ``where`` names the field (``blocks[2].id``), ``why`` says what is wrong; ``str()``
+    gives both on one line.
+    """
+
+    def __init__(self, where: str, why: str) -> None:
+        super().__init__(f"{where}: {why}")
+        self.where = where
+        self.why = why
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """A well-formed case whose budget and sizes are all valid units.
+
+    Invariant: ``budget >= 0``, every size ``>= 1``, ``len(ids) == len(sizes)``.
+    """
+
+    budget: int
+    ids: tuple[str, ...]
+    sizes: tuple[int, ...]
+    required: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SizeError:
+    """A well-formed case with an invalid unit: its declared result is ``{"error": "size"}``.
+
+    ``where`` is the first offending field in reading order (``budget``, then the
+    blocks' sizes by position); ``value`` is the offending value, or ``None`` with
+    ``absent=True`` when the key is missing.
+    """
+
+    where: str
+    value: object
+    absent: bool = False
+
+    @property
+    def reason(self) -> str:
+        """One line: which field and why it is not a valid unit."""
+        floor = 0 if self.where == "budget" else 1
+        got = "absent" if self.absent else f"{_show(self.value)} ({json_type(self.value)})"
+        return f"{self.where}: {got} is not an integer >= {floor}"
+
+
+def json_type(value: object) -> str:
+    """The JSON name of a Python value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float | Decimal):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, list | tuple):
+        return "array"
+    return type(value).__name__
+
+
+def _show(value: object) -> str:
+    text = repr(value) if not isinstance(value, Decimal) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _unit(value: object, where: str) -> int | None:
+    try:
+        return as_unit(value)
+    except NumberTooLarge as exc:
+        raise MalformedCase(where, str(exc)) from None
+
+
+def read_case(case: object) -> Case | SizeError:
+    """Read one case: a :class:`Case`, or a :class:`SizeError` for an invalid unit.
+
+    Raises :class:`MalformedCase` when the shape is wrong: ``case`` is not a mapping,
+    ``blocks`` is not a list of mappings each with a string ``id``, or ``required`` is
+    not a list of strings.  Shape is checked for every block before any unit, so a
+    malformed block after an invalid size is still reported as malformed.  Keys other
+    than ``budget``, ``blocks``, ``required``, ``id`` and ``size`` are ignored.
+    O(n) in the number of blocks and required IDs.
+    """
+    if not isinstance(case, Mapping):
+        raise MalformedCase("case", f"expected an object, got {json_type(case)}")
+    blocks = case.get("blocks")
+    if not isinstance(blocks, list):
+        got = "absent" if "blocks" not in case else json_type(blocks)
+        raise MalformedCase("blocks", f"expected an array of blocks, got {got}")
+    ids: list[str] = []
+    for index, block in enumerate(blocks):
+        if not isinstance(block, Mapping):
+            raise MalformedCase(f"blocks[{index}]", f"expected an object, got {json_type(block)}")
+        block_id = block.get("id")
+        if not isinstance(block_id, str):
+            got = "absent" if "id" not in block else json_type(block_id)
+            raise MalformedCase(f"blocks[{index}].id", f"expected a string, got {got}")
+        ids.append(block_id)
+    required = case.get("required")
+    if not isinstance(required, list):
+        got = "absent" if "required" not in case else json_type(required)
+        raise MalformedCase("required", f"expected an array of strings, got {got}")
+    for index, wanted in enumerate(required):
+        if not isinstance(wanted, str):
+            raise MalformedCase(f"required[{index}]", f"expected a string, got {json_type(wanted)}")
+
+    budget = _unit(case.get("budget"), "budget")
+    if budget is None or budget < 0:
+        return SizeError("budget", case.get("budget"), absent="budget" not in case)
+    sizes: list[int] = []
+    for index, block in enumerate(blocks):
+        raw = block.get("size")
+        size = _unit(raw, f"blocks[{index}].size")
+        if size is None or size < 1:
+            return SizeError(f"blocks[{index}].size", raw, absent="size" not in block)
+        sizes.append(size)
+    return Case(budget, tuple(ids), tuple(sizes), tuple(required))

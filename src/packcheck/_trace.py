@@ -1,0 +1,145 @@
+"""The trace: what happened to every block, captured while packing.
+
+The declared output cannot show why a required block is missing; the trace can.
+Each block lands in exactly one bucket of the partition:
+
+* ``packed``: kept;
+* ``available``: skipped although ``size <= budget`` (it would fit an empty pack, so
+  earlier blocks evicted it);
+* ``dropped``: skipped because ``size > budget`` (no order could pack it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._engines import Engine, kept_mask
+from ._model import SizeError, read_case
+from ._pack import SIZE_ERROR, declared_output
+
+__all__ = ["Bucket", "Partition", "Reason", "Step", "Trace", "trace"]
+
+Bucket = Literal["packed", "available", "dropped"]
+Reason = Literal["evicted", "oversized", "not-retrieved"]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One block as the scan met it."""
+
+    index: int
+    id: str
+    size: int
+    remaining_before: int
+    bucket: Bucket
+
+
+@dataclass(frozen=True, slots=True)
+class Partition:
+    """The blocks' IDs in three ordered buckets; merged by position they give the input."""
+
+    packed: tuple[str, ...] = ()
+    available: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """The declared result plus everything the packer knew at pack time.
+
+    For a ``{"error": "size"}`` case nothing was scanned: ``steps`` is empty, the
+    partition is empty and ``size_error`` names the first invalid field.
+    """
+
+    result: dict[str, Any]
+    steps: tuple[Step, ...] = ()
+    partition: Partition = field(default_factory=Partition)
+    reasons: dict[str, Reason] = field(default_factory=dict)
+    size_error: str | None = None
+
+    def evicted_by(self, block_id: str) -> tuple[Step, ...]:
+        """The packed steps ahead of the first ``available`` block with ``block_id``.
+
+        These are the blocks that used the budget before it was reached; empty when
+        ``block_id`` was not evicted.
+        """
+        for step in self.steps:
+            if step.id == block_id and step.bucket == "available":
+                return tuple(s for s in self.steps[: step.index] if s.bucket == "packed")
+        return ()
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict: result, steps, partition, reasons (and size_error)."""
+        out: dict[str, Any] = {
+            "result": self.result,
+            "steps": [
+                {
+                    "index": s.index,
+                    "id": s.id,
+                    "size": s.size,
+                    "remaining_before": s.remaining_before,
+                    "bucket": s.bucket,
+                }
+                for s in self.steps
+            ],
+            "partition": {
+                "packed": list(self.partition.packed),
+                "available": list(self.partition.available),
+                "dropped": list(self.partition.dropped),
+            },
+            "reasons": dict(self.reasons),
+        }
+        if self.size_error is not None:
+            out["size_error"] = self.size_error
+        return out
+
+
+def trace(case: object, *, engine: Engine = "reference") -> Trace:
+    """Pack ``case`` and capture its steps, partition and the reason of each missing ID.
+
+    Reasons, for each distinct missing required ID: ``evicted`` (some block with the
+    ID is ``available``), ``oversized`` (every block with the ID is ``dropped``),
+    ``not-retrieved`` (no block has the ID).  Raises :class:`packcheck.MalformedCase`
+    like :func:`packcheck.pack`.  O(n + r log r).
+    """
+    read = read_case(case)
+    if isinstance(read, SizeError):
+        return Trace(result=dict(SIZE_ERROR), size_error=read.reason)
+    kept, remaining = kept_mask(read.budget, read.sizes, engine)
+    result = declared_output(read, kept, remaining)
+
+    steps: list[Step] = []
+    buckets: dict[Bucket, list[str]] = {"packed": [], "available": [], "dropped": []}
+    seen: dict[str, Bucket] = {}
+    left = read.budget
+    for index, (block_id, size, keep) in enumerate(zip(read.ids, read.sizes, kept, strict=True)):
+        bucket: Bucket = "packed" if keep else "available" if size <= read.budget else "dropped"
+        steps.append(Step(index, block_id, size, left, bucket))
+        buckets[bucket].append(block_id)
+        # "available" outranks "dropped" for the reason: one evictable copy is enough.
+        if seen.get(block_id) != "available":
+            seen[block_id] = bucket
+        if keep:
+            left -= size
+    # Invariant: the trace's own scan agrees with the engine's answer.
+    assert left == remaining, (left, remaining)
+
+    reasons: dict[str, Reason] = {}
+    for block_id in result["missing"]:
+        bucket_of = seen.get(block_id)
+        reasons[block_id] = (
+            "not-retrieved"
+            if bucket_of is None
+            else "evicted"
+            if bucket_of == "available"
+            else "oversized"
+        )
+    return Trace(
+        result=result,
+        steps=tuple(steps),
+        partition=Partition(
+            tuple(buckets["packed"]), tuple(buckets["available"]), tuple(buckets["dropped"])
+        ),
+        reasons=reasons,
+    )

@@ -1,0 +1,49 @@
+"""What counts as a unit: the declared evaluator's integer test, made exact.
+
+A unit is a JSON number whose value is an integer.  ``4`` and ``4.0`` are the same
+unit; ``2.5``, booleans, ``None``, strings, containers and non-finite numbers are not.
+Numbers read by :mod:`packcheck._jsonio` arrive as ``int`` or :class:`~decimal.Decimal`
+(so ``4.0000000000000000001`` is *not* rounded into a unit); numbers built in Python
+may also be ``float``.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+__all__ = ["MAX_DIGITS", "NumberTooLarge", "as_unit"]
+
+#: Largest number of decimal digits packcheck reads in one number.  Exact integer
+#: arithmetic has no limit, but turning text into an ``int`` is quadratic in CPython,
+#: so an unbounded literal would let one input line stall the tool.
+MAX_DIGITS = 100_000
+
+
+class NumberTooLarge(ValueError):
+    """A number has more than :data:`MAX_DIGITS` digits."""
+
+    def __init__(self, digits: int) -> None:
+        super().__init__(f"number has {digits} digits; the limit is {MAX_DIGITS}")
+
+
+def as_unit(value: object) -> int | None:
+    """Return ``value`` as an exact ``int`` if it is a unit, else ``None``.
+
+    ``bool`` is never a unit although it subclasses ``int``.  Raises
+    :class:`NumberTooLarge` for an integral ``Decimal`` of more than
+    :data:`MAX_DIGITS` digits rather than materialising it.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) and value.is_integer() else None
+    if isinstance(value, Decimal):
+        if not value.is_finite() or value != value.to_integral_value():
+            return None
+        if value.adjusted() >= MAX_DIGITS:
+            raise NumberTooLarge(value.adjusted() + 1)
+        return int(value)
+    return None
