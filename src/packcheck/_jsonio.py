@@ -10,7 +10,7 @@ surrogates survive as ``\\udXXX`` escapes, and integers of any length are printe
 from __future__ import annotations
 
 import json
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from ._units import MAX_DIGITS, NumberTooLarge
@@ -19,7 +19,16 @@ __all__ = ["JSONError", "dumps", "loads", "same_json"]
 
 
 class JSONError(ValueError):
-    """Text that is not strict JSON; the message is one line."""
+    """Text that is not strict JSON; the message is one line.
+
+    ``truncated`` is true when the text is a prefix of a JSON document that ended
+    too soon (``{"budget": 7,``): it may be the first line of a document spread over
+    several lines.
+    """
+
+    def __init__(self, message: str, *, truncated: bool = False) -> None:
+        super().__init__(message)
+        self.truncated = truncated
 
 
 def _parse_int(text: str) -> int:
@@ -32,8 +41,16 @@ def _parse_int(text: str) -> int:
 
 
 def _parse_float(text: str) -> Decimal:
-    value = Decimal(text)
-    if value.is_finite() and value.adjusted() >= MAX_DIGITS:
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        # The exponent is beyond what Decimal holds (about 10**18).  Zero is zero at
+        # any exponent; anything else has far more than MAX_DIGITS digits.
+        mantissa = text.lstrip("-").split("e")[0].split("E")[0]
+        if mantissa.strip("0.") == "":
+            return Decimal("-0" if text.startswith("-") else "0")
+        raise JSONError(f"number {text[:20]}... has an exponent out of range") from None
+    if value and value.adjusted() >= MAX_DIGITS:
         raise NumberTooLarge(value.adjusted() + 1)
     return value
 
@@ -43,43 +60,80 @@ def _reject_constant(name: str) -> Any:
 
 
 def loads(text: str) -> Any:
-    """Parse one JSON document strictly; raise :class:`JSONError` with a one-line reason."""
+    """Parse one JSON document strictly; raise :class:`JSONError` with a one-line reason.
+
+    Integers are read by the C scanner; only a document holding an integer of more
+    than CPython's 4300-digit ``int(str)`` guard is read again with the exact (slower)
+    big-integer reader, so common input pays nothing for exactness.
+    """
     try:
-        return json.loads(
-            text,
-            parse_int=_parse_int,
-            parse_float=_parse_float,
-            parse_constant=_reject_constant,
-        )
+        try:
+            return json.loads(text, parse_float=_parse_float, parse_constant=_reject_constant)
+        except (json.JSONDecodeError, NumberTooLarge, JSONError):
+            raise
+        except ValueError:
+            # Only int(str)'s digit guard raises a bare ValueError here.
+            return json.loads(
+                text,
+                parse_int=_parse_int,
+                parse_float=_parse_float,
+                parse_constant=_reject_constant,
+            )
     except json.JSONDecodeError as exc:
-        raise JSONError(f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+        at = f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
+        truncated = exc.pos >= len(text.rstrip(" \t\r\n"))
+        raise JSONError(f"invalid JSON: {exc.msg} at {at}", truncated=truncated) from None
     except RecursionError:
         raise JSONError("invalid JSON: nesting too deep") from None
     except NumberTooLarge as exc:
         raise JSONError(str(exc)) from None
 
 
+class _Text(str):
+    """JSON text already written, waiting on the exact writer's stack."""
+
+
 def _exact(value: Any) -> str:
-    if isinstance(value, int) and not isinstance(value, bool):
-        # str(int) refuses more than 4300 digits; Decimal prints any length.
-        return str(Decimal(value))
-    if isinstance(value, dict):
-        items = (f"{json.dumps(str(key))}:{_exact(item)}" for key, item in value.items())
-        return "{" + ",".join(items) + "}"
-    if isinstance(value, list | tuple):
-        return "[" + ",".join(_exact(item) for item in value) + "]"
-    return json.dumps(value)
+    # Iterative, not recursive: a case nested as deep as the reader allows must not
+    # overflow the stack when it is written back (``fixtures`` prints failing inputs).
+    out: list[str] = []
+    todo: list[Any] = [value]
+    while todo:
+        item = todo.pop()
+        if type(item) is _Text:
+            out.append(item)
+        elif isinstance(item, int) and not isinstance(item, bool):
+            # str(int) refuses more than 4300 digits; Decimal prints any length.
+            out.append(str(Decimal(item)))
+        elif isinstance(item, Decimal):
+            # Only finite Decimals are ever read; str() keeps the written digits.
+            out.append(str(item))
+        elif isinstance(item, dict):
+            parts: list[Any] = []
+            for key, member in item.items():
+                parts += [_Text(("," if parts else "") + json.dumps(str(key)) + ":"), member]
+            todo += [_Text("}"), *reversed(parts), _Text("{")]
+        elif isinstance(item, list | tuple):
+            parts = []
+            for member in item:
+                parts += [_Text(","), member] if parts else [member]
+            todo += [_Text("]"), *reversed(parts), _Text("[")]
+        else:
+            out.append(json.dumps(item))
+    return "".join(out)
 
 
 def dumps(value: Any) -> str:
-    """Compact, key-order-preserving, ASCII-only JSON for results and error records.
+    """Compact, key-order-preserving, ASCII-only JSON for results, inputs and errors.
 
-    Integers of any length are written exactly (the slow exact writer runs only when
-    one exceeds CPython's 4300-digit ``str(int)`` guard).
+    Integers of any length and the :class:`~decimal.Decimal` fractions the reader
+    produces are written exactly (the slower exact writer runs only when the standard
+    encoder refuses: an integer over CPython's 4300-digit ``str(int)`` guard, or a
+    ``Decimal``).
     """
     try:
         return json.dumps(value, separators=(",", ":"))
-    except ValueError:
+    except (ValueError, TypeError, RecursionError):
         return _exact(value)
 
 

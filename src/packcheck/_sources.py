@@ -62,51 +62,99 @@ def _parse(text: str, where: str) -> Record:
 def read_records(stream: IO[bytes], *, csv_hint: bool = False) -> Iterator[Record]:
     """Yield the records of ``stream``, detecting its format from its first bytes.
 
-    ``[`` starts a fixture array, a first line starting ``Case,`` (or ``csv_hint``)
-    a CSV table, and anything else JSON Lines; a single case pretty-printed over
-    several lines is read whole.  Blank lines are ignored; a UTF-8 byte-order mark
-    and CRLF line ends are accepted.  Raises :class:`SourceError` for an empty input
-    or a CSV table without the seed's columns.
+    A first line starting ``Case,`` (or ``csv_hint``) is a CSV table; anything else
+    is JSON Lines, except that a document spread over several lines (a pretty-printed
+    case, or a JSON array of fixtures) is read whole, and so is a one-line array that
+    is the only line.  If a document that starts on the first line does not parse as
+    a whole, the input is read as JSON Lines after all, so every non-blank line gets
+    a record.  Blank lines are ignored (but counted in ``line N``); a UTF-8
+    byte-order mark and CRLF line ends are accepted.  Raises :class:`SourceError`
+    for an empty input or a CSV table without the seed's columns.
     """
     first = stream.readline()
     if first.startswith(_BOM):
         first = first[len(_BOM) :]
+    number = 1
     while first and not first.strip():
         first = stream.readline()
+        number += 1
     if not first:
         raise SourceError("no cases in input (it is empty)")
     head = first.lstrip()
-    if head.startswith(b"["):
-        yield from _fixture_array(first + stream.read())
-    elif csv_hint or head.startswith((b"Case,", b"Case\t", b'"Case"')):
-        yield from _csv_table(first + stream.read())
+    if not head.startswith(b"[") and (
+        csv_hint or head.startswith((b"Case,", b"Case\t", b'"Case"'))
+    ):
+        yield from _csv_table(first + stream.read(), number - 1)
     else:
-        yield from _json_lines(first, stream)
+        yield from _json_lines(first, number, stream)
 
 
-def _json_lines(first: bytes, stream: IO[bytes]) -> Iterator[Record]:
-    text = _decode(first, "line 1")
-    if isinstance(text, str):
-        record = _parse(text, "line 1")
-        if record.error is not None and text.lstrip().startswith("{"):
-            # Not a line of JSON on its own: perhaps one case spread over lines.
+def _line(raw: bytes, number: int) -> Record:
+    where = f"line {number}"
+    # Without its line end, so a message's column is on this line.
+    decoded = _decode(raw.rstrip(b"\r\n"), where)
+    return decoded if isinstance(decoded, Record) else _parse(decoded, where)
+
+
+def _lines(stream: IO[bytes], start: int) -> Iterator[Record]:
+    # Streamed: one record per line as soon as it is read; memory stays flat.
+    for number, raw in enumerate(stream, start=start):
+        if raw.strip():
+            yield _line(raw, number)
+
+
+def _json_lines(first: bytes, number: int, stream: IO[bytes]) -> Iterator[Record]:
+    where = f"line {number}"
+    text = _decode(first.rstrip(b"\r\n"), where)
+    if isinstance(text, Record):
+        yield text
+        yield from _lines(stream, number + 1)
+        return
+    try:
+        value = loads(text)
+    except JSONError as exc:
+        record = Record(where, error=str(exc))
+        if exc.truncated:
+            # Perhaps one document spread over lines: try the whole input.
             rest = stream.read()
-            whole = _decode(first + rest, "case 1")
-            if isinstance(whole, str):
-                single = _parse(whole, "case 1")
-                if single.error is None:
-                    yield single
-                    return
+            whole = _whole(first + rest)
+            if not isinstance(whole, str):
+                yield from whole
+                return
+            record = Record(where, error=f"{exc}; read whole: {whole}")
             stream = io.BytesIO(rest)
         yield record
-    else:
-        yield text
-    for number, raw in enumerate(stream, start=2):
-        if not raw.strip():
-            continue
-        where = f"line {number}"
-        decoded = _decode(raw, where)
-        yield decoded if isinstance(decoded, Record) else _parse(decoded, where)
+        yield from _lines(stream, number + 1)
+        return
+    if isinstance(value, list):
+        # One line holding an array: the whole fixture file, unless more lines follow.
+        after = number + 1
+        later = stream.readline()
+        while later and not later.strip():
+            later = stream.readline()
+            after += 1
+        if not later:
+            yield from _fixtures(value)
+            return
+        yield Record(where, case=value)
+        yield _line(later, after)
+        yield from _lines(stream, after + 1)
+        return
+    yield Record(where, case=value)
+    yield from _lines(stream, number + 1)
+
+
+def _whole(data: bytes) -> list[Record] | str:
+    """The records of one document spread over lines, or why it is not one."""
+    text = _decode(data, "input")
+    if isinstance(text, Record):
+        return str(text.error)
+    try:
+        value = loads(text)
+    except JSONError as exc:
+        return str(exc)
+    # Only a container can span lines: '{' is one case, '[' an array of fixtures.
+    return list(_fixtures(value)) if isinstance(value, list) else [Record("case 1", case=value)]
 
 
 def _fixture(value: Any, where: str) -> Record:
@@ -128,23 +176,12 @@ def _fixture(value: Any, where: str) -> Record:
     )
 
 
-def _fixture_array(data: bytes) -> Iterator[Record]:
-    text = _decode(data, "fixture array")
-    if isinstance(text, Record):
-        yield text
-        return
-    try:
-        fixtures = loads(text)
-    except JSONError as exc:
-        yield Record("fixture array", error=str(exc))
-        return
-    if not isinstance(fixtures, list):  # pragma: no cover - '[' always parses to a list
-        raise SourceError("expected a JSON array of fixtures")
-    for number, value in enumerate(fixtures, start=1):
+def _fixtures(values: list[Any]) -> Iterator[Record]:
+    for number, value in enumerate(values, start=1):
         yield _fixture(value, f"case {number}")
 
 
-def _csv_table(data: bytes) -> Iterator[Record]:
+def _csv_table(data: bytes, skipped: int) -> Iterator[Record]:
     text = _decode(data, "CSV table")
     if isinstance(text, Record):
         yield text
@@ -157,11 +194,11 @@ def _csv_table(data: bytes) -> Iterator[Record]:
         raise SourceError(f"CSV table lacks the column(s) {', '.join(map(repr, absent))}")
     try:
         for row in reader:
-            where = f"line {reader.line_num}"
+            where = f"line {reader.line_num + skipped}"
             if any(isinstance(cell, str) and cell.strip() for cell in row.values()):
                 yield _csv_row(row, where)
     except csv.Error as exc:
-        raise SourceError(f"CSV line {reader.line_num}: {exc}") from None
+        raise SourceError(f"CSV line {reader.line_num + skipped}: {exc}") from None
 
 
 def _csv_row(row: dict[str, Any], where: str) -> Record:
@@ -175,4 +212,3 @@ def _csv_row(row: dict[str, Any], where: str) -> Record:
         except JSONError as exc:
             return Record(where, error=f"{column}: {exc}")
     return Record(where, case=parsed[0], name=name, expected=parsed[1], has_expected=True)
-

@@ -43,7 +43,8 @@ def as_unit(value: object) -> int | None:
     if isinstance(value, Decimal):
         if not value.is_finite() or value != value.to_integral_value():
             return None
-        if value.adjusted() >= MAX_DIGITS:
+        # Zero is exempt: 0E+999999999 is written short and is exactly 0.
+        if value and value.adjusted() >= MAX_DIGITS:
             raise NumberTooLarge(value.adjusted() + 1)
         return int(value)
     return None
