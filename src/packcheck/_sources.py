@@ -198,7 +198,8 @@ def _csv_table(data: bytes, skipped: int) -> Iterator[Record]:
             if any(isinstance(cell, str) and cell.strip() for cell in row.values()):
                 yield _csv_row(row, where)
     except csv.Error as exc:
-        raise SourceError(f"CSV line {reader.line_num + skipped}: {exc}") from None
+        # DictReader.line_num lags behind a row that failed; its reader's does not.
+        raise SourceError(f"CSV line {reader.reader.line_num + skipped}: {exc}") from None
 
 
 def _csv_row(row: dict[str, Any], where: str) -> Record:

@@ -1,0 +1,161 @@
+"""Strict JSON in, compact ASCII JSON out, exact numbers both ways."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from packcheck._jsonio import JSONError, dumps, loads, same_json
+from packcheck._units import MAX_DIGITS
+
+
+def test_integers_are_ints_and_fractions_are_decimals() -> None:
+    value = loads('{"a": 4, "b": 4.0, "c": 4.0000000000000000001, "d": -0, "e": 1e2}')
+    assert value == {
+        "a": 4,
+        "b": Decimal("4.0"),
+        "c": Decimal("4.0000000000000000001"),
+        "d": 0,
+        "e": Decimal("1E+2"),
+    }
+    assert type(value["a"]) is int
+    assert value["c"] != 4
+
+
+def test_integers_past_the_str_int_guard_are_read_exactly() -> None:
+    big = 10**5000 - 1  # 5000 nines
+    assert loads(f"[{'9' * 5000}, -{'9' * 5000}, 1]") == [big, -big, 1]
+    assert loads("1" + "0" * (MAX_DIGITS - 1)) == 10 ** (MAX_DIGITS - 1)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1" * (MAX_DIGITS + 1), "-" + "1" * (MAX_DIGITS + 1), f"1E+{MAX_DIGITS}", "1.5E+100000"],
+)
+def test_numbers_past_the_digit_limit_are_refused(text: str) -> None:
+    with pytest.raises(JSONError, match=r"number has 10000[12] digits; the limit is 100000"):
+        loads(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1E+9999999999999999999999999", "1E-9999999999999999999999999", "-2.5e-99999999999999999999"],
+)
+def test_exponents_beyond_decimal_are_refused(text: str) -> None:
+    with pytest.raises(JSONError, match="has an exponent out of range"):
+        loads(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("0E+999999999", Decimal("0E+999999999")),
+        ("0E+99999999999999999999999", Decimal(0)),
+        ("-0.00e-99999999999999999999999", Decimal("-0")),
+    ],
+)
+def test_zero_is_zero_at_any_exponent(text: str, value: Decimal) -> None:
+    got = loads(text)
+    assert got == 0
+    assert str(got) == str(value)
+
+
+@pytest.mark.parametrize("text", ["NaN", "Infinity", "-Infinity", "[1, NaN]"])
+def test_non_finite_literals_are_refused(text: str) -> None:
+    with pytest.raises(JSONError, match="is not valid JSON"):
+        loads(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "truncated"),
+    [
+        ('{"budget": 7,', "Expecting property name enclosed in double quotes at column 14", True),
+        ("[1, 2", "Expecting ',' delimiter at column 6", True),
+        ("{ \t", "Expecting property name enclosed in double quotes at column 4", True),
+        ('{"a" 1}', "Expecting ':' delimiter at column 6", False),
+        ("[1]]", "Extra data at column 4", False),
+        ("[\n1,\n]", "Expecting value at line 3 column 1", False),
+        ("[\n1,\n", "Expecting value at line 3 column 1", True),
+        ("", "Expecting value at column 1", True),
+    ],
+)
+def test_invalid_json_says_where_and_whether_it_was_cut_short(
+    text: str, message: str, truncated: bool
+) -> None:
+    with pytest.raises(JSONError) as info:
+        loads(text)
+    assert str(info.value) == f"invalid JSON: {message}"
+    assert info.value.truncated is truncated
+
+
+def test_nesting_deeper_than_the_recursion_limit_is_refused() -> None:
+    with pytest.raises(JSONError, match="nesting too deep"):
+        loads("[" * 200_000 + "]" * 200_000)
+
+
+def test_duplicate_keys_keep_the_last_like_json_parse() -> None:
+    assert loads('{"budget": 1, "budget": 2}') == {"budget": 2}
+
+
+def test_dumps_is_compact_ascii_and_keeps_key_order() -> None:
+    assert dumps({"kept": ["\u00e9", "\U0001f600"], "remaining": 0, "missing": []}) == (
+        '{"kept":["\\u00e9","\\ud83d\\ude00"],"remaining":0,"missing":[]}'
+    )
+
+
+def test_lone_surrogates_survive_a_round_trip_as_escapes() -> None:
+    text = '["\\udc00", "\\ud83d", "a\\ud800b"]'
+    value = loads(text)
+    assert value == ["\udc00", "\ud83d", "a\ud800b"]
+    assert dumps(value) == '["\\udc00","\\ud83d","a\\ud800b"]'
+
+
+def test_dumps_writes_huge_integers_exactly() -> None:
+    big = 10**5000 + 1
+    out = dumps({"remaining": big, "x": [-big, True, None, 1.5, "s"], 7: []})
+    assert out == f'{{"remaining":1{"0" * 4999}1,"x":[-1{"0" * 4999}1,true,null,1.5,"s"],"7":[]}}'
+
+
+def test_dumps_writes_decimals_as_written() -> None:
+    value = loads('{"a": [2.50, 4.0000000000000000001, 1E+5, -0.0], "b": {}}')
+    assert dumps(value) == '{"a":[2.50,4.0000000000000000001,1E+5,-0.0],"b":{}}'
+    assert json.loads(dumps(value)) == {"a": [2.5, 4.0, 1e5, -0.0], "b": {}}
+
+
+def test_dumps_writes_deep_nesting_without_recursion() -> None:
+    deep: Any = [Decimal("2.5")]
+    for _ in range(5000):
+        deep = {"k": [deep]}
+    out = dumps(deep)
+    assert out.startswith('{"k":[{"k":[')
+    assert out.endswith("[2.5]" + "]}" * 5000)
+    assert out.count("{") == 5000
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "same"),
+    [
+        (0, 0.0, True),
+        (4, Decimal("4.0"), True),
+        (1, True, False),
+        (True, True, True),
+        (False, 0, False),
+        ([1], (1,), True),
+        ([1], [1, 2], False),
+        ({"a": 1, "b": [2]}, {"b": [2], "a": 1}, True),
+        ({"a": 1}, {"a": 2}, False),
+        ({"a": 1}, {"b": 1}, False),
+        ("a", "a", True),
+        ("a", "b", False),
+        (None, None, True),
+        (None, 0, False),
+        ("1", 1, False),
+        ({}, [], False),
+    ],
+)
+def test_same_json_compares_as_json_values(left: Any, right: Any, same: bool) -> None:
+    assert same_json(left, right) is same
+    assert same_json(right, left) is same

@@ -1,0 +1,149 @@
+"""``pack``: the declared output, exactly, from either engine."""
+
+from __future__ import annotations
+
+import copy
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from packcheck import ENGINES, SIZE_ERROR, Engine, MalformedCase, pack
+from packcheck._pack import missing_ids
+
+SEED = json.loads((Path(__file__).parent / "fixtures" / "seed.json").read_text())
+
+
+def blocks(*sizes: Any, ids: str = "ABCDEFGHIJ") -> list[dict[str, Any]]:
+    return [{"id": block_id, "size": size} for block_id, size in zip(ids, sizes, strict=False)]
+
+
+def packed(engine: Engine, budget: Any, sizes: list[Any], required: list[str]) -> dict[str, Any]:
+    return pack({"budget": budget, "blocks": blocks(*sizes), "required": required}, engine=engine)
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> Engine:
+    name: Engine = request.param
+    return name
+
+
+@pytest.mark.parametrize("fixture", SEED, ids=[f["id"] for f in SEED])
+def test_the_seed_fixtures(fixture: dict[str, Any], engine: Engine) -> None:
+    assert pack(fixture["input"], engine=engine) == fixture["expected"]
+
+
+def test_the_input_is_not_modified(engine: Engine) -> None:
+    case = SEED[0]["input"]
+    before = copy.deepcopy(case)
+    pack(case, engine=engine)
+    assert case == before
+
+
+def test_the_size_error_is_a_fresh_dict(engine: Engine) -> None:
+    result = packed(engine, 3, [-1], ["C"])
+    assert result == {"error": "size"}
+    result["poisoned"] = True
+    assert SIZE_ERROR == {"error": "size"}
+
+
+@pytest.mark.parametrize(("budget", "sizes"), [(4, [4]), (4.0, [4.0]), (Decimal("4.0"), [4])])
+def test_4_and_4_point_0_are_the_same_unit(engine: Engine, budget: Any, sizes: list[Any]) -> None:
+    result = packed(engine, budget, sizes, [])
+    assert result == {"kept": ["A"], "remaining": 0, "missing": []}
+    assert type(result["remaining"]) is int
+
+
+def test_remaining_is_a_plain_int(engine: Engine) -> None:
+    result = packed(engine, Decimal("9.0"), [Decimal("2.0")], [])
+    assert result["remaining"] == 7
+    assert type(result["remaining"]) is int
+
+
+def test_4_point_0000000000000000001_is_not_a_unit(engine: Engine) -> None:
+    assert packed(engine, Decimal("4.0000000000000000001"), [1], []) == {"error": "size"}
+    assert packed(engine, 9, [Decimal("4.0000000000000000001")], []) == {"error": "size"}
+
+
+@pytest.mark.parametrize("bad", [True, False, None, "4", [], {}, 0, -1, 2.5])
+def test_an_invalid_size_after_the_budget_is_exhausted_still_errors(
+    engine: Engine, bad: Any
+) -> None:
+    # The scan would have skipped it; validation comes first.
+    assert packed(engine, 7, [4, 3, 2, bad], ["C"]) == {"error": "size"}
+
+
+@pytest.mark.parametrize("budget", [-1, True, None, "7", [], {}, 2.5])
+def test_an_invalid_budget_errors(engine: Engine, budget: Any) -> None:
+    assert packed(engine, budget, [1], []) == {"error": "size"}
+
+
+def test_an_absent_size_or_budget_errors(engine: Engine) -> None:
+    assert pack({"blocks": blocks(1), "required": []}, engine=engine) == {"error": "size"}
+    no_size: dict[str, Any] = {"budget": 1, "blocks": [{"id": "A"}], "required": []}
+    assert pack(no_size, engine=engine) == {"error": "size"}
+
+
+def test_a_zero_budget_keeps_nothing(engine: Engine) -> None:
+    assert packed(engine, 0, [1, 2], ["A"]) == {"kept": [], "remaining": 0, "missing": ["A"]}
+
+
+def test_the_scan_never_stops_early(engine: Engine) -> None:
+    result = packed(engine, 5, [6, 3, 9, 3, 2, 1], [])
+    assert result == {"kept": ["B", "E"], "remaining": 0, "missing": []}
+
+
+def test_repeated_ids_are_kept_as_often_as_kept(engine: Engine) -> None:
+    case = {"budget": 5, "blocks": blocks(2, 2, 2, ids="AAA"), "required": ["A"]}
+    assert pack(case, engine=engine) == {"kept": ["A", "A"], "remaining": 1, "missing": []}
+
+
+def test_repeated_required_ids_stay_repeated_in_missing(engine: Engine) -> None:
+    result = packed(engine, 1, [2, 1], ["A", "Z", "A", "B", "Z"])
+    assert result == {"kept": ["B"], "remaining": 0, "missing": ["A", "A", "Z", "Z"]}
+
+
+def test_a_required_id_no_block_has_is_missing(engine: Engine) -> None:
+    assert packed(engine, 9, [1], ["nowhere"])["missing"] == ["nowhere"]
+
+
+def test_missing_is_in_utf16_order(engine: Engine) -> None:
+    required = ["\uff00", "\U0001f600", "b", "a"]
+    assert packed(engine, 0, [], required)["missing"] == ["a", "b", "\U0001f600", "\uff00"]
+    assert missing_ids(["\uff00", "\U0001f600", "k"], ["k"]) == ["\U0001f600", "\uff00"]
+
+
+@pytest.mark.parametrize(
+    ("budget", "kept"),
+    [(4, ["B", "C", "D", "E"]), (5, ["A"])],
+)
+def test_pinned_more_budget_is_not_a_superset(engine: Engine, budget: int, kept: list[str]) -> None:
+    # A known property of the rule, not a bug: budget 5 keeps only the 5.
+    assert packed(engine, budget, [5, 1, 1, 1, 1, 1], [])["kept"] == kept
+
+
+@pytest.mark.parametrize(
+    ("budget", "result"),
+    [
+        (6, {"kept": ["A", "C"], "remaining": 0, "missing": []}),
+        (7, {"kept": ["A", "B"], "remaining": 0, "missing": ["C"]}),
+    ],
+)
+def test_pinned_more_budget_can_evict_a_required_block(
+    engine: Engine, budget: int, result: dict[str, Any]
+) -> None:
+    assert packed(engine, budget, [4, 3, 2], ["C"]) == result
+
+
+def test_huge_integers_are_exact(engine: Engine) -> None:
+    big = 10**5000 + 7
+    result = packed(engine, big, [2**70, big, 3], ["B"])
+    assert result == {"kept": ["A", "C"], "remaining": big - 2**70 - 3, "missing": ["B"]}
+    assert packed(engine, 2**70, [2**69, 2**69 + 1, 2**69], [])["kept"] == ["A", "C"]
+
+
+def test_a_malformed_case_raises(engine: Engine) -> None:
+    with pytest.raises(MalformedCase):
+        pack({"budget": 1, "blocks": [{"id": 1, "size": 1}], "required": []}, engine=engine)
