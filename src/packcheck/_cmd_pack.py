@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -80,6 +82,14 @@ def _opened(name: str) -> Iterator[IO[bytes]]:
         yield stream
 
 
+def _is_pipe(stream: IO[bytes]) -> bool:
+    """True unless ``stream`` is a regular file (or has no file descriptor at all)."""
+    try:
+        return not stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def answer(record: Record, engine: Engine) -> tuple[dict[str, Any], str | None]:
     """The declared output for ``record``, or an input-error record and its message."""
     if record.error is None:
@@ -103,6 +113,9 @@ def run_pack(args: argparse.Namespace) -> int:
     status = 0
     try:
         with _opened(args.file) as stream:
+            # From a pipe or a terminal, each answer is flushed before the next read may
+            # block, so a producer waiting for it is not deadlocked (about 1 us a line).
+            flush = out.flush if _is_pipe(stream) else _nothing
             for record in read_records(stream, csv_hint=name.lower().endswith(".csv")):
                 result, problem = answer(record, args.engine)
                 if problem is not None:
@@ -115,10 +128,17 @@ def run_pack(args: argparse.Namespace) -> int:
                     out.write(dumps(trace(record.case, engine=args.engine).to_json()) + "\n")
                 else:
                     out.write(dumps(result) + "\n")
+                flush()
+    except BrokenPipeError:
+        raise  # the reader went away: not a problem with the input (see _cli.main)
     except (OSError, SourceError) as exc:
         _problem(name, _reason(exc))
         return 2
     return status
+
+
+def _nothing() -> None:
+    pass
 
 
 def _reason(exc: Exception) -> str:
@@ -156,6 +176,8 @@ def run_fixtures(args: argparse.Namespace) -> int:
                         print(f"  input:    {dumps(record.case)}")
                         print(f"  expected: {dumps(record.expected)}")
                         print(f"  actual:   {dumps(actual)}")
+        except BrokenPipeError:
+            raise
         except (OSError, SourceError) as exc:
             broken = True
             _problem(name, _reason(exc))

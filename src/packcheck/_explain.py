@@ -12,11 +12,8 @@ __all__ = ["explain"]
 
 def show_id(block_id: str) -> str:
     """An ID as typed: plain when printable, JSON-escaped (quoted) otherwise."""
+    # A lone surrogate is not printable (category Cs), so a plain ID always encodes.
     if block_id and block_id.isprintable() and block_id.strip() == block_id:
-        try:
-            block_id.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate
-            return json.dumps(block_id)
         return block_id
     return json.dumps(block_id)
 

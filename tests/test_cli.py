@@ -1,0 +1,88 @@
+"""The ``packcheck`` dispatcher: version, usage errors, interrupts, closed pipes."""
+
+from __future__ import annotations
+
+import argparse
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import packcheck
+from packcheck import _cmd_pack
+from packcheck._cli import build_parser, main
+
+SEED = Path(__file__).parent / "fixtures" / "seed.json"
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"packcheck {packcheck.__version__}\n"
+
+
+@pytest.mark.parametrize(
+    "argv", [[], ["nope"], ["pack", "--engine", "fast"], ["fixtures"], ["pack", "a", "b"]]
+)
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert capsys.readouterr().err.startswith("usage: packcheck")
+
+
+def test_every_command_is_registered() -> None:
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert {"pack", "fixtures"} <= set(commands.choices)
+
+
+def test_an_interrupt_is_one_line_and_status_130(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(args: argparse.Namespace) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_cmd_pack, "run_pack", interrupted)
+    assert main(["pack", str(SEED)]) == 130
+    assert capsys.readouterr().err == "packcheck: interrupted\n"
+
+
+def test_a_closed_pipe_stops_quietly(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    def closed(args: argparse.Namespace) -> int:
+        raise BrokenPipeError
+
+    monkeypatch.setattr(_cmd_pack, "run_pack", closed)
+    with open(tmp_path / "out", "w") as out:
+        monkeypatch.setattr(sys, "stdout", out)
+        assert main(["pack", str(SEED)]) == 0
+        # stdout now points at /dev/null: a later flush cannot fail, and writes vanish.
+        print("lost", file=out, flush=True)
+    assert (tmp_path / "out").read_text() == ""
+
+
+def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
+    cases = tmp_path / "many.jsonl"
+    cases.write_text('{"budget":1,"blocks":[],"required":[]}\n' * 50_000)
+    with subprocess.Popen(
+        [sys.executable, "-m", "packcheck", "pack", str(cases)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as child:
+        assert child.stdout is not None
+        assert child.stdout.readline() == b'{"kept":[],"remaining":1,"missing":[]}\n'
+        child.stdout.close()
+        _, err = child.communicate(timeout=60)
+    assert err == b""
+    assert child.returncode == 0
+
+
+def test_python_dash_m(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["packcheck", "fixtures", str(SEED)])
+    with pytest.raises(SystemExit) as info:
+        runpy.run_module("packcheck", run_name="__main__")
+    assert info.value.code == 0
+    assert capsys.readouterr().out == "3 of 3 fixtures passed (reference engine)\n"

@@ -1,0 +1,86 @@
+"""``--explain``: a trace rendered for a person."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from packcheck import trace
+from packcheck._explain import explain, show_id
+
+
+def case(budget: Any, blocks: list[tuple[str, Any]], required: list[str]) -> dict[str, Any]:
+    return {
+        "budget": budget,
+        "blocks": [{"id": i, "size": s} for i, s in blocks],
+        "required": required,
+    }
+
+
+def test_distractor_first_says_a_and_b_used_the_seven_units() -> None:
+    text = explain(trace(case(7, [("A", 4), ("B", 3), ("C", 2)], ["B", "C"])), "case 1")
+    assert text.splitlines() == [
+        "case 1:",
+        "  index  id  size  remaining before  bucket",
+        "      0  A      4                 7  packed",
+        "      1  B      3                 3  packed",
+        "      2  C      2                 0  available",
+        "  packed:    A, B",
+        "  available: C",
+        "  dropped:   -",
+        '  result: {"kept":["A","B"],"remaining":0,"missing":["C"]}',
+        "  missing C: evicted - kept ahead of it: A (4), B (3); they used 7 units,"
+        " leaving 0 when C (size 2) was reached",
+    ]
+
+
+def test_every_reason_is_explained() -> None:
+    value = case(1, [("A", 1), ("B", 1), ("C", 2)], ["B", "C", "Z"])
+    lines = explain(trace(value), "line 4").splitlines()
+    assert lines[-3:] == [
+        "  missing B: evicted - kept ahead of it: A (1); they used 1 unit,"
+        " leaving 0 when B (size 1) was reached",
+        "  missing C: oversized - every block with this ID is larger than the whole budget",
+        "  missing Z: not-retrieved - no block has this ID",
+    ]
+    assert "  dropped:   C" in lines
+
+
+def test_no_blocks() -> None:
+    lines = explain(trace(case(3, [], [])), "x").splitlines()
+    assert lines[1:3] == ["  index  id  size  remaining before  bucket", "  (no blocks)"]
+    assert "  packed:    -" in lines
+
+
+def test_a_size_error_names_the_field_and_scans_nothing() -> None:
+    text = explain(trace(case(3, [("C", -1)], ["C"])), "case 3 (invalid-size)")
+    assert text.splitlines() == [
+        "case 3 (invalid-size):",
+        '  result: {"error":"size"}',
+        "  no packing: blocks[0].size: -1 (number) is not an integer >= 1",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("block_id", "shown"),
+    [
+        ("A", "A"),
+        ("caf\u00e9", "caf\u00e9"),
+        ("\U0001f600", "\U0001f600"),
+        ("", '""'),
+        (" A", '" A"'),
+        ("A\n", '"A\\n"'),
+        ("a\x00b", '"a\\u0000b"'),
+        ("\ud800", '"\\ud800"'),
+    ],
+)
+def test_ids_are_shown_as_typed_or_escaped(block_id: str, shown: str) -> None:
+    assert show_id(block_id) == shown
+
+
+def test_an_escaped_id_in_the_table_and_the_reasons() -> None:
+    value = case(1, [("\ud83d", 9), ("", 1), ("\ud800", 1)], ["\ud83d", "\ud800"])
+    text = explain(trace(value), "c")
+    assert '"\\ud83d"     9                 1  dropped' in text
+    assert '  missing "\\ud800": evicted - kept ahead of it: "" (1);' in text
