@@ -1,0 +1,125 @@
+"""Seeded benchmark workloads: block sizes and a budget, typical and adversarial.
+
+Every workload is a function of ``(n, seed)`` returning int64 sizes and a budget, so
+a benchmark run is reproducible from its seed.  *Typical* workloads are what packers
+meet in practice; *adversarial* ones are orders built to make a scan that restarts
+at every skipped block quadratic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["WORKLOADS", "Family", "Workload", "workload"]
+
+Family = Literal["typical", "adversarial"]
+Sizes = npt.NDArray[np.int64]
+_Make = Callable[[int, np.random.Generator], tuple[Sizes, int]]
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A named, seeded generator of ``(sizes, budget)``."""
+
+    name: str
+    family: Family
+    description: str
+    make: _Make
+
+    def generate(self, n: int, seed: int = 0) -> tuple[Sizes, int]:
+        """``n`` int64 sizes (every one >= 1) and a budget, from ``seed``."""
+        if n < 1:
+            raise ValueError(f"n must be >= 1, got {n}")
+        return self.make(n, np.random.default_rng(seed))
+
+
+def _share(sizes: Sizes, fraction: float) -> tuple[Sizes, int]:
+    return sizes, int(int(sizes.sum()) * fraction)
+
+
+def _uniform(fraction: float) -> _Make:
+    return lambda n, rng: _share(rng.integers(1, 101, n), fraction)
+
+
+def _pareto(n: int, rng: np.random.Generator) -> tuple[Sizes, int]:
+    # Tail index 1.2: a few blocks are thousands of times the median; capped at 10**9.
+    sizes = np.minimum(rng.pareto(1.2, n) * 100, 1e9).astype(np.int64) + 1
+    return _share(sizes, 0.5)
+
+
+def _six_orders(n: int, rng: np.random.Generator) -> tuple[Sizes, int]:
+    return _share(np.exp(rng.uniform(0.0, np.log(1e6), n)).astype(np.int64) + 1, 0.5)
+
+
+def _chunks(n: int, rng: np.random.Generator) -> tuple[Sizes, int]:
+    return _share(rng.integers(50, 5001, n), 0.9)
+
+
+def _nothing_fits(n: int, rng: np.random.Generator) -> tuple[Sizes, int]:
+    return rng.integers(1000, 2001, n), 999
+
+
+def _alternating(n: int, rng: np.random.Generator) -> tuple[Sizes, int]:
+    # 1, B, 1, B-1, 1, B-2, ...: each large block misses by one unit.
+    budget = max(1, n // 2)
+    sizes = np.ones(n, dtype=np.int64)
+    sizes[1::2] = budget - np.arange(sizes[1::2].shape[0])
+    return np.maximum(sizes, 1), budget
+
+
+def _sawtooth(n: int, rng: np.random.Generator) -> tuple[Sizes, int]:
+    # Teeth rising 1..1000: every tooth keeps a prefix, then skips the rest of it.
+    return np.arange(n, dtype=np.int64) % 1000 + 1, n
+
+
+def _staircase(n: int, rng: np.random.Generator) -> tuple[Sizes, int]:
+    # Long stretches of blocks one unit too large, with a block taking a sixteenth of
+    # what remains now and then: many short phases spread over the whole input.
+    budget = 10**12
+    sizes = np.full(n, budget + 1, dtype=np.int64)
+    remaining, steps = budget, []
+    while remaining:
+        steps.append(remaining // 16 + 1)
+        remaining -= steps[-1]
+    positions = np.linspace(0, n - 1, min(n, len(steps))).astype(np.int64)
+    sizes[positions] = steps[: positions.shape[0]]
+    return sizes, budget
+
+
+def _tiny_and_large(n: int, rng: np.random.Generator) -> tuple[Sizes, int]:
+    budget = max(1, n // 4)
+    sizes = np.where(rng.random(n) < 0.5, 1, rng.integers(1, budget + 1, n))
+    return sizes.astype(np.int64), budget
+
+
+#: Every workload by name, typical first.
+WORKLOADS: dict[str, Workload] = {
+    w.name: w
+    for w in (
+        Workload("uniform-1%", "typical", "sizes 1-100, budget 1% of the total", _uniform(0.01)),
+        Workload("uniform-50%", "typical", "sizes 1-100, budget 50% of the total", _uniform(0.5)),
+        Workload("uniform-100%", "typical", "sizes 1-100, budget the total", _uniform(1.0)),
+        Workload("pareto", "typical", "Pareto(1.2) sizes, budget 50%", _pareto),
+        Workload("six-orders", "typical", "log-uniform sizes 1-10**6, budget 50%", _six_orders),
+        Workload("doc-chunks", "typical", "sizes 50-5,000, budget 90%", _chunks),
+        Workload("nothing-fits", "typical", "sizes 1,000-2,000, budget 999", _nothing_fits),
+        Workload("alternating", "adversarial", "1, B, 1, B-1, ... budget B", _alternating),
+        Workload("sawtooth", "adversarial", "teeth 1..1000, budget n", _sawtooth),
+        Workload("staircase", "adversarial", "too-large runs, rare keeps", _staircase),
+        Workload("tiny-and-large", "adversarial", "half 1s, half up to B", _tiny_and_large),
+    )
+}
+
+
+def workload(name: str) -> Workload:
+    """The workload called ``name``; ``KeyError`` listing the names if there is none."""
+    try:
+        return WORKLOADS[name]
+    except KeyError:
+        known = ", ".join(WORKLOADS)
+        raise KeyError(f"unknown workload {name!r}; expected one of {known}") from None

@@ -1,0 +1,199 @@
+"""The NumPy packer gives the reference's answer, on every path of the kernel."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from packcheck import reference, scan
+from packcheck._workloads import WORKLOADS
+
+
+def assert_same(budget: int, sizes: Sequence[int], array: npt.ArrayLike | None = None) -> None:
+    """scan.pack_sizes(budget, array) equals the reference on ``sizes``; input untouched."""
+    given = np.array(sizes, dtype=np.int64) if array is None else np.asarray(array)
+    before = given.copy()
+    mask, remaining = scan.pack_sizes(budget, given)
+    expected_mask, expected_remaining = reference.pack_sizes(budget, list(sizes))
+    assert type(remaining) is int
+    assert remaining == expected_remaining
+    assert mask.dtype == np.bool_
+    assert mask.tolist() == expected_mask
+    assert np.array_equal(given, before)
+
+
+@pytest.mark.parametrize(
+    ("budget", "sizes"),
+    [
+        (7, [4, 3, 2]),
+        (3, [4, 2]),
+        (0, [1, 2, 3]),
+        (5, []),
+        (0, []),
+        (4, [5, 1, 1, 1, 1, 1]),
+        (5, [5, 1, 1, 1, 1, 1]),
+        (10, [1] * 10),
+        (9, [1] * 10),
+        (6, [4, 3, 2]),
+    ],
+)
+def test_small_cases_equal_the_reference(budget: int, sizes: list[int]) -> None:
+    assert_same(budget, sizes)
+
+
+@pytest.mark.parametrize("name", sorted(WORKLOADS))
+@pytest.mark.parametrize("n", [1, 7, 5_000, 70_000])
+def test_every_workload_equals_the_reference(name: str, n: int) -> None:
+    sizes, budget = WORKLOADS[name].generate(n, seed=n)
+    assert_same(budget, sizes.tolist(), sizes)
+
+
+def _random_sizes(rng: random.Random, n: int, top: int) -> list[int]:
+    return [rng.randint(1, top) for _ in range(n)]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_orders_and_magnitudes_equal_the_reference(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(60):
+        sizes = _random_sizes(rng, rng.randint(0, 400), rng.choice([2, 5, 30, 10**3, 10**6]))
+        assert_same(rng.randint(0, sum(sizes) + 1), sizes)
+
+
+@pytest.mark.parametrize("exponent", [30, 41, 47, 52, 55, 60, 62])
+@pytest.mark.parametrize("shape", ["random", "ones-between", "descending"])
+def test_long_lists_of_large_values_stay_exact(exponent: int, shape: str) -> None:
+    # Budgets from 2**35 to 2**67 with sizes near the budget: the chunk length is cut
+    # so that int64 sums stay exact, and past ~2**52 chunks are scanned in Python.
+    rng = np.random.default_rng(exponent)
+    sizes = rng.integers(1, 2 ** min(exponent + 3, 63) - 1, 60_000, dtype=np.int64)
+    if shape == "ones-between":
+        sizes[::2] = 1
+    elif shape == "descending":
+        sizes = np.sort(sizes)[::-1].copy()
+    budget = int(rng.integers(1, 2**exponent)) * 37
+    assert_same(budget, sizes.tolist(), sizes)
+
+
+@pytest.mark.parametrize("budget", [2**62, 2**63 - 2, 2**63 - 1, 2**63, 2**64 + 3, 10**40])
+def test_budgets_near_and_past_int64(budget: int) -> None:
+    sizes = [2**62, 1, 2**63 - 1, 3, 2**61, 2**61, 5] * 3000
+    assert_same(budget, sizes)
+    assert_same(budget, [1, 2, 3] * 3000)
+
+
+def test_a_window_whose_sum_needs_more_than_int64_is_summed_exactly() -> None:
+    # 4,096 sizes of 2**61 sum to 2**73: all fit a budget of 2**80.
+    assert_same(2**80, [2**61] * 10_000)
+    assert_same(2**73 + 5, [2**61] * 4096 + [6, 5, 1])
+
+
+def test_a_chunk_cut_short_for_exact_sums_can_fit_whole() -> None:
+    # Budget 2**50 allows int64 sums over only 4,095 blocks, and those all fit.
+    assert_same(2**50, [1] * 2**17 + [2**36] * 70_000)
+
+
+@pytest.mark.parametrize("budget", [0, 10, 2**40, 2**63 - 2, 2**63 - 1, 2**70, 2**80])
+def test_object_arrays_with_sizes_past_int64(budget: int) -> None:
+    sizes = [2**70, 3, 2**63, 2**64 - 1, 7, 2**40, 2**69 + 1, 1] * 500
+    assert_same(budget, sizes, np.array(sizes, dtype=object))
+
+
+def test_object_arrays_of_small_integers() -> None:
+    sizes = [3, 1, 4, 1, 5, 9, 2, 6] * 100
+    assert_same(40, sizes, np.array(sizes, dtype=object))
+
+
+@pytest.mark.parametrize("budget", [0, 9, 2**62, 2**63 - 2, 2**63, 2**64 + 1])
+def test_uint64_sizes_past_int64(budget: int) -> None:
+    sizes = [2**64 - 1, 4, 2**63, 5, 2**63 - 1, 1] * 100
+    assert_same(budget, sizes, np.array(sizes, dtype=np.uint64))
+    assert_same(budget, [4, 5, 1] * 100, np.array([4, 5, 1] * 100, dtype=np.uint64))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32])
+def test_narrow_integer_dtypes(dtype: type[np.integer[Any]]) -> None:
+    sizes = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5] * 50
+    assert_same(100, sizes, np.array(sizes, dtype=dtype))
+
+
+def test_boolean_sizes_count_as_ones() -> None:
+    assert_same(3, [1, 1, 1, 1, 1], np.ones(5, dtype=np.bool_))
+
+
+def test_whole_floats_are_units() -> None:
+    assert_same(7, [4, 3, 2], np.array([4.0, 3.0, 2.0]))
+    assert_same(2**60, [2**55, 2**59, 2**60], np.array([2.0**55, 2.0**59, 2.0**60]))
+    assert_same(0, [], np.array([], dtype=np.float64))
+
+
+@pytest.mark.parametrize("bad", [2.5, math.nan, math.inf])
+def test_floats_that_are_not_whole_are_rejected(bad: float) -> None:
+    with pytest.raises(ValueError, match="integral"):
+        scan.pack_sizes(10, np.array([1.0, bad]))
+
+
+def test_object_arrays_of_non_numbers_raise_like_the_reference() -> None:
+    with pytest.raises(TypeError):
+        scan.pack_sizes(10, np.array([1, None], dtype=object))
+    with pytest.raises(TypeError):
+        reference.pack_sizes(10, [1, None])  # type: ignore[list-item]
+
+
+def test_non_numeric_and_multidimensional_sizes_are_rejected() -> None:
+    with pytest.raises(TypeError, match="dtype"):
+        scan.pack_sizes(10, np.array(["4"]))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        scan.pack_sizes(10, np.ones((2, 2), dtype=np.int64))
+    with pytest.raises(TypeError):
+        scan.pack_sizes(1.5, np.ones(2, dtype=np.int64))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("budget", "sizes"),
+    [(-1, [1, 2]), (3, [0, 4, 0, 3, 0]), (2, [2, 0, 0]), (5, [-2, 6, 1])],
+)
+def test_outside_the_contract_the_reference_answers(budget: int, sizes: list[int]) -> None:
+    # A zero-size block fits even an exhausted budget, and a negative one grows it.
+    assert_same(budget, sizes)
+
+
+@pytest.mark.parametrize("offset", [0, 1, 1023, 1024, 1025, 3071, 3072, 3073, 7168, 60_000])
+def test_the_one_block_that_fits_is_found_wherever_it_stands(offset: int) -> None:
+    # The search for a fitting large block goes in doubling steps from 1,024: a block
+    # on a step's first or last position must be found.
+    assert_same(9, [10] * offset + [5] + [10] * 70_000 + [4])
+    assert_same(9, [10] * offset + [9] + [10] * 5_000)
+
+
+def test_list_input_is_accepted() -> None:
+    mask, remaining = scan.pack_sizes(7, [4, 3, 2])
+    assert mask.tolist() == [True, True, False]
+    assert remaining == 0
+
+
+def test_rounds_stay_bounded_on_orders_that_make_a_phase_scan_quadratic(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 1, B, 1, B-1, ...: a scan restarting at each skipped block takes n / 2 rounds.
+    # The level scheme takes O(K log_K B) events plus one per chunk.
+    rounds = 0
+    search = scan._first_at_most
+
+    def counting(*args: Any) -> int:
+        nonlocal rounds
+        rounds += 1
+        return search(*args)
+
+    monkeypatch.setattr(scan, "_first_at_most", counting)
+    n = 200_000
+    sizes, budget = WORKLOADS["alternating"].generate(n)
+    assert_same(budget, sizes.tolist(), sizes)
+    levels = math.log(budget, scan._K) + 2
+    assert 0 < rounds <= scan._K * levels + 2 * n / scan._CHUNK_MIN
