@@ -1,0 +1,29 @@
+"""Hypothesis settings profiles for the property suite, chosen by ``HYPOTHESIS_PROFILE``.
+
+* ``dev`` (default): quick feedback while editing.
+* ``ci``: what ``.ci/run`` uses; the whole property suite stays under ~3 minutes on
+  two cores.
+* ``thorough``: a long hunt before a release or after touching an engine.
+
+No profile uses the example database: runs depend only on the seed Hypothesis
+prints on failure, not on a local ``.hypothesis`` directory.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+_COMMON = {
+    "database": None,
+    "deadline": None,
+    "print_blob": True,
+    # Long (1,000+ block) cases are generated on purpose; their cost is not a bug.
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
+
+settings.register_profile("dev", max_examples=100, **_COMMON)
+settings.register_profile("ci", max_examples=400, **_COMMON)
+settings.register_profile("thorough", max_examples=5_000, **_COMMON)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))

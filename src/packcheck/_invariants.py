@@ -1,0 +1,206 @@
+"""The one invariant checker: is this output the declared output of this case?
+
+:func:`check_output` judges a declared output against its case without running any
+packer; :func:`check_trace` does the same for a trace.  Both raise
+:class:`InvariantError` naming the invariant that broke (``# Check ...`` sections,
+as in sortedcontainers' ``_check()``) and where; properties, unit tests and
+``packcheck verify`` all call them.
+
+Why the checks pin the answer down: a block can be kept only if it fits what is left
+(else ``remaining`` goes negative and stays negative, sizes being positive), and a
+block that fits must be kept (every skip is forced).  So walking the blocks in order
+and matching each against the next kept ID *when it fits* is the only assignment
+that can pass, and the output is fully determined: the checks are the rule.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ._jsonio import dumps
+from ._model import SizeError, read_case
+from ._order import sorted_utf16
+from ._trace import Trace
+
+__all__ = ["InvariantError", "check_output", "check_trace"]
+
+_KEYS = ("kept", "remaining", "missing")
+
+
+class InvariantError(AssertionError):
+    """An output broke an invariant; ``invariant`` names it, ``detail`` says where."""
+
+    def __init__(self, invariant: str, detail: str) -> None:
+        super().__init__(f"{invariant}: {detail}")
+        self.invariant = invariant
+        self.detail = detail
+
+
+def _show(value: object) -> str:
+    try:
+        text = dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _type_name(value: object) -> str:
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+
+
+def check_output(case: object, output: object) -> None:
+    """Raise :class:`InvariantError` unless ``output`` is the declared output of ``case``.
+
+    ``case`` must be well-formed (:func:`packcheck.read_case` does not raise).  Types
+    are exact: ``remaining`` is an ``int`` (not ``bool``, ``float`` or a NumPy
+    scalar), ``kept`` and ``missing`` are lists of ``str``; no other key appears.
+    O(n + r log r).
+    """
+    read = read_case(case)
+    # Check the size error: one invalid unit anywhere decides the whole case.
+    if isinstance(read, SizeError):
+        if not (
+            isinstance(output, dict)
+            and list(output) == ["error"]
+            and type(output["error"]) is str
+            and output["error"] == "size"
+        ):
+            raise InvariantError(
+                "size error",
+                f'{read.reason}, so the output must be {{"error":"size"}}; got {_show(output)}',
+            )
+        return
+
+    # Check the shape: exactly the three keys, with exact types.
+    if not isinstance(output, dict):
+        raise InvariantError("shape", f"expected an object, got {_type_name(output)}")
+    extra = [key for key in output if key not in _KEYS]
+    absent = [key for key in _KEYS if key not in output]
+    if extra or absent:
+        raise InvariantError("keys", f"extra keys {extra}, absent keys {absent}")
+    kept, remaining, missing = output["kept"], output["remaining"], output["missing"]
+    for name, ids in (("kept", kept), ("missing", missing)):
+        if type(ids) is not list:
+            raise InvariantError("types", f"{name} is {_type_name(ids)}, not a list")
+        for index, item in enumerate(ids):
+            if type(item) is not str:
+                raise InvariantError(
+                    "types", f"{name}[{index}] is {_type_name(item)} {_show(item)}, not str"
+                )
+    if type(remaining) is not int:
+        raise InvariantError(
+            "types", f"remaining is {_type_name(remaining)} {_show(remaining)}, not int"
+        )
+
+    # Check remaining >= 0.
+    if remaining < 0:
+        raise InvariantError("remaining >= 0", f"remaining is {remaining}")
+
+    # Check the partition: kept blocks in scan order, and every skip was forced.
+    left = read.budget
+    matched = 0
+    for index, (block_id, size) in enumerate(zip(read.ids, read.sizes, strict=True)):
+        fits = size <= left
+        if fits and matched < len(kept) and kept[matched] == block_id:
+            matched += 1
+            left -= size
+        elif fits and block_id in kept[matched:]:
+            raise InvariantError(
+                "kept blocks in scan order",
+                f"blocks[{index}] (id {_show(block_id)}) fits and is kept later, but "
+                f"kept[{matched}] = {_show(kept[matched])} comes first",
+            )
+        elif fits:
+            raise InvariantError(
+                "every skip is forced",
+                f"blocks[{index}] (id {_show(block_id)}, size {size}) fits the {left} "
+                f"unit(s) left but is not kept (kept so far: {_show(kept[:matched])})",
+            )
+    if matched < len(kept):
+        raise InvariantError(
+            "kept blocks in scan order",
+            f"kept[{matched}] = {_show(kept[matched])} matches no later block that fits "
+            f"the {left} unit(s) left",
+        )
+
+    # Check the arithmetic: sum of kept sizes + remaining == budget.
+    if remaining != left:
+        raise InvariantError(
+            "sum(kept sizes) + remaining == budget",
+            f"budget {read.budget} - kept sizes {read.budget - left} = {left}, "
+            f"but remaining is {remaining}",
+        )
+
+    # Check missing: required minus kept, repeats kept, in UTF-16 code-unit order.
+    present = set(kept)
+    expected = sorted_utf16(wanted for wanted in read.required if wanted not in present)
+    if missing != expected:
+        if Counter(missing) == Counter(expected):
+            raise InvariantError(
+                "missing in UTF-16 order",
+                f"got {_show(missing)}, expected {_show(expected)}",
+            )
+        raise InvariantError(
+            "missing == required - kept",
+            f"got {_show(missing)}, expected {_show(expected)}",
+        )
+
+
+def check_trace(case: object, trace: Trace) -> None:
+    """Raise :class:`InvariantError` unless ``trace`` is consistent with ``case``.
+
+    Checks the declared result, that steps and partition cover the blocks in order
+    with the right buckets, and each missing ID's reason.  O(n + r log r).
+    """
+    check_output(case, trace.result)
+    read = read_case(case)
+    if isinstance(read, SizeError):
+        # Check an unscanned case: no steps, empty partition, the first bad field named.
+        partition = trace.partition
+        if (
+            trace.steps
+            or trace.reasons
+            or partition.packed
+            or partition.available
+            or partition.dropped
+        ):
+            raise InvariantError("size error", "a size-error trace must be empty")
+        if trace.size_error != read.reason:
+            raise InvariantError("size error", f"names {trace.size_error!r}, not {read.reason!r}")
+        return
+
+    # Check the steps: one per block, in order, remaining before each as scanned.
+    if len(trace.steps) != len(read.ids):
+        raise InvariantError("steps", f"{len(trace.steps)} steps for {len(read.ids)} blocks")
+    left = read.budget
+    buckets: dict[str, list[str]] = {"packed": [], "available": [], "dropped": []}
+    for index, step in enumerate(trace.steps):
+        size = read.sizes[index]
+        bucket = "packed" if size <= left else "available" if size <= read.budget else "dropped"
+        want = (index, read.ids[index], size, left, bucket)
+        got = (step.index, step.id, step.size, step.remaining_before, step.bucket)
+        if got != want:
+            raise InvariantError("steps", f"steps[{index}] is {got}, expected {want}")
+        buckets[bucket].append(step.id)
+        left -= size if bucket == "packed" else 0
+
+    # Check the partition: the buckets, merged by position, give the blocks.
+    partition = trace.partition
+    for name, ids in buckets.items():
+        if list(getattr(partition, name)) != ids:
+            raise InvariantError(
+                "partition", f"{name} is {_show(list(getattr(partition, name)))}, not {_show(ids)}"
+            )
+
+    # Check the reasons: one per distinct missing ID.
+    reasons: dict[str, str] = {}
+    for block_id in trace.result["missing"]:
+        if block_id in buckets["available"]:
+            reasons[block_id] = "evicted"
+        elif block_id in buckets["dropped"]:
+            reasons[block_id] = "oversized"
+        else:
+            reasons[block_id] = "not-retrieved"
+    if trace.reasons != reasons:
+        raise InvariantError("reasons", f"got {_show(trace.reasons)}, expected {_show(reasons)}")

@@ -1,0 +1,328 @@
+"""Hypothesis strategies for cases of the declared packing rule.
+
+Plain random generation almost never builds the cases where packers go wrong: a block
+that fits *exactly*, an invalid size after the budget is spent, a missing list mixing
+characters above U+FFFF with U+E000-U+FFFF.  These strategies are explicit mixtures
+that reach each such class with real probability; ``tests/test_strategies.py``
+measures every one of them.
+
+Every strategy takes keyword-only arguments, validated like Hypothesis's own: a bad
+value or an impossible combination raises :class:`hypothesis.errors.InvalidArgument`
+when the strategy is built, never an empty search space at run time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+__all__ = [
+    "MAX_SAFE_UNITS",
+    "block_ids",
+    "block_lists",
+    "budgets",
+    "cases",
+    "invalid_units",
+    "required_lists",
+    "units",
+]
+
+#: The largest integer a double holds exactly (2**53 - 1): the default unit range.
+MAX_SAFE_UNITS = 2**53 - 1
+#: Long lists stress vectorised engines; they are built by tiling a short pattern so
+#: that a 1,000-block case costs a few dozen choices, not thousands.
+LONG_MIN = 1_000
+_LANDMARKS = (2**8, 2**16, 2**31, 2**32, 2**52, 2**53, 2**62, 2**63, 2**64)
+# Code points where UTF-16 order and code-point order disagree, and their neighbours:
+# astral characters (surrogate pairs) sort *before* U+E000-U+FFFF in UTF-16.
+_BOUNDARY_IDS = (
+    "\U0001f600",
+    "\U00010000",
+    "\U0010ffff",
+    "\ue000",
+    "\uff00",
+    "\uffff",
+    "\ud800",
+    "\udbff",
+    "\udc00",
+    "\udfff",
+    "\ud83d",
+    "a\U0001f600",
+    "a\uff00",
+    "Z",
+    "\u00e9",
+)
+_ABSENT: Any = object()
+_SUBSET_WINDOW = 12
+
+
+def _weighted(
+    *, draw_first: st.SearchStrategy[Any], rarely: st.SearchStrategy[Any], one_in: int
+) -> st.SearchStrategy[Any]:
+    """``rarely`` about once in ``one_in`` draws, else ``draw_first`` (which shrinks first)."""
+    return st.integers(1, one_in).flatmap(lambda roll: rarely if roll == one_in else draw_first)
+
+
+def _check_int(name: str, value: object, *, least: int = 0) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(f"{name}={value!r} must be an integer")
+    if value < least:
+        raise InvalidArgument(f"{name}={value!r} must be >= {least}")
+
+
+def _check_bounds(low_name: str, low: int, high_name: str, high: int) -> None:
+    if low > high:
+        raise InvalidArgument(f"{low_name}={low!r} is greater than {high_name}={high!r}")
+
+
+def _near(value: int, low: int, high: int) -> st.SearchStrategy[int]:
+    return st.integers(max(low, value - 3), min(high, value + 3))
+
+
+def units(
+    *, min_value: int = 1, max_value: int = MAX_SAFE_UNITS, allow_floats: bool = True
+) -> st.SearchStrategy[int | float]:
+    """Valid units in ``[min_value, max_value]``, weighted towards the edges.
+
+    Besides uniform draws: values next to ``min_value`` and ``max_value``, next to
+    2**31, 2**32, 2**53, 2**63, 2**64 (those in range) and small values; with
+    ``allow_floats``, integral floats such as ``4.0`` (valid units, exactly
+    representable ones only).
+    """
+    _check_int("min_value", min_value)
+    _check_int("max_value", max_value)
+    _check_bounds("min_value", min_value, "max_value", max_value)
+    low, high = min_value, max_value
+    parts: list[st.SearchStrategy[int]] = [
+        st.integers(low, min(high, low + 16)),
+        st.integers(max(low, high - 3), high),
+        st.integers(low, high),
+    ]
+    parts += [_near(mark, low, high) for mark in _LANDMARKS if low <= mark <= high]
+    ints = st.one_of(parts)
+    if not allow_floats or low > 2**53:
+        return ints
+    # Every integer up to 2**53 is a double exactly, so float() cannot round here.
+    exact = st.integers(low, min(high, 2**53)).map(float)
+    return _weighted(draw_first=ints, rarely=exact, one_in=4)
+
+
+def invalid_units(
+    *, min_valid: int = 1, max_units: int = MAX_SAFE_UNITS
+) -> st.SearchStrategy[object]:
+    """Values that are *not* valid units ``>= min_valid``: every kind the rule names.
+
+    Integers below ``min_valid`` (zero for sizes, negatives down to ``-max_units``),
+    fractions (``2.5``, also next to large integers), booleans, ``None``, strings
+    (``"4"``), and empty arrays and objects.  An absent key is not a value: see
+    :func:`cases`.
+    """
+    _check_int("min_valid", min_valid)
+    _check_int("max_units", max_units, least=1)
+    below: st.SearchStrategy[int] = st.integers(-max_units, min_valid - 1)
+    return st.one_of(
+        below,
+        st.sampled_from(sorted({min_valid - 1, -1, -max_units})),
+        st.integers(-100, 100).map(lambda half: half + 0.5),
+        st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: not x.is_integer()),
+        st.sampled_from([2.0**52 + 0.5, -0.25, 1e-300]),
+        st.booleans(),
+        st.none(),
+        st.one_of(st.integers(1, 9).map(str), st.text(max_size=3)),
+        st.sampled_from([[], {}, [1], {"size": 1}]),
+    )
+
+
+def budgets(
+    *, max_value: int = MAX_SAFE_UNITS, allow_invalid: bool = False
+) -> st.SearchStrategy[object]:
+    """Budgets: valid units ``>= 0`` (zero often), or with ``allow_invalid`` also non-units."""
+    _check_int("max_value", max_value)
+    valid = st.one_of(st.just(0), units(min_value=0, max_value=max_value))
+    if not allow_invalid:
+        return valid
+    return st.one_of(valid, invalid_units(min_valid=0, max_units=max(max_value, 1)))
+
+
+def block_ids() -> st.SearchStrategy[str]:
+    """Block IDs: a few short names (so IDs repeat), UTF-16 boundary characters, lone
+    surrogates, and arbitrary text mixing them."""
+    boundary = st.sampled_from(_BOUNDARY_IDS)
+    alphabet = st.one_of(
+        st.characters(),
+        st.integers(0xD800, 0xDFFF).map(chr),
+        st.integers(0xE000, 0xFFFF).map(chr),
+        st.integers(0x10000, 0x10FFFF).map(chr),
+    )
+    return st.one_of(
+        st.sampled_from(["A", "B", "C", "D", "E", ""]),
+        boundary,
+        st.lists(boundary, min_size=2, max_size=3).map("".join),
+        st.text(alphabet, max_size=4),
+    )
+
+
+def block_lists(
+    *,
+    min_size: int = 0,
+    max_size: int | None = None,
+    max_units: int = MAX_SAFE_UNITS,
+    ids: st.SearchStrategy[str] | None = None,
+) -> st.SearchStrategy[list[dict[str, Any]]]:
+    """Lists of valid blocks ``{"id", "size"}``; short mostly, 1,000+ blocks sometimes.
+
+    IDs come from a small per-list pool so repeats are common.  Sizes in one list
+    cluster around a magnitude drawn for the list (small, near 2**53, near 2**63 when
+    ``max_units`` allows, ...) so that several large blocks can fit one budget.
+    ``max_size=None`` allows long lists; a ``max_size`` below 1,000 keeps lists short.
+    Some blocks carry an extra key, which the rule ignores.
+    """
+    _check_int("min_size", min_size)
+    _check_int("max_units", max_units, least=1)
+    if max_size is not None:
+        _check_int("max_size", max_size)
+        _check_bounds("min_size", min_size, "max_size", max_size)
+    return _block_lists(min_size, max_size, max_units, ids or block_ids())
+
+
+def _block_lists(
+    min_size: int, max_size: int | None, max_units: int, ids: st.SearchStrategy[str]
+) -> st.SearchStrategy[list[dict[str, Any]]]:
+    # Strategies are built once here, not per draw: building them dominates otherwise.
+    marks = sorted({1, 16, max_units, *(m for m in _LANDMARKS if m <= max_units)})
+    any_size = units(max_value=max_units)
+    sizes_near = {
+        mark: st.one_of(
+            any_size, _near(mark, 1, max_units), st.integers(max(1, mark // 4), max(1, mark // 2))
+        )
+        for mark in marks
+    }
+    note = st.sampled_from([{}, {}, {"text": "ignored"}])
+    short_max = 12 if max_size is None else min(max_size, 12)
+    allow_long = max_size is None or max_size >= LONG_MIN
+    top = LONG_MIN + 200 if max_size is None else min(max_size, LONG_MIN + 200)
+
+    @st.composite
+    def draw_blocks(draw: st.DrawFn) -> list[dict[str, Any]]:
+        pool = draw(st.lists(ids, min_size=1, max_size=5))
+        block = st.builds(
+            lambda block_id, size, extra: {"id": block_id, "size": size} | extra,
+            st.one_of(st.sampled_from(pool), ids),
+            sizes_near[draw(st.sampled_from(marks))],
+            note,
+        )
+        if allow_long and draw(st.integers(1, 25)) == 25:
+            # Tiled from a short pattern: 1,000 blocks for a few dozen choices.
+            pattern = draw(st.lists(block, min_size=1, max_size=8))
+            length = draw(st.integers(LONG_MIN, top))
+            return [dict(pattern[i % len(pattern)]) for i in range(length)]
+        blocks = draw(st.lists(block, min_size=min(min_size, short_max), max_size=short_max))
+        if len(blocks) < min_size:
+            blocks += draw(st.lists(block, min_size=min_size - len(blocks)))
+        return blocks
+
+    return draw_blocks()
+
+
+def required_lists(*, known: list[str] | None = None) -> st.SearchStrategy[list[str]]:
+    """Required IDs: the ``known`` block IDs and IDs no block has, repeats allowed,
+    empty often."""
+    wanted = st.one_of(st.sampled_from(known), block_ids()) if known else block_ids()
+    return st.one_of(st.just([]), st.lists(wanted, max_size=6))
+
+
+def cases(
+    *,
+    min_blocks: int = 0,
+    max_blocks: int | None = None,
+    max_units: int = MAX_SAFE_UNITS,
+    allow_invalid: bool = True,
+) -> st.SearchStrategy[dict[str, Any]]:
+    """Whole cases ``{"budget", "blocks", "required"}``, well-formed and JSON-ready.
+
+    The budget is drawn *from the blocks* as often as independently: zero, the exact
+    sum of a subset or a prefix of the sizes (so blocks fit exactly and the budget is
+    spent part-way), one less than the smallest size (every block too large), or any
+    unit.  With ``allow_invalid`` about a third of the cases carry invalid units —
+    the budget, or a size at any position (the last one often, and after the budget
+    is spent), or an absent key.  All units lie within ``±max_units``.
+    """
+    _check_int("min_blocks", min_blocks)
+    _check_int("max_units", max_units, least=1)
+    if max_blocks is not None:
+        _check_int("max_blocks", max_blocks)
+        _check_bounds("min_blocks", min_blocks, "max_blocks", max_blocks)
+    ids = block_ids()
+    blocks = _block_lists(min_blocks, max_blocks, max_units, ids)
+    any_budget = units(min_value=0, max_value=max_units, allow_floats=False)
+    bad_budget = st.one_of(invalid_units(min_valid=0, max_units=max_units), st.just(_ABSENT))
+    bad_size = st.one_of(invalid_units(min_valid=1, max_units=max_units), st.just(_ABSENT))
+    required = st.lists(ids, max_size=6)
+
+    @st.composite
+    def draw_case(draw: st.DrawFn) -> dict[str, Any]:
+        block_list = draw(blocks)
+        sizes = [int(b["size"]) for b in block_list]
+        budget: int | float = min(max_units, draw(_budget_modes(sizes, any_budget)))
+        if budget <= 2**53 and draw(st.integers(0, 7)) == 7:
+            budget = float(budget)  # an integral float is a valid unit: 4.0 == 4
+        known = [b["id"] for b in block_list[:_SUBSET_WINDOW]]
+        wanted = st.one_of(st.sampled_from(known), ids) if known else ids
+        case: dict[str, Any] = {
+            "budget": budget,
+            "blocks": block_list,
+            "required": draw(st.one_of(st.just([]), required, st.lists(wanted, max_size=6))),
+        }
+        if allow_invalid and draw(st.integers(1, 10)) >= 8:
+            _spoil(draw, case, bad_budget, bad_size)
+        return case
+
+    return draw_case()
+
+
+def _budget_modes(
+    sizes: list[int], any_budget: st.SearchStrategy[int | float]
+) -> st.SearchStrategy[int | float]:
+    # A subset of the first few blocks: enough for exact fits, cheap on long lists.
+    head = sizes[:_SUBSET_WINDOW]
+    # Drawn as "left out" flags so that the simplest budget fits every head block exactly.
+    subset = st.builds(
+        lambda left_out, extra: (
+            sum(s for s, o in zip(head, left_out, strict=True) if not o) + extra
+        ),
+        st.lists(st.booleans(), min_size=len(head), max_size=len(head)),
+        st.sampled_from([0, 0, 0, 1, 2]),
+    )
+    prefix = st.integers(0, len(sizes)).map(lambda cut: sum(sizes[: len(sizes) - cut]))
+    # The independent budget comes first: the shrinker moves towards earlier branches,
+    # and from it can shrink the budget on its own.
+    parts: list[st.SearchStrategy[int | float]] = [any_budget, subset, prefix, st.just(0)]
+    if sizes:
+        parts.append(st.just(min(sizes) - 1))
+    return st.one_of(parts)
+
+
+def _spoil(
+    draw: st.DrawFn,
+    case: dict[str, Any],
+    bad_budget: st.SearchStrategy[object],
+    bad_size: st.SearchStrategy[object],
+) -> None:
+    """Make the budget or one or two sizes invalid (or absent)."""
+    block_list: list[dict[str, Any]] = case["blocks"]
+    if not block_list or draw(st.integers(0, 3)) == 3:
+        _set(case, "budget", draw(bad_budget))
+        return
+    last = len(block_list) - 1
+    for _ in range(draw(st.integers(1, 2))):
+        index = draw(st.one_of(st.just(last), st.integers(0, last)))
+        _set(block_list[index], "size", draw(bad_size))
+
+
+def _set(target: dict[str, Any], key: str, value: object) -> None:
+    if value is _ABSENT:
+        target.pop(key, None)
+    else:
+        target[key] = value
