@@ -95,8 +95,19 @@ def test_a_window_whose_sum_needs_more_than_int64_is_summed_exactly() -> None:
 
 
 def test_a_chunk_cut_short_for_exact_sums_can_fit_whole() -> None:
-    # Budget 2**50 allows int64 sums over only 4,095 blocks, and those all fit.
-    assert_same(2**50, [1] * 2**17 + [2**36] * 70_000)
+    # Budget 2**54 allows int64 sums over only ~4,096 blocks, and those all fit.
+    assert_same(2**54, [1] * 2**17 + [2**40] * 70_000)
+
+
+@pytest.mark.parametrize("budget", [2**54, 2**55 + 12345, 2**56 - 1])
+def test_sums_near_the_int64_bound_stay_exact(budget: int) -> None:
+    # Sizes about tau = budget // 16, mixed with too-large ones: level sums run up to
+    # length * tau, close to the 2**62 the chunk length is cut for.
+    rng = np.random.default_rng(budget % 1000)
+    tau = budget // 16
+    sizes = rng.integers(tau // 2, 2 * tau, 20_000, dtype=np.int64)
+    sizes[rng.random(20_000) < 0.3] = budget + 1
+    assert_same(budget, sizes.tolist(), sizes)
 
 
 @pytest.mark.parametrize("budget", [0, 10, 2**40, 2**63 - 2, 2**63 - 1, 2**70, 2**80])

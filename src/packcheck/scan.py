@@ -40,6 +40,11 @@ _K = 16
 # while chunks go by without one, so per-call overhead vanishes.
 _CHUNK_MIN = 4096
 _CHUNK_MAX = 1 << 16
+# A round of NumPy calls costs ~10 us, a Python loop over ~200-1,000 blocks: chunks
+# shorter than _NUMPY_MIN, and the stretch after a level that decided fewer than
+# _DENSE blocks per round (events packed closely), are scanned in Python.
+_NUMPY_MIN = 1024
+_DENSE = 256
 # Floats hold every integer up to 2**53 exactly; beyond that, only some.
 _FLOAT_EXACT = 2**53
 
@@ -69,7 +74,7 @@ def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_]
     smallest = int(values.min()) if values is not None and values.size else 1
     if values is None or budget < 0 or smallest < 1:
         mask, remaining = reference.pack_sizes(budget, _exact_list(array))
-        return np.array(mask, dtype=np.bool_), remaining
+        return np.frombuffer(bytes(mask), dtype=np.bool_).copy(), remaining
     kept = np.zeros(values.shape[0], dtype=np.bool_)
     remaining = _scan(values, budget, smallest, kept)
     return kept, remaining
@@ -128,6 +133,7 @@ def _scan(
     remaining = budget
     start = 0
     width = _CHUNK_MIN
+    dense = False  # the last level decided fewer than _DENSE blocks per round
     # Invariant: kept[:start] is final and `remaining` is the reference's remaining
     # before block `start`.  Once remaining < smallest nothing else can fit.
     while start < n and remaining >= smallest:
@@ -144,19 +150,22 @@ def _scan(
         elif int(chunk.min()) > remaining:
             start, width = stop, min(2 * width, _CHUNK_MAX)
             continue
-        # Sums in a level are at most (R + 1) * length (see _level): bound the length.
-        length = min(stop - start, _SUM_LIMIT // (remaining + 1) - 1)
-        if length < _CHUNK_MIN // 4:
-            # Remaining so large that int64 sums would need tiny chunks: scan this
-            # chunk exactly in Python (bounded: at most _CHUNK_MAX blocks per round).
-            remaining = _exact_chunk(chunk, remaining, kept[start:stop])
-            start, width = stop, _CHUNK_MIN
+        # Sums in a level are at most remaining + 1 + length * tau (see _level).
+        length = min(stop - start, (_SUM_LIMIT - remaining - 1) // max(1, remaining // _K))
+        if dense or length < _NUMPY_MIN:
+            # Short stretches (small inputs, events packed closely, remainders too
+            # large for int64 sums over a useful length) go faster in Python.
+            stop = start + min(stop - start, _NUMPY_MIN)
+            remaining = _exact_chunk(values[start:stop], remaining, kept[start:stop])
+            start, width, dense = stop, _CHUNK_MIN, False
             continue
-        used, remaining, ended = _level(
+        used, remaining, rounds = _level(
             chunk[:length], remaining, top, kept[start : start + length]
         )
         start += used
-        width = _CHUNK_MIN if ended else min(2 * width, _CHUNK_MAX)
+        # Invariant: a level that stops short of its chunk ended (remaining < tau).
+        dense = used < _DENSE * rounds
+        width = _CHUNK_MIN if used < length else min(2 * width, _CHUNK_MAX)
     return remaining
 
 
@@ -173,25 +182,27 @@ def _exact_sum(chunk: npt.NDArray[np.int64], top: int) -> int:
 def _exact_chunk(chunk: npt.NDArray[np.int64], remaining: int, kept: npt.NDArray[np.bool_]) -> int:
     """The reference's scan of one chunk, in Python integers."""
     mask, remaining = reference.pack_sizes(remaining, chunk.tolist())
-    kept[:] = mask
+    # bytes() of a list of bools is 0/1 bytes: twice as fast as assigning the list.
+    kept[:] = np.frombuffer(bytes(mask), dtype=np.bool_)
     return remaining
 
 
 def _level(
     chunk: npt.NDArray[np.int64], remaining: int, top: int, kept: npt.NDArray[np.bool_]
-) -> tuple[int, int, bool]:
+) -> tuple[int, int, int]:
     """Scan ``chunk`` (maximum ``top``) from ``remaining`` until its level ends or it does.
 
-    Returns the number of blocks decided, the remaining units after them, and whether
-    the level ended (the remaining fell below ``remaining // _K``).  The caller
-    guarantees ``(remaining + 1) * (len(chunk) + 1) <= 2**62``.
+    Returns the number of blocks decided, the remaining units after them, and the
+    rounds of NumPy calls spent.  Fewer blocks than ``len(chunk)`` means the level
+    ended: the remaining fell below ``tau = remaining // _K``.  The caller guarantees
+    ``remaining + 1 + len(chunk) * tau <= 2**62``, which bounds every sum here.
     """
     tau = remaining // _K
     if top <= tau:
         return _all_small(chunk, remaining, top, kept)
     length = chunk.shape[0]
     # Clipping to remaining + 1 keeps every outcome (such a block never fits) and
-    # bounds each value, so the sums below are at most (remaining + 1) * (length + 1).
+    # bounds each value: keys <= remaining + 1 + length * tau, small_sums less.
     sizes = chunk if top <= remaining else np.minimum(chunk, remaining + 1)
     if int(sizes.min()) > tau:
         # No small block: nothing to sum, a block fits iff its size is at most c.
@@ -207,8 +218,9 @@ def _level(
         # remaining minus its kept large blocks; small blocks get int64 max, never <= c.
         keys = (sizes + small_sums) | (small & _INT64_MAX)
     budget = remaining  # c
-    at = 0
+    at = rounds = 0
     while True:
+        rounds += 1
         # Blocks [at, end) are all within the level: before each of them the remaining
         # is >= tau (so every small one fits); block `end` is the first below tau.
         end = max(at, min(length, int(np.searchsorted(small_sums, budget - tau, "right")) + 1))
@@ -216,7 +228,7 @@ def _level(
         if hit < 0:
             np.not_equal(small[at:end], 0, out=kept[at:end])
             # end >= 1: the first block of a level is always within it.
-            return end, budget - int(small_sums[end - 1]), end < length
+            return end, budget - int(small_sums[end - 1]), rounds
         np.not_equal(small[at:hit], 0, out=kept[at:hit])
         kept[hit] = True
         budget -= int(sizes[hit])
@@ -225,19 +237,21 @@ def _level(
 
 def _all_small(
     chunk: npt.NDArray[np.int64], remaining: int, top: int, kept: npt.NDArray[np.bool_]
-) -> tuple[int, int, bool]:
+) -> tuple[int, int, int]:
     """:func:`_level` when every block is small: levels follow one another on one cumsum.
+
+    Counts as one round: each further level costs one ``searchsorted``.
 
     The scan leaves as soon as ``top`` is no longer small for the current level.
     """
-    # sums[i] <= length * top <= length * remaining / _K: inside the caller's bound.
+    # sums[i] <= length * top <= length * tau: inside the caller's bound.
     sums = np.cumsum(chunk)
     length = chunk.shape[0]
     at = spent = 0  # spent = sums[at - 1]
     while True:
         tau = remaining // _K
         if top > tau:
-            return at, remaining, True
+            return at, remaining, 1
         # Invariant: spent <= spent + remaining - tau, so the level covers block `at`.
         end = min(length, int(np.searchsorted(sums, spent + remaining - tau, "right")) + 1)
         kept[at:end] = True
@@ -245,7 +259,7 @@ def _all_small(
         remaining -= total - spent
         at, spent = end, total
         if end == length:
-            return length, remaining, False
+            return length, remaining, 1
 
 
 def _first_at_most(keys: npt.NDArray[np.int64], start: int, stop: int, bound: int) -> int:
