@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
-import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
@@ -82,12 +82,36 @@ def _opened(name: str) -> Iterator[IO[bytes]]:
         yield stream
 
 
-def _is_pipe(stream: IO[bytes]) -> bool:
-    """True unless ``stream`` is a regular file (or has no file descriptor at all)."""
+class _FlushingInput(io.RawIOBase):
+    """The raw bytes of a file descriptor; ``flush`` runs before every read.
+
+    A read from a pipe may wait for its writer, who may be waiting for the answers
+    already written: flushing first means no answer sits in a buffer while the tool
+    waits.  Reads are buffered chunks, so this costs one flush per chunk, not per case.
+    """
+
+    def __init__(self, fd: int, flush: Callable[[], None]) -> None:
+        super().__init__()
+        self._fd = fd
+        self._flush = flush
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        self._flush()
+        data = os.read(self._fd, len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _flushing(stream: IO[bytes], flush: Callable[[], None]) -> IO[bytes]:
+    """``stream``, read so that ``flush`` runs before any read that could wait."""
     try:
-        return not stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
-    except (OSError, ValueError):
-        return False
+        fd = stream.fileno()
+    except (OSError, ValueError):  # an in-memory stream never waits
+        return stream
+    return io.BufferedReader(_FlushingInput(fd, flush), buffer_size=1 << 16)
 
 
 def answer(record: Record, engine: Engine) -> tuple[dict[str, Any], str | None]:
@@ -113,10 +137,8 @@ def run_pack(args: argparse.Namespace) -> int:
     status = 0
     try:
         with _opened(args.file) as stream:
-            # From a pipe or a terminal, each answer is flushed before the next read may
-            # block, so a producer waiting for it is not deadlocked (about 1 us a line).
-            flush = out.flush if _is_pipe(stream) else _nothing
-            for record in read_records(stream, csv_hint=name.lower().endswith(".csv")):
+            source = _flushing(stream, out.flush)
+            for record in read_records(source, csv_hint=name.lower().endswith(".csv")):
                 result, problem = answer(record, args.engine)
                 if problem is not None:
                     status = 2
@@ -128,17 +150,12 @@ def run_pack(args: argparse.Namespace) -> int:
                     out.write(dumps(trace(record.case, engine=args.engine).to_json()) + "\n")
                 else:
                     out.write(dumps(result) + "\n")
-                flush()
     except BrokenPipeError:
         raise  # the reader went away: not a problem with the input (see _cli.main)
     except (OSError, SourceError) as exc:
         _problem(name, _reason(exc))
         return 2
     return status
-
-
-def _nothing() -> None:
-    pass
 
 
 def _reason(exc: Exception) -> str:

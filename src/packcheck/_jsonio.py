@@ -59,6 +59,14 @@ def _reject_constant(name: str) -> Any:
     raise JSONError(f"{name} is not valid JSON")
 
 
+# Built once: json.loads/json.dumps with options build a new coder on every call.
+_DECODER = json.JSONDecoder(parse_float=_parse_float, parse_constant=_reject_constant)
+_BIG_INT_DECODER = json.JSONDecoder(
+    parse_int=_parse_int, parse_float=_parse_float, parse_constant=_reject_constant
+)
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+
 def loads(text: str) -> Any:
     """Parse one JSON document strictly; raise :class:`JSONError` with a one-line reason.
 
@@ -68,17 +76,12 @@ def loads(text: str) -> Any:
     """
     try:
         try:
-            return json.loads(text, parse_float=_parse_float, parse_constant=_reject_constant)
+            return _DECODER.decode(text)
         except (json.JSONDecodeError, NumberTooLarge, JSONError):
             raise
         except ValueError:
             # Only int(str)'s digit guard raises a bare ValueError here.
-            return json.loads(
-                text,
-                parse_int=_parse_int,
-                parse_float=_parse_float,
-                parse_constant=_reject_constant,
-            )
+            return _BIG_INT_DECODER.decode(text)
     except json.JSONDecodeError as exc:
         at = f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
         truncated = exc.pos >= len(text.rstrip(" \t\r\n"))
@@ -132,7 +135,7 @@ def dumps(value: Any) -> str:
     ``Decimal``).
     """
     try:
-        return json.dumps(value, separators=(",", ":"))
+        return _ENCODER.encode(value)
     except (ValueError, TypeError, RecursionError):
         return _exact(value)
 
