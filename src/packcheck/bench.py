@@ -1,0 +1,285 @@
+"""Benchmarks of the packers, measured side by side, and a gate on their speedups.
+
+:func:`run` times every packer and the reference on the same seeded data, repeat
+by repeat in turn, so machine load hits both alike; a packer's *speedup* is the
+reference's median time over its own.  :func:`compare` checks a run against a saved
+baseline on speedups, not absolute times, so a baseline taken on another machine
+still gates.  Every packer's answer is checked against the reference's (or, above
+``reference_limit``, the NumPy packer's, which the tests tie to the reference).
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+import statistics
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from . import __version__, reference, scan
+from ._workloads import WORKLOADS, Workload, workload
+
+__all__ = [
+    "DEFAULT_SIZES",
+    "REFERENCE",
+    "WORKLOADS",
+    "BenchError",
+    "Packer",
+    "Regression",
+    "Report",
+    "Timing",
+    "compare",
+    "run",
+]
+
+#: A ``pack_sizes``-compatible function: int64 sizes in, kept flags and remaining out.
+Packer = Callable[[int, npt.NDArray[np.int64]], tuple[Sequence[bool] | npt.NDArray[np.bool_], int]]
+#: The name under which the reference (given a Python list) appears in a report.
+REFERENCE = "reference"
+#: Powers of ten from 10**3 to 10**6 blocks.
+DEFAULT_SIZES: tuple[int, ...] = (10**3, 10**4, 10**5, 10**6)
+# Looked up at each run, so a test can put the whole CLI on simulated time.
+_clock: Callable[[], float] = time.perf_counter
+_reference: Callable[[int, list[int]], tuple[list[bool], int]] = reference.pack_sizes
+
+
+class BenchError(Exception):
+    """A packer gave a wrong answer or changed its input; ``str()`` is one line."""
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The median seconds per call of one packer on one workload at one size."""
+
+    engine: str
+    workload: str
+    family: str
+    n: int
+    budget: int
+    seed: int
+    seconds: float
+
+
+@dataclass
+class Report:
+    """The timings of one run, with the speedups and scaling exponents they imply."""
+
+    timings: list[Timing]
+    machine: dict[str, str] = field(default_factory=dict)
+
+    def engines(self) -> list[str]:
+        """Engine names in first-seen order, the reference first if present."""
+        names = dict.fromkeys(t.engine for t in self.timings)
+        return sorted(names, key=lambda name: name != REFERENCE)
+
+    def workloads(self) -> list[str]:
+        """Workload names in first-seen order."""
+        return list(dict.fromkeys(t.workload for t in self.timings))
+
+    def sizes(self) -> list[int]:
+        """The block counts measured, ascending."""
+        return sorted({t.n for t in self.timings})
+
+    def seconds(self, engine: str, name: str, n: int) -> float | None:
+        """Median seconds per call, or ``None`` if that cell was not measured."""
+        for timing in self.timings:
+            if (timing.engine, timing.workload, timing.n) == (engine, name, n):
+                return timing.seconds
+        return None
+
+    def speedup(self, engine: str, name: str, n: int) -> float | None:
+        """The reference's time over ``engine``'s, both from this run."""
+        mine = self.seconds(engine, name, n)
+        theirs = self.seconds(REFERENCE, name, n)
+        if mine is None or theirs is None:
+            return None
+        return theirs / mine if mine > 0 else math.inf
+
+    def slope(self, engine: str, name: str) -> float | None:
+        """The scaling exponent: least-squares slope of log time against log n."""
+        points = [
+            (math.log(t.n), math.log(t.seconds))
+            for t in self.timings
+            if (t.engine, t.workload) == (engine, name) and t.seconds > 0
+        ]
+        if len({x for x, _ in points}) < 2:
+            return None
+        slope, _ = np.polyfit([x for x, _ in points], [y for _, y in points], 1)
+        return float(slope)
+
+    def family(self, name: str) -> str:
+        """The family (``typical`` or ``adversarial``) of workload ``name``."""
+        return next(t.family for t in self.timings if t.workload == name)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict: the machine, then every timing."""
+        return {
+            "packcheck": __version__,
+            "machine": self.machine,
+            "timings": [asdict(t) for t in self.timings],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Report:
+        """Read :meth:`to_json`'s output; ``ValueError`` (one line) if it is not that."""
+        try:
+            timings = [Timing(**t) for t in data["timings"]]
+            machine = dict(data.get("machine", {}))
+        except (TypeError, KeyError, AttributeError) as exc:
+            why = f"{type(exc).__name__}: {exc}"
+            raise ValueError(f"not a packcheck bench report ({why})") from None
+        return cls(timings, machine)
+
+
+def machine() -> dict[str, str]:
+    """What the timings depend on: interpreter, NumPy, processor."""
+    return {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "machine": platform.machine(),
+        "processor": platform.processor() or "unknown",
+        "system": platform.system(),
+    }
+
+
+def run(
+    *,
+    packers: Mapping[str, Packer] | None = None,
+    sizes: Iterable[int] = DEFAULT_SIZES,
+    workloads: Iterable[str] | None = None,
+    repeat: int = 5,
+    seed: int = 0,
+    reference_limit: int = 10**6,
+    blocks_per_repeat: int = 10**5,
+    clock: Callable[[], float] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Report:
+    """Time ``packers`` (default: the NumPy packer as ``"numpy"``) and the reference.
+
+    For every workload and size: the data are generated from ``seed``, each packer's
+    answer is checked, then ``repeat`` rounds each time every packer in turn; a
+    timing is the median over rounds.  The reference (given a Python list) runs only
+    up to ``reference_limit`` blocks, so no speedup is reported above that.  A repeat
+    calls each packer enough times to cover ``blocks_per_repeat`` blocks, so that
+    short calls are timed over many.
+    ``clock`` (default :func:`time.perf_counter`) lets tests run on simulated time.
+
+    Raises :class:`BenchError` when a packer's answer is wrong or it mutates its
+    input, ``ValueError`` for an unknown workload or a size or repeat below 1.
+    """
+    chosen = dict(packers) if packers is not None else {"numpy": scan.pack_sizes}
+    names = list(workloads) if workloads is not None else list(WORKLOADS)
+    ns = sorted(set(sizes))
+    if repeat < 1 or not ns or ns[0] < 1:
+        raise ValueError("sizes and repeat must be at least 1")
+    cells = [(workload(name), n) for name in names for n in ns]
+    timings: list[Timing] = []
+    for done, (load, n) in enumerate(cells):
+        if progress is not None:
+            progress(f"[{done + 1}/{len(cells)}] {load.name} n={n:,}")
+        number = max(1, blocks_per_repeat // n)
+        timings += _measure(
+            load, n, seed, chosen, (repeat, number), n <= reference_limit, clock or _clock
+        )
+    return Report(timings, machine())
+
+
+def _measure(
+    load: Workload,
+    n: int,
+    seed: int,
+    packers: Mapping[str, Packer],
+    rounds: tuple[int, int],
+    with_reference: bool,
+    clock: Callable[[], float],
+) -> list[Timing]:
+    sizes, budget = load.generate(n, seed)
+    pristine = sizes.copy()
+    listed = sizes.tolist()
+    calls: dict[str, Callable[[], object]] = {}
+    if with_reference:
+        calls[REFERENCE] = partial(_reference, budget, listed)
+        expected = reference.pack_sizes(budget, listed)
+    else:
+        mask, remaining = scan.pack_sizes(budget, sizes)
+        expected = (mask.tolist(), remaining)
+    for name, packer in packers.items():
+        _check(name, load.name, n, packer(budget, sizes), expected)
+        if not np.array_equal(sizes, pristine):
+            raise BenchError(f"{name} changed its input on {load.name} at n={n:,}")
+        calls[name] = partial(packer, budget, sizes)
+    repeat, number = rounds
+    samples: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(repeat):
+        for name, call in calls.items():
+            start = clock()
+            for _ in range(number):
+                call()
+            samples[name].append((clock() - start) / number)
+    return [
+        Timing(name, load.name, load.family, n, budget, seed, statistics.median(times))
+        for name, times in samples.items()
+    ]
+
+
+def _check(engine: str, name: str, n: int, answer: Any, expected: tuple[list[bool], int]) -> None:
+    try:
+        mask, remaining = answer
+        flags = mask.tolist() if isinstance(mask, np.ndarray) else list(mask)
+        right = type(remaining) is int and remaining == expected[1] and flags == expected[0]
+    except (TypeError, ValueError):
+        right = False
+    if not right:
+        raise BenchError(f"{engine} gave a wrong answer on {name} at n={n:,}")
+
+
+@dataclass(frozen=True)
+class Regression:
+    """A speedup that fell by more than the allowed fraction against the baseline."""
+
+    engine: str
+    workload: str
+    n: int
+    baseline: float
+    current: float
+
+    def __str__(self) -> str:
+        drop = 1 - self.current / self.baseline
+        return (
+            f"{self.workload} ({self.engine}, n={self.n:,}): speedup {self.current:.1f}x, "
+            f"was {self.baseline:.1f}x ({drop:.0%} slower)"
+        )
+
+
+def compare(baseline: Report, current: Report, max_regression: float) -> list[Regression]:
+    """Every engine and workload whose speedup fell by more than ``max_regression``.
+
+    Compared at the largest size both reports have a speedup for; an engine or
+    workload only one report has is not compared.  ``max_regression`` is a fraction
+    (0.1 allows a 10% lower speedup).
+    """
+    regressions = []
+    for engine in current.engines():
+        for name in current.workloads():
+            common = [
+                n
+                for n in current.sizes()
+                if current.speedup(engine, name, n) is not None
+                and baseline.speedup(engine, name, n) is not None
+            ]
+            if engine == REFERENCE or not common:
+                continue
+            n = common[-1]
+            before = baseline.speedup(engine, name, n)
+            now = current.speedup(engine, name, n)
+            assert before is not None  # common says so
+            assert now is not None
+            if now < before * (1 - max_regression):
+                regressions.append(Regression(engine, name, n, before, now))
+    return regressions

@@ -1,0 +1,416 @@
+"""The bench API and ``packcheck bench``, on simulated time: no test reads a wall clock.
+
+Packers here advance a fake clock by a fixed cost per block, so every timing,
+speedup and scaling exponent is known exactly, and a deliberately slowed engine is
+slowed by construction, not by luck.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import types
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from packcheck import bench, reference, scan
+from packcheck._cli import main
+from packcheck._cmd_bench import draw, table
+from packcheck._workloads import WORKLOADS, workload
+
+REFERENCE_NS = 40.0  # simulated nanoseconds per block
+
+
+class FakeClock:
+    """A clock that moves only when a packer says it worked."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def packer(self, ns_per_block: float) -> bench.Packer:
+        """The NumPy packer, costing ``ns_per_block`` simulated nanoseconds a block."""
+
+        def pack_sizes(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+            self.now += ns_per_block * 1e-9 * sizes.shape[0]
+            return scan.pack_sizes(budget, sizes)
+
+        return pack_sizes
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """Simulated time for the whole bench, the reference costing 40 ns a block."""
+    fake = FakeClock()
+    original = reference.pack_sizes
+
+    def slow_reference(budget: int, sizes: list[int]) -> tuple[list[bool], int]:
+        fake.now += REFERENCE_NS * 1e-9 * len(sizes)
+        return original(budget, sizes)
+
+    monkeypatch.setattr(bench, "_reference", slow_reference)
+    monkeypatch.setattr(bench, "_clock", fake)
+    return fake
+
+
+SMALL = {
+    "sizes": (1000, 4000),
+    "workloads": ["uniform-50%", "staircase"],
+    "repeat": 2,
+    "blocks_per_repeat": 1,
+}
+
+
+def test_speedups_and_exponents_come_from_the_same_run(clock: FakeClock) -> None:
+    report = bench.run(packers={"fast": clock.packer(2.0)}, **SMALL)  # type: ignore[arg-type]
+    assert report.engines() == ["reference", "fast"]
+    assert report.workloads() == ["uniform-50%", "staircase"]
+    assert report.sizes() == [1000, 4000]
+    for name in report.workloads():
+        for n in report.sizes():
+            assert report.seconds("fast", name, n) == pytest.approx(2e-9 * n)
+            assert report.speedup("fast", name, n) == pytest.approx(20.0)
+        assert report.slope("fast", name) == pytest.approx(1.0)
+        assert report.slope(bench.REFERENCE, name) == pytest.approx(1.0)
+    assert report.family("staircase") == "adversarial"
+    assert report.seconds("fast", "pareto", 1000) is None
+    assert report.speedup("fast", "pareto", 1000) is None
+
+
+def test_compare_passes_an_unchanged_engine_and_names_a_slowed_one(clock: FakeClock) -> None:
+    baseline = bench.run(packers={"numpy": clock.packer(1.0)}, **SMALL)  # type: ignore[arg-type]
+    same = bench.run(packers={"numpy": clock.packer(1.0)}, **SMALL)  # type: ignore[arg-type]
+    slowed = bench.run(packers={"numpy": clock.packer(1.5)}, **SMALL)  # type: ignore[arg-type]
+    assert bench.compare(baseline, same, 0.10) == []
+    regressions = bench.compare(baseline, slowed, 0.10)
+    assert [(r.workload, r.engine, r.n) for r in regressions] == [
+        ("uniform-50%", "numpy", 4000),
+        ("staircase", "numpy", 4000),
+    ]
+    assert regressions[0].baseline == pytest.approx(40.0)
+    assert regressions[0].current == pytest.approx(40.0 / 1.5)
+    assert str(regressions[0]) == (
+        "uniform-50% (numpy, n=4,000): speedup 26.7x, was 40.0x (33% slower)"
+    )
+    # A third slower is within a 40% allowance; a speedup that rose never regresses.
+    assert bench.compare(baseline, slowed, 0.40) == []
+    assert bench.compare(slowed, baseline, 0.0) == []
+
+
+def test_compare_skips_what_only_one_report_has(clock: FakeClock) -> None:
+    baseline = bench.run(packers={"old": clock.packer(1.0)}, **SMALL)  # type: ignore[arg-type]
+    current = bench.run(packers={"new": clock.packer(9.0)}, **SMALL)  # type: ignore[arg-type]
+    assert bench.compare(baseline, current, 0.1) == []
+
+
+def test_the_reference_is_skipped_above_its_limit(clock: FakeClock) -> None:
+    report = bench.run(
+        packers={"fast": clock.packer(1.0)}, sizes=[100, 5000], workloads=["pareto"],
+        repeat=1, reference_limit=1000,
+    )  # fmt: skip
+    assert report.seconds(bench.REFERENCE, "pareto", 100) is not None
+    assert report.seconds(bench.REFERENCE, "pareto", 5000) is None
+    assert report.speedup("fast", "pareto", 5000) is None
+    assert report.seconds("fast", "pareto", 5000) == pytest.approx(5e-6)
+
+
+def test_a_packer_that_takes_no_time_has_an_infinite_speedup(clock: FakeClock) -> None:
+    report = bench.run(
+        packers={"free": scan.pack_sizes}, sizes=[10], workloads=["pareto"], blocks_per_repeat=1
+    )
+    assert report.speedup("free", "pareto", 10) == float("inf")
+    assert report.slope("free", "pareto") is None  # one size, and no positive time
+
+
+def test_progress_names_every_cell(clock: FakeClock) -> None:
+    seen: list[str] = []
+    bench.run(sizes=[10, 20], workloads=["sawtooth"], repeat=1, progress=seen.append)
+    assert seen == ["[1/2] sawtooth n=10", "[2/2] sawtooth n=20"]
+
+
+def _wrong(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+    mask, remaining = scan.pack_sizes(budget, sizes)
+    return mask, remaining + 1
+
+
+def _numpy_remaining(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+    mask, remaining = scan.pack_sizes(budget, sizes)
+    return mask, np.int64(remaining)
+
+
+def _list_answer(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+    return reference.pack_sizes(budget, sizes.tolist())
+
+
+def _mutating(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+    answer = scan.pack_sizes(budget, sizes)
+    sizes[0] += 1
+    return answer
+
+
+@pytest.mark.parametrize(
+    ("packer", "message"),
+    [
+        (_wrong, "gave a wrong answer"),
+        (_numpy_remaining, "gave a wrong answer"),
+        (lambda budget, sizes: None, "gave a wrong answer"),
+        (lambda budget, sizes: (None, 0), "gave a wrong answer"),
+        (_mutating, "changed its input"),
+    ],
+)
+def test_a_wrong_or_mutating_packer_is_an_error(packer: bench.Packer, message: str) -> None:
+    with pytest.raises(bench.BenchError, match=f"^bad {message} on pareto at n=100$"):
+        bench.run(packers={"bad": packer}, sizes=[100], workloads=["pareto"], repeat=1)
+
+
+def test_a_packer_answering_in_lists_is_accepted() -> None:
+    report = bench.run(
+        packers={"lists": _list_answer}, sizes=[50], workloads=["pareto"], blocks_per_repeat=1
+    )
+    assert report.engines() == ["reference", "lists"]
+
+
+def test_an_answer_checked_above_the_reference_limit_uses_the_numpy_packer() -> None:
+    with pytest.raises(bench.BenchError, match="wrong answer"):
+        bench.run(packers={"bad": _wrong}, sizes=[50], workloads=["pareto"], reference_limit=10)
+
+
+def test_run_rejects_impossible_matrices() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        bench.run(sizes=[10], repeat=0)
+    with pytest.raises(ValueError, match="at least 1"):
+        bench.run(sizes=[0])
+    with pytest.raises(ValueError, match="at least 1"):
+        bench.run(sizes=[])
+    with pytest.raises(KeyError, match="unknown workload 'nope'"):
+        bench.run(sizes=[10], workloads=["nope"])
+
+
+def test_workloads_are_seeded_valid_and_reject_empty_sizes() -> None:
+    for name, load in WORKLOADS.items():
+        sizes, budget = load.generate(3000, seed=7)
+        again, budget_again = workload(name).generate(3000, seed=7)
+        assert sizes.dtype == np.int64
+        assert sizes.shape == (3000,)
+        assert int(sizes.min()) >= 1
+        assert budget >= 0
+        assert np.array_equal(sizes, again)
+        assert budget == budget_again
+    with pytest.raises(ValueError, match="n must be >= 1"):
+        WORKLOADS["pareto"].generate(0)
+
+
+def test_a_report_survives_json(clock: FakeClock) -> None:
+    report = bench.run(packers={"fast": clock.packer(2.0)}, **SMALL)  # type: ignore[arg-type]
+    data = json.loads(json.dumps(report.to_json()))
+    again = bench.Report.from_json(data)
+    assert again.timings == report.timings
+    assert again.machine == report.machine
+    assert set(data["machine"]) >= {"python", "numpy"}
+    assert bench.Report.from_json({"timings": []}).timings == []
+
+
+@pytest.mark.parametrize("data", [None, [], {}, {"timings": [{"engine": "x"}]}, {"timings": 3}])
+def test_a_report_that_is_not_one_is_a_one_line_error(data: object) -> None:
+    with pytest.raises(ValueError, match=r"^not a packcheck bench report"):
+        bench.Report.from_json(data)
+
+
+def test_the_table_marks_cells_that_were_not_measured() -> None:
+    report = bench.Report(
+        [
+            bench.Timing("reference", "pareto", "typical", 10, 5, 0, 2.5),
+            bench.Timing("numpy", "pareto", "typical", 10, 5, 0, 5e-10),
+            bench.Timing("numpy", "pareto", "typical", 100, 5, 0, 5e-9),
+        ]
+    )
+    lines = table(report, repeat=1).splitlines()
+    assert re.fullmatch(r"pareto\s+typical\s+10\s+2\.5 s\s+0\.5 ns\s+5e\+09x", lines[3])
+    assert re.fullmatch(r"pareto\s+typical\s+100\s+-\s+5 ns", lines[4])
+    assert re.fullmatch(r"pareto\s+-\s+1\.00", lines[8])
+    assert lines[-1] == "numpy at n=10: typical median 5e+09x, min 5e+09x (pareto)"
+    lone = bench.Report([bench.Timing("numpy", "pareto", "typical", 10, 5, 0, 1.0)])
+    assert "numpy: no speedup measured (the reference did not run)" in table(lone, repeat=1)
+
+
+# --- the command ----------------------------------------------------------------------
+
+CLI = ["bench", "--sizes", "1000,4000", "--workload", "uniform-50%", "--workload", "staircase"]
+
+
+@pytest.fixture
+def candidate(monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> Callable[[float], None]:
+    """A ``--packer candidate:pack_sizes`` whose simulated cost a test can set."""
+    module = types.ModuleType("candidate")
+    monkeypatch.setitem(sys.modules, "candidate", module)
+
+    def set_cost(ns_per_block: float) -> None:
+        module.pack_sizes = clock.packer(ns_per_block)  # type: ignore[attr-defined]
+
+    set_cost(1.0)
+    return set_cost
+
+
+def test_bench_prints_the_table_writes_json_and_plots(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], candidate: Callable[[float], None]
+) -> None:
+    out, png = tmp_path / "bench.json", tmp_path / "bench.png"
+    argv = [*CLI, "--quick", "--packer", "candidate:pack_sizes", "--json", str(out)]
+    assert main([*argv, "--plot", str(png)]) == 0
+    text = capsys.readouterr().out
+    assert "over 3 repeat(s)" in text
+    assert "reference" in text
+    assert "candidate:pack_sizes" in text
+    assert "40.0x" in text
+    assert "scaling exponent" in text
+    assert "candidate:pack_sizes at n=4,000: typical median 40.0x" in text
+    saved = bench.Report.from_json(json.loads(out.read_text()))
+    assert saved.speedup("candidate:pack_sizes", "staircase", 4000) == pytest.approx(40.0)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_compare_fails_on_a_slowed_engine_and_passes_an_unchanged_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], candidate: Callable[[float], None]
+) -> None:
+    baseline = tmp_path / "baseline.json"
+    argv = [*CLI, "--repeat", "1", "--packer", "candidate:pack_sizes"]
+    assert main([*argv, "--json", str(baseline)]) == 0
+    capsys.readouterr()
+    assert main([*argv, "--compare", str(baseline), "--max-regression", "10%"]) == 0
+    assert "no speedup fell by more than 10% against" in capsys.readouterr().out
+    candidate(1.25)  # 20% slower: 32x instead of 40x
+    assert main([*argv, "--compare", str(baseline), "--max-regression", "10%"]) == 1
+    text = capsys.readouterr().out
+    assert "REGRESSION uniform-50% (candidate:pack_sizes, n=4,000): speedup 32.0x" in text
+    assert "REGRESSION staircase (candidate:pack_sizes, n=4,000)" in text
+    assert "2 speedup(s) fell by more than 10%" in text
+    assert main([*argv, "--compare", str(baseline), "--max-regression", "0.25"]) == 0
+
+
+def test_bench_shows_progress_only_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], clock: FakeClock
+) -> None:
+    assert main([*CLI, "--repeat", "1"]) == 0
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main([*CLI, "--repeat", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "[4/4] staircase n=4,000" in err
+    assert err.endswith("\r\033[K")
+
+
+def test_bench_without_matplotlib_says_so_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert main([*CLI, "--plot", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err
+    assert err == "packcheck: --plot needs matplotlib: pip install 'packcheck[plot]'\n"
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("candidate", "expected MODULE:FUNCTION"),
+        (":pack_sizes", "expected MODULE:FUNCTION"),
+        ("no_such_module_here:pack_sizes", "cannot import 'no_such_module_here'"),
+        ("candidate:missing", "'candidate' has no function 'missing'"),
+    ],
+)
+def test_a_bad_packer_spec_is_a_one_line_usage_error(
+    spec: str,
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    candidate: Callable[[float], None],
+) -> None:
+    assert main([*CLI, "--packer", spec]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1
+
+
+def test_a_packer_module_is_imported_from_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "my_packer_under_test.py").write_text(
+        "from packcheck.scan import pack_sizes as fast\n"
+        "def wrong(budget, sizes):\n"
+        "    mask, remaining = fast(budget, sizes)\n"
+        "    return mask, remaining + 1\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    monkeypatch.delitem(sys.modules, "my_packer_under_test", raising=False)
+    argv = ["bench", "--sizes", "100", "--workload", "pareto", "--repeat", "1"]
+    assert main([*argv, "--packer", "my_packer_under_test:fast"]) == 0
+    assert "my_packer_under_test:fast" in capsys.readouterr().out
+    assert main([*argv, "--packer", "my_packer_under_test:wrong"]) == 1
+    assert capsys.readouterr().err == (
+        "packcheck: my_packer_under_test:wrong gave a wrong answer on pareto at n=100\n"
+    )
+
+
+def test_an_unreadable_or_invalid_baseline_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "missing.json"
+    assert main([*CLI, "--compare", str(missing)]) == 2
+    assert "missing.json: cannot read:" in capsys.readouterr().err
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    assert main([*CLI, "--compare", str(broken)]) == 2
+    assert "broken.json:" in capsys.readouterr().err
+    other = tmp_path / "other.json"
+    other.write_text('{"kept": []}')
+    assert main([*CLI, "--compare", str(other)]) == 2
+    assert "not a packcheck bench report" in capsys.readouterr().err
+
+
+def test_an_unwritable_output_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], clock: FakeClock
+) -> None:
+    assert main([*CLI, "--repeat", "1", "--json", str(tmp_path)]) == 2
+    assert "cannot write" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--max-regression", "abc"],
+        ["--max-regression", "100%"],
+        ["--max-regression", "-5%"],
+        ["--sizes", "10,x"],
+        ["--sizes", "0"],
+        ["--repeat", "0"],
+        ["--workload", "nope"],
+    ],
+)
+def test_bad_options_are_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", *argv])
+    assert exit_info.value.code == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_the_plot_has_a_panel_per_workload_and_hides_spare_ones(tmp_path: Path) -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    timings = [
+        bench.Timing(engine, name, "typical", n, 1, 0, n * 1e-9 * cost)
+        for name in ["a", "b", "c", "d", "e"]
+        for engine, cost in (("reference", 40), ("numpy", 1))
+        for n in (10, 100)
+    ]
+    path = tmp_path / "five.png"
+    draw(bench.Report(timings), plt, str(path))
+    assert path.read_bytes()[:4] == b"\x89PNG"
