@@ -121,18 +121,25 @@ def invalid_units(
     """
     _check_int("min_valid", min_valid)
     _check_int("max_units", max_units, least=1)
-    below: st.SearchStrategy[int] = st.integers(-max_units, min_valid - 1)
-    return st.one_of(
-        below,
-        st.sampled_from(sorted({min_valid - 1, -1, -max_units})),
-        st.integers(-100, 100).map(lambda half: half + 0.5),
-        st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: not x.is_integer()),
-        st.sampled_from([2.0**52 + 0.5, -0.25, 1e-300]),
+    half = min(100, max_units)
+    fractions = [x for x in (2.0**51 + 0.5, -0.25, 1e-300) if abs(x) <= max_units]
+    kinds: list[st.SearchStrategy[object]] = [
+        # Just below the floor: zero for sizes, -1 for budgets.
+        st.just(min_valid - 1),
+        st.one_of(st.sampled_from(sorted({-1, -max_units})), st.integers(-max_units, -1)),
+        # 2**51 + 0.5 is exact in a double: a fraction next to a large integer.
+        st.one_of(
+            st.integers(-half, half - 1).map(lambda whole: whole + 0.5),
+            st.floats(-max_units, max_units).filter(lambda x: not x.is_integer()),
+            st.sampled_from(fractions),
+        ),
         st.booleans(),
         st.none(),
         st.one_of(st.integers(1, 9).map(str), st.text(max_size=3)),
         st.sampled_from([[], {}, [1], {"size": 1}]),
-    )
+    ]
+    # Kind first, so each kind is equally likely (one_of() would flatten the branches).
+    return st.sampled_from(kinds).flatmap(lambda kind: kind)
 
 
 def budgets(
@@ -213,7 +220,7 @@ def _block_lists(
             sizes_near[draw(st.sampled_from(marks))],
             note,
         )
-        if allow_long and draw(st.integers(1, 25)) == 25:
+        if allow_long and draw(st.integers(0, 255)) >= 252:
             # Tiled from a short pattern: 1,000 blocks for a few dozen choices.
             pattern = draw(st.lists(block, min_size=1, max_size=8))
             length = draw(st.integers(LONG_MIN, top))
@@ -257,8 +264,14 @@ def cases(
     ids = block_ids()
     blocks = _block_lists(min_blocks, max_blocks, max_units, ids)
     any_budget = units(min_value=0, max_value=max_units, allow_floats=False)
-    bad_budget = st.one_of(invalid_units(min_valid=0, max_units=max_units), st.just(_ABSENT))
-    bad_size = st.one_of(invalid_units(min_valid=1, max_units=max_units), st.just(_ABSENT))
+    # one_of() flattens nested one_of()s, so an absent key gets its own weight.
+    absent = st.just(_ABSENT)
+    bad_budget = _weighted(
+        draw_first=invalid_units(min_valid=0, max_units=max_units), rarely=absent, one_in=5
+    )
+    bad_size = _weighted(
+        draw_first=invalid_units(min_valid=1, max_units=max_units), rarely=absent, one_in=5
+    )
     required = st.lists(ids, max_size=6)
 
     @st.composite
@@ -275,7 +288,7 @@ def cases(
             "blocks": block_list,
             "required": draw(st.one_of(st.just([]), required, st.lists(wanted, max_size=6))),
         }
-        if allow_invalid and draw(st.integers(1, 10)) >= 8:
+        if allow_invalid and draw(st.integers(1, 10)) >= 7:
             _spoil(draw, case, bad_budget, bad_size)
         return case
 
@@ -310,13 +323,13 @@ def _spoil(
     bad_budget: st.SearchStrategy[object],
     bad_size: st.SearchStrategy[object],
 ) -> None:
-    """Make the budget or one or two sizes invalid (or absent)."""
+    """Make the budget or one to three sizes invalid (or absent)."""
     block_list: list[dict[str, Any]] = case["blocks"]
     if not block_list or draw(st.integers(0, 3)) == 3:
         _set(case, "budget", draw(bad_budget))
         return
     last = len(block_list) - 1
-    for _ in range(draw(st.integers(1, 2))):
+    for _ in range(draw(st.integers(1, 3))):
         index = draw(st.one_of(st.just(last), st.integers(0, last)))
         _set(block_list[index], "size", draw(bad_size))
 
