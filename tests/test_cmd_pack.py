@@ -327,3 +327,21 @@ def test_a_closed_pipe_is_not_reported_as_an_unreadable_file(
         wrong.write_text('[{"input": {"budget": 1, "blocks": [], "required": []}, "expected": 1}]')
         assert main([command, str(wrong)]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_text_an_ascii_terminal_cannot_show_is_escaped_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fixture = tmp_path / "caf\udcff.json"  # a name that is not UTF-8, as the OS gave it
+    fixture.write_text(
+        '[{"id": "caf\\u00e9", "input": {"budget": 1, "blocks": [{"id": "\\u00e9", "size": 1}],'
+        ' "required": []}, "expected": 1}]'
+    )
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="ascii", write_through=True)
+    monkeypatch.setattr(sys, "stdout", out)
+    assert main(["pack", "--explain", str(fixture)]) == 0
+    assert main(["fixtures", str(fixture)]) == 1
+    text = raw.getvalue().decode("ascii")
+    assert "  packed:    \\xe9\n" in text
+    assert f"FAIL {tmp_path}/caf\\udcff.json: case 1 (caf\\xe9)\n" in text

@@ -126,6 +126,16 @@ def answer(record: Record, engine: Engine) -> tuple[dict[str, Any], str | None]:
     return {"error": "input", "detail": detail}, detail
 
 
+def _writable(text: str, stream: IO[str]) -> str:
+    """``text`` with what ``stream``'s encoding cannot write as backslash escapes.
+
+    IDs and fixture names are shown as typed, but an ASCII terminal cannot show
+    "café", and a file name may hold undecodable bytes (surrogate escapes).
+    """
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    return text.encode(encoding, "backslashreplace").decode(encoding)
+
+
 def _problem(name: str, message: str) -> None:
     print(f"packcheck: {name}: {message}", file=sys.stderr)
 
@@ -145,7 +155,8 @@ def run_pack(args: argparse.Namespace) -> int:
                     _problem(name, problem)
                     out.write(dumps(result) + "\n")
                 elif args.explain:
-                    out.write(explain(trace(record.case, engine=args.engine), record.where) + "\n")
+                    text = explain(trace(record.case, engine=args.engine), record.where)
+                    out.write(_writable(text, out) + "\n")
                 elif args.trace:
                     out.write(dumps(trace(record.case, engine=args.engine).to_json()) + "\n")
                 else:
@@ -189,7 +200,7 @@ def run_fixtures(args: argparse.Namespace) -> int:
                     checked += 1
                     if not _matches(record.expected, actual):
                         failed += 1
-                        print(f"FAIL {name}: {record.where}")
+                        print(_writable(f"FAIL {name}: {record.where}", sys.stdout))
                         print(f"  input:    {dumps(record.case)}")
                         print(f"  expected: {dumps(record.expected)}")
                         print(f"  actual:   {dumps(actual)}")
