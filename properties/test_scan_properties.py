@@ -1,0 +1,108 @@
+"""The NumPy packer equals the reference: any magnitude, any order, any length.
+
+Settings come from the profile in ``conftest.py`` (``HYPOTHESIS_PROFILE``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from packcheck import reference, scan
+
+INT64_MAX = 2**63 - 1
+
+
+def assert_same(budget: int, sizes: list[int], array: npt.NDArray[Any]) -> None:
+    """scan.pack_sizes(budget, array) is the reference's answer on ``sizes``; no mutation."""
+    before = array.copy()
+    mask, remaining = scan.pack_sizes(budget, array)
+    expected_mask, expected_remaining = reference.pack_sizes(budget, sizes)
+    assert type(remaining) is int
+    assert remaining == expected_remaining, (remaining, expected_remaining)
+    assert mask.tolist() == expected_mask
+    assert np.array_equal(array, before)
+
+
+# Magnitudes spread over every scale the kernel treats differently: tiny, around the
+# level ratio, around the chunk-length cut (~2**46 to 2**56), and past int64.
+def _magnitudes(top: int) -> st.SearchStrategy[int]:
+    return st.integers(0, top.bit_length()).flatmap(
+        lambda bits: st.integers(max(1, 2 ** max(0, bits - 1)), max(1, min(top, 2**bits)))
+    )
+
+
+budgets = st.one_of(st.integers(0, 50), _magnitudes(2**72), st.sampled_from([INT64_MAX, 2**63]))
+
+
+@given(budget=budgets, sizes=st.lists(_magnitudes(INT64_MAX), max_size=300))
+@example(budget=INT64_MAX, sizes=[INT64_MAX, 1])
+@example(budget=INT64_MAX - 1, sizes=[INT64_MAX, INT64_MAX - 1, 1])
+@example(budget=7, sizes=[4, 3, 2])
+@example(budget=4, sizes=[5, 1, 1, 1, 1, 1])
+def test_int64_sizes_give_the_reference_answer(budget: int, sizes: list[int]) -> None:
+    assert_same(budget, sizes, np.array(sizes, dtype=np.int64))
+
+
+@given(budget=budgets, sizes=st.lists(_magnitudes(2**70), max_size=200))
+@example(budget=10, sizes=[2**70, 3, 2**64, 7])
+@example(budget=2**80, sizes=[2**70, 2**69])
+def test_object_arrays_past_int64_give_the_reference_answer(budget: int, sizes: list[int]) -> None:
+    assert_same(budget, sizes, np.array(sizes, dtype=object))
+
+
+@given(budget=budgets, sizes=st.lists(st.integers(1, 2**64 - 1), max_size=100))
+def test_uint64_sizes_give_the_reference_answer(budget: int, sizes: list[int]) -> None:
+    assert_same(budget, sizes, np.array(sizes, dtype=np.uint64))
+
+
+@st.composite
+def adversarial_orders(draw: st.DrawFn) -> tuple[int, list[int]]:
+    """Orders that defeat a scan restarting at each skipped block, with random knobs."""
+    budget = draw(st.one_of(st.integers(1, 10**6), _magnitudes(2**60)))
+    n = draw(st.integers(1, 3000))
+    shape = draw(st.sampled_from(["alternating", "sawtooth", "staircase", "near-misses"]))
+    if shape == "alternating":  # tiny, then one unit too large for what is left
+        tiny = draw(st.integers(1, 3))
+        sizes = [tiny if i % 2 == 0 else max(1, budget - tiny * (i // 2)) for i in range(n)]
+    elif shape == "sawtooth":
+        period = draw(st.integers(2, 200))
+        sizes = [1 + (i % period) * max(1, budget // (4 * period)) for i in range(n)]
+    elif shape == "staircase":  # each kept block takes a 16th of what is left
+        sizes, remaining = [], budget
+        for _ in range(n):
+            step = remaining // 16 + 1
+            sizes += [remaining + 1, step]
+            remaining = max(0, remaining - step)
+    else:  # sizes within a few units of the budget, and small ones
+        sizes = [
+            draw(st.one_of(st.integers(1, 4), st.integers(max(1, budget - 4), budget + 4)))
+            for _ in range(min(n, 300))
+        ]
+    return budget, sizes
+
+
+@given(adversarial_orders())
+def test_adversarial_orders_give_the_reference_answer(case: tuple[int, list[int]]) -> None:
+    budget, sizes = case
+    assert_same(budget, sizes, np.array(sizes, dtype=np.int64))
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 200_000),
+    top_bits=st.integers(1, 62),
+    share=st.floats(0.0, 1.2),
+)
+def test_long_lists_give_the_reference_answer(
+    seed: int, n: int, top_bits: int, share: float
+) -> None:
+    # Long inputs cross chunk boundaries, galloping and Python stretches.
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 2**top_bits, n, dtype=np.int64, endpoint=True)
+    budget = int(float(sizes.sum(dtype=np.float64)) * share)
+    assert_same(budget, sizes.tolist(), sizes)
