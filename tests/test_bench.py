@@ -414,3 +414,12 @@ def test_the_plot_has_a_panel_per_workload_and_hides_spare_ones(tmp_path: Path) 
     path = tmp_path / "five.png"
     draw(bench.Report(timings), plt, str(path))
     assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_bench_help_lists_every_workload(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", "--help"])
+    assert exit_info.value.code == 0
+    help_text = "".join(capsys.readouterr().out.split())  # argparse wraps at hyphens
+    assert all(name in help_text for name in WORKLOADS)
+    assert "(default:10%)" in help_text

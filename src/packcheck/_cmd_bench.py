@@ -60,7 +60,8 @@ def register(commands: Any) -> None:
         action="append",
         choices=list(WORKLOADS),
         metavar="NAME",
-        help=f"only this workload (repeatable): {', '.join(WORKLOADS)}",
+        # argparse expands %-formats in help: the names hold % signs.
+        help=f"only this workload (repeatable): {', '.join(WORKLOADS).replace('%', '%%')}",
     )
     p.add_argument("--repeat", type=_positive, metavar="N", help="repeats (overrides --quick)")
     p.add_argument(
@@ -281,6 +282,8 @@ def draw(report: bench.Report, plt: Any, path: str) -> None:
             ax.loglog([x for x, _ in points], [y for _, y in points], marker="o", label=engine)
         ax.set_title(f"{name} ({report.family(name)})", fontsize=9)
         ax.tick_params(labelsize=7)
+        ax.yaxis.set_minor_formatter(plt.NullFormatter())
+        ax.grid(True, which="major", linewidth=0.3)
     for index in range(len(names), rows * columns):
         axes[index // columns][index % columns].axis("off")
     for ax in axes[-1]:
