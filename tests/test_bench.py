@@ -7,6 +7,7 @@ slowed by construction, not by luck.
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import sys
@@ -128,6 +129,25 @@ def test_a_packer_that_takes_no_time_has_an_infinite_speedup(clock: FakeClock) -
     )
     assert report.speedup("free", "pareto", 10) == float("inf")
     assert report.slope("free", "pareto") is None  # one size, and no positive time
+
+
+def test_the_collector_is_off_while_timing_and_left_as_found(clock: FakeClock) -> None:
+    states: list[bool] = []
+
+    def watched(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+        states.append(gc.isenabled())
+        return scan.pack_sizes(budget, sizes)
+
+    bench.run(packers={"w": watched}, sizes=[10], workloads=["pareto"], repeat=2)
+    assert gc.isenabled()
+    assert states[0] is True  # the answer check runs before timing
+    assert set(states[1:]) == {False}
+    gc.disable()
+    try:
+        bench.run(packers={"w": watched}, sizes=[10], workloads=["pareto"], repeat=1)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_progress_names_every_cell(clock: FakeClock) -> None:

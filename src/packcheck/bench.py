@@ -10,6 +10,7 @@ still gates.  Every packer's answer is checked against the reference's (or, abov
 
 from __future__ import annotations
 
+import gc
 import math
 import platform
 import statistics
@@ -167,8 +168,8 @@ def run(
     timing is the median over rounds.  The reference (given a Python list) runs only
     up to ``reference_limit`` blocks, so no speedup is reported above that.  A repeat
     calls each packer enough times to cover ``blocks_per_repeat`` blocks, so that
-    short calls are timed over many.
-    ``clock`` (default :func:`time.perf_counter`) lets tests run on simulated time.
+    short calls are timed over many.  ``clock`` (default :func:`time.perf_counter`)
+    lets tests run on simulated time.  The garbage collector is off while timing.
 
     Raises :class:`BenchError` when a packer's answer is wrong or it mutates its
     input, ``ValueError`` for an unknown workload or a size or repeat below 1.
@@ -201,9 +202,9 @@ def _measure(
 ) -> list[Timing]:
     sizes, budget = load.generate(n, seed)
     pristine = sizes.copy()
-    listed = sizes.tolist()
     calls: dict[str, Callable[[], object]] = {}
     if with_reference:
+        listed = sizes.tolist()
         calls[REFERENCE] = partial(_reference, budget, listed)
         expected = reference.pack_sizes(budget, listed)
     else:
@@ -216,12 +217,19 @@ def _measure(
         calls[name] = partial(packer, budget, sizes)
     repeat, number = rounds
     samples: dict[str, list[float]] = {name: [] for name in calls}
-    for _ in range(repeat):
-        for name, call in calls.items():
-            start = clock()
-            for _ in range(number):
-                call()
-            samples[name].append((clock() - start) / number)
+    collecting = gc.isenabled()
+    gc.disable()  # as timeit does: a collection would land on whichever call is running
+    try:
+        for index in range(repeat):
+            # Alternate the order, so neither side always runs first (warm caches).
+            for name in list(calls)[:: 1 if index % 2 == 0 else -1]:
+                start = clock()
+                for _ in range(number):
+                    calls[name]()
+                samples[name].append((clock() - start) / number)
+    finally:
+        if collecting:
+            gc.enable()
     return [
         Timing(name, load.name, load.family, n, budget, seed, statistics.median(times))
         for name, times in samples.items()
