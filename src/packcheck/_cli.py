@@ -12,11 +12,11 @@ import os
 import sys
 from collections.abc import Sequence
 
-from . import __version__, _cmd_bench, _cmd_pack
+from . import __version__, _cmd_bench, _cmd_pack, _cmd_verify
 
 __all__ = ["main"]
 
-_COMMANDS = (_cmd_pack, _cmd_bench)
+_COMMANDS = (_cmd_pack, _cmd_verify, _cmd_bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

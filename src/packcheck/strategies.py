@@ -55,7 +55,7 @@ _BOUNDARY_IDS = (
     "\u00e9",
 )
 _ABSENT: Any = object()
-_SUBSET_WINDOW = 12
+_WINDOW = 12
 
 
 def _weighted(
@@ -166,9 +166,16 @@ def block_ids() -> st.SearchStrategy[str]:
     return st.one_of(
         st.sampled_from(["A", "B", "C", "D", "E", ""]),
         boundary,
-        st.lists(boundary, min_size=2, max_size=3).map("".join),
-        st.text(alphabet, max_size=4),
+        st.lists(boundary, min_size=2, max_size=3).map("".join).map(_as_in_json),
+        st.text(alphabet, max_size=4).map(_as_in_json),
     )
+
+
+def _as_in_json(text: str) -> str:
+    """``text`` as a JSON reader returns it: a high surrogate followed by a low one
+    *is* the astral character (JSON's ``"\\ud800\\udc00"`` reads as U+10000), so a
+    Python string holding them apart has no distinct JSON form."""
+    return text.encode("utf-16-be", "surrogatepass").decode("utf-16-be", "surrogatepass")
 
 
 def block_lists(
@@ -211,24 +218,29 @@ def _block_lists(
     allow_long = max_size is None or max_size >= LONG_MIN
     top = LONG_MIN + 200 if max_size is None else min(max_size, LONG_MIN + 200)
 
+    # An ID is an index into the list's pool (so IDs repeat) or a fresh ID.
+    block_id = st.one_of(st.integers(0, 4), ids)
+    blocks_near = {mark: st.tuples(block_id, size, note) for mark, size in sizes_near.items()}
+
     @st.composite
     def draw_blocks(draw: st.DrawFn) -> list[dict[str, Any]]:
         pool = draw(st.lists(ids, min_size=1, max_size=5))
-        block = st.builds(
-            lambda block_id, size, extra: {"id": block_id, "size": size} | extra,
-            st.one_of(st.sampled_from(pool), ids),
-            sizes_near[draw(st.sampled_from(marks))],
-            note,
-        )
+
+        def build(drawn: tuple[int | str, int | float, dict[str, str]]) -> dict[str, Any]:
+            chosen, size, extra = drawn
+            name = pool[chosen % len(pool)] if isinstance(chosen, int) else chosen
+            return {"id": name, "size": size} | extra
+
+        block = blocks_near[draw(st.sampled_from(marks))]
         if allow_long and draw(st.integers(0, 255)) >= 252:
             # Tiled from a short pattern: 1,000 blocks for a few dozen choices.
-            pattern = draw(st.lists(block, min_size=1, max_size=8))
+            pattern = [build(b) for b in draw(st.lists(block, min_size=1, max_size=8))]
             length = draw(st.integers(LONG_MIN, top))
             return [dict(pattern[i % len(pattern)]) for i in range(length)]
-        blocks = draw(st.lists(block, min_size=min(min_size, short_max), max_size=short_max))
-        if len(blocks) < min_size:
-            blocks += draw(st.lists(block, min_size=min_size - len(blocks)))
-        return blocks
+        drawn = draw(st.lists(block, min_size=min(min_size, short_max), max_size=short_max))
+        if len(drawn) < min_size:
+            drawn += draw(st.lists(block, min_size=min_size - len(drawn)))
+        return [build(b) for b in drawn]
 
     return draw_blocks()
 
@@ -272,49 +284,46 @@ def cases(
     bad_size = _weighted(
         draw_first=invalid_units(min_valid=1, max_units=max_units), rarely=absent, one_in=5
     )
-    required = st.lists(ids, max_size=6)
+
+    slack = st.sampled_from([0, 0, 0, 1, 2])
+    left_out = [st.lists(st.booleans(), min_size=n, max_size=n) for n in range(_WINDOW + 1)]
+    known_or_fresh = st.lists(st.one_of(st.integers(0, _WINDOW - 1), ids), max_size=6)
 
     @st.composite
     def draw_case(draw: st.DrawFn) -> dict[str, Any]:
         block_list = draw(blocks)
         sizes = [int(b["size"]) for b in block_list]
-        budget: int | float = min(max_units, draw(_budget_modes(sizes, any_budget)))
+        head = sizes[:_WINDOW]
+        # The independent budget comes first: the shrinker moves towards lower choices,
+        # and from there can shrink the budget on its own.
+        mode = draw(st.integers(0, 4))
+        if mode == 0:
+            budget: int | float = draw(any_budget)
+        elif mode == 1:
+            # A subset of the first few blocks, drawn as "left out" flags so that the
+            # simplest budget fits every head block exactly.
+            out = draw(left_out[len(head)])
+            budget = sum(s for s, o in zip(head, out, strict=True) if not o) + draw(slack)
+        elif mode == 2:
+            budget = sum(sizes[: len(sizes) - draw(st.integers(0, len(sizes)))])
+        elif mode == 3 and sizes:
+            budget = min(sizes) - 1  # every block is larger than the whole budget
+        else:
+            budget = 0
+        budget = min(max_units, budget)
         if budget <= 2**53 and draw(st.integers(0, 7)) == 7:
             budget = float(budget)  # an integral float is a valid unit: 4.0 == 4
-        known = [b["id"] for b in block_list[:_SUBSET_WINDOW]]
-        wanted = st.one_of(st.sampled_from(known), ids) if known else ids
-        case: dict[str, Any] = {
-            "budget": budget,
-            "blocks": block_list,
-            "required": draw(st.one_of(st.just([]), required, st.lists(wanted, max_size=6))),
-        }
+        known = [b["id"] for b in block_list[:_WINDOW]]
+        picks = draw(st.one_of(st.just([]), known_or_fresh))
+        required = [
+            (known[p % len(known)] if known else "A") if isinstance(p, int) else p for p in picks
+        ]
+        case: dict[str, Any] = {"budget": budget, "blocks": block_list, "required": required}
         if allow_invalid and draw(st.integers(1, 10)) >= 7:
             _spoil(draw, case, bad_budget, bad_size)
         return case
 
     return draw_case()
-
-
-def _budget_modes(
-    sizes: list[int], any_budget: st.SearchStrategy[int | float]
-) -> st.SearchStrategy[int | float]:
-    # A subset of the first few blocks: enough for exact fits, cheap on long lists.
-    head = sizes[:_SUBSET_WINDOW]
-    # Drawn as "left out" flags so that the simplest budget fits every head block exactly.
-    subset = st.builds(
-        lambda left_out, extra: (
-            sum(s for s, o in zip(head, left_out, strict=True) if not o) + extra
-        ),
-        st.lists(st.booleans(), min_size=len(head), max_size=len(head)),
-        st.sampled_from([0, 0, 0, 1, 2]),
-    )
-    prefix = st.integers(0, len(sizes)).map(lambda cut: sum(sizes[: len(sizes) - cut]))
-    # The independent budget comes first: the shrinker moves towards earlier branches,
-    # and from it can shrink the budget on its own.
-    parts: list[st.SearchStrategy[int | float]] = [any_budget, subset, prefix, st.just(0)]
-    if sizes:
-        parts.append(st.just(min(sizes) - 1))
-    return st.one_of(parts)
 
 
 def _spoil(

@@ -1,0 +1,241 @@
+"""``packcheck verify``: gate any packer (Python or any language) against the rule."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import re
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from ._jsonio import dumps
+from ._pack import pack
+from ._packers import CallablePacker, CommandPacker, Packer, SetupError, WorkerPacker, load_function
+from ._sources import SourceError
+from .strategies import MAX_SAFE_UNITS
+from .verify import (
+    DEFAULT_MAX_EXAMPLES,
+    Finding,
+    Fixture,
+    read_fixtures,
+    run_fixtures,
+    run_generated,
+    seed_fixtures,
+)
+
+__all__ = ["numpy_packer", "parse_units", "register"]
+
+#: Seconds a command packer (or a Python packer given ``--timeout``) gets per case.
+DEFAULT_TIMEOUT = 10.0
+_TERM = r"\d+(?:\*\*\d+)?"
+_EXPRESSION = re.compile(rf"{_TERM}(?:[+-]{_TERM})*")
+_MAX_BITS = 1_000_000
+
+
+def numpy_packer(case: dict[str, Any]) -> dict[str, Any]:
+    """The project's own NumPy packer: what ``verify`` checks by default."""
+    return pack(case, engine="numpy")
+
+
+def parse_units(text: str) -> int:
+    """``--max-units``: digits or a sum of powers such as ``2**70`` or ``2**53-1``."""
+    text = text.replace(" ", "").replace("_", "")
+    if not _EXPRESSION.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number such as 9007199254740991 or 2**70"
+        )
+    total = 0
+    for sign, term in re.findall(rf"([+-]?)({_TERM})", text):
+        base, _, power = term.partition("**")
+        value, exponent = int(base), int(power or 1)
+        if value > 1 and exponent * math.log2(value) > _MAX_BITS:
+            raise argparse.ArgumentTypeError(f"{term} is too large (limit 2**{_MAX_BITS})")
+        total += -(value**exponent) if sign == "-" else value**exponent
+    if total < 1:
+        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
+    return total
+
+
+def _positive(kind: type[int] | type[float]) -> Any:
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not value > 0 or value == math.inf:
+            raise argparse.ArgumentTypeError(f"{text} must be greater than 0")
+        return value
+
+    return parse
+
+
+def _seed(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative integer")
+    return int(text)
+
+
+def register(commands: Any) -> None:
+    """Add ``verify`` to the ``packcheck`` subcommands."""
+    p = commands.add_parser(
+        "verify",
+        help="check a packer against the declared rule on fixtures and generated cases",
+        description=(
+            "Check a packer against the declared rule: the seed fixtures and any saved "
+            "failures first, then generated cases compared with the reference and the "
+            "invariant checker. With no packer option, packcheck's own NumPy packer is "
+            "checked. Exit 0 conformant, 1 with a shrunk counterexample, 2 on a usage "
+            "or setup error."
+        ),
+    )
+    which = p.add_mutually_exclusive_group()
+    which.add_argument(
+        "--packer",
+        metavar="MODULE:FUNCTION",
+        help="a Python function case -> output (the current directory is importable)",
+    )
+    which.add_argument(
+        "--packer-cmd",
+        metavar="COMMAND",
+        help="a program reading one JSON case per line and printing one JSON output per line",
+    )
+    p.add_argument("--seed", type=_seed, help="reproduce a run (default: random, printed)")
+    p.add_argument(
+        "--max-examples",
+        type=_positive(int),
+        default=DEFAULT_MAX_EXAMPLES,
+        metavar="N",
+        help=f"generated cases (default: {DEFAULT_MAX_EXAMPLES})",
+    )
+    p.add_argument(
+        "--max-units",
+        type=parse_units,
+        default=MAX_SAFE_UNITS,
+        metavar="N",
+        help="largest generated magnitude, digits or e.g. 2**70 (default: 2**53-1)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_positive(float),
+        metavar="SECONDS",
+        help=f"per case; a Python packer then runs in a worker process (default: "
+        f"{DEFAULT_TIMEOUT:g} for --packer-cmd, none in-process)",
+    )
+    p.add_argument(
+        "--save-failures",
+        type=Path,
+        metavar="DIR",
+        help="replay DIR/*.json first, and save a new counterexample there as a fixture",
+    )
+    p.set_defaults(run=run_verify)
+
+
+def _packer(args: argparse.Namespace) -> tuple[Packer, str]:
+    """The adapter for the packer options, and its name; raises :class:`SetupError`."""
+    if args.packer_cmd is not None:
+        command = CommandPacker(args.packer_cmd, args.timeout or DEFAULT_TIMEOUT)
+        command.start()
+        return command, f"command {args.packer_cmd!r}"
+    spec = args.packer or f"{__name__}:numpy_packer"
+    name = args.packer or "packcheck's NumPy packer"
+    if args.timeout is not None:
+        return WorkerPacker(spec, args.timeout), name
+    return CallablePacker(load_function(spec)), name
+
+
+def _fixtures(directory: Path | None) -> list[Fixture]:
+    fixtures = seed_fixtures()
+    if directory is not None and directory.is_dir():
+        for path in sorted(directory.glob("*.json")):
+            fixtures += read_fixtures(path)
+    return fixtures
+
+
+class _Progress:
+    """``done/total`` on a terminal's stderr, redrawn at most ten times a second."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.shown = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self.shown >= 0.1 or done == total:
+            self.shown = now
+            self.stream.write(f"\rpackcheck verify: {done}/{total} generated cases")
+            self.stream.flush()
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def _rerun(args: argparse.Namespace, seed: int) -> str:
+    words = ["packcheck", "verify"]
+    if args.packer:
+        words += ["--packer", args.packer]
+    if args.packer_cmd:
+        words += ["--packer-cmd", args.packer_cmd]
+    words += ["--seed", str(seed)]
+    if args.max_examples != DEFAULT_MAX_EXAMPLES:
+        words += ["--max-examples", str(args.max_examples)]
+    if args.max_units != MAX_SAFE_UNITS:
+        words += ["--max-units", str(args.max_units)]
+    if args.timeout is not None:
+        words += ["--timeout", f"{args.timeout:g}"]
+    return shlex.join(words)
+
+
+def _save(finding: Finding, directory: Path) -> Path:
+    fixture = finding.fixture()
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{fixture['id']}.json"
+    path.write_text(dumps([fixture]) + "\n", encoding="ascii")
+    return path
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Verify the chosen packer; 0 conformant, 1 counterexample, 2 usage/setup error."""
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    started = time.monotonic()
+    try:
+        fixtures = _fixtures(args.save_failures)
+        packer, name = _packer(args)
+    except (OSError, SourceError, SetupError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        print(f"packcheck verify: {why}", file=sys.stderr)
+        return 2
+    progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+    try:
+        checked, finding = run_fixtures(packer, fixtures)
+        generated = 0
+        if finding is None:
+            generated, finding = run_generated(
+                packer,
+                seed=seed,
+                max_examples=args.max_examples,
+                max_units=args.max_units,
+                progress=progress,
+            )
+    finally:
+        if progress is not None:
+            progress.clear()
+        packer.close()
+    seconds = time.monotonic() - started
+    summary = (
+        f"{checked} fixtures, {generated} generated cases, seed {seed}, {seconds:.1f} s ({name})"
+    )
+    if finding is None:
+        print(f"packcheck verify: conformant: {summary}")
+        return 0
+    print(finding.report())
+    if args.save_failures is not None and finding.origin.startswith("generated"):
+        print(f"saved:    {_save(finding, args.save_failures)} (replay: packcheck fixtures FILE)")
+    print(f"rerun:    {_rerun(args, seed)}")
+    print(f"packcheck verify: NOT conformant: {summary}")
+    return 1

@@ -1,0 +1,406 @@
+"""Packers under test: a Python callable, a Python worker process, or any command.
+
+Every adapter has ``answer(case) -> object`` and ``close()``.  Whatever goes wrong on
+the packer's side (it raises, mutates its input, dies, hangs, prints garbage) becomes
+a :class:`PackerFault` for that case; the adapter recovers (a dead or stuck process
+is killed with its whole process group and restarted on the next case), so the gate
+never hangs and never crashes.
+
+Command protocol: one JSON case per line on the packer's stdin, one JSON object per
+line on its stdout, in order.  The worker protocol is the same exchange with
+length-prefixed pickles, so a Python packer's exact return types (tuples, NumPy
+scalars) reach the checker unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import importlib
+import json
+import os
+import pickle
+import selectors
+import shlex
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import IO, Any, Protocol, runtime_checkable
+
+from ._jsonio import JSONError, loads
+
+__all__ = [
+    "CallablePacker",
+    "CommandPacker",
+    "Packer",
+    "PackerFault",
+    "SetupError",
+    "WorkerPacker",
+    "encode_case",
+    "load_function",
+    "serve",
+]
+
+#: An answer line longer than this is a fault, not something to buffer forever.
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+_HEADER = struct.Struct(">Q")
+_STDERR_TAIL = 2000
+_GRACE_SECONDS = 1.0
+_DEATH_SECONDS = 0.2
+
+
+class PackerFault(Exception):
+    """The packer failed on one case (raised, died, timed out, ...); one line."""
+
+
+class SetupError(Exception):
+    """The packer cannot be loaded or started at all; one line."""
+
+
+@runtime_checkable
+class Packer(Protocol):
+    """What ``verify`` needs from a packer under test."""
+
+    def answer(self, case: dict[str, Any]) -> object:
+        """The packer's output for ``case``; raises :class:`PackerFault`."""
+        ...  # pragma: no cover - protocol
+
+    def close(self) -> None:
+        """Release the packer (end its process, if any)."""
+        ...  # pragma: no cover - protocol
+
+
+def _difference(before: object, after: object, where: str) -> str | None:
+    """Where ``after`` first differs from ``before``, comparing types exactly."""
+    if type(before) is not type(after):
+        return f"{where} changed type"
+    if isinstance(before, dict) and isinstance(after, dict):
+        if list(before) != list(after):
+            return f"{where} keys changed"
+        for key in before:
+            found = _difference(before[key], after[key], f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(before, list) and isinstance(after, list):
+        if len(before) != len(after):
+            return f"{where} length changed from {len(before)} to {len(after)}"
+        for index, (old, new) in enumerate(zip(before, after, strict=True)):
+            found = _difference(old, new, f"{where}[{index}]")
+            if found:
+                return found
+        return None
+    return None if before == after else f"{where} changed"
+
+
+class CallablePacker:
+    """A Python function called in this process with its own deep copy of each case."""
+
+    def __init__(self, function: Callable[[dict[str, Any]], object]) -> None:
+        self.function = function
+
+    def answer(self, case: dict[str, Any]) -> object:
+        """Call the function; an exception or a modified input is a :class:`PackerFault`."""
+        work = copy.deepcopy(case)
+        try:
+            result = self.function(work)
+        except (Exception, SystemExit) as exc:
+            raise PackerFault(f"raised {type(exc).__name__}: {exc}") from exc
+        changed = _difference(case, work, "case")
+        if changed:
+            raise PackerFault(f"modified its input ({changed})")
+        return result
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def load_function(spec: str) -> Callable[[dict[str, Any]], object]:
+    """Import ``MODULE:FUNCTION``, with the current directory on ``sys.path``.
+
+    Raises :class:`SetupError` (one line) when the spec, module or function is wrong.
+    """
+    module_name, _, function_name = spec.partition(":")
+    if not module_name or not function_name:
+        raise SetupError(f"--packer {spec!r}: expected MODULE:FUNCTION")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:
+        raise SetupError(f"cannot import {module_name!r}: {type(exc).__name__}: {exc}") from None
+    function = getattr(module, function_name, None)
+    if not callable(function):
+        raise SetupError(f"module {module_name!r} has no function {function_name!r}")
+    return function  # type: ignore[no-any-return]
+
+
+def encode_case(case: object) -> str:
+    """One line of ASCII JSON with every number exactly as generated.
+
+    ``4.0`` stays ``4.0`` (an integral float is a valid unit, and the packer must see
+    it as written); ``Decimal`` values read from fixture files keep their digits.
+    """
+    try:
+        return json.dumps(case, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return _encode(case)
+
+
+def _encode(value: object) -> str:
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(Decimal(value))  # str(int) refuses more than 4300 digits
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{json.dumps(k)}:{_encode(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(map(_encode, value)) + "]"
+    return json.dumps(value)
+
+
+class _Tail:
+    """The last bytes a process wrote to stderr, drained by a thread so that a
+    packer flooding stderr can never block on a full pipe."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._data = b""
+        self._thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _drain(self, stream: IO[bytes]) -> None:
+        with stream:
+            for chunk in iter(lambda: stream.read1(65536), b""):  # type: ignore[attr-defined]
+                self._data = (self._data + chunk)[-_STDERR_TAIL:]
+
+    def text(self) -> str:
+        self._thread.join(0.2)
+        lines = self._data.decode("utf-8", "replace").strip().splitlines()
+        return lines[-1][-300:] if lines else ""
+
+    def join(self) -> None:
+        self._thread.join(_GRACE_SECONDS)
+
+
+class _Process:
+    """A long-running packer process in its own session, restarted after a fault."""
+
+    def __init__(self, argv: list[str], timeout: float, env: dict[str, str] | None = None) -> None:
+        self.argv = argv
+        self.timeout = timeout
+        self._env = env
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._tail: _Tail | None = None
+        self._buffer = bytearray()
+
+    def start(self) -> None:
+        """Start the process; :class:`SetupError` when it cannot be started."""
+        try:
+            proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,  # its own process group: killpg ends its children
+                env=self._env,
+            )
+        except OSError as exc:
+            raise SetupError(f"cannot start {shlex.join(self.argv)}: {exc.strerror}") from None
+        assert proc.stdin
+        assert proc.stdout
+        assert proc.stderr
+        os.set_blocking(proc.stdin.fileno(), False)
+        self._proc, self._buffer = proc, bytearray()
+        self._tail = _Tail(proc.stderr)
+
+    def exchange(self, request: bytes, take: Callable[[bytearray], bytes | None]) -> bytes:
+        """Send ``request`` and return the reply ``take`` cuts from the output.
+
+        Within :attr:`timeout` seconds, or the process is killed and a
+        :class:`PackerFault` raised; any fault leaves the process stopped.
+        """
+        if self._proc is None:
+            try:
+                self.start()
+            except SetupError as exc:
+                raise PackerFault(str(exc)) from None
+        deadline = time.monotonic() + self.timeout
+        try:
+            self._write(request, deadline)
+            return self._read(take, deadline)
+        except PackerFault:
+            self.stop()
+            raise
+
+    def _wait(self, fileobj: IO[bytes], event: int, deadline: float) -> None:
+        with selectors.DefaultSelector() as selector:
+            selector.register(fileobj, event)
+            if not selector.select(max(0.0, deadline - time.monotonic())):
+                raise PackerFault(f"no answer within {self.timeout:g} s (timeout); packer stopped")
+
+    def _write(self, request: bytes, deadline: float) -> None:
+        assert self._proc
+        assert self._proc.stdin
+        view = memoryview(request)
+        while view:
+            self._wait(self._proc.stdin, selectors.EVENT_WRITE, deadline)
+            try:
+                view = view[os.write(self._proc.stdin.fileno(), view) :]
+            except BrokenPipeError:
+                raise PackerFault(self._death("closed its stdin")) from None
+
+    def _read(self, take: Callable[[bytearray], bytes | None], deadline: float) -> bytes:
+        assert self._proc
+        assert self._proc.stdout
+        while (reply := take(self._buffer)) is None:
+            if len(self._buffer) > MAX_ANSWER_BYTES:
+                raise PackerFault(f"answer longer than {MAX_ANSWER_BYTES} bytes")
+            self._wait(self._proc.stdout, selectors.EVENT_READ, deadline)
+            chunk = os.read(self._proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                raise PackerFault(self._death("closed its stdout"))
+            self._buffer += chunk
+        return reply
+
+    def _death(self, what: str) -> str:
+        assert self._proc
+        assert self._tail
+        try:
+            status = self._proc.wait(_DEATH_SECONDS)
+            message = (
+                f"exited with status {status}" if status >= 0 else f"killed by signal {-status}"
+            )
+        except subprocess.TimeoutExpired:
+            message = what
+        stderr = self._tail.text()
+        return f"{message}; stderr: {stderr}" if stderr else message
+
+    def stop(self, grace: float = 0.0) -> None:
+        """End the process and its whole group (after ``grace`` seconds to exit)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        assert proc.stdin
+        assert proc.stdout
+        assert self._tail
+        proc.stdin.close()  # nothing is buffered: requests go out through os.write
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(grace)
+        # Children may outlive the leader; the group outlives both.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+        self._tail.join()
+
+    def close(self) -> None:
+        """Close stdin, let the packer exit, then end whatever is left of its group."""
+        self.stop(_GRACE_SECONDS)
+
+
+def _line(buffer: bytearray) -> bytes | None:
+    end = buffer.find(b"\n")
+    if end < 0:
+        return None
+    line = bytes(buffer[:end])
+    del buffer[: end + 1]
+    return line
+
+
+def _frame(buffer: bytearray) -> bytes | None:
+    if len(buffer) < _HEADER.size:
+        return None
+    (length,) = _HEADER.unpack_from(buffer)
+    if len(buffer) < _HEADER.size + length:
+        return None
+    frame = bytes(buffer[_HEADER.size : _HEADER.size + length])
+    del buffer[: _HEADER.size + length]
+    return frame
+
+
+class CommandPacker(_Process):
+    """Any program speaking JSON Lines: one case in, one output object out."""
+
+    def __init__(self, command: str, timeout: float) -> None:
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise SetupError(f"--packer-cmd {command!r}: {exc}") from None
+        if not argv:
+            raise SetupError("--packer-cmd is empty")
+        super().__init__(argv, timeout)
+
+    def answer(self, case: dict[str, Any]) -> object:
+        """The parsed object the command printed for ``case``."""
+        raw = self.exchange((encode_case(case) + "\n").encode("ascii"), _line)
+        try:
+            output = loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, JSONError) as exc:
+            self.stop()
+            raise PackerFault(f"answered {_clip(raw)}, which is not JSON ({exc})") from None
+        if not isinstance(output, dict):
+            self.stop()
+            raise PackerFault(f"answered {_clip(raw)}, which is not a JSON object")
+        return output
+
+
+def _clip(raw: bytes) -> str:
+    text = raw.decode("utf-8", "replace")
+    return repr(text if len(text) <= 80 else text[:77] + "...")
+
+
+class WorkerPacker(_Process):
+    """A Python ``MODULE:FUNCTION`` run in a worker process, so a hang can be timed out."""
+
+    def __init__(self, spec: str, timeout: float) -> None:
+        load_function(spec)  # fail early, here, with a one-line setup error
+        package_root = str(Path(__file__).resolve().parent.parent)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+        super().__init__([sys.executable, "-m", "packcheck._packers", spec], timeout, env)
+
+    def answer(self, case: dict[str, Any]) -> object:
+        """The function's return value, exactly as returned in the worker."""
+        request = pickle.dumps(case)
+        frame = self.exchange(_HEADER.pack(len(request)) + request, _frame)
+        status, value = pickle.loads(frame)
+        if status == "fault":
+            raise PackerFault(value)
+        return value
+
+
+def serve(function: Callable[[dict[str, Any]], object], inp: IO[bytes], out: IO[bytes]) -> None:
+    """The worker loop: answer pickled cases from ``inp`` on ``out`` until end of input."""
+    packer = CallablePacker(function)
+    while len(header := inp.read(_HEADER.size)) == _HEADER.size:
+        case = pickle.loads(inp.read(_HEADER.unpack(header)[0]))
+        try:
+            reply = pickle.dumps(("ok", packer.answer(case)))
+        except PackerFault as exc:
+            reply = pickle.dumps(("fault", str(exc)))
+        except Exception as exc:
+            reply = pickle.dumps(("fault", f"returned a value that cannot be sent back: {exc}"))
+        out.write(_HEADER.pack(len(reply)) + reply)
+        out.flush()
+
+
+def _worker_main(spec: str) -> None:  # pragma: no cover - runs in the worker process
+    # The protocol owns the real stdout; the packer's own prints go to stderr.
+    protocol = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    try:
+        function = load_function(spec)
+    except SetupError as exc:
+        print(exc, file=sys.stderr)
+        sys.exit(2)
+    serve(function, sys.stdin.buffer, protocol)
+
+
+if __name__ == "__main__":  # pragma: no cover - the worker process entry point
+    _worker_main(sys.argv[1])

@@ -1,0 +1,165 @@
+"""``packcheck.verify.check``: every deliberately broken packer is caught, and shrunk."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from packcheck import pack
+from packcheck.verify import (
+    Counterexample,
+    Finding,
+    Fixture,
+    check,
+    read_fixtures,
+    seed_fixtures,
+    show_answer,
+)
+
+sys.path.insert(0, str(Path(__file__).parent / "packers"))
+import broken
+
+WIDE = 2**70
+
+
+def _caught(packer: Any, *, max_units: int = 2**53 - 1, seed: int = 0) -> Finding:
+    with pytest.raises(Counterexample) as info:
+        check(packer, seed=seed, max_examples=400, max_units=max_units, fixtures=())
+    return info.value.finding
+
+
+@pytest.mark.parametrize(
+    ("name", "max_units", "largest"),
+    [
+        ("stop_at_first_misfit", 2**53 - 1, 4),
+        ("python_sorted_missing", 2**53 - 1, 2),
+        ("float_arithmetic", WIDE, 4),
+        ("int64_wrap", WIDE, 4),
+        ("missing_dedup", 2**53 - 1, 2),
+        ("less_than", 2**53 - 1, 2),
+        ("skip_validation_when_exhausted", 2**53 - 1, 2),
+        ("zero_remaining_as_float", 2**53 - 1, 1),
+        ("true_is_one", 2**53 - 1, 2),
+    ],
+)
+def test_each_broken_packer_is_caught_by_generated_cases_and_shrunk(
+    name: str, max_units: int, largest: int
+) -> None:
+    finding = _caught(getattr(broken, name), max_units=max_units)
+    assert finding.failures
+    assert finding.expected == pack(finding.case)
+    assert finding.origin.startswith("generated case (seed 0")
+    case = finding.case
+    assert len(case["blocks"]) + len(case["required"]) <= largest, case
+
+
+def test_python_sorted_missing_shrinks_to_the_utf16_boundary() -> None:
+    case = _caught(broken.python_sorted_missing).case
+    assert case["blocks"] == []
+    assert sorted(case["required"]) != sorted(
+        case["required"], key=lambda s: s.encode("utf-16-be", "surrogatepass")
+    )
+
+
+def test_a_correct_packer_in_another_style_passes() -> None:
+    summary = check(broken.functional, seed=1, max_examples=300, max_units=WIDE)
+    assert (summary.fixtures, summary.generated, summary.seed) == (3, 300, 1)
+
+
+def test_the_numpy_engine_passes_beyond_int64() -> None:
+    check(lambda case: pack(case, engine="numpy"), seed=2, max_examples=300, max_units=WIDE)
+
+
+def test_the_same_seed_finds_the_same_counterexample() -> None:
+    first = _caught(broken.missing_dedup, seed=7)
+    again = _caught(broken.missing_dedup, seed=7)
+    assert first == again
+
+
+def test_a_seed_is_chosen_and_reported_when_none_is_given() -> None:
+    summary = check(broken.correct, max_examples=20)
+    assert 0 <= summary.seed < 2**32
+    with pytest.raises(Counterexample, match=r"generated case \(seed \d+"):
+        check(broken.less_than, max_examples=200, fixtures=())
+
+
+def test_seed_fixtures_come_first() -> None:
+    with pytest.raises(Counterexample) as info:
+        check(broken.stop_at_first_misfit, seed=0)
+    finding = info.value.finding
+    assert finding.origin == "fixture seed.json: case 2 (skip-large-continue)"
+    assert finding.fixture()["id"] == "skip-large-continue"
+    assert [f.name for f in seed_fixtures()] == [
+        "distractor-first",
+        "skip-large-continue",
+        "invalid-size",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "check_text", "answer_text"),
+    [
+        ("tuple_kept", "kept is tuple", "('A', 'B')"),
+        ("numpy_remaining", "remaining is numpy.int64", "np.int64(0)"),
+        ("float_remaining", "remaining is float", "0.0"),
+        ("extra_key", "extra keys ['engine']", '"engine":"mine"'),
+        ("mutates_input", "packer fault: modified its input", "no answer"),
+        ("raises", "packer fault: raised RuntimeError: packer exploded", "no answer"),
+        ("exits", "packer fault: raised SystemExit: 3", "no answer"),
+    ],
+)
+def test_packer_faults_are_failures_with_their_case(
+    name: str, check_text: str, answer_text: str
+) -> None:
+    with pytest.raises(Counterexample) as info:
+        check(getattr(broken, name), seed=0)
+    report = str(info.value)
+    assert check_text in report
+    assert answer_text in report.split("  answer:   ")[1]
+    assert '"input":{"budget":7' in report  # the fixture that failed, ready to save
+
+
+def test_fixtures_from_files_keep_their_numbers_exact(tmp_path: Path) -> None:
+    path = tmp_path / "cases.json"
+    path.write_text(
+        '[{"id": "f", "input": {"budget": 4.0, "blocks": [{"id": "A", "size": 1.5}],'
+        ' "required": []}, "expected": {"error": "size"}},'
+        ' {"input": {"budget": 1e400, "blocks": [], "required": []},'
+        ' "expected": {"kept": [], "remaining": 1e400, "missing": []}}]'
+    )
+    first, second = read_fixtures(path)
+    assert first == Fixture(
+        "f",
+        {"budget": 4.0, "blocks": [{"id": "A", "size": 1.5}], "required": []},
+        {"error": "size"},
+        f"fixture {path}: case 1 (f)",
+    )
+    assert type(first.case["budget"]) is float
+    assert str(second.case["budget"]) == "1E+400"  # not a double: kept as a Decimal
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"input": {}, "expected": {"error": "input"}}, 2]',
+        "[1]",
+        '[{"input": {"budget": 1, "blocks": [], "required": []}}]',
+    ],
+)
+def test_an_unusable_fixture_is_a_source_error(tmp_path: Path, text: str) -> None:
+    from packcheck._sources import SourceError
+
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(SourceError, match=r"bad\.json"):
+        list(read_fixtures(path))
+
+
+def test_show_answer_uses_json_only_for_plain_json() -> None:
+    assert show_answer({"a": [1, "x", None, True]}) == '{"a":[1,"x",null,true]}'
+    assert show_answer({"a": (1,)}) == "{'a': (1,)}"
+    assert show_answer({1: 2}) == "{1: 2}"
+    assert show_answer(2.5) == "2.5"
