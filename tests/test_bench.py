@@ -66,7 +66,7 @@ SMALL = {
     "sizes": (1000, 4000),
     "workloads": ["uniform-50%", "staircase"],
     "repeat": 2,
-    "blocks_per_repeat": 1,
+    "min_time": 0.0,
 }
 
 
@@ -115,7 +115,7 @@ def test_compare_skips_what_only_one_report_has(clock: FakeClock) -> None:
 def test_the_reference_is_skipped_above_its_limit(clock: FakeClock) -> None:
     report = bench.run(
         packers={"fast": clock.packer(1.0)}, sizes=[100, 5000], workloads=["pareto"],
-        repeat=1, reference_limit=1000,
+        repeat=1, reference_limit=1000, min_time=0,
     )  # fmt: skip
     assert report.seconds(bench.REFERENCE, "pareto", 100) is not None
     assert report.seconds(bench.REFERENCE, "pareto", 5000) is None
@@ -123,9 +123,32 @@ def test_the_reference_is_skipped_above_its_limit(clock: FakeClock) -> None:
     assert report.seconds("fast", "pareto", 5000) == pytest.approx(5e-6)
 
 
+def test_a_fast_call_is_timed_over_many_calls(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bench, "_MAX_CALLS", 300)  # a free call is capped, not endless
+    counts = {"cheap": 0, "free": 0}
+
+    def cheap(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+        counts["cheap"] += 1
+        clock.now += 1e-6  # 1 us a call: 100 calls make the 100 us minimum
+        return scan.pack_sizes(budget, sizes)
+
+    def free(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+        counts["free"] += 1
+        return scan.pack_sizes(budget, sizes)
+
+    packers = {"cheap": cheap, "free": free}
+    report = bench.run(packers=packers, sizes=[50], workloads=["pareto"], repeat=2, min_time=1e-4)
+    assert counts == {"cheap": 1 + 2 * 100, "free": 1 + 2 * 300}
+    assert report.seconds("cheap", "pareto", 50) == pytest.approx(1e-6)
+    # The reference (40 ns x 50 blocks = 2 us a call) is timed over 50 calls.
+    assert report.seconds(bench.REFERENCE, "pareto", 50) == pytest.approx(2e-6)
+
+
 def test_a_packer_that_takes_no_time_has_an_infinite_speedup(clock: FakeClock) -> None:
     report = bench.run(
-        packers={"free": scan.pack_sizes}, sizes=[10], workloads=["pareto"], blocks_per_repeat=1
+        packers={"free": scan.pack_sizes}, sizes=[10], workloads=["pareto"], min_time=0.0
     )
     assert report.speedup("free", "pareto", 10) == float("inf")
     assert report.slope("free", "pareto") is None  # one size, and no positive time
@@ -138,13 +161,13 @@ def test_the_collector_is_off_while_timing_and_left_as_found(clock: FakeClock) -
         states.append(gc.isenabled())
         return scan.pack_sizes(budget, sizes)
 
-    bench.run(packers={"w": watched}, sizes=[10], workloads=["pareto"], repeat=2)
+    bench.run(packers={"w": watched}, sizes=[10], workloads=["pareto"], repeat=2, min_time=0)
     assert gc.isenabled()
     assert states[0] is True  # the answer check runs before timing
     assert set(states[1:]) == {False}
     gc.disable()
     try:
-        bench.run(packers={"w": watched}, sizes=[10], workloads=["pareto"], repeat=1)
+        bench.run(packers={"w": watched}, sizes=[10], workloads=["pareto"], repeat=1, min_time=0)
         assert not gc.isenabled()
     finally:
         gc.enable()
@@ -152,7 +175,7 @@ def test_the_collector_is_off_while_timing_and_left_as_found(clock: FakeClock) -
 
 def test_progress_names_every_cell(clock: FakeClock) -> None:
     seen: list[str] = []
-    bench.run(sizes=[10, 20], workloads=["sawtooth"], repeat=1, progress=seen.append)
+    bench.run(sizes=[10, 20], workloads=["sawtooth"], repeat=1, min_time=0, progress=seen.append)
     assert seen == ["[1/2] sawtooth n=10", "[2/2] sawtooth n=20"]
 
 
@@ -188,12 +211,12 @@ def _mutating(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
 )
 def test_a_wrong_or_mutating_packer_is_an_error(packer: bench.Packer, message: str) -> None:
     with pytest.raises(bench.BenchError, match=f"^bad {message} on pareto at n=100$"):
-        bench.run(packers={"bad": packer}, sizes=[100], workloads=["pareto"], repeat=1)
+        bench.run(packers={"bad": packer}, sizes=[100], workloads=["pareto"], min_time=0)
 
 
 def test_a_packer_answering_in_lists_is_accepted() -> None:
     report = bench.run(
-        packers={"lists": _list_answer}, sizes=[50], workloads=["pareto"], blocks_per_repeat=1
+        packers={"lists": _list_answer}, sizes=[50], workloads=["pareto"], min_time=0.0
     )
     assert report.engines() == ["reference", "lists"]
 
@@ -264,6 +287,7 @@ def test_the_table_marks_cells_that_were_not_measured() -> None:
 # --- the command ----------------------------------------------------------------------
 
 CLI = ["bench", "--sizes", "1000,4000", "--workload", "uniform-50%", "--workload", "staircase"]
+CLI += ["--min-time", "0"]
 
 
 @pytest.fixture

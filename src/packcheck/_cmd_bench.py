@@ -71,6 +71,13 @@ def register(commands: Any) -> None:
         metavar="N",
         help="run the reference only up to N blocks (default: 1000000)",
     )
+    p.add_argument(
+        "--min-time",
+        type=float,
+        default=0.02,
+        metavar="SECONDS",
+        help="time each sample over calls lasting at least this long (default: 0.02)",
+    )
     p.add_argument("--seed", type=int, default=0, help="data seed (default: 0)")
     p.set_defaults(run=run_bench)
 
@@ -122,6 +129,7 @@ def run_bench(args: argparse.Namespace) -> int:
             repeat=repeat,
             seed=args.seed,
             reference_limit=args.reference_limit,
+            min_time=args.min_time,
             progress=_progress if sys.stderr.isatty() else None,
         )
     except bench.BenchError as exc:

@@ -47,6 +47,8 @@ REFERENCE = "reference"
 DEFAULT_SIZES: tuple[int, ...] = (10**3, 10**4, 10**5, 10**6)
 # Looked up at each run, so a test can put the whole CLI on simulated time.
 _clock: Callable[[], float] = time.perf_counter
+# Calls per timed sample at most: a call that seems free must not loop forever.
+_MAX_CALLS = 10_000
 _reference: Callable[[int, list[int]], tuple[list[bool], int]] = reference.pack_sizes
 
 
@@ -56,7 +58,11 @@ class BenchError(Exception):
 
 @dataclass(frozen=True)
 class Timing:
-    """The median seconds per call of one packer on one workload at one size."""
+    """The median seconds per call of one packer on one workload at one size.
+
+    ``samples`` holds the seconds per call of each repeat, in order: the reference's
+    and a packer's ``i``-th samples were taken one right after the other.
+    """
 
     engine: str
     workload: str
@@ -65,6 +71,7 @@ class Timing:
     budget: int
     seed: int
     seconds: float
+    samples: tuple[float, ...] = ()
 
 
 @dataclass
@@ -87,20 +94,33 @@ class Report:
         """The block counts measured, ascending."""
         return sorted({t.n for t in self.timings})
 
-    def seconds(self, engine: str, name: str, n: int) -> float | None:
-        """Median seconds per call, or ``None`` if that cell was not measured."""
+    def timing(self, engine: str, name: str, n: int) -> Timing | None:
+        """The timing of that cell, or ``None`` if it was not measured."""
         for timing in self.timings:
             if (timing.engine, timing.workload, timing.n) == (engine, name, n):
-                return timing.seconds
+                return timing
         return None
 
+    def seconds(self, engine: str, name: str, n: int) -> float | None:
+        """Median seconds per call, or ``None`` if that cell was not measured."""
+        timing = self.timing(engine, name, n)
+        return None if timing is None else timing.seconds
+
     def speedup(self, engine: str, name: str, n: int) -> float | None:
-        """The reference's time over ``engine``'s, both from this run."""
-        mine = self.seconds(engine, name, n)
-        theirs = self.seconds(REFERENCE, name, n)
+        """The reference's time over ``engine``'s, both from this run.
+
+        The median of the repeats' ratios when both have the same repeats (each ratio
+        compares two calls made back to back, under the same machine load), else the
+        ratio of the medians.
+        """
+        mine = self.timing(engine, name, n)
+        theirs = self.timing(REFERENCE, name, n)
         if mine is None or theirs is None:
             return None
-        return theirs / mine if mine > 0 else math.inf
+        if mine.samples and len(mine.samples) == len(theirs.samples):
+            pairs = zip(theirs.samples, mine.samples, strict=True)
+            return statistics.median(_ratio(a, b) for a, b in pairs)
+        return _ratio(theirs.seconds, mine.seconds)
 
     def slope(self, engine: str, name: str) -> float | None:
         """The scaling exponent: least-squares slope of log time against log n."""
@@ -130,12 +150,18 @@ class Report:
     def from_json(cls, data: Any) -> Report:
         """Read :meth:`to_json`'s output; ``ValueError`` (one line) if it is not that."""
         try:
-            timings = [Timing(**t) for t in data["timings"]]
+            timings = [
+                Timing(**{**t, "samples": tuple(t.get("samples", ()))}) for t in data["timings"]
+            ]
             machine = dict(data.get("machine", {}))
         except (TypeError, KeyError, AttributeError) as exc:
             why = f"{type(exc).__name__}: {exc}"
             raise ValueError(f"not a packcheck bench report ({why})") from None
         return cls(timings, machine)
+
+
+def _ratio(theirs: float, mine: float) -> float:
+    return theirs / mine if mine > 0 else math.inf
 
 
 def machine() -> dict[str, str]:
@@ -157,7 +183,7 @@ def run(
     repeat: int = 5,
     seed: int = 0,
     reference_limit: int = 10**6,
-    blocks_per_repeat: int = 10**5,
+    min_time: float = 0.02,
     clock: Callable[[], float] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Report:
@@ -166,10 +192,11 @@ def run(
     For every workload and size: the data are generated from ``seed``, each packer's
     answer is checked, then ``repeat`` rounds each time every packer in turn; a
     timing is the median over rounds.  The reference (given a Python list) runs only
-    up to ``reference_limit`` blocks, so no speedup is reported above that.  A repeat
-    calls each packer enough times to cover ``blocks_per_repeat`` blocks, so that
-    short calls are timed over many.  ``clock`` (default :func:`time.perf_counter`)
-    lets tests run on simulated time.  The garbage collector is off while timing.
+    up to ``reference_limit`` blocks, so no speedup is reported above that.  In a
+    repeat each packer is called often enough to take ``min_time`` seconds (judged by
+    its first call), so a fast call is timed over many.  ``clock`` (default
+    :func:`time.perf_counter`) lets tests run on simulated time.  The garbage
+    collector is off while timing.
 
     Raises :class:`BenchError` when a packer's answer is wrong or it mutates its
     input, ``ValueError`` for an unknown workload or a size or repeat below 1.
@@ -184,9 +211,8 @@ def run(
     for done, (load, n) in enumerate(cells):
         if progress is not None:
             progress(f"[{done + 1}/{len(cells)}] {load.name} n={n:,}")
-        number = max(1, blocks_per_repeat // n)
         timings += _measure(
-            load, n, seed, chosen, (repeat, number), n <= reference_limit, clock or _clock
+            load, n, seed, chosen, (repeat, min_time), n <= reference_limit, clock or _clock
         )
     return Report(timings, machine())
 
@@ -196,26 +222,27 @@ def _measure(
     n: int,
     seed: int,
     packers: Mapping[str, Packer],
-    rounds: tuple[int, int],
+    rounds: tuple[int, float],
     with_reference: bool,
     clock: Callable[[], float],
 ) -> list[Timing]:
     sizes, budget = load.generate(n, seed)
     pristine = sizes.copy()
-    calls: dict[str, Callable[[], object]] = {}
+    repeat, min_time = rounds
+    calls: dict[str, Callable[[], Any]] = {}
+    numbers: dict[str, int] = {}
     if with_reference:
-        listed = sizes.tolist()
-        calls[REFERENCE] = partial(_reference, budget, listed)
-        expected = reference.pack_sizes(budget, listed)
+        calls[REFERENCE] = partial(_reference, budget, sizes.tolist())
+        expected, numbers[REFERENCE] = _first_call(calls[REFERENCE], clock, min_time)
     else:
         mask, remaining = scan.pack_sizes(budget, sizes)
         expected = (mask.tolist(), remaining)
     for name, packer in packers.items():
-        _check(name, load.name, n, packer(budget, sizes), expected)
+        calls[name] = partial(packer, budget, sizes)
+        answer, numbers[name] = _first_call(calls[name], clock, min_time)
+        _check(name, load.name, n, answer, expected)
         if not np.array_equal(sizes, pristine):
             raise BenchError(f"{name} changed its input on {load.name} at n={n:,}")
-        calls[name] = partial(packer, budget, sizes)
-    repeat, number = rounds
     samples: dict[str, list[float]] = {name: [] for name in calls}
     collecting = gc.isenabled()
     gc.disable()  # as timeit does: a collection would land on whichever call is running
@@ -223,17 +250,30 @@ def _measure(
         for index in range(repeat):
             # Alternate the order, so neither side always runs first (warm caches).
             for name in list(calls)[:: 1 if index % 2 == 0 else -1]:
+                call, number = calls[name], numbers[name]
                 start = clock()
                 for _ in range(number):
-                    calls[name]()
+                    call()
                 samples[name].append((clock() - start) / number)
     finally:
         if collecting:
             gc.enable()
     return [
-        Timing(name, load.name, load.family, n, budget, seed, statistics.median(times))
+        Timing(
+            name, load.name, load.family, n, budget, seed, statistics.median(times), tuple(times)
+        )
         for name, times in samples.items()
     ]
+
+
+def _first_call(call: Callable[[], Any], clock: Callable[[], float], min_time: float) -> Any:
+    """The answer of ``call`` and how many calls take ``min_time`` (1 to _MAX_CALLS)."""
+    start = clock()
+    answer = call()
+    once = clock() - start
+    if once >= min_time:
+        return answer, 1
+    return answer, min(_MAX_CALLS, math.ceil(min_time / max(once, 1e-9)))
 
 
 def _check(engine: str, name: str, n: int, answer: Any, expected: tuple[list[bool], int]) -> None:
