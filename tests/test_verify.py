@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from packers import broken
 
 from packcheck import pack
 from packcheck.verify import (
@@ -18,9 +18,6 @@ from packcheck.verify import (
     seed_fixtures,
     show_answer,
 )
-
-sys.path.insert(0, str(Path(__file__).parent / "packers"))
-import broken
 
 WIDE = 2**70
 
@@ -163,3 +160,9 @@ def test_show_answer_uses_json_only_for_plain_json() -> None:
     assert show_answer({"a": (1,)}) == "{'a': (1,)}"
     assert show_answer({1: 2}) == "{1: 2}"
     assert show_answer(2.5) == "2.5"
+
+
+def test_shrinking_stops_after_its_time_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("packcheck.verify.SHRINK_SECONDS", 0.0)
+    finding = _caught(broken.less_than)
+    assert finding.failures  # the best case found before the budget ran out

@@ -1,0 +1,1 @@
+"""Packers used by the gate's own tests (importable as ``packers``; scripts run directly)."""

@@ -1,0 +1,219 @@
+"""``packcheck verify`` end to end, in-process (exit statuses, output, saved fixtures)."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from packcheck import _cmd_verify
+from packcheck._cli import main
+from packcheck._cmd_verify import parse_units
+
+PACKERS = Path(__file__).parent / "packers"
+LINES = f"{sys.executable} {PACKERS / 'lines_packer.py'}"
+
+
+@pytest.fixture(autouse=True)
+def _in_packers_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(PACKERS)
+
+
+def test_the_default_run_verifies_the_numpy_packer(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", "--seed", "1", "--max-examples", "100"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("packcheck verify: conformant: 3 fixtures, 100 generated cases, seed 1,")
+    assert "packcheck's NumPy packer" in out
+
+
+def test_a_broken_packer_exits_1_with_a_ready_to_save_fixture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    saved = tmp_path / "failures"
+    args = ["verify", "--packer", "broken:missing_dedup", "--seed", "3", "--save-failures"]
+    assert main([*args, str(saved), "--max-examples", "300"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL generated case (seed 3, shrunk)" in out
+    assert "check:    invariant missing == required - kept" in out
+    fixture_line = next(line for line in out.splitlines() if line.startswith("  fixture:"))
+    (fixture,) = json.loads(fixture_line.split(":", 1)[1])
+    assert set(fixture) == {"id", "input", "expected"}
+    assert (
+        "rerun:    packcheck verify --packer broken:missing_dedup --seed 3 --max-examples 300"
+        in out
+    )
+    (path,) = saved.glob("*.json")
+    assert json.loads(path.read_text()) == [fixture]
+    # The saved case replays with `packcheck fixtures` and is checked first next time.
+    assert main(["fixtures", str(path)]) == 0
+    assert main([*args, str(saved)]) == 1
+    out = capsys.readouterr().out
+    assert f"FAIL fixture {path}: case 1 ({fixture['id']})" in out
+    assert "saved:" not in out
+
+
+def test_saved_failures_from_another_engineer_are_replayed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "old.json").write_text(
+        '[{"id": "old", "input": {"budget": 0, "blocks": [], "required": ["A", "A"]},'
+        ' "expected": {"kept": [], "remaining": 0, "missing": ["A", "A"]}}]'
+    )
+    args = ["verify", "--seed", "1", "--max-examples", "10", "--save-failures", str(tmp_path)]
+    assert main(args) == 0
+    assert "4 fixtures" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--packer", "no_such_module_xyz:f"], "cannot import 'no_such_module_xyz'"),
+        (["--packer", "broken:nope"], "has no function 'nope'"),
+        (["--packer-cmd", "/no/such/packer"], "cannot start /no/such/packer"),
+        (["--packer", "broken:nope", "--timeout", "1"], "has no function 'nope'"),
+    ],
+)
+def test_setup_errors_exit_2_on_one_line(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["verify", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert message in err
+
+
+def test_an_unreadable_failures_directory_is_a_setup_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "bad.json").write_text("[1]")
+    assert main(["verify", "--save-failures", str(tmp_path)]) == 2
+    assert "expected a fixture object" in capsys.readouterr().err
+    (tmp_path / "bad.json").unlink()
+    (tmp_path / "dir.json").mkdir()
+    assert main(["verify", "--save-failures", str(tmp_path)]) == 2
+    assert "Is a directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--max-units", "2**"],
+        ["--max-units", "0"],
+        ["--max-units", "2**53-2**54"],
+        ["--max-units", "9**9999999"],
+        ["--max-examples", "0"],
+        ["--max-examples", "many"],
+        ["--timeout", "-1"],
+        ["--timeout", "inf"],
+        ["--seed", "-3"],
+        ["--packer", "a:b", "--packer-cmd", "c"],
+    ],
+)
+def test_usage_errors_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["verify", *args])
+    assert info.value.code == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_max_units_accepts_digits_and_powers() -> None:
+    assert parse_units("9007199254740991") == 2**53 - 1
+    assert parse_units("2**70") == 2**70
+    assert parse_units("2**53 - 1") == 2**53 - 1
+    assert parse_units("1_000+2**3") == 1008
+
+
+def test_a_wide_range_catches_float_arithmetic(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["verify", "--packer", "broken:float_arithmetic", "--seed", "1"]
+    assert main([*args, "--max-examples", "200"]) == 0
+    assert main([*args, "--max-examples", "200", "--max-units", "2**70"]) == 1
+    assert "--max-units 1180591620717411303424" in capsys.readouterr().out
+
+
+def test_a_correct_command_packer_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", "--packer-cmd", LINES, "--seed", "2", "--max-examples", "150"]) == 0
+    assert "(command " in capsys.readouterr().out
+
+
+def test_a_hanging_command_fails_within_the_timeout(capsys: pytest.CaptureFixture[str]) -> None:
+    started = time.monotonic()
+    command = ["verify", "--packer-cmd", f"{LINES} close-stdout", "--timeout", "1", "--seed", "1"]
+    assert main(command) == 1
+    assert time.monotonic() - started < 10
+    out = capsys.readouterr().out
+    assert "packer fault: closed its stdout" in out
+    assert "--timeout 1" in out
+
+
+def test_a_python_packer_with_a_timeout_runs_in_a_worker(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["verify", "--packer", "broken:hangs", "--timeout", "0.5", "--seed", "1"]
+    assert main(args) == 1
+    assert "no answer within 0.5 s (timeout)" in capsys.readouterr().out
+    assert main(["verify", "--timeout", "30", "--seed", "1", "--max-examples", "20"]) == 0
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_javascript_packer_passes_in_range_and_fails_beyond_2_to_the_53(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    command = ["verify", "--packer-cmd", "node packer.js", "--seed", "1", "--max-examples", "200"]
+    assert main(command) == 0
+    assert main([*command, "--max-units", "2**70"]) == 1
+    assert "FAIL generated case" in capsys.readouterr().out
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_shown_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["verify", "--seed", "1", "--max-examples", "30"]) == 0
+    assert "\rpackcheck verify: 30/30 generated cases" in terminal.getvalue()
+    assert terminal.getvalue().endswith("\r\x1b[K")
+    quiet = _Terminal()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    assert main(["verify", "--packer", "broken:stop_at_first_misfit"]) == 1
+    assert quiet.getvalue() == ""  # a fixture failed: no generated case, no progress
+
+
+def test_a_run_without_a_seed_prints_the_one_it_used(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", "--max-examples", "5"]) == 0
+    assert ", seed " in capsys.readouterr().out
+
+
+def test_the_module_entry_point_runs_the_gate() -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "packcheck",
+            "verify",
+            "--packer-cmd",
+            f"{LINES} hang",
+            "--timeout",
+            "1",
+            "--seed",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PIDFILE": "/dev/null", "PATH": "/usr/bin:/bin"},
+    )
+    assert result.returncode == 1, result.stderr
+    assert "no answer within 1 s" in result.stdout
+
+
+def test_numpy_packer_is_the_engine() -> None:
+    assert _cmd_verify.numpy_packer({"budget": 1, "blocks": [], "required": []})["remaining"] == 1
