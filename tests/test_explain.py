@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from packcheck import trace
-from packcheck._explain import explain, show_id
+from packcheck._explain import SHOWN_AHEAD, explain, explain_lines, show_id
 
 
 def case(budget: Any, blocks: list[tuple[str, Any]], required: list[str]) -> dict[str, Any]:
@@ -84,3 +84,31 @@ def test_an_escaped_id_in_the_table_and_the_reasons() -> None:
     text = explain(trace(value), "c")
     assert '"\\ud83d"     9                 1  dropped' in text
     assert '  missing "\\ud800": evicted - kept ahead of it: "" (1);' in text
+
+
+def test_a_long_run_of_kept_blocks_is_named_up_to_a_limit_then_counted() -> None:
+    ids = [f"k{i}" for i in range(SHOWN_AHEAD + 1)]
+    exactly = case(len(ids), [(i, 1) for i in [*ids, "X"]], ["X"])
+    (line,) = [ln for ln in explain_lines(trace(exactly), "c") if ln.startswith("  missing")]
+    assert ", ".join(f"{i} (1)" for i in ids) + "; they used 9 units" in line
+    longer = case(len(ids) + 1, [(i, 1) for i in [*ids, "k9", "X"]], ["X"])
+    (line,) = [ln for ln in explain_lines(trace(longer), "c") if ln.startswith("  missing")]
+    named = ", ".join(f"k{i} (1)" for i in range(SHOWN_AHEAD))
+    assert line == (
+        f"  missing X: evicted - kept ahead of it: {named}, and 2 more; they used 10 units,"
+        " leaving 0 when X (size 1) was reached"
+    )
+
+
+def test_only_the_first_available_copy_of_an_evicted_id_is_explained() -> None:
+    value = case(2, [("A", 2), ("X", 1), ("B", 5), ("X", 1)], ["X"])
+    (line,) = [ln for ln in explain_lines(trace(value), "c") if ln.startswith("  missing")]
+    assert line.endswith(
+        "kept ahead of it: A (2); they used 2 units, leaving 0 when X (size 1) was reached"
+    )
+
+
+def test_the_lines_are_produced_one_at_a_time() -> None:
+    lines = explain_lines(trace(case(1, [("A", 1)], [])), "c")
+    assert next(lines) == "c:"
+    assert next(lines).startswith("  index")

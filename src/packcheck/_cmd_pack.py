@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import IO, Any
 
 from ._engines import ENGINES, Engine
-from ._explain import explain
+from ._explain import explain_lines
 from ._jsonio import dumps, same_json
 from ._model import MalformedCase
 from ._pack import pack
@@ -155,8 +155,8 @@ def run_pack(args: argparse.Namespace) -> int:
                     _problem(name, problem)
                     out.write(dumps(result) + "\n")
                 elif args.explain:
-                    text = explain(trace(record.case, engine=args.engine), record.where)
-                    out.write(_writable(text, out) + "\n")
+                    for line in explain_lines(trace(record.case, engine=args.engine), record.where):
+                        out.write(_writable(line, out) + "\n")
                 elif args.trace:
                     out.write(dumps(trace(record.case, engine=args.engine).to_json()) + "\n")
                 else:

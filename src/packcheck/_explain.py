@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 from ._jsonio import dumps
 from ._trace import Trace
 
-__all__ = ["explain"]
+__all__ = ["SHOWN_AHEAD", "explain", "explain_lines"]
 
 
 def show_id(block_id: str) -> str:
@@ -26,52 +27,84 @@ def _units(count: int, noun: str = "unit") -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
+#: How many of the kept blocks ahead of an evicted ID are named before "N more".
+SHOWN_AHEAD = 8
+
+
 def explain(trace: Trace, where: str) -> str:
     """A multi-line, human-readable account of ``trace`` for the case at ``where``.
 
     Shows the steps (index, id, size, remaining before, bucket), the partition, the
-    result, and each missing ID with its reason; an evicted ID lists the kept blocks
-    ahead of it that used the budget.
+    result, and each missing ID with its reason; an evicted ID names the kept blocks
+    ahead of it that used the budget (the first :data:`SHOWN_AHEAD`, then a count).
     """
-    lines = [f"{where}:"]
+    return "\n".join(explain_lines(trace, where))
+
+
+def explain_lines(trace: Trace, where: str) -> Iterator[str]:
+    """The lines of :func:`explain`, one at a time (a trace of 10**6 steps streams).
+
+    O(n + r) for n steps and r missing IDs.
+    """
+    yield f"{where}:"
     if trace.size_error is not None:
-        lines.append(f"  result: {dumps(trace.result)}")
-        lines.append(f"  no packing: {trace.size_error}")
-        return "\n".join(lines)
-    rows = [("index", "id", "size", "remaining before", "bucket")]
-    rows += [
-        (str(s.index), show_id(s.id), str(s.size), str(s.remaining_before), s.bucket)
-        for s in trace.steps
-    ]
-    widths = [max(len(row[col]) for row in rows) for col in range(5)]
-    for row in rows:
-        cells = [
-            cell.rjust(width) if col in (0, 2, 3) else cell.ljust(width)
-            for col, (cell, width) in enumerate(zip(row, widths, strict=True))
-        ]
-        lines.append("  " + "  ".join(cells).rstrip())
+        yield f"  result: {dumps(trace.result)}"
+        yield f"  no packing: {trace.size_error}"
+        return
+    header = ("index", "id", "size", "remaining before", "bucket")
+    widths = [len(title) for title in header]
+    for s in trace.steps:
+        cells = (str(s.index), show_id(s.id), str(s.size), str(s.remaining_before), s.bucket)
+        widths = [max(width, len(cell)) for width, cell in zip(widths, cells, strict=True)]
+    yield _row(header, widths)
+    for s in trace.steps:
+        cells = (str(s.index), show_id(s.id), str(s.size), str(s.remaining_before), s.bucket)
+        yield _row(cells, widths)
     if not trace.steps:
-        lines.append("  (no blocks)")
+        yield "  (no blocks)"
     part = trace.partition
-    lines.append(f"  packed:    {_ids(part.packed)}")
-    lines.append(f"  available: {_ids(part.available)}")
-    lines.append(f"  dropped:   {_ids(part.dropped)}")
-    lines.append(f"  result: {dumps(trace.result)}")
+    yield f"  packed:    {_ids(part.packed)}"
+    yield f"  available: {_ids(part.available)}"
+    yield f"  dropped:   {_ids(part.dropped)}"
+    yield f"  result: {dumps(trace.result)}"
+    evictions = _evictions(trace)
     for block_id, reason in trace.reasons.items():
-        lines.append(f"  missing {show_id(block_id)}: {reason}{_because(trace, block_id, reason)}")
-    return "\n".join(lines)
+        because = (
+            " - no block has this ID"
+            if reason == "not-retrieved"
+            else " - every block with this ID is larger than the whole budget"
+            if reason == "oversized"
+            else evictions[block_id]
+        )
+        yield f"  missing {show_id(block_id)}: {reason}{because}"
 
 
-def _because(trace: Trace, block_id: str, reason: str) -> str:
-    if reason == "not-retrieved":
-        return " - no block has this ID"
-    if reason == "oversized":
-        return " - every block with this ID is larger than the whole budget"
-    ahead = trace.evicted_by(block_id)
-    victim = next(s for s in trace.steps if s.id == block_id and s.bucket == "available")
-    used = sum(s.size for s in ahead)
-    names = ", ".join(f"{show_id(s.id)} ({s.size})" for s in ahead)
-    return (
-        f" - kept ahead of it: {names}; they used {_units(used)}, leaving"
-        f" {victim.remaining_before} when {show_id(block_id)} (size {victim.size}) was reached"
-    )
+def _row(cells: tuple[str, ...], widths: list[int]) -> str:
+    aligned = [
+        cell.rjust(width) if col in (0, 2, 3) else cell.ljust(width)
+        for col, (cell, width) in enumerate(zip(cells, widths, strict=True))
+    ]
+    return ("  " + "  ".join(aligned)).rstrip()
+
+
+def _evictions(trace: Trace) -> dict[str, str]:
+    """For each evicted ID: the kept blocks ahead of its first available copy, in one pass."""
+    evicted = {block_id for block_id, reason in trace.reasons.items() if reason == "evicted"}
+    out: dict[str, str] = {}
+    names: list[str] = []
+    count = used = 0
+    for step in trace.steps:
+        if step.bucket == "packed":
+            count += 1
+            used += step.size
+            if len(names) <= SHOWN_AHEAD:
+                names.append(f"{show_id(step.id)} ({step.size})")
+        elif step.bucket == "available" and step.id in evicted and step.id not in out:
+            shown = names[:SHOWN_AHEAD] if count > SHOWN_AHEAD + 1 else names
+            more = f", and {count - len(shown)} more" if count > len(shown) else ""
+            out[step.id] = (
+                f" - kept ahead of it: {', '.join(shown)}{more}; they used {_units(used)},"
+                f" leaving {step.remaining_before} when {show_id(step.id)}"
+                f" (size {step.size}) was reached"
+            )
+    return out
