@@ -212,7 +212,10 @@ def test_every_kind_of_mutation_is_located(change: Any, where: str) -> None:
         ("broken:WIDE_TYPO", "has no function"),
     ],
 )
-def test_load_function_errors_are_one_line(spec: str, message: str) -> None:
+def test_load_function_errors_are_one_line(
+    spec: str, message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(PACKERS)
     with pytest.raises(SetupError, match=message):
         load_function(spec)
 
