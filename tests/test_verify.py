@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -166,3 +167,7 @@ def test_shrinking_stops_after_its_time_budget(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr("packcheck.verify.SHRINK_SECONDS", 0.0)
     finding = _caught(broken.less_than)
     assert finding.failures  # the best case found before the budget ran out
+
+
+def test_show_answer_writes_a_command_packers_fraction_as_read() -> None:
+    assert show_answer({"remaining": Decimal("1.5E+21")}) == '{"remaining":1.5E+21}'

@@ -133,7 +133,7 @@ def test_a_wide_range_catches_float_arithmetic(capsys: pytest.CaptureFixture[str
     args = ["verify", "--packer", "broken:float_arithmetic", "--seed", "1"]
     assert main([*args, "--max-examples", "200"]) == 0
     assert main([*args, "--max-examples", "200", "--max-units", "2**70"]) == 1
-    assert "--max-units 1180591620717411303424" in capsys.readouterr().out
+    assert "--max-units '2**70'" in capsys.readouterr().out
 
 
 def test_a_correct_command_packer_passes(capsys: pytest.CaptureFixture[str]) -> None:
@@ -217,3 +217,13 @@ def test_the_module_entry_point_runs_the_gate() -> None:
 
 def test_numpy_packer_is_the_engine() -> None:
     assert _cmd_verify.numpy_packer({"budget": 1, "blocks": [], "required": []})["remaining"] == 1
+
+
+@pytest.mark.parametrize(
+    ("units", "text"),
+    [(2**70, "2**70"), (2**53 - 1, "2**53-1"), (1000, "1000"), (2, "2"), (3, "3")],
+)
+def test_the_rerun_line_writes_max_units_as_the_user_would(units: int, text: str) -> None:
+    from packcheck._cmd_verify import _power_text
+
+    assert _power_text(units) == text

@@ -175,6 +175,14 @@ class _Progress:
             self.stream.flush()
 
 
+def _power_text(units: int) -> str:
+    """``2**70`` or ``2**53-1`` where ``units`` has that form, else its digits."""
+    for exact, suffix in ((units, ""), (units + 1, "-1")):
+        if exact > 2 and exact & (exact - 1) == 0:
+            return f"2**{exact.bit_length() - 1}{suffix}"
+    return str(units)
+
+
 def _rerun(args: argparse.Namespace, seed: int) -> str:
     words = ["packcheck", "verify"]
     if args.packer:
@@ -185,7 +193,7 @@ def _rerun(args: argparse.Namespace, seed: int) -> str:
     if args.max_examples != DEFAULT_MAX_EXAMPLES:
         words += ["--max-examples", str(args.max_examples)]
     if args.max_units != MAX_SAFE_UNITS:
-        words += ["--max-units", str(args.max_units)]
+        words += ["--max-units", _power_text(args.max_units)]
     if args.timeout is not None:
         words += ["--timeout", f"{args.timeout:g}"]
     return shlex.join(words)

@@ -126,7 +126,8 @@ def _plain_json(value: object) -> bool:
         return all(type(k) is str and _plain_json(v) for k, v in value.items())
     if type(value) is list:
         return all(map(_plain_json, value))
-    return type(value) in (str, int, bool, type(None))
+    # Decimal: a command packer's non-integral number, written back as it was read.
+    return type(value) in (str, int, bool, type(None), Decimal)
 
 
 def _exactly(expected: object, answer: object) -> bool:
