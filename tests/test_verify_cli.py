@@ -221,7 +221,14 @@ def test_numpy_packer_is_the_engine() -> None:
 
 @pytest.mark.parametrize(
     ("units", "text"),
-    [(2**70, "2**70"), (2**53 - 1, "2**53-1"), (1000, "1000"), (2, "2"), (3, "3")],
+    [
+        (2**70, "2**70"),
+        (2**53 - 1, "2**53-1"),
+        (1000, "1000"),
+        (256, "2**8"),
+        (255, "2**8-1"),
+        (3, "3"),
+    ],
 )
 def test_the_rerun_line_writes_max_units_as_the_user_would(units: int, text: str) -> None:
     from packcheck._cmd_verify import _power_text

@@ -178,7 +178,7 @@ class _Progress:
 def _power_text(units: int) -> str:
     """``2**70`` or ``2**53-1`` where ``units`` has that form, else its digits."""
     for exact, suffix in ((units, ""), (units + 1, "-1")):
-        if exact > 2 and exact & (exact - 1) == 0:
+        if exact >= 2**8 and exact & (exact - 1) == 0:
             return f"2**{exact.bit_length() - 1}{suffix}"
     return str(units)
 
