@@ -140,3 +140,9 @@ def test_check_trace_of_a_size_error_must_be_empty_and_name_the_field() -> None:
         check_trace(BAD, _broken_trace(BAD, steps=trace(DISTRACTOR).steps))
     with pytest.raises(InvariantError, match="names"):
         check_trace(BAD, _broken_trace(BAD, size_error="budget: nonsense"))
+
+
+def test_a_packer_echoing_a_surrogate_pair_is_not_a_false_alarm() -> None:
+    pair = "\ud800\udc00"
+    case = {"budget": 1, "blocks": [{"id": pair, "size": 1}], "required": [pair]}
+    check_output(case, {"kept": [pair], "remaining": 0, "missing": []})

@@ -159,3 +159,8 @@ def test_dumps_writes_deep_nesting_without_recursion() -> None:
 def test_same_json_compares_as_json_values(left: Any, right: Any, same: bool) -> None:
     assert same_json(left, right) is same
     assert same_json(right, left) is same
+
+
+def test_same_json_treats_a_surrogate_pair_as_its_character() -> None:
+    assert same_json(["\ud83d\ude00"], ["\U0001f600"])
+    assert not same_json(["\ud83d"], ["\U0001f600"])

@@ -30,3 +30,11 @@ def test_lone_surrogates_are_legal_ids_and_sort_by_their_code_unit() -> None:
     assert sorted_utf16([FULLWIDTH_A, low, "a", high]) == ["a", high, low, FULLWIDTH_A]
     # A lone high surrogate sorts with the pairs that start with it.
     assert sorted_utf16([GRIN, "\ud83d", "\ud83c"]) == ["\ud83c", "\ud83d", GRIN]
+
+
+def test_a_surrogate_pair_and_its_character_are_one_id() -> None:
+    from packcheck._order import same_utf16
+
+    assert same_utf16("\ud83d\ude00") == "\U0001f600"
+    assert same_utf16("a\ud800") == "a\ud800"  # a lone surrogate stays
+    assert same_utf16("caf\xe9") == "caf\xe9"

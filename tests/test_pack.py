@@ -147,3 +147,14 @@ def test_huge_integers_are_exact(engine: Engine) -> None:
 def test_a_malformed_case_raises(engine: Engine) -> None:
     with pytest.raises(MalformedCase):
         pack({"budget": 1, "blocks": [{"id": 1, "size": 1}], "required": []}, engine=engine)
+
+
+def test_ids_compare_as_utf16_code_units_whatever_python_string_spells_them() -> None:
+    pair, char = "\ud800\udc00", "\U00010000"
+    case = {"budget": 1, "blocks": [{"id": pair, "size": 1}], "required": [char, "\ud800"]}
+    for engine in ("reference", "numpy"):
+        assert pack(case, engine=engine) == {
+            "kept": [char],
+            "remaining": 0,
+            "missing": ["\ud800"],
+        }

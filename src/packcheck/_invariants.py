@@ -19,7 +19,7 @@ from collections import Counter
 
 from ._jsonio import dumps
 from ._model import SizeError, read_case
-from ._order import sorted_utf16
+from ._order import same_utf16, sorted_utf16
 from ._trace import Trace
 
 __all__ = ["InvariantError", "check_output", "check_trace"]
@@ -92,6 +92,9 @@ def check_output(case: object, output: object) -> None:
         raise InvariantError(
             "types", f"remaining is {_type_name(remaining)} {_show(remaining)}, not int"
         )
+    # IDs compare as UTF-16 code units, as read_case reads the case's own IDs.
+    kept = [same_utf16(item) for item in kept]
+    missing = [same_utf16(item) for item in missing]
 
     # Check remaining >= 0.
     if remaining < 0:

@@ -13,6 +13,7 @@ import json
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from ._order import same_utf16
 from ._units import MAX_DIGITS, NumberTooLarge
 
 __all__ = ["JSONError", "dumps", "loads", "same_json"]
@@ -155,5 +156,6 @@ def same_json(left: Any, right: Any) -> bool:
     if isinstance(left, list | tuple) and isinstance(right, list | tuple):
         return len(left) == len(right) and all(map(same_json, left, right))
     if isinstance(left, str) and isinstance(right, str):
-        return left == right
+        # As JSON text: a surrogate pair and its character are the same string.
+        return left == right or same_utf16(left) == same_utf16(right)
     return left is None and right is None

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
+from ._order import same_utf16
 from ._units import NumberTooLarge, as_unit
 
 __all__ = ["Case", "MalformedCase", "SizeError", "json_type", "read_case"]
@@ -113,7 +114,7 @@ def read_case(case: object) -> Case | SizeError:
         if not isinstance(block_id, str):
             got = "absent" if "id" not in block else json_type(block_id)
             raise MalformedCase(f"blocks[{index}].id", f"expected a string, got {got}")
-        ids.append(block_id)
+        ids.append(block_id if block_id.isascii() else same_utf16(block_id))
         raw_sizes.append(block.get("size"))
     required = case.get("required")
     if not isinstance(required, list):
@@ -122,6 +123,7 @@ def read_case(case: object) -> Case | SizeError:
     for index, wanted in enumerate(required):
         if not isinstance(wanted, str):
             raise MalformedCase(f"required[{index}]", f"expected a string, got {json_type(wanted)}")
+    wanted_ids = tuple(w if w.isascii() else same_utf16(w) for w in required)
 
     budget = _unit(case.get("budget"), "budget")
     if budget is None or budget < 0:
@@ -136,4 +138,4 @@ def read_case(case: object) -> Case | SizeError:
         if size is None or size < 1:
             return SizeError(f"blocks[{index}].size", raw, absent="size" not in blocks[index])
         sizes.append(size)
-    return Case(budget, tuple(ids), tuple(sizes), tuple(required))
+    return Case(budget, tuple(ids), tuple(sizes), wanted_ids)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["sorted_utf16", "utf16_key"]
+__all__ = ["same_utf16", "sorted_utf16", "utf16_key"]
 
 
 def utf16_key(text: str) -> bytes:
@@ -21,3 +21,17 @@ def utf16_key(text: str) -> bytes:
 def sorted_utf16(texts: Iterable[str]) -> list[str]:
     """``texts`` in UTF-16 code-unit order; stable, repeats kept.  O(n log n)."""
     return sorted(texts, key=utf16_key)
+
+
+def same_utf16(text: str) -> str:
+    """``text`` with each surrogate pair joined into its character.
+
+    IDs are compared as UTF-16 code-unit sequences, as JSON and JavaScript see them:
+    the Python strings ``"\\ud83d\\ude00"`` (a pair) and ``"\\U0001f600"`` are one ID.
+    Lone surrogates stay as they are.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-be", "surrogatepass").decode("utf-16-be", "surrogatepass")
+    return text
