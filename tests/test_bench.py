@@ -47,6 +47,12 @@ class FakeClock:
         return pack_sizes
 
 
+@pytest.fixture(autouse=True)
+def _restore_sys_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # --packer puts the current directory on sys.path; keep that inside each test.
+    monkeypatch.setattr(sys, "path", list(sys.path))
+
+
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     """Simulated time for the whole bench, the reference costing 40 ns a block."""
@@ -391,7 +397,6 @@ def test_a_packer_module_is_imported_from_the_current_directory(
         "    return mask, remaining + 1\n"
     )
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
     monkeypatch.delitem(sys.modules, "my_packer_under_test", raising=False)
     argv = ["bench", "--sizes", "100", "--workload", "pareto", "--repeat", "1"]
     assert main([*argv, "--packer", "my_packer_under_test:fast"]) == 0
