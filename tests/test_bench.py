@@ -8,6 +8,7 @@ slowed by construction, not by luck.
 from __future__ import annotations
 
 import gc
+import importlib.util
 import json
 import re
 import sys
@@ -314,7 +315,9 @@ def test_bench_prints_the_table_writes_json_and_plots(
 ) -> None:
     out, png = tmp_path / "bench.json", tmp_path / "bench.png"
     argv = [*CLI, "--quick", "--packer", "candidate:pack_sizes", "--json", str(out)]
-    assert main([*argv, "--plot", str(png)]) == 0
+    # The plot is an optional extra: drawn where matplotlib is installed (CI installs it).
+    plotting = importlib.util.find_spec("matplotlib") is not None
+    assert main([*argv, *(["--plot", str(png)] if plotting else [])]) == 0
     text = capsys.readouterr().out
     assert "over 3 repeat(s)" in text
     assert "reference" in text
@@ -324,7 +327,7 @@ def test_bench_prints_the_table_writes_json_and_plots(
     assert "candidate:pack_sizes at n=4,000: typical median 40.0x" in text
     saved = bench.Report.from_json(json.loads(out.read_text()))
     assert saved.speedup("candidate:pack_sizes", "staircase", 4000) == pytest.approx(40.0)
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not plotting or png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_bench_compare_fails_on_a_slowed_engine_and_passes_an_unchanged_one(
