@@ -87,7 +87,7 @@ def test_explain_on_distractor_first(capsys: pytest.CaptureFixture[str]) -> None
     assert status == 0
     assert out[0] == "case 1 (distractor-first):"
     assert (
-        "  missing C: evicted - kept ahead of it: A (4), B (3); they used 7 units,"
+        "  missing C: evicted - kept ahead of it: A (4), B (3); they used 7 of 7 units,"
         " leaving 0 when C (size 2) was reached"
     ) in out
     assert "  dropped:   A" in out  # skip-large-continue

@@ -30,7 +30,7 @@ def test_distractor_first_says_a_and_b_used_the_seven_units() -> None:
         "  available: C",
         "  dropped:   -",
         '  result: {"kept":["A","B"],"remaining":0,"missing":["C"]}',
-        "  missing C: evicted - kept ahead of it: A (4), B (3); they used 7 units,"
+        "  missing C: evicted - kept ahead of it: A (4), B (3); they used 7 of 7 units,"
         " leaving 0 when C (size 2) was reached",
     ]
 
@@ -39,7 +39,7 @@ def test_every_reason_is_explained() -> None:
     value = case(1, [("A", 1), ("B", 1), ("C", 2)], ["B", "C", "Z"])
     lines = explain(trace(value), "line 4").splitlines()
     assert lines[-3:] == [
-        "  missing B: evicted - kept ahead of it: A (1); they used 1 unit,"
+        "  missing B: evicted - kept ahead of it: A (1); they used 1 of 1 unit,"
         " leaving 0 when B (size 1) was reached",
         "  missing C: oversized - every block with this ID is larger than the whole budget",
         "  missing Z: not-retrieved - no block has this ID",
@@ -90,12 +90,12 @@ def test_a_long_run_of_kept_blocks_is_named_up_to_a_limit_then_counted() -> None
     ids = [f"k{i}" for i in range(SHOWN_AHEAD + 1)]
     exactly = case(len(ids), [(i, 1) for i in [*ids, "X"]], ["X"])
     (line,) = [ln for ln in explain_lines(trace(exactly), "c") if ln.startswith("  missing")]
-    assert ", ".join(f"{i} (1)" for i in ids) + "; they used 9 units" in line
+    assert ", ".join(f"{i} (1)" for i in ids) + "; they used 9 of 9 units" in line
     longer = case(len(ids) + 1, [(i, 1) for i in [*ids, "k9", "X"]], ["X"])
     (line,) = [ln for ln in explain_lines(trace(longer), "c") if ln.startswith("  missing")]
     named = ", ".join(f"k{i} (1)" for i in range(SHOWN_AHEAD))
     assert line == (
-        f"  missing X: evicted - kept ahead of it: {named}, and 2 more; they used 10 units,"
+        f"  missing X: evicted - kept ahead of it: {named}, and 2 more; they used 10 of 10 units,"
         " leaving 0 when X (size 1) was reached"
     )
 
@@ -104,7 +104,7 @@ def test_only_the_first_available_copy_of_an_evicted_id_is_explained() -> None:
     value = case(2, [("A", 2), ("X", 1), ("B", 5), ("X", 1)], ["X"])
     (line,) = [ln for ln in explain_lines(trace(value), "c") if ln.startswith("  missing")]
     assert line.endswith(
-        "kept ahead of it: A (2); they used 2 units, leaving 0 when X (size 1) was reached"
+        "kept ahead of it: A (2); they used 2 of 2 units, leaving 0 when X (size 1) was reached"
     )
 
 

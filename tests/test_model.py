@@ -71,9 +71,9 @@ def test_shape_is_checked_for_every_block_before_any_unit() -> None:
         (-1, "budget: -1 (number) is not an integer >= 0"),
         (2.5, "budget: 2.5 (number) is not an integer >= 0"),
         (Decimal("4.0000000000000000001"), "budget: 4.0000000000000000001 (number) is not"),
-        (True, "budget: True (boolean) is not an integer >= 0"),
-        (None, "budget: None (null) is not an integer >= 0"),
-        ("4", "budget: '4' (string) is not an integer >= 0"),
+        (True, "budget: true (boolean) is not an integer >= 0"),
+        (None, "budget: null is not an integer >= 0"),
+        ("4", 'budget: "4" (string) is not an integer >= 0'),
         ([], "budget: [] (array) is not an integer >= 0"),
         ({}, "budget: {} (object) is not an integer >= 0"),
     ],
@@ -123,7 +123,7 @@ def test_the_first_invalid_field_in_reading_order_is_named() -> None:
 def test_a_long_value_is_shortened_in_the_reason() -> None:
     read = read_case(case(sizes=("x" * 100,)))
     assert isinstance(read, SizeError)
-    assert "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (string)" in read.reason
+    assert '"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (string)' in read.reason
 
 
 def test_a_unit_past_the_digit_limit_is_malformed_not_a_size_error() -> None:
@@ -152,3 +152,9 @@ def test_json_type_names_json_types() -> None:
         "array",
         "bytes",
     ]
+
+
+def test_a_size_that_is_not_json_at_all_is_shown_as_python_shows_it() -> None:
+    read = read_case({"budget": 1, "blocks": [{"id": "A", "size": {1, 2}}], "required": []})
+    assert isinstance(read, SizeError)
+    assert read.reason == "blocks[0].size: {1, 2} (set) is not an integer >= 1"

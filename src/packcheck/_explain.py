@@ -103,7 +103,8 @@ def _evictions(trace: Trace) -> dict[str, str]:
             shown = names[:SHOWN_AHEAD] if count > SHOWN_AHEAD + 1 else names
             more = f", and {count - len(shown)} more" if count > len(shown) else ""
             out[step.id] = (
-                f" - kept ahead of it: {', '.join(shown)}{more}; they used {_units(used)},"
+                f" - kept ahead of it: {', '.join(shown)}{more}; they used {used} of"
+                f" {_units(used + step.remaining_before)},"
                 f" leaving {step.remaining_before} when {show_id(step.id)}"
                 f" (size {step.size}) was reached"
             )

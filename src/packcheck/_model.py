@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
+from ._jsonio import dumps
 from ._order import same_utf16
 from ._units import NumberTooLarge, as_unit
 
@@ -55,7 +56,10 @@ class SizeError:
     def reason(self) -> str:
         """One line: which field and why it is not a valid unit."""
         floor = 0 if self.where == "budget" else 1
-        got = "absent" if self.absent else f"{_show(self.value)} ({json_type(self.value)})"
+        if self.absent or self.value is None:
+            got = "absent" if self.absent else "null"
+        else:
+            got = f"{_show(self.value)} ({json_type(self.value)})"
         return f"{self.where}: {got} is not an integer >= {floor}"
 
 
@@ -77,7 +81,11 @@ def json_type(value: object) -> str:
 
 
 def _show(value: object) -> str:
-    text = repr(value) if not isinstance(value, Decimal) else str(value)
+    # As JSON where it is JSON (``true``, ``"4"``, ``2.5``), else as Python shows it.
+    try:
+        text = dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
