@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import os
 import statistics
 import sys
 from typing import Any, cast
 
 from . import bench, scan
+from ._packers import SetupError, load_function
 from ._workloads import WORKLOADS
 
 __all__ = ["register"]
@@ -163,19 +162,10 @@ def run_bench(args: argparse.Namespace) -> int:
 
 
 def _load(spec: str) -> bench.Packer:
-    module_name, _, function_name = spec.partition(":")
-    if not module_name or not function_name:
-        raise _Usage(f"--packer {spec!r}: expected MODULE:FUNCTION")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
     try:
-        module = importlib.import_module(module_name)
-    except Exception as exc:
-        raise _Usage(f"--packer {spec!r}: cannot import {module_name!r}: {exc}") from None
-    function = getattr(module, function_name, None)
-    if not callable(function):
-        raise _Usage(f"--packer {spec!r}: {module_name!r} has no function {function_name!r}")
-    return cast(bench.Packer, function)
+        return cast(bench.Packer, load_function(spec))
+    except SetupError as exc:
+        raise _Usage(str(exc)) from None
 
 
 def _baseline(path: str) -> bench.Report:

@@ -134,10 +134,14 @@ def load_function(spec: str) -> Callable[[dict[str, Any]], object]:
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:
-        raise SetupError(f"cannot import {module_name!r}: {type(exc).__name__}: {exc}") from None
+        raise SetupError(
+            f"--packer {spec!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
+        ) from None
     function = getattr(module, function_name, None)
     if not callable(function):
-        raise SetupError(f"module {module_name!r} has no function {function_name!r}")
+        raise SetupError(
+            f"--packer {spec!r}: module {module_name!r} has no function {function_name!r}"
+        )
     return function  # type: ignore[no-any-return]
 
 
