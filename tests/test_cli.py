@@ -86,3 +86,31 @@ def test_python_dash_m(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.M
         runpy.run_module("packcheck", run_name="__main__")
     assert info.value.code == 0
     assert capsys.readouterr().out == "3 of 3 fixtures passed (reference engine)\n"
+
+
+@pytest.mark.parametrize(
+    ("closed", "status", "out", "err"),
+    [
+        (0, 2, b"", b"packcheck: <stdin>: no cases in input (it is empty)\n"),
+        (1, 2, None, b"packcheck: <stdin>: line 1: case: expected an object, got number\n"),
+        (2, 2, b'{"error":"input","detail":"line 1: case: expected an object, got number"}\n', b""),
+    ],
+)
+def test_a_closed_standard_stream_is_the_null_device(
+    closed: int, status: int, out: bytes | None, err: bytes
+) -> None:
+    # Closed by the caller (<&-, >&-, 2>&-): Python then starts with sys.stdin/stdout/
+    # stderr as None, which used to raise AttributeError or send errors to stdout.
+    script = "import os, sys; from packcheck._cli import main; os.close(%d); sys.%s = None; "
+    script += "sys.exit(main(['pack']))"
+    name = ("stdin", "stdout", "stderr")[closed]
+    child = subprocess.run(
+        [sys.executable, "-c", script % (closed, name)],
+        input=b"" if closed == 0 else b"7\n",
+        capture_output=True,
+        timeout=60,
+    )
+    assert child.returncode == status
+    if out is not None:
+        assert child.stdout == out
+    assert child.stderr == err

@@ -33,8 +33,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _open_closed_streams() -> None:
+    """Point a standard stream the caller closed (``<&-``, ``>&-``) at the null device.
+
+    Python starts with ``sys.stdin`` (or ``stdout``, ``stderr``) as ``None`` then; left
+    so, reading it raises ``AttributeError`` and ``print(file=sys.stderr)`` silently
+    writes to stdout instead, between the JSON lines.  Closed stdin reads as empty
+    input; what goes to a closed stdout or stderr is discarded.
+    """
+    for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
+        if getattr(sys, name) is None:
+            # Left open for the life of the process, as the standard streams are.
+            setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))  # noqa: SIM115
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``packcheck`` with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    _open_closed_streams()
     args = build_parser().parse_args(argv)
     try:
         status: int = args.run(args)
