@@ -100,12 +100,16 @@ def test_1e400_is_an_integer_and_huge_exponents_are_refused(run: Any) -> None:
         b'{"budget": 1e400, "blocks": [{"id": "A", "size": 1.0e399}], "required": []}\n'
         b'{"budget": 1e999999999999999999999, "blocks": [], "required": []}\n'
         b'{"budget": 0e999999999999999999999, "blocks": [], "required": []}\n'
+        b'{"budget": 1, "blocks": [{"id": "A", "size": 1e-999999999999999999999}],'
+        b' "required": []}\n'
     )
     status, answers, _ = run(data)
     assert status == 2
     assert answers[0] == {"kept": ["A"], "remaining": 9 * 10**399, "missing": []}
     assert "exponent out of range" in answers[1]["detail"]
     assert answers[2] == {"kept": [], "remaining": 0, "missing": []}
+    # A tiny fraction is still a number, and no integer: the size is invalid.
+    assert answers[3] == {"error": "size"}
 
 
 def test_bytes_that_are_not_utf8(run: Any) -> None:

@@ -10,7 +10,7 @@ surrogates survive as ``\\udXXX`` escapes, and integers of any length are printe
 from __future__ import annotations
 
 import json
-from decimal import Decimal, InvalidOperation
+from decimal import MIN_EMIN, Decimal, InvalidOperation
 from typing import Any
 
 from ._order import same_utf16
@@ -46,10 +46,16 @@ def _parse_float(text: str) -> Decimal:
         value = Decimal(text)
     except InvalidOperation:
         # The exponent is beyond what Decimal holds (about 10**18).  Zero is zero at
-        # any exponent; anything else has far more than MAX_DIGITS digits.
-        mantissa = text.lstrip("-").split("e")[0].split("E")[0]
+        # any exponent.  Any other number with such a negative exponent is a fraction
+        # (an integer would need over 10**18 digits before it): it stands in as the
+        # same digits at Decimal's least exponent, still no unit.  A positive one has
+        # far more than MAX_DIGITS digits.
+        sign = "-" if text.startswith("-") else ""
+        mantissa, _, exponent = text.lstrip("-").lower().partition("e")
         if mantissa.strip("0.") == "":
-            return Decimal("-0" if text.startswith("-") else "0")
+            return Decimal(sign + "0")
+        if exponent.startswith("-"):
+            return Decimal(f"{sign}{mantissa}E{MIN_EMIN}")
         raise JSONError(f"number {text[:20]}... has an exponent out of range") from None
     if value and value.adjusted() >= MAX_DIGITS:
         raise NumberTooLarge(value.adjusted() + 1)
