@@ -162,6 +162,15 @@ def test_a_one_line_array_followed_by_more_lines_is_json_lines() -> None:
     assert records(b"[]\n" + CASE)[0].case == []
 
 
+@pytest.mark.parametrize("data", [b"[]", b"[ ]\n\n", b"\xef\xbb\xbf[]\r\n", b"[\n]\n"])
+def test_an_empty_array_alone_is_one_error_record(data: bytes) -> None:
+    # Neither a case nor any fixture: not zero records (``pack`` printed nothing and
+    # exited 0, ``fixtures`` passed "0 of 0").
+    ((where, error),) = summary(data)
+    assert where in ("line 1", "input")
+    assert error == "expected a case or an array of fixtures, got an empty array"
+
+
 def test_an_empty_input_is_a_source_error() -> None:
     for data in (b"", b"\n \n", b"\xef\xbb\xbf"):
         with pytest.raises(SourceError, match="no cases in input"):

@@ -134,7 +134,7 @@ def _json_lines(first: bytes, number: int, stream: IO[bytes]) -> Iterator[Record
             later = stream.readline()
             after += 1
         if not later:
-            yield from _fixtures(value)
+            yield from _fixtures(value, where)
             return
         yield Record(where, case=value)
         yield _line(later, after)
@@ -154,7 +154,9 @@ def _whole(data: bytes) -> list[Record] | str:
     except JSONError as exc:
         return str(exc)
     # Only a container can span lines: '{' is one case, '[' an array of fixtures.
-    return list(_fixtures(value)) if isinstance(value, list) else [Record("case 1", case=value)]
+    if isinstance(value, list):
+        return list(_fixtures(value, "input"))
+    return [Record("case 1", case=value)]
 
 
 def _fixture(value: Any, where: str) -> Record:
@@ -176,7 +178,11 @@ def _fixture(value: Any, where: str) -> Record:
     )
 
 
-def _fixtures(values: list[Any]) -> Iterator[Record]:
+def _fixtures(values: list[Any], where: str) -> Iterator[Record]:
+    if not values:
+        # Neither a case nor a fixture to check: answered as an input error, so an
+        # input of just "[]" does not pass as zero cases with status 0.
+        yield Record(where, error="expected a case or an array of fixtures, got an empty array")
     for number, value in enumerate(values, start=1):
         yield _fixture(value, f"case {number}")
 
