@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from packcheck._units import MAX_DIGITS, NumberTooLarge, as_unit
@@ -63,6 +65,29 @@ def test_an_int_subclass_other_than_bool_is_read_as_its_value() -> None:
     got = as_unit(Units(7))
     assert got == 7
     assert type(got) is int
+
+
+@pytest.mark.parametrize(
+    ("value", "unit"),
+    [
+        (np.int64(3), 3),
+        (np.uint64(2**64 - 1), 2**64 - 1),
+        (np.int8(-2), -2),
+        (np.float64(4.0), 4),
+        (np.float32(4.0), 4),
+        (Fraction(6, 2), 3),
+        (np.float32(2.5), None),
+        (np.float64("nan"), None),
+        (Fraction(5, 2), None),
+        (np.bool_(True), None),
+    ],
+)
+def test_other_python_numbers_are_read_by_value(value: object, unit: int | None) -> None:
+    # np.int64(3) was no unit while np.float64(3.0) was one: a case built from a
+    # NumPy array's items got {"error": "size"}.
+    got = as_unit(value)
+    assert got == unit
+    assert unit is None or type(got) is int
 
 
 def test_a_decimal_integer_longer_than_the_limit_is_refused_before_it_is_built() -> None:

@@ -4,12 +4,15 @@ A unit is a JSON number whose value is an integer.  ``4`` and ``4.0`` are the sa
 unit; ``2.5``, booleans, ``None``, strings, containers and non-finite numbers are not.
 Numbers read by :mod:`packcheck._jsonio` arrive as ``int`` or :class:`~decimal.Decimal`
 (so ``4.0000000000000000001`` is *not* rounded into a unit); numbers built in Python
-may also be ``float``.
+may also be ``float``, or any other Python number (a NumPy integer or float, a
+``Fraction``), read by its value.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
+import operator
 from decimal import Decimal
 
 __all__ = ["MAX_DIGITS", "NumberTooLarge", "as_unit"]
@@ -47,4 +50,12 @@ def as_unit(value: object) -> int | None:
         if value and value.adjusted() >= MAX_DIGITS:
             raise NumberTooLarge(value.adjusted() + 1)
         return int(value)
+    # Other Python numbers by value, as JSON would write them: NumPy integers (not
+    # NumPy's bool, which is no Integral) and floats, fractions.
+    if isinstance(value, numbers.Integral):
+        return operator.index(value)
+    if isinstance(value, numbers.Rational):
+        return int(value.numerator) if value.denominator == 1 else None
+    if isinstance(value, numbers.Real):
+        return as_unit(float(value))
     return None
