@@ -256,6 +256,16 @@ def test_invalid_units_are_never_valid() -> None:
         assert isinstance(read_case({"budget": value, "blocks": [], "required": []}), SizeError)
 
 
+@pytest.mark.parametrize("max_units", [2**1024, 10**5000], ids=["2**1024", "10**5000"])
+def test_max_units_past_the_largest_double_draws_cases(max_units: int) -> None:
+    # st.floats() raised OverflowError for such a bound: `verify --max-units 10**5000`
+    # ended in a traceback.
+    drawn = _sample(cases(max_units=max_units), 100)
+    assert any(isinstance(read_case(case), SizeError) for case in drawn)
+    for value in _sample(invalid_units(min_valid=0, max_units=max_units), 100):
+        assert isinstance(read_case({"budget": value, "blocks": [], "required": []}), SizeError)
+
+
 def test_ids_cross_the_utf16_boundary() -> None:
     ids = _sample(block_ids())
     assert sorted_utf16(ids) != sorted(ids)

@@ -13,6 +13,7 @@ when the strategy is built, never an empty search space at run time.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from hypothesis import strategies as st
@@ -122,6 +123,8 @@ def invalid_units(
     _check_int("min_valid", min_valid)
     _check_int("max_units", max_units, least=1)
     half = min(100, max_units)
+    # st.floats() refuses a bound past the largest double (about 1.8e308).
+    widest = min(max_units, sys.float_info.max)
     fractions = [x for x in (2.0**51 + 0.5, -0.25, 1e-300) if abs(x) <= max_units]
     kinds: list[st.SearchStrategy[object]] = [
         # Just below the floor: zero for sizes, -1 for budgets.
@@ -130,7 +133,7 @@ def invalid_units(
         # 2**51 + 0.5 is exact in a double: a fraction next to a large integer.
         st.one_of(
             st.integers(-half, half - 1).map(lambda whole: whole + 0.5),
-            st.floats(-max_units, max_units).filter(lambda x: not x.is_integer()),
+            st.floats(-widest, widest).filter(lambda x: not x.is_integer()),
             st.sampled_from(fractions),
         ),
         st.booleans(),
