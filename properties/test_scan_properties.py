@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -106,3 +107,68 @@ def test_long_lists_give_the_reference_answer(
     sizes = rng.integers(1, 2**top_bits, n, dtype=np.int64, endpoint=True)
     budget = int(float(sizes.sum(dtype=np.float64)) * share)
     assert_same(budget, sizes.tolist(), sizes)
+
+
+@st.composite
+def huge_remainders(draw: st.DrawFn) -> tuple[int, npt.NDArray[np.int64]]:
+    """Long int64 inputs whose remaining starts between 2**61 and 2**63 - 1.
+
+    Sizes mix 1s, sizes around tau = budget // 16 (whose sums pass 2**63 within a
+    chunk), sizes around the budget and int64 max, so every sum the kernel forms is
+    near the edge where int64 would wrap.
+    """
+    budget = draw(
+        st.one_of(
+            st.integers(2**61, INT64_MAX),
+            st.sampled_from([2**62 - 1, 2**62, 2**62 + 2**60, INT64_MAX - 1, INT64_MAX]),
+        )
+    )
+    n = draw(st.integers(1, 40_000))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    tau = budget // 16
+    pools = [
+        np.ones(n, dtype=np.int64),
+        rng.integers(max(1, tau - 2**30), tau + 2**30, n, dtype=np.int64),
+        rng.integers(max(1, budget - 2**20), INT64_MAX, n, dtype=np.int64, endpoint=True),
+        rng.integers(1, INT64_MAX, n, dtype=np.int64, endpoint=True),
+    ]
+    weights = np.array([draw(st.integers(0, 8)) for _ in pools], dtype=np.float64) + 1e-9
+    choice = rng.choice(len(pools), n, p=weights / weights.sum())
+    sizes = np.choose(choice, pools)
+    return budget, sizes
+
+
+@given(huge_remainders())
+def test_remainders_near_int64_give_the_reference_answer(
+    case: tuple[int, npt.NDArray[np.int64]],
+) -> None:
+    budget, sizes = case
+    assert_same(budget, sizes.tolist(), sizes)
+
+
+non_units = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True).filter(lambda x: not float(x).is_integer()),
+    st.booleans(),
+    st.text(max_size=3),
+    st.none(),
+    st.fractions().filter(lambda q: q.denominator != 1),
+)
+
+
+@given(
+    budget=budgets,
+    sizes=st.lists(_magnitudes(2**70), max_size=50),
+    bad=non_units,
+    where=st.integers(0, 50),
+)
+def test_object_arrays_with_a_non_unit_raise(
+    budget: int, sizes: list[int], bad: object, where: int
+) -> None:
+    # Wherever the bad element stands, even after the budget is spent: never rounded,
+    # never counted (a bool is not 1).
+    values: list[object] = list(sizes)
+    values.insert(min(where, len(values)), bad)
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    with pytest.raises((TypeError, ValueError)):
+        scan.pack_sizes(budget, array)

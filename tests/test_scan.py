@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -134,8 +136,48 @@ def test_narrow_integer_dtypes(dtype: type[np.integer[Any]]) -> None:
     assert_same(100, sizes, np.array(sizes, dtype=dtype))
 
 
-def test_boolean_sizes_count_as_ones() -> None:
-    assert_same(3, [1, 1, 1, 1, 1], np.ones(5, dtype=np.bool_))
+@pytest.mark.parametrize(
+    "sizes",
+    [
+        np.ones(5, dtype=np.bool_),
+        np.array(["4", "3"], dtype=object),
+        np.array([4, "3"], dtype=object),
+        np.array([True, 3], dtype=object),
+        np.array([3, np.True_], dtype=object),
+        np.array([3, 1j], dtype=object),
+        np.array([2**70, "3"], dtype=object),
+    ],
+)
+@pytest.mark.parametrize("budget", [10, 2**63 - 1, 2**80])
+def test_sizes_that_are_not_numbers_are_rejected(budget: int, sizes: npt.NDArray[Any]) -> None:
+    # A bool is never a unit (it is not counted as 1), nor is a string such as "4".
+    with pytest.raises(TypeError):
+        scan.pack_sizes(budget, sizes)
+
+
+@pytest.mark.parametrize("budget", [True, False, np.True_])
+def test_a_bool_budget_is_rejected(budget: Any) -> None:
+    with pytest.raises(TypeError, match="bool"):
+        scan.pack_sizes(budget, np.array([1, 2], dtype=np.int64))
+
+
+@pytest.mark.parametrize(
+    "bad", [2.5, math.nan, math.inf, -math.inf, np.float64(0.5), Fraction(5, 2), Decimal("2.5")]
+)
+@pytest.mark.parametrize("budget", [3, 2**63 - 1, 2**70])
+def test_object_arrays_never_round_a_fraction(budget: int, bad: object) -> None:
+    # astype(int64) would truncate 2.5 to 2 and keep it: out-of-contract input raises.
+    with pytest.raises(ValueError, match="integral"):
+        scan.pack_sizes(budget, np.array([bad], dtype=object))
+    with pytest.raises(ValueError, match="integral"):
+        scan.pack_sizes(budget, np.array([1, 2**70, bad, 4], dtype=object))
+
+
+@pytest.mark.parametrize("budget", [0, 7, 2**62, 2**63 - 2, 2**63 - 1, 2**70])
+def test_object_arrays_of_whole_numbers_of_any_type_are_read_by_value(budget: int) -> None:
+    whole = [4.0, np.int64(3), np.uint64(2**64 - 1), Fraction(6, 3), Decimal("5.0"), 7, 2**70]
+    values = [4, 3, 2**64 - 1, 2, 5, 7, 2**70] * 700
+    assert_same(budget, values, np.array(whole * 700, dtype=object))
 
 
 def test_whole_floats_are_units() -> None:
@@ -208,3 +250,89 @@ def test_rounds_stay_bounded_on_orders_that_make_a_phase_scan_quadratic(
     assert_same(budget, sizes.tolist(), sizes)
     levels = math.log(budget, scan._K) + 2
     assert 0 < rounds <= scan._K * levels + 2 * n / scan._CHUNK_MIN
+
+
+def _count_python_blocks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the blocks that go through the Python stretch (_exact_chunk)."""
+    counted = [0]
+    exact_chunk = scan._exact_chunk
+
+    def counting(chunk: npt.NDArray[np.int64], *args: Any) -> int:
+        counted[0] += chunk.shape[0]
+        return exact_chunk(chunk, *args)
+
+    monkeypatch.setattr(scan, "_exact_chunk", counting)
+    return counted
+
+
+@pytest.mark.parametrize("budget", [2**62 - 1, 2**62, 2**62 + 2**60, 2**63 - 2, 2**63 - 1])
+@pytest.mark.parametrize("large", [2**63 - 1, "budget+1", "budget"])
+def test_remainders_past_2_62_stay_vectorised(
+    budget: int, large: int | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Alternating 1 and a block too large for what is left: before, a remaining at or
+    # above ~2**62 sent every block through Python, slower than the reference.
+    big = (
+        min(budget + 1, 2**63 - 1)
+        if large == "budget+1"
+        else budget
+        if large == "budget"
+        else large
+    )
+    assert isinstance(big, int)
+    sizes = np.ones(200_000, dtype=np.int64)
+    sizes[1::2] = big
+    python_blocks = _count_python_blocks(monkeypatch)
+    assert_same(budget, sizes.tolist(), sizes)
+    assert python_blocks[0] <= 2 * scan._NUMPY_MIN
+
+
+@pytest.mark.parametrize("budget", [2**62 - 1, 2**62, 2**62 + 1, 2**63 - 2, 2**63 - 1])
+@pytest.mark.parametrize("spread", ["at-tau", "tau-and-large", "ones-and-tau", "random"])
+def test_small_sums_that_would_wrap_int64_stay_exact(budget: int, spread: str) -> None:
+    # Sizes about tau = budget // 16 sum past 2**63 within 17 blocks: the prefix sums
+    # are cut before they wrap, and keys size - (R + 1) + S stay inside int64.
+    rng = np.random.default_rng(budget % 997)
+    tau = budget // 16
+    n = 30_000
+    sizes = rng.integers(tau - 2**20, tau, n, dtype=np.int64, endpoint=True)
+    if spread == "tau-and-large":
+        sizes[rng.random(n) < 0.3] = 2**63 - 1
+    elif spread == "ones-and-tau":
+        sizes[rng.random(n) < 0.9] = 1
+        sizes[rng.random(n) < 0.05] = budget - 3
+    elif spread == "random":
+        sizes = rng.integers(1, 2**63 - 1, n, dtype=np.int64)
+        sizes[::3] = rng.integers(1, 2**40, sizes[::3].shape[0])
+    assert_same(budget, sizes.tolist(), sizes)
+
+
+@pytest.mark.parametrize("budget", [2**62, 2**63 - 2, 2**63 - 1])
+def test_keys_at_the_int64_edge_find_the_block_that_fits_exactly(budget: int) -> None:
+    # The one large block that fits leaves remaining 0: size + S == c to the unit,
+    # with size - (R + 1) at its most negative and S at its largest.
+    tau = budget // 16
+    ones = 50_000
+    fits = budget - ones
+    sizes = [1] * ones + [fits + 1] * 3000 + [fits] + [1] * 3000 + [tau] * 100
+    assert_same(budget, sizes)
+    sizes = [tau] * 15 + [2**63 - 1] * 5000 + [budget - 15 * tau] + [1] * 5000
+    assert_same(budget, sizes)
+
+
+@pytest.mark.parametrize("budget", [2**63, 2**63 + 1, 2**64, 2**70 + 12345, 10**30])
+def test_budgets_past_int64_keep_the_fitting_prefix_in_numpy(
+    budget: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every int64 size fits such a remaining: the longest fitting prefix is kept at
+    # once, and the remaining after it is within int64.
+    rng = np.random.default_rng(budget % 1009)
+    sizes = rng.integers(2**50, 2**63 - 1, 100_000, dtype=np.int64)
+    sizes[::2] = 1
+    python_blocks = _count_python_blocks(monkeypatch)
+    assert_same(budget, sizes.tolist(), sizes)
+    assert python_blocks[0] <= 2 * scan._NUMPY_MIN
+
+
+def test_object_arrays_past_int64_with_a_negative_budget_go_to_the_reference() -> None:
+    assert_same(-1, [2**70, 1, 3], np.array([2**70, 1, 3], dtype=object))

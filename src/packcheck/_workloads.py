@@ -97,6 +97,14 @@ def _tiny_and_large(n: int, rng: np.random.Generator) -> tuple[Sizes, int]:
     return sizes.astype(np.int64), budget
 
 
+def _huge_budget_alternating(n: int, rng: np.random.Generator) -> tuple[Sizes, int]:
+    # 1, 2**63 - 1, 1, 2**63 - 1, ... with budget 2**63 - 2: every large block misses,
+    # and the remaining stays near int64 max, where sums of sizes near it would wrap.
+    sizes = np.ones(n, dtype=np.int64)
+    sizes[1::2] = 2**63 - 1
+    return sizes, 2**63 - 2
+
+
 #: Every workload by name, typical first.
 WORKLOADS: dict[str, Workload] = {
     w.name: w
@@ -112,6 +120,12 @@ WORKLOADS: dict[str, Workload] = {
         Workload("sawtooth", "adversarial", "teeth 1..1000, budget n", _sawtooth),
         Workload("staircase", "adversarial", "too-large runs, rare keeps", _staircase),
         Workload("tiny-and-large", "adversarial", "half 1s, half up to B", _tiny_and_large),
+        Workload(
+            "huge-budget-alternating",
+            "adversarial",
+            "1, 2**63-1, 1, ... budget 2**63-2",
+            _huge_budget_alternating,
+        ),
     )
 }
 

@@ -21,11 +21,21 @@ so memory stays ``O(chunk)`` and an event costs ``O(4,096)`` amortised; a chunk 
 whole, or that nothing fits in, costs two reductions.  Where a round of NumPy calls
 would cost more than a Python loop (chunks under 1,024 blocks, events packed closer
 than 256 blocks), stretches of at most 1,024 blocks go through the reference loop.
+
+Sums stay exact in int64 at any remaining up to ``2**63 - 1``: prefix sums of small
+sizes are taken in uint64 (where wrapping is defined) and a level is cut before the
+first one reaching ``2**63``, which is past the level's end anyway; a large block is
+tested as ``(size - (R + 1)) + S_j <= c - (R + 1)``, whose terms stay within int64.
+While the remaining exceeds int64 every int64 size fits, so the longest fitting prefix
+of a chunk is kept at once (found on exact two-half prefix sums).
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 import operator
+from decimal import Decimal
 
 import numpy as np
 import numpy.typing as npt
@@ -35,7 +45,8 @@ from . import reference
 __all__ = ["pack_sizes"]
 
 _INT64_MAX = int(np.iinfo(np.int64).max)
-# Every sum the kernel forms stays at most this, a factor 2 below int64 overflow.
+_INT64_MIN = int(np.iinfo(np.int64).min)
+# Whole-chunk sums below this are taken in one int64 sum, a factor 2 below overflow.
 _SUM_LIMIT = 2**62
 # Level ratio: fewer than _K large blocks are kept per level; log_K(budget) levels.
 _K = 16
@@ -50,6 +61,8 @@ _NUMPY_MIN = 1024
 _DENSE = 256
 # Floats hold every integer up to 2**53 exactly; beyond that, only some.
 _FLOAT_EXACT = 2**53
+# The low 31 bits: halves of an int64 summed over 65,536 values stay exact.
+_LOW_BITS = (1 << 31) - 1
 
 
 def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_], int]:
@@ -57,27 +70,45 @@ def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_]
 
     Returns one kept flag per block and the remaining units (a Python ``int``).  The
     answer is exact at any magnitude: sizes above the budget are clipped to
-    ``budget + 1`` (they never fit), and values int64 cannot hold even then (object
-    arrays of integers past 2**63 with a budget past 2**63, floats past 2**53) are
-    answered by the reference.  So are inputs outside the contract (a negative budget,
-    a size below 1), where the vectorised argument does not hold.
+    ``budget + 1`` (they never fit), and int64 arrays stay on the vectorised path at
+    any budget (sums are bounded, not the budget).  Object arrays holding integers
+    past int64 with a budget of ``2**63 - 1`` or more cannot be represented in int64
+    even clipped: the reference scans their Python integers directly (about the
+    reference's own time; no faster).  Floats past 2**53 are answered by the
+    reference too, and so are inputs outside the contract (a negative budget, a size
+    below 1), where the vectorised argument does not hold.
 
     ``O(n + K log(budget) * 4096)`` time with ``K = 16``, whatever the order of the
     sizes; ``O(65,536)`` extra memory besides the result (plus one int64 copy when
     ``sizes`` is not int64 already).  Which path a chunk takes never changes the
     answer, only the speed.
 
-    Raises ``ValueError`` if ``sizes`` is not one-dimensional or holds a float that is
-    not a whole number, and ``TypeError`` if its dtype is not numeric.
+    Units are never rounded: raises ``ValueError`` if ``sizes`` is not one-dimensional
+    or holds a number that is not a whole number (a float such as 2.5, NaN or an
+    infinity, in a float or an object array), and ``TypeError`` if the budget is not
+    an integer or is a ``bool``, if the dtype is not integer or float (``bool``
+    included: a ``bool`` is never a unit), or if an object array holds anything but
+    numbers (strings, ``None``, ``bool``).  Int, uint and float arrays are checked by
+    their dtype; object arrays element by element.
     """
+    if isinstance(budget, (bool, np.bool_)):
+        raise TypeError("budget must be an integer, got a bool")
     budget = operator.index(budget)
     array = np.asarray(sizes)
     if array.ndim != 1:
         raise ValueError(f"sizes must be one-dimensional, got shape {array.shape}")
-    values = _as_int64(array, budget)
+    exact: list[int] | None = None
+    if array.dtype.kind == "O":
+        values, exact, checked = _objects_as_int64(array, budget)
+        if not checked:
+            return _scan_objects(budget, exact)
+    else:
+        values = _as_int64(array, budget)
     smallest = int(values.min()) if values is not None and values.size else 1
     if values is None or budget < 0 or smallest < 1:
-        mask, remaining = reference.pack_sizes(budget, _exact_list(array))
+        mask, remaining = reference.pack_sizes(
+            budget, _exact_list(array) if exact is None else exact
+        )
         return np.frombuffer(bytes(mask), dtype=np.bool_).copy(), remaining
     kept = np.zeros(values.shape[0], dtype=np.bool_)
     remaining = _scan(values, budget, smallest, kept)
@@ -85,12 +116,12 @@ def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_]
 
 
 def _as_int64(array: npt.NDArray[np.generic], budget: int) -> npt.NDArray[np.int64] | None:
-    """``array`` as int64 with sizes above ``budget + 1`` possibly clipped to it.
+    """``array`` (not an object array) as int64, sizes above ``budget + 1`` possibly clipped.
 
     ``None`` when that is impossible without rounding or wrapping.
     """
     kind = array.dtype.kind
-    if kind not in "biufO":
+    if kind not in "iuf":
         raise TypeError(f"sizes must be integers, got dtype {array.dtype}")
     if kind == "f":
         if not bool(np.isfinite(array).all()) or not bool((array == np.floor(array)).all()):
@@ -98,31 +129,97 @@ def _as_int64(array: npt.NDArray[np.generic], budget: int) -> npt.NDArray[np.int
         if array.size and float(np.abs(array).max()) > _FLOAT_EXACT:
             return None
         return array.astype(np.int64)
-    if kind in "bi" or (kind == "u" and array.dtype.itemsize < 8):
+    if kind == "i" or array.dtype.itemsize < 8:
         return array.astype(np.int64, copy=False)
+    if not array.size or int(array.max()) <= _INT64_MAX:
+        return array.astype(np.int64)
+    # A uint64 value past int64 is a size above any budget int64 holds, so clipping
+    # it to budget + 1 keeps every comparison's outcome.
     cap = budget + 1
+    if not 0 < cap <= _INT64_MAX:
+        return None
+    clipped: npt.NDArray[np.int64] = np.minimum(array, cap).astype(np.int64)
+    return clipped
+
+
+def _objects_as_int64(
+    array: npt.NDArray[np.generic], budget: int
+) -> tuple[npt.NDArray[np.int64] | None, list[int], bool]:
+    """An object array's sizes as int64 (clipped as :func:`_as_int64` does), as ints,
+    and whether they were checked.
+
+    Every element is checked to be a unit (a whole number, not a ``bool``), except
+    when int64 cannot hold them even clipped (a value past int64 and a budget of
+    ``2**63 - 1`` or more): then ``(None, elements, False)``, and the caller's exact
+    scan checks each element as it goes, so that path costs about the reference's time.
+    """
+    values: list[int] = array.tolist()
     try:
-        return array.astype(np.int64) if kind == "O" else _uint64_as_int64(array)
+        # Exact for plain ints (OverflowError past int64); anything else is re-read below.
+        converted: npt.NDArray[np.int64] | None = array.astype(np.int64)
     except (OverflowError, TypeError, ValueError):
+        converted = None
+    if converted is None and budget >= _INT64_MAX:
+        return None, values, False
+    # A C-speed check for the common case: every element a plain int (not a bool).
+    if operator.countOf(map(type, values), int) != len(values):
+        values = [_unit(value) for value in values]
+        converted = None
+    if converted is None:
+        converted = _ints_as_int64(values, budget)
+    return converted, values, True
+
+
+def _scan_objects(budget: int, values: list[int]) -> tuple[npt.NDArray[np.bool_], int]:
+    """The reference's scan on Python numbers, each checked to be a unit on the way.
+
+    Written out rather than calling the reference: checking inside the loop costs less
+    than a separate pass, and a preallocated bytearray less than a list of bools.
+    """
+    kept = bytearray(len(values))
+    remaining = budget
+    index = 0
+    for value in values:
+        size = value if type(value) is int else _unit(value)
+        if size <= remaining:
+            remaining -= size
+            kept[index] = 1
+        index += 1  # noqa: SIM113 (enumerate costs more per block)
+    return np.frombuffer(kept, dtype=np.bool_), remaining
+
+
+def _unit(value: object) -> int:
+    """``value`` as an int if it is a whole number; never rounded."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError("sizes must be numbers: a bool is never a unit")
+    if isinstance(value, numbers.Integral):
+        return operator.index(value)
+    if isinstance(value, (numbers.Real, Decimal)):
+        try:
+            whole = math.trunc(value)
+        except (ValueError, OverflowError):  # NaN, infinities
+            raise ValueError(f"sizes must be integral: {value!r} is not a whole number") from None
+        if whole != value:
+            raise ValueError(f"sizes must be integral: {value!r} is not a whole number")
+        return int(whole)
+    raise TypeError(f"sizes must be numbers, got {type(value).__name__} {value!r}")
+
+
+def _ints_as_int64(values: list[int], budget: int) -> npt.NDArray[np.int64] | None:
+    """Python ints as int64, sizes above ``budget + 1`` possibly clipped; else ``None``."""
+    try:
+        return np.array(values, dtype=np.int64)
+    except OverflowError:
         # A value past int64: it is a size above any budget int64 holds, so clipping
         # it to budget + 1 keeps every comparison's outcome.
+        cap = budget + 1
         if not 0 < cap <= _INT64_MAX:
             return None
-        try:
-            clipped: npt.NDArray[np.generic] = np.minimum(array, cap)
-            return clipped.astype(np.int64)
-        except (OverflowError, TypeError, ValueError):
-            return None
-
-
-def _uint64_as_int64(array: npt.NDArray[np.generic]) -> npt.NDArray[np.int64]:
-    if array.size and int(array.max()) > _INT64_MAX:
-        raise OverflowError("uint64 value past int64")
-    return array.astype(np.int64)
+        return np.array([min(value, cap) for value in values], dtype=np.int64)
 
 
 def _exact_list(array: npt.NDArray[np.generic]) -> list[int]:
-    # Python ints from any dtype; floats reaching here are integral or out of contract.
+    # Python ints from int, uint and whole float arrays.
     return [int(value) for value in array.tolist()]
 
 
@@ -151,25 +248,27 @@ def _scan(
                 remaining -= total
                 start, width = stop, min(2 * width, _CHUNK_MAX)
                 continue
+            if remaining > _INT64_MAX:
+                # Every int64 size fits: keep the longest prefix that fits; the block
+                # after it leaves the remaining below that block's size, within int64.
+                used, remaining = _fitting_prefix(chunk, remaining, kept[start:stop])
+                start, width = start + used, _CHUNK_MIN
+                continue
         elif int(chunk.min()) > remaining:
             start, width = stop, min(2 * width, _CHUNK_MAX)
             continue
-        # Sums in a level are at most remaining + 1 + length * tau (see _level).
-        length = min(stop - start, (_SUM_LIMIT - remaining - 1) // max(1, remaining // _K))
-        if dense or length < _NUMPY_MIN:
-            # Short stretches (small inputs, events packed closely, remainders too
-            # large for int64 sums over a useful length) go faster in Python.
+        if dense or stop - start < _NUMPY_MIN:
+            # Short stretches (small inputs, events packed closely) go faster in Python.
             stop = start + min(stop - start, _NUMPY_MIN)
             remaining = _exact_chunk(values[start:stop], remaining, kept[start:stop])
             start, width, dense = stop, _CHUNK_MIN, False
             continue
-        used, remaining, rounds = _level(
-            chunk[:length], remaining, top, kept[start : start + length]
-        )
+        used, remaining, rounds = _level(chunk, remaining, top, kept[start:stop])
         start += used
-        # Invariant: a level that stops short of its chunk ended (remaining < tau).
+        # A level that stops short of its chunk ended (remaining < tau), or was cut
+        # where its sums would leave int64, which is past its end too.
         dense = used < _DENSE * rounds
-        width = _CHUNK_MIN if used < length else min(2 * width, _CHUNK_MAX)
+        width = _CHUNK_MIN if used < chunk.shape[0] else min(2 * width, _CHUNK_MAX)
     return remaining
 
 
@@ -179,8 +278,34 @@ def _exact_sum(chunk: npt.NDArray[np.int64], top: int) -> int:
         return int(chunk.sum())
     # Halves of at most 31 bits: each half-sum is below 2**31 * 2**16 (chunk length).
     high = int((chunk >> 31).sum())
-    low = int((chunk & ((1 << 31) - 1)).sum())
+    low = int((chunk & _LOW_BITS).sum())
     return (high << 31) + low
+
+
+def _fitting_prefix(
+    chunk: npt.NDArray[np.int64], remaining: int, kept: npt.NDArray[np.bool_]
+) -> tuple[int, int]:
+    """Keep the longest prefix of ``chunk`` whose sum is at most ``remaining``.
+
+    The caller guarantees that the whole chunk does not fit.  Returns the prefix's
+    length and the remaining units after it.
+    """
+    # Exact prefix sums in two halves of at most 31 bits, each exact in int64.
+    high = np.cumsum(chunk >> 31)
+    low = np.cumsum(chunk & _LOW_BITS)
+
+    def prefix(length: int) -> int:
+        return (int(high[length - 1]) << 31) + int(low[length - 1]) if length else 0
+
+    fits, misses = 0, chunk.shape[0]  # prefix(fits) <= remaining < prefix(misses)
+    while misses - fits > 1:
+        middle = (fits + misses) // 2
+        if prefix(middle) <= remaining:
+            fits = middle
+        else:
+            misses = middle
+    kept[:fits] = True
+    return fits, remaining - prefix(fits)
 
 
 def _exact_chunk(chunk: npt.NDArray[np.int64], remaining: int, kept: npt.NDArray[np.bool_]) -> int:
@@ -191,6 +316,24 @@ def _exact_chunk(chunk: npt.NDArray[np.int64], remaining: int, kept: npt.NDArray
     return remaining
 
 
+def _prefix_sums(values: npt.NDArray[np.int64], top: int) -> npt.NDArray[np.int64]:
+    """Exact prefix sums of ``values`` (each in ``[0, top]``, ``top < 2**62``), cut short.
+
+    The sums are taken in uint64, where wrapping is defined, and the result stops
+    before the first sum reaching ``2**63``; every sum returned is exact in int64.
+    ``values`` is overwritten.
+    """
+    unsigned = values.view(np.uint64)
+    np.cumsum(unsigned, out=unsigned)
+    if top * values.shape[0] <= _INT64_MAX:
+        return values
+    # Steps are below 2**62, so the first sum at or past 2**63 (below 2**64) reads
+    # negative as int64: nothing before it wrapped.
+    past = values < 0
+    first = int(np.argmax(past))
+    return values[:first] if past[first] else values
+
+
 def _level(
     chunk: npt.NDArray[np.int64], remaining: int, top: int, kept: npt.NDArray[np.bool_]
 ) -> tuple[int, int, int]:
@@ -198,19 +341,20 @@ def _level(
 
     Returns the number of blocks decided, the remaining units after them, and the
     rounds of NumPy calls spent.  Fewer blocks than ``len(chunk)`` means the level
-    ended: the remaining fell below ``tau = remaining // _K``.  The caller guarantees
-    ``remaining + 1 + len(chunk) * tau <= 2**62``, which bounds every sum here.
+    ended (the remaining fell below ``tau = remaining // _K``) or the chunk was cut
+    where the small sizes sum past ``2**63 > remaining``, beyond the level's end.  The
+    caller guarantees ``remaining <= 2**63 - 1``; every value formed here is in int64.
     """
     tau = remaining // _K
     if top <= tau:
         return _all_small(chunk, remaining, top, kept)
-    length = chunk.shape[0]
     # Clipping to remaining + 1 keeps every outcome (such a block never fits) and
-    # bounds each value: keys <= remaining + 1 + length * tau, small_sums less.
+    # makes size - (remaining + 1) <= 0.
     sizes = chunk if top <= remaining else np.minimum(chunk, remaining + 1)
+    offset = 0
     if int(sizes.min()) > tau:
         # No small block: nothing to sum, a block fits iff its size is at most c.
-        small = small_sums = np.zeros(length, dtype=np.int64)
+        small = small_sums = np.zeros(sizes.shape[0], dtype=np.int64)
         keys = sizes
     else:
         # small: -1 where size <= tau, else 0 (the sign of size - tau - 1): branch-free
@@ -218,15 +362,22 @@ def _level(
         # Computed in place: at most four chunk-long arrays live at once.
         small = sizes - (tau + 1)
         small >>= 63
-        # small_sums[i]: the small sizes in chunk[: i + 1]; below length * tau.
-        small_sums = sizes & small
-        np.cumsum(small_sums, out=small_sums)
-        # small becomes int64 max where small (a logical shift of -1), still 0 elsewhere.
-        np.right_shift(small.view(np.uint64), 1, out=small.view(np.uint64))
+        # small_sums[i]: the small sizes in chunk[: i + 1], exact and below 2**63.
+        small_sums = _prefix_sums(sizes & small, tau)
+        length = small_sums.shape[0]
+        sizes, small = sizes[:length], small[:length]
         # A large block j fits iff size_j + (small sizes before j) <= c, the level's
-        # remaining minus its kept large blocks; small blocks get int64 max, never <= c.
-        keys = sizes + small_sums
-        keys |= small
+        # remaining minus its kept large blocks.  Shifted by remaining + 1 so that
+        # nothing leaves int64: size_j - (remaining + 1) is in [-remaining, 0].
+        offset = remaining + 1
+        keys = sizes + (-offset)
+        keys += small_sums
+        # small becomes int64 max where small (its sign bit cleared), -1 elsewhere;
+        # and-ed into keys it makes a small block's key >= 0, never <= c - offset < 0.
+        small &= _INT64_MIN
+        np.invert(small, out=small)
+        keys &= small
+    length = sizes.shape[0]
     budget = remaining  # c
     at = rounds = 0
     while True:
@@ -234,12 +385,12 @@ def _level(
         # Blocks [at, end) are all within the level: before each of them the remaining
         # is >= tau (so every small one fits); block `end` is the first below tau.
         end = max(at, min(length, int(np.searchsorted(small_sums, budget - tau, "right")) + 1))
-        hit = _first_at_most(keys, at, end, budget)
+        hit = _first_at_most(keys, at, end, budget - offset)
         if hit < 0:
-            np.not_equal(small[at:end], 0, out=kept[at:end])
+            np.greater(small[at:end], 0, out=kept[at:end])
             # end >= 1: the first block of a level is always within it.
             return end, budget - int(small_sums[end - 1]), rounds
-        np.not_equal(small[at:hit], 0, out=kept[at:hit])
+        np.greater(small[at:hit], 0, out=kept[at:hit])
         kept[hit] = True
         budget -= int(sizes[hit])
         at = hit + 1
@@ -252,11 +403,11 @@ def _all_small(
 
     Counts as one round: each further level costs one ``searchsorted``.
 
-    The scan leaves as soon as ``top`` is no longer small for the current level.
+    The scan leaves as soon as ``top`` is no longer small for the current level, or
+    where the sums would reach ``2**63`` (past ``remaining``, so past a level's end).
     """
-    # sums[i] <= length * top <= length * tau: inside the caller's bound.
-    sums = np.cumsum(chunk)
-    length = chunk.shape[0]
+    sums = _prefix_sums(chunk.copy(), top)
+    length = sums.shape[0]
     at = spent = 0  # spent = sums[at - 1]
     while True:
         tau = remaining // _K
