@@ -121,7 +121,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload("staircase", "adversarial", "too-large runs, rare keeps", _staircase),
         Workload("tiny-and-large", "adversarial", "half 1s, half up to B", _tiny_and_large),
         Workload(
-            "huge-budget-alternating",
+            "huge-budget-alt",
             "adversarial",
             "1, 2**63-1, 1, ... budget 2**63-2",
             _huge_budget_alternating,
