@@ -27,6 +27,7 @@ from packcheck.strategies import (
     required_lists,
     units,
 )
+from packcheck.verify import same_cases_whatever_is_loaded
 
 SAMPLE = 400
 
@@ -46,7 +47,9 @@ def _sample(strategy: st.SearchStrategy[Any], n: int = SAMPLE) -> list[Any]:
     def collect(value: Any) -> None:
         drawn.append(value)
 
-    collect()
+    # As `verify` draws them: from the seed alone, whatever modules are loaded.
+    with same_cases_whatever_is_loaded():
+        collect()
     return drawn
 
 

@@ -14,6 +14,7 @@ when the strategy is built, never an empty search space at run time.
 from __future__ import annotations
 
 import sys
+import unicodedata
 from typing import Any
 
 from hypothesis import strategies as st
@@ -53,8 +54,34 @@ _BOUNDARY_IDS = (
     "a\U0001f600",
     "a\uff00",
     "Z",
+    # Composed and decomposed characters: U+00E9 is "e\u0301" after NFD, U+212B
+    # (Angstrom sign) is U+00C5 after NFC.
     "\u00e9",
+    "e\u0301",
+    "\u212b",
 )
+# How an ID gets a near-twin: a packer comparing IDs loosely (casefold, strip, Unicode
+# normalisation, lossy encoding) takes the twin for the ID itself.  Case and NFD come
+# three times: only IDs with a cased or composable character have such a twin.
+_TWIN_KINDS = (
+    "case",
+    "case",
+    "case",
+    "nfd",
+    "nfd",
+    "nfd",
+    "space before",
+    "space after",
+    "tab after",
+    "astral after",
+    "private after",
+    "surrogate after",
+)
+_PADS = {"space before": (" ", ""), "space after": ("", " "), "tab after": ("", "\t")}
+_SUFFIXES = {"astral after": "\U0001f600", "private after": "\uff00", "surrogate after": "\udc00"}
+_ACCENTS = ("\u00e9", "e\u0301", "\u00c5", "\u212b", "A\u030a")
+# Numeric strings: "4" is not the unit 4, however a lenient reader converts it.
+_DIGIT_STRINGS = ("4", "1", "0", "4.0", "", " 4", "1e1", "-1")
 _ABSENT: Any = object()
 _WINDOW = 12
 
@@ -138,7 +165,9 @@ def invalid_units(
         ),
         st.booleans(),
         st.none(),
-        st.one_of(st.integers(1, 9).map(str), st.text(max_size=3)),
+        # Numeric strings in both string kinds: a lenient reader takes "4" for 4.
+        st.one_of(st.sampled_from(_DIGIT_STRINGS), st.integers(0, 99).map(str)),
+        st.one_of(st.sampled_from(_DIGIT_STRINGS), st.text(max_size=3)),
         st.sampled_from([[], {}, [1], {"size": 1}]),
     ]
     # Kind first, so each kind is equally likely (one_of() would flatten the branches).
@@ -158,7 +187,9 @@ def budgets(
 
 def block_ids() -> st.SearchStrategy[str]:
     """Block IDs: a few short names (so IDs repeat), UTF-16 boundary characters, lone
-    surrogates, and arbitrary text mixing them."""
+    surrogates, names with a composed or decomposed accent, and arbitrary text mixing
+    them."""
+    names = ["A", "B", "C", "D", "E", "", "\u00e9", "\u212b", "\u00df"]
     boundary = st.sampled_from(_BOUNDARY_IDS)
     alphabet = st.one_of(
         st.characters(),
@@ -167,11 +198,56 @@ def block_ids() -> st.SearchStrategy[str]:
         st.integers(0x10000, 0x10FFFF).map(chr),
     )
     return st.one_of(
-        st.sampled_from(["A", "B", "C", "D", "E", ""]),
+        st.sampled_from(names),
         boundary,
         st.lists(boundary, min_size=2, max_size=3).map("".join).map(_as_in_json),
+        # "Ae\u0301" and "A\u00e9" are one name to a packer that normalises.
+        st.tuples(st.sampled_from(names), st.sampled_from(_ACCENTS)).map("".join),
         st.text(alphabet, max_size=4).map(_as_in_json),
     )
+
+
+def _twin_of(text: str, kind: str) -> str:
+    """A near-twin of ``text``: another ID that a loose comparison takes for it.
+
+    ``kind`` is one of ``case`` (``"a"``/``"A"``, ``"\u00df"``/``"SS"``), ``nfd``
+    (composed ``"\u00e9"``/decomposed ``"e\u0301"``, either way), ``space before``,
+    ``space after``, ``tab after`` (``" A"``/``"A"``), ``astral after``, ``private
+    after`` and ``surrogate after`` (a character a lossy encoding drops or replaces).
+    Where ``text`` has no twin of that kind (no cased or composable character), the
+    other of case and NFD, else a padded one.
+    """
+    if kind in _SUFFIXES:
+        return _as_in_json(text + _SUFFIXES[kind])
+    if kind in _PADS:
+        before, after = _PADS[kind]
+        return before + text + after
+    tries = [_swapped(text), _normalised(text)]
+    tries = tries if kind == "case" else tries[::-1]
+    return next((t for t in tries if t != text), text + " ")
+
+
+def _swapped(text: str) -> str:
+    return text.swapcase()
+
+
+def _normalised(text: str) -> str:
+    """The NFD form of ``text``, or its NFC form where NFD changes nothing."""
+    decomposed = unicodedata.normalize("NFD", text)
+    return decomposed if decomposed != text else unicodedata.normalize("NFC", text)
+
+
+def _has_twin(text: str, kind: str) -> bool:
+    if kind == "case":
+        return _swapped(text) != text
+    return kind != "nfd" or _normalised(text) != text
+
+
+def _twin_pair(text: str, kind: str) -> tuple[str, str]:
+    """``text`` (given a cased or composable character if it needs one) and its twin."""
+    if not _has_twin(text, kind):
+        text = _as_in_json(text + ("a" if kind == "case" else "\u00e9"))
+    return text, _twin_of(text, kind)
 
 
 def _as_in_json(text: str) -> str:
@@ -222,12 +298,19 @@ def _block_lists(
     top = LONG_MIN + 200 if max_size is None else min(max_size, LONG_MIN + 200)
 
     # An ID is an index into the list's pool (so IDs repeat) or a fresh ID.
-    block_id = st.one_of(st.integers(0, 4), ids)
+    # Kind first: one_of() would flatten the branches of `ids` and give the pool a fifth.
+    id_kinds: list[st.SearchStrategy[int | str]] = [st.integers(0, 4), ids]
+    block_id = st.sampled_from(id_kinds).flatmap(lambda kind: kind)
+    twins = st.lists(st.tuples(st.integers(0, 4), st.sampled_from(_TWIN_KINDS)), max_size=3)
     blocks_near = {mark: st.tuples(block_id, size, note) for mark, size in sizes_near.items()}
 
     @st.composite
     def draw_blocks(draw: st.DrawFn) -> list[dict[str, Any]]:
         pool = draw(st.lists(ids, min_size=1, max_size=5))
+        # Near-twins of pool IDs, next to them: "A" and "a", "\u00e9" and "e\u0301".
+        for index, kind in draw(twins):
+            at = index % len(pool)
+            pool[at : at + 1] = _twin_pair(pool[at], kind)
 
         def build(drawn: tuple[int | str, int | float, dict[str, str]]) -> dict[str, Any]:
             chosen, size, extra = drawn
@@ -235,12 +318,16 @@ def _block_lists(
             return {"id": name, "size": size} | extra
 
         block = blocks_near[draw(st.sampled_from(marks))]
-        if allow_long and draw(st.integers(0, 255)) >= 252:
-            # Tiled from a short pattern: 1,000 blocks for a few dozen choices.
-            pattern = [build(b) for b in draw(st.lists(block, min_size=1, max_size=8))]
-            length = draw(st.integers(LONG_MIN, top))
-            return [dict(pattern[i % len(pattern)]) for i in range(length)]
+        long = allow_long and draw(st.integers(0, 255)) >= 250
         drawn = draw(st.lists(block, min_size=min(min_size, short_max), max_size=short_max))
+        # Drawn whether or not the list is long, so that the choices after it stay
+        # aligned when the shrinker turns a long list into its short pattern.
+        length = draw(st.integers(LONG_MIN, top)) if allow_long else 0
+        if long and drawn:
+            # Tiled from the short list: 1,000 blocks for a few dozen choices, and a
+            # long counterexample shrinks to its pattern by one choice (the roll).
+            pattern = [build(b) for b in drawn]
+            return [dict(pattern[i % len(pattern)]) for i in range(length)]
         if len(drawn) < min_size:
             drawn += draw(st.lists(block, min_size=min_size - len(drawn)))
         return [build(b) for b in drawn]
@@ -282,7 +369,7 @@ def cases(
     # one_of() flattens nested one_of()s, so an absent key gets its own weight.
     absent = st.just(_ABSENT)
     bad_budget = _weighted(
-        draw_first=invalid_units(min_valid=0, max_units=max_units), rarely=absent, one_in=5
+        draw_first=invalid_units(min_valid=0, max_units=max_units), rarely=absent, one_in=3
     )
     bad_size = _weighted(
         draw_first=invalid_units(min_valid=1, max_units=max_units), rarely=absent, one_in=5
@@ -290,25 +377,40 @@ def cases(
 
     slack = st.sampled_from([0, 0, 0, 1, 2])
     left_out = [st.lists(st.booleans(), min_size=n, max_size=n) for n in range(_WINDOW + 1)]
-    known_or_fresh = st.lists(st.one_of(st.integers(0, _WINDOW - 1), ids), max_size=6)
+    # A required ID is a block's ID, a near-twin of one (which a loose comparison would
+    # wrongly count as kept), or an ID drawn afresh.
+    twin_pick = st.tuples(st.integers(0, _WINDOW - 1), st.sampled_from(_TWIN_KINDS))
+    # Drawn kind first, so that twins are often drawn (one_of() would
+    # flatten the branches of `ids` and give the twins a sixth).
+    pick_kinds: list[st.SearchStrategy[int | str | tuple[int, str]]] = [
+        st.integers(0, _WINDOW - 1),
+        ids,
+        ids,
+        twin_pick,
+        twin_pick,
+    ]
+    pick = st.sampled_from(pick_kinds).flatmap(lambda kind: kind)
+    known_or_fresh = st.lists(pick, max_size=6)
 
     @st.composite
     def draw_case(draw: st.DrawFn) -> dict[str, Any]:
         block_list = draw(blocks)
         sizes = [int(b["size"]) for b in block_list]
         head = sizes[:_WINDOW]
-        # The independent budget comes first: the shrinker moves towards lower choices,
-        # and from there can shrink the budget on its own.
+        # Budgets derived from the sizes come first: the shrinker moves towards lower
+        # choices, and a derived budget shrinks with the sizes (an independent one drawn
+        # near 2**53 cannot leave its branch, and kept counterexamples at 2**53-4).
         mode = draw(st.integers(0, 4))
         if mode == 0:
-            budget: int | float = draw(any_budget)
-        elif mode == 1:
             # A subset of the first few blocks, drawn as "left out" flags so that the
             # simplest budget fits every head block exactly.
             out = draw(left_out[len(head)])
-            budget = sum(s for s, o in zip(head, out, strict=True) if not o) + draw(slack)
-        elif mode == 2:
+            budget: int | float = sum(s for s, o in zip(head, out, strict=True) if not o)
+            budget += draw(slack)
+        elif mode == 1:
             budget = sum(sizes[: len(sizes) - draw(st.integers(0, len(sizes)))])
+        elif mode == 2:
+            budget = draw(any_budget)
         elif mode == 3 and sizes:
             budget = min(sizes) - 1  # every block is larger than the whole budget
         else:
@@ -317,16 +419,27 @@ def cases(
         if budget <= 2**53 and draw(st.integers(0, 7)) == 7:
             budget = float(budget)  # an integral float is a valid unit: 4.0 == 4
         known = [b["id"] for b in block_list[:_WINDOW]]
-        picks = draw(st.one_of(st.just([]), known_or_fresh))
-        required = [
-            (known[p % len(known)] if known else "A") if isinstance(p, int) else p for p in picks
-        ]
+        picks = draw(known_or_fresh)
+        required = [_required_id(known, p) for p in picks]
         case: dict[str, Any] = {"budget": budget, "blocks": block_list, "required": required}
         if allow_invalid and draw(st.integers(1, 10)) >= 7:
             _spoil(draw, case, bad_budget, bad_size)
         return case
 
     return draw_case()
+
+
+def _required_id(known: list[str], pick: int | tuple[int, str] | str) -> str:
+    """A fresh ID as drawn; a known block ID (or a twin of one) by its index."""
+    if isinstance(pick, str):
+        return pick
+    if isinstance(pick, int):
+        return known[pick % len(known)] if known else "A"
+    index, kind = pick
+    # The first ID from `index` on that has a twin of this kind ("A" has no NFD twin).
+    order = known[index % len(known) :] + known[: index % len(known)] if known else ["A"]
+    base = next((text for text in order if _has_twin(text, kind)), order[0])
+    return _twin_of(base, kind)
 
 
 def _spoil(

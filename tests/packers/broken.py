@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import itertools
 import time
+import unicodedata
 from typing import Any
 
 import numpy as np
@@ -19,9 +20,20 @@ def _utf16(text: str) -> bytes:
     return text.encode("utf-16-be", "surrogatepass")
 
 
-def _is_unit(value: object, least: int, *, bool_is_int: bool = False) -> bool:
+def _same(text: str) -> str:
+    return text
+
+
+def _is_unit(
+    value: object, least: int, *, bool_is_int: bool = False, digit_strings: bool = False
+) -> bool:
     if isinstance(value, bool) and not bool_is_int:
         return False
+    if digit_strings and isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return False
     if isinstance(value, float):
         return value.is_integer() and value >= least
     return isinstance(value, int) and value >= least
@@ -37,29 +49,38 @@ def make(
     stop_early: bool = False,
     validate_when_exhausted: bool = True,
     zero_as_float: bool = False,
+    id_key: Any = _same,
+    digit_strings: bool = False,
+    dedup_kept: bool = False,
+    skip_repeated: bool = False,
 ) -> Any:
     """A packer with one knob turned; the defaults give the declared rule."""
 
     def packer(case: dict[str, Any]) -> dict[str, Any]:
         budget = case.get("budget")
-        if not _is_unit(budget, 0, bool_is_int=bool_is_int):
+        if not _is_unit(budget, 0, bool_is_int=bool_is_int, digit_strings=digit_strings):
             return {"error": "size"}
-        left = number(budget)
+        left = number(float(budget) if isinstance(budget, str) else budget)
         kept: list[str] = []
         for block in case["blocks"]:
             size = block.get("size")
             if not validate_when_exhausted and left == 0:
                 break
-            if not _is_unit(size, 1, bool_is_int=bool_is_int):
+            if not _is_unit(size, 1, bool_is_int=bool_is_int, digit_strings=digit_strings):
                 return {"error": "size"}
         for block in case["blocks"]:
-            size = number(block["size"])
+            size = block["size"]
+            size = number(float(size) if isinstance(size, str) else size)
+            if skip_repeated and block["id"] in kept:
+                continue
             if fits(size, left):
-                kept.append(block["id"])
+                if not (dedup_kept and block["id"] in kept):
+                    kept.append(block["id"])
                 left = number(left - size)
             elif stop_early:
                 break
-        wanted = [w for w in case["required"] if w not in set(kept)]
+        seen = {id_key(k) for k in kept}
+        wanted = [w for w in case["required"] if id_key(w) not in seen]
         missing = sorted(set(wanted) if dedup else wanted, key=sort_key)
         remaining = int(left)
         return {
@@ -85,6 +106,14 @@ less_than = make(fits=lambda size, left: size < left)
 skip_validation_when_exhausted = make(validate_when_exhausted=False)
 zero_remaining_as_float = make(zero_as_float=True)
 true_is_one = make(bool_is_int=True)
+digit_string_units = make(digit_strings=True)
+kept_dedup = make(dedup_kept=True)
+skip_repeated_ids = make(skip_repeated=True)
+# IDs compared loosely: "a" is "A", " A" is "A", "e\u0301" is "\u00e9".
+casefold_ids = make(id_key=str.casefold)
+lower_ids = make(id_key=str.lower)
+stripped_ids = make(id_key=str.strip)
+nfc_ids = make(id_key=functools.partial(unicodedata.normalize, "NFC"))
 
 
 def functional(case: dict[str, Any]) -> dict[str, Any]:
