@@ -234,3 +234,83 @@ def test_the_rerun_line_writes_max_units_as_the_user_would(units: int, text: str
     from packcheck._cmd_verify import _power_text
 
     assert _power_text(units) == text
+
+
+_RECORDER = """
+import json, os
+from packcheck import pack
+
+def rec(case):
+    with open(os.environ["RECORD"], "a") as out:
+        out.write(json.dumps(case, sort_keys=True) + "\\n")
+    return pack(case)
+"""
+_CONSTANTS = "NAMES = ['zz-local', 'A', 'a']\nSIZES = [7, 4096, 2**40 + 3, -5]\n"
+
+
+def test_a_seed_gives_the_same_cases_whatever_was_imported_and_whichever_entry_point(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "recorder.py").write_text(_RECORDER)
+    (tmp_path / "local_constants.py").write_text(_CONSTANTS)
+    library = (
+        "from packcheck.verify import check; import recorder; "
+        "check(recorder.rec, seed=1, max_examples=60)"
+    )
+    runs = {
+        "library": ["-c", library],
+        "library after imports": [
+            "-c",
+            "import local_constants, packcheck._explain, packcheck._cmd_pack; " + library,
+        ],
+        "cli": [
+            "-m",
+            "packcheck",
+            "verify",
+            "--packer",
+            "recorder:rec",
+            "--seed",
+            "1",
+            "--max-examples",
+            "60",
+        ],
+        "cli worker": [
+            "-m",
+            "packcheck",
+            "verify",
+            "--packer",
+            "recorder:rec",
+            "--seed",
+            "1",
+            "--max-examples",
+            "60",
+            "--timeout",
+            "30",
+        ],
+    }
+    recorded = {}
+    for name, args in runs.items():
+        record = tmp_path / f"{name}.jsonl"
+        env = {"RECORD": str(record), "PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"}
+        result = subprocess.run(
+            [sys.executable, *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, (name, result.stdout, result.stderr)
+        recorded[name] = record.read_text().splitlines()
+    assert len(recorded["library"]) == 63
+    assert all(cases == recorded["library"] for cases in recorded.values())
+
+
+@pytest.mark.parametrize(
+    "name", ["casefold_ids", "lower_ids", "stripped_ids", "nfc_ids", "digit_string_units"]
+)
+def test_loose_ids_and_numeric_strings_exit_1_at_seed_1(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["verify", "--packer", f"broken:{name}", "--seed", "1"]) == 1
+    assert "FAIL generated case (seed 1, shrunk)" in capsys.readouterr().out
