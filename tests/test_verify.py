@@ -189,3 +189,19 @@ def test_a_numeric_string_unit_is_caught_on_every_seed(seed: int) -> None:
 def test_dedup_bugs_shrink_to_a_small_budget(name: str) -> None:
     case = _caught(getattr(broken, name), seed=1)
     assert case.case["budget"] < 100, case.case
+
+
+def test_a_hypothesis_without_local_constants_is_left_as_it_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hypothesis.internal.conjecture import providers
+
+    from packcheck.verify import same_cases_whatever_is_loaded
+
+    collect = providers._get_local_constants
+    with same_cases_whatever_is_loaded():
+        assert providers._get_local_constants is not collect
+    assert providers._get_local_constants is collect
+    monkeypatch.delattr(providers, "_get_local_constants")
+    with same_cases_whatever_is_loaded():
+        assert not hasattr(providers, "_get_local_constants")
