@@ -114,3 +114,14 @@ def test_a_closed_standard_stream_is_the_null_device(
     if out is not None:
         assert child.stdout == out
     assert child.stderr == err
+
+
+def test_a_closed_stdin_reads_as_empty_input_in_process(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", None)
+    try:
+        assert main(["pack"]) == 2
+    finally:
+        sys.stdin.close()  # the null device main() opened in its place
+    assert capsys.readouterr().err == "packcheck: <stdin>: no cases in input (it is empty)\n"
