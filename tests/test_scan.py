@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import tracemalloc
 from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
@@ -336,3 +337,17 @@ def test_budgets_past_int64_keep_the_fitting_prefix_in_numpy(
 
 def test_object_arrays_past_int64_with_a_negative_budget_go_to_the_reference() -> None:
     assert_same(-1, [2**70, 1, 3], np.array([2**70, 1, 3], dtype=object))
+
+
+@pytest.mark.parametrize("name", sorted(WORKLOADS))
+def test_extra_memory_stays_within_three_times_the_input(name: str) -> None:
+    # The memory target, measured (not timed): NumPy's buffers are traced.
+    sizes, budget = WORKLOADS[name].generate(200_000, seed=0)
+    tracemalloc.start()
+    try:
+        kept, _ = scan.pack_sizes(budget, sizes)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert kept.shape == sizes.shape
+    assert peak <= 3 * sizes.nbytes, f"{name}: peak {peak / sizes.nbytes:.2f}x the input"
