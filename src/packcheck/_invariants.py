@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ._jsonio import dumps
+from ._jsonio import show
 from ._model import SizeError, read_case
 from ._order import same_utf16, sorted_utf16
 from ._trace import Trace
@@ -37,11 +37,7 @@ class InvariantError(AssertionError):
 
 
 def _show(value: object) -> str:
-    try:
-        text = dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 120 else text[:117] + "..."
+    return show(value, 120)
 
 
 def _type_name(value: object) -> str:

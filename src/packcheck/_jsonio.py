@@ -16,7 +16,7 @@ from typing import Any
 from ._order import same_utf16
 from ._units import MAX_DIGITS, NumberTooLarge
 
-__all__ = ["JSONError", "dumps", "loads", "same_json"]
+__all__ = ["JSONError", "dumps", "loads", "same_json", "show"]
 
 
 class JSONError(ValueError):
@@ -165,3 +165,13 @@ def same_json(left: Any, right: Any) -> bool:
         # As JSON text: a surrogate pair and its character are the same string.
         return left == right or same_utf16(left) == same_utf16(right)
     return left is None and right is None
+
+
+def show(value: object, limit: int) -> str:
+    """``value`` for a one-line message: JSON where it is JSON (``true``, ``"4"``,
+    ``2.5``), else as Python shows it; cut to ``limit`` characters."""
+    try:
+        text = dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ._jsonio import dumps
+from ._jsonio import show
 from ._order import same_utf16
 from ._units import NumberTooLarge, as_unit
 
@@ -81,12 +81,7 @@ def json_type(value: object) -> str:
 
 
 def _show(value: object) -> str:
-    # As JSON where it is JSON (``true``, ``"4"``, ``2.5``), else as Python shows it.
-    try:
-        text = dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return show(value, 40)
 
 
 def _unit(value: object, where: str) -> int | None:
