@@ -257,36 +257,16 @@ def test_a_seed_gives_the_same_cases_whatever_was_imported_and_whichever_entry_p
         "from packcheck.verify import check; import recorder; "
         "check(recorder.rec, seed=1, max_examples=60)"
     )
+    cli = ["-m", "packcheck", "verify", "--packer", "recorder:rec", "--seed", "1"]
+    cli += ["--max-examples", "60"]
     runs = {
         "library": ["-c", library],
         "library after imports": [
             "-c",
             "import local_constants, packcheck._explain, packcheck._cmd_pack; " + library,
         ],
-        "cli": [
-            "-m",
-            "packcheck",
-            "verify",
-            "--packer",
-            "recorder:rec",
-            "--seed",
-            "1",
-            "--max-examples",
-            "60",
-        ],
-        "cli worker": [
-            "-m",
-            "packcheck",
-            "verify",
-            "--packer",
-            "recorder:rec",
-            "--seed",
-            "1",
-            "--max-examples",
-            "60",
-            "--timeout",
-            "30",
-        ],
+        "cli": cli,
+        "cli worker": [*cli, "--timeout", "30"],
     }
     recorded = {}
     for name, args in runs.items():
