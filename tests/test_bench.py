@@ -23,7 +23,7 @@ import pytest
 
 from packcheck import bench, reference, scan
 from packcheck._cli import main
-from packcheck._cmd_bench import draw, table
+from packcheck._cli.bench import draw, table
 from packcheck._workloads import WORKLOADS, workload
 
 REFERENCE_NS = 40.0  # simulated nanoseconds per block
@@ -38,7 +38,7 @@ class FakeClock:
     def __call__(self) -> float:
         return self.now
 
-    def packer(self, ns_per_block: float) -> bench.Packer:
+    def packer(self, ns_per_block: float) -> bench.Kernel:
         """The NumPy packer, costing ``ns_per_block`` simulated nanoseconds a block."""
 
         def pack_sizes(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
@@ -216,7 +216,7 @@ def _mutating(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
         (_mutating, "changed its input"),
     ],
 )
-def test_a_wrong_or_mutating_packer_is_an_error(packer: bench.Packer, message: str) -> None:
+def test_a_wrong_or_mutating_packer_is_an_error(packer: bench.Kernel, message: str) -> None:
     with pytest.raises(bench.BenchError, match=f"^bad {message} on pareto at n=100$"):
         bench.run(packers={"bad": packer}, sizes=[100], workloads=["pareto"], min_time=0)
 

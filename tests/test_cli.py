@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import packcheck
-from packcheck import _cmd_pack
 from packcheck._cli import build_parser, main
+from packcheck._cli import pack as cli_pack
 
 SEED = Path(__file__).parent / "fixtures" / "seed.json"
 
@@ -46,7 +46,7 @@ def test_an_interrupt_is_one_line_and_status_130(
     def interrupted(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(_cmd_pack, "run_pack", interrupted)
+    monkeypatch.setattr(cli_pack, "run_pack", interrupted)
     assert main(["pack", str(SEED)]) == 130
     assert capsys.readouterr().err == "packcheck: interrupted\n"
 
@@ -55,7 +55,7 @@ def test_a_closed_pipe_stops_quietly(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     def closed(args: argparse.Namespace) -> int:
         raise BrokenPipeError
 
-    monkeypatch.setattr(_cmd_pack, "run_pack", closed)
+    monkeypatch.setattr(cli_pack, "run_pack", closed)
     with open(tmp_path / "out", "w") as out:
         monkeypatch.setattr(sys, "stdout", out)
         assert main(["pack", str(SEED)]) == 0

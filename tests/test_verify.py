@@ -196,7 +196,7 @@ def test_a_hypothesis_without_local_constants_is_left_as_it_is(
 ) -> None:
     from hypothesis.internal.conjecture import providers
 
-    from packcheck.verify import same_cases_whatever_is_loaded
+    from packcheck._hypothesis_compat import same_cases_whatever_is_loaded
 
     collect = providers._get_local_constants
     with same_cases_whatever_is_loaded():

@@ -31,7 +31,7 @@ __all__ = [
     "REFERENCE",
     "WORKLOADS",
     "BenchError",
-    "Packer",
+    "Kernel",
     "Regression",
     "Report",
     "Timing",
@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 #: A ``pack_sizes``-compatible function: int64 sizes in, kept flags and remaining out.
-Packer = Callable[[int, npt.NDArray[np.int64]], tuple[Sequence[bool] | npt.NDArray[np.bool_], int]]
+Kernel = Callable[[int, npt.NDArray[np.int64]], tuple[Sequence[bool] | npt.NDArray[np.bool_], int]]
 #: The name under which the reference (given a Python list) appears in a report.
 REFERENCE = "reference"
 #: Powers of ten from 10**3 to 10**6 blocks.
@@ -177,7 +177,7 @@ def machine() -> dict[str, str]:
 
 def run(
     *,
-    packers: Mapping[str, Packer] | None = None,
+    packers: Mapping[str, Kernel] | None = None,
     sizes: Iterable[int] = DEFAULT_SIZES,
     workloads: Iterable[str] | None = None,
     repeat: int = 5,
@@ -221,7 +221,7 @@ def _measure(
     load: Workload,
     n: int,
     seed: int,
-    packers: Mapping[str, Packer],
+    packers: Mapping[str, Kernel],
     rounds: tuple[int, float],
     with_reference: bool,
     clock: Callable[[], float],

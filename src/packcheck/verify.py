@@ -10,25 +10,22 @@ raised as a :class:`Counterexample`, ready to save as a fixture.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import random
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
+from ._fixtures import Fixture, read_fixtures, seed_fixtures
+from ._hypothesis_compat import same_cases_whatever_is_loaded
 from ._invariants import InvariantError, check_output, check_trace
 from ._jsonio import dumps, same_json
 from ._pack import pack
 from ._packers import CallablePacker, Packer, PackerFault
-from ._sources import SourceError, read_records
 from .strategies import MAX_SAFE_UNITS, cases
 
 __all__ = [
@@ -53,16 +50,6 @@ DEFAULT_MAX_EXAMPLES = 1000
 SHRINK_SECONDS = 30.0
 
 Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True, slots=True)
-class Fixture:
-    """A case with its expected declared output; ``origin`` says where it was read."""
-
-    name: str | None
-    case: Any
-    expected: Any
-    origin: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,43 +150,6 @@ def examine(packer: Packer, case: Any, expected: Any, origin: str) -> Finding | 
     return Finding(case, expected, answer, tuple(failures), origin) if failures else None
 
 
-def _plain_numbers(value: Any) -> Any:
-    """Fixture numbers as a Python ``json.loads`` gives them: floats where exact."""
-    if isinstance(value, Decimal):
-        return float(value) if float(value) == value else value
-    if isinstance(value, dict):
-        return {key: _plain_numbers(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain_numbers(item) for item in value]
-    return value
-
-
-def read_fixtures(path: Path, label: str | None = None) -> Iterator[Fixture]:
-    """The fixtures of one file; raises :class:`OSError` or :class:`SourceError`.
-
-    A record that cannot be read, has no ``expected``, or expects an input error
-    (malformed cases are outside the declared rule) raises :class:`SourceError`.
-    """
-    label = label or str(path)
-    with path.open("rb") as stream:
-        for record in read_records(stream):
-            if record.error is not None or not record.has_expected:
-                why = record.error or "fixture has no 'expected'"
-                raise SourceError(f"{label}: {record.where}: {why}")
-            yield Fixture(
-                record.name,
-                _plain_numbers(record.case),
-                record.expected,
-                f"fixture {label}: {record.where}",
-            )
-
-
-def seed_fixtures() -> list[Fixture]:
-    """The seed cases shipped inside the package (``packcheck/data/seed.json``)."""
-    with resources.as_file(resources.files("packcheck") / "data" / "seed.json") as path:
-        return list(read_fixtures(path, "seed.json"))
-
-
 def run_fixtures(packer: Packer, fixtures: Iterable[Fixture]) -> tuple[int, Finding | None]:
     """Check each fixture in turn; the count checked and the first failure, if any."""
     count = 0
@@ -216,35 +166,6 @@ def run_fixtures(packer: Packer, fixtures: Iterable[Fixture]) -> tuple[int, Find
                 fixture.name,
             )
     return count, None
-
-
-@contextmanager
-def same_cases_whatever_is_loaded() -> Iterator[None]:
-    """Generate from the seed alone, not from the modules loaded so far.
-
-    Hypothesis (6.131 and later) mixes into generation the constants it finds in the
-    *local* modules imported so far -- packcheck itself when installed editable, the
-    packer under test when it runs in-process -- so ``--seed 1`` meant other cases
-    after another import, in the library than on the command line, and with
-    ``--timeout`` (packer in a worker) than without.  No setting turns this off, so
-    the collection is replaced by "no local constants" while a run draws its cases
-    (which also keeps it from writing a ``.hypothesis/`` cache in the current
-    directory).  An older Hypothesis, which collects none, is left as it is.
-    """
-    providers: Any = importlib.import_module("hypothesis.internal.conjecture.providers")
-    collect = getattr(providers, "_get_local_constants", None)
-    if collect is None:
-        yield
-        return
-    none_local = providers.Constants()
-    # Values already filtered from the local constants, cached per draw's constraints.
-    providers.CONSTANTS_CACHE.cache.clear()
-    providers._get_local_constants = lambda: none_local
-    try:
-        yield
-    finally:
-        providers._get_local_constants = collect
-        providers.CONSTANTS_CACHE.cache.clear()
 
 
 def run_generated(

@@ -12,11 +12,12 @@ import os
 import sys
 from collections.abc import Sequence
 
-from . import __version__, _cmd_bench, _cmd_pack, _cmd_verify
+from .. import __version__
+from . import bench, pack, verify
 
 __all__ = ["main"]
 
-_COMMANDS = (_cmd_pack, _cmd_verify, _cmd_bench)
+_COMMANDS = (pack, verify, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,12 +12,19 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from ._jsonio import dumps
-from ._pack import pack
-from ._packers import CallablePacker, CommandPacker, Packer, SetupError, WorkerPacker, load_function
-from ._sources import SourceError
-from .strategies import MAX_SAFE_UNITS
-from .verify import (
+from .._jsonio import dumps
+from .._pack import pack
+from .._packers import (
+    CallablePacker,
+    CommandPacker,
+    Packer,
+    SetupError,
+    WorkerPacker,
+    load_function,
+)
+from .._sources import SourceError
+from ..strategies import MAX_SAFE_UNITS
+from ..verify import (
     DEFAULT_MAX_EXAMPLES,
     Finding,
     Fixture,

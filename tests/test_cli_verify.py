@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from packcheck import _cmd_verify
 from packcheck._cli import main
-from packcheck._cmd_verify import parse_units
+from packcheck._cli import verify as cli_verify
+from packcheck._cli.verify import parse_units
 
 PACKERS = Path(__file__).parent / "packers"
 LINES = f"{sys.executable} {PACKERS / 'lines_packer.py'}"
@@ -216,7 +216,7 @@ def test_the_module_entry_point_runs_the_gate() -> None:
 
 
 def test_numpy_packer_is_the_engine() -> None:
-    assert _cmd_verify.numpy_packer({"budget": 1, "blocks": [], "required": []})["remaining"] == 1
+    assert cli_verify.numpy_packer({"budget": 1, "blocks": [], "required": []})["remaining"] == 1
 
 
 @pytest.mark.parametrize(
@@ -231,7 +231,7 @@ def test_numpy_packer_is_the_engine() -> None:
     ],
 )
 def test_the_rerun_line_writes_max_units_as_the_user_would(units: int, text: str) -> None:
-    from packcheck._cmd_verify import _power_text
+    from packcheck._cli.verify import _power_text
 
     assert _power_text(units) == text
 
@@ -263,7 +263,7 @@ def test_a_seed_gives_the_same_cases_whatever_was_imported_and_whichever_entry_p
         "library": ["-c", library],
         "library after imports": [
             "-c",
-            "import local_constants, packcheck._explain, packcheck._cmd_pack; " + library,
+            "import local_constants, packcheck._cli.explain, packcheck._cli.pack; " + library,
         ],
         "cli": cli,
         "cli worker": [*cli, "--timeout", "30"],

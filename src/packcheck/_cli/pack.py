@@ -10,13 +10,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
-from ._engines import ENGINES, Engine
-from ._explain import explain_lines
-from ._jsonio import dumps, same_json
-from ._model import MalformedCase
-from ._pack import pack
-from ._sources import Record, SourceError, read_records
-from ._trace import trace
+from .._engines import ENGINES, Engine
+from .._jsonio import dumps, same_json
+from .._model import MalformedCase
+from .._pack import pack
+from .._sources import Record, SourceError, read_records
+from .._trace import trace
+from .explain import explain_lines
 
 __all__ = ["answer", "register"]
 

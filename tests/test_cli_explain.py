@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from packcheck import trace
-from packcheck._explain import SHOWN_AHEAD, explain, explain_lines, show_id
+from packcheck._cli.explain import SHOWN_AHEAD, explain, explain_lines, show_id
 
 
 def case(budget: Any, blocks: list[tuple[str, Any]], required: list[str]) -> dict[str, Any]:

@@ -8,9 +8,9 @@ import statistics
 import sys
 from typing import Any, cast
 
-from . import bench, scan
-from ._packers import SetupError, load_function
-from ._workloads import WORKLOADS
+from .. import bench, scan
+from .._packers import SetupError, load_function
+from .._workloads import WORKLOADS
 
 __all__ = ["register"]
 
@@ -112,7 +112,7 @@ class _Usage(Exception):
 def run_bench(args: argparse.Namespace) -> int:
     """Run the matrix, print the table; 1 on a wrong answer or a regression, 2 on usage."""
     try:
-        packers: dict[str, bench.Packer] = {"numpy": scan.pack_sizes}
+        packers: dict[str, bench.Kernel] = {"numpy": scan.pack_sizes}
         packers.update((spec, _load(spec)) for spec in args.packer)
         baseline = _baseline(args.compare) if args.compare else None
         plot = _pyplot() if args.plot else None
@@ -161,9 +161,9 @@ def run_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(spec: str) -> bench.Packer:
+def _load(spec: str) -> bench.Kernel:
     try:
-        return cast(bench.Packer, load_function(spec))
+        return cast(bench.Kernel, load_function(spec))
     except SetupError as exc:
         raise _Usage(str(exc)) from None
 

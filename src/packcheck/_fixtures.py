@@ -1,0 +1,61 @@
+"""Fixture files: cases with their expected declared output, and the shipped seed cases."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ._sources import SourceError, read_records
+
+__all__ = ["Fixture", "read_fixtures", "seed_fixtures"]
+
+
+@dataclass(frozen=True, slots=True)
+class Fixture:
+    """A case with its expected declared output; ``origin`` says where it was read."""
+
+    name: str | None
+    case: Any
+    expected: Any
+    origin: str
+
+
+def _plain_numbers(value: Any) -> Any:
+    """Fixture numbers as a Python ``json.loads`` gives them: floats where exact."""
+    if isinstance(value, Decimal):
+        return float(value) if float(value) == value else value
+    if isinstance(value, dict):
+        return {key: _plain_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain_numbers(item) for item in value]
+    return value
+
+
+def read_fixtures(path: Path, label: str | None = None) -> Iterator[Fixture]:
+    """The fixtures of one file; raises :class:`OSError` or :class:`SourceError`.
+
+    A record that cannot be read, has no ``expected``, or expects an input error
+    (malformed cases are outside the declared rule) raises :class:`SourceError`.
+    """
+    label = label or str(path)
+    with path.open("rb") as stream:
+        for record in read_records(stream):
+            if record.error is not None or not record.has_expected:
+                why = record.error or "fixture has no 'expected'"
+                raise SourceError(f"{label}: {record.where}: {why}")
+            yield Fixture(
+                record.name,
+                _plain_numbers(record.case),
+                record.expected,
+                f"fixture {label}: {record.where}",
+            )
+
+
+def seed_fixtures() -> list[Fixture]:
+    """The seed cases shipped inside the package (``packcheck/data/seed.json``)."""
+    with resources.as_file(resources.files("packcheck") / "data" / "seed.json") as path:
+        return list(read_fixtures(path, "seed.json"))
