@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
-__all__ = ["same_cases_whatever_is_loaded"]
+__all__ = ["private_hypothesis_storage", "same_cases_whatever_is_loaded"]
 
 
 @contextmanager
@@ -37,3 +39,30 @@ def same_cases_whatever_is_loaded() -> Iterator[None]:
     finally:
         providers._get_local_constants = collect
         providers.CONSTANTS_CACHE.cache.clear()
+
+
+def _cache_home() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "packcheck" / "hypothesis"
+
+
+@contextmanager
+def private_hypothesis_storage() -> Iterator[None]:
+    """Keep Hypothesis's files (its Unicode tables) out of the user's working directory.
+
+    Hypothesis writes ``.hypothesis/`` in the current directory by default; for the
+    ``packcheck`` command that is a stray folder in the user's project.  While the
+    context is active, Hypothesis's home is ``$XDG_CACHE_HOME/packcheck/hypothesis``
+    (``~/.cache/...``), unless ``HYPOTHESIS_STORAGE_DIRECTORY`` says otherwise.
+    """
+    configuration: Any = importlib.import_module("hypothesis.configuration")
+    set_home = getattr(configuration, "set_hypothesis_home_dir", None)
+    if set_home is None or os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        yield
+        return
+    before = getattr(configuration, "__hypothesis_home_directory", None)
+    set_home(_cache_home())
+    try:
+        yield
+    finally:
+        set_home(before)

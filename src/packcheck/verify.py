@@ -1,85 +1,84 @@
 """The differential gate: does a packer give the declared output on every case?
 
-:func:`check` runs the fixture corpus (the seed cases shipped with packcheck, plus any
-saved regressions), then cases from :func:`packcheck.strategies.cases`.  Each answer
-must equal the reference's output exactly (as JSON, with exact types) *and* pass the
-invariant checker :func:`check_output`.  The first failure is shrunk by Hypothesis and
-raised as a :class:`Counterexample`, ready to save as a fixture.
+:func:`run` is the gate.  It checks, in this order, stopping at the first failure:
+
+1. **fixtures**: the seed cases shipped with packcheck, plus any saved regressions;
+2. **generated**: ``max_examples`` short cases from :func:`packcheck.strategies.cases`,
+   drawn and shrunk by Hypothesis;
+3. **wide ranges**: every edge of what a unit is (``true``, ``"4"``, ``2.5``, ``0``,
+   an absent key, ``4.0``, as the budget and after the budget is spent), and short
+   cases whose budgets and sums cross 2**31, 2**32, 2**53, 2**63 and 2**64, those
+   within ``max_units`` (:mod:`packcheck._probes`), so that an overflow or a lenient
+   reading is caught at every seed;
+4. **long lists**: every length of a ladder from 16 to 2**17 + 1 blocks (just below,
+   at and above powers of two and round thresholds), and power-of-two runs whose sums
+   reach exactly 2**63.
+
+Each answer must equal the reference's output exactly (as JSON, with exact types)
+*and* pass the invariant checker :func:`check_output`.  The first failure is shrunk
+(by Hypothesis, or for a probe by :mod:`packcheck._shrink`: shorter first), named
+(which known wrong variant of the rule it agrees with, and where ``kept`` departs from
+the rule's), and returned in the :class:`Summary`.  :func:`check` is the same gate for
+a test suite: it raises :class:`Counterexample` instead.
 """
 
 from __future__ import annotations
 
-import hashlib
 import random
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from decimal import Decimal
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
+from ._findings import Finding, examine, explained, show_answer
 from ._fixtures import Fixture, read_fixtures, seed_fixtures
 from ._hypothesis_compat import same_cases_whatever_is_loaded
 from ._invariants import InvariantError, check_output, check_trace
-from ._jsonio import dumps, same_json
+from ._jsonio import dumps
 from ._pack import pack
 from ._packers import CallablePacker, Packer, PackerFault
+from ._probes import Probe, long_probes, unit_probes, wide_probes
+from ._shrink import shrink
 from .strategies import MAX_SAFE_UNITS, cases
 
 __all__ = [
     "DEFAULT_MAX_EXAMPLES",
+    "PHASES",
+    "SHRINK_SECONDS",
     "Counterexample",
     "Finding",
     "Fixture",
     "InvariantError",
+    "Progress",
     "Summary",
     "check",
     "check_output",
     "check_trace",
     "read_fixtures",
+    "run",
     "seed_fixtures",
+    "show_answer",
 ]
 
-#: Generated cases per run: a default run of a Python or command packer stays well
-#: under a minute on two cores (measured: see properties/README.md).
+#: Generated (short) cases per run.  With the wide-range and long-list probes, a
+#: default run of a Python or command packer takes 10-20 s on two cores.
 DEFAULT_MAX_EXAMPLES = 1000
 #: After the first failure, shrinking gets this long before the best case so far is
 #: reported; a packer that hangs on every shrink step must not stall CI.
 SHRINK_SECONDS = 30.0
+#: Generated cases have at most this many blocks; length is the long lists' job, so
+#: that a counterexample that does not need length shrinks to a few blocks.
+SHORT_BLOCKS = 12
+# After Hypothesis's shrinker, a few seconds of packcheck's own (blocks, then detail).
+_POLISH_SECONDS = 5.0
+#: The phases of a run, in order, as :data:`Progress` names them.
+PHASES = ("fixtures", "generated", "wide ranges", "long lists", "shrinking")
 
-Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One case the packer got wrong: what it answered and which checks failed."""
-
-    case: Any
-    expected: Any
-    answer: Any
-    failures: tuple[str, ...]
-    origin: str
-    name: str | None = None
-
-    def fixture(self) -> dict[str, Any]:
-        """The case as a fixture ``{"id", "input", "expected"}``, ready to save."""
-        digest = hashlib.sha256(dumps(self.case).encode()).hexdigest()[:12]
-        return {
-            "id": self.name or f"verify-{digest}",
-            "input": self.case,
-            "expected": self.expected,
-        }
-
-    def report(self) -> str:
-        """A few lines for a person: origin, failed checks, answer, fixture."""
-        lines = [f"FAIL {self.origin}"]
-        lines += [f"  check:    {failure}" for failure in self.failures]
-        lines.append(f"  answer:   {show_answer(self.answer)}")
-        lines.append(f"  expected: {dumps(self.expected)}")
-        lines.append(f"  fixture:  {dumps([self.fixture()])}")
-        return "\n".join(lines)
+#: ``progress(phase, cases_done, cases_in_phase_or_None)`` after each case.
+Progress = Callable[[str, int, "int | None"], None]
 
 
 class Counterexample(AssertionError):
@@ -92,137 +91,212 @@ class Counterexample(AssertionError):
 
 @dataclass(frozen=True, slots=True)
 class Summary:
-    """A conformant run: how many fixtures and generated cases, the seed, the time."""
+    """What a run checked, and the counterexample if it found one.
+
+    ``fixtures``, ``wide``, ``generated`` and ``long_lists`` count the cases each
+    phase checked (the failing one included); ``finding`` is ``None`` for a
+    conformant packer.
+    """
 
     fixtures: int
     generated: int
     seed: int
     seconds: float
-    notes: tuple[str, ...] = field(default=())
+    wide: int = 0
+    long_lists: int = 0
+    finding: Finding | None = None
 
+    @property
+    def conformant(self) -> bool:
+        """No counterexample was found."""
+        return self.finding is None
 
-def show_answer(answer: object) -> str:
-    """JSON when the answer is plain JSON data, else ``repr`` (which shows the types)."""
-    if isinstance(answer, PackerFault):
-        return f"(no answer: {answer})"
-    if _plain_json(answer):
-        return dumps(answer)
-    return repr(answer)
+    @property
+    def cases(self) -> int:
+        """Every case checked, in all phases."""
+        return self.fixtures + self.wide + self.generated + self.long_lists
 
-
-def _plain_json(value: object) -> bool:
-    if type(value) is dict:
-        return all(type(k) is str and _plain_json(v) for k, v in value.items())
-    if type(value) is list:
-        return all(map(_plain_json, value))
-    # Decimal: a command packer's non-integral number, written back as it was read.
-    return type(value) in (str, int, bool, type(None), Decimal)
-
-
-def _exactly(expected: object, answer: object) -> bool:
-    """Equal as JSON, and with the same Python types (``0`` is not ``0.0``)."""
-    if type(expected) is not type(answer) and not (
-        isinstance(expected, dict) and isinstance(answer, dict)
-    ):
-        return False
-    if isinstance(expected, dict) and isinstance(answer, dict):
-        return expected.keys() == answer.keys() and all(
-            _exactly(expected[k], answer[k]) for k in expected
+    def counts(self) -> str:
+        """``3 fixtures, 1000 generated cases, ...`` for a summary line."""
+        return (
+            f"{self.fixtures} fixtures, {self.generated} generated cases, {self.wide} "
+            f"wide-range cases, {self.long_lists} long lists"
         )
-    if isinstance(expected, list) and isinstance(answer, list):
-        return len(expected) == len(answer) and all(map(_exactly, expected, answer))
-    return same_json(expected, answer)
 
 
-def examine(packer: Packer, case: Any, expected: Any, origin: str) -> Finding | None:
-    """Ask ``packer`` about ``case``; a :class:`Finding` unless it answers ``expected``."""
-    try:
-        answer: object = packer.answer(case)
-    except PackerFault as exc:
-        return Finding(case, expected, exc, (f"packer fault: {exc}",), origin)
-    failures: list[str] = []
-    if not _exactly(expected, answer):
-        failures.append("output: differs from the declared output (exact JSON and types)")
-    try:
-        check_output(case, answer)
-    except InvariantError as exc:
-        failures.append(f"invariant {exc}")
-    return Finding(case, expected, answer, tuple(failures), origin) if failures else None
+class _Gate:
+    """One run's state: the packer, the clock, the progress callback, the counts."""
 
+    def __init__(self, packer: Packer, progress: Progress | None, shrink_seconds: float) -> None:
+        self.packer = packer
+        self.progress = progress
+        self.shrink_seconds = shrink_seconds
+        self.counts = dict.fromkeys(PHASES, 0)
 
-def run_fixtures(packer: Packer, fixtures: Iterable[Fixture]) -> tuple[int, Finding | None]:
-    """Check each fixture in turn; the count checked and the first failure, if any."""
-    count = 0
-    for fixture in fixtures:
-        count += 1
-        finding = examine(packer, fixture.case, fixture.expected, fixture.origin)
-        if finding is not None:
-            return count, Finding(
-                finding.case,
-                finding.expected,
-                finding.answer,
-                finding.failures,
-                finding.origin,
-                fixture.name,
-            )
-    return count, None
+    def tick(self, phase: str, total: int | None = None) -> None:
+        self.counts[phase] += 1
+        if self.progress is not None:
+            self.progress(phase, self.counts[phase], total)
 
+    def fixtures(self, fixtures: Iterable[Fixture]) -> Finding | None:
+        for fixture in fixtures:
+            self.tick("fixtures")
+            finding = examine(self.packer, fixture.case, fixture.expected, fixture.origin)
+            if finding is not None:
+                return replace(finding, name=fixture.name)
+        return None
 
-def run_generated(
-    packer: Packer,
-    *,
-    seed: int,
-    max_examples: int,
-    max_units: int,
-    progress: Progress | None = None,
-) -> tuple[int, Finding | None]:
-    """Check generated cases; the count run and the shrunk first failure, if any.
+    def probes(self, phase: str, probes: list[Probe], origin: str) -> Finding | None:
+        for probe in probes:
+            self.tick(phase, len(probes))
+            case = probe.build()
+            finding = examine(self.packer, case, pack(case), origin)
+            if finding is not None:
+                return self.shrunk(probe, finding, self.shrink_seconds)
+        return None
 
-    The same ``seed`` gives the same cases.  Failures are remembered by case, so the
-    final replay of the shrunk case needs no packer call (a flaky or slow packer
-    cannot turn the report into Hypothesis's ``Flaky``); after
-    :data:`SHRINK_SECONDS` of shrinking, new cases are no longer tried.
-    """
-    failures: dict[str, Finding] = {}
-    calls = 0
-    first_failure: float | None = None
+    def shrunk(self, probe: Probe | None, finding: Finding, seconds: float) -> Finding:
+        """The smallest failing case found from ``finding`` within ``seconds``.
 
-    @hypothesis_seed(seed)
-    @settings(
-        max_examples=max_examples,
-        database=None,
-        deadline=None,
-        derandomize=False,
-        phases=(Phase.generate, Phase.shrink),
-        report_multiple_bugs=False,
-        suppress_health_check=list(HealthCheck),
-        verbosity=Verbosity.quiet,
-    )
-    @given(cases(max_units=max_units))
-    def conforms(case: dict[str, Any]) -> None:
-        nonlocal calls, first_failure
-        key = dumps(case)
-        finding = failures.get(key)
-        if finding is None:
-            if first_failure is not None and time.monotonic() - first_failure > SHRINK_SECONDS:
-                return
-            calls += 1
-            if progress is not None:
-                progress(calls, max_examples)
-            finding = examine(packer, case, pack(case), f"generated case (seed {seed}, shrunk)")
+        A probe's finding is shortened along its recipe first; any finding then loses
+        blocks and detail while it still fails (Hypothesis's shrinker can leave blocks
+        that a choice drawn after them depends on).
+        """
+        found: dict[str, Finding] = {}
+        answers: dict[str, object] = {}
+
+        def fails(case: dict[str, Any]) -> bool:
+            self.tick("shrinking")
+            key = dumps(case)
+            if key not in found and key not in answers:
+                result = examine(self.packer, case, pack(case), finding.origin)
+                if result is None:
+                    answers[key] = None
+                    return False
+                found[key] = result
+            return key in found
+
+        def answer_of(case: dict[str, Any]) -> object:
+            return found[dumps(case)].answer
+
+        found[dumps(finding.case)] = finding
+        best = shrink(
+            finding.case,
+            fails,
+            probe=probe,
+            deadline=time.monotonic() + seconds,
+            answer_of=answer_of,
+        )
+        result = found[dumps(best)]
+        if probe is None:
+            return result
+        length = len(best["blocks"]) if isinstance(best.get("blocks"), list) else 0
+        note = f"{probe.describe()}, shrunk to {length} block{'s' if length != 1 else ''}"
+        return replace(result, origin=f"{result.origin}: {note}")
+
+    def generated(self, *, seed: int, max_examples: int, max_units: int) -> Finding | None:
+        """Hypothesis's cases; the shrunk first failure, if any.
+
+        Failures are remembered by case, so the final replay of the shrunk case needs no
+        packer call (a flaky or slow packer cannot turn the report into Hypothesis's
+        ``Flaky``); after ``shrink_seconds`` of shrinking, new cases are no longer tried.
+        """
+        failures: dict[str, Finding] = {}
+        first_failure: float | None = None
+        origin = f"generated case (seed {seed}, shrunk)"
+
+        @hypothesis_seed(seed)
+        @settings(
+            max_examples=max_examples,
+            database=None,
+            deadline=None,
+            derandomize=False,
+            phases=(Phase.generate, Phase.shrink),
+            report_multiple_bugs=False,
+            suppress_health_check=list(HealthCheck),
+            verbosity=Verbosity.quiet,
+        )
+        @given(cases(max_units=max_units, max_blocks=SHORT_BLOCKS))
+        def conforms(case: dict[str, Any]) -> None:
+            nonlocal first_failure
+            key = dumps(case)
+            finding = failures.get(key)
             if finding is None:
-                return
-            first_failure = first_failure or time.monotonic()
-            failures[key] = finding
-        # One raise site: Hypothesis tells failures apart by where they are raised.
-        raise Counterexample(finding)
+                now = time.monotonic()
+                if first_failure is not None and now - first_failure > self.shrink_seconds:
+                    return
+                self.tick("generated" if first_failure is None else "shrinking", max_examples)
+                finding = examine(self.packer, case, pack(case), origin)
+                if finding is None:
+                    return
+                first_failure = first_failure or now
+                failures[key] = finding
+            # One raise site: Hypothesis tells failures apart by where they are raised.
+            raise Counterexample(finding)
 
-    try:
-        with same_cases_whatever_is_loaded():
-            conforms()
-    except Counterexample as exc:
-        return calls, exc.finding
-    return calls, None
+        try:
+            with same_cases_whatever_is_loaded():
+                conforms()
+        except Counterexample as exc:
+            if isinstance(exc.finding.answer, PackerFault):
+                return exc.finding
+            return self.shrunk(None, exc.finding, _POLISH_SECONDS)
+        return None
+
+
+def run(
+    packer: Callable[[dict[str, Any]], object] | Packer,
+    *,
+    seed: int | None = None,
+    max_examples: int = DEFAULT_MAX_EXAMPLES,
+    max_units: int = MAX_SAFE_UNITS,
+    fixtures: Iterable[Fixture] | None = None,
+    long_lists: bool = True,
+    progress: Progress | None = None,
+    shrink_seconds: float | None = None,
+) -> Summary:
+    """Check ``packer`` against the declared rule; the :class:`Summary` says how it went.
+
+    ``packer`` is a function ``case -> output`` (called with its own deep copy of each
+    case) or a :class:`packcheck._packers.Packer` adapter (which this function does not
+    close).  ``fixtures`` default to the seed cases.  ``seed=None`` picks a seed,
+    reported in the summary and in any counterexample's origin; generated units lie
+    within ``±max_units``.  ``long_lists=False`` leaves out the long lists (for quick
+    runs of your own).  ``progress`` is called after every case.  Shrinking a failure
+    stops after ``shrink_seconds`` (default :data:`SHRINK_SECONDS`) with the best case
+    so far.
+    """
+    adapter = packer if isinstance(packer, Packer) else CallablePacker(packer)
+    seed = random.SystemRandom().randrange(2**32) if seed is None else seed
+    started = time.monotonic()
+    gate = _Gate(adapter, progress, SHRINK_SECONDS if shrink_seconds is None else shrink_seconds)
+    phases: Iterator[Callable[[], Finding | None]] = iter(
+        [
+            lambda: gate.fixtures(seed_fixtures() if fixtures is None else fixtures),
+            lambda: gate.generated(seed=seed, max_examples=max_examples, max_units=max_units),
+            lambda: gate.probes(
+                "wide ranges",
+                [*unit_probes(seed), *wide_probes(seed, max_units)],
+                f"wide-range case (seed {seed})",
+            ),
+            lambda: gate.probes(
+                "long lists",
+                list(long_probes(seed, max_units)) if long_lists else [],
+                f"long list (seed {seed})",
+            ),
+        ]
+    )
+    finding = next((found for phase in phases if (found := phase()) is not None), None)
+    counts = gate.counts
+    return Summary(
+        fixtures=counts["fixtures"],
+        generated=counts["generated"],
+        seed=seed,
+        seconds=time.monotonic() - started,
+        wide=counts["wide ranges"],
+        long_lists=counts["long lists"],
+        finding=None if finding is None else explained(finding),
+    )
 
 
 def check(
@@ -232,22 +306,20 @@ def check(
     max_examples: int = DEFAULT_MAX_EXAMPLES,
     max_units: int = MAX_SAFE_UNITS,
     fixtures: Iterable[Fixture] | None = None,
+    long_lists: bool = True,
 ) -> Summary:
-    """Check ``packer`` against the declared rule; raise :class:`Counterexample` if not.
+    """:func:`run`, raising :class:`Counterexample` if the packer does not conform.
 
-    ``packer`` is a function ``case -> output`` (called with its own deep copy of each
-    case) or a :class:`packcheck._packers.Packer` adapter.  ``fixtures`` default to
-    the seed cases.  ``seed=None`` picks a seed, reported in the summary and in any
-    counterexample's origin; generated units lie within ``±max_units``.
+    For a test suite: ``packcheck.verify.check(my_packer, seed=1)``.
     """
-    adapter = packer if isinstance(packer, Packer) else CallablePacker(packer)
-    seed = random.SystemRandom().randrange(2**32) if seed is None else seed
-    started = time.monotonic()
-    checked, finding = run_fixtures(adapter, seed_fixtures() if fixtures is None else fixtures)
-    if finding is None:
-        generated, finding = run_generated(
-            adapter, seed=seed, max_examples=max_examples, max_units=max_units
-        )
-    if finding is not None:
-        raise Counterexample(finding)
-    return Summary(checked, generated, seed, time.monotonic() - started)
+    summary = run(
+        packer,
+        seed=seed,
+        max_examples=max_examples,
+        max_units=max_units,
+        fixtures=fixtures,
+        long_lists=long_lists,
+    )
+    if summary.finding is not None:
+        raise Counterexample(summary.finding)
+    return summary

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import re
 import shlex
@@ -12,6 +13,10 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from .. import verify
+from .._findings import Finding
+from .._fixtures import Fixture, read_fixtures, seed_fixtures
+from .._hypothesis_compat import private_hypothesis_storage
 from .._jsonio import dumps
 from .._pack import pack
 from .._packers import (
@@ -24,15 +29,7 @@ from .._packers import (
 )
 from .._sources import SourceError
 from ..strategies import MAX_SAFE_UNITS
-from ..verify import (
-    DEFAULT_MAX_EXAMPLES,
-    Finding,
-    Fixture,
-    read_fixtures,
-    run_fixtures,
-    run_generated,
-    seed_fixtures,
-)
+from ..verify import DEFAULT_MAX_EXAMPLES
 
 __all__ = ["numpy_packer", "parse_units", "register"]
 
@@ -133,6 +130,11 @@ def register(commands: Any) -> None:
         f"{DEFAULT_TIMEOUT:g} for --packer-cmd, none in-process)",
     )
     p.add_argument(
+        "--no-long-lists",
+        action="store_true",
+        help="leave out the long lists (16 to 131,073 blocks): a quicker, weaker check",
+    )
+    p.add_argument(
         "--save-failures",
         type=Path,
         metavar="DIR",
@@ -163,17 +165,22 @@ def _fixtures(directory: Path | None) -> list[Fixture]:
 
 
 class _Progress:
-    """``done/total`` on a terminal's stderr, redrawn at most ten times a second."""
+    """A live line on a terminal's stderr: phase, cases, elapsed; at most ten a second."""
 
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
+        self.started = time.monotonic()
         self.shown = 0.0
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, phase: str, done: int, total: int | None) -> None:
         now = time.monotonic()
-        if now - self.shown >= 0.1 or done == total:
+        if now - self.shown >= 0.1:
             self.shown = now
-            self.stream.write(f"\rpackcheck verify: {done}/{total} generated cases")
+            count = f"{done}/{total}" if total else f"{done}"
+            unit = "tries" if phase == "shrinking" else "cases"
+            self.stream.write(
+                f"\r\x1b[Kpackcheck verify: {phase}: {count} {unit}, {now - self.started:.0f} s"
+            )
             self.stream.flush()
 
     def clear(self) -> None:
@@ -191,6 +198,7 @@ def _power_text(units: int) -> str:
 
 
 def _rerun(args: argparse.Namespace, seed: int) -> str:
+    """The command that repeats this run: every option that changes what it checks."""
     words = ["packcheck", "verify"]
     if args.packer:
         words += ["--packer", args.packer]
@@ -203,6 +211,10 @@ def _rerun(args: argparse.Namespace, seed: int) -> str:
         words += ["--max-units", _power_text(args.max_units)]
     if args.timeout is not None:
         words += ["--timeout", f"{args.timeout:g}"]
+    if args.no_long_lists:
+        words.append("--no-long-lists")
+    if args.save_failures is not None:
+        words += ["--save-failures", str(args.save_failures)]
     return shlex.join(words)
 
 
@@ -214,11 +226,24 @@ def _save(finding: Finding, directory: Path) -> Path:
     return path
 
 
+def _writable_directory(directory: Path) -> None:
+    """Raise :class:`OSError` unless ``directory`` is, or can be made, a writable folder."""
+    if directory.exists() and not directory.is_dir():
+        raise OSError(f"--save-failures {directory}: exists and is not a directory")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OSError(f"--save-failures {directory}: {exc.strerror or exc}") from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise OSError(f"--save-failures {directory}: not writable")
+
+
 def run_verify(args: argparse.Namespace) -> int:
     """Verify the chosen packer; 0 conformant, 1 counterexample, 2 usage/setup error."""
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    started = time.monotonic()
     try:
+        if args.save_failures is not None:
+            _writable_directory(args.save_failures)
         fixtures = _fixtures(args.save_failures)
         packer, name = _packer(args)
     except (OSError, SourceError, SetupError) as exc:
@@ -227,30 +252,32 @@ def run_verify(args: argparse.Namespace) -> int:
         return 2
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
-        checked, finding = run_fixtures(packer, fixtures)
-        generated = 0
-        if finding is None:
-            generated, finding = run_generated(
+        with private_hypothesis_storage():
+            summary = verify.run(
                 packer,
                 seed=seed,
                 max_examples=args.max_examples,
                 max_units=args.max_units,
+                fixtures=fixtures,
+                long_lists=not args.no_long_lists,
                 progress=progress,
             )
     finally:
         if progress is not None:
             progress.clear()
         packer.close()
-    seconds = time.monotonic() - started
-    summary = (
-        f"{checked} fixtures, {generated} generated cases, seed {seed}, {seconds:.1f} s ({name})"
-    )
+    line = f"{summary.counts()}, seed {seed}, {summary.seconds:.1f} s ({name})"
+    finding = summary.finding
     if finding is None:
-        print(f"packcheck verify: conformant: {summary}")
+        print(f"packcheck verify: conformant: {line}")
         return 0
     print(finding.report())
-    if args.save_failures is not None and finding.origin.startswith("generated"):
-        print(f"saved:    {_save(finding, args.save_failures)} (replay: packcheck fixtures FILE)")
+    if args.save_failures is not None and not finding.origin.startswith("fixture"):
+        try:
+            saved = _save(finding, args.save_failures)
+            print(f"saved:    {saved} (replay: packcheck fixtures FILE)")
+        except OSError as exc:
+            print(f"saved:    nothing: {exc.strerror or exc}")
     print(f"rerun:    {_rerun(args, seed)}")
-    print(f"packcheck verify: NOT conformant: {summary}")
+    print(f"packcheck verify: NOT conformant: {line}")
     return 1

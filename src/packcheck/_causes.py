@@ -1,0 +1,333 @@
+"""Named causes: which known wrong variant of the rule does a wrong answer agree with?
+
+A counterexample says *that* a packer is wrong; replaying it through variants of the
+rule that real packers get wrong says what the packer is probably doing instead.  Each
+variant below differs from the rule in one way.  An answer that equals a variant's
+output (and not the rule's) is "consistent with" that variant; none may match, and
+that is a fine answer too.  The variants are deliberately simple: they name a
+suspicion, they prove nothing.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from ._jsonio import show
+from ._model import Case, SizeError, read_case
+from ._order import same_utf16, sorted_utf16
+from ._units import as_unit
+
+__all__ = ["CAUSES", "LENIENT", "departure", "departure_index", "named_causes"]
+
+_Scan = Callable[[Case], tuple[list[str], object]]
+
+
+def _wrap64(value: int) -> int:
+    return (value + 2**63) % 2**64 - 2**63
+
+
+def _scan(
+    case: Case,
+    *,
+    fits: Callable[[Any, Any], bool] = lambda size, left: size <= left,
+    number: Callable[[int], Any] = int,
+    stop_early: bool = False,
+    once_per_id: bool = False,
+) -> tuple[list[str], object]:
+    left = number(case.budget)
+    kept: list[str] = []
+    for block_id, raw in zip(case.ids, case.sizes, strict=True):
+        size = number(raw)
+        if once_per_id and block_id in kept:
+            continue
+        if fits(size, left):
+            kept.append(block_id)
+            left = number(left - size)
+        elif stop_early:
+            break
+    return kept, left
+
+
+def _cumulative_int64(case: Case) -> tuple[list[str], object]:
+    """A phase scan on int64 prefix sums with no overflow guard: sums wrap."""
+    left = _wrap64(case.budget)
+    kept: list[str] = []
+    total = 0
+    for block_id, size in zip(case.ids, case.sizes, strict=True):
+        total = _wrap64(total + _wrap64(size))
+        if total <= left:
+            kept.append(block_id)
+        else:
+            total = _wrap64(total - _wrap64(size))
+    return kept, _wrap64(left - total)
+
+
+def _missing(case: Case, kept: Sequence[str]) -> list[str]:
+    present = set(kept)
+    return [wanted for wanted in case.required if wanted not in present]
+
+
+def _variant(
+    scan: _Scan,
+    order: Callable[[list[str]], list[str]] = sorted_utf16,
+    *,
+    unique_kept: bool = False,
+    missing_if_any_skipped: bool = False,
+) -> Callable[[Case], dict[str, Any]]:
+    def output(case: Case) -> dict[str, Any]:
+        kept, left = scan(case)
+        missing = _missing(case, kept)
+        if missing_if_any_skipped:
+            skipped = _skipped_ids(case)
+            missing = [w for w in case.required if w not in set(kept) or w in skipped]
+        if unique_kept:
+            kept = list(dict.fromkeys(kept))
+        return {"kept": kept, "remaining": left, "missing": order(missing)}
+
+    return output
+
+
+def _skipped_ids(case: Case) -> set[str]:
+    """IDs with at least one block the rule skips."""
+    left, skipped = case.budget, set()
+    for block_id, size in zip(case.ids, case.sizes, strict=True):
+        if size <= left:
+            left -= size
+        else:
+            skipped.add(block_id)
+    return skipped
+
+
+def _codepoint_order(texts: list[str]) -> list[str]:
+    return sorted(texts)
+
+
+def _no_order(texts: list[str]) -> list[str]:
+    return texts
+
+
+def _dedup_order(texts: list[str]) -> list[str]:
+    return sorted_utf16(set(texts))
+
+
+def _loose_missing(case: Case) -> dict[str, Any]:
+    """``missing`` with IDs compared loosely: any of casefold, strip, NFC, NFD."""
+    kept, left = _scan(case)
+    outputs = []
+    for key in (str.casefold, str.strip, _nfc, _nfd):
+        present = {key(k) for k in kept}
+        outputs.append([w for w in case.required if key(w) not in present])
+    # The loosest: an ID is present if any of the comparisons finds it.
+    missing = [w for w in case.required if all(w in out for out in outputs)]
+    return {"kept": kept, "remaining": left, "missing": sorted_utf16(missing)}
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def _nfd(text: str) -> str:
+    return unicodedata.normalize("NFD", text)
+
+
+#: (name, the wrong output for a readable case), in the order they are reported.
+CAUSES: tuple[tuple[str, Callable[[Case], dict[str, Any]]], ...] = (
+    ("stops at the first block that does not fit", _variant(lambda c: _scan(c, stop_early=True))),
+    (
+        "'<' for '<=' (a block that fits exactly is skipped)",
+        _variant(lambda c: _scan(c, fits=lambda size, left: size < left)),
+    ),
+    ("arithmetic in doubles (precision past 2**53)", _variant(lambda c: _scan(c, number=float))),
+    ("int64 wrap-around (sums past 2**63)", _variant(lambda c: _scan(c, number=_wrap64))),
+    ("int64 prefix sums wrapping (sums past 2**63)", _variant(_cumulative_int64)),
+    (
+        "missing sorted by code points (Python's sorted), not UTF-16",
+        _variant(_scan, _codepoint_order),
+    ),
+    ("missing not sorted (required order)", _variant(_scan, _no_order)),
+    ("missing deduplicated (repeats in required dropped)", _variant(_scan, _dedup_order)),
+    ("kept IDs deduplicated in the output", _variant(_scan, unique_kept=True)),
+    (
+        "each ID kept at most once (a repeated ID is skipped, not charged)",
+        _variant(lambda c: _scan(c, once_per_id=True)),
+    ),
+    (
+        "an ID counted missing when any block of it was skipped",
+        _variant(_scan, missing_if_any_skipped=True),
+    ),
+    ("IDs compared loosely (case, spaces or Unicode normalisation)", _loose_missing),
+)
+
+
+def _lenient_unit(value: object, *, bools: bool, strings: bool) -> int | None:
+    if isinstance(value, bool):
+        return int(value) if bools else None
+    if strings and isinstance(value, str):
+        try:
+            number = Decimal(value.strip())
+        except ArithmeticError:
+            return None
+        return int(number) if number.is_finite() and number == int(number) else None
+    return as_unit(value)
+
+
+def _lenient_case(
+    case: dict[str, Any], *, bools: bool = False, strings: bool = False, zero: bool = False
+) -> Case | None:
+    """``case`` read with one leniency; ``None`` if it is still not valid."""
+    budget = _lenient_unit(case.get("budget"), bools=bools, strings=strings)
+    sizes = [_lenient_unit(b.get("size"), bools=bools, strings=strings) for b in case["blocks"]]
+    floor = 0 if zero else 1
+    if budget is None or budget < 0 or any(s is None or s < floor for s in sizes):
+        return None
+    ids = tuple(same_utf16(b["id"]) for b in case["blocks"])
+    return Case(budget, ids, tuple(s for s in sizes if s is not None), tuple(case["required"]))
+
+
+def _validating_while_room(case: dict[str, Any]) -> Case | None:
+    """Sizes checked only while some budget is left: blocks after that are skipped."""
+    budget = as_unit(case.get("budget"))
+    if budget is None or budget < 0:
+        return None
+    left, sizes = budget, []
+    for block in case["blocks"]:
+        size = as_unit(block.get("size"))
+        if left == 0:
+            size = size if size is not None and size >= 1 else budget + 1
+        elif size is None or size < 1:
+            return None
+        sizes.append(size)
+        left -= size if size <= left else 0
+    ids = tuple(same_utf16(b["id"]) for b in case["blocks"])
+    return Case(budget, ids, tuple(sizes), tuple(case["required"]))
+
+
+#: For a case whose declared result is {"error":"size"}: readings that accept it.
+LENIENT: tuple[tuple[str, Callable[[dict[str, Any]], Case | None]], ...] = (
+    ("true read as the unit 1 (a bool is never a unit)", lambda c: _lenient_case(c, bools=True)),
+    (
+        "numeric strings read as numbers ('4' is not a unit)",
+        lambda c: _lenient_case(c, strings=True),
+    ),
+    ("a size of 0 accepted (sizes must be >= 1)", lambda c: _lenient_case(c, zero=True)),
+    ("sizes not checked once the budget is spent", _validating_while_room),
+)
+
+
+def _same_value(left: object, right: object) -> bool:
+    """Equal as JSON values, numbers by value (``1.0`` is ``1``; a double is its value)."""
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(_same_value, left, right))
+    if isinstance(left, str) and isinstance(right, str):
+        return same_utf16(left) == same_utf16(right)
+    numbers = (int, float, Decimal)
+    if isinstance(left, numbers) and isinstance(right, numbers):
+        if isinstance(left, bool) or isinstance(right, bool):
+            return False
+        try:
+            return Fraction(left) == Fraction(right)
+        except (ValueError, OverflowError):  # NaN, infinities
+            return False
+    return False
+
+
+def _matches(answer: dict[str, Any], wrong: dict[str, Any]) -> bool:
+    return all(_same_value(answer.get(key), wrong[key]) for key in wrong)
+
+
+def named_causes(case: object, answer: object, expected: object) -> list[str]:
+    """The known wrong variants ``answer`` agrees with on ``case`` (maybe none).
+
+    Only an answer shaped like the declared output (a dict with ``kept``,
+    ``remaining``, ``missing``) is compared; a variant whose output equals the
+    ``expected`` one cannot tell anything on this case and is left out.
+    """
+    if not isinstance(answer, dict) or set(answer) - {"partition"} != {
+        "kept",
+        "remaining",
+        "missing",
+    }:
+        return []
+    try:
+        read = read_case(case)
+    except ValueError:
+        return []
+    if not isinstance(expected, dict):
+        return []
+    found = []
+    if isinstance(read, SizeError):
+        for name, reading in LENIENT:
+            lenient = reading(case) if isinstance(case, dict) else None
+            if lenient is not None and _matches(answer, _variant(_scan)(lenient)):
+                found.append(name)
+        return found
+    for name, variant in CAUSES:
+        wrong = variant(read)
+        if not _matches(expected, wrong) and _matches(answer, wrong):
+            found.append(name)
+    return found
+
+
+def _walk(case: object, answer: object) -> tuple[int, int | None, str] | None:
+    """Position in ``kept``, block index and message of the first departure, if any."""
+    if not isinstance(answer, dict) or not isinstance(answer.get("kept"), list):
+        return None
+    try:
+        read = read_case(case)
+    except ValueError:
+        return None
+    if isinstance(read, SizeError):
+        return None
+    theirs = [same_utf16(k) if isinstance(k, str) else k for k in answer["kept"]]
+    left = read.budget
+    position = 0
+    for index, (block_id, size) in enumerate(zip(read.ids, read.sizes, strict=True)):
+        if size > left:
+            continue
+        if position >= len(theirs) or theirs[position] != block_id:
+            got = (
+                f"has {_short(theirs[position])}"
+                if position < len(theirs)
+                else f"ends after {position} entr{'y' if position == 1 else 'ies'}"
+            )
+            return (
+                position,
+                index,
+                f"kept[{position}]: the rule keeps blocks[{index}] (id {_short(block_id)}, "
+                f"size {size}, {left} left before it); the answer {got}",
+            )
+        position += 1
+        left -= size
+    if position < len(theirs):
+        return (
+            position,
+            None,
+            f"kept[{position}]: the rule keeps {position} block(s); the answer goes on "
+            f"with {_short(theirs[position])}",
+        )
+    return None
+
+
+def departure(case: object, answer: object) -> str | None:
+    """Where the answer's ``kept`` first departs from the rule's, by position.
+
+    Compares the two kept sequences entry by entry, so repeated IDs are blamed at the
+    right place: ``kept[i]`` is the i-th kept block, whatever its ID.  ``None`` when
+    the kept sequences agree or the answer has no list ``kept``.
+    """
+    found = _walk(case, answer)
+    return None if found is None else found[2]
+
+
+def departure_index(case: object, answer: object) -> int | None:
+    """The index of the block where the answer's ``kept`` first departs, if known."""
+    found = _walk(case, answer)
+    return None if found is None else found[1]
+
+
+def _short(value: object) -> str:
+    return show(value, 40)

@@ -1,0 +1,186 @@
+"""A finding: one case a packer got wrong, the checks it failed, and how to show it."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from typing import Any
+
+from ._causes import departure, named_causes
+from ._invariants import InvariantError, check_output
+from ._jsonio import dumps, same_json, show
+from ._packers import Packer, PackerFault
+
+__all__ = ["SHOWN_WHOLE", "Finding", "examine", "explained", "show_answer"]
+
+#: A counterexample with more blocks than this is summarised on the terminal (length,
+#: where the answer departs, the blocks around it) and saved whole as a fixture.
+SHOWN_WHOLE = 50
+_AROUND = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One case the packer got wrong: what it answered and which checks failed.
+
+    ``causes`` names the known wrong variants of the rule the answer agrees with;
+    ``departs`` says where its ``kept`` first leaves the rule's, by position.
+    """
+
+    case: Any
+    expected: Any
+    answer: Any
+    failures: tuple[str, ...]
+    origin: str
+    name: str | None = None
+    causes: tuple[str, ...] = field(default=())
+    departs: str | None = None
+
+    def fixture(self) -> dict[str, Any]:
+        """The case as a fixture ``{"id", "input", "expected"}``, ready to save."""
+        digest = hashlib.sha256(dumps(self.case).encode()).hexdigest()[:12]
+        return {
+            "id": self.name or f"verify-{digest}",
+            "input": self.case,
+            "expected": self.expected,
+        }
+
+    def blocks(self) -> int:
+        """How many blocks the case has (0 when it has no list of blocks)."""
+        blocks = self.case.get("blocks") if isinstance(self.case, dict) else None
+        return len(blocks) if isinstance(blocks, list) else 0
+
+    def report(self) -> str:
+        """A few lines for a person: origin, failed checks, cause, answer, fixture.
+
+        A case of more than :data:`SHOWN_WHOLE` blocks is summarised instead of
+        printed whole: its length, the blocks around the first departure, and the
+        answer's and expected output's lists shortened.
+        """
+        lines = [f"FAIL {self.origin}"]
+        lines += [f"  check:    {failure}" for failure in self.failures]
+        if self.departs is not None:
+            lines.append(f"  departs:  {self.departs}")
+        if self.failures and not isinstance(self.answer, PackerFault):
+            causes = "; ".join(self.causes) if self.causes else "no known cause"
+            lines.append(f"  cause:    consistent with: {causes}")
+        if self.blocks() <= SHOWN_WHOLE:
+            lines.append(f"  answer:   {show_answer(self.answer)}")
+            lines.append(f"  expected: {dumps(self.expected)}")
+            lines.append(f"  fixture:  {dumps([self.fixture()])}")
+            return "\n".join(lines)
+        lines.append(f"  case:     {self._case_summary()}")
+        lines.append(f"  answer:   {_summarised(self.answer)}")
+        lines.append(f"  expected: {_summarised(self.expected)}")
+        lines.append("  fixture:  too long to show; --save-failures DIR saves it whole")
+        return "\n".join(lines)
+
+    def _case_summary(self) -> str:
+        case = self.case
+        blocks = case["blocks"]
+        at = _departure_block(self.departs)
+        if at is None:
+            at = 0
+        low, high = max(0, at - _AROUND), min(len(blocks), at + _AROUND + 1)
+        window = ", ".join(f"[{i}] {dumps(blocks[i])}" for i in range(low, high))
+        return (
+            f"{len(blocks):,} blocks, budget {show(case.get('budget'), 40)}, required "
+            f"{show(case.get('required'), 80)}; blocks {window}"
+        )
+
+
+def _departure_block(departs: str | None) -> int | None:
+    if departs is None or "blocks[" not in departs:
+        return None
+    return int(departs.split("blocks[", 1)[1].split("]", 1)[0])
+
+
+def _summarised(output: object) -> str:
+    """An output with long lists cut to their first and last entries and a count."""
+    if isinstance(output, PackerFault) or not isinstance(output, dict):
+        return show_answer(output)
+    parts = []
+    for key, value in output.items():
+        if isinstance(value, list) and len(value) > 8:
+            head = ",".join(show(v, 20) for v in value[:3])
+            tail = ",".join(show(v, 20) for v in value[-2:])
+            parts.append(f"{dumps(key)}:[{head},... {len(value):,} entries ...,{tail}]")
+        else:
+            parts.append(f"{dumps(key)}:{show(value, 200)}")
+    return "{" + ",".join(parts) + "}"
+
+
+def show_answer(answer: object) -> str:
+    """JSON when the answer is plain JSON data, else ``repr`` (which shows the types)."""
+    if isinstance(answer, PackerFault):
+        return f"(no answer: {str(answer).splitlines()[0].removesuffix('; stderr:')})"
+    if _plain_json(answer):
+        return dumps(answer)
+    return repr(answer)
+
+
+def _plain_json(value: object) -> bool:
+    if type(value) is dict:
+        return all(type(k) is str and _plain_json(v) for k, v in value.items())
+    if type(value) is list:
+        return all(map(_plain_json, value))
+    # Decimal: a command packer's non-integral number, written back as it was read.
+    return type(value) in (str, int, bool, type(None), Decimal)
+
+
+def _exactly(expected: object, answer: object) -> bool:
+    """Equal as JSON, and with the same Python types (``0`` is not ``0.0``)."""
+    if type(expected) is not type(answer) and not (
+        isinstance(expected, dict) and isinstance(answer, dict)
+    ):
+        return False
+    if isinstance(expected, dict) and isinstance(answer, dict):
+        return expected.keys() == answer.keys() and all(
+            _exactly(expected[k], answer[k]) for k in expected
+        )
+    if isinstance(expected, list) and isinstance(answer, list):
+        if len(expected) != len(answer):
+            return False
+        if expected == answer:
+            # Equal values; only the types may still differ (1 == 1.0 == True).
+            return all(map(_same_type, expected, answer))
+        return all(map(_exactly, expected, answer))
+    return same_json(expected, answer)
+
+
+def _same_type(left: object, right: object) -> bool:
+    if type(left) is str and type(right) is str:
+        return True
+    return _exactly(left, right)
+
+
+def examine(packer: Packer, case: Any, expected: Any, origin: str) -> Finding | None:
+    """Ask ``packer`` about ``case``; a :class:`Finding` unless it answers ``expected``."""
+    try:
+        answer: object = packer.answer(case)
+    except PackerFault as exc:
+        return Finding(case, expected, exc, (f"packer fault: {exc}",), origin)
+    failures: list[str] = []
+    if not _exactly(expected, answer):
+        failures.append("output: differs from the declared output (exact JSON and types)")
+    try:
+        check_output(case, answer)
+    except InvariantError as exc:
+        failures.append(f"invariant {exc}")
+    return Finding(case, expected, answer, tuple(failures), origin) if failures else None
+
+
+def explained(finding: Finding) -> Finding:
+    """``finding`` with its named causes and the position where ``kept`` departs.
+
+    Replays the case through the known wrong variants: O(n) per variant, so it is
+    done once, for the finding that is reported.
+    """
+    if isinstance(finding.answer, PackerFault):
+        return finding
+    return replace(
+        finding,
+        causes=tuple(named_causes(finding.case, finding.answer, finding.expected)),
+        departs=departure(finding.case, finding.answer),
+    )

@@ -1,0 +1,240 @@
+"""Probe cases every ``verify`` run checks besides Hypothesis's: long lists and wide ranges.
+
+Hypothesis draws short cases well and shrinks them well, but an optimised packer changes
+code path with the input's *length* (chunks of 2**k blocks, a vectorised path above some
+threshold, narrower sums for short lists) and with the *magnitude* of its sums (int32,
+doubles past 2**53, int64 past 2**63).  A random draw reaches neither reliably, so these
+probes are laid out deliberately and drawn from the run's seed:
+
+* **long lists** at every length of :data:`LADDER` (just below, at and above each power of
+  two from 16 to 2**17, and round thresholds such as 1,000, 5,000, 10,000, 100,000),
+  filled by one of the :data:`FAMILIES`, each built so that blocks are still kept *and*
+  skipped past every boundary, with sums past 2**32;
+* **power-of-two runs**: a prefix of unit blocks, then a run of ``2**k`` equal sizes
+  whose total is exactly ``2**63`` (or the largest landmark the unit range allows), so a
+  chunked sum that is one bit too narrow wraps at exactly one chunk;
+* **unit edges**: ``true``, ``"4"``, ``2.5``, ``0``, ``null``, an absent key, ``4.0``
+  ... as the budget and as a size after the budget is spent;
+* **wide ranges**: short cases whose budgets sit at 2**31, 2**32, 2**53, 2**63, 2**64
+  (those within ``max_units``) and whose kept sizes sum past them.
+
+A :class:`Probe` is a recipe, not a case: :func:`Probe.build` makes the case, so a failure
+can be shrunk by shortening the recipe (see :mod:`packcheck._shrink`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+__all__ = ["FAMILIES", "LADDER", "Probe", "long_probes", "unit_probes", "wide_probes"]
+
+_POWERS = [2**k + d for k in range(4, 18) for d in (-1, 0, 1)]
+_ROUND = [999, 1000, 1001, 4999, 5000, 5001, 9999, 10000, 10001, 20000, 50000, 50001]
+_ABOVE = (100_001, 131_071, 131_072, 131_073)
+#: Long-list lengths, shortest first.  Every family gets one length past 100,000.
+LADDER: tuple[int, ...] = tuple(sorted({*_POWERS, *_ROUND, *_ABOVE}))
+#: How a long list is filled (see :func:`_fill`).
+FAMILIES = ("fits", "oversized", "sawtooth", "mixed")
+# Magnitudes a sum crosses: int32, uint32, doubles, int64, uint64.
+_LANDMARKS = (2**31, 2**32, 2**53, 2**63, 2**64)
+_IDS = ("A", "B", "C", "D", "\U0001f600", "\uff00")
+_ABSENT_IDS = ("\U0001f601", "\uff01", "Z", "Z")
+# Power-of-two runs: 4,096 to 65,536 equal blocks after 4,096 * (2**j - 1) unit blocks,
+# so a reader doubling its chunks from 4,096 meets the run as one whole chunk.
+_RUNS = tuple((4096 * (2**j - 1), 4096 * 2**j) for j in range(5))
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """How to build one probe case: a family, a length and the seed of its contents."""
+
+    family: str
+    length: int
+    seed: int
+    max_units: int
+    spoil: bool = False  # the last size is invalid: {"error":"size"} after a long scan
+
+    def build(self) -> dict[str, Any]:
+        """The case, JSON-ready; the same probe always builds the same case."""
+        rng = random.Random(f"{self.family}:{self.length}:{self.seed}")
+        if self.family == "units":
+            return _units_case(self.length, rng)
+        if self.family == "run":
+            budget, sizes = _run(self.length, self.max_units, rng)
+        elif self.family.startswith("wide"):
+            budget, sizes = _wide(self.family, self.max_units, rng)
+        else:
+            budget, sizes = _fill(self.family, self.length, self.max_units, rng)
+        pool = rng.sample(_IDS, rng.randint(1, 4))
+        blocks: list[dict[str, Any]] = [{"id": rng.choice(pool), "size": s} for s in sizes]
+        tail = [b["id"] for b in blocks[-3:]]
+        # IDs no block has, on both sides of the UTF-16/code-point disagreement and
+        # repeated, so every answer has a `missing` whose order and repeats matter.
+        required = [*rng.sample(pool, min(2, len(pool))), *tail, *_ABSENT_IDS]
+        rng.shuffle(required)
+        if self.spoil and blocks:
+            blocks[-1]["size"] = 0
+        return {"budget": budget, "blocks": blocks, "required": required}
+
+    def shorter(self, length: int) -> Probe:
+        """The same recipe at another length."""
+        return replace(self, length=length)
+
+    def describe(self) -> str:
+        """A few words for a person: family and length."""
+        extra = ", last size invalid" if self.spoil else ""
+        if self.family == "run":
+            return f"{self.length} unit blocks, then {self.length + 4096} equal sizes{extra}"
+        if self.family.startswith("wide"):
+            return f"short case at 2**{int(self.family[5:]).bit_length() - 1}"
+        if self.family == "units":
+            return "unit edge case"
+        return f"{self.family} list of {self.length} blocks{extra}"
+
+
+def _scale(length: int, max_units: int, rng: random.Random) -> int:
+    """The largest size to draw: sums of ``length`` sizes land past 2**32 where allowed."""
+    target: int = 1 << rng.randint(33, 40)
+    return max(1, min(max_units, target // max(length, 1)))
+
+
+def _fill(family: str, length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+    """A budget and sizes that keep the scan deciding until the end of the list.
+
+    * ``fits``: every block fits, the last one exactly (or misses by one unit);
+    * ``oversized``: every k-th block is larger than the budget (dropped), the others
+      all fit: kept and dropped blocks alternate along the whole list;
+    * ``sawtooth``: ``u, R + 1, u, R' + 1, ...``: each large block misses what is left
+      by one unit (evicted), so an early stop shows at once; the last one fits exactly,
+      so a ``<`` for ``<=`` shows at the end;
+    * ``mixed``: log-uniform sizes under a budget of a random share of their sum, with
+      oversized blocks sprinkled in.
+    """
+    top = _scale(length, max_units, rng)
+    if family == "fits":
+        sizes = [rng.randint(1, top) for _ in range(length)]
+        return min(max_units, max(0, sum(sizes) - rng.choice((0, 0, 1)))), sizes
+    if family == "oversized":
+        every = rng.randint(2, 7)
+        small = [rng.randint(1, top) for _ in range(length)]
+        budget = min(max_units - 1, sum(s for i, s in enumerate(small) if i % every))
+        big = [rng.randint(budget + 1, max(budget + 1, min(max_units, 2 * budget + 1)))]
+        return budget, [big[0] if i % every == 0 else s for i, s in enumerate(small)]
+    if family == "sawtooth":
+        unit = max(1, min(top, max_units // (length + 1)))
+        budget = min(max_units, unit * (length + 1))
+        sizes, left = [], budget
+        for i in range(length):
+            if i % 2 == 0 or left + 1 > max_units:
+                size = unit
+            else:
+                # The last large block fits exactly; every other one misses by one unit.
+                size = left if i >= length - 2 else left + 1
+            sizes.append(size)
+            left -= size if size <= left else 0
+        return budget, sizes
+    # mixed
+    sizes = [min(top, int(2 ** rng.uniform(0, top.bit_length()))) or 1 for _ in range(length)]
+    budget = min(max_units, sum(sizes) * rng.randint(1, 9) // 10)
+    for index in range(rng.randrange(17), length, 17):
+        sizes[index] = min(max_units, budget + 1 + rng.randrange(top))
+    return budget, sizes
+
+
+def _run(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+    """Unit blocks, then a run of equal sizes summing to a landmark, then unit blocks.
+
+    ``length`` is the run's position: the prefix has ``length`` unit blocks and the run
+    is as long as the prefix plus 4,096.
+    """
+    count = length + 4096
+    # 2**63 where the unit range allows: a sum one bit too narrow wraps exactly there.
+    mark = max(m for m in (2**20, *_LANDMARKS[:4]) if m // count <= max_units)
+    size = max(1, mark // count)
+    budget = max_units if rng.random() < 0.5 else min(max_units, size * rng.randint(1, 8) + length)
+    return budget, [1] * length + [size] * count + [1] * rng.randint(0, 3)
+
+
+def _wide(family: str, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+    """A short case whose budget or sums cross the landmark named by the family."""
+    mark = int(family.split(":")[1])
+    half = mark // 2
+    templates = [
+        # Two kept sizes whose sum passes the landmark: an accumulator wraps or rounds.
+        (mark + 2, [half + 1, half + 1]),
+        (mark + 1, [1, mark]),
+        (mark, [mark - 1, 1, 1]),
+        (mark - 1, [mark, 1]),
+        (mark + 1, [half, half, 1, 1]),
+        (2 * mark + 3, [mark + 1, mark + 1, 1]),
+        (mark + 3, [mark + 1, 1, 1, 1]),
+        (mark, [2 * mark, mark // 4, mark // 4 + 1, mark // 2]),
+    ]
+    budget, sizes = rng.choice(templates)
+    return min(budget, max_units), [max(1, min(s, max_units)) for s in sizes]
+
+
+# Values a lenient reader takes for units, and the valid units it may refuse.  Each is
+# tried as the budget and as a size after the budget is spent.
+_UNIT_EDGES: tuple[object, ...] = (True, False, "4", "1", 2.5, 0, -1, None, [], {}, 4.0, 1.0)
+_ABSENT = object()
+
+
+def _units_case(index: int, rng: random.Random) -> dict[str, Any]:
+    """Edge ``index``: one value of :data:`_UNIT_EDGES` (or an absent key) in one place."""
+    values = (*_UNIT_EDGES, _ABSENT)
+    value, at_budget = values[index // 2], index % 2 == 0
+    ids = rng.sample(_IDS[:4], 3)
+    case: dict[str, Any] = {
+        "budget": 5,
+        "blocks": [{"id": ids[0], "size": 2}, {"id": ids[1], "size": 3}, {"id": ids[2], "size": 1}],
+        "required": [ids[2]],
+    }
+    target = case if at_budget else case["blocks"][2]
+    key = "budget" if at_budget else "size"
+    if value is _ABSENT:
+        del target[key]
+    else:
+        target[key] = value
+    return case
+
+
+def unit_probes(seed: int) -> Iterator[Probe]:
+    """Every edge of what a unit is, as the budget and as a size after the budget is spent."""
+    for index in range(2 * (len(_UNIT_EDGES) + 1)):
+        yield Probe("units", index, seed, 1)
+
+
+def long_probes(seed: int, max_units: int) -> Iterator[Probe]:
+    """Long lists at every length of :data:`LADDER`, then power-of-two runs; shortest first.
+
+    Families rotate along the ladder (from an offset the seed picks), and each family
+    gets exactly one of the lengths past 100,000.  A few lists end on an invalid size.
+    """
+    rng = random.Random(seed)
+    offset = rng.randrange(len(FAMILIES))
+    below = [n for n in LADDER if n not in _ABOVE]
+    for index, length in enumerate(below):
+        family = FAMILIES[(index + offset) % len(FAMILIES)]
+        yield Probe(family, length, rng.randrange(2**32), max_units, spoil=index % 11 == 5)
+    for prefix, _ in _RUNS[:2]:
+        yield Probe("run", prefix, rng.randrange(2**32), max_units)
+    for index, length in enumerate(_ABOVE):
+        family = FAMILIES[(index + offset) % len(FAMILIES)]
+        yield Probe(family, length, rng.randrange(2**32), max_units)
+    for prefix, _ in _RUNS[2:]:
+        yield Probe("run", prefix, rng.randrange(2**32), max_units)
+
+
+def wide_probes(seed: int, max_units: int, count: int = 8) -> Iterator[Probe]:
+    """``count`` short cases at each landmark within ``max_units``, plus one at its top."""
+    rng = random.Random(seed ^ 0x5EED)
+    marks = [m for m in _LANDMARKS if m <= max_units]
+    if max_units > 2**20:
+        marks.append(max_units)
+    for mark in marks:
+        for _ in range(count):
+            yield Probe(f"wide:{mark}", 0, rng.randrange(2**32), max_units)

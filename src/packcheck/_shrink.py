@@ -1,0 +1,176 @@
+"""Shrinking a failing probe case: shorter first, then simpler, within a time limit.
+
+Hypothesis shrinks the cases it draws; the probes of :mod:`packcheck._probes` are laid
+out by hand, so their failures are shrunk here, greedily, the way Hypothesis would:
+
+1. the same recipe at every shorter length of the ladder, shortest first (a failure
+   that needs 5,000 blocks comes back with the shortest ladder length that fails);
+2. the list cut just past the first block where the answer departs from the rule;
+3. delta debugging on the blocks (drop halves, quarters, ... while it still fails);
+4. smaller numbers: budget and sizes divided by a power of two, largest first;
+5. simpler contents: every ID ``"A"``, fewer required IDs, smaller budget and sizes,
+   no extra keys.
+
+Every candidate is judged by ``fails``, a call of the packer under test.  A candidate
+is kept only if it still fails, so the result always fails; shrinking stops at the
+``deadline`` (``time.monotonic()``) with the best case so far.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ._causes import departure_index
+from ._probes import LADDER, Probe
+
+__all__ = ["shrink"]
+
+Fails = Callable[[dict[str, Any]], bool]
+# Delta debugging tries every chunk down to single blocks only on lists this short;
+# longer lists are cut in at most 64 pieces per pass (each try is a packer call).
+_FINE = 256
+_SHORT_LADDER = tuple(range(1, 16))
+
+
+class _Out(Exception):
+    """The deadline passed."""
+
+
+def shrink(
+    case: dict[str, Any],
+    fails: Fails,
+    *,
+    probe: Probe | None = None,
+    deadline: float,
+    answer_of: Callable[[dict[str, Any]], object] | None = None,
+) -> dict[str, Any]:
+    """The smallest failing case found from ``case`` (which fails) before ``deadline``."""
+    best = case
+
+    def attempt(candidate: dict[str, Any]) -> bool:
+        nonlocal best
+        if time.monotonic() > deadline:
+            raise _Out
+        if fails(candidate):
+            best = candidate
+            return True
+        return False
+
+    try:
+        if probe is not None:
+            for shorter in _shorter(probe):
+                if attempt(shorter.build()):
+                    break
+        if answer_of is not None:
+            cut = departure_index(best, answer_of(best))
+            if cut is not None and cut + 1 < len(best["blocks"]):
+                attempt({**best, "blocks": best["blocks"][: cut + 1]})
+        _delta(best, attempt, lambda: best)
+        _scale_down(attempt, lambda: best)
+        for simpler in _simpler(lambda: best):
+            attempt(simpler)
+    except _Out:
+        pass
+    return best
+
+
+def _shorter(probe: Probe) -> Iterator[Probe]:
+    if probe.family.startswith("wide"):
+        return
+    if probe.family == "run":
+        lengths: tuple[int, ...] = tuple(4096 * (2**j - 1) for j in range(5))
+    else:
+        lengths = _SHORT_LADDER + LADDER
+    for length in lengths:
+        if length >= probe.length:
+            return
+        yield probe.shorter(length)
+
+
+def _delta(
+    case: dict[str, Any],
+    attempt: Callable[[dict[str, Any]], bool],
+    current: Callable[[], dict[str, Any]],
+) -> None:
+    """Drop runs of blocks while the case still fails: halves, quarters, ..."""
+    blocks = current()["blocks"]
+    chunk = max(1, len(blocks) // 2)
+    while blocks:
+        start = 0
+        while start < len(blocks):
+            candidate = blocks[:start] + blocks[start + chunk :]
+            if attempt({**current(), "blocks": candidate}):
+                blocks = candidate
+            else:
+                start += chunk
+        if chunk == 1:
+            return
+        chunk = max(1, chunk // 2)
+        if len(blocks) > _FINE:
+            chunk = max(chunk, len(blocks) // 64)
+
+
+def _scale_down(
+    attempt: Callable[[dict[str, Any]], bool], current: Callable[[], dict[str, Any]]
+) -> None:
+    """Divide the budget and every size by a power of two while the case still fails.
+
+    A failure that does not need large numbers then shows small ones; one that does
+    (an overflow) keeps its magnitude.  Largest divisor first.
+    """
+    units = [current().get("budget"), *(b.get("size") for b in current()["blocks"])]
+    if not all(type(u) is int and u >= 0 for u in units):
+        return
+    for shift in range(max(u.bit_length() for u in units) - 1, 0, -1):
+        case = current()
+        blocks = [{**b, "size": max(1, b["size"] >> shift)} for b in case["blocks"]]
+        attempt({**case, "budget": case["budget"] >> shift, "blocks": blocks})
+
+
+def _simpler(current: Callable[[], dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Simpler versions of the current best case, one change each."""
+    case = current()
+    if case.get("required"):
+        yield {**case, "required": []}
+    for index in range(len(current().get("required", ()))):
+        required = list(current()["required"])
+        if index < len(required):
+            yield {**current(), "required": required[:index] + required[index + 1 :]}
+    blocks = current()["blocks"]
+    if any(b.get("id") != "A" for b in blocks):
+        yield {**current(), "blocks": [{**b, "id": "A"} for b in blocks]}
+    if len(current()["blocks"]) <= _FINE:
+        for index in range(len(current()["blocks"])):
+            yield from _simpler_block(current(), index)
+    budget = current().get("budget")
+    if type(budget) is int:
+        for smaller in _smaller(budget):
+            yield {**current(), "budget": smaller}
+
+
+def _simpler_block(case: dict[str, Any], index: int) -> Iterator[dict[str, Any]]:
+    block = case["blocks"][index]
+    options: list[dict[str, Any]] = []
+    if set(block) - {"id", "size"}:
+        options.append({k: v for k, v in block.items() if k in ("id", "size")})
+    if block.get("id") != "A":
+        options.append({**block, "id": "A"})
+    size = block.get("size")
+    if type(size) is int:
+        options += [{**block, "size": s} for s in _smaller(size, floor=1)]
+    for option in options:
+        blocks = copy.copy(case["blocks"])
+        blocks[index] = option
+        yield {**case, "blocks": blocks}
+
+
+def _smaller(value: int, floor: int = 0) -> list[int]:
+    """Smaller valid units worth a try, smallest first: the floor, 1, half, one less.
+
+    Never below ``floor``: an invalid unit would turn the case into another failure.
+    """
+    tries = (floor, 1, value // 2, value - 1)
+    return [v for v in dict.fromkeys(tries) if floor <= v < value]
