@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from packers import broken
+from packers import broken, long
 
 from packcheck import pack
 from packcheck.verify import (
@@ -16,6 +16,7 @@ from packcheck.verify import (
     Fixture,
     check,
     read_fixtures,
+    run,
     seed_fixtures,
     show_answer,
 )
@@ -213,3 +214,63 @@ def test_a_hypothesis_without_local_constants_is_left_as_it_is(
     monkeypatch.delattr(providers, "_get_local_constants")
     with same_cases_whatever_is_loaded():
         assert not hasattr(providers, "_get_local_constants")
+
+
+# Long lists: packers that go wrong only past some length fail the default run.
+
+
+@pytest.mark.parametrize(
+    ("name", "threshold"),
+    [
+        ("skips_chunk_boundary_4096", 4096),
+        ("less_than_past_1500", 1500),
+        ("int32_past_20000", 20_000),
+        ("stops_early_past_99999", 99_999),
+    ],
+)
+def test_a_packer_wrong_only_on_long_lists_fails_and_shrinks_to_the_shortest_length(
+    name: str, threshold: int
+) -> None:
+    summary = run(getattr(long, name), seed=1, max_examples=20, shrink_seconds=2.0)
+    finding = summary.finding
+    assert finding is not None
+    assert finding.origin.startswith("long list (seed 1)")
+    assert threshold < len(finding.case["blocks"]) <= 2 * threshold + 4096, finding.origin
+    assert finding.expected == pack(finding.case)
+    report = finding.report()
+    assert "fixture:  too long to show" in report
+    assert "blocks, budget" in report  # summarised: length and the blocks around it
+
+
+def test_a_correct_packer_reading_in_chunks_passes_the_long_lists() -> None:
+    summary = check(long.correct_chunked_4096, seed=1, max_examples=20)
+    assert summary.long_lists >= 60
+    assert summary.conformant
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_an_unguarded_int64_prefix_sum_is_caught_at_every_seed(seed: int) -> None:
+    summary = run(long.int64_sums, seed=seed, max_examples=50, max_units=WIDE, long_lists=False)
+    assert summary.finding is not None
+    assert len(summary.finding.case["blocks"]) <= 8
+
+
+def test_progress_names_every_phase_in_order() -> None:
+    seen: list[str] = []
+
+    def progress(phase: str, done: int, total: int | None) -> None:
+        if not seen or seen[-1] != phase:
+            seen.append(phase)
+
+    run(long.less_than_past_1500, seed=1, max_examples=5, progress=progress, shrink_seconds=1.0)
+    assert seen == ["fixtures", "generated", "wide ranges", "long lists", "shrinking"]
+
+
+def test_blame_is_by_position_when_every_id_is_the_same() -> None:
+    summary = run(broken.skip_repeated_ids, seed=1, long_lists=False, fixtures=())
+    finding = summary.finding
+    assert finding is not None
+    assert len(finding.case["blocks"]) <= 8
+    assert finding.departs is not None
+    assert finding.departs.startswith("kept[")
+    assert any("at most once" in cause for cause in finding.causes)
