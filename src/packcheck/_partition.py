@@ -44,7 +44,7 @@ BUCKETS: tuple[Bucket, ...] = ("packed", "available", "dropped")
 
 #: Each fact's short name (``check`` in ``packcheck audit --json``) and how it reads.
 FACTS = {
-    "no-partition": "captured",
+    "no-partition": "present",
     "shape": "shape",
     "packed-is-kept": "packed is kept",
     "merged-by-position": "merged by position",
@@ -153,8 +153,8 @@ def _table(captured: dict[str, list[str]], reference: Partition) -> tuple[str, .
     return tuple(lines)
 
 
-def _next(ids: list[str], position: int) -> str:
-    return _show(ids[position]) if position < len(ids) else "-"
+def _next(ids: list[str], position: int, past: str = "-") -> str:
+    return _show(ids[position]) if position < len(ids) else past
 
 
 def check_partition(case: object, partition: object, *, kept: list[str] | None = None) -> None:
@@ -190,8 +190,9 @@ def check_partition(case: object, partition: object, *, kept: list[str] | None =
         )
         raise broken(
             "packed-is-kept",
-            f"packed[{at}] is {_next(captured['packed'], at)} but kept[{at}] is "
-            f"{_next(kept, at)} (packed holds {len(captured['packed'])}, kept {len(kept)})",
+            f"packed[{at}] is {_next(captured['packed'], at, 'absent')} but kept[{at}] is "
+            f"{_next(kept, at, 'absent')} (packed holds {len(captured['packed'])}, kept "
+            f"{len(kept)})",
         )
 
     # Check the walk: block by block, the bucket the rule gives must hold it next.

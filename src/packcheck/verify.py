@@ -26,6 +26,7 @@ from ._invariants import InvariantError, check_output, check_trace
 from ._jsonio import dumps, same_json
 from ._pack import pack
 from ._packers import CallablePacker, Packer, PackerFault
+from ._partition import require_partition, without_partition
 from .strategies import MAX_SAFE_UNITS, cases
 
 __all__ = [
@@ -134,28 +135,40 @@ def _exactly(expected: object, answer: object) -> bool:
     return same_json(expected, answer)
 
 
-def examine(packer: Packer, case: Any, expected: Any, origin: str) -> Finding | None:
-    """Ask ``packer`` about ``case``; a :class:`Finding` unless it answers ``expected``."""
+def examine(
+    packer: Packer, case: Any, expected: Any, origin: str, *, partition: bool = False
+) -> Finding | None:
+    """Ask ``packer`` about ``case``; a :class:`Finding` unless it answers ``expected``.
+
+    A ``partition`` the answer carries is checked, never an extra key; with
+    ``partition=True`` one must be there (``packcheck._partition``).
+    """
     try:
         answer: object = packer.answer(case)
     except PackerFault as exc:
         return Finding(case, expected, exc, (f"packer fault: {exc}",), origin)
     failures: list[str] = []
-    if not _exactly(expected, answer):
+    if not _exactly(expected, without_partition(answer)):
         failures.append("output: differs from the declared output (exact JSON and types)")
     try:
         check_output(case, answer)
+        if partition:
+            require_partition(answer)
     except InvariantError as exc:
         failures.append(f"invariant {exc}")
     return Finding(case, expected, answer, tuple(failures), origin) if failures else None
 
 
-def run_fixtures(packer: Packer, fixtures: Iterable[Fixture]) -> tuple[int, Finding | None]:
+def run_fixtures(
+    packer: Packer, fixtures: Iterable[Fixture], *, partition: bool = False
+) -> tuple[int, Finding | None]:
     """Check each fixture in turn; the count checked and the first failure, if any."""
     count = 0
     for fixture in fixtures:
         count += 1
-        finding = examine(packer, fixture.case, fixture.expected, fixture.origin)
+        finding = examine(
+            packer, fixture.case, fixture.expected, fixture.origin, partition=partition
+        )
         if finding is not None:
             return count, Finding(
                 finding.case,
@@ -175,6 +188,7 @@ def run_generated(
     max_examples: int,
     max_units: int,
     progress: Progress | None = None,
+    partition: bool = False,
 ) -> tuple[int, Finding | None]:
     """Check generated cases; the count run and the shrunk first failure, if any.
 
@@ -209,7 +223,8 @@ def run_generated(
             calls += 1
             if progress is not None:
                 progress(calls, max_examples)
-            finding = examine(packer, case, pack(case), f"generated case (seed {seed}, shrunk)")
+            origin = f"generated case (seed {seed}, shrunk)"
+            finding = examine(packer, case, pack(case), origin, partition=partition)
             if finding is None:
                 return
             first_failure = first_failure or time.monotonic()
@@ -232,21 +247,30 @@ def check(
     max_examples: int = DEFAULT_MAX_EXAMPLES,
     max_units: int = MAX_SAFE_UNITS,
     fixtures: Iterable[Fixture] | None = None,
+    partition: bool = False,
 ) -> Summary:
     """Check ``packer`` against the declared rule; raise :class:`Counterexample` if not.
 
     ``packer`` is a function ``case -> output`` (called with its own deep copy of each
     case) or a :class:`packcheck._packers.Packer` adapter.  ``fixtures`` default to
     the seed cases.  ``seed=None`` picks a seed, reported in the summary and in any
-    counterexample's origin; generated units lie within ``±max_units``.
+    counterexample's origin; generated units lie within ``±max_units``.  With
+    ``partition=True`` every answer but ``{"error": "size"}`` must capture its
+    partition (RULE.md, seed T1.5); a captured one is always checked.
     """
     adapter = packer if isinstance(packer, Packer) else CallablePacker(packer)
     seed = random.SystemRandom().randrange(2**32) if seed is None else seed
     started = time.monotonic()
-    checked, finding = run_fixtures(adapter, seed_fixtures() if fixtures is None else fixtures)
+    checked, finding = run_fixtures(
+        adapter, seed_fixtures() if fixtures is None else fixtures, partition=partition
+    )
     if finding is None:
         generated, finding = run_generated(
-            adapter, seed=seed, max_examples=max_examples, max_units=max_units
+            adapter,
+            seed=seed,
+            max_examples=max_examples,
+            max_units=max_units,
+            partition=partition,
         )
     if finding is not None:
         raise Counterexample(finding)

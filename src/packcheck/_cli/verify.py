@@ -133,6 +133,12 @@ def register(commands: Any) -> None:
         f"{DEFAULT_TIMEOUT:g} for --packer-cmd, none in-process)",
     )
     p.add_argument(
+        "--partition",
+        action="store_true",
+        help='every answer but {"error":"size"} must capture its partition '
+        "(packed, available, dropped); a captured one is checked with or without this",
+    )
+    p.add_argument(
         "--save-failures",
         type=Path,
         metavar="DIR",
@@ -203,6 +209,8 @@ def _rerun(args: argparse.Namespace, seed: int) -> str:
         words += ["--max-units", _power_text(args.max_units)]
     if args.timeout is not None:
         words += ["--timeout", f"{args.timeout:g}"]
+    if args.partition:
+        words += ["--partition"]
     return shlex.join(words)
 
 
@@ -227,7 +235,7 @@ def run_verify(args: argparse.Namespace) -> int:
         return 2
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
-        checked, finding = run_fixtures(packer, fixtures)
+        checked, finding = run_fixtures(packer, fixtures, partition=args.partition)
         generated = 0
         if finding is None:
             generated, finding = run_generated(
@@ -236,6 +244,7 @@ def run_verify(args: argparse.Namespace) -> int:
                 max_examples=args.max_examples,
                 max_units=args.max_units,
                 progress=progress,
+                partition=args.partition,
             )
     finally:
         if progress is not None:
