@@ -231,6 +231,8 @@ class Audit:
                         number, f"not UTF-8: byte 0x{text[exc.start]:02x} at offset {exc.start}"
                     )
                 ]
+        # Without its line end, so a message's column is on this line.
+        text = text.rstrip("\r\n")
         if number == 1:
             text = text.removeprefix(_BOM)
         if not text.strip():
