@@ -206,3 +206,18 @@ def test_stdin_and_unreadable_input(
         f"packcheck audit: {tmp_path / 'nope.jsonl'}: cannot read: No such file or directory"
     ]
     assert run(capsys, "audit", str(tmp_path))[0] == 2
+
+
+def test_a_closed_pipe_stops_quietly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class ClosedPipe(io.TextIOWrapper):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError
+
+    path = tmp_path / "run.jsonl"
+    path.write_text(text(planted_run()[0]))
+    with ClosedPipe(open(tmp_path / "out", "wb")) as out:
+        monkeypatch.setattr(sys, "stdout", out)
+        assert main(["audit", str(path)]) == 0
+    assert capsys.readouterr().err == ""

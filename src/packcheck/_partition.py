@@ -222,18 +222,22 @@ def check_partition(case: object, partition: object, *, kept: list[str] | None =
         raise broken(
             "merged-by-position",
             f"blocks[{index}] (id {_show(block_id)}) is next in none of the lists (next: "
-            f"{following}); they hold {total} entries for {len(read.ids)} blocks",
+            f"{following}); {_holding(total, len(read.ids))}",
         )
     for name in BUCKETS:
         if position[name] < len(captured[name]):
             raise broken(
                 "merged-by-position",
                 f"{name}[{position[name]}] = {_next(captured[name], position[name])} is left "
-                f"over after the last block; the lists hold {total} entries for "
-                f"{len(read.ids)} blocks",
+                f"over after the last block; {_holding(total, len(read.ids))}",
             )
     # Invariant: the walk fixed every bucket, so this is the reference's partition.
     assert captured == partition_json(trace(case).partition), captured
+
+
+def _holding(total: int, blocks: int) -> str:
+    entries = "entry" if total == 1 else "entries"
+    return f"the lists hold {total} {entries} for {blocks} block" + ("" if blocks == 1 else "s")
 
 
 def _why(bucket: Bucket, size: int, left: int, budget: int) -> str:

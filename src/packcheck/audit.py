@@ -27,7 +27,7 @@ from typing import Any
 from ._engines import Engine
 from ._invariant_error import InvariantError
 from ._invariants import check_output
-from ._jsonio import JSONError, dumps, loads
+from ._jsonio import JSONError, dumps, loads, show
 from ._model import MalformedCase, json_type, read_case
 from ._order import same_utf16
 from ._partition import PartitionError, check_partition, partition_json
@@ -63,6 +63,8 @@ MAX_STEPS_SHOWN = 10
 #: Distinct lost IDs tallied; past it, losses are only counted (memory stays flat).
 MAX_TRACKED_IDS = 10_000
 _BOM = "\ufeff"
+# A lost ID's line in the text summary names its first few steps; to_json all kept.
+_STEPS_IN_TEXT = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,11 +123,13 @@ class Loss:
         why = ", ".join(f"{reason} {count}" for reason, count in self.reasons.items())
         steps = ", ".join(
             f"line {line}" if label is None else f"line {line} (step {_label_text(label)})"
-            for line, label in self.steps
+            for line, label in self.steps[:_STEPS_IN_TEXT]
         )
-        more = ", ..." if self.count > len(self.steps) else ""
+        more = ", ..." if self.count > min(len(self.steps), _STEPS_IN_TEXT) else ""
         plural = "" if self.count == 1 else "s"
-        return f"lost {dumps(self.id)}: missing in {self.count} step{plural} ({why}): {steps}{more}"
+        return (
+            f"lost {show(self.id, 80)}: missing in {self.count} step{plural} ({why}): {steps}{more}"
+        )
 
 
 @dataclass(frozen=True, slots=True)
