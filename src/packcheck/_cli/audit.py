@@ -84,13 +84,17 @@ def run_audit(args: argparse.Namespace) -> int:
     return summary.status(strict=args.strict)
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
 def _summary_lines(summary: Summary, name: str) -> list[str]:
     counts = (
-        f"{summary.steps} steps, {summary.correct} with a correct partition, "
-        f"{summary.violations} violations"
+        f"{_count(summary.steps, 'step')}, {summary.correct} with a correct partition, "
+        f"{_count(summary.violations, 'violation')}"
     )
     if summary.malformed:
-        counts += f", {summary.malformed} malformed lines"
+        counts += f", {_count(summary.malformed, 'malformed line')}"
     lines = [f"packcheck audit: {counts} ({name})"]
     lines += [f"  {loss}" for loss in summary.lost[:LOST_SHOWN]]
     if len(summary.lost) > LOST_SHOWN:
