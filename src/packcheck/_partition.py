@@ -157,20 +157,30 @@ def _next(ids: list[str], position: int, past: str = "-") -> str:
     return _show(ids[position]) if position < len(ids) else past
 
 
-def check_partition(case: object, partition: object, *, kept: list[str] | None = None) -> None:
+def check_partition(
+    case: object,
+    partition: object,
+    *,
+    kept: list[str] | None = None,
+    reference: Partition | None = None,
+) -> None:
     """Raise :class:`PartitionError` unless ``partition`` is the one ``case`` gives.
 
     ``case`` must be well-formed; ``kept``, when given, is the answer's own ``kept``
     (``packed`` must be exactly it).  ``None`` is no partition.  IDs compare as
-    UTF-16 code units.  O(n) for a partition that passes, plus a trace on failure.
+    UTF-16 code units.  ``reference``, the reference's partition of ``case`` when the
+    caller has it, saves a trace.  O(n), plus a trace unless ``reference`` is given.
     """
     if partition is None:
         raise PartitionError("no-partition", "no partition captured: it is null")
     read = read_case(case)
     captured = _read(partition)
 
+    def expected() -> Partition:
+        return trace(case).partition if reference is None else reference
+
     def broken(check: str, detail: str) -> PartitionError:
-        return PartitionError(check, detail, _table(captured, trace(case).partition))
+        return PartitionError(check, detail, _table(captured, expected()))
 
     # Check an invalid case: nothing was scanned, so nothing is in any bucket.
     if isinstance(read, SizeError):
@@ -232,7 +242,7 @@ def check_partition(case: object, partition: object, *, kept: list[str] | None =
                 f"over after the last block; {_holding(total, len(read.ids))}",
             )
     # Invariant: the walk fixed every bucket, so this is the reference's partition.
-    assert captured == partition_json(trace(case).partition), captured
+    assert captured == partition_json(expected()), captured
 
 
 def _holding(total: int, blocks: int) -> str:

@@ -28,10 +28,10 @@ from ._engines import Engine
 from ._invariant_error import InvariantError
 from ._invariants import check_output
 from ._jsonio import JSONError, dumps, loads, show
-from ._model import MalformedCase, json_type, read_case
+from ._model import MalformedCase, json_type
 from ._order import same_utf16
 from ._partition import PartitionError, check_partition, partition_json
-from ._trace import trace
+from ._trace import Trace, trace
 
 __all__ = [
     "CHECKS",
@@ -248,16 +248,16 @@ class Audit:
         if not isinstance(record, dict):
             return [self._malformed(number, f"expected a step object, got {json_type(record)}")]
         try:
-            read_case(record)
+            reference = trace(record)
         except MalformedCase as exc:
             return [self._malformed(number, str(exc))]
-        return self._check_step(record, number)
+        return self._check_step(record, number, reference)
 
     def _malformed(self, number: int, why: str) -> Violation:
         self.malformed += 1
         return Violation(number, "malformed", why)
 
-    def _check_step(self, record: dict[str, Any], number: int) -> list[Violation]:
+    def _check_step(self, record: dict[str, Any], number: int, reference: Trace) -> list[Violation]:
         self.steps += 1
         label = _label(record)
         found: list[tuple[str, str]] = []
@@ -285,12 +285,11 @@ class Audit:
                 kept = [same_utf16(i) for i in result["kept"]] if "kept" in result else None
 
         # Check the partition: present, not null, and the one the rule gives.
-        reference = trace(record)
         try:
             if record.get("partition") is None:
                 why = "it is null" if "partition" in record else "the step has no 'partition'"
                 raise PartitionError("no-partition", f"no partition captured: {why}")
-            check_partition(record, record["partition"], kept=kept)
+            check_partition(record, record["partition"], kept=kept, reference=reference.partition)
         except PartitionError as exc:
             found.insert(0, (exc.check, exc.detail))
         else:
