@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 from packers import capture
 
 from packcheck import pack, trace
-from packcheck._invariants import InvariantError, check_output
+from packcheck._invariants import InvariantError, check_output, check_trace
 from packcheck._partition import (
     PartitionError,
     check_partition,
@@ -233,3 +234,25 @@ def test_without_partition_leaves_the_declared_output() -> None:
     assert without_partition(answer) == pack(DISTRACTOR)
     assert "partition" in answer
     assert without_partition(["x"]) == ["x"]
+
+
+def test_units_past_4300_digits_are_shown_in_messages_not_a_value_error() -> None:
+    big = 10**5000
+    case = {
+        "budget": big,
+        "blocks": [{"id": "A", "size": big}, {"id": "B", "size": 1}],
+        "required": [],
+    }
+    assert _lists(case) == {"packed": ["A"], "available": ["B"], "dropped": []}
+    error = _broken(case, {"packed": ["A"], "available": [], "dropped": ["B"]}, "bucket")
+    assert "size 1 > the 0 unit(s) remaining before it, and <= the budget 1000000" in error.detail
+    error = _broken(case, {"packed": [], "available": ["A", "B"], "dropped": []}, "bucket")
+    assert "is in available, but belongs in packed: size 10000" in error.detail
+    with pytest.raises(InvariantError, match="every skip is forced"):
+        check_output(case, {"kept": [], "remaining": big, "missing": []})
+    with pytest.raises(InvariantError, match="sum\\(kept sizes\\)"):
+        check_output(case, {"kept": ["A"], "remaining": big, "missing": []})
+    good = trace(case)
+    steps = (dataclasses.replace(good.steps[0], remaining_before=big + 1), good.steps[1])
+    with pytest.raises(InvariantError, match="steps\\[0\\] is \\[0,"):
+        check_trace(case, dataclasses.replace(good, steps=steps))

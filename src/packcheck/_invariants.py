@@ -97,7 +97,7 @@ def check_output(case: object, output: object) -> None:
 
     # Check remaining >= 0.
     if remaining < 0:
-        raise InvariantError("remaining >= 0", f"remaining is {remaining}")
+        raise InvariantError("remaining >= 0", f"remaining is {_show(remaining)}")
 
     # Check the partition: kept blocks in scan order, and every skip was forced.
     left = read.budget
@@ -116,22 +116,23 @@ def check_output(case: object, output: object) -> None:
         elif fits:
             raise InvariantError(
                 "every skip is forced",
-                f"blocks[{index}] (id {_show(block_id)}, size {size}) fits the {left} "
-                f"unit(s) left but is not kept (kept so far: {_show(kept[:matched])})",
+                f"blocks[{index}] (id {_show(block_id)}, size {_show(size)}) fits the "
+                f"{_show(left)} unit(s) left but is not kept (kept so far: "
+                f"{_show(kept[:matched])})",
             )
     if matched < len(kept):
         raise InvariantError(
             "kept blocks in scan order",
             f"kept[{matched}] = {_show(kept[matched])} matches no later block that fits "
-            f"the {left} unit(s) left",
+            f"the {_show(left)} unit(s) left",
         )
 
     # Check the arithmetic: sum of kept sizes + remaining == budget.
     if remaining != left:
         raise InvariantError(
             "sum(kept sizes) + remaining == budget",
-            f"budget {read.budget} - kept sizes {read.budget - left} = {left}, "
-            f"but remaining is {remaining}",
+            f"budget {_show(read.budget)} - kept sizes {_show(read.budget - left)} = "
+            f"{_show(left)}, but remaining is {_show(remaining)}",
         )
 
     # Check missing: required minus kept, repeats kept, in UTF-16 code-unit order.
@@ -184,7 +185,7 @@ def check_trace(case: object, trace: Trace) -> None:
         want = (index, read.ids[index], size, left, bucket_for(size, left, read.budget))
         got = (step.index, step.id, step.size, step.remaining_before, step.bucket)
         if got != want:
-            raise InvariantError("steps", f"steps[{index}] is {got}, expected {want}")
+            raise InvariantError("steps", f"steps[{index}] is {_show(got)}, expected {_show(want)}")
         left -= size if step.bucket == "packed" else 0
 
     # Check the reasons: one per distinct missing ID, from the partition.

@@ -225,7 +225,7 @@ def check_partition(
         if holders:
             raise broken(
                 "bucket",
-                f"blocks[{index}] (id {_show(block_id)}, size {size}) is in {holders[0]}, "
+                f"blocks[{index}] (id {_show(block_id)}, size {_show(size)}) is in {holders[0]}, "
                 f"but belongs in {want}: {_why(want, size, left, read.budget)}",
             )
         following = ", ".join(f"{name} {_next(captured[name], position[name])}" for name in BUCKETS)
@@ -250,7 +250,9 @@ def _holding(total: int, blocks: int) -> str:
     return f"the lists hold {total} {entries} for {blocks} block" + ("" if blocks == 1 else "s")
 
 
-def _why(bucket: Bucket, size: int, left: int, budget: int) -> str:
+def _why(bucket: Bucket, size_units: int, left_units: int, budget_units: int) -> str:
+    # Shown, not str(): an integer past 4300 digits has no str() in CPython.
+    size, left, budget = map(_show, (size_units, left_units, budget_units))
     if bucket == "packed":
         return f"size {size} <= the {left} unit(s) remaining before it"
     if bucket == "available":
