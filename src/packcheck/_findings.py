@@ -11,6 +11,7 @@ from ._causes import departure, named_causes
 from ._invariants import InvariantError, check_output
 from ._jsonio import dumps, same_json, show
 from ._packers import Packer, PackerFault
+from ._partition import require_partition, without_partition
 
 __all__ = ["SHOWN_WHOLE", "Finding", "examine", "explained", "show_answer"]
 
@@ -155,17 +156,25 @@ def _same_type(left: object, right: object) -> bool:
     return _exactly(left, right)
 
 
-def examine(packer: Packer, case: Any, expected: Any, origin: str) -> Finding | None:
-    """Ask ``packer`` about ``case``; a :class:`Finding` unless it answers ``expected``."""
+def examine(
+    packer: Packer, case: Any, expected: Any, origin: str, *, partition: bool = False
+) -> Finding | None:
+    """Ask ``packer`` about ``case``; a :class:`Finding` unless it answers ``expected``.
+
+    A ``partition`` the answer carries is checked, never an extra key; with
+    ``partition=True`` one must be there (``packcheck._partition``).
+    """
     try:
         answer: object = packer.answer(case)
     except PackerFault as exc:
         return Finding(case, expected, exc, (f"packer fault: {exc}",), origin)
     failures: list[str] = []
-    if not _exactly(expected, answer):
+    if not _exactly(expected, without_partition(answer)):
         failures.append("output: differs from the declared output (exact JSON and types)")
     try:
         check_output(case, answer)
+        if partition:
+            require_partition(answer)
     except InvariantError as exc:
         failures.append(f"invariant {exc}")
     return Finding(case, expected, answer, tuple(failures), origin) if failures else None

@@ -17,23 +17,18 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ._invariant_error import InvariantError
 from ._jsonio import show
 from ._model import SizeError, read_case
 from ._order import same_utf16, sorted_utf16
+from ._partition import PartitionError, bucket_for, check_partition, partition_json
 from ._trace import Trace
 
-__all__ = ["InvariantError", "check_output", "check_trace"]
+__all__ = ["InvariantError", "PartitionError", "check_output", "check_trace"]
 
 _KEYS = ("kept", "remaining", "missing")
-
-
-class InvariantError(AssertionError):
-    """An output broke an invariant; ``invariant`` names it, ``detail`` says where."""
-
-    def __init__(self, invariant: str, detail: str) -> None:
-        super().__init__(f"{invariant}: {detail}")
-        self.invariant = invariant
-        self.detail = detail
+#: A key an output may carry besides the declared ones: checked, never "extra".
+_PARTITION = "partition"
 
 
 def _show(value: object) -> str:
@@ -50,15 +45,17 @@ def check_output(case: object, output: object) -> None:
 
     ``case`` must be well-formed (:func:`packcheck.read_case` does not raise).  Types
     are exact: ``remaining`` is an ``int`` (not ``bool``, ``float`` or a NumPy
-    scalar), ``kept`` and ``missing`` are lists of ``str``; no other key appears.
-    O(n + r log r).
+    scalar), ``kept`` and ``missing`` are lists of ``str``; no other key appears,
+    except a captured ``partition``, which is checked by
+    :func:`packcheck._partition.check_partition` (``null`` is none captured).  An
+    ``{"error": "size"}`` answer carries no partition.  O(n + r log r).
     """
     read = read_case(case)
     # Check the size error: one invalid unit anywhere decides the whole case.
     if isinstance(read, SizeError):
         if not (
             isinstance(output, dict)
-            and list(output) == ["error"]
+            and [key for key in output if key != _PARTITION] == ["error"]
             and type(output["error"]) is str
             and output["error"] == "size"
         ):
@@ -66,12 +63,18 @@ def check_output(case: object, output: object) -> None:
                 "size error",
                 f'{read.reason}, so the output must be {{"error":"size"}}; got {_show(output)}',
             )
+        if _PARTITION in output:
+            raise PartitionError(
+                "partition-on-error",
+                f'{read.reason}: {{"error":"size"}} alone, nothing was packed or captured; '
+                f"got partition {_show(output[_PARTITION])}",
+            )
         return
 
     # Check the shape: exactly the three keys, with exact types.
     if not isinstance(output, dict):
         raise InvariantError("shape", f"expected an object, got {_type_name(output)}")
-    extra = [key for key in output if key not in _KEYS]
+    extra = [key for key in output if key not in _KEYS and key != _PARTITION]
     absent = [key for key in _KEYS if key not in output]
     if extra or absent:
         raise InvariantError("keys", f"extra keys {extra}, absent keys {absent}")
@@ -94,7 +97,7 @@ def check_output(case: object, output: object) -> None:
 
     # Check remaining >= 0.
     if remaining < 0:
-        raise InvariantError("remaining >= 0", f"remaining is {remaining}")
+        raise InvariantError("remaining >= 0", f"remaining is {_show(remaining)}")
 
     # Check the partition: kept blocks in scan order, and every skip was forced.
     left = read.budget
@@ -113,22 +116,23 @@ def check_output(case: object, output: object) -> None:
         elif fits:
             raise InvariantError(
                 "every skip is forced",
-                f"blocks[{index}] (id {_show(block_id)}, size {size}) fits the {left} "
-                f"unit(s) left but is not kept (kept so far: {_show(kept[:matched])})",
+                f"blocks[{index}] (id {_show(block_id)}, size {_show(size)}) fits the "
+                f"{_show(left)} unit(s) left but is not kept (kept so far: "
+                f"{_show(kept[:matched])})",
             )
     if matched < len(kept):
         raise InvariantError(
             "kept blocks in scan order",
             f"kept[{matched}] = {_show(kept[matched])} matches no later block that fits "
-            f"the {left} unit(s) left",
+            f"the {_show(left)} unit(s) left",
         )
 
     # Check the arithmetic: sum of kept sizes + remaining == budget.
     if remaining != left:
         raise InvariantError(
             "sum(kept sizes) + remaining == budget",
-            f"budget {read.budget} - kept sizes {read.budget - left} = {left}, "
-            f"but remaining is {remaining}",
+            f"budget {_show(read.budget)} - kept sizes {_show(read.budget - left)} = "
+            f"{_show(left)}, but remaining is {_show(remaining)}",
         )
 
     # Check missing: required minus kept, repeats kept, in UTF-16 code-unit order.
@@ -145,59 +149,51 @@ def check_output(case: object, output: object) -> None:
             f"got {_show(missing)}, expected {_show(expected)}",
         )
 
+    # Check a captured partition, when the answer carries one.
+    if output.get(_PARTITION) is not None:
+        check_partition(case, output[_PARTITION], kept=kept)
+
 
 def check_trace(case: object, trace: Trace) -> None:
     """Raise :class:`InvariantError` unless ``trace`` is consistent with ``case``.
 
-    Checks the declared result, that steps and partition cover the blocks in order
-    with the right buckets, and each missing ID's reason.  O(n + r log r).
+    The declared result by :func:`check_output`, the partition by
+    :func:`packcheck._partition.check_partition` (the checker packers' captures
+    face), then the steps against that partition, and each missing ID's reason.
+    O(n + r log r).
     """
     check_output(case, trace.result)
     read = read_case(case)
+    partition = partition_json(trace.partition)
     if isinstance(read, SizeError):
         # Check an unscanned case: no steps, empty partition, the first bad field named.
-        partition = trace.partition
-        if (
-            trace.steps
-            or trace.reasons
-            or partition.packed
-            or partition.available
-            or partition.dropped
-        ):
+        check_partition(case, partition)
+        if trace.steps or trace.reasons:
             raise InvariantError("size error", "a size-error trace must be empty")
         if trace.size_error != read.reason:
             raise InvariantError("size error", f"names {trace.size_error!r}, not {read.reason!r}")
         return
+    check_partition(case, partition, kept=trace.result["kept"])
 
-    # Check the steps: one per block, in order, remaining before each as scanned.
+    # Check the steps: one per block, in order, remaining before each as scanned, and
+    # the bucket the rule gives it (the partition above holds the same buckets).
     if len(trace.steps) != len(read.ids):
         raise InvariantError("steps", f"{len(trace.steps)} steps for {len(read.ids)} blocks")
     left = read.budget
-    buckets: dict[str, list[str]] = {"packed": [], "available": [], "dropped": []}
     for index, step in enumerate(trace.steps):
         size = read.sizes[index]
-        bucket = "packed" if size <= left else "available" if size <= read.budget else "dropped"
-        want = (index, read.ids[index], size, left, bucket)
+        want = (index, read.ids[index], size, left, bucket_for(size, left, read.budget))
         got = (step.index, step.id, step.size, step.remaining_before, step.bucket)
         if got != want:
-            raise InvariantError("steps", f"steps[{index}] is {got}, expected {want}")
-        buckets[bucket].append(step.id)
-        left -= size if bucket == "packed" else 0
+            raise InvariantError("steps", f"steps[{index}] is {_show(got)}, expected {_show(want)}")
+        left -= size if step.bucket == "packed" else 0
 
-    # Check the partition: the buckets, merged by position, give the blocks.
-    partition = trace.partition
-    for name, ids in buckets.items():
-        if list(getattr(partition, name)) != ids:
-            raise InvariantError(
-                "partition", f"{name} is {_show(list(getattr(partition, name)))}, not {_show(ids)}"
-            )
-
-    # Check the reasons: one per distinct missing ID.
+    # Check the reasons: one per distinct missing ID, from the partition.
     reasons: dict[str, str] = {}
     for block_id in trace.result["missing"]:
-        if block_id in buckets["available"]:
+        if block_id in partition["available"]:
             reasons[block_id] = "evicted"
-        elif block_id in buckets["dropped"]:
+        elif block_id in partition["dropped"]:
             reasons[block_id] = "oversized"
         else:
             reasons[block_id] = "not-retrieved"

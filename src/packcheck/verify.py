@@ -127,8 +127,11 @@ class Summary:
 class _Gate:
     """One run's state: the packer, the clock, the progress callback, the counts."""
 
-    def __init__(self, packer: Packer, progress: Progress | None, shrink_seconds: float) -> None:
+    def __init__(
+        self, packer: Packer, progress: Progress | None, shrink_seconds: float, partition: bool
+    ) -> None:
         self.packer = packer
+        self.partition = partition
         self.progress = progress
         self.shrink_seconds = shrink_seconds
         self.counts = dict.fromkeys(PHASES, 0)
@@ -138,10 +141,13 @@ class _Gate:
         if self.progress is not None:
             self.progress(phase, self.counts[phase], total)
 
+    def examine(self, case: Any, expected: Any, origin: str) -> Finding | None:
+        return examine(self.packer, case, expected, origin, partition=self.partition)
+
     def fixtures(self, fixtures: Iterable[Fixture]) -> Finding | None:
         for fixture in fixtures:
             self.tick("fixtures")
-            finding = examine(self.packer, fixture.case, fixture.expected, fixture.origin)
+            finding = self.examine(fixture.case, fixture.expected, fixture.origin)
             if finding is not None:
                 return replace(finding, name=fixture.name)
         return None
@@ -150,7 +156,7 @@ class _Gate:
         for probe in probes:
             self.tick(phase, len(probes))
             case = probe.build()
-            finding = examine(self.packer, case, pack(case), origin)
+            finding = self.examine(case, pack(case), origin)
             if finding is not None:
                 return self.shrunk(probe, finding, self.shrink_seconds)
         return None
@@ -169,7 +175,7 @@ class _Gate:
             self.tick("shrinking")
             key = dumps(case)
             if key not in found and key not in answers:
-                result = examine(self.packer, case, pack(case), finding.origin)
+                result = self.examine(case, pack(case), finding.origin)
                 if result is None:
                     answers[key] = None
                     return False
@@ -226,7 +232,7 @@ class _Gate:
                 if first_failure is not None and now - first_failure > self.shrink_seconds:
                     return
                 self.tick("generated" if first_failure is None else "shrinking", max_examples)
-                finding = examine(self.packer, case, pack(case), origin)
+                finding = self.examine(case, pack(case), origin)
                 if finding is None:
                     return
                 first_failure = first_failure or now
@@ -254,6 +260,7 @@ def run(
     long_lists: bool = True,
     progress: Progress | None = None,
     shrink_seconds: float | None = None,
+    partition: bool = False,
 ) -> Summary:
     """Check ``packer`` against the declared rule; the :class:`Summary` says how it went.
 
@@ -264,12 +271,14 @@ def run(
     within ``±max_units``.  ``long_lists=False`` leaves out the long lists (for quick
     runs of your own).  ``progress`` is called after every case.  Shrinking a failure
     stops after ``shrink_seconds`` (default :data:`SHRINK_SECONDS`) with the best case
-    so far.
+    so far.  With ``partition=True`` every answer but ``{"error": "size"}`` must
+    capture its partition (RULE.md, seed T1.5); a captured one is always checked.
     """
     adapter = packer if isinstance(packer, Packer) else CallablePacker(packer)
     seed = random.SystemRandom().randrange(2**32) if seed is None else seed
     started = time.monotonic()
-    gate = _Gate(adapter, progress, SHRINK_SECONDS if shrink_seconds is None else shrink_seconds)
+    shrink_for = SHRINK_SECONDS if shrink_seconds is None else shrink_seconds
+    gate = _Gate(adapter, progress, shrink_for, partition)
     phases: Iterator[Callable[[], Finding | None]] = iter(
         [
             lambda: gate.fixtures(seed_fixtures() if fixtures is None else fixtures),
@@ -307,6 +316,7 @@ def check(
     max_units: int = MAX_SAFE_UNITS,
     fixtures: Iterable[Fixture] | None = None,
     long_lists: bool = True,
+    partition: bool = False,
 ) -> Summary:
     """:func:`run`, raising :class:`Counterexample` if the packer does not conform.
 
@@ -319,6 +329,7 @@ def check(
         max_units=max_units,
         fixtures=fixtures,
         long_lists=long_lists,
+        partition=partition,
     )
     if summary.finding is not None:
         raise Counterexample(summary.finding)

@@ -16,6 +16,7 @@ from .._model import MalformedCase
 from .._pack import pack
 from .._sources import Record, SourceError, read_records
 from .._trace import trace
+from ..audit import record_step
 from .explain import explain_lines
 
 __all__ = ["answer", "register"]
@@ -47,6 +48,12 @@ def register(commands: Any) -> None:
         "--trace",
         action="store_true",
         help="print the trace per case as one JSON line (result, steps, partition, reasons)",
+    )
+    shown.add_argument(
+        "--record",
+        action="store_true",
+        help="print each case as a run record (the case plus its partition and result), "
+        "the JSON Lines `packcheck audit` reads",
     )
     p.set_defaults(run=run_pack)
 
@@ -159,6 +166,8 @@ def run_pack(args: argparse.Namespace) -> int:
                         out.write(_writable(line, out) + "\n")
                 elif args.trace:
                     out.write(dumps(trace(record.case, engine=args.engine).to_json()) + "\n")
+                elif args.record:
+                    out.write(dumps(record_step(record.case, engine=args.engine)) + "\n")
                 else:
                     out.write(dumps(result) + "\n")
     except BrokenPipeError:

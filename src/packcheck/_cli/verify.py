@@ -130,6 +130,12 @@ def register(commands: Any) -> None:
         f"{DEFAULT_TIMEOUT:g} for --packer-cmd, none in-process)",
     )
     p.add_argument(
+        "--partition",
+        action="store_true",
+        help='every answer but {"error":"size"} must capture its partition '
+        "(packed, available, dropped); a captured one is checked with or without this",
+    )
+    p.add_argument(
         "--no-long-lists",
         action="store_true",
         help="leave out the long lists (16 to 131,073 blocks): a quicker, weaker check",
@@ -211,6 +217,8 @@ def _rerun(args: argparse.Namespace, seed: int) -> str:
         words += ["--max-units", _power_text(args.max_units)]
     if args.timeout is not None:
         words += ["--timeout", f"{args.timeout:g}"]
+    if args.partition:
+        words.append("--partition")
     if args.no_long_lists:
         words.append("--no-long-lists")
     if args.save_failures is not None:
@@ -261,6 +269,7 @@ def run_verify(args: argparse.Namespace) -> int:
                 fixtures=fixtures,
                 long_lists=not args.no_long_lists,
                 progress=progress,
+                partition=args.partition,
             )
     finally:
         if progress is not None:

@@ -1,0 +1,110 @@
+"""``packcheck audit``: check every model step of a recorded run (JSON Lines)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from .._jsonio import dumps
+from ..audit import Audit, Summary
+from .pack import _opened, _reason, _writable
+
+__all__ = ["register"]
+
+#: Lost IDs listed in the text summary (``--json`` lists every one tallied).
+LOST_SHOWN = 10
+
+
+def register(commands: Any) -> None:
+    """Add ``audit`` to the ``packcheck`` subcommands."""
+    p = commands.add_parser(
+        "audit",
+        help="check the partitions a system recorded over a run",
+        description=(
+            "Check a recorded run: JSON Lines, one model step per line, each the step's "
+            "case plus the partition captured (and, when recorded, the result). Every "
+            "step must carry the partition the declared rule gives, a recorded result "
+            "must be the declared output. Prints one line per violation, then a summary "
+            "with the required IDs the run lost, how often and why. Exit 0 clean, 1 any "
+            "violation, 2 unreadable or malformed input (the other lines still checked)."
+        ),
+    )
+    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="the run (default: -)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per violation ({line, check, message, step}), then the summary",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 when no step left any block out (the run cannot show capture works)",
+    )
+    p.set_defaults(run=run_audit)
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    """Audit ``args.file``; 0 clean, 1 a violation (or strict warning), 2 bad input."""
+    name = "<stdin>" if args.file == "-" else args.file
+    out = sys.stdout
+    audit = Audit()
+    try:
+        with _opened(args.file) as stream:
+            for number, line in enumerate(stream, start=1):
+                for violation in audit.check_line(line, number):
+                    if violation.check == "malformed":
+                        print(
+                            _writable(
+                                f"packcheck audit: {name}: line {number}: {violation.message}",
+                                sys.stderr,
+                            ),
+                            file=sys.stderr,
+                        )
+                    text = (
+                        dumps(violation.to_json()) if args.json else _writable(str(violation), out)
+                    )
+                    out.write(text + "\n")
+    except BrokenPipeError:
+        raise  # the reader went away (see _cli.main)
+    except OSError as exc:
+        print(_writable(f"packcheck audit: {name}: {_reason(exc)}", sys.stderr), file=sys.stderr)
+        return 2
+    summary = audit.summary()
+    if not summary.steps and not summary.malformed:
+        print(f"packcheck audit: {name}: no steps in input (it is empty)", file=sys.stderr)
+        return 2
+    if args.json:
+        out.write(dumps(summary.to_json()) + "\n")
+    else:
+        for text in _summary_lines(summary, name):
+            out.write(_writable(text, out) + "\n")
+    if summary.warning:
+        print(f"packcheck audit: warning: {summary.warning}", file=sys.stderr)
+    return summary.status(strict=args.strict)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
+def _summary_lines(summary: Summary, name: str) -> list[str]:
+    counts = (
+        f"{_count(summary.steps, 'step')}, {summary.correct} with a correct partition, "
+        f"{_count(summary.violations, 'violation')}"
+    )
+    if summary.malformed:
+        counts += f", {_count(summary.malformed, 'malformed line')}"
+    lines = [f"packcheck audit: {counts} ({name})"]
+    lines += [f"  {loss}" for loss in summary.lost[:LOST_SHOWN]]
+    if len(summary.lost) > LOST_SHOWN:
+        lines.append(
+            f"  ... and {len(summary.lost) - LOST_SHOWN} more lost IDs (--json lists them)"
+        )
+    if summary.untracked:
+        lines.append(
+            f"  ... and {summary.untracked} losses of IDs past the first {len(summary.lost)}"
+        )
+    if not summary.lost:
+        lines.append("  lost: nothing (every required ID was packed in every step)")
+    return lines

@@ -1,0 +1,260 @@
+"""A captured partition, checked as named facts (RULE.md: seed T1.5).
+
+A packer that captures its partition returns ``{"packed": [...], "available": [...],
+"dropped": [...]}``: IDs in scan order, one entry per block.  :func:`check_partition`
+judges one against its case without running a packer, one fact at a time (``# Check
+...`` sections, as in sortedcontainers' ``_check()``), and raises
+:class:`PartitionError` naming the fact, the block where it broke, and the three
+lists beside the reference's.  The facts, by their short names:
+
+* ``shape``: an object with exactly the three keys, each a list of strings;
+* ``packed-is-kept``: ``packed`` is exactly the answer's ``kept``;
+* ``merged-by-position``: the lists merged by position give the blocks' IDs;
+* ``bucket``: each block's bucket follows from its size, the budget and the
+  remaining before it (the budget less the sizes packed ahead of it);
+* ``size-error``: an invalid case scanned nothing, so every list is empty;
+* ``no-partition`` and ``partition-on-error``: capture required and absent, or
+  present on an ``{"error": "size"}`` answer, which carries none.
+
+Why the walk is the whole rule: the first block's remaining is the budget, and each
+bucket fact fixes the next remaining, so a capture that passes the walk *is* the
+reference's partition (asserted at the end, not checked a second time).
+"""
+
+from __future__ import annotations
+
+from ._invariant_error import InvariantError
+from ._jsonio import show
+from ._model import SizeError, json_type, read_case
+from ._order import same_utf16
+from ._trace import Bucket, Partition, trace
+
+__all__ = [
+    "BUCKETS",
+    "FACTS",
+    "PartitionError",
+    "bucket_for",
+    "check_partition",
+    "partition_json",
+    "require_partition",
+    "without_partition",
+]
+
+BUCKETS: tuple[Bucket, ...] = ("packed", "available", "dropped")
+
+#: Each fact's short name (``check`` in ``packcheck audit --json``) and how it reads.
+FACTS = {
+    "no-partition": "present",
+    "shape": "shape",
+    "packed-is-kept": "packed is kept",
+    "merged-by-position": "merged by position",
+    "bucket": "bucket follows from size, budget and remaining",
+    "size-error": "empty on a size error",
+    "partition-on-error": "none on a size error",
+}
+# Continuation lines sit under the text of verify's "  check:    " column.
+_INDENT = " " * 12
+
+
+class PartitionError(InvariantError):
+    """A captured partition broke a fact: ``check`` is its short name (:data:`FACTS`).
+
+    ``detail`` is one line (where and why); ``table`` shows the captured lists beside
+    the reference's, and ``str()`` gives both.
+    """
+
+    def __init__(self, check: str, detail: str, table: tuple[str, ...] = ()) -> None:
+        super().__init__(f"partition: {FACTS[check]}", detail)
+        self.check = check
+        self.table = table
+
+    def __str__(self) -> str:
+        return "".join([super().__str__(), *(f"\n{_INDENT}{line}" for line in self.table)])
+
+
+def _show(value: object) -> str:
+    return show(value, 120)
+
+
+def _type_name(value: object) -> str:
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+
+
+def partition_json(partition: Partition) -> dict[str, list[str]]:
+    """``partition`` as a packer returns it: ``{"packed", "available", "dropped"}``."""
+    return {name: list(getattr(partition, name)) for name in BUCKETS}
+
+
+def without_partition(answer: object) -> object:
+    """``answer`` without its ``partition`` key: the declared output it carries."""
+    if isinstance(answer, dict) and "partition" in answer:
+        return {key: value for key, value in answer.items() if key != "partition"}
+    return answer
+
+
+def bucket_for(size: int, remaining_before: int, budget: int) -> Bucket:
+    """The bucket the rule gives a block: fits what is left, fits the budget, or neither."""
+    if size <= remaining_before:
+        return "packed"
+    return "available" if size <= budget else "dropped"
+
+
+def require_partition(answer: object) -> None:
+    """Raise :class:`PartitionError` unless ``answer`` carries a partition.
+
+    For ``verify --partition``: an answer that is an object other than an error must
+    have a ``partition`` that is not ``null``.  What the partition holds, and an
+    answer that is no object at all, are the output checker's to judge.
+    """
+    if not isinstance(answer, dict) or "error" in answer:
+        return
+    if answer.get("partition") is None:
+        why = "'partition' is null" if "partition" in answer else "the answer has no 'partition'"
+        raise PartitionError("no-partition", f"no partition captured: {why}")
+
+
+def _read(partition: object) -> dict[str, list[str]]:
+    """The three lists, IDs compared as UTF-16 code units; shape facts raise."""
+    # Check the shape: an object of exactly three lists of strings, types exact.
+    if not isinstance(partition, dict):
+        raise PartitionError(
+            "shape",
+            f"expected an object with packed, available and dropped, got "
+            f"{json_type(partition)} {_show(partition)}",
+        )
+    extra = [key for key in partition if key not in BUCKETS]
+    absent = [key for key in BUCKETS if key not in partition]
+    if extra or absent:
+        raise PartitionError("shape", f"extra keys {extra}, absent keys {absent}")
+    lists: dict[str, list[str]] = {}
+    for name in BUCKETS:
+        ids = partition[name]
+        if type(ids) is not list:
+            raise PartitionError(
+                "shape", f"{name} is {_type_name(ids)} {_show(ids)}, not a list of IDs"
+            )
+        for index, item in enumerate(ids):
+            if type(item) is not str:
+                raise PartitionError(
+                    "shape", f"{name}[{index}] is {_type_name(item)} {_show(item)}, not an ID"
+                )
+        lists[name] = [same_utf16(item) for item in ids]
+    return lists
+
+
+def _table(captured: dict[str, list[str]], reference: Partition) -> tuple[str, ...]:
+    shown = {name: show(captured[name], 60) for name in BUCKETS}
+    width = max(len("captured"), *map(len, shown.values())) + 2
+    lines = [f"{'':11}{'captured':{width}}reference"]
+    for name in BUCKETS:
+        theirs = show(list(getattr(reference, name)), 60)
+        lines.append(f"{name + ':':11}{shown[name]:{width}}{theirs}")
+    return tuple(lines)
+
+
+def _next(ids: list[str], position: int, past: str = "-") -> str:
+    return _show(ids[position]) if position < len(ids) else past
+
+
+def check_partition(
+    case: object,
+    partition: object,
+    *,
+    kept: list[str] | None = None,
+    reference: Partition | None = None,
+) -> None:
+    """Raise :class:`PartitionError` unless ``partition`` is the one ``case`` gives.
+
+    ``case`` must be well-formed; ``kept``, when given, is the answer's own ``kept``
+    (``packed`` must be exactly it).  ``None`` is no partition.  IDs compare as
+    UTF-16 code units.  ``reference``, the reference's partition of ``case`` when the
+    caller has it, saves a trace.  O(n), plus a trace unless ``reference`` is given.
+    """
+    if partition is None:
+        raise PartitionError("no-partition", "no partition captured: it is null")
+    read = read_case(case)
+    captured = _read(partition)
+
+    def expected() -> Partition:
+        return trace(case).partition if reference is None else reference
+
+    def broken(check: str, detail: str) -> PartitionError:
+        return PartitionError(check, detail, _table(captured, expected()))
+
+    # Check an invalid case: nothing was scanned, so nothing is in any bucket.
+    if isinstance(read, SizeError):
+        if any(captured.values()):
+            raise broken("size-error", f"{read.reason}, so no block is scanned or captured")
+        return
+
+    # Check packed is kept: the answer's kept blocks, in order, repeats and all.
+    if kept is not None and captured["packed"] != kept:
+        at = next(
+            (
+                i
+                for i, pair in enumerate(zip(captured["packed"], kept, strict=False))
+                if len(set(pair)) > 1
+            ),
+            min(len(kept), len(captured["packed"])),
+        )
+        raise broken(
+            "packed-is-kept",
+            f"packed[{at}] is {_next(captured['packed'], at, 'absent')} but kept[{at}] is "
+            f"{_next(kept, at, 'absent')} (packed holds {len(captured['packed'])}, kept "
+            f"{len(kept)})",
+        )
+
+    # Check the walk: block by block, the bucket the rule gives must hold it next.
+    # Invariant: ``left`` is the budget less the sizes of the blocks packed so far.
+    position = dict.fromkeys(BUCKETS, 0)
+    left = read.budget
+    total = sum(map(len, captured.values()))
+    for index, (block_id, size) in enumerate(zip(read.ids, read.sizes, strict=True)):
+        want = bucket_for(size, left, read.budget)
+        ids = captured[want]
+        if position[want] < len(ids) and ids[position[want]] == block_id:
+            position[want] += 1
+            left -= size if want == "packed" else 0
+            continue
+        holders = [
+            name
+            for name in BUCKETS
+            if position[name] < len(captured[name]) and captured[name][position[name]] == block_id
+        ]
+        if holders:
+            raise broken(
+                "bucket",
+                f"blocks[{index}] (id {_show(block_id)}, size {_show(size)}) is in {holders[0]}, "
+                f"but belongs in {want}: {_why(want, size, left, read.budget)}",
+            )
+        following = ", ".join(f"{name} {_next(captured[name], position[name])}" for name in BUCKETS)
+        raise broken(
+            "merged-by-position",
+            f"blocks[{index}] (id {_show(block_id)}) is next in none of the lists (next: "
+            f"{following}); {_holding(total, len(read.ids))}",
+        )
+    for name in BUCKETS:
+        if position[name] < len(captured[name]):
+            raise broken(
+                "merged-by-position",
+                f"{name}[{position[name]}] = {_next(captured[name], position[name])} is left "
+                f"over after the last block; {_holding(total, len(read.ids))}",
+            )
+    # Invariant: the walk fixed every bucket, so this is the reference's partition.
+    assert captured == partition_json(expected()), captured
+
+
+def _holding(total: int, blocks: int) -> str:
+    entries = "entry" if total == 1 else "entries"
+    return f"the lists hold {total} {entries} for {blocks} block" + ("" if blocks == 1 else "s")
+
+
+def _why(bucket: Bucket, size_units: int, left_units: int, budget_units: int) -> str:
+    # Shown, not str(): an integer past 4300 digits has no str() in CPython.
+    size, left, budget = map(_show, (size_units, left_units, budget_units))
+    if bucket == "packed":
+        return f"size {size} <= the {left} unit(s) remaining before it"
+    if bucket == "available":
+        return f"size {size} > the {left} unit(s) remaining before it, and <= the budget {budget}"
+    return f"size {size} > the budget {budget}"
