@@ -1,0 +1,234 @@
+"""Context-packing loops from public repositories, ported to the declared case shape.
+
+Each packer below re-states one real loop (retrieval-augmented generation context
+builders, chat-history trimmers) with its control flow unchanged: the same
+comparison, the same ``break``/``continue``, the same scan direction and the same
+kind of number (Python ``int`` for Python originals, a double for JavaScript and
+TypeScript ones, whose numbers are IEEE doubles).  Only the edges are adapter code,
+shared by all of them and written from RULE.md:
+
+* a block is the library's item (document, chunk, message) whose token count is
+  the block's ``size``; a real token counter gives an ``int >= 0``, so checking
+  the case's units (``{"error": "size"}``) is the caller's job and happens here,
+  before the ported loop runs;
+* ``kept`` is the IDs of the items the original returns, in the order it returns
+  them;
+* ``remaining`` is the budget minus the original's own running total (converted
+  to an ``int`` as JSON would print a whole double);
+* ``missing`` is the required IDs not kept, sorted by UTF-16 code units (none of
+  the originals computes it).
+
+The comment above each port names the repository, the file, what the original
+does and the verdict expected from ``packcheck verify``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class _Doc:
+    """The library's item: an ID and its token count (the block's size)."""
+
+    id: str
+    tokens: Any
+
+
+def _unit(value: object, least: int) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, float):
+        return value.is_integer() and value >= least
+    return isinstance(value, int) and value >= least
+
+
+def _items(case: dict[str, Any], number: type) -> tuple[Any, list[_Doc]] | None:
+    """The budget and the items in the original's number type, or None (size error)."""
+    budget = case.get("budget")
+    if not _unit(budget, 0):
+        return None
+    sizes = [block.get("size") for block in case["blocks"]]
+    if not all(_unit(size, 1) for size in sizes):
+        return None
+    blocks = case["blocks"]
+    docs = [_Doc(block["id"], number(size)) for block, size in zip(blocks, sizes, strict=True)]
+    return number(budget), docs
+
+
+def _answer(case: dict[str, Any], kept: list[_Doc], remaining: Any) -> dict[str, Any]:
+    ids = [doc.id for doc in kept]
+    present = set(ids)
+    missing = [want for want in case["required"] if want not in present]
+    missing.sort(key=lambda text: text.encode("utf-16-be", "surrogatepass"))
+    return {"kept": ids, "remaining": int(remaining), "missing": missing}
+
+
+# --- abdelkarim-choukri/URC-SRO, urc_sro/urc/allocator.py ----------------------------
+# ``ContextAllocator.pack``: "simple greedy packing by current score order".  Walks
+# the documents once with ``budget = self.max_tokens``; ``if cost <= budget`` it
+# appends the document and does ``budget -= cost``, ``else: continue``.  That is the
+# declared scan exactly, with Python ints.  Expected: PASS.
+def urc_sro_context_allocator(case: dict[str, Any]) -> dict[str, Any]:
+    items = _items(case, int)
+    if items is None:
+        return {"error": "size"}
+    max_tokens, docs = items
+    # -- ported loop --
+    out, budget = [], max_tokens
+    for d in docs:
+        cost = d.tokens
+        if cost <= budget:
+            out.append(d)
+            budget -= cost
+        else:
+            continue
+    # -- end --
+    return _answer(case, out, budget)
+
+
+# --- langchain-ai/langchain, libs/langchain/langchain/chains/conversational_retrieval/
+#     base.py ------------------------------------------------------------------------
+# ``ConversationalRetrievalChain._reduce_tokens_below_limit`` (the same loop is in
+# ``RetrievalQAWithSourcesChain``): counts the tokens of every retrieved document,
+# then while the total exceeds ``max_tokens_limit`` drops documents from the END and
+# returns ``docs[:num_docs]`` - the longest fitting prefix, i.e. it stops at the
+# first document that does not fit.  It also reduces only
+# ``if self.max_tokens_limit``: a limit of 0 is falsy and keeps every document.
+# Expected: FAIL on the seed fixture skip-large-continue (2 blocks), cause "stops at
+# the first block that does not fit".
+def langchain_reduce_tokens_below_limit(case: dict[str, Any]) -> dict[str, Any]:
+    items = _items(case, int)
+    if items is None:
+        return {"error": "size"}
+    max_tokens_limit, docs = items
+    # -- ported loop --
+    num_docs = len(docs)
+    if max_tokens_limit:
+        tokens = [doc.tokens for doc in docs]
+        token_count = sum(tokens[:num_docs])
+        while token_count > max_tokens_limit:
+            num_docs -= 1
+            token_count -= tokens[num_docs]
+    kept = docs[:num_docs]
+    # -- end --
+    return _answer(case, kept, max_tokens_limit - sum(doc.tokens for doc in kept))
+
+
+# --- mongodb/chatbot, packages/mongodb-chatbot-server/src/processors/
+#     includeChunksForMaxTokensPossible.ts --------------------------------------------
+# "Returns the chunks that can fit in the maxTokens": ``content.findIndex(({
+# tokenCount }) => (total += tokenCount) > maxTokens)``, then ``content.slice(0,
+# index)`` (all of it when no index is found).  The running total is a JavaScript
+# number (a double).  It stops at the first chunk that overflows.  Expected: FAIL on
+# skip-large-continue (2 blocks), "stops at the first block that does not fit".
+def mongodb_include_chunks_for_max_tokens(case: dict[str, Any]) -> dict[str, Any]:
+    items = _items(case, float)
+    if items is None:
+        return {"error": "size"}
+    max_tokens, content = items
+    # -- ported loop (Array.prototype.findIndex, then slice) --
+    total = 0.0
+    fit_range_end_index = -1
+    for index, chunk in enumerate(content):
+        total += chunk.tokens
+        if total > max_tokens:
+            fit_range_end_index = index
+            break
+    kept = content if fit_range_end_index == -1 else content[:fit_range_end_index]
+    # -- end --
+    return _answer(case, kept, max_tokens - sum((doc.tokens for doc in kept), 0.0))
+
+
+# --- envyay/RAG, src/rag/context_build.py ---------------------------------------------
+# ``build_context(docs, max_docs=3, max_chars=2500)``: skips empty chunks
+# (``continue``), ``if total + len(chunk) > max_chars: break``, appends, and also
+# ``break``s once ``len(used_docs) >= max_docs``.  Ported with the budget as
+# ``max_chars`` and the default ``max_docs=3``.  Two ways to stop early: the first
+# misfit and a fourth block that fits.  Expected: FAIL on skip-large-continue
+# (2 blocks), "stops at the first block that does not fit".
+def envyay_build_context(case: dict[str, Any]) -> dict[str, Any]:
+    items = _items(case, int)
+    if items is None:
+        return {"error": "size"}
+    max_chars, docs = items
+    max_docs = 3
+    # -- ported loop --
+    used_docs = []
+    total = 0
+    for d in docs:
+        if not d.tokens:
+            continue
+        if total + d.tokens > max_chars:
+            break
+        used_docs.append(d)
+        total += d.tokens
+        if len(used_docs) >= max_docs:
+            break
+    # -- end --
+    return _answer(case, used_docs, max_chars - total)
+
+
+# --- wangling0126/vue3-chartGPT, src/utils/maxTokenLimit.ts ---------------------------
+# ``limitMessageTokens(messages, limit = 4096)``: walks the chat history from the
+# NEWEST message back (``for (let i = messages.length - 1; i >= 0; i--)``), ``if
+# (count + tokenCount > limit) break``, else adds and ``unshift``s the message
+# (so the result is in chronological order).  Numbers are doubles.  Blocks map to
+# messages in order.  It keeps a suffix, not the rule's scan from the front, and
+# stops at the first misfit.  Expected: FAIL on the first seed fixture
+# distractor-first (3 blocks: keeps B, C instead of A, B); no single named cause
+# (it scans in the other direction).
+def vue3_chartgpt_limit_message_tokens(case: dict[str, Any]) -> dict[str, Any]:
+    items = _items(case, float)
+    if items is None:
+        return {"error": "size"}
+    limit, messages = items
+    # -- ported loop --
+    limited_messages: list[_Doc] = []
+    token_count = 0.0
+    for i in range(len(messages) - 1, -1, -1):
+        count = messages[i].tokens
+        if count + token_count > limit:
+            break
+        token_count += count
+        limited_messages.insert(0, messages[i])
+    # -- end --
+    return _answer(case, limited_messages, limit - token_count)
+
+
+# --- dustinbroussard/vivica-chat-companion, server/middleware/trimHistory.ts ---------
+# ``trimHistory(messages, maxChars = 8000)``: from the newest message back, ``if
+# (total + len > maxChars && out.length) break``, then ``out.unshift`` and ``total
+# += len``.  The ``&& out.length`` guard always keeps the newest message, even when
+# it alone exceeds the budget (the pack overflows: remaining goes negative).
+# Doubles.  Expected: FAIL with a short case (<= 2 blocks) - the first fixture
+# already departs (it keeps B, C) - no single named cause.
+def vivica_trim_history(case: dict[str, Any]) -> dict[str, Any]:
+    items = _items(case, float)
+    if items is None:
+        return {"error": "size"}
+    max_chars, messages = items
+    # -- ported loop --
+    total = 0.0
+    out: list[_Doc] = []
+    for i in range(len(messages) - 1, -1, -1):
+        length = messages[i].tokens
+        if total + length > max_chars and out:
+            break
+        out.insert(0, messages[i])
+        total += length
+    # -- end --
+    return _answer(case, out, max_chars - total)
+
+
+#: Every port, with the verdict expected from ``packcheck verify``: ``None`` for a
+#: pass, else the named cause expected in ``finding.causes`` ("" when none applies).
+EXPECTED: dict[str, str | None] = {
+    "urc_sro_context_allocator": None,
+    "langchain_reduce_tokens_below_limit": "stops at the first block that does not fit",
+    "mongodb_include_chunks_for_max_tokens": "stops at the first block that does not fit",
+    "envyay_build_context": "stops at the first block that does not fit",
+    "vue3_chartgpt_limit_message_tokens": "",
+    "vivica_trim_history": "",
+}
