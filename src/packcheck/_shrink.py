@@ -108,9 +108,13 @@ def _delta(
                 start += chunk
         if chunk == 1:
             return
-        chunk = max(1, chunk // 2)
+        finer = max(1, chunk // 2)
         if len(blocks) > _FINE:
-            chunk = max(chunk, len(blocks) // 64)
+            finer = max(finer, len(blocks) // 64)
+            if finer >= chunk:
+                # A long list gets no finer than 64 pieces: the pass just made was the last.
+                return
+        chunk = finer
 
 
 def _scale_down(
