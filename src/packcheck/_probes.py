@@ -89,7 +89,10 @@ class Probe:
         if self.family == "run":
             return f"{self.length} unit blocks, then {self.length + 4096} equal sizes{extra}"
         if self.family.startswith("wide"):
-            return f"short case at 2**{int(self.family[5:]).bit_length() - 1}"
+            mark = int(self.family[5:])
+            # The top of the unit range (2**53 - 1) is no power of two: shown as it is.
+            at = f"2**{mark.bit_length() - 1}" if mark & (mark - 1) == 0 else f"{mark:,}"
+            return f"short case at {at}"
         if self.family == "units":
             return "unit edge case"
         return f"{self.family} list of {self.length} blocks{extra}"
@@ -97,7 +100,7 @@ class Probe:
 
 def _scale(length: int, max_units: int, rng: random.Random) -> int:
     """The largest size to draw: sums of ``length`` sizes land past 2**32 where allowed."""
-    target: int = 1 << rng.randint(33, 40)
+    target: int = 1 << rng.randint(38, 44)
     return max(1, min(max_units, target // max(length, 1)))
 
 
@@ -110,7 +113,7 @@ def _fill(family: str, length: int, max_units: int, rng: random.Random) -> tuple
     * ``sawtooth``: ``u, R + 1, u, R' + 1, ...``: each large block misses what is left
       by one unit (evicted), so an early stop shows at once; the last one fits exactly,
       so a ``<`` for ``<=`` shows at the end;
-    * ``mixed``: log-uniform sizes under a budget of a random share of their sum, with
+    * ``mixed``: log-uniform sizes under a budget that runs out in the last quarter, with
       oversized blocks sprinkled in.
     """
     top = _scale(length, max_units, rng)
@@ -132,13 +135,14 @@ def _fill(family: str, length: int, max_units: int, rng: random.Random) -> tuple
                 size = unit
             else:
                 # The last large block fits exactly; every other one misses by one unit.
-                size = left if i >= length - 2 else left + 1
+                size = max(1, left) if i >= length - 2 else left + 1
             sizes.append(size)
             left -= size if size <= left else 0
         return budget, sizes
     # mixed
     sizes = [min(top, int(2 ** rng.uniform(0, top.bit_length()))) or 1 for _ in range(length)]
-    budget = min(max_units, sum(sizes) * rng.randint(1, 9) // 10)
+    # The budget runs out in the last quarter: blocks are kept and evicted to the end.
+    budget = min(max_units, sum(sizes[: rng.randint(length * 3 // 4, length)]))
     for index in range(rng.randrange(17), length, 17):
         sizes[index] = min(max_units, budget + 1 + rng.randrange(top))
     return budget, sizes
