@@ -1,0 +1,260 @@
+"""``packcheck._shrink``: failing probe cases come back shorter first, then simpler."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from packers import broken
+
+from packcheck import _shrink, pack
+from packcheck._model import Case, read_case
+from packcheck._probes import LADDER, Probe
+from packcheck._shrink import _shorter, _smaller, shrink
+
+DEFAULT_UNITS = 2**53 - 1
+
+
+def _soon() -> float:
+    return time.monotonic() + 20
+
+
+class _Judge:
+    """A ``fails`` predicate that records every candidate it was asked about."""
+
+    def __init__(self, fails: Callable[[dict[str, Any]], bool]) -> None:
+        self.fails = fails
+        self.seen: list[tuple[dict[str, Any], bool]] = []
+
+    def __call__(self, case: dict[str, Any]) -> bool:
+        verdict = self.fails(case)
+        self.seen.append((case, verdict))
+        return verdict
+
+
+def _long(case: dict[str, Any]) -> bool:
+    return len(case["blocks"]) > 3000
+
+
+def _repeat_kept(case: dict[str, Any]) -> bool:
+    """Two blocks with the same ID are both kept (a failure that needs no length)."""
+    out = pack(case)
+    return "kept" in out and len(set(out["kept"])) < len(out["kept"])
+
+
+def test_a_failure_needing_length_takes_the_shortest_ladder_length_that_fails() -> None:
+    probe = Probe("mixed", 8192, 5, DEFAULT_UNITS)
+    judge = _Judge(_long)
+    best = shrink(probe.build(), judge, probe=probe, deadline=_soon())
+    # The recipe first, shortest first: every shorter length is tried in order up to
+    # 4095, the shortest ladder length past 3000, which is the first case that fails.
+    tried = [len(case["blocks"]) for case, _ in judge.seen]
+    first = next(i for i, (_, verdict) in enumerate(judge.seen) if verdict)
+    assert tried[: first + 1] == [*range(1, 16), *(n for n in LADDER if n <= 4095)]
+    assert judge.seen[first][0] == probe.shorter(4095).build()
+    # Delta debugging then cuts whole pieces (1/64 of the list) while it still fails.
+    assert 3000 < len(best["blocks"]) <= 3000 + 4095 // 64
+    assert _long(best)
+
+
+def test_a_long_list_that_stops_shrinking_finishes_well_before_the_deadline() -> None:
+    probe = Probe("fits", 4096, 1, DEFAULT_UNITS)
+    judge = _Judge(lambda case: len(case["blocks"]) >= 4096)
+    started = time.monotonic()
+    best = shrink(probe.build(), judge, probe=probe, deadline=started + 20)
+    assert len(best["blocks"]) == 4096
+    assert time.monotonic() - started < 5
+    assert len(judge.seen) < 1000
+
+
+def test_the_result_always_fails_and_never_holds_an_invalid_unit() -> None:
+    probe = Probe("oversized", 1000, 2, DEFAULT_UNITS)
+    judge = _Judge(_repeat_kept)
+    best = shrink(probe.build(), judge, probe=probe, deadline=_soon())
+    assert _repeat_kept(best)
+    assert len(judge.seen) > 20
+    for candidate, _ in judge.seen:
+        assert isinstance(read_case(candidate), Case), candidate
+
+
+def test_a_failure_needing_no_length_shrinks_to_two_small_blocks() -> None:
+    probe = Probe("sawtooth", 1024, 3, DEFAULT_UNITS)
+    case = probe.build()
+    assert max(b["size"] for b in case["blocks"]) > 2**20
+    best = shrink(case, _repeat_kept, probe=probe, deadline=_soon())
+    assert best == {
+        "budget": 2,
+        "blocks": [{"id": "A", "size": 1}, {"id": "A", "size": 1}],
+        "required": [],
+    }
+
+
+def test_an_overflow_keeps_its_magnitude() -> None:
+    case = {
+        "budget": 2**63 + 2,
+        "blocks": [
+            {"id": "B", "size": 2**62 + 1},
+            {"id": "C", "size": 2**62 + 1},
+            {"id": "D", "size": 5},
+        ],
+        "required": ["C", "Z"],
+    }
+    best = shrink(case, lambda c: c["budget"] >= 2**63, deadline=_soon())
+    assert best["budget"] == 2**63 + 1  # one less: the smallest try that still fails
+    assert best["blocks"] == []
+    assert best["required"] == []
+
+
+def test_a_passed_deadline_returns_the_input_unchanged() -> None:
+    probe = Probe("fits", 1000, 1, DEFAULT_UNITS)
+    case = probe.build()
+    judge = _Judge(_long)
+    assert shrink(case, judge, probe=probe, deadline=time.monotonic() - 1) is case
+    assert judge.seen == []
+
+
+def test_the_deadline_stops_shrinking_with_the_best_case_so_far(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    now = 0.0
+    monkeypatch.setattr(_shrink, "time", SimpleNamespace(monotonic=lambda: now))
+
+    def fails(case: dict[str, Any]) -> bool:
+        nonlocal now
+        if len(case["blocks"]) <= 300:
+            now = 2.0  # the clock passes the deadline after this (successful) try
+        return True
+
+    case = Probe("fits", 600, 1, DEFAULT_UNITS).build()
+    best = shrink(case, fails, deadline=1.0)
+    assert len(best["blocks"]) == 300
+    assert best["blocks"] == case["blocks"][300:]
+    assert best["budget"] == case["budget"]
+
+
+def test_a_cut_at_the_departure_comes_before_delta_debugging() -> None:
+    # The packer stops at the first block that does not fit: its kept list departs at
+    # blocks[3], so the first candidate is the list cut just past it.
+    case = {
+        "budget": 7,
+        "blocks": [
+            {"id": "A", "size": 2},
+            {"id": "B", "size": 9},
+            {"id": "C", "size": 1},
+            {"id": "D", "size": 1},
+            {"id": "E", "size": 1},
+        ],
+        "required": [],
+    }
+
+    def wrong(c: dict[str, Any]) -> bool:
+        return bool(broken.stop_at_first_misfit(c) != pack(c))
+
+    judge = _Judge(wrong)
+    best = shrink(case, judge, deadline=_soon(), answer_of=broken.stop_at_first_misfit)
+    assert judge.seen[0] == ({**case, "blocks": case["blocks"][:3]}, True)
+    assert wrong(best)
+    assert [b["size"] for b in best["blocks"]] == [2, 1]
+
+
+def test_no_cut_when_the_answer_agrees_or_departs_at_the_last_block() -> None:
+    case = {"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": []}
+    judge = _Judge(lambda c: False)
+    shrink(case, judge, deadline=_soon(), answer_of=pack)
+    assert [len(c["blocks"]) for c, _ in judge.seen][:1] == [0]
+    judge = _Judge(lambda c: False)
+    shrink(case, judge, deadline=_soon(), answer_of=lambda c: {"kept": []})
+    assert [len(c["blocks"]) for c, _ in judge.seen][:1] == [0]
+
+
+def test_a_wide_probe_has_no_shorter_recipe_and_a_run_probe_shorter_runs() -> None:
+    wide = Probe(f"wide:{2**63}", 0, 1, 2**70)
+    case = wide.build()
+    judge = _Judge(lambda c: False)
+    shrink(case, judge, probe=wide, deadline=_soon())
+    # No recipe step: the first candidate is delta debugging's first cut.
+    assert judge.seen[0][0]["blocks"] == case["blocks"][len(case["blocks"]) // 2 :]
+    # A run's shorter recipes are the runs before it: here only the first, 4,096 long.
+    run = Probe("run", 4096, 1, DEFAULT_UNITS)
+    judge = _Judge(lambda c: len(c["blocks"]) > 5000)
+    best = shrink(run.build(), judge, probe=run, deadline=_soon())
+    assert judge.seen[0] == (run.shorter(0).build(), False)
+    assert 4096 <= len(judge.seen[0][0]["blocks"]) <= 4099
+    assert 5000 < len(best["blocks"]) < 12_288
+
+
+def test_ids_become_a_one_block_at_a_time_when_all_at_once_passes() -> None:
+    case = {
+        "budget": 3,
+        "blocks": [{"id": "B", "size": 1}, {"id": "C", "size": 1}],
+        "required": [],
+    }
+
+    def fails(c: dict[str, Any]) -> bool:
+        return len({b["id"] for b in c["blocks"]}) == 2
+
+    best = shrink(case, fails, deadline=_soon())
+    assert [b["id"] for b in best["blocks"]] == ["A", "C"]
+
+
+def test_simpler_contents_drop_extra_keys_ids_and_required_entries() -> None:
+    case = {
+        "budget": 40,
+        "blocks": [
+            {"id": "B", "size": 30, "text": "x"},
+            {"id": "C", "size": 30, "text": "y"},
+        ],
+        "required": ["B", "Q", "R"],
+    }
+
+    def fails(c: dict[str, Any]) -> bool:
+        return len(c["blocks"]) == 2 and len(c["required"]) >= 1
+
+    best = shrink(case, fails, deadline=_soon())
+    assert best == {
+        "budget": 0,
+        "blocks": [{"id": "A", "size": 1}, {"id": "A", "size": 1}],
+        "required": ["Q"],
+    }
+
+
+def test_invalid_units_are_left_as_they_are() -> None:
+    case = {
+        "budget": True,
+        "blocks": [{"id": "B", "size": "4"}, {"id": "C", "size": 2.5}],
+        "required": [],
+    }
+    judge = _Judge(lambda c: len(c["blocks"]) == 2)
+    best = shrink(case, judge, deadline=_soon())
+    assert best["budget"] is True
+    assert [b["size"] for b in best["blocks"]] == ["4", 2.5]
+    assert all(c["budget"] is True for c, _ in judge.seen)
+
+
+def test_an_empty_case_has_nothing_to_shrink() -> None:
+    case: dict[str, Any] = {"budget": 0, "blocks": [], "required": []}
+    judge = _Judge(lambda c: True)
+    assert shrink(case, judge, deadline=_soon()) is case
+    assert judge.seen == []
+
+
+def test_smaller_units_never_go_below_the_floor() -> None:
+    assert _smaller(10) == [0, 1, 5, 9]
+    assert _smaller(10, floor=1) == [1, 5, 9]
+    assert _smaller(1, floor=1) == []
+    assert _smaller(2, floor=1) == [1]
+    assert _smaller(0) == []
+
+
+def test_shorter_recipes_stop_below_the_probe_or_at_the_longest_run() -> None:
+    lengths = [p.length for p in _shorter(Probe("run", 61440, 1, DEFAULT_UNITS))]
+    assert lengths == [0, 4096, 12288, 28672]
+    lengths = [p.length for p in _shorter(Probe("sawtooth", 17, 1, DEFAULT_UNITS))]
+    assert lengths == [*range(1, 16), 15, 16]
+    assert list(_shorter(Probe("wide:1024", 0, 1, DEFAULT_UNITS))) == []
+    # Longer than the ladder (no probe is): every ladder length is shorter.
+    lengths = [p.length for p in _shorter(Probe("fits", 200_000, 1, DEFAULT_UNITS))]
+    assert lengths == [*range(1, 16), *LADDER]
