@@ -33,6 +33,8 @@ Fails = Callable[[dict[str, Any]], bool]
 # longer lists are cut in at most 64 pieces per pass (each try is a packer call).
 _FINE = 256
 _SHORT_LADDER = tuple(range(1, 16))
+# Passes of simpler contents: each pass may open the way for another.
+_PASSES = 64
 
 
 class _Out(Exception):
@@ -69,12 +71,42 @@ def shrink(
             if cut is not None and cut + 1 < len(best["blocks"]):
                 attempt({**best, "blocks": best["blocks"][: cut + 1]})
         _delta(best, attempt, lambda: best)
+        attempt_changed(attempt, best, _whole_floats_as_ints(best))
         _scale_down(attempt, lambda: best)
-        for simpler in _simpler(lambda: best):
-            attempt(simpler)
+        for _ in range(_PASSES):
+            before = best
+            for simpler in _simpler(lambda: best):
+                attempt(simpler)
+            if best is before:
+                break
     except _Out:
         pass
     return best
+
+
+def attempt_changed(
+    attempt: Callable[[dict[str, Any]], bool], case: dict[str, Any], candidate: dict[str, Any]
+) -> None:
+    """Try ``candidate`` unless it is ``case`` itself."""
+    if _types(candidate) != _types(case) or candidate != case:
+        attempt(candidate)
+
+
+def _types(case: dict[str, Any]) -> list[type]:
+    return [type(case.get("budget")), *(type(b.get("size")) for b in case["blocks"])]
+
+
+def _whole_floats_as_ints(case: dict[str, Any]) -> dict[str, Any]:
+    """``case`` with every whole float unit (``4.0``) written as an int (``4``)."""
+
+    def as_int(value: object) -> object:
+        return int(value) if type(value) is float and value.is_integer() else value
+
+    blocks = [{**b, "size": as_int(b["size"])} if "size" in b else b for b in case["blocks"]]
+    changed = {**case, "blocks": blocks}
+    if "budget" in case:
+        changed["budget"] = as_int(case["budget"])
+    return changed
 
 
 def _shorter(probe: Probe) -> Iterator[Probe]:
@@ -148,26 +180,32 @@ def _simpler(current: Callable[[], dict[str, Any]]) -> Iterator[dict[str, Any]]:
         yield {**current(), "blocks": [{**b, "id": "A"} for b in blocks]}
     if len(current()["blocks"]) <= _FINE:
         for index in range(len(current()["blocks"])):
-            yield from _simpler_block(current(), index)
+            yield from _simpler_block(current, index)
     budget = current().get("budget")
     if type(budget) is int:
         for smaller in _smaller(budget):
             yield {**current(), "budget": smaller}
 
 
-def _simpler_block(case: dict[str, Any], index: int) -> Iterator[dict[str, Any]]:
-    block = case["blocks"][index]
-    options: list[dict[str, Any]] = []
-    if set(block) - {"id", "size"}:
-        options.append({k: v for k, v in block.items() if k in ("id", "size")})
-    if block.get("id") != "A":
-        options.append({**block, "id": "A"})
-    size = block.get("size")
-    if type(size) is int:
-        options += [{**block, "size": s} for s in _smaller(size, floor=1)]
-    for option in options:
+def _simpler_block(current: Callable[[], dict[str, Any]], index: int) -> Iterator[dict[str, Any]]:
+    """One simpler block at ``index``; each option built from the case as it is then."""
+    for option in range(6):
+        case = current()
+        if index >= len(case["blocks"]):
+            return
+        block = case["blocks"][index]
+        size = block.get("size")
+        smaller = _smaller(size, floor=1) if type(size) is int else []
+        if option == 0 and set(block) - {"id", "size"}:
+            simpler = {k: v for k, v in block.items() if k in ("id", "size")}
+        elif option == 1 and block.get("id") != "A":
+            simpler = {**block, "id": "A"}
+        elif option >= 2 and option - 2 < len(smaller):
+            simpler = {**block, "size": smaller[option - 2]}
+        else:
+            continue
         blocks = copy.copy(case["blocks"])
-        blocks[index] = option
+        blocks[index] = simpler
         yield {**case, "blocks": blocks}
 
 
