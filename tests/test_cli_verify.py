@@ -28,8 +28,8 @@ def test_the_default_run_verifies_the_numpy_packer(capsys: pytest.CaptureFixture
     assert main(["verify", "--seed", "1", "--max-examples", "100"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(
-        "packcheck verify: conformant: 3 fixtures, 100 generated cases, 50 wide-range cases, "
-        "60 long lists, seed 1,"
+        "packcheck verify: conformant: 3 fixtures, 100 generated cases, 74 wide-range cases, "
+        "71 long lists, seed 1,"
     )
     assert "packcheck's NumPy packer" in out
 

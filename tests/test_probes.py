@@ -54,7 +54,8 @@ def test_every_family_gets_exactly_one_list_past_100_000_blocks(seed: int) -> No
     past = Counter(p.family for p in probes if p.length > 100_000 and p.family != "run")
     assert past == dict.fromkeys(FAMILIES, 1)
     # Shortest first within the ladder, then the longest lists.
-    lists = [p.length for p in probes if p.family != "run"]
+    # The ladder's lists come first (then runs and extra shapes).
+    lists = [p.length for p in probes if p.family in FAMILIES][: len(LADDER)]
     assert lists == sorted(lists)
     assert set(lists) == set(LADDER)
 
@@ -112,7 +113,7 @@ def test_the_decision_check_rejects_lists_that_stop_deciding() -> None:
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_long_lists_keep_keeping_and_skipping_to_their_last_quarter(seed: int) -> None:
-    probes = [p for p in _short(seed, DEFAULT_UNITS) if p.family != "run" and p.length >= 31]
+    probes = [p for p in _short(seed, DEFAULT_UNITS) if p.family in FAMILIES and p.length >= 31]
     assert {p.family for p in probes} == set(FAMILIES)
     for probe in probes:
         case = probe.build()
@@ -133,7 +134,7 @@ def test_a_list_past_100_000_blocks_decides_to_the_end() -> None:
     probe = next(p for p in long_probes(0, DEFAULT_UNITS) if p.length > 100_000)
     case = probe.build()
     kept = _kept(case)
-    assert (probe.family, len(kept)) == ("mixed", 100_001)
+    assert len(kept) > 100_000
     assert _decides_to_end(kept)
     assert _kept_sum(case) > 2**32
 

@@ -258,3 +258,16 @@ def test_shorter_recipes_stop_below_the_probe_or_at_the_longest_run() -> None:
     # Longer than the ladder (no probe is): every ladder length is shorter.
     lengths = [p.length for p in _shorter(Probe("fits", 200_000, 1, DEFAULT_UNITS))]
     assert lengths == [*range(1, 16), *LADDER]
+
+
+def test_shrinking_stops_after_its_number_of_tries() -> None:
+    calls: list[int] = []
+
+    def fails(case: dict[str, Any]) -> bool:
+        calls.append(1)
+        return True
+
+    case = {"budget": 9, "blocks": [{"id": "B", "size": 3}] * 6, "required": ["A"]}
+    assert shrink(case, fails, deadline=_soon(), tries=0) is case
+    shrink(case, fails, deadline=_soon(), tries=5)
+    assert len(calls) == 5

@@ -33,11 +33,11 @@ __all__ = ["FAMILIES", "LADDER", "Probe", "long_probes", "unit_probes", "wide_pr
 
 _POWERS = [2**k + d for k in range(4, 18) for d in (-1, 0, 1)]
 _ROUND = [999, 1000, 1001, 4999, 5000, 5001, 9999, 10000, 10001, 20000, 50000, 50001]
-_ABOVE = (100_001, 131_071, 131_072, 131_073)
+_ABOVE = (100_001, 110_000, 131_071, 131_072, 131_073)
 #: Long-list lengths, shortest first.  Every family gets one length past 100,000.
 LADDER: tuple[int, ...] = tuple(sorted({*_POWERS, *_ROUND, *_ABOVE}))
 #: How a long list is filled (see :func:`_fill`).
-FAMILIES = ("fits", "oversized", "sawtooth", "mixed")
+FAMILIES = ("fits", "oversized", "sawtooth", "mixed", "adaptive")
 # Magnitudes a sum crosses: int32, uint32, doubles, int64, uint64.
 _LANDMARKS = (2**31, 2**32, 2**53, 2**63, 2**64)
 _IDS = ("A", "B", "C", "D", "\U0001f600", "\uff00")
@@ -64,6 +64,8 @@ class Probe:
             return _units_case(self.length, rng)
         if self.family == "run":
             budget, sizes = _run(self.length, self.max_units, rng)
+        elif self.family in _EXTRA:
+            budget, sizes = _EXTRA[self.family](self.length, self.max_units, rng)
         elif self.family.startswith("wide"):
             budget, sizes = _wide(self.family, self.max_units, rng)
         else:
@@ -146,6 +148,68 @@ def _fill(family: str, length: int, max_units: int, rng: random.Random) -> tuple
     for index in range(rng.randrange(17), length, 17):
         sizes[index] = min(max_units, budget + 1 + rng.randrange(top))
     return budget, sizes
+
+
+def _adaptive(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+    """Sizes drawn relative to what is left as the list is built (the rule is simulated).
+
+    Most blocks take a small share of the remaining, spread so that it lasts to the end
+    of the list, so a scan in levels of the remaining keeps long stretches of them.
+    About 30 blocks per list sit on the edges an implementation keyed to the remaining
+    uses (one unit either side of ``left // K`` for ``K`` from 2 to 64); misses (one
+    unit too large, or any size above what is left) come every 16 to 1,024 blocks, so
+    both sparse and dense stretches occur; the last block may fit exactly.
+    """
+    budget = max_units if rng.random() < 0.5 else rng.randint(max(1, max_units // 2), max_units)
+    rate = 1 / rng.choice((16, 64, 256, 1024))
+    edges = 30 / max(length, 1)
+    spread = rng.choice((1, 2, 4))
+    left, sizes = budget, []
+    for index in range(length):
+        roll = rng.random()
+        if index == length - 1 and roll < 0.5:
+            size = left  # an exact fit
+        elif index == length - 2 and left < max_units:
+            size = left + 1  # a miss near the end, whatever the rate
+        elif roll < edges:
+            size = left // rng.choice((2, 4, 8, 16, 16, 32, 64)) + rng.choice((-1, 0, 1))
+        elif roll < edges + rate and left < max_units:
+            size = left + 1 if roll < edges + rate / 2 else rng.randint(left + 1, max_units)
+        else:
+            size = left // max(64, spread * (length - index))
+        size = max(1, min(max_units, size))
+        sizes.append(size)
+        left -= size if size <= left else 0
+    return budget, sizes
+
+
+def _huge(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+    """A budget past int64 (where ``max_units`` allows) and sizes int64 holds, summing
+    past it: the longest fitting prefix is found on sums no int64 holds."""
+    low = min(max_units, 2**63 + rng.randint(0, 2**62))
+    budget = rng.randint(min(low, max_units), min(max_units, 2**64 + 2**62))
+    mean = max(1, min(2**63 - 1, 2 * budget // max(length, 1)))
+    sizes = [
+        max(1, min(max_units, 2**63 - 1, mean * rng.randint(1, 7) // 4)) for _ in range(length)
+    ]
+    return budget, sizes
+
+
+def _big_fits(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+    """Two blocks of about a quarter of the unit range among small ones, the whole list
+    summing to a few units more than the budget (or exactly it): a chunk whose sum is
+    taken in two halves (its largest size past 2**62 / its length) ends in a near miss."""
+    quarter = max(1, max_units // 4)
+    small = max(1, 2 * (max_units * 2 // 5) // max(length, 1))
+    sizes = [rng.randint(1, small) for _ in range(length)]
+    for _ in range(2):
+        sizes[rng.randrange(length)] = rng.randint(max(1, quarter - quarter // 8), quarter)
+    total = sum(sizes)
+    return max(0, min(max_units, total - rng.choice((0, 1, 1, 2)))), sizes
+
+
+# Families with their own builders (the first ones are laid out by _fill).
+_EXTRA = {"adaptive": _adaptive, "huge": _huge, "big fits": _big_fits}
 
 
 def _run(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
@@ -231,6 +295,15 @@ def long_probes(seed: int, max_units: int) -> Iterator[Probe]:
         yield Probe(family, length, rng.randrange(2**32), max_units)
     for prefix, _ in _RUNS[2:]:
         yield Probe("run", prefix, rng.randrange(2**32), max_units)
+    # Shapes that reach a level scan's edges and a chunk's two-half sums; budgets past
+    # int64 where the unit range allows.
+    for length in (5000, 20000, 65536):
+        yield Probe("adaptive", length, rng.randrange(2**32), max_units)
+    for length in (1024, 4096, 4097, 12288):
+        yield Probe("big fits", length, rng.randrange(2**32), max_units)
+    if max_units > 2**63:
+        for length in (4096, 8193, 40000):
+            yield Probe("huge", length, rng.randrange(2**32), max_units)
 
 
 def wide_probes(seed: int, max_units: int, count: int = 8) -> Iterator[Probe]:

@@ -47,15 +47,20 @@ def shrink(
     *,
     probe: Probe | None = None,
     deadline: float,
+    tries: int | None = None,
     answer_of: Callable[[dict[str, Any]], object] | None = None,
 ) -> dict[str, Any]:
-    """The smallest failing case found from ``case`` (which fails) before ``deadline``."""
+    """The smallest failing case found from ``case`` (which fails) before ``deadline``
+    and within ``tries`` calls of ``fails`` (no limit when ``None``)."""
     best = case
+    left = tries
 
     def attempt(candidate: dict[str, Any]) -> bool:
-        nonlocal best
-        if time.monotonic() > deadline:
+        nonlocal best, left
+        if time.monotonic() > deadline or left == 0:
             raise _Out
+        if left is not None:
+            left -= 1
         if fails(candidate):
             best = candidate
             return True

@@ -66,14 +66,17 @@ __all__ = [
 #: Generated (short) cases per run.  With the wide-range and long-list probes, a
 #: default run of a Python or command packer takes 10-20 s on two cores.
 DEFAULT_MAX_EXAMPLES = 1000
-#: After the first failure, shrinking gets this long before the best case so far is
-#: reported; a packer that hangs on every shrink step must not stall CI.
-SHRINK_SECONDS = 30.0
+#: After the first failure, shrinking tries at most this many cases, so the same seed
+#: gives the same counterexample on a busy machine as on an idle one ...
+SHRINK_TRIES = 2000
+#: ... and stops after this long with the best case so far, whichever comes first: a
+#: packer that is slow on every shrink step must not stall CI.
+SHRINK_SECONDS = 120.0
 #: Generated cases have at most this many blocks; length is the long lists' job, so
 #: that a counterexample that does not need length shrinks to a few blocks.
 SHORT_BLOCKS = 12
-# After Hypothesis's shrinker, a few seconds of packcheck's own (blocks, then detail).
-_POLISH_SECONDS = 5.0
+# After Hypothesis's shrinker, a few hundred tries of packcheck's own (blocks, detail).
+_POLISH_TRIES = 400
 #: The phases of a run, in order, as :data:`Progress` names them.
 PHASES = ("fixtures", "generated", "wide ranges", "long lists", "shrinking")
 
@@ -158,11 +161,11 @@ class _Gate:
             case = probe.build()
             finding = self.examine(case, pack(case), origin)
             if finding is not None:
-                return self.shrunk(probe, finding, self.shrink_seconds)
+                return self.shrunk(probe, finding, SHRINK_TRIES)
         return None
 
-    def shrunk(self, probe: Probe | None, finding: Finding, seconds: float) -> Finding:
-        """The smallest failing case found from ``finding`` within ``seconds``.
+    def shrunk(self, probe: Probe | None, finding: Finding, tries: int) -> Finding:
+        """The smallest failing case found from ``finding`` in ``tries`` packer calls.
 
         A probe's finding is shortened along its recipe first; any finding then loses
         blocks and detail while it still fails (Hypothesis's shrinker can leave blocks
@@ -190,7 +193,8 @@ class _Gate:
             finding.case,
             fails,
             probe=probe,
-            deadline=time.monotonic() + seconds,
+            deadline=time.monotonic() + self.shrink_seconds,
+            tries=tries,
             answer_of=answer_of,
         )
         result = found[dumps(best)]
@@ -205,10 +209,12 @@ class _Gate:
 
         Failures are remembered by case, so the final replay of the shrunk case needs no
         packer call (a flaky or slow packer cannot turn the report into Hypothesis's
-        ``Flaky``); after ``shrink_seconds`` of shrinking, new cases are no longer tried.
+        ``Flaky``); after :data:`SHRINK_TRIES` new cases or ``shrink_seconds`` of
+        shrinking, new cases are no longer tried.
         """
         failures: dict[str, Finding] = {}
         first_failure: float | None = None
+        tries = 0
         origin = f"generated case (seed {seed}, shrunk)"
 
         @hypothesis_seed(seed)
@@ -224,13 +230,15 @@ class _Gate:
         )
         @given(cases(max_units=max_units, max_blocks=SHORT_BLOCKS))
         def conforms(case: dict[str, Any]) -> None:
-            nonlocal first_failure
+            nonlocal first_failure, tries
             key = dumps(case)
             finding = failures.get(key)
             if finding is None:
                 now = time.monotonic()
-                if first_failure is not None and now - first_failure > self.shrink_seconds:
-                    return
+                if first_failure is not None:
+                    tries += 1
+                    if tries > SHRINK_TRIES or now - first_failure > self.shrink_seconds:
+                        return
                 self.tick("generated" if first_failure is None else "shrinking", max_examples)
                 finding = self.examine(case, pack(case), origin)
                 if finding is None:
@@ -246,7 +254,7 @@ class _Gate:
         except Counterexample as exc:
             if isinstance(exc.finding.answer, PackerFault):
                 return exc.finding
-            return self.shrunk(None, exc.finding, _POLISH_SECONDS)
+            return self.shrunk(None, exc.finding, _POLISH_TRIES)
         return None
 
 
@@ -270,7 +278,8 @@ def run(
     reported in the summary and in any counterexample's origin; generated units lie
     within ``±max_units``.  ``long_lists=False`` leaves out the long lists (for quick
     runs of your own).  ``progress`` is called after every case.  Shrinking a failure
-    stops after ``shrink_seconds`` (default :data:`SHRINK_SECONDS`) with the best case
+    stops after :data:`SHRINK_TRIES` tries or ``shrink_seconds`` (default
+    :data:`SHRINK_SECONDS`), whichever comes first, with the best case
     so far.  With ``partition=True`` every answer but ``{"error": "size"}`` must
     capture its partition (RULE.md, seed T1.5); a captured one is always checked.
     """

@@ -33,6 +33,8 @@ from ..verify import DEFAULT_MAX_EXAMPLES
 
 __all__ = ["numpy_packer", "parse_units", "register"]
 
+#: ``--max-units`` for packcheck's own packer: budgets and sums past int64.
+OWN_MAX_UNITS = 2**70
 #: Seconds a command packer (or a Python packer given ``--timeout``) gets per case.
 DEFAULT_TIMEOUT = 10.0
 _TERM = r"\d+(?:\*\*\d+)?"
@@ -118,9 +120,10 @@ def register(commands: Any) -> None:
     p.add_argument(
         "--max-units",
         type=parse_units,
-        default=MAX_SAFE_UNITS,
+        default=None,
         metavar="N",
-        help="largest generated magnitude, digits or e.g. 2**70 (default: 2**53-1)",
+        help="largest generated magnitude, digits or e.g. 2**70 (default: 2**53-1, what "
+        "every JSON implementation holds exactly; 2**70 for packcheck's own packer)",
     )
     p.add_argument(
         "--timeout",
@@ -213,7 +216,7 @@ def _rerun(args: argparse.Namespace, seed: int) -> str:
     words += ["--seed", str(seed)]
     if args.max_examples != DEFAULT_MAX_EXAMPLES:
         words += ["--max-examples", str(args.max_examples)]
-    if args.max_units != MAX_SAFE_UNITS:
+    if args.max_units is not None:
         words += ["--max-units", _power_text(args.max_units)]
     if args.timeout is not None:
         words += ["--timeout", f"{args.timeout:g}"]
@@ -224,6 +227,15 @@ def _rerun(args: argparse.Namespace, seed: int) -> str:
     if args.save_failures is not None:
         words += ["--save-failures", str(args.save_failures)]
     return shlex.join(words)
+
+
+def _max_units(args: argparse.Namespace) -> int:
+    """``--max-units``, or its default: past int64 for packcheck's own packer, whose
+    integers are exact at any size (its kernel's int64 edges are checked too)."""
+    if args.max_units is not None:
+        return int(args.max_units)
+    own = args.packer is None and args.packer_cmd is None
+    return OWN_MAX_UNITS if own else MAX_SAFE_UNITS
 
 
 def _save(finding: Finding, directory: Path) -> Path:
@@ -265,7 +277,7 @@ def run_verify(args: argparse.Namespace) -> int:
                 packer,
                 seed=seed,
                 max_examples=args.max_examples,
-                max_units=args.max_units,
+                max_units=_max_units(args),
                 fixtures=fixtures,
                 long_lists=not args.no_long_lists,
                 progress=progress,
