@@ -15,15 +15,15 @@ import math
 import platform
 import statistics
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from . import __version__, reference, scan
+from ._kernels import BenchError, Kernel, read_answer
 from ._workloads import WORKLOADS, Workload, workload
 
 __all__ = [
@@ -39,8 +39,6 @@ __all__ = [
     "run",
 ]
 
-#: A ``pack_sizes``-compatible function: int64 sizes in, kept flags and remaining out.
-Kernel = Callable[[int, npt.NDArray[np.int64]], tuple[Sequence[bool] | npt.NDArray[np.bool_], int]]
 #: The name under which the reference (given a Python list) appears in a report.
 REFERENCE = "reference"
 #: Powers of ten from 10**3 to 10**6 blocks.
@@ -50,10 +48,6 @@ _clock: Callable[[], float] = time.perf_counter
 # Calls per timed sample at most: a call that seems free must not loop forever.
 _MAX_CALLS = 10_000
 _reference: Callable[[int, list[int]], tuple[list[bool], int]] = reference.pack_sizes
-
-
-class BenchError(Exception):
-    """A packer gave a wrong answer or changed its input; ``str()`` is one line."""
 
 
 @dataclass(frozen=True)
@@ -277,13 +271,7 @@ def _first_call(call: Callable[[], Any], clock: Callable[[], float], min_time: f
 
 
 def _check(engine: str, name: str, n: int, answer: Any, expected: tuple[list[bool], int]) -> None:
-    try:
-        mask, remaining = answer
-        flags = mask.tolist() if isinstance(mask, np.ndarray) else list(mask)
-        right = type(remaining) is int and remaining == expected[1] and flags == expected[0]
-    except (TypeError, ValueError):
-        right = False
-    if not right:
+    if read_answer(answer) != expected:
         raise BenchError(f"{engine} gave a wrong answer on {name} at n={n:,}")
 
 
