@@ -528,6 +528,10 @@ def test_an_unwritable_output_is_a_one_line_error(
         ["--sizes", "0"],
         ["--repeat", "0"],
         ["--workload", "nope"],
+        ["--time-budget", "soon"],
+        ["--time-budget", "-1"],
+        ["--min-time", "inf"],
+        ["--clock", "sundial"],
     ],
 )
 def test_bad_options_are_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:

@@ -301,7 +301,7 @@ def _history(directory: str) -> list[tuple[str, bench.Report]]:
                 raise _Usage(f"{path}: {exc}") from None
     if not reports:
         raise _Usage(f"{directory}: no packcheck bench --json results in it")
-    reports.sort(key=lambda item: str(item[1].context.get("created", "")))
+    reports.sort(key=lambda item: str(item[1].context.get("created") or ""))
     return reports
 
 
