@@ -187,6 +187,16 @@ def test_modes_that_do_not_mix_are_usage_errors(
     assert capsys.readouterr().err == f"packcheck: {message}\n"
 
 
+@pytest.mark.parametrize("extra", [["--strict"], ["--time-budget", "5"]])
+def test_a_b_options_without_against_are_usage_errors(
+    capsys: pytest.CaptureFixture[str], extra: list[str]
+) -> None:
+    assert main(["bench", "--sizes", "10", *extra]) == 2
+    assert (
+        capsys.readouterr().err == "packcheck: --strict and --time-budget apply to --against only\n"
+    )
+
+
 def test_an_old_kernel_that_cannot_be_loaded_is_a_usage_error(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -75,10 +75,10 @@ class ABReport:
     confidence: float
     clock: str
     seconds: float
-    counts: Counter[Verdict] = field(default_factory=Counter)
+    counts: Counter[Verdict] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.counts.update(c.estimate.verdict for c in self.comparisons)
+        self.counts = Counter(c.estimate.verdict for c in self.comparisons)
 
     def to_json(self, new: str, old: str) -> dict[str, Any]:
         """A small, self-describing dict: what was compared, where, how, and each

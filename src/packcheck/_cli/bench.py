@@ -186,6 +186,8 @@ def _check_modes(args: argparse.Namespace) -> None:
         raise _Usage("--history reads stored results: it takes only --plot")
     if args.against and (args.compare or args.plot or len(args.packer) > 1):
         raise _Usage("--against compares one --packer (NEW) with OLD; no --compare or --plot")
+    if not args.against and (args.strict or args.time_budget is not None):
+        raise _Usage("--strict and --time-budget apply to --against only")
 
 
 def _run_matrix(
