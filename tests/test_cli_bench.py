@@ -272,8 +272,10 @@ def test_history_shows_each_reports_speedups_oldest_first_and_plots_them(
     assert main(["bench", "--history", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[2].split() == ["created", "commit", "engine", "pareto"]
-    assert lines[3].split() == ["2026-01-02T00:00:00+00:00", "bbbbbbbbbbbb", "numpy", "2.0x"]
-    assert lines[4].split() == ["2026-01-03T00:00:00+00:00", "aaaaaaaaaaaa", "numpy", "2.0x"]
+    assert lines[3].split() == ["n=10"]
+    assert lines[4].split() == ["2026-01-02T00:00:00+00:00", "bbbbbbbbbbbb", "numpy", "2.0x"]
+    assert lines[5].split() == ["2026-01-03T00:00:00+00:00", "aaaaaaaaaaaa", "numpy", "2.0x"]
+    assert len(lines) == 6  # no footnote: the reports share a size
     if importlib.util.find_spec("matplotlib") is not None:
         png = tmp_path / "history.png"
         assert main(["bench", "--history", str(tmp_path), "--plot", str(png)]) == 0
@@ -286,17 +288,26 @@ def test_history_shows_each_reports_speedups_oldest_first_and_plots_them(
 def test_history_marks_a_workload_a_report_did_not_measure(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    one = bench.Report([bench.Timing("numpy", "sawtooth", "adversarial", 10, 5, 0, 1.0)])
+    one = bench.Report(
+        [
+            bench.Timing("numpy", "sawtooth", "adversarial", 10, 5, 0, 1.0),
+            bench.Timing("reference", "pareto", "typical", 20, 5, 0, 4.0),
+            bench.Timing("numpy", "pareto", "typical", 20, 5, 0, 1.0),
+        ]
+    )
     (tmp_path / "one.json").write_text(json.dumps(one.to_json()))
     (tmp_path / "two.json").write_text(json.dumps(_report({})))
     assert main(["bench", "--history", str(tmp_path)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[2].split()[-2:] == ["sawtooth", "pareto"]
+    # No report has a sawtooth speedup; pareto is at n=20 in one, n=10 in the other.
+    assert out[3].split() == ["*", "*"]
     # A report without a creation time sorts first.
-    assert [line.split() for line in out[3:]] == [
-        ["-", "-", "numpy", "-", "-"],
+    assert [line.split() for line in out[4:6]] == [
+        ["-", "-", "numpy", "-", "4.0x"],
         ["2026-01-01T00:00:00+00:00", "-", "numpy", "-", "2.0x"],
     ]
+    assert out[-1] == "* the reports share no size for this workload: each at its largest"
 
 
 @pytest.mark.parametrize(
@@ -333,6 +344,8 @@ def test_the_history_plot_hides_spare_panels(tmp_path: Path) -> None:
         for engine, cost in (("reference", 4.0), ("numpy", 1.0))
     ]
     path = tmp_path / "five.png"
-    reports = [("one", bench.Report(timings)), ("two", bench.Report(timings[:2]))]
+    # Sizes shared and not: "a" at n=10 in both, the rest only in "one" at n=10 or 20.
+    more = [bench.Timing(t.engine, t.workload, t.family, 20, 1, 0, t.seconds) for t in timings]
+    reports = [("one", bench.Report(timings[:4] + more[4:])), ("two", bench.Report(timings[:2]))]
     draw_history(reports, plt, str(path))
     assert path.read_bytes()[:4] == b"\x89PNG"

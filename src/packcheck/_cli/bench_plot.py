@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import bench
-from .bench_show import history_point
+from .bench_show import history_point, history_size
 
 __all__ = ["draw", "draw_history"]
 
@@ -61,11 +61,12 @@ def draw_history(reports: Sequence[tuple[str, bench.Report]], plt: Any, path: st
     )
     for index, name in enumerate(names):
         ax = axes[index // columns][index % columns]
+        size = history_size(reports, name)
         for engine in engines:
             points = [
                 (x, point)
                 for x, (_, report) in enumerate(reports)
-                if (point := history_point(report, engine, name)) is not None
+                if (point := history_point(report, engine, name, size)) is not None
             ]
             if engine == bench.REFERENCE or not points:
                 continue
@@ -74,7 +75,8 @@ def draw_history(reports: Sequence[tuple[str, bench.Report]], plt: Any, path: st
             below = [p[0] - p[1] for _, p in points]
             above = [p[2] - p[0] for _, p in points]
             ax.errorbar(xs, ys, yerr=[below, above], marker="o", capsize=2, label=engine)
-        ax.set_title(f"{name}", fontsize=9)
+        at = "largest n of each" if size is None else f"n={size:,}"
+        ax.set_title(f"{name} ({at})", fontsize=9)
         ax.tick_params(labelsize=7)
         ax.set_ylim(bottom=0)
         ax.grid(True, linewidth=0.3)

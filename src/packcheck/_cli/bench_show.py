@@ -146,32 +146,52 @@ def table_ab(report: bench.ABReport, new_spec: str, old_spec: str) -> str:
 def table_history(reports: Sequence[tuple[str, bench.Report]]) -> str:
     """Each engine's speedup per workload, one line per report, oldest first.
 
-    A speedup is at the largest size the report measured it; ``-`` where it did not.
+    Per workload, at the one size every report measuring it has a speedup for (the
+    largest such), so that the points compare; where the reports share none, at each
+    report's largest, marked ``*``.  ``-`` where a report has no speedup.
     """
     names = list(dict.fromkeys(w for _, r in reports for w in r.workloads()))
+    sizes = [history_size(reports, w) for w in names]
     lines = [
-        "speedup over the reference at the largest n measured, per report (oldest first)",
+        "speedup over the reference per report (oldest first), per workload at the n shown",
         "",
         f"{'created':<27}{'commit':<14}{'engine':<12}" + "".join(f"{w:>17}" for w in names),
+        f"{'':<53}" + "".join(f"{'*' if n is None else f'n={n:,}':>17}" for n in sizes),
     ]
     for _, report in reports:
         commit = str(report.context.get("commit") or "-")[:12]
         created = str(report.context.get("created") or "-")
         for engine in [e for e in report.engines() if e != bench.REFERENCE]:
-            cells = [history_point(report, engine, w) for w in names]
+            cells = [history_point(report, engine, w, n) for w, n in zip(names, sizes, strict=True)]
             lines.append(
                 f"{created:<27}{commit:<14}{engine:<12}"
                 + "".join(f"{'-' if c is None else format_ratio(c[0]):>17}" for c in cells)
             )
+    if None in sizes:
+        lines += ["", "* the reports share no size for this workload: each at its largest"]
     return "\n".join(lines)
 
 
+def history_size(reports: Sequence[tuple[str, bench.Report]], name: str) -> int | None:
+    """The largest n at which every report measuring ``name`` has a speedup, if any."""
+    measured = [
+        {n for n in r.sizes() for e in r.engines() if r.speedup(e, name, n) is not None}
+        for _, r in reports
+        if name in r.workloads()
+    ]
+    common = set.intersection(*measured)  # every workload is in at least one report
+    return max(common) if common else None
+
+
 def history_point(
-    report: bench.Report, engine: str, name: str
+    report: bench.Report, engine: str, name: str, n: int | None
 ) -> tuple[float, float, float] | None:
-    """``(speedup, low, high)`` of ``engine`` on ``name`` at the largest n that has one."""
-    for n in reversed(report.sizes()):
-        point = report.speedup_interval(engine, name, n)
+    """``(speedup, low, high)`` of ``engine`` on ``name`` at ``n``, or with ``n`` None
+    at the largest size that has one."""
+    if n is not None:
+        return report.speedup_interval(engine, name, n)
+    for size in reversed(report.sizes()):
+        point = report.speedup_interval(engine, name, size)
         if point is not None:
             return point
     return None
