@@ -135,8 +135,8 @@ def ab(
     is spent; every cell gets ``min_pairs`` pairs whatever the budget.  The garbage
     collector is off while timing.
 
-    Raises :class:`BenchError` when the answers differ (naming the one the reference
-    disagrees with), one is not an answer, a kernel raises or changes its input;
+    Raises :class:`BenchError` when the answers differ (saying which one the
+    reference agrees with), one is not an answer, a kernel raises or changes its input;
     ``ValueError`` for an unknown clock, an empty matrix or impossible counts.
     """
     if clock not in CLOCKS:
