@@ -21,9 +21,10 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from packcheck import bench, reference, scan
+from packcheck import _ab, bench, reference, scan
 from packcheck._cli import main
-from packcheck._cli.bench import draw, table
+from packcheck._cli.bench_plot import draw
+from packcheck._cli.bench_show import table
 from packcheck._workloads import WORKLOADS, workload
 
 REFERENCE_NS = 40.0  # simulated nanoseconds per block
@@ -65,7 +66,9 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
         return original(budget, sizes)
 
     monkeypatch.setattr(bench, "_reference", slow_reference)
-    monkeypatch.setattr(bench, "_clock", fake)
+    for name in bench.CLOCKS:
+        monkeypatch.setitem(bench.CLOCKS, name, fake)
+    monkeypatch.setattr(_ab, "_wall", fake)
     return fake
 
 
@@ -103,10 +106,11 @@ def test_compare_passes_an_unchanged_engine_and_names_a_slowed_one(clock: FakeCl
         ("uniform-50%", "numpy", 4000),
         ("staircase", "numpy", 4000),
     ]
-    assert regressions[0].baseline == pytest.approx(40.0)
-    assert regressions[0].current == pytest.approx(40.0 / 1.5)
+    assert regressions[0].baseline == pytest.approx((40.0,) * 3)
+    assert regressions[0].current == pytest.approx((40.0 / 1.5,) * 3)
     assert str(regressions[0]) == (
-        "uniform-50% (numpy, n=4,000): speedup 26.7x, was 40.0x (33% slower)"
+        "uniform-50% (numpy, n=4,000): speedup 26.7x [26.7x, 26.7x], was 40.0x [40.0x, 40.0x] "
+        "(33% slower)"
     )
     # A third slower is within a 40% allowance; a speedup that rose never regresses.
     assert bench.compare(baseline, slowed, 0.40) == []
@@ -138,7 +142,7 @@ def test_a_fast_call_is_timed_over_many_calls(
 
     def cheap(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
         counts["cheap"] += 1
-        clock.now += 1e-6  # 1 us a call: 100 calls make the 100 us minimum
+        clock.now += 2**-20  # about 1 us, exact in binary: 100 calls make the minimum
         return scan.pack_sizes(budget, sizes)
 
     def free(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
@@ -146,10 +150,15 @@ def test_a_fast_call_is_timed_over_many_calls(
         return scan.pack_sizes(budget, sizes)
 
     packers = {"cheap": cheap, "free": free}
-    report = bench.run(packers=packers, sizes=[50], workloads=["pareto"], repeat=2, min_time=1e-4)
-    assert counts == {"cheap": 1 + 2 * 100, "free": 1 + 2 * 300}
-    assert report.seconds("cheap", "pareto", 50) == pytest.approx(1e-6)
+    report = bench.run(
+        packers=packers, sizes=[50], workloads=["pareto"], repeat=2, min_time=100 * 2**-20,
+        reference_limit=10,
+    )  # fmt: skip
+    # One call checks the answer, a warm one sets the calls per sample.
+    assert counts == {"cheap": 2 + 2 * 100, "free": 2 + 2 * 300}
+    assert report.seconds("cheap", "pareto", 50) == 2**-20
     # The reference (40 ns x 50 blocks = 2 us a call) is timed over 50 calls.
+    report = bench.run(sizes=[50], workloads=["pareto"], repeat=1, min_time=1e-4)
     assert report.seconds(bench.REFERENCE, "pareto", 50) == pytest.approx(2e-6)
 
 
@@ -170,8 +179,8 @@ def test_the_collector_is_off_while_timing_and_left_as_found(clock: FakeClock) -
 
     bench.run(packers={"w": watched}, sizes=[10], workloads=["pareto"], repeat=2, min_time=0)
     assert gc.isenabled()
-    assert states[0] is True  # the answer check runs before timing
-    assert set(states[1:]) == {False}
+    assert states[:2] == [True, True]  # the answer check and warm-up run before timing
+    assert set(states[2:]) == {False}
     gc.disable()
     try:
         bench.run(packers={"w": watched}, sizes=[10], workloads=["pareto"], repeat=1, min_time=0)
@@ -258,17 +267,90 @@ def test_workloads_are_seeded_valid_and_reject_empty_sizes() -> None:
         WORKLOADS["pareto"].generate(0)
 
 
-def test_a_report_survives_json(clock: FakeClock) -> None:
+def test_a_report_is_stored_as_medians_and_intervals_with_its_context(clock: FakeClock) -> None:
     report = bench.run(packers={"fast": clock.packer(2.0)}, **SMALL)  # type: ignore[arg-type]
     data = json.loads(json.dumps(report.to_json()))
+    assert data["kind"] == bench.KIND
+    assert data["clock"] == "thread"
+    assert set(data) == {"kind", "clock", "created", "commit", "machine", "results"}
+    assert set(data["machine"]) >= {"python", "numpy", "cpu", "cpus", "system", "machine"}
+    assert "samples" not in json.dumps(data)  # small: no raw samples
+    fast = next(r for r in data["results"] if r["engine"] == "fast")
+    assert fast["speedup"] == pytest.approx(20.0)
+    assert fast["speedup_interval"] == pytest.approx([20.0, 20.0])
+    assert fast["repeats"] == 2
     again = bench.Report.from_json(data)
-    assert again.timings == report.timings
     assert again.machine == report.machine
-    assert set(data["machine"]) >= {"python", "numpy"}
+    assert again.context == report.context
+    for t in report.timings:
+        assert again.seconds(t.engine, t.workload, t.n) == t.seconds
+        cell = (t.engine, t.workload, t.n)
+        assert again.speedup_interval(*cell) == report.speedup_interval(*cell)
+
+
+def _noisy(engine_samples: tuple[float, ...]) -> bench.Report:
+    reference_samples = (1.0,) * len(engine_samples)
+    return bench.Report(
+        [
+            bench.Timing("reference", "pareto", "typical", 10, 5, 0, 1.0, reference_samples),
+            bench.Timing(
+                "numpy", "pareto", "typical", 10, 5, 0, sorted(engine_samples)[1], engine_samples
+            ),
+        ]
+    )
+
+
+def test_a_speedup_carries_the_interval_of_its_repeats() -> None:
+    # Three repeats: the range of the ratios (below 6, no sign-test interval exists).
+    assert _noisy((0.5, 0.25, 0.125)).speedup_interval("numpy", "pareto", 10) == (4.0, 2.0, 8.0)
+    # Nine: the 95% sign-test interval drops the lowest and highest ratio.
+    nine = _noisy((1.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.1))
+    assert nine.speedup_interval("numpy", "pareto", 10) == (2.0, 2.0, 2.0)
+    stored = bench.Report.from_json(json.loads(json.dumps(nine.to_json())))
+    assert stored.speedup_interval("numpy", "pareto", 10) == (2.0, 2.0, 2.0)
+    numpy = next(r for r in nine.to_json()["results"] if r["engine"] == "numpy")
+    assert (numpy["seconds"], numpy["interval"]) == (0.5, [0.5, 0.5])
+
+
+def test_compare_allows_for_the_noise_of_both_runs() -> None:
+    steady = _noisy((0.5,) * 3)  # 2x, exactly
+    noisy = _noisy((0.5, 0.8, 1.6))  # 1.25x, anywhere in [0.6x, 2x]
+    slow = _noisy((0.8,) * 3)  # 1.25x, exactly
+    assert bench.compare(steady, slow, 0.1) != []
+    assert bench.compare(steady, noisy, 0.1) == []  # its top, 2x, is no fall
+    assert bench.compare(noisy, slow, 0.1) == []  # nor against the baseline's low end
+
+
+def test_a_report_from_before_the_kind_field_still_reads() -> None:
+    old = {"packcheck": "0.1.0", "machine": {"python": "3.11.7"}, "timings": [
+        {"engine": "reference", "workload": "pareto", "family": "typical", "n": 10, "budget": 5,
+         "seed": 0, "seconds": 1.0, "samples": [1.0, 1.0, 1.0]},
+        {"engine": "numpy", "workload": "pareto", "family": "typical", "n": 10, "budget": 5,
+         "seed": 0, "seconds": 0.5, "samples": [0.5, 0.5, 0.25]},
+    ]}  # fmt: skip
+    report = bench.Report.from_json(old)
+    assert report.clock == "wall"
+    assert report.machine == {"python": "3.11.7"}
+    assert report.speedup_interval("numpy", "pareto", 10) == (2.0, 2.0, 4.0)
     assert bench.Report.from_json({"timings": []}).timings == []
 
 
-@pytest.mark.parametrize("data", [None, [], {}, {"timings": [{"engine": "x"}]}, {"timings": 3}])
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        [],
+        {},
+        {"timings": [{"engine": "x"}]},
+        {"timings": 3},
+        {"kind": bench.KIND},
+        {"kind": bench.KIND, "clock": "thread", "created": "", "commit": None, "machine": {},
+         "results": [{"engine": "x"}]},
+        {"kind": bench.KIND, "clock": "thread", "created": "", "commit": None, "machine": {},
+         "results": [{"engine": "x", "workload": "w", "family": "typical", "n": 1, "budget": 1,
+                      "seed": 0, "seconds": 1.0, "speedup": 2.0, "speedup_interval": [1.0]}]},
+    ],
+)  # fmt: skip
 def test_a_report_that_is_not_one_is_a_one_line_error(data: object) -> None:
     with pytest.raises(ValueError, match=r"^not a packcheck bench report"):
         bench.Report.from_json(data)
@@ -338,13 +420,16 @@ def test_bench_compare_fails_on_a_slowed_engine_and_passes_an_unchanged_one(
     assert main([*argv, "--json", str(baseline)]) == 0
     capsys.readouterr()
     assert main([*argv, "--compare", str(baseline), "--max-regression", "10%"]) == 0
-    assert "no speedup fell by more than 10% against" in capsys.readouterr().out
+    assert "no speedup fell by more than 10% beyond the noise of both runs, against" in (
+        capsys.readouterr().out
+    )
     candidate(1.25)  # 20% slower: 32x instead of 40x
     assert main([*argv, "--compare", str(baseline), "--max-regression", "10%"]) == 1
     text = capsys.readouterr().out
     assert "REGRESSION uniform-50% (candidate:pack_sizes, n=4,000): speedup 32.0x" in text
     assert "REGRESSION staircase (candidate:pack_sizes, n=4,000)" in text
-    assert "2 speedup(s) fell by more than 10%" in text
+    assert "2 speedup(s) fell by more than 10% beyond the noise of both runs" in text
+    assert "note:" not in text  # the same machine, versions and clock
     assert main([*argv, "--compare", str(baseline), "--max-regression", "0.25"]) == 0
 
 
@@ -443,6 +528,10 @@ def test_an_unwritable_output_is_a_one_line_error(
         ["--sizes", "0"],
         ["--repeat", "0"],
         ["--workload", "nope"],
+        ["--time-budget", "soon"],
+        ["--time-budget", "-1"],
+        ["--min-time", "inf"],
+        ["--clock", "sundial"],
     ],
 )
 def test_bad_options_are_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,59 +1,95 @@
-"""``packcheck bench``: time the packers side by side, plot them, gate on speedups."""
+"""``packcheck bench``: time packers side by side, gate on speed, track it over time.
+
+Three modes: ``--against OLD`` (the gate: NEW against OLD in one process, see
+:mod:`.bench_ab`), the matrix (every packer against the reference at every size,
+optionally checked against a stored baseline with ``--compare``), and ``--history
+DIR`` (the speedups of stored ``--json`` results, per commit).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
+from pathlib import Path
 from typing import Any, cast
 
 from .. import bench, scan
-from .._packers import SetupError, load_function
+from .._kernels import load_kernel
+from .._packers import SetupError
 from .._workloads import WORKLOADS
+from .bench_ab import QUICK_BUDGET, run_ab
+from .bench_plot import draw, draw_history
+from .bench_show import progress, progress_done, table, table_history, write_json
 
 __all__ = ["register"]
 
 _QUICK_REPEAT = 3
 _FULL_REPEAT = 9
+_NEW = "packcheck.scan:pack_sizes"
 
 
 def register(commands: Any) -> None:
     """Add ``bench`` to the ``packcheck`` subcommands."""
     p = commands.add_parser(
         "bench",
-        help="time the packers against the reference, side by side",
+        help="time packers side by side; gate a change on speed",
         description=(
-            "Time the NumPy packer (and any --packer) against the reference on seeded "
-            "typical and adversarial workloads at 10**3 to 10**6 blocks. Every timing is "
-            "the median over repeats that run all packers in turn; a speedup is the "
-            "reference's time over the packer's, from the same run. Exit 1 on a wrong "
-            "answer or, with --compare, on a speedup regression; 2 on a usage error."
+            "With --against OLD: time NEW (--packer, default the installed NumPy packer) "
+            "against OLD in one process, in pairs on the same inputs, and judge each "
+            "workload slower, faster, same or inconclusive; exit 1 on a confident "
+            "slowdown beyond --max-regression or on differing answers. Without it: time "
+            "the NumPy packer (and any --packer) against the reference on seeded typical "
+            "and adversarial workloads at 10**3 to 10**6 blocks; a speedup is the "
+            "reference's time over the packer's, from the same run; exit 1 on a wrong "
+            "answer or, with --compare, on a speedup regression. --history DIR shows the "
+            "speedups of stored --json results. Exit 2 on a usage error."
         ),
     )
-    p.add_argument(
-        "--quick", action="store_true", help=f"{_QUICK_REPEAT} repeats, not {_FULL_REPEAT}"
-    )
-    p.add_argument("--json", metavar="FILE", help="write the timings as JSON (a baseline)")
-    p.add_argument("--plot", metavar="FILE.png", help="plot time per block against n (matplotlib)")
     p.add_argument(
         "--packer",
         action="append",
         default=[],
         metavar="MODULE:FUNCTION",
-        help="also time this pack_sizes(budget, int64 sizes) function (repeatable)",
+        help="a pack_sizes(budget, int64 sizes) function, or PATH.py:FUNCTION (a file of "
+        "another checkout, loaded as part of its package); with --against, NEW",
     )
-    p.add_argument("--compare", metavar="BASELINE.json", help="exit 1 if a speedup fell")
+    p.add_argument(
+        "--against",
+        metavar="MODULE:FUNCTION",
+        help="OLD: time --packer against it, in pairs, and gate on the verdicts",
+    )
     p.add_argument(
         "--max-regression",
         default="10%",
         type=_fraction,
         metavar="PERCENT",
-        help="largest allowed fall of a speedup against the baseline (default: 10%%)",
+        help="largest allowed slowdown, against OLD or of a speedup (default: 10%%)",
     )
     p.add_argument(
-        "--sizes", type=_sizes, default=bench.DEFAULT_SIZES, metavar="N,N,...", help="block counts"
+        "--time-budget",
+        type=_seconds,
+        metavar="SECONDS",
+        help=f"--against: wall seconds for sampling (default: {QUICK_BUDGET:g} with --quick, "
+        "else 120); sampling stops early where every verdict is clear",
     )
+    p.add_argument(
+        "--strict", action="store_true", help="--against: an inconclusive verdict exits 1"
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"{_QUICK_REPEAT} repeats, not {_FULL_REPEAT}; with --against, n=100000 only",
+    )
+    p.add_argument("--json", metavar="FILE", help="write the results as JSON (a baseline)")
+    p.add_argument(
+        "--plot",
+        metavar="FILE.png",
+        help="plot time per block against n, or with --history speedup per commit",
+    )
+    p.add_argument("--compare", metavar="BASELINE.json", help="exit 1 if a speedup fell")
+    p.add_argument("--history", metavar="DIR", help="show the speedups of the --json files in DIR")
+    p.add_argument("--sizes", type=_sizes, metavar="N,N,...", help="block counts")
     p.add_argument(
         "--workload",
         action="append",
@@ -72,10 +108,18 @@ def register(commands: Any) -> None:
     )
     p.add_argument(
         "--min-time",
-        type=float,
-        default=0.02,
+        type=_seconds,
         metavar="SECONDS",
-        help="time each sample over calls lasting at least this long (default: 0.02)",
+        help="time each sample over calls lasting at least this long "
+        "(default: 0.02, with --against 0.005)",
+    )
+    p.add_argument(
+        "--clock",
+        choices=list(bench.CLOCKS),
+        default="thread",
+        help="thread CPU time (default: waiting for a busy core is not counted), process "
+        "CPU time (all threads), or wall time (for a kernel that waits or uses other "
+        "processes)",
     )
     p.add_argument("--seed", type=int, default=0, help="data seed (default: 0)")
     p.set_defaults(run=run_bench)
@@ -101,6 +145,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds >= 0")
+    return value
+
+
 def _sizes(text: str) -> tuple[int, ...]:
     return tuple(_positive(part) for part in text.split(","))
 
@@ -110,72 +164,147 @@ class _Usage(Exception):
 
 
 def run_bench(args: argparse.Namespace) -> int:
-    """Run the matrix, print the table; 1 on a wrong answer or a regression, 2 on usage."""
+    """Dispatch to the mode asked for; 2 on a usage or setup error."""
     try:
-        packers: dict[str, bench.Kernel] = {"numpy": scan.pack_sizes}
-        packers.update((spec, _load(spec)) for spec in args.packer)
-        baseline = _baseline(args.compare) if args.compare else None
+        _check_modes(args)
         plot = _pyplot() if args.plot else None
+        if args.history:
+            return _run_history(args, _history(args.history), plot)
+        kernels = {spec: _load(spec) for spec in args.packer}
+        if args.against:
+            new = kernels[args.packer[0]] if args.packer else scan.pack_sizes
+            return run_ab(args, new, _load(args.against))
+        baseline = _baseline(args.compare) if args.compare else None
     except _Usage as exc:
         print(f"packcheck: {exc}", file=sys.stderr)
         return 2
+    return _run_matrix(args, {"numpy": scan.pack_sizes, **kernels}, baseline, plot)
+
+
+def _check_modes(args: argparse.Namespace) -> None:
+    if args.history and (args.against or args.compare or args.packer or args.json):
+        raise _Usage("--history reads stored results: it takes only --plot")
+    if args.against and (args.compare or args.plot or len(args.packer) > 1):
+        raise _Usage("--against compares one --packer (NEW) with OLD; no --compare or --plot")
+    if not args.against and (args.strict or args.time_budget is not None):
+        raise _Usage("--strict and --time-budget apply to --against only")
+
+
+def _run_matrix(
+    args: argparse.Namespace,
+    packers: dict[str, bench.Kernel],
+    baseline: bench.Report | None,
+    plot: Any,
+) -> int:
     repeat = args.repeat or (_QUICK_REPEAT if args.quick else _FULL_REPEAT)
     try:
         report = bench.run(
             packers=packers,
-            sizes=args.sizes,
+            sizes=args.sizes or bench.DEFAULT_SIZES,
             workloads=args.workload,
             repeat=repeat,
             seed=args.seed,
             reference_limit=args.reference_limit,
-            min_time=args.min_time,
-            progress=_progress if sys.stderr.isatty() else None,
+            min_time=0.02 if args.min_time is None else args.min_time,
+            clock=args.clock,
+            progress=progress(),
         )
     except bench.BenchError as exc:
         print(f"packcheck: {exc}", file=sys.stderr)
         return 1
     finally:
-        if sys.stderr.isatty():
-            print("\r\033[K", end="", file=sys.stderr)
+        progress_done()
     print(table(report, repeat))
     try:
         if args.json:
-            with open(args.json, "w", encoding="utf-8") as stream:
-                json.dump(report.to_json(), stream, indent=1)
-                stream.write("\n")
+            write_json(args.json, report.to_json())
         if plot is not None:
             draw(report, plot, args.plot)
     except OSError as exc:
         print(f"packcheck: {exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
         return 2
-    if baseline is None:
-        return 0
+    return 0 if baseline is None else _gate(args, baseline, report)
+
+
+def _gate(args: argparse.Namespace, baseline: bench.Report, report: bench.Report) -> int:
+    machines, versions = bench.differences(baseline, report)
+    if machines:
+        print(f"note: this comparison is across machines ({'; '.join(machines)})")
+    if versions:
+        print(f"note: this comparison is across versions ({'; '.join(versions)})")
+    if baseline.clock != report.clock:
+        print(f"note: the baseline was timed on the {baseline.clock} clock, this run on the "
+              f"{report.clock} clock")  # fmt: skip
+    if machines or versions:
+        print("note: speedups cancel only part of such differences; to gate a change, time "
+              "it against the old code in one run (--against)")  # fmt: skip
     regressions = bench.compare(baseline, report, args.max_regression)
     limit = f"{args.max_regression:.0%}"
     for regression in regressions:
         print(f"REGRESSION {regression}")
+    beyond = "beyond the noise of both runs"
     if regressions:
-        print(f"{len(regressions)} speedup(s) fell by more than {limit} against {args.compare}")
+        print(f"{len(regressions)} speedup(s) fell by more than {limit} {beyond}, "
+              f"against {args.compare}")  # fmt: skip
         return 1
-    print(f"no speedup fell by more than {limit} against {args.compare}")
+    print(f"no speedup fell by more than {limit} {beyond}, against {args.compare}")
+    return 0
+
+
+def _run_history(
+    args: argparse.Namespace, reports: list[tuple[str, bench.Report]], plot: Any
+) -> int:
+    print(table_history(reports))
+    if plot is not None:
+        try:
+            draw_history(reports, plot, args.plot)
+        except OSError as exc:
+            print(f"packcheck: {exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
+            return 2
     return 0
 
 
 def _load(spec: str) -> bench.Kernel:
     try:
-        return cast(bench.Kernel, load_function(spec))
+        return cast(bench.Kernel, load_kernel(spec))
     except SetupError as exc:
         raise _Usage(str(exc)) from None
 
 
-def _baseline(path: str) -> bench.Report:
+def _read_report(path: Path) -> Any:
     try:
-        with open(path, encoding="utf-8") as stream:
-            return bench.Report.from_json(json.load(stream))
+        with path.open(encoding="utf-8") as stream:
+            return json.load(stream)
     except OSError as exc:
         raise _Usage(f"{path}: cannot read: {exc.strerror}") from None
     except ValueError as exc:  # JSONDecodeError is one
         raise _Usage(f"{path}: {exc}") from None
+
+
+def _baseline(path: str) -> bench.Report:
+    try:
+        return bench.Report.from_json(_read_report(Path(path)))
+    except ValueError as exc:
+        raise _Usage(f"{path}: {exc}") from None
+
+
+def _history(directory: str) -> list[tuple[str, bench.Report]]:
+    """Every matrix report in ``directory``, oldest first; other JSON files are skipped."""
+    if not Path(directory).is_dir():
+        raise _Usage(f"{directory}: not a directory")
+    paths = sorted(Path(directory).glob("*.json"))
+    reports = []
+    for path in paths:
+        data = _read_report(path)
+        if isinstance(data, dict) and data.get("kind") == bench.KIND:
+            try:
+                reports.append((path.stem, bench.Report.from_json(data)))
+            except ValueError as exc:
+                raise _Usage(f"{path}: {exc}") from None
+    if not reports:
+        raise _Usage(f"{directory}: no packcheck bench --json results in it")
+    reports.sort(key=lambda item: str(item[1].context.get("created") or ""))
+    return reports
 
 
 def _pyplot() -> Any:
@@ -187,109 +316,3 @@ def _pyplot() -> Any:
     except ImportError:
         raise _Usage("--plot needs matplotlib: pip install 'packcheck[plot]'") from None
     return plt
-
-
-def _progress(message: str) -> None:
-    print(f"\r\033[K{message}", end="", file=sys.stderr, flush=True)
-
-
-def _time(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
-
-
-def _ratio(speedup: float) -> str:
-    return f"{speedup:.1f}x" if speedup < 10_000 else f"{speedup:.2g}x"
-
-
-def table(report: bench.Report, repeat: int) -> str:
-    """The timings, speedups, scaling exponents and a summary, as aligned text."""
-    engines = report.engines()
-    others = [e for e in engines if e != bench.REFERENCE]
-    m = report.machine
-    lines = [
-        f"median seconds per call over {repeat} repeat(s); speedup = reference / engine, "
-        f"same run (Python {m.get('python', '?')}, NumPy {m.get('numpy', '?')})",
-        "",
-        f"{'workload':<16}{'family':<13}{'n':>10}" + "".join(f"{e:>22}" for e in engines),
-    ]
-    for name in report.workloads():
-        for n in report.sizes():
-            cells = []
-            for engine in engines:
-                text = _time(report.seconds(engine, name, n))
-                speedup = report.speedup(engine, name, n)
-                if engine != bench.REFERENCE and speedup is not None:
-                    text += f" {_ratio(speedup):>7}"
-                cells.append(f"{text:>22}")
-            lines.append(f"{name:<16}{report.family(name):<13}{n:>10,}" + "".join(cells))
-    lines += ["", "scaling exponent (slope of log time against log n)"]
-    lines.append(f"{'workload':<29}" + "".join(f"{e:>22}" for e in engines))
-    for name in report.workloads():
-        slopes = [report.slope(e, name) for e in engines]
-        lines.append(
-            f"{name:<29}" + "".join(f"{'-' if s is None else f'{s:.2f}':>22}" for s in slopes)
-        )
-    lines += [""] + [_summary(report, engine) for engine in others]
-    return "\n".join(lines).rstrip("\n")
-
-
-def _summary(report: bench.Report, engine: str) -> str:
-    sizes = [
-        n for n in report.sizes() if any(report.speedup(engine, w, n) for w in report.workloads())
-    ]
-    if not sizes:
-        return f"{engine}: no speedup measured (the reference did not run)"
-    n = sizes[-1]
-    parts = []
-    for family in ("typical", "adversarial"):
-        speedups = {
-            w: s
-            for w in report.workloads()
-            if report.family(w) == family and (s := report.speedup(engine, w, n)) is not None
-        }
-        if speedups:
-            low = min(speedups, key=speedups.__getitem__)
-            parts.append(
-                f"{family} median {_ratio(statistics.median(speedups.values()))}, "
-                f"min {_ratio(speedups[low])} ({low})"
-            )
-    return f"{engine} at n={n:,}: " + "; ".join(parts)
-
-
-def draw(report: bench.Report, plt: Any, path: str) -> None:
-    """Plot time per block against n, one panel per workload, one line per engine."""
-    names = report.workloads()
-    columns = min(4, len(names))
-    rows = -(-len(names) // columns)
-    figure, axes = plt.subplots(
-        rows, columns, figsize=(3.2 * columns, 2.6 * rows), squeeze=False, sharex=True
-    )
-    for index, name in enumerate(names):
-        ax = axes[index // columns][index % columns]
-        for engine in report.engines():
-            points = [
-                (n, seconds / n * 1e9)
-                for n in report.sizes()
-                if (seconds := report.seconds(engine, name, n)) is not None
-            ]
-            ax.loglog([x for x, _ in points], [y for _, y in points], marker="o", label=engine)
-        ax.set_title(f"{name} ({report.family(name)})", fontsize=9)
-        ax.tick_params(labelsize=7)
-        ax.yaxis.set_minor_formatter(plt.NullFormatter())
-        ax.grid(True, which="major", linewidth=0.3)
-    for index in range(len(names), rows * columns):
-        axes[index // columns][index % columns].axis("off")
-    for ax in axes[-1]:
-        ax.set_xlabel("n (blocks)", fontsize=8)
-    for row in axes:
-        row[0].set_ylabel("ns per block", fontsize=8)
-    axes[0][0].legend(fontsize=7)
-    figure.suptitle("packcheck bench: time per block (lower is faster)", fontsize=10)
-    figure.tight_layout()
-    figure.savefig(path, dpi=80)
-    plt.close(figure)

@@ -1,0 +1,197 @@
+"""What ``packcheck bench`` prints and writes: the matrix, A/B and history tables,
+progress on a terminal, JSON files."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .. import bench
+from .._paired import Verdict
+
+__all__ = [
+    "format_ratio",
+    "format_time",
+    "history_point",
+    "progress",
+    "progress_done",
+    "table",
+    "table_ab",
+    "table_history",
+    "write_json",
+]
+
+_VERDICTS: tuple[Verdict, ...] = ("slower", "inconclusive", "faster", "same")
+
+
+def progress() -> Callable[[str], None] | None:
+    """A progress line on stderr when it is a terminal, else nothing."""
+    return _progress if sys.stderr.isatty() else None
+
+
+def _progress(message: str) -> None:
+    print(f"\r\033[K{message}", end="", file=sys.stderr, flush=True)
+
+
+def progress_done() -> None:
+    """Clear the progress line, if there is one."""
+    if sys.stderr.isatty():
+        print("\r\033[K", end="", file=sys.stderr)
+
+
+def write_json(path: str, data: Any) -> None:
+    """``data`` as indented JSON; ``OSError`` if ``path`` cannot be written."""
+    with open(path, "w", encoding="utf-8") as stream:
+        json.dump(data, stream, indent=1)
+        stream.write("\n")
+
+
+def format_time(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+def format_ratio(speedup: float) -> str:
+    return f"{speedup:.1f}x" if speedup < 10_000 else f"{speedup:.2g}x"
+
+
+def table(report: bench.Report, repeat: int) -> str:
+    """The timings, speedups, scaling exponents and a summary, as aligned text."""
+    engines = report.engines()
+    others = [e for e in engines if e != bench.REFERENCE]
+    m = report.machine
+    lines = [
+        f"median seconds per call over {repeat} repeat(s); speedup = reference / engine, "
+        f"same run (Python {m.get('python', '?')}, NumPy {m.get('numpy', '?')})",
+        "",
+        f"{'workload':<16}{'family':<13}{'n':>10}" + "".join(f"{e:>22}" for e in engines),
+    ]
+    for name in report.workloads():
+        for n in report.sizes():
+            cells = []
+            for engine in engines:
+                text = format_time(report.seconds(engine, name, n))
+                speedup = report.speedup(engine, name, n)
+                if engine != bench.REFERENCE and speedup is not None:
+                    text += f" {format_ratio(speedup):>7}"
+                cells.append(f"{text:>22}")
+            lines.append(f"{name:<16}{report.family(name):<13}{n:>10,}" + "".join(cells))
+    lines += ["", "scaling exponent (slope of log time against log n)"]
+    lines.append(f"{'workload':<29}" + "".join(f"{e:>22}" for e in engines))
+    for name in report.workloads():
+        slopes = [report.slope(e, name) for e in engines]
+        lines.append(
+            f"{name:<29}" + "".join(f"{'-' if s is None else f'{s:.2f}':>22}" for s in slopes)
+        )
+    lines += [""] + [_summary(report, engine) for engine in others]
+    return "\n".join(lines).rstrip("\n")
+
+
+def _summary(report: bench.Report, engine: str) -> str:
+    sizes = [
+        n for n in report.sizes() if any(report.speedup(engine, w, n) for w in report.workloads())
+    ]
+    if not sizes:
+        return f"{engine}: no speedup measured (the reference did not run)"
+    n = sizes[-1]
+    parts = []
+    for family in ("typical", "adversarial"):
+        speedups = {
+            w: s
+            for w in report.workloads()
+            if report.family(w) == family and (s := report.speedup(engine, w, n)) is not None
+        }
+        if speedups:
+            low = min(speedups, key=speedups.__getitem__)
+            parts.append(
+                f"{family} median {format_ratio(statistics.median(speedups.values()))}, "
+                f"min {format_ratio(speedups[low])} ({low})"
+            )
+    return f"{engine} at n={n:,}: " + "; ".join(parts)
+
+
+def table_ab(report: bench.ABReport, new_spec: str, old_spec: str) -> str:
+    """The comparisons as aligned text, with how they were measured and a tally."""
+    level = f"{report.confidence:.0%}"
+    lines = [
+        f"NEW {new_spec}",
+        f"OLD {old_spec}",
+        f"seconds per call on the {report.clock} clock; NEW/OLD is the median ratio of pairs "
+        f"timed back to back in random order, with its {level} sign-test interval; "
+        f"threshold {report.threshold:.0%}",
+        "",
+        f"{'workload':<16}{'family':<13}{'n':>10}{'NEW':>11}{'OLD':>11}{'NEW/OLD':>9}"
+        f"{level + ' interval':>18}{'pairs':>7}  verdict",
+    ]
+    for c in report.comparisons:
+        e = c.estimate
+        interval = f"[{e.low:.2f}x, {e.high:.2f}x]"
+        lines.append(
+            f"{c.workload:<16}{c.family:<13}{c.n:>10,}{format_time(c.new_seconds):>11}"
+            f"{format_time(c.old_seconds):>11}{e.ratio:>8.2f}x{interval:>18}{e.pairs:>7}  "
+            f"{e.verdict}"
+        )
+    tally = ", ".join(f"{report.counts[v]} {v}" for v in _VERDICTS)
+    lines += ["", f"{tally} in {report.seconds:.1f} s"]
+    return "\n".join(lines)
+
+
+def table_history(reports: Sequence[tuple[str, bench.Report]]) -> str:
+    """Each engine's speedup per workload, one line per report, oldest first.
+
+    Per workload, at the one size every report measuring it has a speedup for (the
+    largest such), so that the points compare; where the reports share none, at each
+    report's largest, marked ``*``.  ``-`` where a report has no speedup.
+    """
+    names = list(dict.fromkeys(w for _, r in reports for w in r.workloads()))
+    sizes = [history_size(reports, w) for w in names]
+    lines = [
+        "speedup over the reference per report (oldest first), per workload at the n shown",
+        "",
+        f"{'created':<27}{'commit':<14}{'engine':<12}" + "".join(f"{w:>17}" for w in names),
+        f"{'':<53}" + "".join(f"{'*' if n is None else f'n={n:,}':>17}" for n in sizes),
+    ]
+    for _, report in reports:
+        commit = str(report.context.get("commit") or "-")[:12]
+        created = str(report.context.get("created") or "-")
+        for engine in [e for e in report.engines() if e != bench.REFERENCE]:
+            cells = [history_point(report, engine, w, n) for w, n in zip(names, sizes, strict=True)]
+            lines.append(
+                f"{created:<27}{commit:<14}{engine:<12}"
+                + "".join(f"{'-' if c is None else format_ratio(c[0]):>17}" for c in cells)
+            )
+    if None in sizes:
+        lines += ["", "* the reports share no size for this workload: each at its largest"]
+    return "\n".join(lines)
+
+
+def history_size(reports: Sequence[tuple[str, bench.Report]], name: str) -> int | None:
+    """The largest n at which every report measuring ``name`` has a speedup, if any."""
+    measured = [
+        {n for n in r.sizes() for e in r.engines() if r.speedup(e, name, n) is not None}
+        for _, r in reports
+        if name in r.workloads()
+    ]
+    common = set.intersection(*measured)  # every workload is in at least one report
+    return max(common) if common else None
+
+
+def history_point(
+    report: bench.Report, engine: str, name: str, n: int | None
+) -> tuple[float, float, float] | None:
+    """``(speedup, low, high)`` of ``engine`` on ``name`` at ``n``, or with ``n`` None
+    at the largest size that has one."""
+    if n is not None:
+        return report.speedup_interval(engine, name, n)
+    for size in reversed(report.sizes()):
+        point = report.speedup_interval(engine, name, size)
+        if point is not None:
+            return point
+    return None

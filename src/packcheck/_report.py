@@ -1,0 +1,187 @@
+"""A benchmark run's timings, the speedups they imply, and their JSON form.
+
+A run keeps every sample; what is stored is per cell the median and its interval, so
+that a stored report is small and still says how noisy it was.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._paired import median_interval
+
+__all__ = ["KIND", "REFERENCE", "Report", "Timing"]
+
+#: The name under which the reference (given a Python list) appears in a report.
+REFERENCE = "reference"
+#: The ``kind`` of a report written by :meth:`Report.to_json`.
+KIND = "packcheck bench"
+_CONTEXT_KEYS = ("created", "commit", "machine")
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The median seconds per call of one packer on one workload at one size.
+
+    ``samples`` holds the seconds per call of each repeat, in order: the reference's
+    and a packer's ``i``-th samples were taken one right after the other.
+    """
+
+    engine: str
+    workload: str
+    family: str
+    n: int
+    budget: int
+    seed: int
+    seconds: float
+    samples: tuple[float, ...] = ()
+
+
+@dataclass
+class Report:
+    """The timings of one run, with the speedups and scaling exponents they imply.
+
+    ``context`` says where they came from (:func:`context`: machine, versions, commit,
+    time); ``clock`` what they were measured on.  A report read back from JSON has
+    no samples, only each cell's median and interval.
+    """
+
+    timings: list[Timing]
+    context: dict[str, Any] = field(default_factory=dict)
+    clock: str = "thread"
+    stored: dict[tuple[str, str, int], tuple[float, float, float]] = field(default_factory=dict)
+
+    @property
+    def machine(self) -> dict[str, str]:
+        """The machine and versions (:func:`packcheck._context.machine`)."""
+        return dict(self.context.get("machine", {}))
+
+    def engines(self) -> list[str]:
+        """Engine names in first-seen order, the reference first if present."""
+        names = dict.fromkeys(t.engine for t in self.timings)
+        return sorted(names, key=lambda name: name != REFERENCE)
+
+    def workloads(self) -> list[str]:
+        """Workload names in first-seen order."""
+        return list(dict.fromkeys(t.workload for t in self.timings))
+
+    def sizes(self) -> list[int]:
+        """The block counts measured, ascending."""
+        return sorted({t.n for t in self.timings})
+
+    def timing(self, engine: str, name: str, n: int) -> Timing | None:
+        """The timing of that cell, or ``None`` if it was not measured."""
+        for timing in self.timings:
+            if (timing.engine, timing.workload, timing.n) == (engine, name, n):
+                return timing
+        return None
+
+    def seconds(self, engine: str, name: str, n: int) -> float | None:
+        """Median seconds per call, or ``None`` if that cell was not measured."""
+        timing = self.timing(engine, name, n)
+        return None if timing is None else timing.seconds
+
+    def speedup(self, engine: str, name: str, n: int) -> float | None:
+        """The reference's time over ``engine``'s, both from this run.
+
+        The median of the repeats' ratios when both have the same repeats (each ratio
+        compares two calls made back to back, under the same machine load), else the
+        stored median (a report read from JSON), else the ratio of the medians.
+        """
+        interval = self.speedup_interval(engine, name, n)
+        return None if interval is None else interval[0]
+
+    def speedup_interval(self, engine: str, name: str, n: int) -> tuple[float, float, float] | None:
+        """``(speedup, low, high)``: the speedup and the interval of its repeats.
+
+        The 95% sign-test interval of the median pair ratio from 6 repeats on; below
+        that, the range of the ratios (with 3 repeats it holds the median 75% of the
+        time).  A point when there are no pairs.
+        """
+        mine = self.timing(engine, name, n)
+        theirs = self.timing(REFERENCE, name, n)
+        if mine is None or theirs is None:
+            return None
+        if mine.samples and len(mine.samples) == len(theirs.samples):
+            pairs = zip(theirs.samples, mine.samples, strict=True)
+            return _summary([_ratio(a, b) for a, b in pairs])
+        if (engine, name, n) in self.stored:
+            return self.stored[engine, name, n]
+        point = _ratio(theirs.seconds, mine.seconds)
+        return point, point, point
+
+    def slope(self, engine: str, name: str) -> float | None:
+        """The scaling exponent: least-squares slope of log time against log n."""
+        points = [
+            (math.log(t.n), math.log(t.seconds))
+            for t in self.timings
+            if (t.engine, t.workload) == (engine, name) and t.seconds > 0
+        ]
+        if len({x for x, _ in points}) < 2:
+            return None
+        slope, _ = np.polyfit([x for x, _ in points], [y for _, y in points], 1)
+        return float(slope)
+
+    def family(self, name: str) -> str:
+        """The family (``typical`` or ``adversarial``) of workload ``name``."""
+        return next(t.family for t in self.timings if t.workload == name)
+
+    def to_json(self) -> dict[str, Any]:
+        """A small, self-describing dict: where and how it was measured, then per cell
+        the median seconds, their interval and (for an engine) the speedup and its."""
+        results = []
+        for t in self.timings:
+            result: dict[str, Any] = {
+                k: v for k, v in asdict(t).items() if k not in ("samples", "seconds")
+            }
+            seconds = _summary(list(t.samples)) if t.samples else (t.seconds,) * 3
+            result.update(seconds=seconds[0], interval=list(seconds[1:]), repeats=len(t.samples))
+            speedup = self.speedup_interval(t.engine, t.workload, t.n)
+            if t.engine != REFERENCE and speedup is not None:
+                result.update(speedup=speedup[0], speedup_interval=list(speedup[1:]))
+            results.append(result)
+        where = {key: self.context.get(key) for key in _CONTEXT_KEYS} | {"machine": self.machine}
+        return {"kind": KIND, "clock": self.clock, **where, "results": results}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Report:
+        """Read :meth:`to_json`'s output; ``ValueError`` (one line) if it is not that.
+
+        Reports written before the format had a kind (with every sample) read too.
+        """
+        try:
+            if data.get("kind") != KIND:
+                timings = [
+                    Timing(**{**t, "samples": tuple(t.get("samples", ()))}) for t in data["timings"]
+                ]
+                return cls(timings, {"machine": dict(data.get("machine", {}))}, "wall")
+            report = cls([], {k: data[k] for k in _CONTEXT_KEYS}, data["clock"])
+            for r in data["results"]:
+                report.timings.append(
+                    Timing(r["engine"], r["workload"], r["family"], r["n"], r["budget"],
+                           r["seed"], r["seconds"])
+                )  # fmt: skip
+                if "speedup" in r:
+                    low, high = r["speedup_interval"]
+                    report.stored[r["engine"], r["workload"], r["n"]] = (r["speedup"], low, high)
+        except (TypeError, KeyError, AttributeError, ValueError) as exc:
+            why = f"{type(exc).__name__}: {exc}"
+            raise ValueError(f"not a packcheck bench report ({why})") from None
+        return report
+
+
+def _ratio(theirs: float, mine: float) -> float:
+    return theirs / mine if mine > 0 else math.inf
+
+
+def _summary(values: list[float]) -> tuple[float, float, float]:
+    """The median and its 95% sign-test interval, or the range below 6 values."""
+    low, high = median_interval(values, 0.95)
+    if math.isinf(low):
+        low, high = min(values), max(values)
+    return statistics.median(values), low, high

@@ -1,0 +1,341 @@
+"""NEW against OLD on a simulated, noisy machine: the decision rule, the sampling and
+the checks.  No test here reads a real clock.
+
+The machine's load drifts (a slow random walk between 1x and 3x), every call has its
+own lognormal jitter and now and then is preempted (4x): noise much larger than the
+differences to detect, as on a shared runner, but seeded, so every run is the same.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import math
+import random
+import statistics
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from packcheck import _ab, bench, reference, scan
+
+NS = 1e-9
+
+
+class NoisyMachine:
+    """A simulated clock: it moves only when a kernel works, by a noisy amount."""
+
+    def __init__(self, seed: int) -> None:
+        self.now = 0.0
+        self.load = 1.0
+        self.rng = random.Random(seed)
+        self._answers: dict[tuple[int, int], Any] = {}
+
+    def __call__(self) -> float:
+        return self.now
+
+    def kernel(self, ns_per_block: float, answer: Any = None) -> bench.Kernel:
+        """A kernel costing ``ns_per_block`` (times the noise) and answering as the NumPy
+        packer does (computed once per input), or ``answer`` when given."""
+
+        def pack_sizes(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+            self.load = min(3.0, max(1.0, self.load * math.exp(self.rng.gauss(0, 0.05))))
+            jitter = math.exp(self.rng.gauss(0, 0.25))
+            preempted = 4.0 if self.rng.random() < 0.05 else 1.0
+            self.now += ns_per_block * NS * sizes.shape[0] * self.load * jitter * preempted
+            if answer is not None:
+                return answer
+            key = (budget, id(sizes))
+            if key not in self._answers:
+                self._answers[key] = scan.pack_sizes(budget, sizes)
+            return self._answers[key]
+
+        return pack_sizes
+
+
+@pytest.fixture
+def machine(monkeypatch: pytest.MonkeyPatch) -> NoisyMachine:
+    """Every clock and the time budget on one simulated machine."""
+    fake = NoisyMachine(seed=0)
+    for name in _ab.CLOCKS:
+        monkeypatch.setitem(_ab.CLOCKS, name, fake)
+    monkeypatch.setattr(_ab, "_wall", fake)
+    return fake
+
+
+TWO = ["uniform-50%", "staircase"]
+FAST = {"sizes": [1000], "min_time": 0.0, "time_budget": 10.0}
+
+
+def _verdicts(report: bench.ABReport) -> list[str]:
+    return [c.estimate.verdict for c in report.comparisons]
+
+
+def test_a_one_and_a_half_times_slowdown_in_noisy_samples_is_slower(
+    machine: NoisyMachine,
+) -> None:
+    ratios = []
+    for seed in range(10):
+        machine.rng.seed(seed)
+        old, new = machine.kernel(10.0), machine.kernel(15.0)
+        report = bench.ab(new, old, workloads=TWO, threshold=0.2, seed=seed, **FAST)
+        assert _verdicts(report) == ["slower", "slower"]
+        assert all(c.estimate.low > 1.2 for c in report.comparisons)
+        ratios += [c.estimate.ratio for c in report.comparisons]
+    # Each run stops as soon as it is sure, so one estimate is rough; together they
+    # find the slowdown built in.
+    assert statistics.median(ratios) == pytest.approx(1.5, rel=0.1)
+
+
+def test_no_change_in_noisy_samples_is_never_slower(machine: NoisyMachine) -> None:
+    seen: set[str] = set()
+    for seed in range(30):
+        machine.rng.seed(seed)
+        report = bench.ab(
+            machine.kernel(10.0), machine.kernel(10.0), workloads=TWO, threshold=0.2,
+            seed=seed, **FAST,
+        )  # fmt: skip
+        seen.update(_verdicts(report))
+    assert seen <= {"same", "inconclusive"}
+    assert "same" in seen
+
+
+def test_a_halved_time_is_faster_and_a_small_change_is_the_same(machine: NoisyMachine) -> None:
+    faster = bench.ab(machine.kernel(5.0), machine.kernel(10.0), workloads=TWO, **FAST)
+    assert _verdicts(faster) == ["faster", "faster"]
+    same = bench.ab(
+        machine.kernel(10.5), machine.kernel(10.0), workloads=TWO, threshold=0.3, **FAST
+    )
+    assert _verdicts(same) == ["same", "same"]
+    assert faster.counts == {"faster": 2}
+    assert same.counts == {"same": 2}
+
+
+def _undecided(machine: NoisyMachine, seconds: float) -> tuple[bench.Kernel, bench.Kernel]:
+    """NEW alternately half and twice OLD's ``seconds`` a call: a ratio of 0.5 or 2 in
+    every pair, so every interval spans both and no verdict is ever reached."""
+    costs = itertools.cycle([seconds / 2, seconds * 2])
+
+    def timed(cost: Any) -> bench.Kernel:
+        def pack_sizes(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+            machine.now += next(cost) if isinstance(cost, itertools.cycle) else cost
+            return scan.pack_sizes(budget, sizes)
+
+        return pack_sizes
+
+    return timed(costs), timed(seconds)
+
+
+def test_sampling_goes_on_while_inconclusive_until_the_pairs_run_out(
+    machine: NoisyMachine,
+) -> None:
+    new, old = _undecided(machine, 1e-3)
+    report = bench.ab(new, old, workloads=["pareto"], max_pairs=50, **FAST)
+    (comparison,) = report.comparisons
+    assert comparison.estimate.verdict == "inconclusive"
+    assert comparison.estimate.pairs == 50
+
+
+def test_sampling_stops_at_the_time_budget_shared_between_cells(machine: NoisyMachine) -> None:
+    # A pair costs about 2.25 simulated ms: a 0.5 s budget gives each cell 0.25 s.
+    new, old = _undecided(machine, 1e-3)
+    report = bench.ab(new, old, workloads=TWO, sizes=[100], min_time=0.0, time_budget=0.5)
+    assert _verdicts(report) == ["inconclusive", "inconclusive"]
+    assert report.seconds == pytest.approx(0.5, abs=0.01)
+    for c in report.comparisons:
+        assert 100 < c.estimate.pairs < 120
+
+
+def test_every_cell_gets_its_minimum_pairs_whatever_the_budget(machine: NoisyMachine) -> None:
+    report = bench.ab(
+        machine.kernel(12.0), machine.kernel(10.0), workloads=TWO, sizes=[1000],
+        min_pairs=7, min_time=0.0, time_budget=0.0,
+    )  # fmt: skip
+    assert [c.estimate.pairs for c in report.comparisons] == [7, 7]
+
+
+def test_a_fast_call_is_timed_over_many_calls(machine: NoisyMachine) -> None:
+    calls = {"new": 0, "old": 0}
+
+    def counted(name: str, kernel: bench.Kernel) -> bench.Kernel:
+        def pack_sizes(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+            calls[name] += 1
+            return kernel(budget, sizes)
+
+        return pack_sizes
+
+    # 1,000 blocks at 1 ns: about 1 us a call, so a 100 us sample is about 100 calls.
+    new = counted("new", machine.kernel(1.0))
+    old = counted("old", machine.kernel(1.0))
+    report = bench.ab(new, old, workloads=["pareto"], sizes=[1000], min_time=1e-4, min_pairs=6)
+    pairs = report.comparisons[0].estimate.pairs
+    assert calls["new"] == calls["old"]  # the same number of calls each
+    per_sample = (calls["new"] - 1 - _ab._WARMUP - 1) / pairs  # less check, warm-up, calibration
+    assert per_sample == int(per_sample)
+    assert 30 < per_sample < 300
+
+
+def test_a_free_call_is_capped(machine: NoisyMachine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_ab, "_MAX_CALLS", 7)
+    free = machine.kernel(0.0)
+    report = bench.ab(free, free, workloads=["pareto"], sizes=[10], max_pairs=6, min_pairs=6)
+    (comparison,) = report.comparisons
+    # Zero time reads as one clock tick each side: a ratio of exactly 1, "same".
+    assert comparison.estimate.ratio == 1.0
+    assert comparison.estimate.verdict == "same"
+    assert comparison.new_seconds == 0.0
+
+
+def test_a_slow_call_is_one_call_a_sample(machine: NoisyMachine) -> None:
+    # 10**5 blocks at 1 us: 0.1 s a call, past the 5 ms sample.
+    slow = machine.kernel(1000.0)
+    report = bench.ab(slow, slow, workloads=["pareto"], sizes=[10**5], max_pairs=8)
+    assert report.comparisons[0].old_seconds > 0.05
+
+
+def test_the_order_within_pairs_is_random_and_seeded(monkeypatch: pytest.MonkeyPatch) -> None:
+    orders: list[list[str]] = []
+
+    def run(seed: int) -> list[str]:
+        order: list[str] = []
+
+        def side(name: str) -> bench.Kernel:
+            def pack_sizes(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+                order.append(name)
+                return scan.pack_sizes(budget, sizes)
+
+            return pack_sizes
+
+        bench.ab(
+            side("new"), side("old"), workloads=["pareto"], sizes=[10], seed=seed,
+            min_pairs=20, max_pairs=20, min_time=0.0,
+        )  # fmt: skip
+        orders.append(order)
+        return order[8:]  # after the checks, warm-ups and calibration calls
+
+    first, again, other = run(1), run(1), run(2)
+    assert first == again
+    assert first != other
+    leads = first[::2]
+    assert 5 <= leads.count("new") <= 15  # each side leads about half the pairs
+    assert sorted(first[:8]) == ["new"] * 4 + ["old"] * 4
+
+
+def test_the_collector_is_off_while_timing_and_left_as_found(machine: NoisyMachine) -> None:
+    states: list[bool] = []
+
+    costly = machine.kernel(1000.0)
+
+    def watched(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+        states.append(gc.isenabled())
+        return costly(budget, sizes)
+
+    bench.ab(watched, watched, workloads=["pareto"], sizes=[10], max_pairs=6, min_pairs=6)
+    assert gc.isenabled()
+    assert set(states[:8]) == {True}  # checks, warm-ups, calibration
+    assert set(states[8:]) == {False}
+    gc.disable()
+    try:
+        bench.ab(watched, watched, workloads=["pareto"], sizes=[10], max_pairs=6, min_pairs=6)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_progress_names_every_cell(machine: NoisyMachine) -> None:
+    seen: list[str] = []
+    k = machine.kernel(1.0)
+    bench.ab(
+        k, k, workloads=["sawtooth"], sizes=[10, 20], min_pairs=6, max_pairs=6, min_time=0.0,
+        progress=seen.append,
+    )  # fmt: skip
+    assert seen == ["[1/2] sawtooth n=10", "[2/2] sawtooth n=20"]
+
+
+def _off_by_one(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+    mask, remaining = scan.pack_sizes(budget, sizes)
+    return mask, remaining + 1
+
+
+def _mutating(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+    answer = scan.pack_sizes(budget, sizes)
+    sizes[0] += 1
+    return answer
+
+
+def _raising(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+    raise RuntimeError("boom")
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "message"),
+    [
+        (_off_by_one, scan.pack_sizes, "NEW and OLD answer differently on pareto at n=100; "
+         "the reference agrees with OLD"),
+        (scan.pack_sizes, _off_by_one, "NEW and OLD answer differently on pareto at n=100; "
+         "the reference agrees with NEW"),
+        (_mutating, scan.pack_sizes, "NEW changed its input on pareto at n=100"),
+        (scan.pack_sizes, _raising, "OLD raised RuntimeError: boom on pareto at n=100"),
+        (lambda budget, sizes: None, scan.pack_sizes,
+         "NEW did not return (flags, int remaining) on pareto at n=100"),
+    ],
+)  # fmt: skip
+def test_a_wrong_mutating_or_raising_kernel_is_an_error(
+    new: bench.Kernel, old: bench.Kernel, message: str
+) -> None:
+    with pytest.raises(bench.BenchError) as error:
+        bench.ab(new, old, workloads=["pareto"], sizes=[100])
+    assert str(error.value) == message
+
+
+def test_answers_that_differ_from_each_other_and_the_reference_say_neither() -> None:
+    def off_by_two(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+        mask, remaining = scan.pack_sizes(budget, sizes)
+        return mask, remaining + 2
+
+    with pytest.raises(bench.BenchError, match=r"the reference agrees with neither$"):
+        bench.ab(_off_by_one, off_by_two, workloads=["pareto"], sizes=[100])
+
+
+def test_list_answers_equal_to_array_answers_are_the_same_answer(machine: NoisyMachine) -> None:
+    def lists(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+        return reference.pack_sizes(budget, sizes.tolist())
+
+    report = bench.ab(
+        lists, machine.kernel(1.0), workloads=["pareto"], sizes=[50], min_pairs=6, max_pairs=6,
+        min_time=0.0,
+    )  # fmt: skip
+    assert len(report.comparisons) == 1
+
+
+def test_impossible_runs_are_rejected() -> None:
+    k = scan.pack_sizes
+    with pytest.raises(ValueError, match="unknown clock 'sundial'"):
+        bench.ab(k, k, clock="sundial")
+    for bad in ({"sizes": []}, {"sizes": [0]}, {"workloads": []}, {"min_pairs": 0},
+                {"min_pairs": 9, "max_pairs": 8}):  # fmt: skip
+        with pytest.raises(ValueError, match="need a workload"):
+            bench.ab(k, k, **bad)  # type: ignore[arg-type]
+    with pytest.raises(KeyError, match="unknown workload"):
+        bench.ab(k, k, workloads=["nope"])
+
+
+def test_a_report_is_self_describing_json(machine: NoisyMachine) -> None:
+    k = machine.kernel(1.0)
+    report = bench.ab(
+        k, k, workloads=["pareto"], sizes=[50], min_pairs=6, max_pairs=6, threshold=0.2,
+        min_time=0.0,
+    )  # fmt: skip
+    data = report.to_json("new:f", "old.py:f")
+    assert data["kind"] == "packcheck bench A/B"
+    assert (data["new"], data["old"], data["clock"]) == ("new:f", "old.py:f", "thread")
+    assert (data["threshold"], data["confidence"]) == (0.2, 0.95)
+    assert set(data) >= {"created", "commit", "machine", "seconds", "comparisons"}
+    (row,) = data["comparisons"]
+    assert set(row) == {
+        "workload", "family", "n", "new_seconds", "old_seconds", "ratio", "interval", "pairs",
+        "verdict",
+    }  # fmt: skip
+    assert row["pairs"] == 6
