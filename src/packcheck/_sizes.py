@@ -25,9 +25,19 @@ import numpy.typing as npt
 
 from ._units import as_unit
 
-__all__ = ["INT64_MAX", "KernelInput", "budget_of", "from_array", "from_ints", "unit_of"]
+__all__ = [
+    "INT64_MAX",
+    "KernelInput",
+    "budget_of",
+    "budgets_of",
+    "from_array",
+    "from_ints",
+    "offsets_of",
+    "unit_of",
+]
 
 INT64_MAX = int(np.iinfo(np.int64).max)
+_INT64_MIN = int(np.iinfo(np.int64).min)
 # Floats hold every integer up to 2**53 exactly; beyond that, only some.
 _FLOAT_EXACT = 2**53
 
@@ -44,6 +54,36 @@ def budget_of(budget: object) -> int:
     if isinstance(budget, (bool, np.bool_)):
         raise TypeError("budget must be an integer, got a bool")
     return operator.index(budget)  # type: ignore[arg-type]
+
+
+def budgets_of(budgets: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """A batch's budgets as int64, each checked as :func:`budget_of` checks one.
+
+    ``TypeError`` for a ``bool`` or a non-integer (a float too: a budget is never
+    rounded), ``ValueError`` if not one-dimensional or a budget does not fit int64.
+    """
+    array = np.asarray(budgets)
+    if array.ndim != 1:
+        raise ValueError(f"budgets must be one-dimensional, got shape {array.shape}")
+    if not array.size:
+        return np.zeros(0, dtype=np.int64)
+    if array.dtype.kind not in "iu":
+        array = np.array([budget_of(value) for value in array.tolist()], dtype=object)
+    if not (int(array.min()) >= _INT64_MIN and int(array.max()) <= INT64_MAX):
+        raise ValueError("budgets must fit int64; pack such a case alone with pack_sizes")
+    return array.astype(np.int64)
+
+
+def offsets_of(offsets: npt.ArrayLike, cases: int, blocks: int) -> npt.NDArray[np.intp]:
+    """A batch's case bounds: ``cases + 1`` integers rising from 0 to ``blocks``."""
+    array = np.asarray(offsets)
+    if array.ndim != 1 or array.dtype.kind not in "iu":
+        raise TypeError(f"offsets must be a 1-D integer array, got {array.dtype} {array.shape}")
+    if array.shape[0] != cases + 1:
+        raise ValueError(f"offsets must have {cases + 1} entries (one more than budgets)")
+    if array[0] != 0 or array[-1] != blocks or bool((np.diff(array) < 0).any()):
+        raise ValueError(f"offsets must rise from 0 to len(sizes) = {blocks}")
+    return array.astype(np.intp)
 
 
 def from_ints(budget: int, sizes: Sequence[int]) -> KernelInput | list[int]:
