@@ -402,3 +402,13 @@ def test_the_fitting_prefix_bisection_ends_within_its_bound(length: int) -> None
         remaining = 2**62 * fits + 2**61
         assert scan._fitting_prefix(chunk, remaining, kept) == (fits, 2**61)
         assert kept.tolist() == [True] * fits + [False] * (length - fits)
+
+
+def test_rare_keeps_among_too_large_runs_take_no_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Staircase: a chunk in which a few blocks fit is scanned over those alone.
+    def no_level(*args: Any) -> Any:
+        raise AssertionError("a level ran")
+
+    monkeypatch.setattr(scan, "_level", no_level)
+    sizes, budget = WORKLOADS["staircase"].generate(300_000)
+    assert_same(budget, sizes.tolist(), sizes)

@@ -56,6 +56,10 @@ _CHUNK_MAX = 1 << 16
 # _DENSE blocks per round (events packed closely), are scanned in Python.
 _NUMPY_MIN = 1024
 _DENSE = 256
+# A chunk in which at most 1 block in _SPARSE (or _SPARSE blocks) fits what is left is
+# scanned over those blocks alone, in Python: one pass finds them, and the loop over
+# them costs about what a NumPy pass over the chunk does, whatever the events.
+_SPARSE = 64
 # pack_batch: cases longer than this go through the kernel one by one.
 _BATCH_LONG = 4096
 # The search for a large block that fits starts with _CHUNK_MIN // 4 blocks and grows
@@ -217,9 +221,14 @@ def _scan(
                 used, remaining = _fitting_prefix(chunk, remaining, kept[start:stop])
                 start, width = start + used, _CHUNK_MIN
                 continue
-        elif int(chunk.min()) > remaining:
-            start, width = stop, min(2 * width, _CHUNK_MAX)
-            continue
+        else:
+            fitting = np.flatnonzero(chunk <= remaining)
+            if fitting.shape[0] <= max(_SPARSE, chunk.shape[0] // _SPARSE):
+                # None or few of the blocks fit what is left (rare keeps among runs of
+                # too-large blocks): only those can be kept, the remaining never grows.
+                remaining = _sparse(chunk, fitting, remaining, kept[start:stop])
+                start, width = stop, min(2 * width, _CHUNK_MAX)
+                continue
         if dense or stop - start < _NUMPY_MIN:
             # Short stretches (small inputs, events packed closely) go faster in Python.
             stop = start + min(stop - start, _NUMPY_MIN)
@@ -232,6 +241,18 @@ def _scan(
         # where its sums would leave int64, which is past its end too.
         dense = used < _DENSE * searches
         width = _CHUNK_MIN if used < chunk.shape[0] else min(2 * width, _CHUNK_MAX)
+    return remaining
+
+
+def _sparse(
+    chunk: npt.NDArray[np.int64],
+    fitting: npt.NDArray[np.intp],
+    remaining: int,
+    kept: npt.NDArray[np.bool_],
+) -> int:
+    """The reference's scan of the blocks ``fitting`` of ``chunk``, the only ones that fit."""
+    mask, remaining = reference.pack_sizes(remaining, chunk[fitting].tolist())
+    kept[fitting[np.frombuffer(bytes(mask), dtype=np.bool_)]] = True
     return remaining
 
 
