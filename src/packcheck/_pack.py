@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import scan
-from ._engines import ENGINES, Engine, kept_mask
+from ._engines import ENGINES, Engine, kept_flags
 from ._model import Case, SizeError, plain_fields, read_case
 from ._order import sorted_utf16
 
@@ -69,13 +69,13 @@ def pack(case: object, *, engine: Engine = "reference") -> dict[str, Any]:
     if plain is not None:
         # Most cases: read at C speed, no Case built.
         budget, ids, sizes, required = plain
-        kept, remaining = kept_mask(budget, sizes, engine)
+        kept, remaining = kept_flags(budget, sizes, engine)
         return _output(ids, kept, remaining, required)
     read = read_case(case)
     if isinstance(read, SizeError):
         return dict(SIZE_ERROR)
-    kept, remaining = kept_mask(read.budget, read.sizes, engine)
-    return declared_output(read, kept, remaining)
+    flags, left = kept_flags(read.budget, read.sizes, engine)
+    return _output(read.ids, flags, left, read.required)
 
 
 def read_for_pack(case: object) -> Read:
@@ -113,7 +113,7 @@ def pack_reads(reads: Sequence[Read], engine: Engine) -> list[dict[str, Any]]:
             continue
         budget, ids, sizes, required = read
         if batched is None:
-            kept, remaining = kept_mask(budget, sizes, engine)
+            kept, remaining = kept_flags(budget, sizes, engine)
             outputs.append(_output(ids, kept, remaining, required))
         else:
             mask, lefts, offsets = batched

@@ -89,7 +89,7 @@ def offsets_of(offsets: npt.ArrayLike, cases: int, blocks: int) -> npt.NDArray[n
 def from_ints(budget: int, sizes: Sequence[int]) -> KernelInput | list[int]:
     """Sizes already read as units (Python ints, no ``bool``): kernel input or exact ints."""
     try:
-        values = np.array(sizes, dtype=np.int64)
+        values = np.fromiter(sizes, dtype=np.int64, count=len(sizes))
     except OverflowError:
         return _decided(budget, _clipped(list(sizes), budget), list(sizes))
     return _decided(budget, values, sizes)
