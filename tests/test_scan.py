@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from packcheck import reference, scan
+from packcheck import _sizes, reference, scan
 from packcheck._workloads import WORKLOADS
 
 
@@ -29,6 +29,15 @@ def assert_same(budget: int, sizes: Sequence[int], array: npt.ArrayLike | None =
     assert mask.dtype == np.bool_
     assert mask.tolist() == expected_mask
     assert np.array_equal(given, before)
+    short = len(sizes) < _sizes.SHORT
+    if short and budget >= 0 and all(1 <= size <= 2**63 - 1 for size in sizes):
+        # The kernel itself, whatever length the input has: short int64 inputs are
+        # handed to the reference's loop by pack_sizes, and must still be right here.
+        values = np.array(sizes, dtype=np.int64)
+        kept = np.zeros(values.shape[0], dtype=np.bool_)
+        smallest = min(sizes, default=1)
+        assert scan._scan(values, budget, smallest, kept) == expected_remaining
+        assert kept.tolist() == expected_mask
 
 
 @pytest.mark.parametrize(
