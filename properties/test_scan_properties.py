@@ -13,7 +13,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from packcheck import reference, scan
+from packcheck import _sizes, reference, scan
 
 INT64_MAX = 2**63 - 1
 
@@ -27,6 +27,12 @@ def assert_same(budget: int, sizes: list[int], array: npt.NDArray[Any]) -> None:
     assert remaining == expected_remaining, (remaining, expected_remaining)
     assert mask.tolist() == expected_mask
     assert np.array_equal(array, before)
+    if len(sizes) < _sizes.SHORT and budget >= 0 and all(1 <= s <= INT64_MAX for s in sizes):
+        # Short int64 inputs go to the reference's loop: check the kernel on them too.
+        kept = np.zeros(len(sizes), dtype=np.bool_)
+        values = np.array(sizes, dtype=np.int64)
+        assert scan._scan(values, budget, min(sizes, default=1), kept) == expected_remaining
+        assert kept.tolist() == expected_mask
 
 
 # Magnitudes spread over every scale the kernel treats differently: tiny, around the

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from packcheck import reference, scan
+from packcheck import _sizes, reference, scan
 from packcheck._workloads import WORKLOADS
 
 
@@ -29,6 +29,15 @@ def assert_same(budget: int, sizes: Sequence[int], array: npt.ArrayLike | None =
     assert mask.dtype == np.bool_
     assert mask.tolist() == expected_mask
     assert np.array_equal(given, before)
+    short = len(sizes) < _sizes.SHORT
+    if short and budget >= 0 and all(1 <= size <= 2**63 - 1 for size in sizes):
+        # The kernel itself, whatever length the input has: short int64 inputs are
+        # handed to the reference's loop by pack_sizes, and must still be right here.
+        values = np.array(sizes, dtype=np.int64)
+        kept = np.zeros(values.shape[0], dtype=np.bool_)
+        smallest = min(sizes, default=1)
+        assert scan._scan(values, budget, smallest, kept) == expected_remaining
+        assert kept.tolist() == expected_mask
 
 
 @pytest.mark.parametrize(
@@ -351,3 +360,64 @@ def test_extra_memory_stays_within_three_times_the_input(name: str) -> None:
         tracemalloc.stop()
     assert kept.shape == sizes.shape
     assert peak <= 3 * sizes.nbytes, f"{name}: peak {peak / sizes.nbytes:.2f}x the input"
+
+
+def _uniform_half(n: int) -> tuple[npt.NDArray[np.int64], int]:
+    return WORKLOADS["uniform-50%"].generate(n, seed=3)
+
+
+def test_a_scan_that_stops_advancing_fails_by_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A level that decides no block would loop for ever: the round bound stops it.
+    monkeypatch.setattr(scan, "_level", lambda chunk, remaining, *_: (0, remaining, 0))
+    sizes, budget = _uniform_half(5000)
+    with pytest.raises(scan.KernelError, match="scan: more than"):
+        scan.pack_sizes(budget, sizes)
+
+
+def test_a_level_that_keeps_finding_blocks_fails_by_its_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Fewer than _K large blocks fit a level: a search that always hits breaks that.
+    monkeypatch.setattr(scan, "_first_at_most", lambda keys, start, stop, bound: start)
+    sizes, budget = WORKLOADS["alternating"].generate(5000, seed=0)
+    with pytest.raises(scan.KernelError, match="level: more than 17 rounds"):
+        scan.pack_sizes(budget, sizes)
+
+
+def test_small_levels_that_do_not_shrink_fail_by_their_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # With a level ratio of 1 a level keeps one block: far more levels than log_K allows.
+    monkeypatch.setattr(scan, "_K", 1)
+    sizes, budget = _uniform_half(5000)
+    with pytest.raises(scan.KernelError, match="small levels: more than"):
+        scan.pack_sizes(budget, sizes)
+
+
+def test_a_search_that_does_not_advance_fails_by_its_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scan, "_GROWTH", 1)  # steps that never grow
+    with pytest.raises(scan.KernelError, match="search: more than 18 rounds"):
+        scan._first_at_most(np.ones(100_000, dtype=np.int64), 0, 100_000, 0)
+
+
+@pytest.mark.parametrize("length", [1, 2, 3, 5, 7, 8, 9, 4096])
+def test_the_fitting_prefix_bisection_ends_within_its_bound(length: int) -> None:
+    # Past int64 every prefix is tried by bisection: bit_length(length) rounds suffice.
+    chunk = np.full(length, 2**62, dtype=np.int64)
+    for fits in range(min(length, 9)):
+        kept = np.zeros(length, dtype=np.bool_)
+        remaining = 2**62 * fits + 2**61
+        assert scan._fitting_prefix(chunk, remaining, kept) == (fits, 2**61)
+        assert kept.tolist() == [True] * fits + [False] * (length - fits)
+
+
+def test_rare_keeps_among_too_large_runs_take_no_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Staircase: a chunk in which a few blocks fit is scanned over those alone.
+    def no_level(*args: Any) -> Any:
+        raise AssertionError("a level ran")
+
+    monkeypatch.setattr(scan, "_level", no_level)
+    sizes, budget = WORKLOADS["staircase"].generate(300_000)
+    assert_same(budget, sizes.tolist(), sizes)

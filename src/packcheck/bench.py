@@ -50,8 +50,8 @@ __all__ = [
     "run",
 ]
 
-#: Powers of ten from 10**3 to 10**6 blocks.
-DEFAULT_SIZES: tuple[int, ...] = (10**3, 10**4, 10**5, 10**6)
+#: Powers of ten from 10 blocks (one model step packs tens to a thousand) to 10**6.
+DEFAULT_SIZES: tuple[int, ...] = (10, 10**2, 10**3, 10**4, 10**5, 10**6)
 # Calls per timed sample at most: a call that seems free must not loop forever.
 _MAX_CALLS = 10_000
 _reference: Callable[[int, list[int]], tuple[list[bool], int]] = reference.pack_sizes

@@ -40,7 +40,7 @@ def register(commands: Any) -> None:
             "workload slower, faster, same or inconclusive; exit 1 on a confident "
             "slowdown beyond --max-regression or on differing answers. Without it: time "
             "the NumPy packer (and any --packer) against the reference on seeded typical "
-            "and adversarial workloads at 10**3 to 10**6 blocks; a speedup is the "
+            "and adversarial workloads at 10 to 10**6 blocks; a speedup is the "
             "reference's time over the packer's, from the same run; exit 1 on a wrong "
             "answer or, with --compare, on a speedup regression. --history DIR shows the "
             "speedups of stored --json results. Exit 2 on a usage error."
