@@ -156,7 +156,9 @@ def _adaptive(length: int, max_units: int, rng: random.Random) -> tuple[int, lis
     Most blocks take a small share of the remaining, spread so that it lasts to the end
     of the list, so a scan in levels of the remaining keeps long stretches of them.
     About 30 blocks per list sit on the edges an implementation keyed to the remaining
-    uses (one unit either side of ``left // K`` for ``K`` from 2 to 64); misses (one
+    uses (one unit either side of ``left // K`` for ``K`` from 2 to 64, or the
+    remaining landed exactly on a share of what was left at the last 4,096-block
+    boundary, then a block one larger than it or exactly it); misses (one
     unit too large, or any size above what is left) come every 16 to 1,024 blocks, so
     both sparse and dense stretches occur; the last block may fit exactly.
     """
@@ -165,12 +167,26 @@ def _adaptive(length: int, max_units: int, rng: random.Random) -> tuple[int, lis
     edges = 30 / max(length, 1)
     spread = rng.choice((1, 2, 4))
     left, sizes = budget, []
+    anchor, follow = budget, 0  # what was left at the last 4,096-block boundary
     for index in range(length):
         roll = rng.random()
-        if index == length - 1 and roll < 0.5:
+        if index % 4096 == 0:
+            anchor = left
+        if follow:
+            # Right after the remaining landed on a share of the anchor: a block one
+            # larger than it (or, near the end, exactly it).
+            near_end = index >= length - 2
+            size, follow = follow + (rng.choice((1, 0)) if near_end else 1), 0
+        elif index == length - 1 and roll < 0.5:
             size = left  # an exact fit
         elif index == length - 2 and left < max_units:
             size = left + 1  # a miss near the end, whatever the rate
+        elif roll < edges / 2 and left > anchor // 16 > 0:
+            # Land the remaining exactly on anchor // K, where a scan in levels of the
+            # remaining may end a level.
+            target = anchor // rng.choice((16, 16, 16, 8, 32))
+            size = left - target if left > target else 1
+            follow = target if left > target else 0
         elif roll < edges:
             size = left // rng.choice((2, 4, 8, 16, 16, 32, 64)) + rng.choice((-1, 0, 1))
         elif roll < edges + rate and left < max_units:
