@@ -5,28 +5,16 @@ Settings come from the profile in ``conftest.py`` (``HYPOTHESIS_PROFILE``).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import numpy.typing as npt
 import pytest
+from _scan_check import assert_same
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from packcheck import reference, scan
+from packcheck import scan
 
 INT64_MAX = 2**63 - 1
-
-
-def assert_same(budget: int, sizes: list[int], array: npt.NDArray[Any]) -> None:
-    """scan.pack_sizes(budget, array) is the reference's answer on ``sizes``; no mutation."""
-    before = array.copy()
-    mask, remaining = scan.pack_sizes(budget, array)
-    expected_mask, expected_remaining = reference.pack_sizes(budget, sizes)
-    assert type(remaining) is int
-    assert remaining == expected_remaining, (remaining, expected_remaining)
-    assert mask.tolist() == expected_mask
-    assert np.array_equal(array, before)
 
 
 # Magnitudes spread over every scale the kernel treats differently: tiny, around the

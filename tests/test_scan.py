@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import random
 import tracemalloc
-from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -13,22 +12,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from _scan_check import RoundBoundExceeded, assert_same
 
 from packcheck import reference, scan
 from packcheck._workloads import WORKLOADS
-
-
-def assert_same(budget: int, sizes: Sequence[int], array: npt.ArrayLike | None = None) -> None:
-    """scan.pack_sizes(budget, array) equals the reference on ``sizes``; input untouched."""
-    given = np.array(sizes, dtype=np.int64) if array is None else np.asarray(array)
-    before = given.copy()
-    mask, remaining = scan.pack_sizes(budget, given)
-    expected_mask, expected_remaining = reference.pack_sizes(budget, list(sizes))
-    assert type(remaining) is int
-    assert remaining == expected_remaining
-    assert mask.dtype == np.bool_
-    assert mask.tolist() == expected_mask
-    assert np.array_equal(given, before)
 
 
 @pytest.mark.parametrize(
@@ -351,3 +338,162 @@ def test_extra_memory_stays_within_three_times_the_input(name: str) -> None:
         tracemalloc.stop()
     assert kept.shape == sizes.shape
     assert peak <= 3 * sizes.nbytes, f"{name}: peak {peak / sizes.nbytes:.2f}x the input"
+
+
+# --- Kernel facts pinned for the mutation harness (docs/mutation) --------------------
+# Each test below reaches a fact of the kernel that an optimiser's one-line edit can
+# break while every other test still passes; docs/mutation/EQUIVALENT.md lists the
+# edits that cannot change an answer.
+
+INT64_MAX = 2**63 - 1
+
+
+def _runs(*runs: tuple[int, int]) -> list[int]:
+    """``[size] * count`` for each ``(count, size)``, concatenated."""
+    return [size for count, size in runs for _ in range(count)]
+
+
+@pytest.mark.parametrize("slack", [-1, 0, 1, 2**62])
+def test_a_chunk_summing_to_exactly_2_63_does_not_wrap(slack: int) -> None:
+    # Two blocks of 2**62, and 4,096 blocks of 2**51 (one chunk), sum to 2**63: one
+    # int64 sum wraps to -2**63, which "fits" any budget.
+    assert_same(2**63 + slack, [2**62, 2**62])
+    assert_same(2**63 + slack, [2**51] * 4096)
+    assert_same(2**63 + slack, [2**51] * 4096 + [1, 2**62, 3])
+
+
+@pytest.mark.parametrize("slack", [-1, 0, 1])
+def test_every_chunk_width_summing_to_exactly_2_63_does_not_wrap(slack: int) -> None:
+    # Chunks gallop from 4,096 to 65,536 blocks while they fit whole: each run below
+    # fills one chunk of the next width and sums to exactly 2**63, so the bound on a
+    # whole-chunk int64 sum must use that chunk's own length, not the first's.
+    widths = [4096, 8192, 16_384, 32_768, 65_536, 65_536]
+    sizes = _runs(*((width, 2**63 // width) for width in widths))
+    assert_same(len(widths) * 2**63 + slack, sizes)
+
+
+@pytest.mark.parametrize("budget", [2**62, 2**63 - 1, 2**63, 2**64 + 1])
+def test_halves_of_a_sum_keep_every_bit(budget: int) -> None:
+    # Whole-chunk and prefix sums past 2**62 are taken as high (>> 31) and low 31-bit
+    # halves: sizes with every low bit set, bit 31 set, and both, must add up exactly.
+    patterns = [2**31 - 1, 2**31, 2**32 - 1, 2**62 + 2**31 - 1, INT64_MAX, 2**61 + 1]
+    for pattern in patterns:
+        count = max(1, min(5000, budget // pattern + 2))
+        assert_same(budget, [pattern] * count + [1, 2, 3])
+    rng = np.random.default_rng(budget % 1_000_003)
+    sizes = rng.integers(2**40, INT64_MAX, 9000, dtype=np.int64, endpoint=True)
+    assert_same(budget, sizes.tolist(), sizes)
+
+
+@pytest.mark.parametrize("count", [1, 2, 4095, 4096, 4097, 9000])
+def test_a_budget_past_int64_that_is_an_exact_prefix_sum_keeps_that_prefix(count: int) -> None:
+    # The longest fitting prefix: a budget equal to the sum of the first `count` sizes
+    # keeps exactly those and leaves 0; one unit less keeps one fewer.
+    sizes = [INT64_MAX, 2**62 + 1, 2**63 - 2**31] * 3000
+    total = sum(sizes[:count])
+    for budget in (total - 1, total, total + 1):
+        assert_same(budget, sizes)
+
+
+@pytest.mark.parametrize("budget", [16 * 1000, 16 * 2**40 + 15, 2**62, 2**63 - 1])
+def test_a_level_that_ends_at_exactly_tau_goes_on_to_the_next_block(budget: int) -> None:
+    # tau = R // 16: blocks of exactly tau are small; the remaining after 15 of them
+    # is >= tau, so the 16th still fits, and a 17th of size tau + 1 or tau does not
+    # once the remaining is below tau.  Each run is long enough for the NumPy levels.
+    tau = budget // 16
+    for tail in (tau, tau + 1, tau - 1, budget - 15 * tau, budget - 16 * tau + 1):
+        sizes = [tau] * 15 + [max(1, tail)] + [tau + 1, tau, max(1, tau - 1)] * 700
+        assert_same(budget, sizes)
+        assert_same(budget, [1] * 2000 + sizes)
+        assert_same(budget, [min(budget + 1, INT64_MAX), budget] * 600 + sizes)
+
+
+@pytest.mark.parametrize("budget", [1000, 2**40 + 3, 2**62 + 7, 2**63 - 1])
+def test_a_level_ends_exactly_where_the_remaining_falls_below_tau(budget: int) -> None:
+    # Small blocks summing to R - tau, R - tau + 1 and R - tau - 1, then a small block
+    # that fits only within the level, then a large block that fits exactly.
+    tau = budget // 16
+    unit = max(1, tau // 8)
+    for gap in (-1, 0, 1):
+        used = budget - tau + gap
+        count, rest = divmod(used, unit)
+        head = [unit] * count + ([rest] if rest else [])
+        if len(head) > 200_000:
+            continue
+        left = budget - sum(head)
+        too_large = [min(budget + 1, INT64_MAX)] * 1500
+        for after in (left, left + 1, max(1, left - 1), tau, tau + 1):
+            tail = [after, *too_large, max(1, left - after)] + [1] * 1500
+            assert_same(budget, head + tail)
+
+
+@pytest.mark.parametrize("budget", [2**62, 2**63 - 2, 2**63 - 1])
+def test_a_large_block_that_fits_to_the_unit_at_the_int64_edge(budget: int) -> None:
+    # size - (R + 1) + S <= c - (R + 1) with R at int64's edge: the terms are at their
+    # extremes and one unit decides.  The large block comes after small ones.
+    tau = budget // 16
+    for small in (1, tau, tau - 1):
+        head = [small] * min(2000, max(1, (budget - 2 * tau) // small))
+        exact = budget - sum(head)
+        for size in (exact - 1, exact, exact + 1):
+            if size >= 1:
+                too_large = [min(budget + 1, INT64_MAX)] * 1200
+                assert_same(budget, head + too_large + [size] + [1] * 1200)
+
+
+def test_the_round_bound_stops_a_kernel_loop_that_never_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The checker of the checker: a search that never returns, compiled as scan.py's
+    # own code, must fail the helper on its round bound rather than hang.
+    namespace: dict[str, Any] = {}
+    source = "def spin(*args):\n    while True:\n        min(0, 1)\n"
+    exec(compile(source, scan.__file__, "exec"), namespace)
+    monkeypatch.setattr(scan, "_first_at_most", namespace["spin"])
+    with pytest.raises(RoundBoundExceeded, match="more than"):
+        assert_same(9, [10] * 5000 + [9] + [10] * 5000)
+
+
+def test_the_helper_rejects_a_wrong_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A kernel that keeps one block too many, or reports one unit too many, fails.
+    pack_sizes = scan.pack_sizes
+
+    def one_more_kept(budget: int, sizes: Any) -> tuple[npt.NDArray[np.bool_], int]:
+        mask, remaining = pack_sizes(budget, sizes)
+        mask[-1] = not mask[-1]
+        return mask, remaining
+
+    def one_unit_more(budget: int, sizes: Any) -> tuple[npt.NDArray[np.bool_], int]:
+        mask, remaining = pack_sizes(budget, sizes)
+        return mask, remaining + 1
+
+    for wrong in (one_more_kept, one_unit_more):
+        monkeypatch.setattr(scan, "pack_sizes", wrong)
+        with pytest.raises(AssertionError):
+            assert_same(7, [4, 3, 2])
+
+
+@pytest.mark.parametrize(
+    "sizes",
+    [
+        np.array([4, 3], dtype="datetime64[ns]"),
+        np.array([4, 3], dtype="timedelta64[ns]"),
+        np.array([4 + 0j, 3 + 0j]),
+        np.array([b"4", b"3"]),
+    ],
+)
+def test_arrays_of_dates_durations_complexes_and_bytes_are_not_units(
+    sizes: npt.NDArray[Any],
+) -> None:
+    # datetime64[ns].tolist() gives plain ints: only the dtype says they are not units.
+    with pytest.raises(TypeError, match="dtype"):
+        scan.pack_sizes(10, sizes)
+
+
+@pytest.mark.parametrize("budget", [5, 2**53, 2**63 - 1, 2**64, 2**1100])
+def test_whole_floats_past_int64_are_exact_and_never_cast(budget: int) -> None:
+    # Floats past 2**53 are whole numbers: past int64 a cast to int64 is invalid (NumPy
+    # warns, and the warning is an error here), so they go to the reference.
+    values = [2.0**63, 2.0**64, 1e300, 3.0, 2.0**53 + 2, 2.0**62, 1.0]
+    assert_same(budget, [int(v) for v in values] * 300, np.array(values * 300))
+    assert_same(budget, [2**53 + 2, 2**60, 7] * 500, np.array([2.0**53 + 2, 2.0**60, 7.0] * 500))
