@@ -401,11 +401,16 @@ def test_a_level_that_ends_at_exactly_tau_goes_on_to_the_next_block(budget: int)
     # is >= tau, so the 16th still fits, and a 17th of size tau + 1 or tau does not
     # once the remaining is below tau.  Each run is long enough for the NumPy levels.
     tau = budget // 16
-    for tail in (tau, tau + 1, tau - 1, budget - 15 * tau, budget - 16 * tau + 1):
+    rest = budget - 16 * tau
+    for tail in (tau, tau + 1, tau - 1, budget - 15 * tau, rest, rest + 1, rest + 2):
         sizes = [tau] * 15 + [max(1, tail)] + [tau + 1, tau, max(1, tau - 1)] * 700
         assert_same(budget, sizes)
         assert_same(budget, [1] * 2000 + sizes)
         assert_same(budget, [min(budget + 1, INT64_MAX), budget] * 600 + sizes)
+        # Every block small (none above tau): the levels follow one another on one sum.
+        small = [tau] * 15 + [max(1, tail)] + [tau, max(1, tau - 1), 1] * 700
+        assert_same(budget, small)
+        assert_same(budget, [1] * 2000 + small)
 
 
 @pytest.mark.parametrize("budget", [1000, 2**40 + 3, 2**62 + 7, 2**63 - 1])
@@ -497,3 +502,14 @@ def test_whole_floats_past_int64_are_exact_and_never_cast(budget: int) -> None:
     values = [2.0**63, 2.0**64, 1e300, 3.0, 2.0**53 + 2, 2.0**62, 1.0]
     assert_same(budget, [int(v) for v in values] * 300, np.array(values * 300))
     assert_same(budget, [2**53 + 2, 2**60, 7] * 500, np.array([2.0**53 + 2, 2.0**60, 7.0] * 500))
+
+
+@pytest.mark.parametrize("budget", [2**56, 2**56 + 15])
+def test_small_prefix_sums_that_pass_2_63_mid_chunk_are_cut(budget: int) -> None:
+    # tau = 2**52 and 4,096 blocks: tau * 4096 = 2**64, and 2,048 blocks of tau sum to
+    # 2**63.  Sums past that point wrap in int64 (and break the sorted order the level
+    # search relies on) unless they are cut as soon as tau * length passes int64.
+    tau = budget // 16
+    assert_same(budget, [tau] * 5000)
+    assert_same(budget, [tau] * 4095 + [2**62] + [tau] * 900)
+    assert_same(budget, [2**62] + [tau] * 6000)

@@ -31,6 +31,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -111,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every mutant's outcome here")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C, so the workers are stopped and the copies removed.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     bin_dir = Path(sys.executable).parent
     tool = bin_dir / "cosmic-ray"
     if not tool.exists():
@@ -155,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
                         env=env,
                         stdout=subprocess.DEVNULL,
                         stderr=subprocess.DEVNULL,
+                        start_new_session=True,
                     )
                 )
             for port, worker in zip(ports, workers, strict=True):
@@ -177,8 +181,11 @@ def main(argv: list[str] | None = None) -> int:
             [str(tool), "dump", str(session)], capture_output=True, text=True, check=True
         ).stdout
     finally:
+        # Each worker leads its own process group; a test run it started is in a
+        # group of its own and ends within the per-mutant timeout.
         for worker in workers:
-            worker.terminate()
+            if worker.poll() is None:
+                os.killpg(worker.pid, signal.SIGTERM)
         for worker in workers:
             worker.wait()
         if args.keep:
