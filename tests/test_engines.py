@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from packcheck import ENGINES, reference
-from packcheck._engines import kept_mask
+from packcheck import ENGINES, _sizes, reference, scan
+from packcheck._engines import CROSSOVER, kept_mask
+from packcheck._workloads import WORKLOADS
 
 INT64_MAX = 2**63 - 1
 
 
 def assert_engines_agree(budget: int, sizes: list[int]) -> tuple[list[bool], int]:
-    """Every engine's (mask, remaining) equals the reference's, as plain Python values."""
+    """Every engine's (mask, remaining) equals the reference's, as plain Python values.
+
+    The NumPy kernel is also run on its own, below the crossover where ``"numpy"``
+    would hand a short list to the reference's loop.
+    """
     expected = reference.pack_sizes(budget, sizes)
+    kernel_mask, kernel_remaining = scan.pack_input(budget, _sizes.from_ints(budget, sizes))
+    assert (kernel_mask.tolist(), kernel_remaining) == expected, "kernel"
+    assert type(kernel_remaining) is int
     for engine in ENGINES:
         mask, remaining = kept_mask(budget, sizes, engine)
         assert (list(mask), remaining) == expected, engine
@@ -65,3 +73,16 @@ def test_sums_that_would_overflow_int64_stay_exact() -> None:
 def test_an_unknown_engine_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown engine 'fast'; expected one of reference, numpy"):
         kept_mask(1, [1], "fast")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["uniform-50%", "alternating", "huge-budget-alt"])
+@pytest.mark.parametrize("offset", [-1, 0, 1])
+def test_numpy_takes_the_kernel_from_the_crossover_on(name: str, offset: int) -> None:
+    sizes, budget = WORKLOADS[name].generate(CROSSOVER + offset, seed=offset + 1)
+    assert_engines_agree(budget, sizes.tolist())
+
+
+def test_past_the_crossover_sizes_past_int64_are_still_exact() -> None:
+    sizes = [2**64 + 1, 2, 10**30, 1] * CROSSOVER
+    assert_engines_agree(3, sizes)
+    assert_engines_agree(2**64, sizes)

@@ -340,6 +340,57 @@ def test_extra_memory_stays_within_three_times_the_input(name: str) -> None:
     assert peak <= 3 * sizes.nbytes, f"{name}: peak {peak / sizes.nbytes:.2f}x the input"
 
 
+def _uniform_half(n: int) -> tuple[npt.NDArray[np.int64], int]:
+    return WORKLOADS["uniform-50%"].generate(n, seed=3)
+
+
+def test_a_scan_that_stops_advancing_fails_by_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A level that decides no block would loop for ever: the round bound stops it.
+    monkeypatch.setattr(scan, "_level", lambda chunk, remaining, *_: (0, remaining, 0))
+    sizes, budget = _uniform_half(5000)
+    with pytest.raises(scan.KernelError, match="scan: more than"):
+        scan.pack_sizes(budget, sizes)
+
+
+def test_a_level_that_keeps_finding_blocks_fails_by_its_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Fewer than _K large blocks fit a level: a search that always hits breaks that.
+    monkeypatch.setattr(scan, "_first_at_most", lambda keys, start, stop, bound: start)
+    sizes, budget = WORKLOADS["alternating"].generate(5000, seed=0)
+    with pytest.raises(scan.KernelError, match="level: more than 17 rounds"):
+        scan.pack_sizes(budget, sizes)
+
+
+def test_small_levels_that_do_not_shrink_fail_by_their_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # With a level ratio of 1 a level keeps one block: far more levels than log_K allows.
+    monkeypatch.setattr(scan, "_K", 1)
+    sizes, budget = _uniform_half(5000)
+    with pytest.raises(scan.KernelError, match="small levels: more than"):
+        scan.pack_sizes(budget, sizes)
+
+
+def test_a_search_that_does_not_advance_fails_by_its_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scan, "_GROWTH", 1)  # steps that never grow
+    with pytest.raises(scan.KernelError, match="search: more than 18 rounds"):
+        scan._first_at_most(np.ones(100_000, dtype=np.int64), 0, 100_000, 0)
+
+
+@pytest.mark.parametrize("length", [1, 2, 3, 5, 7, 8, 9, 4096])
+def test_the_fitting_prefix_bisection_ends_within_its_bound(length: int) -> None:
+    # Past int64 every prefix is tried by bisection: bit_length(length) rounds suffice.
+    chunk = np.full(length, 2**62, dtype=np.int64)
+    for fits in range(min(length, 9)):
+        kept = np.zeros(length, dtype=np.bool_)
+        remaining = 2**62 * fits + 2**61
+        assert scan._fitting_prefix(chunk, remaining, kept) == (fits, 2**61)
+        assert kept.tolist() == [True] * fits + [False] * (length - fits)
+
+
 # --- Kernel facts pinned for the mutation harness (docs/mutation) --------------------
 # Each test below reaches a fact of the kernel that an optimiser's one-line edit can
 # break while every other test still passes; docs/mutation/EQUIVALENT.md lists the

@@ -196,16 +196,11 @@ MUTANTS = [
         "small prefix sums that wrap past 2**63 are used uncut",
     ),
     Mutant(
-        "uint64-clip-to-budget",
-        "    cap = budget + 1\n    if not 0 < cap <= _INT64_MAX:\n        return None\n    clipped",
-        "    cap = budget\n    if not 0 < cap <= _INT64_MAX:\n        return None\n    clipped",
-        "a uint64 size past int64 is clipped to the budget, and fits",
-    ),
-    Mutant(
-        "object-clip-to-budget",
-        "    cap = budget + 1\n    if not 0 < cap <= _INT64_MAX:\n        return None\n    return",
-        "    cap = budget\n    if not 0 < cap <= _INT64_MAX:\n        return None\n    return",
-        "a Python int past int64 is clipped to the budget, and fits",
+        "clip-to-budget",
+        "cap = budget + 1",
+        "cap = budget",
+        "a size past int64 is clipped to the budget, and fits",
+        "_sizes.py",
     ),
 ]
 

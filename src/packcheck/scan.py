@@ -32,19 +32,14 @@ of a chunk is kept at once (found on exact two-half prefix sums).
 
 from __future__ import annotations
 
-import math
-import numbers
-import operator
-from decimal import Decimal
-
 import numpy as np
 import numpy.typing as npt
 
-from . import reference
+from . import _sizes, reference
 
-__all__ = ["pack_sizes"]
+__all__ = ["KernelError", "pack_input", "pack_sizes"]
 
-_INT64_MAX = int(np.iinfo(np.int64).max)
+_INT64_MAX = _sizes.INT64_MAX
 _INT64_MIN = int(np.iinfo(np.int64).min)
 # Whole-chunk sums below this are taken in one int64 sum, a factor 2 below overflow.
 _SUM_LIMIT = 2**62
@@ -59,10 +54,24 @@ _CHUNK_MAX = 1 << 16
 # _DENSE blocks per round (events packed closely), are scanned in Python.
 _NUMPY_MIN = 1024
 _DENSE = 256
-# Floats hold every integer up to 2**53 exactly; beyond that, only some.
-_FLOAT_EXACT = 2**53
+# The search for a large block that fits starts with _CHUNK_MIN // 4 blocks and grows
+# its steps by this factor, so a hit costs O(its distance).
+_GROWTH = 2
 # The low 31 bits: halves of an int64 summed over 65,536 values stay exact.
 _LOW_BITS = (1 << 31) - 1
+
+
+class KernelError(RuntimeError):
+    """A kernel loop ran past its proven bound on rounds: a bug, never the input's fault.
+
+    Every loop here has a bound derived from the ``O(K log budget)`` argument; a loop
+    that passes it raises this instead of running on (a kernel that never ends fails
+    a test, not a runner's timeout).
+    """
+
+
+def _overrun(loop: str, bound: int) -> KernelError:
+    return KernelError(f"{loop}: more than {bound} rounds")
 
 
 def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_], int]:
@@ -74,11 +83,10 @@ def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_]
     any budget (sums are bounded, not the budget).  Object arrays holding integers
     past int64 with a budget of ``2**63 - 1`` or more cannot be represented in int64
     even clipped: the reference scans their Python integers directly, after the
-    check that each is a unit, so that path takes the reference's time plus the
-    check's (about 1.6x the reference's at 10**6 blocks; the reference itself checks
-    nothing).  Floats past 2**53 are answered by the
-    reference too, and so are inputs outside the contract (a negative budget, a size
-    below 1), where the vectorised argument does not hold.
+    check that each is a unit.  Floats past 2**53 are answered by the reference too,
+    and so are inputs outside the contract (a negative budget, a size below 1), where
+    the vectorised argument does not hold.  How sizes become int64 is decided in one
+    place, :mod:`packcheck._sizes`; this module is the kernel.
 
     ``O(n + K log(budget) * 4096)`` time with ``K = 16``, whatever the order of the
     sizes; ``O(65,536)`` extra memory besides the result (plus one int64 copy when
@@ -93,114 +101,20 @@ def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_]
     numbers (strings, ``None``, ``bool``).  Int, uint and float arrays are checked by
     their dtype; object arrays element by element.
     """
-    if isinstance(budget, (bool, np.bool_)):
-        raise TypeError("budget must be an integer, got a bool")
-    budget = operator.index(budget)
-    array = np.asarray(sizes)
-    if array.ndim != 1:
-        raise ValueError(f"sizes must be one-dimensional, got shape {array.shape}")
-    exact: list[int] | None = None
-    if array.dtype.kind == "O":
-        values, exact = _objects_as_int64(array, budget)
-    else:
-        values = _as_int64(array, budget)
-    smallest = int(values.min()) if values is not None and values.size else 1
-    if values is None or budget < 0 or smallest < 1:
-        mask, remaining = reference.pack_sizes(
-            budget, _exact_list(array) if exact is None else exact
-        )
+    budget = _sizes.budget_of(budget)
+    return pack_input(budget, _sizes.from_array(budget, sizes))
+
+
+def pack_input(
+    budget: int, sizes: _sizes.KernelInput | list[int]
+) -> tuple[npt.NDArray[np.bool_], int]:
+    """:func:`pack_sizes` on sizes :mod:`packcheck._sizes` has already read."""
+    if isinstance(sizes, list):
+        mask, remaining = reference.pack_sizes(budget, sizes)
         return np.frombuffer(bytes(mask), dtype=np.bool_).copy(), remaining
-    kept = np.zeros(values.shape[0], dtype=np.bool_)
-    remaining = _scan(values, budget, smallest, kept)
+    kept = np.zeros(sizes.values.shape[0], dtype=np.bool_)
+    remaining = _scan(sizes.values, budget, sizes.smallest, kept)
     return kept, remaining
-
-
-def _as_int64(array: npt.NDArray[np.generic], budget: int) -> npt.NDArray[np.int64] | None:
-    """``array`` (not an object array) as int64, sizes above ``budget + 1`` possibly clipped.
-
-    ``None`` when that is impossible without rounding or wrapping.
-    """
-    kind = array.dtype.kind
-    if kind not in "iuf":
-        raise TypeError(f"sizes must be integers, got dtype {array.dtype}")
-    if kind == "f":
-        if not bool(np.isfinite(array).all()) or not bool((array == np.floor(array)).all()):
-            raise ValueError("sizes must be integral: a float size is a unit only if whole")
-        if array.size and float(np.abs(array).max()) > _FLOAT_EXACT:
-            return None
-        return array.astype(np.int64)
-    if kind == "i" or array.dtype.itemsize < 8:
-        return array.astype(np.int64, copy=False)
-    if not array.size or int(array.max()) <= _INT64_MAX:
-        return array.astype(np.int64)
-    # A uint64 value past int64 is a size above any budget int64 holds, so clipping
-    # it to budget + 1 keeps every comparison's outcome.
-    cap = budget + 1
-    if not 0 < cap <= _INT64_MAX:
-        return None
-    clipped: npt.NDArray[np.int64] = np.minimum(array, cap).astype(np.int64)
-    return clipped
-
-
-def _objects_as_int64(
-    array: npt.NDArray[np.generic], budget: int
-) -> tuple[npt.NDArray[np.int64] | None, list[int]]:
-    """An object array's sizes as int64 (clipped as :func:`_as_int64` does) and as ints.
-
-    Every element is checked to be a unit (a whole number, not a ``bool``).  The int64
-    array is ``None`` when int64 cannot hold the sizes even clipped (a value past int64
-    and a budget of ``2**63 - 1`` or more).
-    """
-    values: list[int] = array.tolist()
-    # A C-speed check for the common case: every element a plain int (not a bool).
-    if operator.countOf(map(type, values), int) != len(values):
-        values = [_unit(value) for value in values]
-        return _ints_as_int64(values, budget), values
-    try:
-        # Exact for plain ints: OverflowError past int64, never a wrap.
-        return array.astype(np.int64), values
-    except OverflowError:
-        return _clipped(values, budget), values
-
-
-def _unit(value: object) -> int:
-    """``value`` as an int if it is a whole number; never rounded."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError("sizes must be numbers: a bool is never a unit")
-    if isinstance(value, numbers.Integral):
-        return operator.index(value)
-    if isinstance(value, (numbers.Real, Decimal)):
-        try:
-            whole = math.trunc(value)
-        except (ValueError, OverflowError):  # NaN, infinities
-            raise ValueError(f"sizes must be integral: {value!r} is not a whole number") from None
-        if whole != value:
-            raise ValueError(f"sizes must be integral: {value!r} is not a whole number")
-        return int(whole)
-    raise TypeError(f"sizes must be numbers, got {type(value).__name__} {value!r}")
-
-
-def _ints_as_int64(values: list[int], budget: int) -> npt.NDArray[np.int64] | None:
-    """Python ints as int64, sizes above ``budget + 1`` possibly clipped; else ``None``."""
-    try:
-        return np.array(values, dtype=np.int64)
-    except OverflowError:
-        return _clipped(values, budget)
-
-
-def _clipped(values: list[int], budget: int) -> npt.NDArray[np.int64] | None:
-    """Python ints, some past int64, clipped to ``budget + 1``; ``None`` if that is too."""
-    # A value past int64 is a size above any budget int64 holds, so clipping it to
-    # budget + 1 keeps every comparison's outcome.
-    cap = budget + 1
-    if not 0 < cap <= _INT64_MAX:
-        return None
-    return np.array([min(value, cap) for value in values], dtype=np.int64)
-
-
-def _exact_list(array: npt.NDArray[np.generic]) -> list[int]:
-    # Python ints from int, uint and whole float arrays.
-    return [int(value) for value in array.tolist()]
 
 
 def _scan(
@@ -215,9 +129,17 @@ def _scan(
     start = 0
     width = _CHUNK_MIN
     dense = False  # the last level decided fewer than _DENSE blocks per round
+    # Bound: a round decides a chunk of >= _CHUNK_MIN blocks, a Python stretch of
+    # _NUMPY_MIN, the last blocks, or ends a level (the remaining falls below 1/_K of
+    # itself: < log_K(budget) + 1 times), or keeps the fitting prefix past int64 (once).
+    bound = 2 * (n // _NUMPY_MIN) + budget.bit_length() + 8
+    rounds = 0
     # Invariant: kept[:start] is final and `remaining` is the reference's remaining
     # before block `start`.  Once remaining < smallest nothing else can fit.
     while start < n and remaining >= smallest:
+        rounds += 1
+        if rounds > bound:
+            raise _overrun("scan", bound)
         stop = min(n, start + width)
         chunk = values[start:stop]
         top = int(chunk.max())
@@ -243,11 +165,11 @@ def _scan(
             remaining = _exact_chunk(values[start:stop], remaining, kept[start:stop])
             start, width, dense = stop, _CHUNK_MIN, False
             continue
-        used, remaining, rounds = _level(chunk, remaining, top, kept[start:stop])
+        used, remaining, searches = _level(chunk, remaining, top, kept[start:stop])
         start += used
         # A level that stops short of its chunk ended (remaining < tau), or was cut
         # where its sums would leave int64, which is past its end too.
-        dense = used < _DENSE * rounds
+        dense = used < _DENSE * searches
         width = _CHUNK_MIN if used < chunk.shape[0] else min(2 * width, _CHUNK_MAX)
     return remaining
 
@@ -278,7 +200,10 @@ def _fitting_prefix(
         return (int(high[length - 1]) << 31) + int(low[length - 1]) if length else 0
 
     fits, misses = 0, chunk.shape[0]  # prefix(fits) <= remaining < prefix(misses)
-    while misses - fits > 1:
+    # Bound: bisection halves misses - fits every round, so bit_length rounds end it.
+    for _ in range(chunk.shape[0].bit_length()):
+        if misses - fits <= 1:
+            break
         middle = (fits + misses) // 2
         if prefix(middle) <= remaining:
             fits = middle
@@ -362,6 +287,10 @@ def _level(
     at = rounds = 0
     while True:
         rounds += 1
+        # Bound: a round that does not return keeps a large block (> tau), and fewer
+        # than _K of them fit what the level started with.
+        if rounds > _K + 1:
+            raise _overrun("level", _K + 1)
         # Blocks [at, end) are all within the level: before each of them the remaining
         # is >= tau (so every small one fits); block `end` is the first below tau.
         end = max(at, min(length, int(np.searchsorted(small_sums, budget - tau, "right")) + 1))
@@ -389,7 +318,12 @@ def _all_small(
     sums = _prefix_sums(chunk.copy(), top)
     length = sums.shape[0]
     at = spent = 0  # spent = sums[at - 1]
+    # Bound: each level leaves less than 1/_K of the remaining it started with.
+    bound, levels = remaining.bit_length() // 4 + 2, 0
     while True:
+        levels += 1
+        if levels > bound:
+            raise _overrun("small levels", bound)
         tau = remaining // _K
         if top > tau:
             return at, remaining, 1
@@ -409,11 +343,16 @@ def _first_at_most(keys: npt.NDArray[np.int64], start: int, stop: int, bound: in
     Searched in doubling steps, so finding a hit costs O(its distance), not O(stop).
     """
     step = _CHUNK_MIN // 4
+    # Bound: the steps double from 1,024 or more, so they cover stop - start in this many.
+    rounds, most = 0, (stop - start).bit_length() + 1
     while start < stop:
+        rounds += 1
+        if rounds > most:
+            raise _overrun("search", most)
         upto = min(stop, start + step)
         hits = keys[start:upto] <= bound
         first = int(np.argmax(hits))
         if hits[first]:
             return start + first
-        start, step = upto, 2 * step
+        start, step = upto, _GROWTH * step
     return -1

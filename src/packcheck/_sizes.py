@@ -1,0 +1,136 @@
+"""The one boundary between input and kernel: how sizes become int64, or stay exact.
+
+The NumPy kernel (:mod:`packcheck.scan`) works on int64 sizes, every one ``>= 1``,
+under a budget ``>= 0``.  Everything else is decided here, once:
+
+* units are checked, never rounded: a ``bool``, a string or ``None`` is a
+  ``TypeError``, a number that is not whole (2.5, NaN, an infinity) a ``ValueError``;
+* a size that int64 cannot hold is above any budget int64 can hold, so it is clipped
+  to ``budget + 1`` (it never fits either way); when even ``budget + 1`` is past int64
+  the sizes go to the exact path as Python ints;
+* a case outside the contract (a negative budget, a size below 1) goes to the exact
+  path too, where the reference answers it as it answers anything.
+"""
+
+from __future__ import annotations
+
+import numbers
+import operator
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from ._units import as_unit
+
+__all__ = ["INT64_MAX", "KernelInput", "budget_of", "from_array", "from_ints", "unit_of"]
+
+INT64_MAX = int(np.iinfo(np.int64).max)
+# Floats hold every integer up to 2**53 exactly; beyond that, only some.
+_FLOAT_EXACT = 2**53
+
+
+class KernelInput(NamedTuple):
+    """Int64 sizes for the kernel: every value in ``[smallest, INT64_MAX]``, ``smallest >= 1``."""
+
+    values: npt.NDArray[np.int64]
+    smallest: int
+
+
+def budget_of(budget: object) -> int:
+    """``budget`` as a Python int; ``TypeError`` for a ``bool`` or a non-integer."""
+    if isinstance(budget, (bool, np.bool_)):
+        raise TypeError("budget must be an integer, got a bool")
+    return operator.index(budget)  # type: ignore[arg-type]
+
+
+def from_ints(budget: int, sizes: Sequence[int]) -> KernelInput | list[int]:
+    """Sizes already read as units (Python ints, no ``bool``): kernel input or exact ints."""
+    try:
+        values = np.array(sizes, dtype=np.int64)
+    except OverflowError:
+        return _decided(budget, _clipped(list(sizes), budget), list(sizes))
+    return _decided(budget, values, sizes)
+
+
+def from_array(budget: int, sizes: npt.ArrayLike) -> KernelInput | list[int]:
+    """Any array-like of sizes, every element checked to be a unit; see the module.
+
+    Raises ``ValueError`` if ``sizes`` is not one-dimensional or holds a number that is
+    not whole, ``TypeError`` for a dtype that is not integer or float (``bool``
+    included) or an element that is not a number.  Int, uint and float arrays are
+    checked by their dtype, object arrays element by element.
+    """
+    array = np.asarray(sizes)
+    if not isinstance(sizes, np.ndarray) and array.dtype.kind in "fu" and array.ndim == 1:
+        # A list mixing negative and huge integers reads as float64, which rounds:
+        # read it element by element instead.
+        array = np.asarray(sizes, dtype=object)
+    if array.ndim != 1:
+        raise ValueError(f"sizes must be one-dimensional, got shape {array.shape}")
+    kind = array.dtype.kind
+    if kind == "O":
+        return _objects(array, budget)
+    if kind not in "iuf":
+        raise TypeError(f"sizes must be integers, got dtype {array.dtype}")
+    if kind == "f":
+        if not bool(np.isfinite(array).all()) or not bool((array == np.floor(array)).all()):
+            raise ValueError("sizes must be integral: a float size is a unit only if whole")
+        if array.size and float(np.abs(array).max()) > _FLOAT_EXACT:
+            return _decided(budget, None, [int(value) for value in array.tolist()])
+        return _decided(budget, array.astype(np.int64), array)
+    if kind == "i" or array.dtype.itemsize < 8 or not array.size:
+        return _decided(budget, array.astype(np.int64, copy=False), array)
+    if int(array.max()) <= INT64_MAX:
+        return _decided(budget, array.astype(np.int64), array)
+    cap = _cap(budget)
+    # A uint64 value past int64 is above any budget int64 holds: clipped, it never fits.
+    clipped = None if cap is None else np.minimum(array, cap).astype(np.int64)
+    return _decided(budget, clipped, array)
+
+
+def unit_of(value: object) -> int:
+    """One element of an object array as an exact int; never rounded."""
+    unit = as_unit(value)
+    if unit is not None:
+        return unit
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, Decimal)):
+        raise TypeError(f"sizes must be numbers, got {type(value).__name__} {value!r}")
+    raise ValueError(f"sizes must be integral: {value!r} is not a whole number")
+
+
+def _objects(array: npt.NDArray[np.generic], budget: int) -> KernelInput | list[int]:
+    values: list[int] = array.tolist()
+    # A C-speed check for the common case: every element a plain int (not a bool).
+    if operator.countOf(map(type, values), int) != len(values):
+        values = [unit_of(value) for value in values]
+    return from_ints(budget, values)
+
+
+def _cap(budget: int) -> int | None:
+    """``budget + 1``, the clip for sizes past int64, if int64 holds it and it is >= 1."""
+    cap = budget + 1
+    return cap if 0 < cap <= INT64_MAX else None
+
+
+def _clipped(values: list[int], budget: int) -> npt.NDArray[np.int64] | None:
+    """Python ints, some past int64, clipped to ``budget + 1``; ``None`` if that is too."""
+    cap = _cap(budget)
+    if cap is None:
+        return None
+    return np.array([min(value, cap) for value in values], dtype=np.int64)
+
+
+def _decided(
+    budget: int, values: npt.NDArray[np.int64] | None, exact: npt.ArrayLike | Sequence[int]
+) -> KernelInput | list[int]:
+    """The kernel's input if ``values`` is in its contract, else the exact sizes."""
+    smallest = int(values.min()) if values is not None and values.size else 1
+    if values is not None and budget >= 0 and smallest >= 1:
+        return KernelInput(values, smallest)
+    if isinstance(exact, np.ndarray):
+        # Python ints from int, uint and whole float arrays (floats up to 2**53 here).
+        return [int(value) for value in exact.tolist()]
+    return list(exact)  # type: ignore[arg-type]
