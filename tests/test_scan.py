@@ -564,3 +564,13 @@ def test_small_prefix_sums_that_pass_2_63_mid_chunk_are_cut(budget: int) -> None
     assert_same(budget, [tau] * 5000)
     assert_same(budget, [tau] * 4095 + [2**62] + [tau] * 900)
     assert_same(budget, [2**62] + [tau] * 6000)
+
+
+@pytest.mark.parametrize("budget", [16 * 1000, 16 * 1000 + 15, 2**62 + 2**58, 2**63 - 1])
+def test_a_level_keeps_up_to_k_minus_1_large_blocks_within_its_bound(budget: int) -> None:
+    # Large blocks are > tau = R // 16, so at most 15 fit one level: with the search
+    # that finds none, that is K rounds, the most a level may take.
+    tau = budget // 16
+    too_large = min(budget + 1, INT64_MAX)
+    assert_same(budget, [tau + 1] * 15 + [too_large] * 4000 + [tau + 1] * 100)
+    assert_same(budget, [too_large, tau + 1] * 15 + [too_large] * 4000 + [1] * 50)

@@ -161,8 +161,8 @@ MUTANTS = [
     ),
     Mutant(
         "search-skips-step-edge",
-        "start, step = upto, 2 * step",
-        "start, step = upto + 1, 2 * step",
+        "start, step = upto, _GROWTH * step",
+        "start, step = upto + 1, _GROWTH * step",
         "a fitting block on the first position of a search step is missed",
     ),
     Mutant(
@@ -194,6 +194,12 @@ MUTANTS = [
         "if top * values.shape[0] <= _INT64_MAX:",
         "if top * values.shape[0] <= 2**64:",
         "small prefix sums that wrap past 2**63 are used uncut",
+    ),
+    Mutant(
+        "level-bound-K-1",
+        "if rounds > _K + 1:",
+        "if rounds > _K - 1:",
+        "a level that keeps K - 1 large blocks (K rounds) raises KernelError",
     ),
     Mutant(
         "clip-to-budget",
