@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 import tracemalloc
+from contextlib import AbstractContextManager
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
-from _scan_check import RoundBoundExceeded, assert_same
+from _scan_check import RoundBoundExceeded, assert_same, bounded_calls, call_bound
 
 from packcheck import reference, scan
 from packcheck._workloads import WORKLOADS
@@ -344,11 +345,17 @@ def _uniform_half(n: int) -> tuple[npt.NDArray[np.int64], int]:
     return WORKLOADS["uniform-50%"].generate(n, seed=3)
 
 
+def _bounded(budget: int, n: int) -> AbstractContextManager[list[int]]:
+    # The tests' own call bound around a kernel round bound: a mutant that loosens
+    # the kernel's bound fails on the call bound rather than hang.
+    return bounded_calls(call_bound(budget, n))
+
+
 def test_a_scan_that_stops_advancing_fails_by_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     # A level that decides no block would loop for ever: the round bound stops it.
     monkeypatch.setattr(scan, "_level", lambda chunk, remaining, *_: (0, remaining, 0))
     sizes, budget = _uniform_half(5000)
-    with pytest.raises(scan.KernelError, match="scan: more than"):
+    with _bounded(budget, len(sizes)), pytest.raises(scan.KernelError, match="scan: more than"):
         scan.pack_sizes(budget, sizes)
 
 
@@ -358,7 +365,10 @@ def test_a_level_that_keeps_finding_blocks_fails_by_its_bound(
     # Fewer than _K large blocks fit a level: a search that always hits breaks that.
     monkeypatch.setattr(scan, "_first_at_most", lambda keys, start, stop, bound: start)
     sizes, budget = WORKLOADS["alternating"].generate(5000, seed=0)
-    with pytest.raises(scan.KernelError, match="level: more than 17 rounds"):
+    with (
+        _bounded(budget, len(sizes)),
+        pytest.raises(scan.KernelError, match="level: more than 17 rounds"),
+    ):
         scan.pack_sizes(budget, sizes)
 
 
@@ -368,7 +378,10 @@ def test_small_levels_that_do_not_shrink_fail_by_their_bound(
     # With a level ratio of 1 a level keeps one block: far more levels than log_K allows.
     monkeypatch.setattr(scan, "_K", 1)
     sizes, budget = _uniform_half(5000)
-    with pytest.raises(scan.KernelError, match="small levels: more than"):
+    with (
+        _bounded(budget, len(sizes)),
+        pytest.raises(scan.KernelError, match="small levels: more than"),
+    ):
         scan.pack_sizes(budget, sizes)
 
 
@@ -376,7 +389,7 @@ def test_a_search_that_does_not_advance_fails_by_its_bound(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(scan, "_GROWTH", 1)  # steps that never grow
-    with pytest.raises(scan.KernelError, match="search: more than 18 rounds"):
+    with _bounded(0, 100_000), pytest.raises(scan.KernelError, match="search: more than 18"):
         scan._first_at_most(np.ones(100_000, dtype=np.int64), 0, 100_000, 0)
 
 

@@ -65,7 +65,11 @@ def changed_line(diff: str) -> tuple[str, str]:
     """The one source line a mutant changes, before and after (stripped)."""
     removed = [line[1:] for line in diff.splitlines() if line[:1] == "-" and line[:3] != "---"]
     added = [line[1:] for line in diff.splitlines() if line[:1] == "+" and line[:3] != "+++"]
-    return " ".join(s.strip() for s in removed), " ".join(s.strip() for s in added)
+
+    def joined(lines: list[str]) -> str:
+        return " ".join(line.strip() for line in lines if line.strip())
+
+    return joined(removed), joined(added)
 
 
 def classify(item: dict, result: dict | None, listed: dict) -> tuple[str, str, str, str] | None:
@@ -82,8 +86,16 @@ def classify(item: dict, result: dict | None, listed: dict) -> tuple[str, str, s
     if result["test_outcome"] == "killed":
         return ("TIMEOUT" if result["output"] == "timeout" else "killed"), where, old, new
     if result["test_outcome"] == "survived":
-        return ("equivalent" if (where, old, new) in listed else "SURVIVED"), where, old, new
+        return _survivor(where, old, new, listed), where, old, new
     return "ERROR", where, old, new
+
+
+def _survivor(where: str, old: str, new: str, listed: dict) -> str:
+    return "equivalent" if (where, old, new) in listed else "SURVIVED"
+
+
+def _key(row: dict) -> tuple[str, str, str]:
+    return row["function"], row["old"], row["new"]
 
 
 def free_port() -> int:
@@ -111,7 +123,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once (default 2)")
     parser.add_argument("--json", type=Path, help="write every mutant's outcome here")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    parser.add_argument(
+        "--recheck", type=Path, help="re-check a --json report against EQUIVALENT.md; no run"
+    )
     args = parser.parse_args(argv)
+    if args.recheck is not None:
+        rows = json.loads(args.recheck.read_text(encoding="utf-8"))
+        listed = equivalents()
+        outcomes = [
+            (_survivor(row["function"], row["old"], row["new"], listed), *_key(row))
+            if row["outcome"] in ("SURVIVED", "equivalent")
+            else (row["outcome"], *_key(row))
+            for row in rows
+        ]
+        return summarise(outcomes, listed, 0.0, None)
     # SIGTERM unwinds like Ctrl-C, so the workers are stopped and the copies removed.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     bin_dir = Path(sys.executable).parent
@@ -202,6 +227,11 @@ def report(dump: str, listed: dict, seconds: float, json_path: Path | None) -> i
         outcome = classify(item, result, listed)
         if outcome is not None:
             outcomes.append(outcome)
+    return summarise(outcomes, listed, seconds, json_path)
+
+
+def summarise(outcomes: list, listed: dict, seconds: float, json_path: Path | None) -> int:
+    """Print every mutant not killed, the stale listed equivalents and the totals."""
     counts = Counter(outcome for outcome, *_ in outcomes)
     seen = {(where, old, new) for _, where, old, new in outcomes}
     for outcome, where, old, new in sorted(outcomes, key=lambda o: (o[0], o[1])):
@@ -238,4 +268,7 @@ def _toml(config: dict) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit("run.py: interrupted; workers stopped")
