@@ -587,3 +587,17 @@ def test_a_level_keeps_up_to_k_minus_1_large_blocks_within_its_bound(budget: int
     too_large = min(budget + 1, INT64_MAX)
     assert_same(budget, [tau + 1] * 15 + [too_large] * 4000 + [tau + 1] * 100)
     assert_same(budget, [too_large, tau + 1] * 15 + [too_large] * 4000 + [1] * 50)
+
+
+@pytest.mark.parametrize("budget", [16 * 1000 + 1, 16 * 1000 + 2, 16 * 2**40 + 15, 2**63 - 1])
+def test_a_small_block_that_leaves_exactly_its_size_is_no_large_fit(budget: int) -> None:
+    # Keys are shifted by R + 1 so that a small block's key stays above the bound
+    # c - (R + 1) < 0.  Shifted by R only, a small block j with size_j + S_j == R
+    # (S_j counting j itself) has key 0 == c - R and is taken for a large fit: its
+    # size is then counted twice.
+    tau = budget // 16
+    rest = budget - 16 * tau
+    head = [tau] * 14 + ([rest] if rest else []) + [tau]
+    too_large = [min(budget + 1, INT64_MAX)] * 1200
+    assert_same(budget, head + too_large + [1] * 1200)
+    assert_same(budget, head + [1] + too_large + [max(1, tau // 2)] * 1200)

@@ -136,6 +136,12 @@ MUTANTS = [
         "a small block's key can equal the bound and be taken for a large fit",
     ),
     Mutant(
+        "offset-R-or-1",
+        "offset = remaining + 1",
+        "offset = remaining | 1",
+        "at an odd remaining, a small block with size + S == R is taken for a large fit",
+    ),
+    Mutant(
         "small-keys-and-max",
         "small &= _INT64_MIN",
         "small &= _INT64_MAX",
