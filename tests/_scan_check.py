@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from packcheck import reference, scan
+from packcheck import _sizes, reference, scan
 
 SCAN_FILE = scan.__file__
 # Calls the kernel may make per block: the per-element unit checks and conversions
@@ -97,3 +97,13 @@ def assert_same(budget: int, sizes: Sequence[int], array: npt.ArrayLike | None =
         first = next(i for i, (a, b) in enumerate(zip(flags, expected_mask, strict=True)) if a != b)
         raise AssertionError(f"block {first}: kept is {flags[first]}, expected {not flags[first]}")
     assert np.array_equal(given, before)
+    short = len(sizes) < _sizes.SHORT
+    if short and budget >= 0 and all(1 <= size <= 2**63 - 1 for size in sizes):
+        # The kernel itself, whatever length the input has: short int64 inputs are
+        # handed to the reference's loop by pack_sizes, and must still be right here.
+        values = np.array(sizes, dtype=np.int64)
+        kept = np.zeros(values.shape[0], dtype=np.bool_)
+        with bounded_calls(call_bound(budget, len(sizes))):
+            remaining = scan._scan(values, budget, min(sizes, default=1), kept)
+        assert remaining == expected_remaining, ("kernel", remaining, expected_remaining)
+        assert kept.tolist() == expected_mask, "kernel: kept flags differ"

@@ -14,6 +14,7 @@ import pytest
 
 from packcheck import ENGINES
 from packcheck._cli import main
+from packcheck._cli import pack as cli_pack
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SEED = json.loads((FIXTURES / "seed.json").read_text())
@@ -145,7 +146,8 @@ def test_an_empty_file_is_one_line_and_status_2(
     assert (status, out, err) == (2, [], [f"packcheck: {empty}: no cases in input (it is empty)"])
 
 
-def test_output_starts_before_the_input_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("engine", ["reference", "numpy"])
+def test_output_starts_before_the_input_ends(monkeypatch: pytest.MonkeyPatch, engine: str) -> None:
     out = io.StringIO()
     answered: list[int] = []
 
@@ -173,16 +175,19 @@ def test_output_starts_before_the_input_ends(monkeypatch: pytest.MonkeyPatch) ->
 
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(Stream())))
     monkeypatch.setattr(sys, "stdout", out)
-    assert main(["pack"]) == 0
+    assert main(["pack", "--engine", engine]) == 0
     assert answered == [0, 1, 2, 3]
 
 
-def test_answers_are_flushed_to_a_pipe_before_the_next_line_arrives(tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", ["reference", "numpy"])
+def test_answers_are_flushed_to_a_pipe_before_the_next_line_arrives(
+    tmp_path: Path, engine: str
+) -> None:
     # PYTHONUNBUFFERED would hide a missing flush: run without it.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     line = json.dumps(SEED[0]["input"]).encode() + b"\n"
     with subprocess.Popen(
-        [sys.executable, "-m", "packcheck", "pack"],
+        [sys.executable, "-m", "packcheck", "pack", "--engine", engine],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         env=env,
@@ -345,3 +350,23 @@ def test_text_an_ascii_terminal_cannot_show_is_escaped_not_a_traceback(
     text = raw.getvalue().decode("ascii")
     assert "  packed:    \\xe9\n" in text
     assert f"FAIL {tmp_path}/caf\\udcff.json: case 1 (caf\\xe9)\n" in text
+
+
+def test_numpy_batches_answer_every_line_as_the_reference_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Batches of at most 3 cases: lines are answered in order across batch edges,
+    # malformed ones and size errors included.
+    monkeypatch.setattr(cli_pack, "_BATCH_MOST", 3)
+    lines = [json.dumps(fixture["input"]) for fixture in SEED] * 3
+    lines[4:4] = ["nope", '{"budget": 3, "blocks": [{"id": 5, "size": 1}], "required": []}']
+    lines.append(
+        json.dumps({"budget": 2**70, "blocks": [{"id": "A", "size": 2**65}], "required": []})
+    )
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    expected = run(capsys, "pack", str(path))
+    assert expected[0] == 2
+    assert run(capsys, "pack", "--engine", "numpy", str(path)) == expected
+    path.write_text("\n".join(lines[:3]) + "\n")
+    assert run(capsys, "pack", "--engine", "numpy", str(path)) == run(capsys, "pack", str(path))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from packcheck import Case, MalformedCase, SizeError, read_case
-from packcheck._model import json_type
+from packcheck._model import json_type, plain_fields
 from packcheck._units import MAX_DIGITS
 
 
@@ -158,3 +158,42 @@ def test_a_size_that_is_not_json_at_all_is_shown_as_python_shows_it() -> None:
     read = read_case({"budget": 1, "blocks": [{"id": "A", "size": {1, 2}}], "required": []})
     assert isinstance(read, SizeError)
     assert read.reason == "blocks[0].size: {1, 2} (set) is not an integer >= 1"
+
+
+def _plain(**changes: object) -> dict[str, object]:
+    case: dict[str, object] = {
+        "budget": 7,
+        "blocks": [{"id": "A", "size": 4}, {"id": "B", "size": 3}],
+        "required": ["B", "C"],
+    }
+    case.update(changes)
+    return case
+
+
+def test_a_plain_case_is_read_at_c_speed_to_the_same_case() -> None:
+    assert plain_fields(_plain()) == (7, ["A", "B"], [4, 3], ["B", "C"])
+    assert read_case(_plain()) == Case(7, ("A", "B"), (4, 3), ("B", "C"))
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        [],
+        _plain(blocks=()),
+        _plain(required=("B",)),
+        _plain(budget=7.0),
+        _plain(budget=True),
+        _plain(budget=-1),
+        _plain(blocks=[{"id": "A", "size": 4}, ["B", 3]]),
+        _plain(blocks=[{"id": "A", "size": 4}, {"size": 3}]),
+        _plain(blocks=[{"id": "A", "size": 4}, {"id": "B"}]),
+        _plain(blocks=[{"id": "A", "size": True}]),
+        _plain(blocks=[{"id": "A", "size": 0}]),
+        _plain(blocks=[{"id": 1, "size": 4}]),
+        _plain(required=["B", 2]),
+        _plain(blocks=[{"id": "\ud83d\ude00", "size": 4}]),
+        _plain(required=["é"]),
+    ],
+)
+def test_anything_but_a_plain_case_goes_to_the_general_reader(case: object) -> None:
+    assert plain_fields(case) is None

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from packcheck import ENGINES, SIZE_ERROR, Engine, MalformedCase, pack
+from packcheck import ENGINES, SIZE_ERROR, Engine, MalformedCase, pack, pack_many
 from packcheck._pack import missing_ids
 
 SEED = json.loads((Path(__file__).parent / "fixtures" / "seed.json").read_text())
@@ -158,3 +159,41 @@ def test_ids_compare_as_utf16_code_units_whatever_python_string_spells_them() ->
             "remaining": 0,
             "missing": ["\ud800"],
         }
+
+
+def _mixed_cases() -> list[dict[str, Any]]:
+    rng = random.Random(4)
+    cases: list[dict[str, Any]] = []
+    for n in [0, 1, 7, 60, 200, 5000]:
+        sizes = [rng.randint(1, 100) for _ in range(n)]
+        blocks = [{"id": f"b{i % 40}", "size": s} for i, s in enumerate(sizes)]
+        required = [f"b{rng.randint(0, 50)}" for _ in range(6)]
+        cases.append({"budget": sum(sizes) // 2, "blocks": blocks, "required": required})
+    cases += [
+        {"budget": 7, "blocks": [{"id": "A", "size": 4.0}, {"id": "B", "size": 3}], "required": []},
+        {"budget": 3, "blocks": [{"id": "C", "size": -1}], "required": ["C"]},
+        {"budget": Decimal("5"), "blocks": [{"id": "\ud83d", "size": 2}], "required": ["\uff00"]},
+        {
+            "budget": 2**70,
+            "blocks": [{"id": "A", "size": 2**69}, {"id": "B", "size": 2**70}],
+            "required": ["B", "\U0001f600"],
+        },
+    ]
+    return cases
+
+
+def test_pack_many_gives_what_pack_gives_case_by_case(engine: Engine) -> None:
+    cases = _mixed_cases()
+    before = copy.deepcopy(cases)
+    assert pack_many(cases, engine=engine) == [pack(case) for case in cases]
+    assert cases == before
+    # Without the case past int64, every case goes through one pack_batch call.
+    assert pack_many(cases[:-1], engine=engine) == [pack(case) for case in cases[:-1]]
+    assert pack_many([], engine=engine) == []
+
+
+def test_pack_many_refuses_a_malformed_case_and_an_unknown_engine() -> None:
+    with pytest.raises(MalformedCase):
+        pack_many([{"budget": 1, "blocks": [], "required": []}, {"budget": 1}])
+    with pytest.raises(ValueError, match="unknown engine 'fast'"):
+        pack_many([], engine="fast")  # type: ignore[arg-type]

@@ -404,6 +404,16 @@ def test_the_fitting_prefix_bisection_ends_within_its_bound(length: int) -> None
         assert kept.tolist() == [True] * fits + [False] * (length - fits)
 
 
+def test_rare_keeps_among_too_large_runs_take_no_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Staircase: a chunk in which a few blocks fit is scanned over those alone.
+    def no_level(*args: Any) -> Any:
+        raise AssertionError("a level ran")
+
+    monkeypatch.setattr(scan, "_level", no_level)
+    sizes, budget = WORKLOADS["staircase"].generate(300_000)
+    assert_same(budget, sizes.tolist(), sizes)
+
+
 # --- Kernel facts pinned for the mutation harness (docs/mutation) --------------------
 # Each test below reaches a fact of the kernel that an optimiser's one-line edit can
 # break while every other test still passes; docs/mutation/EQUIVALENT.md lists the
@@ -519,8 +529,9 @@ def test_the_round_bound_stops_a_kernel_loop_that_never_ends(
     source = "def spin(*args):\n    while True:\n        min(0, 1)\n"
     exec(compile(source, scan.__file__, "exec"), namespace)
     monkeypatch.setattr(scan, "_first_at_most", namespace["spin"])
+    sizes, budget = WORKLOADS["alternating"].generate(5000, seed=0)
     with pytest.raises(RoundBoundExceeded, match="more than"):
-        assert_same(9, [10] * 5000 + [9] + [10] * 5000)
+        assert_same(budget, sizes.tolist(), sizes)
 
 
 def test_the_helper_rejects_a_wrong_answer(monkeypatch: pytest.MonkeyPatch) -> None:

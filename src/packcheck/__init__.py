@@ -2,9 +2,9 @@
 
 The declared packer scans an ordered list of indivisible blocks once, keeping every
 block that fits the remaining budget and skipping the rest without stopping.
-:func:`pack` gives its declared output, :func:`trace` the partition and the reason
-each missing required ID is missing.  Engines (``"reference"``, ``"numpy"``) change
-speed, never the answer.
+:func:`pack` gives its declared output (:func:`pack_many` for many cases at once),
+:func:`trace` the partition and the reason each missing required ID is missing.
+Engines (``"reference"``, ``"numpy"``) change speed, never the answer.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from ._engines import ENGINES, Engine
 from ._model import Case, MalformedCase, SizeError, read_case
 from ._order import sorted_utf16, utf16_key
-from ._pack import SIZE_ERROR, pack
+from ._pack import SIZE_ERROR, pack, pack_many
 from ._trace import Bucket, Partition, Reason, Step, Trace, trace
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "Trace",
     "__version__",
     "pack",
+    "pack_many",
     "read_case",
     "sorted_utf16",
     "trace",

@@ -20,7 +20,11 @@ def utf16_key(text: str) -> bytes:
 
 def sorted_utf16(texts: Iterable[str]) -> list[str]:
     """``texts`` in UTF-16 code-unit order; stable, repeats kept.  O(n log n)."""
-    return sorted(texts, key=utf16_key)
+    listed = list(texts)
+    if "".join(listed).isascii():
+        # Below U+0080 code points are code units: the plain sort, without keys.
+        return sorted(listed)
+    return sorted(listed, key=utf16_key)
 
 
 def same_utf16(text: str) -> str:

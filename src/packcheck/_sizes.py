@@ -25,9 +25,23 @@ import numpy.typing as npt
 
 from ._units import as_unit
 
-__all__ = ["INT64_MAX", "KernelInput", "budget_of", "from_array", "from_ints", "unit_of"]
+__all__ = [
+    "INT64_MAX",
+    "SHORT",
+    "KernelInput",
+    "budget_of",
+    "budgets_of",
+    "from_array",
+    "from_ints",
+    "offsets_of",
+    "unit_of",
+]
 
 INT64_MAX = int(np.iinfo(np.int64).max)
+_INT64_MIN = int(np.iinfo(np.int64).min)
+#: Int64 arrays shorter than this go to the reference's loop: a round of NumPy calls
+#: (about 10 us) costs more than the loop over them (see ``packcheck bench`` at 10-1,000).
+SHORT = 1024
 # Floats hold every integer up to 2**53 exactly; beyond that, only some.
 _FLOAT_EXACT = 2**53
 
@@ -46,10 +60,40 @@ def budget_of(budget: object) -> int:
     return operator.index(budget)  # type: ignore[arg-type]
 
 
+def budgets_of(budgets: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """A batch's budgets as int64, each checked as :func:`budget_of` checks one.
+
+    ``TypeError`` for a ``bool`` or a non-integer (a float too: a budget is never
+    rounded), ``ValueError`` if not one-dimensional or a budget does not fit int64.
+    """
+    array = np.asarray(budgets)
+    if array.ndim != 1:
+        raise ValueError(f"budgets must be one-dimensional, got shape {array.shape}")
+    if not array.size:
+        return np.zeros(0, dtype=np.int64)
+    if array.dtype.kind not in "iu":
+        array = np.array([budget_of(value) for value in array.tolist()], dtype=object)
+    if not (int(array.min()) >= _INT64_MIN and int(array.max()) <= INT64_MAX):
+        raise ValueError("budgets must fit int64; pack such a case alone with pack_sizes")
+    return array.astype(np.int64)
+
+
+def offsets_of(offsets: npt.ArrayLike, cases: int, blocks: int) -> npt.NDArray[np.intp]:
+    """A batch's case bounds: ``cases + 1`` integers rising from 0 to ``blocks``."""
+    array = np.asarray(offsets)
+    if array.ndim != 1 or array.dtype.kind not in "iu":
+        raise TypeError(f"offsets must be a 1-D integer array, got {array.dtype} {array.shape}")
+    if array.shape[0] != cases + 1:
+        raise ValueError(f"offsets must have {cases + 1} entries (one more than budgets)")
+    if array[0] != 0 or array[-1] != blocks or bool((np.diff(array) < 0).any()):
+        raise ValueError(f"offsets must rise from 0 to len(sizes) = {blocks}")
+    return array.astype(np.intp)
+
+
 def from_ints(budget: int, sizes: Sequence[int]) -> KernelInput | list[int]:
     """Sizes already read as units (Python ints, no ``bool``): kernel input or exact ints."""
     try:
-        values = np.array(sizes, dtype=np.int64)
+        values = np.fromiter(sizes, dtype=np.int64, count=len(sizes))
     except OverflowError:
         return _decided(budget, _clipped(list(sizes), budget), list(sizes))
     return _decided(budget, values, sizes)
@@ -63,6 +107,10 @@ def from_array(budget: int, sizes: npt.ArrayLike) -> KernelInput | list[int]:
     included) or an element that is not a number.  Int, uint and float arrays are
     checked by their dtype, object arrays element by element.
     """
+    short = type(sizes) is np.ndarray and sizes.ndim == 1 and sizes.shape[0] < SHORT
+    if short and sizes.dtype == np.int64:  # type: ignore[union-attr]
+        # The reference answers anything exactly, and at this length faster.
+        return sizes.tolist()  # type: ignore[union-attr, no-any-return]
     array = np.asarray(sizes)
     if not isinstance(sizes, np.ndarray) and array.dtype.kind in "fu" and array.ndim == 1:
         # A list mixing negative and huge integers reads as float64, which rounds:

@@ -15,7 +15,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["WORKLOADS", "Family", "Workload", "workload"]
+__all__ = ["WORKLOADS", "Batch", "Family", "Workload", "batch_of_steps", "workload"]
 
 Family = Literal["typical", "adversarial"]
 Sizes = npt.NDArray[np.int64]
@@ -137,3 +137,36 @@ def workload(name: str) -> Workload:
     except KeyError:
         known = ", ".join(WORKLOADS)
         raise KeyError(f"unknown workload {name!r}; expected one of {known}") from None
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Many cases back to back, as :func:`packcheck.scan.pack_batch` takes them."""
+
+    budgets: Sizes
+    sizes: Sizes
+    offsets: Sizes
+
+    def cases(self) -> list[tuple[int, list[int]]]:
+        """Each case as ``(budget, sizes)`` in Python ints, for the reference."""
+        flat = self.sizes.tolist()
+        bounds = self.offsets.tolist()
+        return [
+            (budget, flat[lo:hi])
+            for budget, lo, hi in zip(self.budgets.tolist(), bounds, bounds[1:], strict=False)
+        ]
+
+
+def batch_of_steps(cases: int, seed: int = 0, *, fewest: int = 10, most: int = 200) -> Batch:
+    """``cases`` model steps of ``fewest`` to ``most`` blocks (sizes 1-100), seeded.
+
+    Each step's budget is uniform between 0 and its total, so some steps keep
+    everything, some nothing, most a prefix and then a few small blocks.
+    """
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(fewest, most + 1, cases)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    sizes = rng.integers(1, 101, int(offsets[-1])).astype(np.int64)
+    totals = np.add.reduceat(sizes, offsets[:-1]) if cases else np.zeros(0, dtype=np.int64)
+    budgets = (rng.random(cases) * (totals + 1)).astype(np.int64)
+    return Batch(budgets, sizes, offsets)

@@ -43,8 +43,8 @@ __all__ = [
 Kernel = Callable[[int, npt.NDArray[np.int64]], tuple[Sequence[bool] | npt.NDArray[np.bool_], int]]
 #: The name under which the reference (given a Python list) appears in a report.
 REFERENCE = "reference"
-#: Powers of ten from 10**3 to 10**6 blocks.
-DEFAULT_SIZES: tuple[int, ...] = (10**3, 10**4, 10**5, 10**6)
+#: Powers of ten from 10 blocks (one model step packs tens to a thousand) to 10**6.
+DEFAULT_SIZES: tuple[int, ...] = (10, 10**2, 10**3, 10**4, 10**5, 10**6)
 # Looked up at each run, so a test can put the whole CLI on simulated time.
 _clock: Callable[[], float] = time.perf_counter
 # Calls per timed sample at most: a call that seems free must not loop forever.

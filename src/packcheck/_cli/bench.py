@@ -25,7 +25,7 @@ def register(commands: Any) -> None:
         help="time the packers against the reference, side by side",
         description=(
             "Time the NumPy packer (and any --packer) against the reference on seeded "
-            "typical and adversarial workloads at 10**3 to 10**6 blocks. Every timing is "
+            "typical and adversarial workloads at 10 to 10**6 blocks. Every timing is "
             "the median over repeats that run all packers in turn; a speedup is the "
             "reference's time over the packer's, from the same run. Exit 1 on a wrong "
             "answer or, with --compare, on a speedup regression; 2 on a usage error."

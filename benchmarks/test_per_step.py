@@ -1,0 +1,68 @@
+"""pytest-benchmark suites at the sizes agents pack: one step, and many steps at once.
+
+``pack(case)`` per engine at 10, 100 and 1,000 blocks (a model step), and 10,000
+steps of 10-200 blocks packed by :func:`packcheck.scan.pack_batch` against the
+reference called once per step.  Under ``--benchmark-disable`` every case runs once
+and its answer is checked against the reference's.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pytest
+
+from packcheck import ENGINES, pack, reference, scan
+from packcheck._workloads import WORKLOADS, Batch, batch_of_steps
+
+SEED = 0
+STEP_SIZES = (10, 100, 1000)
+STEPS = 10_000
+
+
+@cache
+def _case(name: str, n: int) -> dict[str, Any]:
+    sizes, budget = WORKLOADS[name].generate(n, SEED)
+    blocks = [{"id": f"b{i}", "size": size} for i, size in enumerate(sizes.tolist())]
+    return {"budget": budget, "blocks": blocks, "required": ["b0", "b7", "absent"]}
+
+
+@pytest.mark.parametrize("name", ["uniform-50%", "doc-chunks", "alternating"])
+@pytest.mark.parametrize("n", STEP_SIZES)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_pack_one_step(benchmark: Any, engine: str, n: int, name: str) -> None:
+    case = _case(name, n)
+    benchmark.group = f"pack one step: {name}, n={n}"
+    benchmark.extra_info.update(n=n, seed=SEED, workload=name)
+    assert benchmark(pack, case, engine=engine) == pack(case)
+
+
+@cache
+def _batch() -> Batch:
+    return batch_of_steps(STEPS, SEED)
+
+
+def _per_step_reference(steps: list[tuple[int, list[int]]]) -> list[tuple[list[bool], int]]:
+    return [reference.pack_sizes(budget, sizes) for budget, sizes in steps]
+
+
+@pytest.mark.parametrize("packer", ["reference per step", "pack_batch"])
+def test_pack_many_steps(benchmark: Any, packer: str) -> None:
+    batch = _batch()
+    steps = batch.cases()
+    benchmark.group = f"{STEPS:,} steps of 10-200 blocks"
+    benchmark.extra_info.update(steps=STEPS, blocks=int(batch.offsets[-1]), seed=SEED)
+    expected = _per_step_reference(steps)
+    if packer == "pack_batch":
+        kept, remaining = benchmark(scan.pack_batch, batch.budgets, batch.sizes, batch.offsets)
+        bounds = batch.offsets.tolist()
+        got = [
+            (kept[lo:hi].tolist(), int(left))
+            for lo, hi, left in zip(bounds, bounds[1:], remaining, strict=False)
+        ]
+        assert got == expected
+    else:
+        assert benchmark(_per_step_reference, steps) == expected
+    assert np.array_equal(batch.offsets[1:] - batch.offsets[:-1] >= 10, np.ones(STEPS, bool))

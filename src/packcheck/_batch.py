@@ -1,0 +1,173 @@
+"""Many short cases packed at once: vectorised rounds over all cases together.
+
+A round works on the *undecided* blocks of every live case, concatenated in order
+(case ``i`` owns ``count[i]`` of them, with ``rem[i]`` units left):
+
+* one cumulative sum gives, per case, the longest prefix that fits: kept;
+* the block after it does not fit, and the remaining ``rem'`` is now below its size;
+* a later block larger than ``rem'`` never fits (the remaining only falls), so only
+  later blocks of size ``<= rem'`` stay undecided: the same problem, smaller.
+
+Each round decides at least one block per live case (the skipped one) and usually
+most of them, since ``rem'`` is below the block that did not fit.  Rounds stop when
+few blocks are left, or after :data:`_ROUNDS`; the rest of each case then goes
+through the reference's loop from its ``rem``, which gives the same answer because
+the blocks left out could never fit.  Sums are exact: a round runs only while
+``max(size) * blocks`` stays below ``2**63``, so the cumulative sum cannot wrap.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import numpy as np
+import numpy.typing as npt
+
+from . import reference
+
+__all__ = ["pack_short_cases"]
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
+# Bound on vectorised rounds: each one decides the skipped block of every live case,
+# so a case of n blocks needs at most n; adversarial orders finish in Python instead.
+_ROUNDS = 48
+# Below this many undecided blocks a round of NumPy calls costs more than the loop.
+_PYTHON_BELOW = 512
+# Cases are packed in groups of about this many blocks: a group's temporaries (about
+# ten int64 arrays) stay within a core's cache, and fresh pages are not faulted in.
+_GROUP = 1 << 16
+
+
+def pack_short_cases(
+    values: npt.NDArray[np.int64],
+    counts: npt.NDArray[np.intp],
+    budgets: npt.NDArray[np.int64],
+    kept: npt.NDArray[np.bool_],
+    pos: npt.NDArray[np.intp] | None = None,
+) -> npt.NDArray[np.int64]:
+    """Pack case after case: ``counts[i]`` blocks under ``budgets[i]``.
+
+    The blocks are ``values[pos]`` in order (``pos=None``: all of ``values``).  Marks
+    kept blocks in ``kept`` (aligned with ``values``, initially ``False`` there) and
+    returns the remaining of each case.  The caller guarantees every value in
+    ``[1, 2**63 - 1]`` and every budget in ``[0, 2**63 - 1]``.  ``O(blocks)`` per
+    round, at most :data:`_ROUNDS` rounds, then the loop over what is left.
+    """
+    remaining = np.empty_like(budgets)
+    # Groups of whole cases of about _GROUP blocks: every temporary stays in cache.
+    ends = np.cumsum(counts)
+    cuts = np.searchsorted(ends, np.arange(_GROUP, int(ends[-1]) if ends.size else 0, _GROUP))
+    edges = [0, *np.unique(cuts + 1).tolist()]
+    if edges[-1] != counts.shape[0]:
+        edges.append(counts.shape[0])
+    for lo, hi in pairwise(edges):
+        first = int(ends[lo - 1]) if lo else 0
+        last = int(ends[hi - 1])
+        if pos is None:
+            remaining[lo:hi] = _group(
+                values[first:last], counts[lo:hi], budgets[lo:hi], kept[first:last], None
+            )
+        else:
+            remaining[lo:hi] = _group(values, counts[lo:hi], budgets[lo:hi], kept, pos[first:last])
+    return remaining
+
+
+def _group(
+    values: npt.NDArray[np.int64],
+    counts: npt.NDArray[np.intp],
+    budgets: npt.NDArray[np.int64],
+    kept: npt.NDArray[np.bool_],
+    pos: npt.NDArray[np.intp] | None,
+) -> npt.NDArray[np.int64]:
+    remaining = budgets.copy()
+    live = np.flatnonzero(counts)
+    # pos: positions in `values` of the undecided blocks, case after case; None: all.
+    count = counts[live]
+    rem = remaining[live]
+    blocks = int(count.sum())
+    if blocks and int((values if pos is None else values[pos]).max()) > _INT64_MAX // blocks:
+        # The cumulative sum could wrap: the loop finishes exactly.  Later rounds
+        # see fewer blocks, none larger, so one check covers them all.
+        blocks = 0
+    for _ in range(_ROUNDS):
+        if not live.size or blocks < _PYTHON_BELOW:
+            break
+        v = values if pos is None else values[pos]
+        live, pos, count, rem = _round(v, pos, live, count, rem, remaining, kept)
+        blocks = pos.shape[0]
+    _finish(values, pos, live, count, rem, remaining, kept)
+    return remaining
+
+
+def _round(
+    v: npt.NDArray[np.int64],
+    pos: npt.NDArray[np.intp] | None,
+    live: npt.NDArray[np.intp],
+    count: npt.NDArray[np.intp],
+    rem: npt.NDArray[np.int64],
+    remaining: npt.NDArray[np.int64],
+    kept: npt.NDArray[np.bool_],
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.int64]]:
+    """One round; returns the next ``live, pos, count, rem``."""
+    # Invariant: v >= 1, so the sums rise strictly and never wrap (checked by caller).
+    sums = np.empty(v.shape[0] + 1, dtype=np.int64)
+    sums[0] = 0
+    np.cumsum(v, out=sums[1:])
+    ends = np.cumsum(count)
+    starts = ends - count
+    base = sums[starts]
+    # A case whose budget covers all its undecided blocks keeps them all.
+    limit = base + np.minimum(rem, sums[ends] - base)
+    # Sums of earlier cases are <= base <= limit, later ones > sums[ends] >= limit.
+    fitting = np.searchsorted(sums[1:], limit, "right") - starts
+    rem = rem - (sums[starts + fitting] - base)
+    pattern = np.zeros(2 * live.shape[0], dtype=np.bool_)
+    pattern[0::2] = True
+    lengths = np.empty(2 * live.shape[0], dtype=np.intp)
+    lengths[0::2] = fitting
+    lengths[1::2] = count - fitting
+    prefix = np.repeat(pattern, lengths)
+    if pos is None:
+        kept |= prefix
+    else:
+        kept[pos[prefix]] = True
+    # Undecided: after the block that did not fit, and no larger than what is left
+    # (the block that did not fit is larger, so it is excluded too).
+    undecided = v <= np.repeat(rem, count)
+    undecided &= ~prefix
+    remaining[live] = rem
+    where = np.flatnonzero(undecided)
+    # Per case, the undecided blocks among its [starts, ends): two binary searches.
+    count = np.searchsorted(where, ends) - np.searchsorted(where, starts)
+    pos = where if pos is None else pos[where]
+    alive = count > 0
+    return live[alive], pos, count[alive], rem[alive]
+
+
+def _finish(
+    values: npt.NDArray[np.int64],
+    pos: npt.NDArray[np.intp] | None,
+    live: npt.NDArray[np.intp],
+    count: npt.NDArray[np.intp],
+    rem: npt.NDArray[np.int64],
+    remaining: npt.NDArray[np.int64],
+    kept: npt.NDArray[np.bool_],
+) -> None:
+    """The reference's loop over each live case's undecided blocks, from its ``rem``."""
+    if not live.size:
+        return
+    if pos is None:
+        # No round ran: every block is undecided (empty cases are not live).
+        pos = np.arange(values.shape[0])
+    flat = values[pos].tolist()
+    flags: list[bool] = []
+    lefts: list[int] = []
+    at = 0
+    for length, budget in zip(count.tolist(), rem.tolist(), strict=True):
+        mask, left = reference.pack_sizes(budget, flat[at : at + length])
+        flags += mask
+        lefts.append(left)
+        at += length
+    # bytes() of a list of bools is 0/1 bytes: one fancy assignment for every case.
+    kept[pos[np.frombuffer(bytes(flags), dtype=np.bool_)]] = True
+    remaining[live] = lefts
