@@ -95,9 +95,9 @@ MUTANTS = [
     ),
     Mutant(
         "nothing-fits-at-equality",
-        "elif int(chunk.min()) > remaining:",
-        "elif int(chunk.min()) >= remaining:",
-        "a chunk whose one fitting block fits exactly is skipped",
+        "fitting = np.flatnonzero(chunk <= remaining)",
+        "fitting = np.flatnonzero(chunk < remaining)",
+        "a sparse chunk's one block that fits exactly is not among those scanned",
     ),
     Mutant(
         "stop-at-smallest",
