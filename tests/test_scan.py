@@ -612,3 +612,16 @@ def test_a_small_block_that_leaves_exactly_its_size_is_no_large_fit(budget: int)
     too_large = [min(budget + 1, INT64_MAX)] * 1200
     assert_same(budget, head + too_large + [1] * 1200)
     assert_same(budget, head + [1] + too_large + [max(1, tau // 2)] * 1200)
+
+
+@pytest.mark.parametrize("where", [0, 1, 1023, 1024, 1025, 3071, 3072, 3073, 3074, 4095])
+def test_a_large_block_that_fits_is_found_on_every_search_step_edge(where: int) -> None:
+    # Half the blocks fit (1s between too-large ones), so the chunk takes a NumPy level,
+    # and its one fitting large block is searched for in doubling steps from 1,024:
+    # on a step's first or last position it must still be found.
+    budget = 10**9
+    sizes = [1 if i % 2 == 0 else budget + 1 for i in range(12_000)]
+    sizes[where] = budget // 2
+    assert_same(budget, sizes)
+    sizes[where + 1] = budget // 3
+    assert_same(budget, sizes)
