@@ -116,3 +116,15 @@ def test_budgets_of_any_integer_type_are_read() -> None:
     assert remaining.tolist() == [0, 1]
     kept, remaining = scan.pack_batch(np.array([7], dtype=np.uint64), [4, 3, 2], [0, 3])
     assert remaining.tolist() == [0]
+
+
+@pytest.mark.parametrize("where", [0, 1, 2, 3])
+def test_a_long_case_at_any_position_goes_through_the_kernel(where: int) -> None:
+    # (issue 12, mutation testing) Each long case is sliced from the offsets by its own
+    # index, odd or even: bounds[case + 1], not bounds[case | 1].
+    long = [1 + (i * 7919) % 1000 for i in range(5000)]
+    budgets: list[int] = [10, 3, 8]
+    cases: list[list[int]] = [[4, 3, 2], [4, 2], [5, 1, 1, 1, 1, 1]]
+    budgets.insert(where, sum(long) // 3)
+    cases.insert(where, long)
+    assert_batch_same(budgets, cases)
