@@ -128,3 +128,10 @@ def test_a_long_case_at_any_position_goes_through_the_kernel(where: int) -> None
     budgets.insert(where, sum(long) // 3)
     cases.insert(where, long)
     assert_batch_same(budgets, cases)
+
+
+def test_a_group_edge_in_the_last_case_needs_no_extra_group() -> None:
+    # (issue 12) 16 cases of 4,095 blocks end at 65,520, so the group edge 65,536 falls
+    # in the last case: the groups already end with it (a branch no other test took).
+    cases = [[1 + (i * 31 + j) % 97 for j in range(4095)] for i in range(16)] + [[5] * 100]
+    assert_batch_same([sum(case) // 2 for case in cases], cases)
