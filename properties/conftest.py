@@ -14,8 +14,12 @@ prints on failure, not on a local ``.hypothesis`` directory.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import HealthCheck, Phase, settings
+
+from packcheck import _engines, _sizes
 
 _COMMON = {
     "database": None,
@@ -36,3 +40,17 @@ settings.register_profile(
     **_COMMON,
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _numpy_paths_at_every_size() -> Iterator[None]:
+    """Generated cases are short: take the NumPy kernel at every size here.
+
+    ``engine="numpy"`` hands inputs below a measured crossover to the reference's
+    loop, which would compare the reference with itself; the properties compare the
+    kernel with it.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_engines, "CROSSOVER", 0)
+        patch.setattr(_sizes, "SHORT", 0)
+        yield

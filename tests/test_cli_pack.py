@@ -370,3 +370,32 @@ def test_numpy_batches_answer_every_line_as_the_reference_does(
     assert run(capsys, "pack", "--engine", "numpy", str(path)) == expected
     path.write_text("\n".join(lines[:3]) + "\n")
     assert run(capsys, "pack", "--engine", "numpy", str(path)) == run(capsys, "pack", str(path))
+
+
+def test_numpy_answers_the_rows_before_a_table_breaks_off(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # A CSV cell past Python's csv limit stops the table: the rows read before it
+    # are answered first, in batches as one by one.
+    table = (FIXTURES / "seed.csv").read_text()
+    path = tmp_path / "broken.csv"
+    path.write_text(table + 'long,"' + "x" * 200_000 + '",1,2\n')
+    expected = run(capsys, "pack", str(path))
+    assert expected[0] == 2
+    assert len(expected[1]) == 3
+    assert run(capsys, "pack", "--engine", "numpy", str(path)) == expected
+
+
+def test_a_closed_pipe_ends_a_numpy_batch_quietly(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    class ClosedPipe(io.TextIOWrapper):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError
+
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(LINES)
+    with ClosedPipe(open(tmp_path / "out", "wb")) as out:
+        monkeypatch.setattr(sys, "stdout", out)
+        assert main(["pack", "--engine", "numpy", str(cases)]) == 0
+    assert capsys.readouterr().err == ""

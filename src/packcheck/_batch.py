@@ -57,9 +57,7 @@ def pack_short_cases(
     # Groups of whole cases of about _GROUP blocks: every temporary stays in cache.
     ends = np.cumsum(counts)
     cuts = np.searchsorted(ends, np.arange(_GROUP, int(ends[-1]) if ends.size else 0, _GROUP))
-    edges = [0, *np.unique(cuts + 1).tolist()]
-    if edges[-1] != counts.shape[0]:
-        edges.append(counts.shape[0])
+    edges = sorted({0, *(cuts + 1).tolist(), counts.shape[0]})
     for lo, hi in pairwise(edges):
         first = int(ends[lo - 1]) if lo else 0
         last = int(ends[hi - 1])

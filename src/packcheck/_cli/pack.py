@@ -197,8 +197,14 @@ def _run_batched(stream: IO[bytes], name: str, engine: Engine) -> int:
     source = _flushing(stream, batch.answer)
     if source is stream:
         source = io.BufferedReader(_HookedInput(stream, batch.answer), buffer_size=1 << 16)
-    for record in read_records(source, csv_hint=name.lower().endswith(".csv")):
-        batch.add(record)
+    try:
+        for record in read_records(source, csv_hint=name.lower().endswith(".csv")):
+            batch.add(record)
+    except BrokenPipeError:
+        raise
+    except (OSError, SourceError):
+        batch.answer()  # the cases read before the input broke off are still answered
+        raise
     batch.answer()
     return batch.status
 
