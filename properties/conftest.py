@@ -4,6 +4,8 @@
 * ``ci``: what ``.ci/run`` uses; the whole property suite stays under ~3 minutes on
   two cores.
 * ``thorough``: a long hunt before a release or after touching an engine.
+* ``mutation``: the mutation-testing harness (``docs/mutation/run.py``): the same
+  cases on every run (derandomised) and no shrinking, so a killed mutant costs little.
 
 No profile uses the example database: runs depend only on the seed Hypothesis
 prints on failure, not on a local ``.hypothesis`` directory.
@@ -15,7 +17,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 from packcheck import _engines, _sizes
 
@@ -30,6 +32,13 @@ _COMMON = {
 settings.register_profile("dev", max_examples=100, **_COMMON)
 settings.register_profile("ci", max_examples=400, **_COMMON)
 settings.register_profile("thorough", max_examples=5_000, **_COMMON)
+settings.register_profile(
+    "mutation",
+    max_examples=100,
+    derandomize=True,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    **_COMMON,
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 

@@ -5,34 +5,16 @@ Settings come from the profile in ``conftest.py`` (``HYPOTHESIS_PROFILE``).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import numpy.typing as npt
 import pytest
+from _scan_check import assert_same
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from packcheck import _sizes, reference, scan
+from packcheck import scan
 
 INT64_MAX = 2**63 - 1
-
-
-def assert_same(budget: int, sizes: list[int], array: npt.NDArray[Any]) -> None:
-    """scan.pack_sizes(budget, array) is the reference's answer on ``sizes``; no mutation."""
-    before = array.copy()
-    mask, remaining = scan.pack_sizes(budget, array)
-    expected_mask, expected_remaining = reference.pack_sizes(budget, sizes)
-    assert type(remaining) is int
-    assert remaining == expected_remaining, (remaining, expected_remaining)
-    assert mask.tolist() == expected_mask
-    assert np.array_equal(array, before)
-    if len(sizes) < _sizes.SHORT and budget >= 0 and all(1 <= s <= INT64_MAX for s in sizes):
-        # Short int64 inputs go to the reference's loop: check the kernel on them too.
-        kept = np.zeros(len(sizes), dtype=np.bool_)
-        values = np.array(sizes, dtype=np.int64)
-        assert scan._scan(values, budget, min(sizes, default=1), kept) == expected_remaining
-        assert kept.tolist() == expected_mask
 
 
 # Magnitudes spread over every scale the kernel treats differently: tiny, around the

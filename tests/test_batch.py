@@ -116,3 +116,22 @@ def test_budgets_of_any_integer_type_are_read() -> None:
     assert remaining.tolist() == [0, 1]
     kept, remaining = scan.pack_batch(np.array([7], dtype=np.uint64), [4, 3, 2], [0, 3])
     assert remaining.tolist() == [0]
+
+
+@pytest.mark.parametrize("where", [0, 1, 2, 3])
+def test_a_long_case_at_any_position_goes_through_the_kernel(where: int) -> None:
+    # (issue 12, mutation testing) Each long case is sliced from the offsets by its own
+    # index, odd or even: bounds[case + 1], not bounds[case | 1].
+    long = [1 + (i * 7919) % 1000 for i in range(5000)]
+    budgets: list[int] = [10, 3, 8]
+    cases: list[list[int]] = [[4, 3, 2], [4, 2], [5, 1, 1, 1, 1, 1]]
+    budgets.insert(where, sum(long) // 3)
+    cases.insert(where, long)
+    assert_batch_same(budgets, cases)
+
+
+def test_a_group_edge_in_the_last_case_needs_no_extra_group() -> None:
+    # (issue 12) 16 cases of 4,095 blocks end at 65,520, so the group edge 65,536 falls
+    # in the last case: the groups already end with it (a branch no other test took).
+    cases = [[1 + (i * 31 + j) % 97 for j in range(4095)] for i in range(16)] + [[5] * 100]
+    assert_batch_same([sum(case) // 2 for case in cases], cases)

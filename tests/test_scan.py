@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import random
 import tracemalloc
-from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -13,31 +13,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from _scan_check import RoundBoundExceeded, assert_same, bounded_calls, call_bound
 
-from packcheck import _sizes, reference, scan
+from packcheck import reference, scan
 from packcheck._workloads import WORKLOADS
-
-
-def assert_same(budget: int, sizes: Sequence[int], array: npt.ArrayLike | None = None) -> None:
-    """scan.pack_sizes(budget, array) equals the reference on ``sizes``; input untouched."""
-    given = np.array(sizes, dtype=np.int64) if array is None else np.asarray(array)
-    before = given.copy()
-    mask, remaining = scan.pack_sizes(budget, given)
-    expected_mask, expected_remaining = reference.pack_sizes(budget, list(sizes))
-    assert type(remaining) is int
-    assert remaining == expected_remaining
-    assert mask.dtype == np.bool_
-    assert mask.tolist() == expected_mask
-    assert np.array_equal(given, before)
-    short = len(sizes) < _sizes.SHORT
-    if short and budget >= 0 and all(1 <= size <= 2**63 - 1 for size in sizes):
-        # The kernel itself, whatever length the input has: short int64 inputs are
-        # handed to the reference's loop by pack_sizes, and must still be right here.
-        values = np.array(sizes, dtype=np.int64)
-        kept = np.zeros(values.shape[0], dtype=np.bool_)
-        smallest = min(sizes, default=1)
-        assert scan._scan(values, budget, smallest, kept) == expected_remaining
-        assert kept.tolist() == expected_mask
 
 
 @pytest.mark.parametrize(
@@ -366,11 +345,17 @@ def _uniform_half(n: int) -> tuple[npt.NDArray[np.int64], int]:
     return WORKLOADS["uniform-50%"].generate(n, seed=3)
 
 
+def _bounded(budget: int, n: int) -> AbstractContextManager[list[int]]:
+    # The tests' own call bound around a kernel round bound: a mutant that loosens
+    # the kernel's bound fails on the call bound rather than hang.
+    return bounded_calls(call_bound(budget, n))
+
+
 def test_a_scan_that_stops_advancing_fails_by_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     # A level that decides no block would loop for ever: the round bound stops it.
     monkeypatch.setattr(scan, "_level", lambda chunk, remaining, *_: (0, remaining, 0))
     sizes, budget = _uniform_half(5000)
-    with pytest.raises(scan.KernelError, match="scan: more than"):
+    with _bounded(budget, len(sizes)), pytest.raises(scan.KernelError, match="scan: more than"):
         scan.pack_sizes(budget, sizes)
 
 
@@ -380,7 +365,10 @@ def test_a_level_that_keeps_finding_blocks_fails_by_its_bound(
     # Fewer than _K large blocks fit a level: a search that always hits breaks that.
     monkeypatch.setattr(scan, "_first_at_most", lambda keys, start, stop, bound: start)
     sizes, budget = WORKLOADS["alternating"].generate(5000, seed=0)
-    with pytest.raises(scan.KernelError, match="level: more than 17 rounds"):
+    with (
+        _bounded(budget, len(sizes)),
+        pytest.raises(scan.KernelError, match="level: more than 17 rounds"),
+    ):
         scan.pack_sizes(budget, sizes)
 
 
@@ -390,7 +378,10 @@ def test_small_levels_that_do_not_shrink_fail_by_their_bound(
     # With a level ratio of 1 a level keeps one block: far more levels than log_K allows.
     monkeypatch.setattr(scan, "_K", 1)
     sizes, budget = _uniform_half(5000)
-    with pytest.raises(scan.KernelError, match="small levels: more than"):
+    with (
+        _bounded(budget, len(sizes)),
+        pytest.raises(scan.KernelError, match="small levels: more than"),
+    ):
         scan.pack_sizes(budget, sizes)
 
 
@@ -398,7 +389,7 @@ def test_a_search_that_does_not_advance_fails_by_its_bound(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(scan, "_GROWTH", 1)  # steps that never grow
-    with pytest.raises(scan.KernelError, match="search: more than 18 rounds"):
+    with _bounded(0, 100_000), pytest.raises(scan.KernelError, match="search: more than 18"):
         scan._first_at_most(np.ones(100_000, dtype=np.int64), 0, 100_000, 0)
 
 
@@ -421,3 +412,216 @@ def test_rare_keeps_among_too_large_runs_take_no_level(monkeypatch: pytest.Monke
     monkeypatch.setattr(scan, "_level", no_level)
     sizes, budget = WORKLOADS["staircase"].generate(300_000)
     assert_same(budget, sizes.tolist(), sizes)
+
+
+# --- Kernel facts pinned for the mutation harness (docs/mutation) --------------------
+# Each test below reaches a fact of the kernel that an optimiser's one-line edit can
+# break while every other test still passes; docs/mutation/EQUIVALENT.md lists the
+# edits that cannot change an answer.
+
+INT64_MAX = 2**63 - 1
+
+
+def _runs(*runs: tuple[int, int]) -> list[int]:
+    """``[size] * count`` for each ``(count, size)``, concatenated."""
+    return [size for count, size in runs for _ in range(count)]
+
+
+@pytest.mark.parametrize("slack", [-1, 0, 1, 2**62])
+def test_a_chunk_summing_to_exactly_2_63_does_not_wrap(slack: int) -> None:
+    # Two blocks of 2**62, and 4,096 blocks of 2**51 (one chunk), sum to 2**63: one
+    # int64 sum wraps to -2**63, which "fits" any budget.
+    assert_same(2**63 + slack, [2**62, 2**62])
+    assert_same(2**63 + slack, [2**51] * 4096)
+    assert_same(2**63 + slack, [2**51] * 4096 + [1, 2**62, 3])
+
+
+@pytest.mark.parametrize("slack", [-1, 0, 1])
+def test_every_chunk_width_summing_to_exactly_2_63_does_not_wrap(slack: int) -> None:
+    # Chunks gallop from 4,096 to 65,536 blocks while they fit whole: each run below
+    # fills one chunk of the next width and sums to exactly 2**63, so the bound on a
+    # whole-chunk int64 sum must use that chunk's own length, not the first's.
+    widths = [4096, 8192, 16_384, 32_768, 65_536, 65_536]
+    sizes = _runs(*((width, 2**63 // width) for width in widths))
+    assert_same(len(widths) * 2**63 + slack, sizes)
+
+
+@pytest.mark.parametrize("budget", [2**62, 2**63 - 1, 2**63, 2**64 + 1])
+def test_halves_of_a_sum_keep_every_bit(budget: int) -> None:
+    # Whole-chunk and prefix sums past 2**62 are taken as high (>> 31) and low 31-bit
+    # halves: sizes with every low bit set, bit 31 set, and both, must add up exactly.
+    patterns = [2**31 - 1, 2**31, 2**32 - 1, 2**62 + 2**31 - 1, INT64_MAX, 2**61 + 1]
+    for pattern in patterns:
+        count = max(1, min(5000, budget // pattern + 2))
+        assert_same(budget, [pattern] * count + [1, 2, 3])
+    rng = np.random.default_rng(budget % 1_000_003)
+    sizes = rng.integers(2**40, INT64_MAX, 9000, dtype=np.int64, endpoint=True)
+    assert_same(budget, sizes.tolist(), sizes)
+
+
+@pytest.mark.parametrize("count", [1, 2, 4095, 4096, 4097, 9000])
+def test_a_budget_past_int64_that_is_an_exact_prefix_sum_keeps_that_prefix(count: int) -> None:
+    # The longest fitting prefix: a budget equal to the sum of the first `count` sizes
+    # keeps exactly those and leaves 0; one unit less keeps one fewer.
+    sizes = [INT64_MAX, 2**62 + 1, 2**63 - 2**31] * 3000
+    total = sum(sizes[:count])
+    for budget in (total - 1, total, total + 1):
+        assert_same(budget, sizes)
+
+
+@pytest.mark.parametrize("budget", [16 * 1000, 16 * 2**40 + 15, 2**62, 2**63 - 1])
+def test_a_level_that_ends_at_exactly_tau_goes_on_to_the_next_block(budget: int) -> None:
+    # tau = R // 16: blocks of exactly tau are small; the remaining after 15 of them
+    # is >= tau, so the 16th still fits, and a 17th of size tau + 1 or tau does not
+    # once the remaining is below tau.  Each run is long enough for the NumPy levels.
+    tau = budget // 16
+    rest = budget - 16 * tau
+    for tail in (tau, tau + 1, tau - 1, budget - 15 * tau, rest, rest + 1, rest + 2):
+        sizes = [tau] * 15 + [max(1, tail)] + [tau + 1, tau, max(1, tau - 1)] * 700
+        assert_same(budget, sizes)
+        assert_same(budget, [1] * 2000 + sizes)
+        assert_same(budget, [min(budget + 1, INT64_MAX), budget] * 600 + sizes)
+        # Every block small (none above tau): the levels follow one another on one sum.
+        small = [tau] * 15 + [max(1, tail)] + [tau, max(1, tau - 1), 1] * 700
+        assert_same(budget, small)
+        assert_same(budget, [1] * 2000 + small)
+
+
+@pytest.mark.parametrize("budget", [1000, 2**40 + 3, 2**62 + 7, 2**63 - 1])
+def test_a_level_ends_exactly_where_the_remaining_falls_below_tau(budget: int) -> None:
+    # Small blocks summing to R - tau, R - tau + 1 and R - tau - 1, then a small block
+    # that fits only within the level, then a large block that fits exactly.
+    tau = budget // 16
+    unit = max(1, tau // 8)
+    for gap in (-1, 0, 1):
+        used = budget - tau + gap
+        count, rest = divmod(used, unit)
+        head = [unit] * count + ([rest] if rest else [])
+        if len(head) > 200_000:
+            continue
+        left = budget - sum(head)
+        too_large = [min(budget + 1, INT64_MAX)] * 1500
+        for after in (left, left + 1, max(1, left - 1), tau, tau + 1):
+            tail = [after, *too_large, max(1, left - after)] + [1] * 1500
+            assert_same(budget, head + tail)
+
+
+@pytest.mark.parametrize("budget", [2**62, 2**63 - 2, 2**63 - 1])
+def test_a_large_block_that_fits_to_the_unit_at_the_int64_edge(budget: int) -> None:
+    # size - (R + 1) + S <= c - (R + 1) with R at int64's edge: the terms are at their
+    # extremes and one unit decides.  The large block comes after small ones.
+    tau = budget // 16
+    for small in (1, tau, tau - 1):
+        head = [small] * min(2000, max(1, (budget - 2 * tau) // small))
+        exact = budget - sum(head)
+        for size in (exact - 1, exact, exact + 1):
+            if size >= 1:
+                too_large = [min(budget + 1, INT64_MAX)] * 1200
+                assert_same(budget, head + too_large + [size] + [1] * 1200)
+
+
+def test_the_round_bound_stops_a_kernel_loop_that_never_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The checker of the checker: a search that never returns, compiled as scan.py's
+    # own code, must fail the helper on its round bound rather than hang.
+    namespace: dict[str, Any] = {}
+    source = "def spin(*args):\n    while True:\n        min(0, 1)\n"
+    exec(compile(source, scan.__file__, "exec"), namespace)
+    monkeypatch.setattr(scan, "_first_at_most", namespace["spin"])
+    sizes, budget = WORKLOADS["alternating"].generate(5000, seed=0)
+    with pytest.raises(RoundBoundExceeded, match="more than"):
+        assert_same(budget, sizes.tolist(), sizes)
+
+
+def test_the_helper_rejects_a_wrong_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A kernel that keeps one block too many, or reports one unit too many, fails.
+    pack_sizes = scan.pack_sizes
+
+    def one_more_kept(budget: int, sizes: Any) -> tuple[npt.NDArray[np.bool_], int]:
+        mask, remaining = pack_sizes(budget, sizes)
+        mask[-1] = not mask[-1]
+        return mask, remaining
+
+    def one_unit_more(budget: int, sizes: Any) -> tuple[npt.NDArray[np.bool_], int]:
+        mask, remaining = pack_sizes(budget, sizes)
+        return mask, remaining + 1
+
+    for wrong in (one_more_kept, one_unit_more):
+        monkeypatch.setattr(scan, "pack_sizes", wrong)
+        with pytest.raises(AssertionError):
+            assert_same(7, [4, 3, 2])
+
+
+@pytest.mark.parametrize(
+    "sizes",
+    [
+        np.array([4, 3], dtype="datetime64[ns]"),
+        np.array([4, 3], dtype="timedelta64[ns]"),
+        np.array([4 + 0j, 3 + 0j]),
+        np.array([b"4", b"3"]),
+    ],
+)
+def test_arrays_of_dates_durations_complexes_and_bytes_are_not_units(
+    sizes: npt.NDArray[Any],
+) -> None:
+    # datetime64[ns].tolist() gives plain ints: only the dtype says they are not units.
+    with pytest.raises(TypeError, match="dtype"):
+        scan.pack_sizes(10, sizes)
+
+
+@pytest.mark.parametrize("budget", [5, 2**53, 2**63 - 1, 2**64, 2**1100])
+def test_whole_floats_past_int64_are_exact_and_never_cast(budget: int) -> None:
+    # Floats past 2**53 are whole numbers: past int64 a cast to int64 is invalid (NumPy
+    # warns, and the warning is an error here), so they go to the reference.
+    values = [2.0**63, 2.0**64, 1e300, 3.0, 2.0**53 + 2, 2.0**62, 1.0]
+    assert_same(budget, [int(v) for v in values] * 300, np.array(values * 300))
+    assert_same(budget, [2**53 + 2, 2**60, 7] * 500, np.array([2.0**53 + 2, 2.0**60, 7.0] * 500))
+
+
+@pytest.mark.parametrize("budget", [2**56, 2**56 + 15])
+def test_small_prefix_sums_that_pass_2_63_mid_chunk_are_cut(budget: int) -> None:
+    # tau = 2**52 and 4,096 blocks: tau * 4096 = 2**64, and 2,048 blocks of tau sum to
+    # 2**63.  Sums past that point wrap in int64 (and break the sorted order the level
+    # search relies on) unless they are cut as soon as tau * length passes int64.
+    tau = budget // 16
+    assert_same(budget, [tau] * 5000)
+    assert_same(budget, [tau] * 4095 + [2**62] + [tau] * 900)
+    assert_same(budget, [2**62] + [tau] * 6000)
+
+
+@pytest.mark.parametrize("budget", [16 * 1000, 16 * 1000 + 15, 2**62 + 2**58, 2**63 - 1])
+def test_a_level_keeps_up_to_k_minus_1_large_blocks_within_its_bound(budget: int) -> None:
+    # Large blocks are > tau = R // 16, so at most 15 fit one level: with the search
+    # that finds none, that is K rounds, the most a level may take.
+    tau = budget // 16
+    too_large = min(budget + 1, INT64_MAX)
+    assert_same(budget, [tau + 1] * 15 + [too_large] * 4000 + [tau + 1] * 100)
+    assert_same(budget, [too_large, tau + 1] * 15 + [too_large] * 4000 + [1] * 50)
+
+
+@pytest.mark.parametrize("budget", [16 * 1000 + 1, 16 * 1000 + 2, 16 * 2**40 + 15, 2**63 - 1])
+def test_a_small_block_that_leaves_exactly_its_size_is_no_large_fit(budget: int) -> None:
+    # Keys are shifted by R + 1 so that a small block's key stays above the bound
+    # c - (R + 1) < 0.  Shifted by R only, a small block j with size_j + S_j == R
+    # (S_j counting j itself) has key 0 == c - R and is taken for a large fit: its
+    # size is then counted twice.
+    tau = budget // 16
+    rest = budget - 16 * tau
+    head = [tau] * 14 + ([rest] if rest else []) + [tau]
+    too_large = [min(budget + 1, INT64_MAX)] * 1200
+    assert_same(budget, head + too_large + [1] * 1200)
+    assert_same(budget, head + [1] + too_large + [max(1, tau // 2)] * 1200)
+
+
+@pytest.mark.parametrize("where", [0, 1, 1023, 1024, 1025, 3071, 3072, 3073, 3074, 4095])
+def test_a_large_block_that_fits_is_found_on_every_search_step_edge(where: int) -> None:
+    # Half the blocks fit (1s between too-large ones), so the chunk takes a NumPy level,
+    # and its one fitting large block is searched for in doubling steps from 1,024:
+    # on a step's first or last position it must still be found.
+    budget = 10**9
+    sizes = [1 if i % 2 == 0 else budget + 1 for i in range(12_000)]
+    sizes[where] = budget // 2
+    assert_same(budget, sizes)
+    sizes[where + 1] = budget // 3
+    assert_same(budget, sizes)

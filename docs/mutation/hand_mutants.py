@@ -1,0 +1,289 @@
+"""Hand-made kernel mutants: does a command (by default the gate) catch each of them?
+
+Usage (from the repository root)::
+
+    .venv/bin/python docs/mutation/hand_mutants.py        # packcheck verify --seed 1
+    .venv/bin/python docs/mutation/hand_mutants.py --command "python -m pytest -x -q tests"
+
+Each mutant below is a one-line edit of the kind an optimiser makes to
+``src/packcheck/scan.py`` (a threshold, an off-by-one at a chunk or level boundary,
+``<`` for ``<=``, a shift, a clip), and none is equivalent: each changes some answer
+or raises where the reference answers.  For each, the package is copied to a
+temporary directory, the edit applied there (the working tree is never touched) and
+the command run with that copy first on ``PYTHONPATH``.  Exit status 1 from the
+command is ``killed``; 0 is ``SURVIVED``; anything else (or the timeout) is reported
+as it is.  A mutant whose text is no longer in the source is ``not applicable``.
+
+Exit status: 0 when every applicable mutant is killed, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import NamedTuple
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "src" / "packcheck"
+DEFAULT_COMMAND = "python -m packcheck verify --seed 1"
+
+
+class Mutant(NamedTuple):
+    name: str
+    old: str  # unique in the file; only one line of it differs in `new`
+    new: str
+    why: str  # what goes wrong
+    path: str = "scan.py"
+
+
+MUTANTS = [
+    Mutant(
+        "sum-limit-2**63",
+        "_SUM_LIMIT = 2**62",
+        "_SUM_LIMIT = 2**63",
+        "a whole chunk summing to exactly 2**63 wraps (two blocks of 2**62 suffice)",
+    ),
+    Mutant(
+        "sum-limit-first-width",
+        "if top <= _SUM_LIMIT // chunk.shape[0]:",
+        "if top <= _SUM_LIMIT // _CHUNK_MIN:",
+        "a later, wider chunk summing to 2**63 wraps",
+    ),
+    Mutant(
+        "halves-or",
+        "return (high << 31) + low",
+        "return (high << 31) | low",
+        "the low half-sum has more than 31 bits",
+    ),
+    Mutant(
+        "low-bits-32",
+        "_LOW_BITS = (1 << 31) - 1",
+        "_LOW_BITS = (1 << 32) - 1",
+        "bit 31 is counted in both halves",
+    ),
+    Mutant(
+        "high-half-32",
+        "high = int((chunk >> 31).sum())",
+        "high = int((chunk >> 32).sum())",
+        "bit 31 is lost from whole-chunk sums",
+    ),
+    Mutant(
+        "prefix-high-32",
+        "high = np.cumsum(chunk >> 31)",
+        "high = np.cumsum(chunk >> 32)",
+        "bit 31 is lost from prefix sums past int64",
+    ),
+    Mutant(
+        "prefix-shift-32",
+        "return (int(high[length - 1]) << 31) + int(low[length - 1]) if length else 0",
+        "return (int(high[length - 1]) << 32) + int(low[length - 1]) if length else 0",
+        "prefix sums past int64 double their high half",
+    ),
+    Mutant(
+        "prefix-drops-its-last-block",
+        "kept[:fits] = True",
+        "kept[: fits - 1] = True",
+        "the last block of a fitting prefix past int64 is counted but not kept",
+    ),
+    Mutant(
+        "nothing-fits-at-equality",
+        "fitting = np.flatnonzero(chunk <= remaining)",
+        "fitting = np.flatnonzero(chunk < remaining)",
+        "a sparse chunk's one block that fits exactly is not among those scanned",
+    ),
+    Mutant(
+        "stop-at-smallest",
+        "while start < n and remaining >= smallest:",
+        "while start < n and remaining > smallest:",
+        "a block of the smallest size that fits exactly is never reached",
+    ),
+    Mutant(
+        "whole-chunk-off-by-one",
+        "remaining -= total\n",
+        "remaining -= total - 1\n",
+        "a chunk kept whole costs one unit less",
+    ),
+    Mutant(
+        "past-int64-threshold",
+        "if remaining > _INT64_MAX:",
+        "if remaining > 2**64:",
+        "a remaining just past int64 reaches the int64 level scan",
+    ),
+    Mutant(
+        "small-up-to-tau+1",
+        "small = sizes - (tau + 1)",
+        "small = sizes - (tau + 2)",
+        "a block of tau + 1 is assumed to fit a remaining of exactly tau",
+    ),
+    Mutant(
+        "clip-to-remaining",
+        "np.minimum(chunk, remaining + 1)",
+        "np.minimum(chunk, remaining)",
+        "a block larger than the remaining is clipped to a size that fits",
+    ),
+    Mutant(
+        "offset-R",
+        "offset = remaining + 1",
+        "offset = remaining",
+        "a small block's key can equal the bound and be taken for a large fit",
+    ),
+    Mutant(
+        "offset-R-or-1",
+        "offset = remaining + 1",
+        "offset = remaining | 1",
+        "at an odd remaining, a small block with size + S == R is taken for a large fit",
+    ),
+    Mutant(
+        "small-keys-and-max",
+        "small &= _INT64_MIN",
+        "small &= _INT64_MAX",
+        "small blocks' keys are no longer kept above the bound",
+    ),
+    Mutant(
+        "level-end-plus-2",
+        'np.searchsorted(small_sums, budget - tau, "right")) + 1))',
+        'np.searchsorted(small_sums, budget - tau, "right")) + 2))',
+        "a level takes one block past the point where the remaining fell below tau",
+    ),
+    Mutant(
+        "level-end-tau-1",
+        'np.searchsorted(small_sums, budget - tau, "right")',
+        'np.searchsorted(small_sums, budget - tau + 1, "right")',
+        "a level goes on at a remaining of tau - 1",
+    ),
+    Mutant(
+        "large-fit-strict",
+        "hits = keys[start:upto] <= bound",
+        "hits = keys[start:upto] < bound",
+        "a large block that fits to the unit is skipped",
+    ),
+    Mutant(
+        "search-skips-step-edge",
+        "start, step = upto, _GROWTH * step",
+        "start, step = upto + 1, _GROWTH * step",
+        "a fitting block on the first position of a search step is missed",
+    ),
+    Mutant(
+        "large-kept-counted-short",
+        "budget -= int(sizes[hit])",
+        "budget -= int(sizes[hit]) - 1",
+        "each kept large block costs one unit less",
+    ),
+    Mutant(
+        "large-before-hit-kept",
+        "np.greater(small[at:hit], 0, out=kept[at:hit])",
+        "np.greater(small[at:hit], -1, out=kept[at:hit])",
+        "large blocks before a fitting one are marked kept",
+    ),
+    Mutant(
+        "all-small-end-plus-2",
+        'np.searchsorted(sums, spent + remaining - tau, "right")) + 1)',
+        'np.searchsorted(sums, spent + remaining - tau, "right")) + 2)',
+        "all-small levels take one block past their end",
+    ),
+    Mutant(
+        "all-small-tau-1",
+        'np.searchsorted(sums, spent + remaining - tau, "right")',
+        'np.searchsorted(sums, spent + remaining - tau + 1, "right")',
+        "all-small levels go on at a remaining of tau - 1",
+    ),
+    Mutant(
+        "prefix-sums-cut-late",
+        "if top * values.shape[0] <= _INT64_MAX:",
+        "if top * values.shape[0] <= 2**64:",
+        "small prefix sums that wrap past 2**63 are used uncut",
+    ),
+    Mutant(
+        "level-bound-K-1",
+        "if rounds > _K + 1:",
+        "if rounds > _K - 1:",
+        "a level that keeps K - 1 large blocks (K rounds) raises KernelError",
+    ),
+    Mutant(
+        "clip-to-budget",
+        "cap = budget + 1",
+        "cap = budget",
+        "a size past int64 is clipped to the budget, and fits",
+        "_sizes.py",
+    ),
+]
+
+
+def run_one(mutant: Mutant, command: list[str], timeout: float) -> tuple[str, float, str]:
+    """(outcome, seconds, last line of output) of the command on one mutated copy."""
+    source = (PACKAGE / mutant.path).read_text(encoding="utf-8")
+    if source.count(mutant.old) != 1:
+        return "not applicable", 0.0, f"{mutant.old!r} is not once in {mutant.path}"
+    with tempfile.TemporaryDirectory(prefix="packcheck-hand-mutant-") as work:
+        copy = Path(work) / "src" / "packcheck"
+        shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+        (copy / mutant.path).write_text(source.replace(mutant.old, mutant.new), encoding="utf-8")
+        env = dict(os.environ, PYTHONPATH=str(copy.parent), PYTHONDONTWRITEBYTECODE="1")
+        env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+        where = subprocess.run(
+            ["python", "-c", "import packcheck; print(packcheck.__file__)"],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
+        if not where.startswith(str(copy)):
+            return "ERROR", 0.0, f"the copy is not what gets imported ({where})"
+        started = time.monotonic()
+        try:
+            done = subprocess.run(
+                command,
+                env=env,
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                start_new_session=True,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return "TIMEOUT", time.monotonic() - started, ""
+        seconds = time.monotonic() - started
+        lines = (done.stdout + done.stderr).strip().splitlines()
+        last = lines[-1] if lines else ""
+        outcome = {0: "SURVIVED", 1: "killed"}.get(done.returncode, f"exit {done.returncode}")
+        return outcome, seconds, last
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--command", default=DEFAULT_COMMAND, help=f"default: {DEFAULT_COMMAND}")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant")
+    parser.add_argument("--jobs", type=int, default=1, help="mutants run at once")
+    parser.add_argument("--only", nargs="*", help="names of the mutants to run")
+    parser.add_argument("--list", action="store_true", help="print the mutants and exit")
+    args = parser.parse_args(argv)
+    mutants = [m for m in MUTANTS if not args.only or m.name in args.only]
+    if args.list:
+        for mutant in mutants:
+            print(f"{mutant.name}: {mutant.why}\n  - {mutant.old}\n  + {mutant.new}")
+        return 0
+    command = shlex.split(args.command)
+    print(f"command: {args.command}", flush=True)
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        results = pool.map(lambda m: run_one(m, command, args.timeout), mutants)
+        failed = 0
+        for mutant, (outcome, seconds, last) in zip(mutants, results, strict=True):
+            failed += outcome not in ("killed", "not applicable")
+            print(f"{outcome:14} {seconds:6.1f} s  {mutant.name:28} {last[:90]}", flush=True)
+    applicable = sum(1 for m in mutants if (PACKAGE / m.path).read_text().count(m.old) == 1)
+    print(f"{applicable - failed} of {applicable} applicable mutants killed by: {args.command}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
