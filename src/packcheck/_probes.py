@@ -224,8 +224,49 @@ def _big_fits(length: int, max_units: int, rng: random.Random) -> tuple[int, lis
     return max(0, min(max_units, total - rng.choice((0, 1, 1, 2)))), sizes
 
 
+def _shares(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+    """Runs of sizes that are shares of the budget, as a scan in levels meets them.
+
+    The list joins segments drawn at random: ``r`` blocks of ``B // K - 1``, ``B // K``
+    or ``B // K + 1`` (``K`` from 2 to 64; ``r`` of 1, 14, 15, 16 or hundreds), runs of
+    unit blocks, runs of blocks larger than the budget, a block of exactly what is left
+    (or one unit more or less), and stretches alternating unit and too-large blocks with
+    one share of the budget among them.  Budgets are ``16 * 1000``, ``16 * 2**40 + 15``,
+    ``2**56``, ``2**62 + 2**58``, ``2**63 - 1`` and the top of the unit range, those
+    within it.  ``length`` bounds the list (it stops at the first segment past it).
+    """
+    marks = [16 * 1000, 16 * 1000 + 15, 16 * 2**40 + 15, 2**56, 2**62 + 2**58, 2**63 - 1]
+    budget = rng.choice([m for m in marks if m <= max_units] or [max_units])
+    budget = max_units if rng.random() < 0.15 else budget
+    too_large = min(budget + 1, max_units, 2**63 - 1) if budget < max_units else budget
+    sizes: list[int] = []
+    left = budget
+    while len(sizes) < length:
+        kind = rng.randrange(6)
+        share = budget // rng.choice((16, 16, 16, 8, 32, 2, 4, 64))
+        if kind <= 1:
+            count = rng.choice((1, 14, 15, 16, 16, 300, 700))
+            segment = [max(1, share + rng.choice((-1, 0, 1)))] * count
+            if kind == 1:
+                segment = [max(1, share + d) for _ in range(count) for d in (1, 0, -1)]
+        elif kind == 2:
+            segment = [1] * rng.choice((50, 1200, 1500, 2000))
+        elif kind == 3:
+            segment = [too_large] * rng.choice((600, 1200, 1500, 4000))
+        elif kind == 4:
+            segment = [max(1, left + rng.choice((-1, 0, 1, 1)))]
+        else:
+            count = rng.choice((2048, 6000))
+            segment = [1 if i % 2 == 0 else too_large for i in range(count)]
+            segment[rng.randrange(count)] = max(1, budget // rng.choice((2, 3)))
+        for size in segment:
+            sizes.append(min(size, max_units))
+            left -= size if size <= left else 0
+    return budget, sizes
+
+
 # Families with their own builders (the first ones are laid out by _fill).
-_EXTRA = {"adaptive": _adaptive, "huge": _huge, "big fits": _big_fits}
+_EXTRA = {"adaptive": _adaptive, "huge": _huge, "big fits": _big_fits, "shares": _shares}
 
 
 def _run(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
@@ -317,6 +358,8 @@ def long_probes(seed: int, max_units: int) -> Iterator[Probe]:
         yield Probe("adaptive", length, rng.randrange(2**32), max_units)
     for length in (1024, 4096, 4097, 12288):
         yield Probe("big fits", length, rng.randrange(2**32), max_units)
+    for _ in range(16):
+        yield Probe("shares", 12_000, rng.randrange(2**32), max_units)
     if max_units > 2**63:
         for length in (4096, 8193, 40000):
             yield Probe("huge", length, rng.randrange(2**32), max_units)
