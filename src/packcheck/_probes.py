@@ -227,20 +227,31 @@ def _big_fits(length: int, max_units: int, rng: random.Random) -> tuple[int, lis
 def _shares(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
     """Runs of sizes that are shares of the budget, as a scan in levels meets them.
 
-    The list joins segments drawn at random: ``r`` blocks of ``B // K - 1``, ``B // K``
-    or ``B // K + 1`` (``K`` from 2 to 64; ``r`` of 1, 14, 15, 16 or hundreds), runs of
-    unit blocks, runs of blocks larger than the budget, a block of exactly what is left
-    (or one unit more or less), and stretches alternating unit and too-large blocks with
-    one share of the budget among them.  Budgets are ``16 * 1000``, ``16 * 2**40 + 15``,
-    ``2**56``, ``2**62 + 2**58``, ``2**63 - 1`` and the top of the unit range, those
-    within it.  ``length`` bounds the list (it stops at the first segment past it).
+    The list opens as a level opens (14 to 16 blocks of ``tau = B // 16`` or
+    ``tau + 1``, then one at the level's edge), then joins segments drawn at random:
+    ``r`` blocks of ``B // K`` or a unit either side (``K`` from 2 to 64; ``r`` of 1,
+    14, 15, 16 or hundreds), runs of unit blocks, runs of blocks larger than the
+    budget, a block of exactly what is left (or a unit more or less), and stretches
+    alternating unit and too-large blocks with one share of the budget among them.
+    Budgets are ``16 * 1000``, ``16 * 2**40 + 15``, ``2**56``, ``2**62 + 2**58``,
+    ``2**63 - 1`` and the top of the unit range, those within it.  ``length`` bounds
+    the list (it stops after the first segment past it).
     """
     marks = [16 * 1000, 16 * 1000 + 15, 16 * 2**40 + 15, 2**56, 2**62 + 2**58, 2**63 - 1]
     budget = rng.choice([m for m in marks if m <= max_units] or [max_units])
     budget = max_units if rng.random() < 0.15 else budget
     too_large = min(budget + 1, max_units, 2**63 - 1) if budget < max_units else budget
+    tau = budget // 16
+    # The list opens as a level opens: maybe a lead-in that leaves the budget whole, then
+    # 14-16 blocks of tau or tau + 1 and one block at the level's edge.
+    lead = rng.choice(([], [1] * 2000, [too_large] * 1200))
+    edge = rng.choice((tau, tau + 1, tau - 1, budget - 16 * tau, budget - 15 * tau))
+    opening = [tau + rng.choice((0, 1))] * rng.choice((14, 15, 16)) + [max(1, edge)]
     sizes: list[int] = []
     left = budget
+    for size in (*lead, *opening):
+        sizes.append(max(1, min(size, max_units)))
+        left -= sizes[-1] if sizes[-1] <= left else 0
     while len(sizes) < length:
         kind = rng.randrange(6)
         share = budget // rng.choice((16, 16, 16, 8, 32, 2, 4, 64))

@@ -131,7 +131,7 @@ BUGS = {
     "swapped": "bucket follows from size, budget and remaining",
     "dropped_by_remaining": "bucket follows from size, budget and remaining",
     "deduped": "merged by position",
-    "sorted_lists": "packed is kept",
+    "sorted_lists": "merged by position",
     "on_error": "none on a size error",
     "null_partition": "present",
     "available_with_kept": "merged by position",
