@@ -151,7 +151,7 @@ def register(commands: Any) -> None:
     p.add_argument(
         "--no-long-lists",
         action="store_true",
-        help="leave out the long lists (16 to 131,073 blocks): a quicker, weaker check",
+        help="leave out the long lists (15 to 131,073 blocks): a quicker, weaker check",
     )
     p.add_argument(
         "--save-failures",
