@@ -125,3 +125,23 @@ def test_a_closed_stdin_reads_as_empty_input_in_process(
     finally:
         sys.stdin.close()  # the null device main() opened in its place
     assert capsys.readouterr().err == "packcheck: <stdin>: no cases in input (it is empty)\n"
+
+
+@pytest.mark.parametrize(
+    ("command", "status"),
+    [
+        (["verify", "--packer", "broken:stop_at_first_misfit", "--seed", "1"], 1),
+        (["verify", "--seed", "1", "--max-examples", "5", "--no-long-lists"], 0),
+    ],
+)
+def test_a_reader_that_goes_away_does_not_turn_a_failure_into_a_pass(
+    command: list[str], status: int
+) -> None:
+    # `packcheck verify ... | head -1` in CI: the gate's verdict survives the pipe.  The
+    # read end is closed before the run writes anything, so every write meets EPIPE.
+    script = f"import sys; from packcheck._cli import main; sys.exit(main({command!r}))"
+    packers = Path(__file__).parent / "packers"
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=packers, stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    proc.stdout.close()
+    assert proc.wait(timeout=300) == status

@@ -154,6 +154,14 @@ def load_function(spec: str) -> Callable[[dict[str, Any]], object]:
     return function  # type: ignore[no-any-return]
 
 
+def _load(spec: str) -> Callable[[dict[str, Any]], object]:
+    """``MODULE:FUNCTION`` or ``PATH.py:FUNCTION`` (see :func:`packcheck._kernels.load_kernel`)."""
+    from ._kernels import load_kernel  # _kernels imports this module
+
+    function: Callable[[dict[str, Any]], object] = load_kernel(spec)
+    return function
+
+
 def encode_case(case: object) -> str:
     """One line of ASCII JSON with every number exactly as generated.
 
@@ -394,7 +402,7 @@ class WorkerPacker(_Process):
     """A Python ``MODULE:FUNCTION`` run in a worker process, so a hang can be timed out."""
 
     def __init__(self, spec: str, timeout: float) -> None:
-        load_function(spec)  # fail early, here, with a one-line setup error
+        _load(spec)  # fail early, here, with a one-line setup error
         package_root = str(Path(__file__).resolve().parent.parent)
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
@@ -430,7 +438,7 @@ def _worker_main(spec: str) -> None:  # pragma: no cover - runs in the worker pr
     protocol = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     try:
-        function = load_function(spec)
+        function = _load(spec)
     except SetupError as exc:
         print(exc, file=sys.stderr)
         sys.exit(2)

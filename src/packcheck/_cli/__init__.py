@@ -60,6 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (``| head``): stop quietly, and point stdout at
         # /dev/null so the interpreter's final flush cannot fail again.
+        # A check that had already failed keeps its status: `verify | head` in CI
+        # must not pass a packer that does not conform.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        return int(getattr(args, "status_if_cut_off", 0))
     return status

@@ -53,6 +53,7 @@ def run_audit(args: argparse.Namespace) -> int:
         with _opened(args.file) as stream:
             for number, line in enumerate(stream, start=1):
                 for violation in audit.check_line(line, number):
+                    args.status_if_cut_off = 2 if violation.check == "malformed" else 1
                     if violation.check == "malformed":
                         print(
                             _writable(

@@ -297,6 +297,7 @@ def run_fixtures(args: argparse.Namespace) -> int:
                     checked += 1
                     if not _matches(record.expected, actual):
                         failed += 1
+                        args.status_if_cut_off = 1
                         print(_writable(f"FAIL {name}: {record.where}", sys.stdout))
                         print(f"  input:    {dumps(record.case)}")
                         print(f"  expected: {dumps(record.expected)}")

@@ -18,6 +18,7 @@ from .._findings import Finding
 from .._fixtures import Fixture, read_fixtures, seed_fixtures
 from .._hypothesis_compat import private_hypothesis_storage
 from .._jsonio import dumps
+from .._kernels import load_kernel
 from .._model import SizeError, read_case
 from .._pack import SIZE_ERROR, declared_output
 from .._packers import (
@@ -26,7 +27,6 @@ from .._packers import (
     Packer,
     SetupError,
     WorkerPacker,
-    load_function,
 )
 from .._sources import SourceError
 from ..strategies import MAX_SAFE_UNITS
@@ -112,7 +112,8 @@ def register(commands: Any) -> None:
     which.add_argument(
         "--packer",
         metavar="MODULE:FUNCTION",
-        help="a Python function case -> output (the current directory is importable)",
+        help="a Python function case -> output: MODULE:FUNCTION (the current directory "
+        "is importable) or PATH.py:FUNCTION",
     )
     which.add_argument(
         "--packer-cmd",
@@ -172,7 +173,7 @@ def _packer(args: argparse.Namespace) -> tuple[Packer, str]:
     name = args.packer or "packcheck's NumPy packer"
     if args.timeout is not None:
         return WorkerPacker(spec, args.timeout), name
-    return CallablePacker(load_function(spec)), name
+    return CallablePacker(load_kernel(spec)), name
 
 
 def _fixtures(directory: Path | None) -> list[Fixture]:
@@ -302,11 +303,12 @@ def run_verify(args: argparse.Namespace) -> int:
     if finding is None:
         print(f"packcheck verify: conformant: {line}")
         return 0
+    args.status_if_cut_off = 1  # a reader that goes away must not turn this into a pass
     print(finding.report())
     if args.save_failures is not None and not finding.origin.startswith("fixture"):
         try:
             saved = _save(finding, args.save_failures)
-            print(f"saved:    {saved} (replay: packcheck fixtures FILE)")
+            print(f"saved:    {saved} (replayed first by the next run with --save-failures)")
         except OSError as exc:
             print(f"saved:    nothing: {exc.strerror or exc}")
     print(f"rerun:    {_rerun(args, seed)}")
