@@ -219,5 +219,7 @@ def test_a_closed_pipe_stops_quietly(
     path.write_text(text(planted_run()[0]))
     with ClosedPipe(open(tmp_path / "out", "wb")) as out:
         monkeypatch.setattr(sys, "stdout", out)
-        assert main(["audit", str(path)]) == 0
+        # Quietly, but the planted defects still fail the audit: a reader that goes
+        # away (| head) cannot turn a failed audit into a pass.
+        assert main(["audit", str(path)]) == 1
     assert capsys.readouterr().err == ""

@@ -29,7 +29,7 @@ def test_the_default_run_verifies_the_numpy_packer(capsys: pytest.CaptureFixture
     out = capsys.readouterr().out
     assert out.startswith(
         "packcheck verify: conformant: 3 fixtures, 100 generated cases, 74 wide-range cases, "
-        "71 long lists, seed 1,"
+        "87 long lists, seed 1,"
     )
     assert "packcheck's NumPy packer" in out
 
@@ -297,3 +297,51 @@ def test_loose_ids_and_numeric_strings_exit_1_at_seed_1(
 ) -> None:
     assert main(["verify", "--packer", f"broken:{name}", "--seed", "1"]) == 1
     assert "FAIL generated case (seed 1, shrunk)" in capsys.readouterr().out
+
+
+def test_a_save_failures_path_that_cannot_be_a_directory_stops_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a_file = tmp_path / "taken"
+    a_file.write_text("")
+    assert main(["verify", "--save-failures", str(a_file)]) == 2
+    assert capsys.readouterr().err == (
+        f"packcheck verify: --save-failures {a_file}: exists and is not a directory\n"
+    )
+    assert main(["verify", "--save-failures", "/proc/packcheck-cannot-be-here"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("packcheck verify: --save-failures /proc/packcheck-cannot-be-here: ")
+    assert err.count("\n") == 1
+
+
+def test_a_counterexample_that_cannot_be_saved_is_still_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def full(finding: object, directory: Path) -> Path:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cli_verify, "_save", full)
+    args = ["verify", "--packer", "broken:missing_dedup", "--seed", "3", "--no-long-lists"]
+    assert main([*args, "--save-failures", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "saved:    nothing: No space left on device" in out
+    assert "packcheck verify: NOT conformant" in out
+
+
+def test_the_command_leaves_no_hypothesis_folder_in_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert main(["verify", "--seed", "1", "--max-examples", "20", "--no-long-lists"]) == 0
+    assert not (tmp_path / ".hypothesis").exists()
+    monkeypatch.setenv("HYPOTHESIS_STORAGE_DIRECTORY", str(tmp_path / "asked-for"))
+    assert main(["verify", "--seed", "1", "--max-examples", "20", "--no-long-lists"]) == 0
+    assert not (tmp_path / ".hypothesis").exists()
+
+
+def test_progress_that_never_drew_clears_nothing() -> None:
+    terminal = _Terminal()
+    cli_verify._Progress(terminal).clear()
+    assert terminal.getvalue() == ""

@@ -309,3 +309,51 @@ def test_the_javascript_packer_speaks_the_protocol() -> None:
     finally:
         packer.close()
     assert os.path.exists(PACKERS / "packer.js")
+
+
+_TRACE = (
+    "import sys\n"
+    "sys.stdin.readline()\n"
+    "print('Traceback (most recent call last):', file=sys.stderr)\n"
+    "for i in range(12): print(f'  frame {i}', file=sys.stderr)\n"
+    "print('ValueError: the size is not a number', file=sys.stderr)\n"
+    "for i in range(9): print(f'  after {i}', file=sys.stderr)\n"
+    "sys.exit(1)\n"
+)
+_PLAIN = (
+    "import sys\n"
+    "sys.stdin.readline()\n"
+    "for i in range(20): print(f'line {i}', file=sys.stderr)\n"
+    "sys.exit(1)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("script", "shown", "hidden"),
+    [
+        (
+            _TRACE,
+            ["ValueError: the size is not a number", "  frame 10", "...", "  after 8"],
+            ["  frame 3", "  after 6"],
+        ),
+        (_PLAIN, ["line 12", "line 19"], ["line 11"]),
+    ],
+)
+def test_a_dying_command_shows_the_telling_lines_of_its_stderr(
+    tmp_path: Path, script: str, shown: list[str], hidden: list[str]
+) -> None:
+    (tmp_path / "dies.py").write_text(script)
+    packer = CommandPacker(f"{sys.executable} {tmp_path / 'dies.py'}", 5.0)
+    try:
+        with pytest.raises(PackerFault) as info:
+            packer.answer(SMALL)
+    finally:
+        packer.close()
+    lines = str(info.value).splitlines()
+    assert lines[0] == "exited with status 1; stderr:"
+    assert len(lines) <= 9
+    body = [line.removeprefix("  | ") for line in lines[1:]]
+    for text in shown:
+        assert text in body
+    for text in hidden:
+        assert text not in body

@@ -271,3 +271,14 @@ def test_shrinking_stops_after_its_number_of_tries() -> None:
     assert shrink(case, fails, deadline=_soon(), tries=0) is case
     shrink(case, fails, deadline=_soon(), tries=5)
     assert len(calls) == 5
+
+
+def test_a_case_without_a_budget_keeps_it_absent_and_a_gone_block_has_no_options() -> None:
+    from packcheck._shrink import _simpler_block, _whole_floats_as_ints
+
+    case = {"blocks": [{"id": "B", "size": 4.0}, {"id": "C"}], "required": []}
+    assert _whole_floats_as_ints(case) == {
+        "blocks": [{"id": "B", "size": 4}, {"id": "C"}],
+        "required": [],
+    }
+    assert list(_simpler_block(lambda: case, 5)) == []

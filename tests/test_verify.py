@@ -274,3 +274,10 @@ def test_blame_is_by_position_when_every_id_is_the_same() -> None:
     assert finding.departs is not None
     assert finding.departs.startswith("kept[")
     assert any("at most once" in cause for cause in finding.causes)
+
+
+def test_a_summary_counts_every_phase() -> None:
+    summary = run(broken.correct, seed=1, max_examples=7, long_lists=False)
+    assert summary.cases == summary.fixtures + 7 + summary.wide
+    assert summary.conformant
+    assert summary.counts().startswith("3 fixtures, 7 generated cases, 50 wide-range cases")

@@ -216,9 +216,9 @@ class _Tail:
         marked = [i for i, line in enumerate(lines) if _ERROR_LINE.search(line)]
         if marked:
             start = max(0, marked[-1] - 2)
-            shown = lines[start : start + _TAIL_LINES - 1]
-            if start + len(shown) < len(lines):
-                shown += ["...", lines[-1]] if start + len(shown) < len(lines) - 1 else lines[-1:]
+            shown = lines[start : start + _TAIL_LINES - 2]
+            rest = len(lines) - (start + len(shown))
+            shown += ["...", lines[-1]] if rest > 1 else lines[len(lines) - rest :]
         else:
             shown = lines[-_TAIL_LINES:]
         return "\n  | " + "\n  | ".join(shown)

@@ -240,7 +240,7 @@ def run_pack(args: argparse.Namespace) -> int:
     status = 0
     try:
         with _opened(args.file) as stream:
-            if args.engine == "numpy" and not (args.explain or args.trace):
+            if args.engine == "numpy" and not (args.explain or args.trace or args.record):
                 return _run_batched(stream, name, args.engine)
             source = _flushing(stream, out.flush)
             for record in read_records(source, csv_hint=name.lower().endswith(".csv")):
