@@ -82,8 +82,8 @@ def _variant(
         kept, left = scan(case)
         missing = _missing(case, kept)
         if missing_if_any_skipped:
-            skipped = _skipped_ids(case)
-            missing = [w for w in case.required if w not in set(kept) or w in skipped]
+            skipped, present = _skipped_ids(case), set(kept)
+            missing = [w for w in case.required if w not in present or w in skipped]
         if unique_kept:
             kept = list(dict.fromkeys(kept))
         return {"kept": kept, "remaining": left, "missing": order(missing)}

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from ._causes import departure, named_causes
+from ._causes import departure, departure_index, named_causes
 from ._invariants import InvariantError, check_output
 from ._jsonio import dumps, same_json, show
 from ._packers import Packer, PackerFault
@@ -80,21 +80,15 @@ class Finding:
     def _case_summary(self) -> str:
         case = self.case
         blocks = case["blocks"]
-        at = _departure_block(self.departs)
-        if at is None:
-            at = 0
+        # The block the departure names, found again rather than read back from its text.
+        found = departure_index(case, self.answer) if self.departs is not None else None
+        at = 0 if found is None else found
         low, high = max(0, at - _AROUND), min(len(blocks), at + _AROUND + 1)
         window = ", ".join(f"[{i}] {dumps(blocks[i])}" for i in range(low, high))
         return (
             f"{len(blocks):,} blocks, budget {show(case.get('budget'), 40)}, required "
             f"{show(case.get('required'), 80)}; blocks {window}"
         )
-
-
-def _departure_block(departs: str | None) -> int | None:
-    if departs is None or "blocks[" not in departs:
-        return None
-    return int(departs.split("blocks[", 1)[1].split("]", 1)[0])
 
 
 def _summarised(output: object) -> str:
