@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from hypothesis import example, given
+from hypothesis import strategies as st
 
-from packcheck import pack
+from packcheck import MalformedCase, pack, read_case, reference
 from packcheck._invariants import check_output
 from packcheck._jsonio import same_json
+from packcheck._model import SizeError
+from packcheck._pack import declared_output
+from packcheck._plain import pack_plain
 from packcheck.strategies import cases
+
+_KEYS = ("budget", "blocks", "required", "id", "size")
 
 
 @example({"budget": 1, "blocks": [{"id": "A", "size": 2}, {"id": "A", "size": 1}], "required": []})
@@ -34,3 +41,56 @@ def test_numpy_gives_the_reference_answer_beyond_int64(case: dict[str, Any]) -> 
 def test_both_engines_satisfy_every_invariant(case: dict[str, Any]) -> None:
     check_output(case, pack(case))
     check_output(case, pack(case, engine="numpy"))
+
+
+_ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-3, 3) | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.sampled_from(_KEYS), inner),
+    max_leaves=4,
+)
+
+
+@st.composite
+def _spoiled_cases(draw: st.DrawFn) -> Any:
+    """A case with one value anywhere swapped for any JSON value (or a key dropped)."""
+    case = copy.deepcopy(draw(cases(max_units=2**70)))
+    spots: list[tuple[Any, Any]] = [(case, key) for key in _KEYS if key in case]
+    if isinstance(case.get("blocks"), list):
+        blocks = case["blocks"]
+        spots += [(blocks, at) for at in range(len(blocks))]
+        spots += [(block, key) for block in blocks for key in ("id", "size") if key in block]
+    if isinstance(case.get("required"), list):
+        spots += [(case["required"], at) for at in range(len(case["required"]))]
+    if spots and draw(st.booleans()):
+        where, key = draw(st.sampled_from(spots))
+        if isinstance(where, dict) and draw(st.booleans()):
+            del where[key]
+        else:
+            where[key] = draw(_ANY_JSON)
+    return case
+
+
+def _read_and_packed(case: Any) -> dict[str, Any] | None:
+    """The declared output by the long way: read_case, then the reference's loop."""
+    try:
+        read = read_case(case)
+    except MalformedCase:
+        return None
+    if isinstance(read, SizeError):
+        return None
+    return declared_output(read, *reference.pack_sizes(read.budget, read.sizes))
+
+
+@example({"budget": 1, "blocks": [{"id": "\ud83d\ude00", "size": 1}], "required": []})
+@example({"budget": 1, "blocks": [{"id": "A", "size": 0}], "required": []})
+@example({"budget": 0, "blocks": [{"id": "A", "size": 1.5}], "required": []})
+@example({"budget": 0, "blocks": [{"id": "A", "size": True}], "required": []})
+@example({"budget": 1, "blocks": [{"id": "\ud83d", "size": 2}], "required": ["\ud83d"]})
+@given(_spoiled_cases())
+def test_the_one_loop_path_answers_as_reading_then_packing(case: Any) -> None:
+    before = copy.deepcopy(case)
+    fast = pack_plain(case)
+    if fast is not None:
+        assert fast == _read_and_packed(case)
+        assert type(fast["remaining"]) is int
+    assert case == before

@@ -13,6 +13,7 @@ import pytest
 
 from packcheck import ENGINES, SIZE_ERROR, Engine, MalformedCase, pack, pack_many
 from packcheck._pack import missing_ids
+from packcheck._plain import pack_plain
 
 SEED = json.loads((Path(__file__).parent / "fixtures" / "seed.json").read_text())
 
@@ -197,3 +198,71 @@ def test_pack_many_refuses_a_malformed_case_and_an_unknown_engine() -> None:
         pack_many([{"budget": 1, "blocks": [], "required": []}, {"budget": 1}])
     with pytest.raises(ValueError, match="unknown engine 'fast'"):
         pack_many([], engine="fast")  # type: ignore[arg-type]
+
+
+class _Block:
+    """Not a mapping, though it answers ``["id"]`` and ``["size"]``."""
+
+    def __getitem__(self, key: str) -> object:
+        return {"id": "A", "size": 1}[key]
+
+
+_PLAIN = {"budget": 5, "blocks": blocks(3, 4, 2), "required": ["C", "B", "Z"]}
+
+
+def _spoiled(*path: Any, value: Any) -> dict[str, Any]:
+    case = copy.deepcopy(_PLAIN)
+    where: Any = case
+    for step in path[:-1]:
+        where = where[step]
+    where[path[-1]] = value
+    return case
+
+
+def test_a_plain_case_is_packed_in_one_loop() -> None:
+    assert pack_plain(_PLAIN) == {"kept": ["A", "C"], "remaining": 0, "missing": ["B", "Z"]}
+    # IDs that never reach the output need not be ASCII.
+    case = _spoiled("blocks", 1, "id", value="\ud83d")
+    assert pack_plain(case) == {"kept": ["A", "C"], "remaining": 0, "missing": ["B", "Z"]}
+    nothing = {"kept": [], "remaining": 5, "missing": ["B", "C", "Z"]}
+    assert pack_plain(_PLAIN | {"blocks": []}) == nothing
+    assert pack_plain(_PLAIN, 4) == pack(_PLAIN)
+    assert pack_plain(_PLAIN, 3) is None
+    # Nothing in the answer is the input's own list.
+    for case in (_PLAIN, _PLAIN | {"required": []}, _PLAIN | {"required": ["Z"]}):
+        answer = pack_plain(case)
+        assert answer is not None
+        assert answer["missing"] is not case["required"]
+        assert answer["kept"] is not case["required"]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        [],
+        _PLAIN | {"budget": True},
+        _PLAIN | {"budget": -1},
+        _PLAIN | {"budget": 5.0},
+        _PLAIN | {"blocks": tuple(_PLAIN["blocks"])},
+        _PLAIN | {"required": ("C",)},
+        _PLAIN | {"required": "C"},
+        _PLAIN | {"required": ["C", 1]},
+        _PLAIN | {"required": ["\U0001f600"]},
+        _spoiled("blocks", 2, value=_Block()),
+        _spoiled("blocks", 2, value=["C", 2]),
+        _spoiled("blocks", 2, "id", value=3),
+        _spoiled("blocks", 1, "id", value=3),
+        _spoiled("blocks", 1, "id", value=None),
+        _spoiled("blocks", 1, "size", value=4.0),
+        _spoiled("blocks", 1, "size", value=True),
+        _spoiled("blocks", 1, "size", value=Decimal(4)),
+        _spoiled("blocks", 2, "size", value=0),
+        _spoiled("blocks", 2, "size", value=-1),
+        _spoiled("blocks", 0, "id", value="\ud83d\ude00"),
+        {"budget": 5, "blocks": [{"id": "A"}], "required": []},
+        {"budget": 5, "blocks": [{"size": 1}], "required": []},
+        {"budget": 5, "blocks": []},
+    ],
+)
+def test_anything_but_a_plain_case_is_left_to_read_case(case: Any) -> None:
+    assert pack_plain(case) is None

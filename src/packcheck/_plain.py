@@ -1,0 +1,67 @@
+"""Plain cases packed as they are read: one loop over the blocks, no lists between.
+
+Most cases are *plain*: the case and its blocks are ``dict``s, IDs ``str``, sizes
+``int >= 1`` (exact types, never a ``bool``), the budget an ``int >= 0``, ``required``
+a list of ``str``, and every ID that reaches the output (kept or required) ASCII.
+For those, reading and packing are one pass: each block's size is checked and
+compared as it is read, and only kept IDs are collected.  Reading a case first and
+packing its sizes after costs about three times the packing loop; this costs little
+more than the loop itself.
+
+Anything else (an error to report, a ``Decimal`` or integral ``float``, a surrogate
+pair to join, a ``Mapping`` that is not a ``dict``) gives ``None`` and is read by
+:func:`packcheck.read_case`, which reads plain cases to the same values: the answer
+never depends on which path a case took.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["pack_plain"]
+
+
+def pack_plain(case: object, below: int | None = None) -> dict[str, Any] | None:
+    """The declared output of a plain ``case``, or ``None`` when it is not plain.
+
+    ``below``: also ``None`` for a case of that many blocks or more.
+
+    The rule as :func:`packcheck.reference.pack_sizes` states it: one scan in order,
+    keeping every block whose size is at most what is left.  A size below 1 can only
+    pass the comparison (what is left never falls below 0), so it is checked there.
+    ``O(n + r log r)`` for ``n`` blocks and ``r`` required IDs.
+    """
+    if type(case) is not dict:
+        return None
+    blocks, required, budget = case.get("blocks"), case.get("required"), case.get("budget")
+    if type(blocks) is not list or type(required) is not list or type(budget) is not int:
+        return None
+    if budget < 0 or (below is not None and len(blocks) >= below):
+        return None
+    remaining = budget
+    kept: list[str] = []
+    keep = kept.append
+    try:
+        for block in blocks:
+            if type(block) is not dict:
+                return None
+            ident = block["id"]
+            size = block["size"]
+            if type(ident) is not str or type(size) is not int:
+                return None
+            if size <= remaining:
+                if size < 1:
+                    return None
+                remaining -= size
+                keep(ident)
+        # join refuses anything but strings; ASCII IDs are their own UTF-16 identity.
+        if not ("".join(kept) + "".join(required)).isascii():
+            return None
+    except (KeyError, TypeError):
+        return None
+    if not required:
+        return {"kept": kept, "remaining": remaining, "missing": []}
+    # Below U+0080 code points are code units: the plain sort is the UTF-16 order.
+    present = set(required).intersection(kept)
+    missing = [wanted for wanted in required if wanted not in present] if present else required
+    return {"kept": kept, "remaining": remaining, "missing": sorted(missing)}
