@@ -502,3 +502,19 @@ def test_the_kernel_itself_answers_every_edge_probe_exactly(family: str) -> None
         budget, sizes = case["budget"], _sizes_of(case)
         kept, remaining = scan.pack_input(budget, from_ints(budget, sizes))
         assert (kept.tolist(), remaining) == pack_sizes(budget, sizes), probe
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_large_only_level_edges_keep_large_blocks_in_a_chunk_with_no_small_one(seed: int) -> None:
+    for probe in _edge_probes(seed, WIDE, "level edges")[20:]:
+        case = probe.build()
+        sizes = _sizes_of(case)
+        lefts = _lefts(case["budget"], sizes)
+        tau = case["budget"] // 16  # too-large blocks first leave the budget whole
+        # The scene: 4,200 blocks before the one that ends the level.
+        end = next(i for i in range(len(sizes)) if lefts[i + 1] < tau)
+        scene = range(end - 4200, end)
+        assert min(sizes[i] for i in scene) > tau, probe
+        assert 1 <= sum(lefts[i + 1] < lefts[i] for i in scene) <= 14, probe
+        # Near misses: one unit more than is left.
+        assert sum(sizes[i] == lefts[i] + 1 for i in scene) > 1000, probe

@@ -272,6 +272,12 @@ MUTANTS = [
         "the blocks after an all-small level's end are read back as prefix sums",
     ),
     Mutant(
+        "no-small-sums-short",
+        "small = small_sums = np.zeros(sizes.shape[0], dtype=np.int64)",
+        "small = small_sums = np.zeros(sizes.shape[0] - 1, dtype=np.int64)",
+        "a level chunk with no small block in it ends one block short (or raises)",
+    ),
+    Mutant(
         "search-stops-before-level-end",
         "hit = _first_at_most(keys, at, end, budget - offset)",
         "hit = _first_at_most(keys, at, end - 1, budget - offset)",

@@ -67,7 +67,7 @@ _HUGE_MARKS = (2**63, 2**63 + 1, 2**64, 2**64 + 1, 0)  # 0: the sum of a prefix
 _HUGE_SHAPES = ("first chunk", "wider chunk", "short list")
 #: The probe families laid out here, with how many variants each has.
 EDGE_VARIANTS = {
-    "level edges": len(_AIMS) * len(_LEADS) + 8,
+    "level edges": len(_AIMS) * len(_LEADS) + 10,
     "search edges": len(_SEARCHES),
     "sums past 2**63": 12,
     "prefix past int64": len(_HUGE_MARKS) * len(_HUGE_SHAPES),
@@ -129,6 +129,11 @@ def edge_case(family: str, seed: int, length: int, max_units: int) -> tuple[int,
             lay.add(*[1] * _CHUNK)
         if not _search(lay, width, first, gap):
             lay = None
+    elif variant >= len(_AIMS) * len(_LEADS) + 8:
+        lay = _Layout(_budget(max_units, rng, variant), max_units, rng)
+        if variant % 2 and lay.too_large() is not None:
+            lay.filler()
+        _large_only(lay)
     elif variant >= len(_AIMS) * len(_LEADS):
         small = variant - len(_AIMS) * len(_LEADS)
         lay = _Layout(_budget(max_units, rng, variant), max_units, rng)
@@ -156,6 +161,8 @@ def edge_case(family: str, seed: int, length: int, max_units: int) -> tuple[int,
             _search(lay, rng.randint(2048, 2600), 0, rng.choice(_STEP_EDGES[:3]))
         elif roll < 0.35:
             _crowd(lay)
+        elif roll < 0.45:
+            _large_only(lay)
         else:
             _land(lay, rng.choice(_AIMS))
     return lay.budget, lay.sizes[:length]
@@ -237,6 +244,27 @@ def _crowd(lay: _Layout) -> None:
             lay.add(lay.too_large() or 1)
     if lay.left >= tau:
         lay.add(rng.randint(lay.left - tau + 1, min(tau, lay.left)))  # the level ends
+
+
+def _large_only(lay: _Layout) -> None:
+    """4,200 blocks all above ``tau``: near misses, too-large ones, 1 to 14 large fits.
+
+    A scan in levels whose chunk holds no small block searches the large ones alone; the
+    scene is long enough that the 4,096-block chunk a level starts (anywhere in the
+    filler before it) holds nothing else.  Then a large block that fits ends the level.
+    """
+    rng = lay.rng
+    tau = lay.left // _K
+    keeps = set(rng.sample(range(4200), rng.randint(1, 14)))
+    for index in range(4200):
+        room = lay.left - tau - 1  # what a kept block may take: the remaining stays > tau
+        if index in keeps and room > tau:
+            lay.add(rng.choice((tau + 1, room, rng.randint(tau + 1, room))))
+        elif rng.random() < 0.5:
+            lay.add(lay.left + 1)  # a near miss, above tau while the remaining is >= tau
+        else:
+            lay.add(lay.too_large() or lay.left + 1)
+    lay.add(lay.left - rng.randrange(max(1, tau)))
 
 
 def _all_small(lay: _Layout, aim: str, depth: int) -> None:
