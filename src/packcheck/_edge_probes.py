@@ -142,8 +142,11 @@ def edge_case(family: str, seed: int, length: int, max_units: int) -> tuple[int,
         _all_small(lay, ("below", "below", "at", "above")[small % 4], small // 4)
     if lay is None:
         # level edges, and any scene the unit range cannot hold: a level that lands.
-        lay = _Layout(_budget(max_units, rng, variant), max_units, rng)
+        budget = _budget(max_units, rng, variant)
         lead = _LEADS[variant // len(_AIMS) % len(_LEADS)]
+        if variant % len(_AIMS) == 3 and lead != "too large" and budget | 1 < max_units:
+            budget |= 1  # a block leaving its own size at an odd remaining too (R | 1 = R)
+        lay = _Layout(budget, max_units, rng)
         if lead == "fits whole":
             lay.add(*[1] * _CHUNK)
         elif lead == "too large":
