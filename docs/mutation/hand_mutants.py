@@ -3,7 +3,7 @@
 Usage (from the repository root)::
 
     .venv/bin/python docs/mutation/hand_mutants.py        # packcheck verify --seed 1
-    .venv/bin/python docs/mutation/hand_mutants.py --command "python -m pytest -x -q tests"
+    .venv/bin/python docs/mutation/hand_mutants.py --command "python -m pytest -x -q -n 0 tests"
 
 Each mutant below is a one-line edit of the kind an optimiser makes to
 ``src/packcheck/scan.py`` (a threshold, an off-by-one at a chunk or level boundary,
