@@ -77,6 +77,7 @@ def test_saved_failures_from_another_engineer_are_replayed(
         (["--packer", "no_such_module_xyz:f"], "cannot import 'no_such_module_xyz'"),
         (["--packer", "broken:nope"], "has no function 'nope'"),
         (["--packer-cmd", "/no/such/packer"], "cannot start /no/such/packer"),
+        (["--packer-cmd", "sh -c 'exit 2'"], "again when given the empty case: exited with"),
         (["--packer", "broken:nope", "--timeout", "1"], "has no function 'nope'"),
     ],
 )

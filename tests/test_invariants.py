@@ -146,3 +146,10 @@ def test_a_packer_echoing_a_surrogate_pair_is_not_a_false_alarm() -> None:
     pair = "\ud800\udc00"
     case = {"budget": 1, "blocks": [{"id": pair, "size": 1}], "required": [pair]}
     check_output(case, {"kept": [pair], "remaining": 0, "missing": []})
+
+
+def test_a_forced_skip_after_many_kept_blocks_shows_the_last_three() -> None:
+    case = {"budget": 6, "blocks": [{"id": i, "size": 1} for i in "ABCDEF"], "required": []}
+    with pytest.raises(InvariantError, match="every skip is forced") as raised:
+        check_output(case, {"kept": ["A", "B", "C", "D", "E"], "remaining": 1, "missing": []})
+    assert 'not kept (5 kept before it, the last ["C","D","E"])' in str(raised.value)

@@ -124,3 +124,20 @@ def test_read_answer_takes_arrays_and_lists_and_refuses_the_rest() -> None:
     assert read_answer(None) is None
     assert read_answer((None, 0)) is None
     assert read_answer((1, 2, 3)) is None
+
+
+def test_a_lone_file_imports_the_helpers_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As `python wrap.py` would: the file's folder is importable (new-user trial).
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "helper_beside_wrap.py").write_text("LEFT = 7\n")
+    (folder / "wrap.py").write_text(
+        "import helper_beside_wrap\ndef f():\n    return helper_beside_wrap.LEFT\n"
+    )
+    assert load_kernel(f"{folder / 'wrap.py'}:f")() == 7
+    assert sys.path.count(str(folder)) == 1
+    assert load_kernel(f"{folder / 'wrap.py'}:f")() == 7
+    assert sys.path.count(str(folder)) == 1

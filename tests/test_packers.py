@@ -119,7 +119,8 @@ def test_a_command_that_never_reads_cannot_block_the_gate() -> None:
 def test_a_command_that_closes_stdin_is_a_fault() -> None:
     packer = CommandPacker(f"{sys.executable} -c 'import os, time; os.close(0); time.sleep(60)'", 5)
     big = {"budget": 1, "blocks": [{"id": "x" * 1000, "size": 1}] * 300, "required": []}
-    with pytest.raises(PackerFault, match=r"closed its stdin|closed its stdout"):
+    # It never answers anything, not even the empty case: a setup error, saying why.
+    with pytest.raises(SetupError, match=r"closed its stdin|closed its stdout"):
         packer.answer(big)
     packer.close()
 
@@ -147,9 +148,10 @@ def test_a_command_that_cannot_start_is_a_setup_error(command: str, message: str
 
 def test_a_command_that_cannot_restart_is_a_fault(tmp_path: Path) -> None:
     script = tmp_path / "once.sh"
-    script.write_text("#!/bin/sh\nexit 1\n")
+    script.write_text("#!/bin/sh\nread line\necho '{}'\nexit 1\n")
     script.chmod(0o755)
     packer = CommandPacker(str(script), 5)
+    assert packer.answer(SMALL) == {}
     with pytest.raises(PackerFault, match="exited with status 1"):
         packer.answer(SMALL)
     script.unlink()
@@ -158,9 +160,29 @@ def test_a_command_that_cannot_restart_is_a_fault(tmp_path: Path) -> None:
 
 
 def test_a_command_killed_by_a_signal_says_so() -> None:
-    packer = CommandPacker("sh -c 'kill -9 $$'", 5)
+    packer = CommandPacker("sh -c 'read line; echo {}; read line; kill -9 $$'", 5)
+    assert packer.answer(SMALL) == {}
     with pytest.raises(PackerFault, match="killed by signal 9"):
         packer.answer(SMALL)
+
+
+@pytest.mark.parametrize("script", ["exit 2", "read line; exit 1", "kill -9 $$"])
+def test_a_command_that_ends_before_any_answer_is_a_setup_error(script: str) -> None:
+    # A mistyped script path (`python3 nosuch.py` exits 2) never ran as a packer.
+    packer = CommandPacker(f"sh -c '{script}'", 5)
+    with pytest.raises(SetupError, match="ended before answering any case, and again when"):
+        packer.answer(SMALL)
+    packer.close()
+
+
+def test_a_command_that_answers_the_empty_case_failed_on_the_first_one() -> None:
+    # It dies on cases with blocks only: a fault of that case, not of the setup.
+    script = 'read line; case "$line" in *size*) exit 1;; esac; echo {}; read line; echo {}'
+    packer = CommandPacker(f"sh -c '{script}'", 5)
+    with pytest.raises(PackerFault, match="exited with status 1"):
+        packer.answer(SMALL)
+    assert packer.answer({"budget": 0, "blocks": [], "required": []}) == {}
+    packer.close()
 
 
 def test_encode_case_keeps_every_number_as_written() -> None:
@@ -311,9 +333,10 @@ def test_the_javascript_packer_speaks_the_protocol() -> None:
     assert os.path.exists(PACKERS / "packer.js")
 
 
+# Each answers the empty case (it dies on a case, not on its setup).
 _TRACE = (
     "import sys\n"
-    "sys.stdin.readline()\n"
+    "if 'size' not in sys.stdin.readline(): print('{}'); sys.exit(0)\n"
     "print('Traceback (most recent call last):', file=sys.stderr)\n"
     "for i in range(12): print(f'  frame {i}', file=sys.stderr)\n"
     "print('ValueError: the size is not a number', file=sys.stderr)\n"
@@ -322,7 +345,7 @@ _TRACE = (
 )
 _PLAIN = (
     "import sys\n"
-    "sys.stdin.readline()\n"
+    "if 'size' not in sys.stdin.readline(): print('{}'); sys.exit(0)\n"
     "for i in range(20): print(f'line {i}', file=sys.stderr)\n"
     "sys.exit(1)\n"
 )

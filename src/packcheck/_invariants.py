@@ -16,6 +16,7 @@ that can pass, and the output is fully determined: the checks are the rule.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from ._invariant_error import InvariantError
 from ._jsonio import show
@@ -33,6 +34,13 @@ _PARTITION = "partition"
 
 def _show(value: object) -> str:
     return show(value, 120)
+
+
+def _kept_before(kept: Sequence[object], matched: int) -> str:
+    """The blocks kept before a skip, for a message: all of them, or the last three."""
+    if matched <= 3:
+        return f"kept so far: {_show(kept[:matched])}"
+    return f"{matched:,} kept before it, the last {_show(kept[matched - 3 : matched])}"
 
 
 def _type_name(value: object) -> str:
@@ -117,8 +125,7 @@ def check_output(case: object, output: object) -> None:
             raise InvariantError(
                 "every skip is forced",
                 f"blocks[{index}] (id {_show(block_id)}, size {_show(size)}) fits the "
-                f"{_show(left)} unit(s) left but is not kept (kept so far: "
-                f"{_show(kept[:matched])})",
+                f"{_show(left)} unit(s) left but is not kept ({_kept_before(kept, matched)})",
             )
     if matched < len(kept):
         raise InvariantError(

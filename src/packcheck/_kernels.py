@@ -74,6 +74,10 @@ def load_kernel(spec: str) -> Callable[..., Any]:
             module_name = ".".join([alias, *parts]).removesuffix(".__init__")
             module = importlib.import_module(module_name)
         else:
+            # As `python PATH.py` would have it: the file's folder is importable, so
+            # the file can import the helpers beside it.
+            if str(path.parent) not in sys.path:
+                sys.path.insert(0, str(path.parent))
             module = _import_file(alias + "_" + path.stem, path)
     except Exception as exc:
         raise SetupError(

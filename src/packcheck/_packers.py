@@ -66,6 +66,10 @@ class SetupError(Exception):
     """The packer cannot be loaded or started at all; one line."""
 
 
+class _Died(PackerFault):
+    """The packer's process ended (or closed its pipes) while a case was in flight."""
+
+
 @runtime_checkable
 class Packer(Protocol):
     """What ``verify`` needs from a packer under test."""
@@ -292,7 +296,7 @@ class _Process:
             try:
                 view = view[os.write(self._proc.stdin.fileno(), view) :]
             except BrokenPipeError:
-                raise PackerFault(self._death("closed its stdin")) from None
+                raise _Died(self._death("closed its stdin")) from None
 
     def _read(self, take: Callable[[bytearray], bytes | None], deadline: float) -> bytes:
         assert self._proc
@@ -303,7 +307,7 @@ class _Process:
             self._wait(self._proc.stdout, selectors.EVENT_READ, deadline)
             chunk = os.read(self._proc.stdout.fileno(), 1 << 16)
             if not chunk:
-                raise PackerFault(self._death("closed its stdout"))
+                raise _Died(self._death("closed its stdout"))
             self._buffer += chunk
         return reply
 
@@ -378,10 +382,27 @@ class CommandPacker(_Process):
         if not argv:
             raise SetupError("--packer-cmd is empty")
         super().__init__(argv, timeout)
+        self.command = command
+        self.answered = False
 
     def answer(self, case: dict[str, Any]) -> object:
-        """The parsed object the command printed for ``case``."""
-        raw = self.exchange((encode_case(case) + "\n").encode("ascii"), _line)
+        """The parsed object the command printed for ``case``.
+
+        Raises :class:`SetupError` if the command ends before it has answered any
+        case and, started again, ends on the empty case too (a mistyped script path,
+        a missing module): it never ran as a packer.  One that answers the empty case
+        failed on ``case`` itself, a :class:`PackerFault` like any other.
+        """
+        try:
+            raw = self.exchange((encode_case(case) + "\n").encode("ascii"), _line)
+        except _Died as exc:
+            if self.answered or self._answers(_EMPTY_CASE):
+                raise
+            raise SetupError(
+                f"--packer-cmd {self.command!r} ended before answering any case, and "
+                f"again when given the empty case: {exc}"
+            ) from None
+        self.answered = True
         try:
             output = loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, JSONError) as exc:
@@ -391,6 +412,18 @@ class CommandPacker(_Process):
             self.stop()
             raise PackerFault(f"answered {_clip(raw)}, which is not a JSON object")
         return output
+
+    def _answers(self, case: dict[str, Any]) -> bool:
+        """Whether the command, started again if need be, answers ``case`` at all."""
+        try:
+            self.exchange((encode_case(case) + "\n").encode("ascii"), _line)
+        except PackerFault:
+            return False
+        self.answered = True
+        return True
+
+
+_EMPTY_CASE: dict[str, Any] = {"budget": 0, "blocks": [], "required": []}
 
 
 def _clip(raw: bytes) -> str:

@@ -290,6 +290,10 @@ def run_verify(args: argparse.Namespace) -> int:
             progress=progress,
             partition=args.partition,
         )
+    except SetupError as exc:
+        # A command that ended before answering any case never ran as a packer.
+        print(f"packcheck verify: {exc}", file=sys.stderr)
+        return 2
     finally:
         if progress is not None:
             progress.clear()
