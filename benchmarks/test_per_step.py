@@ -24,9 +24,7 @@ STEPS = 10_000
 
 @cache
 def _case(name: str, n: int) -> dict[str, Any]:
-    sizes, budget = WORKLOADS[name].generate(n, SEED)
-    blocks = [{"id": f"b{i}", "size": size} for i, size in enumerate(sizes.tolist())]
-    return {"budget": budget, "blocks": blocks, "required": ["b0", "b7", "absent"]}
+    return WORKLOADS[name].case(n, SEED)
 
 
 @pytest.mark.parametrize("name", ["uniform-50%", "doc-chunks", "alternating"])
