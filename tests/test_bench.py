@@ -24,7 +24,7 @@ import pytest
 from packcheck import _ab, bench, reference, scan
 from packcheck._cli import main
 from packcheck._cli.bench_plot import draw
-from packcheck._cli.bench_show import table
+from packcheck._cli.bench_show import crossover, table, table_steps
 from packcheck._workloads import WORKLOADS, workload
 
 REFERENCE_NS = 40.0  # simulated nanoseconds per block
@@ -652,6 +652,40 @@ def test_a_side_that_wins_in_some_repeats_only_is_unclear() -> None:
     assert row((1.0, 1.0, 0.0)).speedup_interval() == (1.0, 1.0, float("inf"))
 
 
+def test_the_steps_table_names_each_side_and_the_faster() -> None:
+    report = bench.StepsReport(
+        [
+            bench.StepTiming("pack(case)", "pareto", 1, 1000, 1000, 1000, 0, (2e-4,) * 3,
+                             (1e-4, 3e-4, 1e-4)),
+            bench.StepTiming("pack_batch", "batch_of_steps", 10_000, 1_050_085, 10, 200, 0,
+                             (0.08,) * 3, (0.002,) * 3),
+        ]
+    )  # fmt: skip
+    lines = table_steps(report, repeat=3).splitlines()
+    assert "over 3 repeat(s)" in lines[0]
+    assert "ahead by more than 10%" in lines[0]
+    assert lines[2].split() == [
+        "call", "workload", "blocks", "reference", "numpy", "speedup", "interval", "faster"
+    ]  # fmt: skip
+    assert lines[3].split() == [
+        "pack(case)", "pareto", "1,000", "200", "µs", "100", "µs", "2.00x", "[0.67x,", "2.00x]",
+        "unclear",
+    ]  # fmt: skip
+    assert lines[4].split() == [
+        "pack_batch", "batch_of_steps", "10,000", "x", "10-200", "80", "ms", "2", "ms", "40.0x",
+        "[40.0x,", "40.0x]", "numpy",
+    ]  # fmt: skip
+    assert lines[6] == (
+        'pack(case): reference side pack(case, engine="reference"); '
+        'numpy side pack(case, engine="numpy")'
+    )
+    assert lines[7].startswith("pack_batch: reference side reference.pack_sizes(budget, sizes)")
+    assert lines[8].startswith(
+        'below 16,384 blocks (_engines.CROSSOVER) pack(case, engine="numpy")'
+    )
+    assert "below" not in table_steps(bench.StepsReport(report.timings[1:]), repeat=3)
+
+
 def _wrong_pack(case: Any, *, engine: Any = "reference") -> dict[str, Any]:
     answer = reference_pack(case)
     return {**answer, "remaining": answer["remaining"] + 1} if engine == "numpy" else answer
@@ -718,3 +752,91 @@ def test_run_steps_rejects_impossible_rows() -> None:
             bench.run_steps(**bad)  # type: ignore[arg-type]
     with pytest.raises(KeyError, match="unknown workload 'nope'"):
         bench.run_steps(workloads=["nope"])
+
+
+def test_bench_steps_adds_the_agent_sizes_table_and_stores_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], costed: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.setattr(bench, "STEPS", 20)
+    out = tmp_path / "bench.json"
+    argv = ["bench", "--sizes", "1000", "--workload", "uniform-50%", "--repeat", "2"]
+    argv += ["--min-time", "0", "--json", str(out)]
+    assert main([*argv, "--steps"]) == 0
+    text = capsys.readouterr().out
+    matrix, steps = text.split("\n\nengines at the sizes agents pack")
+    assert "crossover" in matrix
+    rows = [line.split() for line in steps.splitlines()[3:8]]
+    assert [row[:3] for row in rows[:3]] == [
+        ["pack(case)", "uniform-50%", n] for n in ("10", "100", "1,000")
+    ]
+    assert [row[-1] for row in rows] == ["reference", "neither", "numpy", "numpy", "reference"]
+    assert rows[3][:4] == ["pack_batch", "batch_of_steps", "20", "x"]
+    data = json.loads(out.read_text())
+    assert [r["faster"] for r in data["steps"]["results"]][-2:] == ["numpy", "reference"]
+    # The matrix still reads back, so --compare and --history take such a file.
+    saved = bench.Report.from_json(data)
+    assert saved.speedup("numpy", "uniform-50%", 1000) is not None
+    assert main([*argv[:-2], "--compare", str(out)]) == 0
+    assert "no speedup fell" in capsys.readouterr().out
+    assert main(["bench", "--history", str(tmp_path)]) == 0
+    assert "uniform-50%" in capsys.readouterr().out
+    # Asked not to, or narrowed by --sizes or --workload, it stays out.
+    assert main([*argv[:-2], "--no-steps"]) == 0
+    assert "agents" not in capsys.readouterr().out
+    assert main(argv[:-2]) == 0
+    assert "agents" not in capsys.readouterr().out
+
+
+def test_bench_runs_the_agent_sizes_with_the_full_matrix(
+    capsys: pytest.CaptureFixture[str], costed: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bench, "STEPS", 20)
+    monkeypatch.setattr(bench, "DEFAULT_SIZES", (10,))
+    assert main(["bench", "--repeat", "1", "--min-time", "0"]) == 0
+    text = capsys.readouterr().out
+    assert "\n\nengines at the sizes agents pack" in text
+    assert all(f"pack(case)  {name}" in text for name in bench.STEP_WORKLOADS)
+    assert main(["bench", "--repeat", "1", "--min-time", "0", "--no-steps"]) == 0
+    assert "agents" not in capsys.readouterr().out
+
+
+def test_bench_steps_exits_1_on_a_wrong_answer_at_agent_sizes(
+    capsys: pytest.CaptureFixture[str], clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bench, "STEPS", 20)
+    monkeypatch.setattr(bench, "pack_many", _wrong_many)
+    argv = ["bench", "--sizes", "10", "--workload", "pareto", "--repeat", "1", "--steps"]
+    argv += ["--min-time", "0"]
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        'packcheck: pack_many(cases, engine="numpy") gave a wrong answer on 20 steps\n'
+    )
+
+
+def test_the_crossover_is_where_the_engine_stays_ahead() -> None:
+    def report(ratios: dict[int, float]) -> bench.Report:
+        return bench.Report(
+            [
+                bench.Timing(engine, "pareto", "typical", n, 5, 0, cost)
+                for n, ratio in ratios.items()
+                for engine, cost in (("reference", 1.0), ("numpy", 1.0 / ratio))
+            ]
+        )
+
+    assert crossover(report({10: 0.5, 100: 2.0, 1000: 0.9, 10_000: 3.0}), "numpy", "pareto") == (
+        10_000
+    )
+    assert crossover(report({10: 1.5, 100: 2.0}), "numpy", "pareto") == 10
+    assert crossover(report({10: 2.0, 100: 1.0}), "numpy", "pareto") is None
+    assert crossover(report({}), "numpy", "pareto") is None
+
+    def crossover_rows(ratios: dict[int, float]) -> list[list[str]]:
+        lines = table(report(ratios), repeat=1).splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("crossover"))
+        return [line.split() for line in lines[at + 1 : at + 3]]
+
+    assert crossover_rows({10: 0.5, 100: 2.0}) == [["workload", "numpy"], ["pareto", "100"]]
+    assert crossover_rows({10: 0.5})[1] == ["pareto", "-"]
