@@ -14,7 +14,6 @@ import pytest
 
 from packcheck import ENGINES
 from packcheck._cli import main
-from packcheck._cli import pack as cli_pack
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SEED = json.loads((FIXTURES / "seed.json").read_text())
@@ -353,12 +352,10 @@ def test_text_an_ascii_terminal_cannot_show_is_escaped_not_a_traceback(
     assert f"FAIL {tmp_path}/caf\\udcff.json: case 1 (caf\\xe9)\n" in text
 
 
-def test_numpy_batches_answer_every_line_as_the_reference_does(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_numpy_answers_every_line_as_the_reference_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    # Batches of at most 3 cases: lines are answered in order across batch edges,
-    # malformed ones and size errors included.
-    monkeypatch.setattr(cli_pack, "_BATCH_MOST", 3)
+    # Lines are answered in order, malformed ones and size errors included.
     lines = [json.dumps(fixture["input"]) for fixture in SEED] * 3
     lines[4:4] = ["nope", '{"budget": 3, "blocks": [{"id": 5, "size": 1}], "required": []}']
     lines.append(
@@ -377,7 +374,7 @@ def test_numpy_answers_the_rows_before_a_table_breaks_off(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     # A CSV cell past Python's csv limit stops the table: the rows read before it
-    # are answered first, in batches as one by one.
+    # are answered first, by either engine.
     table = (FIXTURES / "seed.csv").read_text()
     path = tmp_path / "broken.csv"
     path.write_text(table + 'long,"' + "x" * 200_000 + '",1,2\n')
@@ -387,7 +384,7 @@ def test_numpy_answers_the_rows_before_a_table_breaks_off(
     assert run(capsys, "pack", "--engine", "numpy", str(path)) == expected
 
 
-def test_a_closed_pipe_ends_a_numpy_batch_quietly(
+def test_a_closed_pipe_ends_a_numpy_run_quietly(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     class ClosedPipe(io.TextIOWrapper):

@@ -18,6 +18,7 @@ the blocks left out could never fit.  Sums are exact: a round runs only while
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
@@ -70,6 +71,29 @@ def pack_short_cases(
     return remaining
 
 
+@dataclass(slots=True)
+class _Undecided:
+    """One group's state between rounds, and where its answers go.
+
+    ``pos``: positions in ``values`` of the undecided blocks, case after case (``None``:
+    all of ``values``); ``live``: the cases that still have some, ``count[i]`` of them,
+    with ``rem[i]`` units left.  Answers: ``kept`` (aligned with ``values``) and
+    ``remaining`` (one per case of the group).
+    """
+
+    values: npt.NDArray[np.int64]
+    kept: npt.NDArray[np.bool_]
+    remaining: npt.NDArray[np.int64]
+    pos: npt.NDArray[np.intp] | None
+    live: npt.NDArray[np.intp]
+    count: npt.NDArray[np.intp]
+    rem: npt.NDArray[np.int64]
+
+    def blocks(self) -> npt.NDArray[np.int64]:
+        """The undecided blocks' sizes, case after case."""
+        return self.values if self.pos is None else self.values[self.pos]
+
+
 def _group(
     values: npt.NDArray[np.int64],
     counts: npt.NDArray[np.intp],
@@ -79,34 +103,24 @@ def _group(
 ) -> npt.NDArray[np.int64]:
     remaining = budgets.copy()
     live = np.flatnonzero(counts)
-    # pos: positions in `values` of the undecided blocks, case after case; None: all.
-    count = counts[live]
-    rem = remaining[live]
-    blocks = int(count.sum())
-    if blocks and int((values if pos is None else values[pos]).max()) > _INT64_MAX // blocks:
+    state = _Undecided(values, kept, remaining, pos, live, counts[live], remaining[live])
+    blocks = int(state.count.sum())
+    if blocks and int(state.blocks().max()) > _INT64_MAX // blocks:
         # The cumulative sum could wrap: the loop finishes exactly.  Later rounds
         # see fewer blocks, none larger, so one check covers them all.
         blocks = 0
     for _ in range(_ROUNDS):
-        if not live.size or blocks < _PYTHON_BELOW:
+        if not state.live.size or blocks < _PYTHON_BELOW:
             break
-        v = values if pos is None else values[pos]
-        live, pos, count, rem = _round(v, pos, live, count, rem, remaining, kept)
-        blocks = pos.shape[0]
-    _finish(values, pos, live, count, rem, remaining, kept)
+        _round(state)
+        blocks = int(state.count.sum())
+    _finish(state)
     return remaining
 
 
-def _round(
-    v: npt.NDArray[np.int64],
-    pos: npt.NDArray[np.intp] | None,
-    live: npt.NDArray[np.intp],
-    count: npt.NDArray[np.intp],
-    rem: npt.NDArray[np.int64],
-    remaining: npt.NDArray[np.int64],
-    kept: npt.NDArray[np.bool_],
-) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.int64]]:
-    """One round; returns the next ``live, pos, count, rem``."""
+def _round(state: _Undecided) -> None:
+    """One round: keep each live case's fitting prefix, then drop what can never fit."""
+    v, count, rem = state.blocks(), state.count, state.rem
     # Invariant: v >= 1, so the sums rise strictly and never wrap (checked by caller).
     sums = np.empty(v.shape[0] + 1, dtype=np.int64)
     sums[0] = 0
@@ -119,53 +133,44 @@ def _round(
     # Sums of earlier cases are <= base <= limit, later ones > sums[ends] >= limit.
     fitting = np.searchsorted(sums[1:], limit, "right") - starts
     rem = rem - (sums[starts + fitting] - base)
-    pattern = np.zeros(2 * live.shape[0], dtype=np.bool_)
+    pattern = np.zeros(2 * count.shape[0], dtype=np.bool_)
     pattern[0::2] = True
-    lengths = np.empty(2 * live.shape[0], dtype=np.intp)
+    lengths = np.empty(2 * count.shape[0], dtype=np.intp)
     lengths[0::2] = fitting
     lengths[1::2] = count - fitting
     prefix = np.repeat(pattern, lengths)
-    if pos is None:
-        kept |= prefix
+    if state.pos is None:
+        state.kept |= prefix
     else:
-        kept[pos[prefix]] = True
+        state.kept[state.pos[prefix]] = True
     # Undecided: after the block that did not fit, and no larger than what is left
     # (the block that did not fit is larger, so it is excluded too).
     undecided = v <= np.repeat(rem, count)
     undecided &= ~prefix
-    remaining[live] = rem
+    state.remaining[state.live] = rem
     where = np.flatnonzero(undecided)
     # Per case, the undecided blocks among its [starts, ends): two binary searches.
     count = np.searchsorted(where, ends) - np.searchsorted(where, starts)
-    pos = where if pos is None else pos[where]
     alive = count > 0
-    return live[alive], pos, count[alive], rem[alive]
+    state.pos = where if state.pos is None else state.pos[where]
+    state.live, state.count, state.rem = state.live[alive], count[alive], rem[alive]
 
 
-def _finish(
-    values: npt.NDArray[np.int64],
-    pos: npt.NDArray[np.intp] | None,
-    live: npt.NDArray[np.intp],
-    count: npt.NDArray[np.intp],
-    rem: npt.NDArray[np.int64],
-    remaining: npt.NDArray[np.int64],
-    kept: npt.NDArray[np.bool_],
-) -> None:
+def _finish(state: _Undecided) -> None:
     """The reference's loop over each live case's undecided blocks, from its ``rem``."""
-    if not live.size:
+    if not state.live.size:
         return
-    if pos is None:
-        # No round ran: every block is undecided (empty cases are not live).
-        pos = np.arange(values.shape[0])
-    flat = values[pos].tolist()
+    # pos None: no round ran, every block is undecided (empty cases are not live).
+    pos = np.arange(state.values.shape[0]) if state.pos is None else state.pos
+    flat = state.values[pos].tolist()
     flags: list[bool] = []
     lefts: list[int] = []
     at = 0
-    for length, budget in zip(count.tolist(), rem.tolist(), strict=True):
+    for length, budget in zip(state.count.tolist(), state.rem.tolist(), strict=True):
         mask, left = reference.pack_sizes(budget, flat[at : at + length])
         flags += mask
         lefts.append(left)
         at += length
     # bytes() of a list of bools is 0/1 bytes: one fancy assignment for every case.
-    kept[pos[np.frombuffer(bytes(flags), dtype=np.bool_)]] = True
-    remaining[live] = lefts
+    state.kept[pos[np.frombuffer(bytes(flags), dtype=np.bool_)]] = True
+    state.remaining[state.live] = lefts

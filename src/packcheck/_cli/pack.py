@@ -13,7 +13,7 @@ from typing import IO, Any
 from .._engines import ENGINES, Engine
 from .._jsonio import dumps, same_json
 from .._model import MalformedCase
-from .._pack import Read, pack, pack_reads, read_for_pack
+from .._pack import pack
 from .._sources import Record, SourceError, read_records
 from .._trace import trace
 from ..audit import record_step
@@ -133,92 +133,6 @@ def answer(record: Record, engine: Engine) -> tuple[dict[str, Any], str | None]:
     return {"error": "input", "detail": detail}, detail
 
 
-# --- batching (--engine numpy): the lines already read, answered together ---------
-
-# At most this many cases wait for their answers: memory stays bounded.
-_BATCH_MOST = 4096
-
-
-class _Batch:
-    """Records read but not yet answered, packed together by :func:`pack_reads`.
-
-    :meth:`answer` runs before any read that could wait for input (and every
-    :data:`_BATCH_MOST` records), so every answer is still written and flushed
-    before packcheck waits: streaming is kept, and whatever a read brought in at
-    once is packed in one call.
-    """
-
-    def __init__(self, engine: Engine, name: str, out: IO[str]) -> None:
-        self.engine, self.name, self.out = engine, name, out
-        self.records: list[Record] = []
-        self.status = 0
-
-    def add(self, record: Record) -> None:
-        self.records.append(record)
-        if len(self.records) >= _BATCH_MOST:
-            self.answer()
-
-    def answer(self) -> None:
-        reads: list[Read] = []
-        details: list[str | None] = []
-        for record in self.records:
-            detail = f"{record.where}: {record.error}" if record.error is not None else None
-            if detail is None:
-                try:
-                    reads.append(read_for_pack(record.case))
-                except MalformedCase as exc:
-                    detail = f"{record.where}: {exc}"
-            details.append(detail)
-        results = iter(pack_reads(reads, self.engine))
-        self.records.clear()
-        for detail in details:
-            if detail is None:
-                self.out.write(dumps(next(results)) + "\n")
-            else:
-                self.status = 2
-                _problem(self.name, detail)
-                self.out.write(dumps({"error": "input", "detail": detail}) + "\n")
-        self.out.flush()
-
-
-class _HookedInput(io.RawIOBase):
-    """A stream without a file descriptor, read so that ``before`` runs before each read."""
-
-    def __init__(self, stream: IO[bytes], before: Callable[[], None]) -> None:
-        super().__init__()
-        self._stream = stream
-        self._before = before
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        self._before()
-        data = self._stream.read1(len(buffer))  # type: ignore[attr-defined]
-        buffer[: len(data)] = data
-        return len(data)
-
-
-def _run_batched(stream: IO[bytes], name: str, engine: Engine) -> int:
-    batch = _Batch(engine, name, sys.stdout)
-    source = _flushing(stream, batch.answer)
-    if source is stream:
-        source = io.BufferedReader(_HookedInput(stream, batch.answer), buffer_size=1 << 16)
-    try:
-        for record in read_records(source, csv_hint=name.lower().endswith(".csv")):
-            batch.add(record)
-    except BrokenPipeError:
-        raise
-    except (OSError, SourceError):
-        batch.answer()  # the cases read before the input broke off are still answered
-        raise
-    batch.answer()
-    return batch.status
-
-
-# --- end of batching ---------------------------------------------------------------
-
-
 def _writable(text: str, stream: IO[str]) -> str:
     """``text`` with what ``stream``'s encoding cannot write as backslash escapes.
 
@@ -240,8 +154,6 @@ def run_pack(args: argparse.Namespace) -> int:
     status = 0
     try:
         with _opened(args.file) as stream:
-            if args.engine == "numpy" and not (args.explain or args.trace or args.record):
-                return _run_batched(stream, name, args.engine)
             source = _flushing(stream, out.flush)
             for record in read_records(source, csv_hint=name.lower().endswith(".csv")):
                 result, problem = answer(record, args.engine)
