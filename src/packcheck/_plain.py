@@ -21,10 +21,8 @@ from typing import Any
 __all__ = ["pack_plain"]
 
 
-def pack_plain(case: object, below: int | None = None) -> dict[str, Any] | None:
+def pack_plain(case: object) -> dict[str, Any] | None:
     """The declared output of a plain ``case``, or ``None`` when it is not plain.
-
-    ``below``: also ``None`` for a case of that many blocks or more.
 
     The rule as :func:`packcheck.reference.pack_sizes` states it: one scan in order,
     keeping every block whose size is at most what is left.  A size below 1 can only
@@ -36,7 +34,7 @@ def pack_plain(case: object, below: int | None = None) -> dict[str, Any] | None:
     blocks, required, budget = case.get("blocks"), case.get("required"), case.get("budget")
     if type(blocks) is not list or type(required) is not list or type(budget) is not int:
         return None
-    if budget < 0 or (below is not None and len(blocks) >= below):
+    if budget < 0:
         return None
     remaining = budget
     kept: list[str] = []

@@ -45,9 +45,10 @@ _MAX_BITS = 1_000_000
 def numpy_packer(case: dict[str, Any]) -> dict[str, Any]:
     """packcheck's NumPy kernel at every length: what ``verify`` checks by default.
 
-    ``pack(case, engine="numpy")`` answers lists shorter than
-    :data:`packcheck._engines.CROSSOVER` with the reference's loop (faster there), which
-    the gate would be checking against itself; this calls the kernel at every length.
+    ``pack(case, engine="numpy")`` packs plain cases in the same Python loop as the
+    reference, and other cases shorter than :data:`packcheck._engines.CROSSOVER` with
+    the reference's loop (each faster there), which the gate would be checking against
+    itself; this calls the kernel at every length.
     """
     read = read_case(case)
     if isinstance(read, SizeError):
