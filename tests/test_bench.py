@@ -681,10 +681,8 @@ def test_the_steps_table_names_each_side_and_the_faster() -> None:
         'numpy side pack(case, engine="numpy")'
     )
     assert lines[7].startswith("pack_batch: reference side reference.pack_sizes(budget, sizes)")
-    assert lines[8].startswith(
-        'below 16,384 blocks (_engines.CROSSOVER) pack(case, engine="numpy")'
-    )
-    assert "below" not in table_steps(bench.StepsReport(report.timings[1:]), repeat=3)
+    assert lines[8].startswith("pack(case) and pack_many read and pack plain cases")
+    assert "plain" not in table_steps(bench.StepsReport(report.timings[1:]), repeat=3)
 
 
 def _wrong_pack(case: Any, *, engine: Any = "reference") -> dict[str, Any]:

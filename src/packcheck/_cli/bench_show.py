@@ -10,7 +10,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import bench
-from .._engines import CROSSOVER
 from .._paired import Verdict
 
 __all__ = [
@@ -167,10 +166,10 @@ def table_steps(report: bench.StepsReport, repeat: int) -> str:
     for call in dict.fromkeys(t.call for t in report.timings):
         theirs, ours = bench.CALLS[call]
         lines.append(f"{call}: reference side {theirs}; numpy side {ours}")
-    if any(t.call == "pack(case)" for t in report.timings):
+    if any(t.call in ("pack(case)", "pack_many") for t in report.timings):
         lines.append(
-            f'below {CROSSOVER:,} blocks (_engines.CROSSOVER) pack(case, engine="numpy") '
-            "runs the reference's loop: the two sides differ only by noise there"
+            "pack(case) and pack_many read and pack plain cases such as these in one loop "
+            "with either engine (packcheck.pack says why): their two sides differ only by noise"
         )
     return "\n".join(lines).rstrip("\n")
 
