@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter
+from itertools import pairwise
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
-from packcheck import pack
+from packcheck import pack, scan
+from packcheck._edge_probes import _SEARCHES, EDGE_FAMILIES, EDGE_VARIANTS
 from packcheck._probes import FAMILIES, LADDER, Probe, long_probes, unit_probes, wide_probes
+from packcheck._sizes import from_ints
 from packcheck.reference import pack_sizes
 
 DEFAULT_UNITS = 2**53 - 1
@@ -256,3 +261,260 @@ def test_required_ids_include_absent_ones_on_both_sides_of_the_utf16_order() -> 
     assert missing.count("Z") == 2
     # UTF-16 order: the character above U+FFFF sorts before U+FF01.
     assert missing.index("\U0001f601") < missing.index("\uff01")
+
+
+# --- Edge probes (packcheck._edge_probes): exact equalities at a level scan's edges ----
+
+INT64_MAX = 2**63 - 1
+
+
+def _edge_probes(seed: int, max_units: int, family: str) -> list[Probe]:
+    return [p for p in long_probes(seed, max_units) if p.family == family]
+
+
+def _sizes_of(case: dict[str, Any]) -> list[int]:
+    return [block["size"] for block in case["blocks"]]
+
+
+def _lefts(budget: int, sizes: list[int]) -> list[int]:
+    """What the rule leaves before each block, and after the last."""
+    lefts = [budget]
+    for size in sizes:
+        lefts.append(lefts[-1] - size if size <= lefts[-1] else lefts[-1])
+    return lefts
+
+
+def _level_start(sizes: list[int]) -> int:
+    """0, or 4,096 after a first chunk of unit blocks (that fits whole)."""
+    return 4096 if sizes[:4096] == [1] * 4096 and len(sizes) > 4096 else 0
+
+
+def test_every_edge_family_lays_out_each_of_its_variants_once() -> None:
+    for family, variants in EDGE_VARIANTS.items():
+        probes = _edge_probes(5, WIDE, family)
+        assert sorted(p.seed & 0xFF for p in probes) == list(range(variants)), family
+        assert len({p.seed for p in probes}) == variants
+
+
+@pytest.mark.parametrize("max_units", [100, DEFAULT_UNITS, WIDE])
+def test_edge_probes_are_valid_int64_units_and_shorter_ones_are_prefixes(max_units: int) -> None:
+    for family in EDGE_FAMILIES:
+        for probe in _edge_probes(2, max_units, family):
+            case = probe.build()
+            sizes = _sizes_of(case)
+            assert all(type(u) is int for u in [case["budget"], *sizes]), probe
+            assert 0 <= case["budget"] <= max_units, probe
+            assert all(1 <= s <= min(max_units, INT64_MAX) for s in sizes), probe
+            assert len(sizes) <= probe.length
+            shorter = probe.shorter(1000).build()
+            assert shorter["budget"] == case["budget"]
+            assert _sizes_of(shorter) == sizes[:1000], probe
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_level_edges_land_the_remaining_on_tau_its_neighbours_or_a_blocks_own_size(
+    seed: int,
+) -> None:
+    for probe in _edge_probes(seed, WIDE, "level edges")[:12]:
+        aim = ("below", "at", "above", "own")[probe.seed & 3]
+        case = probe.build()
+        sizes = _sizes_of(case)
+        start = _level_start(sizes)
+        lefts = _lefts(case["budget"], sizes)
+        tau = lefts[start] // 16
+        # The level: blocks while the remaining before them is >= tau.
+        end = next(i for i in range(start, len(sizes)) if lefts[i + 1] < tau)
+        level = range(start, end + 1)
+        if aim == "own":
+            # A small block leaves exactly its own size, no large block kept before it.
+            own = [i for i in level if sizes[i] <= tau and lefts[i + 1] == sizes[i] < lefts[i]]
+            assert own, probe
+            assert all(sizes[i] <= tau for i in range(start, own[0]) if lefts[i + 1] < lefts[i])
+        else:
+            target = tau + ("below", "at", "above").index(aim) - 1
+            assert target in [lefts[i + 1] for i in level], probe
+        if aim == "below":
+            # It ends the level; the next block is tau or tau + 1 (or fits exactly).
+            assert lefts[end + 1] == tau - 1
+            assert sizes[end + 1] in (tau, tau + 1, tau - 1), probe
+        # A scan in levels takes the chunk as a level: enough blocks that fit.
+        assert sum(s <= lefts[start] for s in sizes[start : start + 4096]) > 64
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_all_small_level_edges_end_a_level_at_tau_minus_1_before_a_block_of_tau(
+    seed: int,
+) -> None:
+    probes = _edge_probes(seed, WIDE, "level edges")[12:]
+    below = [p for p in probes if (p.seed & 0xFF) - 12 in (0, 1, 4, 5)]
+    assert len(below) == 4
+    for probe in below:
+        case = probe.build()
+        sizes = _sizes_of(case)
+        start = _level_start(sizes)
+        lefts = _lefts(case["budget"], sizes)
+        at = start
+        for _ in range((probe.seed & 0xFF) // 16 + 1):  # the landing level, at depth 0 or 1
+            tau = lefts[at] // 16
+            end = next(i for i in range(at, len(sizes)) if lefts[i + 1] < tau)
+            at = end + 1
+        assert lefts[at] == tau - 1, probe
+        assert sizes[at] == tau, probe
+        chunk = sizes[start : start + (8192 if start else 4096)]
+        assert max(chunk) == tau, probe  # every block of the chunk is small
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_search_edges_put_a_fitting_large_block_on_each_step_edge(seed: int) -> None:
+    seconds = []
+    for probe in _edge_probes(seed, WIDE, "search edges"):
+        width, first, gap = _SEARCHES[probe.seed & 0xFF]
+        case = probe.build()
+        sizes = _sizes_of(case)
+        start = 4096 if width == 8192 else 0
+        lefts = _lefts(case["budget"], sizes)
+        tau = lefts[start] // 16
+        large = [i - start for i in range(start, start + width) if tau < sizes[i] <= lefts[i]]
+        assert large[0] == first, probe
+        seconds += [b - a - 1 for a, b in pairwise(large)]
+        if gap >= 0:
+            assert large[1] == first + 1 + gap, probe
+        # Within the level: the remaining before each block stays >= tau (the last large
+        # block may fit exactly).
+        assert min(lefts[start : start + large[-1] + 1]) >= tau
+    assert {1023, 1024, 1025, 3071, 3072, 3073, 7167, 7168, 7169} <= set(seconds)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_sums_past_2_63_probes_pass_2_63_by_the_middle_of_the_chunk(seed: int) -> None:
+    for probe in _edge_probes(seed, WIDE, "sums past 2**63"):
+        variant = probe.seed & 0xFF
+        case = probe.build()
+        sizes = _sizes_of(case)
+        start = _level_start(sizes)
+        chunk = 8192 if start else 4096
+        tau = _lefts(case["budget"], sizes)[start] // 16
+        small = [s for s in sizes[start : start + chunk] if s <= tau]
+        if variant < 6:  # (after it, too-large blocks first)
+            assert sum(small) >= 2**63, probe
+        if variant % 6 < 4:
+            assert 2**63 < tau * chunk <= 2**64, probe
+        if variant < 2:
+            # No too-large block first: sums reach 2**63 by the chunk's middle.
+            assert sum(sizes[start : start + chunk // 2 + 1]) >= 2**63, probe
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_prefix_past_int64_probes_end_the_fitting_prefix_on_an_exact_sum(seed: int) -> None:
+    marks = set()
+    for probe in _edge_probes(seed, WIDE, "prefix past int64"):
+        case = probe.build()
+        sizes = _sizes_of(case)
+        lead = 4096 if len(sizes) > 8192 and max(sizes[:4096]) <= 2**40 else 0
+        lefts = _lefts(case["budget"], sizes)
+        remaining = lefts[lead]
+        assert remaining > INT64_MAX, probe
+        if remaining in (2**63, 2**63 + 1, 2**64, 2**64 + 1):
+            marks.add(remaining)
+        # The longest fitting prefix: every block before the first skipped one is kept,
+        # and what is left after it is below int64.
+        skips = (i for i in range(lead, len(sizes)) if lefts[i + 1] == lefts[i])
+        first_skip = next(skips, len(sizes))  # or the whole list fits
+        assert sum(sizes[lead:first_skip]) + lefts[first_skip] == remaining
+        assert lefts[first_skip] <= INT64_MAX
+        if len(sizes) < 4096:
+            assert len(sizes) & (len(sizes) - 1), probe  # no power of two
+    assert marks == {2**63, 2**63 + 1, 2**64, 2**64 + 1}
+
+
+def test_edge_families_that_need_int64_fall_back_to_level_scenes_in_a_narrow_range() -> None:
+    for family in ("sums past 2**63", "prefix past int64"):
+        for probe in _edge_probes(0, DEFAULT_UNITS, family):
+            case = probe.build()
+            assert case["budget"] < 2**53
+            assert len(case["blocks"]) == probe.length
+
+
+def _mutated_kernel(old: str, new: str) -> ModuleType:
+    """A copy of ``packcheck.scan`` with one line edited (a hand-made kernel mutant)."""
+    source = Path(scan.__file__).read_text(encoding="utf-8")
+    assert source.count(old) == 1
+    module = ModuleType("packcheck._mutated_scan")
+    module.__package__ = "packcheck"
+    exec(compile(source.replace(old, new), scan.__file__, "exec"), module.__dict__)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("family", "old", "new"),
+    [
+        # A level goes on at a remaining of tau - 1 (NumPy levels, then all-small ones).
+        (
+            "level edges",
+            '(small_sums, budget - tau, "right")',
+            '(small_sums, budget - tau + 1, "right")',
+        ),
+        (
+            "level edges",
+            '(sums, spent + remaining - tau, "right")',
+            '(sums, spent + remaining - tau + 1, "right")',
+        ),
+        # A small block that leaves exactly its size is taken for a large fit.
+        ("level edges", "offset = remaining + 1", "offset = remaining"),
+        # A fitting large block on a search step's first position is missed.
+        (
+            "search edges",
+            "start, step = upto, _GROWTH * step",
+            "start, step = upto + 1, _GROWTH * step",
+        ),
+        # Small sums that pass 2**63 mid-chunk are not cut.
+        (
+            "sums past 2**63",
+            "if top * values.shape[0] <= _INT64_MAX:",
+            "if top * values.shape[0] <= 2**64:",
+        ),
+        # A remaining just past int64 reaches the int64 level scan.
+        ("prefix past int64", "if remaining > _INT64_MAX:", "if remaining > 2**64:"),
+    ],
+)
+def test_each_edge_family_catches_a_kernel_that_is_off_at_its_edge(
+    family: str, old: str, new: str
+) -> None:
+    mutant = _mutated_kernel(old, new)
+    caught = 0
+    for probe in _edge_probes(1, WIDE, family):
+        case = probe.build()
+        budget, sizes = case["budget"], _sizes_of(case)
+        expected = pack_sizes(budget, sizes)
+        try:
+            kept, remaining = mutant.pack_input(budget, from_ints(budget, sizes))
+        except (OverflowError, ValueError, IndexError):
+            caught += 1
+            continue
+        caught += (kept.tolist(), remaining) != expected
+    assert caught, family
+
+
+@pytest.mark.parametrize("family", EDGE_FAMILIES)
+def test_the_kernel_itself_answers_every_edge_probe_exactly(family: str) -> None:
+    for probe in _edge_probes(1, WIDE, family):
+        case = probe.build()
+        budget, sizes = case["budget"], _sizes_of(case)
+        kept, remaining = scan.pack_input(budget, from_ints(budget, sizes))
+        assert (kept.tolist(), remaining) == pack_sizes(budget, sizes), probe
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_large_only_level_edges_keep_large_blocks_in_a_chunk_with_no_small_one(seed: int) -> None:
+    for probe in _edge_probes(seed, WIDE, "level edges")[20:]:
+        case = probe.build()
+        sizes = _sizes_of(case)
+        lefts = _lefts(case["budget"], sizes)
+        tau = case["budget"] // 16  # too-large blocks first leave the budget whole
+        # The scene: 4,200 blocks before the one that ends the level.
+        end = next(i for i in range(len(sizes)) if lefts[i + 1] < tau)
+        scene = range(end - 4200, end)
+        assert min(sizes[i] for i in scene) > tau, probe
+        assert 1 <= sum(lefts[i + 1] < lefts[i] for i in scene) <= 14, probe
+        # Near misses: one unit more than is left.
+        assert sum(sizes[i] == lefts[i] + 1 for i in scene) > 1000, probe

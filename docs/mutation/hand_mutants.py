@@ -3,7 +3,7 @@
 Usage (from the repository root)::
 
     .venv/bin/python docs/mutation/hand_mutants.py        # packcheck verify --seed 1
-    .venv/bin/python docs/mutation/hand_mutants.py --command "python -m pytest -x -q tests"
+    .venv/bin/python docs/mutation/hand_mutants.py --command "python -m pytest -x -q -n 0 tests"
 
 Each mutant below is a one-line edit of the kind an optimiser makes to
 ``src/packcheck/scan.py`` (a threshold, an off-by-one at a chunk or level boundary,
@@ -213,6 +213,75 @@ MUTANTS = [
         "cap = budget",
         "a size past int64 is clipped to the budget, and fits",
         "_sizes.py",
+    ),
+    # Kinds added with the gate's level-edge probes (issue 12): each reaches a fact the
+    # 28 above do not, so that the probes are checked beyond the mutants they were
+    # written against.
+    Mutant(
+        "past-int64-threshold-2**63",
+        "if remaining > _INT64_MAX:",
+        "if remaining > _INT64_MAX + 1:",
+        "a remaining of exactly 2**63 reaches the int64 level scan",
+    ),
+    Mutant(
+        "prefix-sums-cut-at-zero",
+        "past = values < 0",
+        "past = values <= 0",
+        "a chunk opening with large blocks (small sums of 0) is cut to nothing",
+    ),
+    Mutant(
+        "level-end-from-start",
+        'np.searchsorted(small_sums, budget - tau, "right")',
+        'np.searchsorted(small_sums, remaining - tau, "right")',
+        "after a large block is kept, the level ends where the starting remaining falls below tau",
+    ),
+    Mutant(
+        "all-small-forgets-spent",
+        'np.searchsorted(sums, spent + remaining - tau, "right")',
+        'np.searchsorted(sums, remaining - tau, "right")',
+        "the second all-small level of a chunk ends before it starts",
+    ),
+    Mutant(
+        "small-sign-shift-62",
+        "small >>= 63",
+        "small >>= 62",
+        "a block 2**62 above tau reads as neither small nor large",
+    ),
+    Mutant(
+        "offset-R+2",
+        "offset = remaining + 1",
+        "offset = remaining + 2",
+        "at a remaining of exactly 2**63 - 1 the shifted keys leave int64 (OverflowError)",
+    ),
+    Mutant(
+        "clip-to-remaining+2",
+        "np.minimum(chunk, remaining + 1)",
+        "np.minimum(chunk, remaining + 2)",
+        "at a remaining of exactly 2**63 - 2 the clip leaves int64 (OverflowError)",
+    ),
+    Mutant(
+        "level-keeps-small-uncut",
+        "sizes, small = sizes[:length], small[:length]",
+        "sizes, small = sizes[:length], small",
+        "a level whose small sums pass 2**63 mid-chunk masks its keys with a longer array",
+    ),
+    Mutant(
+        "all-small-sums-in-place",
+        "sums = _prefix_sums(chunk.copy(), top)",
+        "sums = _prefix_sums(chunk, top)",
+        "the blocks after an all-small level's end are read back as prefix sums",
+    ),
+    Mutant(
+        "no-small-sums-short",
+        "small = small_sums = np.zeros(sizes.shape[0], dtype=np.int64)",
+        "small = small_sums = np.zeros(sizes.shape[0] - 1, dtype=np.int64)",
+        "a level chunk with no small block in it ends one block short (or raises)",
+    ),
+    Mutant(
+        "search-stops-before-level-end",
+        "hit = _first_at_most(keys, at, end, budget - offset)",
+        "hit = _first_at_most(keys, at, end - 1, budget - offset)",
+        "a fitting large block on the last position a level reaches is missed",
     ),
 ]
 

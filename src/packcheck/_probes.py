@@ -16,7 +16,13 @@ probes are laid out deliberately and drawn from the run's seed:
 * **unit edges**: ``true``, ``"4"``, ``2.5``, ``0``, ``null``, an absent key, ``4.0``
   ... as the budget and as a size after the budget is spent;
 * **wide ranges**: short cases whose budgets sit at 2**31, 2**32, 2**53, 2**63, 2**64
-  (those within ``max_units``) and whose kept sizes sum past them.
+  (those within ``max_units``) and whose kept sizes sum past them;
+* **edges** (:mod:`packcheck._edge_probes`): every variant of four families laid out on
+  the rule's arithmetic where a scan in levels starts a level, so that the exact
+  equalities a random draw misses are met: the remaining at ``tau - 1``, ``tau``,
+  ``tau + 1`` or a block's own size, a fitting large block on every edge of a doubling
+  search, small sums past 2**63 by a chunk's middle, fitting prefixes past int64 that end
+  on an exact sum.
 
 A :class:`Probe` is a recipe, not a case: :func:`Probe.build` makes the case, so a failure
 can be shrunk by shortening the recipe (see :mod:`packcheck._shrink`).
@@ -28,6 +34,8 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
+
+from ._edge_probes import EDGE_VARIANTS, edge_case
 
 __all__ = ["FAMILIES", "LADDER", "Probe", "long_probes", "unit_probes", "wide_probes"]
 
@@ -45,6 +53,9 @@ _ABSENT_IDS = ("\U0001f601", "\uff01", "Z", "Z")
 # Power-of-two runs: 4,096 to 65,536 equal blocks after 4,096 * (2**j - 1) unit blocks,
 # so a reader doubling its chunks from 4,096 meets the run as one whole chunk.
 _RUNS = tuple((4096 * (2**j - 1), 4096 * 2**j) for j in range(5))
+# Edge probes: room for a first chunk that fits whole and the 8,192-block chunk after it
+# (a scene, and more after runs of too-large blocks); level scenes need less.
+_EDGE_LENGTHS = {"level edges": 8192}
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +75,8 @@ class Probe:
             return _units_case(self.length, rng)
         if self.family == "run":
             budget, sizes = _run(self.length, self.max_units, rng)
+        elif self.family in EDGE_VARIANTS:
+            budget, sizes = edge_case(self.family, self.seed, self.length, self.max_units)
         elif self.family in _EXTRA:
             budget, sizes = _EXTRA[self.family](self.length, self.max_units, rng)
         elif self.family.startswith("wide"):
@@ -374,6 +387,12 @@ def long_probes(seed: int, max_units: int) -> Iterator[Probe]:
     if max_units > 2**63:
         for length in (4096, 8193, 40000):
             yield Probe("huge", length, rng.randrange(2**32), max_units)
+    # Exact equalities at a level scan's edges (packcheck._edge_probes): every variant of
+    # each family, the variant in the seed's low byte.
+    for family, variants in EDGE_VARIANTS.items():
+        for variant in range(variants):
+            length = _EDGE_LENGTHS.get(family, 12_300)
+            yield Probe(family, length, rng.randrange(2**24) << 8 | variant, max_units)
 
 
 def wide_probes(seed: int, max_units: int, count: int = 8) -> Iterator[Probe]:

@@ -11,8 +11,10 @@
    within ``max_units`` (:mod:`packcheck._probes`), so that an overflow or a lenient
    reading is caught at every seed;
 4. **long lists**: every length of a ladder from 16 to 2**17 + 1 blocks (just below,
-   at and above powers of two and round thresholds), and power-of-two runs whose sums
-   reach exactly 2**63.
+   at and above powers of two and round thresholds), power-of-two runs whose sums
+   reach exactly 2**63, and lists laid out on the edges of a scan in levels (the
+   remaining landing on ``tau = R // 16`` and beside it, search-step edges, sums past
+   2**63, prefixes past int64: :mod:`packcheck._edge_probes`).
 
 Each answer must equal the reference's output exactly (as JSON, with exact types)
 *and* pass the invariant checker :func:`check_output`.  The first failure is shrunk

@@ -1,0 +1,403 @@
+"""Probe cases at the edges of a scan in levels: exact equalities a random draw misses.
+
+A packer that scans in *levels* (as packcheck's NumPy kernel does: with ``R`` the
+remaining at a level's start and ``tau = R // 16``, blocks up to ``tau`` are kept by one
+cumulative sum while the remaining stays ``>= tau``, larger ones are searched for in
+doubling steps from 1,024 blocks, chunks of 4,096 blocks double while nothing happens,
+and a remaining past int64 keeps the longest fitting prefix at once) is right only if
+every boundary is right to the unit.  Each case here opens with one *scene* laid out on
+the rule's own arithmetic where a level starts for any such scan: at the first block,
+or after a first chunk of 4,096 unit blocks that all fit (so that the next chunk is a
+wider one).  More scenes follow, each after a run of 1,100 to 1,300 blocks too large for
+what is left (no scan keeps them, and they leave the remaining as it was), so they are
+laid out on the remaining where they start.
+
+The families (:data:`EDGE_FAMILIES`), with the variant in the low byte of the probe's
+seed so that every run lays out every variant:
+
+* ``level edges``: small blocks (at most ``tau``) that leave the remaining at exactly
+  ``tau - 1``, ``tau`` or ``tau + 1``, then a block of ``tau``, ``tau + 1`` or exactly
+  what is left; or a small block that leaves exactly its own size; among blocks one
+  unit too large, blocks far too large and large blocks that fit; or every block of the
+  chunk small, over one or two levels;
+* ``search edges``: unit blocks between too-large ones, and a large block that fits on
+  each edge of a doubling search: 0, 1,023 to 1,025, 3,071 to 3,073 and 7,167 to 7,169
+  blocks after the level's start or after the last large block kept, and on the last
+  block of a 4,096- or 8,192-block chunk;
+* ``sums past 2**63``: a level of blocks of ``tau`` (or just under) with ``tau`` near
+  ``2**64 / 4096`` (or ``/ 8192``, in the wider chunk): small sums that pass 2**63 at or
+  before the middle of the chunk, after no, a few or many too-large blocks;
+* ``prefix past int64``: a remaining past int64 (exactly 2**63, 2**63 + 1, 2**64,
+  2**64 + 1, or the exact sum of a prefix holding blocks above 2**62, plus 0, 1 or
+  one unit less than the next block), over a chunk of 4,096, of 8,192 (after one that
+  fits whole) or a short list of a length that is no power of two.
+
+Units stay within ``max_units``, and sizes within int64; a scene the unit range cannot
+hold is replaced by a ``level edges`` one.  A case is built from the family and the seed
+alone and cut at the probe's length, so a shorter probe is a prefix of a longer one:
+shrinking a failure by length keeps the scene that fails.
+"""
+
+from __future__ import annotations
+
+import random
+
+__all__ = ["EDGE_FAMILIES", "EDGE_VARIANTS", "edge_case"]
+
+_INT64_MAX = 2**63 - 1
+# The level ratio: tau = R // _K.
+_K = 16
+# The first chunk's length; a chunk that fits whole is followed by one twice as long.
+_CHUNK = 4096
+# Where a search in doubling steps from 1,024 blocks turns: a step's last, first and
+# second positions after the search's start.
+_STEP_EDGES = (1023, 1024, 1025, 3071, 3072, 3073, 7167, 7168, 7169)
+_AIMS = ("below", "at", "above", "own")
+_LEADS = ("none", "too large", "fits whole")
+# (chunk, the first large block that fits, blocks between it and the next or -1): every
+# step edge from a level's start and from a kept large block, and a chunk's last block.
+_SEARCHES = (
+    *((_CHUNK, first, 1023 + first) for first in (0, 1, 2)),
+    *((_CHUNK, first, 3071 + first) for first in (0, 1, 2)),
+    *((_CHUNK, first, -1) for first in (1023, 1024, 1025, 3071, 3072, 3073, 4095)),
+    *((2 * _CHUNK, first, 7167 + first) for first in (0, 1, 2)),
+    *((2 * _CHUNK, first, -1) for first in (7168, 8191)),
+)
+_HUGE_MARKS = (2**63, 2**63 + 1, 2**64, 2**64 + 1, 0)  # 0: the sum of a prefix
+_HUGE_SHAPES = ("first chunk", "wider chunk", "short list")
+#: The probe families laid out here, with how many variants each has.
+EDGE_VARIANTS = {
+    "level edges": len(_AIMS) * len(_LEADS) + 10,
+    "search edges": len(_SEARCHES),
+    "sums past 2**63": 12,
+    "prefix past int64": len(_HUGE_MARKS) * len(_HUGE_SHAPES),
+}
+EDGE_FAMILIES = tuple(EDGE_VARIANTS)
+
+
+class _Layout:
+    """A list being laid out, and what the rule leaves of the budget after it."""
+
+    def __init__(self, budget: int, max_units: int, rng: random.Random) -> None:
+        self.budget = budget
+        self.left = budget
+        self.rng = rng
+        self.top = min(max_units, _INT64_MAX)  # the largest size laid out
+        self.sizes: list[int] = []
+        self.ends = False  # the list ends here
+
+    def add(self, *sizes: int) -> None:
+        for size in sizes:
+            size = max(1, min(size, self.top))
+            self.sizes.append(size)
+            if size <= self.left:
+                self.left -= size
+
+    def too_large(self) -> int | None:
+        """A size above what is left (one unit above, the largest, or between)."""
+        if self.left >= self.top:
+            return None
+        return self.rng.choice((self.left + 1, self.top, self.rng.randint(self.left + 1, self.top)))
+
+    def too_large_ones(self) -> tuple[int, ...]:
+        """Sizes above what is left now (and so for the rest of the list), or ``(1,)``."""
+        if self.left >= self.top:
+            return (1,)
+        return (self.left + 1, self.top, self.rng.randint(self.left + 1, self.top))
+
+    def filler(self) -> None:
+        """1,100 to 1,300 too-large blocks: a scan in levels starts its next level in them."""
+        # After a scene something is always too large (the remaining is below int64).
+        count = self.rng.randint(1100, 1300)
+        self.sizes += self.rng.choices(self.too_large_ones(), k=count)
+
+
+def edge_case(family: str, seed: int, length: int, max_units: int) -> tuple[int, list[int]]:
+    """The budget and sizes of probe ``(family, seed)``, cut at ``length`` blocks."""
+    rng = random.Random(f"{family}:{seed}")
+    variant = (seed & 0xFF) % EDGE_VARIANTS[family]
+    lay = None
+    if family == "sums past 2**63":
+        lay = _sums_past_2_63(variant, max_units, rng)
+    elif family == "prefix past int64":
+        lay = _prefix_past_int64(variant, max_units, rng)
+    elif family == "search edges":
+        width, first, gap = _SEARCHES[variant]
+        # Landmarks past 2**40: the unit blocks between the large ones must not matter.
+        lay = _Layout(_budget(max_units, rng, 1 + variant % 6), max_units, rng)
+        if width > _CHUNK:
+            lay.add(*[1] * _CHUNK)
+        if not _search(lay, width, first, gap):
+            lay = None
+    elif variant >= len(_AIMS) * len(_LEADS) + 8:
+        lay = _Layout(_budget(max_units, rng, variant), max_units, rng)
+        if variant % 2 and lay.too_large() is not None:
+            lay.filler()
+        _large_only(lay)
+    elif variant >= len(_AIMS) * len(_LEADS):
+        small = variant - len(_AIMS) * len(_LEADS)
+        lay = _Layout(_budget(max_units, rng, variant), max_units, rng)
+        if rng.random() < 0.5:
+            lay.add(*[1] * _CHUNK)
+        _all_small(lay, ("below", "below", "at", "above")[small % 4], small // 4)
+    if lay is None:
+        # level edges, and any scene the unit range cannot hold: a level that lands.
+        budget = _budget(max_units, rng, variant)
+        lead = _LEADS[variant // len(_AIMS) % len(_LEADS)]
+        if variant % len(_AIMS) == 3 and lead != "too large" and budget | 1 < max_units:
+            budget |= 1  # a block leaving its own size at an odd remaining too (R | 1 = R)
+        lay = _Layout(budget, max_units, rng)
+        if lead == "fits whole":
+            lay.add(*[1] * _CHUNK)
+        elif lead == "too large":
+            for _ in range(rng.randint(1, 3000)):
+                if (big := lay.too_large()) is None:
+                    break  # nothing is too large for a budget at the top of int64
+                lay.add(big)
+        _land(lay, _AIMS[variant % len(_AIMS)])
+    while len(lay.sizes) < length and not lay.ends:
+        lay.filler()  # also where too little is left for another scene
+        if lay.left < _K * 8:
+            continue
+        roll = rng.random()
+        if roll < 0.2:
+            _search(lay, rng.randint(2048, 2600), 0, rng.choice(_STEP_EDGES[:3]))
+        elif roll < 0.35:
+            _crowd(lay)
+        elif roll < 0.45:
+            _large_only(lay)
+        else:
+            _land(lay, rng.choice(_AIMS))
+    return lay.budget, lay.sizes[:length]
+
+
+def _budget(max_units: int, rng: random.Random, pick: int) -> int:
+    """Budget ``pick`` (modulo 9) within int64 and below ``max_units``: a landmark (the
+    int64 edge, odd and even; a level ratio's multiples) or a random one."""
+    top = min(max_units - 1, _INT64_MAX)
+    marks = [16 * 1000 + rng.randrange(16), 16 * 2**40 + 15, 2**56 + rng.randrange(16)]
+    marks += [2**62, 2**62 + 2**58, 2**63 - 2, 2**63 - 1]
+    if pick % 9 < len(marks) and marks[pick % 9] <= top:
+        return marks[pick % 9]
+    return max(1, min(top, int(2 ** rng.uniform(14, max(14, top.bit_length())))))
+
+
+def _land(lay: _Layout, aim: str) -> bool:
+    """Small blocks that land the remaining exactly (see the module), then what follows.
+
+    The level starts where this scene does, at ``R = lay.left``.  ``aim``: ``below``,
+    ``at`` or ``above`` lands on ``tau - 1``, ``tau`` or ``tau + 1``; ``own`` lands on
+    twice a small size, then a block of that size leaves exactly its own size (with no
+    large block kept before it in the level).  The level ends within the scene.
+    """
+    rng = lay.rng
+    tau = lay.left // _K
+    if tau < 8:
+        return False
+    own = rng.choice((tau, tau - 1, rng.randint((tau + 1) // 2, tau)))
+    target = 2 * own if aim == "own" else tau + _AIMS.index(aim) - 1
+    keeps = 0 if aim == "own" else rng.choice((0, 0, 1, 2, 3))
+    style = rng.randrange(4)
+    # Enough blocks that fit for a scan to take the chunk as a level, not a sparse one.
+    for _ in range(min(rng.randint(64, 300), (lay.left - target) // 4)):
+        lay.add(1)
+    while (gap := lay.left - target) > 2 * tau:
+        roll = rng.random()
+        if roll < 0.15:
+            lay.add(lay.too_large() or 1)
+        elif roll < 0.2 and keeps and gap - 1 > tau + 1:
+            keeps -= 1
+            lay.add(rng.randint(tau + 1, max(tau + 1, min(gap - 1, gap // 2))))
+        else:
+            small = (tau, tau - rng.randrange(3), rng.randint(1, tau), rng.choice((1, tau)))
+            lay.add(min(small[style], gap - 1))
+    while (gap := lay.left - target) > tau:  # once at most: it leaves a gap of 1 to tau
+        lay.add(rng.randint(gap - tau, min(tau, gap - 1)))
+    if rng.random() < 0.5:
+        lay.add(lay.too_large() or 1)
+    lay.add(lay.left - target)  # at most tau: small
+    if aim == "own":
+        lay.add(own)
+    left = lay.left
+    after = {
+        "below": (tau, tau, tau + 1),
+        "at": (tau + 1, tau + 1, 1),
+        "above": (tau + 2, tau + 2, tau),
+        "own": (left + 1,) * 3,
+    }[aim]
+    # Exactly what is left (the list is then spent), or a block that does not fit.
+    lay.add(left if rng.random() < 0.15 else rng.choice(after))
+    if lay.left >= tau:
+        lay.add(rng.randint(lay.left - tau + 1, min(tau, lay.left)))  # the level ends
+    return True
+
+
+def _crowd(lay: _Layout) -> None:
+    """14 or 15 large blocks of ``tau + 1`` that fit one level (the most one can keep)."""
+    rng = lay.rng
+    tau = lay.left // _K
+    ones = rng.randint(64, 300)
+    count = 15 if ones + 15 * (tau + 1) <= lay.left and rng.random() < 0.7 else 14
+    if ones + count * (tau + 1) > lay.left:
+        return
+    lay.add(*[1] * ones)
+    for _ in range(count):
+        lay.add(tau + 1)
+        if rng.random() < 0.5:
+            lay.add(lay.too_large() or 1)
+    if lay.left >= tau:
+        lay.add(rng.randint(lay.left - tau + 1, min(tau, lay.left)))  # the level ends
+
+
+def _large_only(lay: _Layout) -> None:
+    """4,200 blocks all above ``tau``: near misses, too-large ones, 1 to 14 large fits.
+
+    A scan in levels whose chunk holds no small block searches the large ones alone; the
+    scene is long enough that the 4,096-block chunk a level starts (anywhere in the
+    filler before it) holds nothing else.  Then a large block that fits ends the level.
+    """
+    rng = lay.rng
+    tau = lay.left // _K
+    keeps = set(rng.sample(range(4200), rng.randint(1, 14)))
+    for index in range(4200):
+        room = lay.left - tau - 1  # what a kept block may take: the remaining stays > tau
+        if index in keeps and room > tau:
+            lay.add(rng.choice((tau + 1, room, rng.randint(tau + 1, room))))
+        elif rng.random() < 0.5:
+            lay.add(lay.left + 1)  # a near miss, above tau while the remaining is >= tau
+        else:
+            lay.add(lay.too_large() or lay.left + 1)
+    lay.add(lay.left - rng.randrange(max(1, tau)))
+
+
+def _all_small(lay: _Layout, aim: str, depth: int) -> None:
+    """Every block of the chunk at most ``tau``: ``depth`` levels, then one that lands.
+
+    The chunk (``_CHUNK`` blocks, twice that after a chunk that fits whole) is filled
+    with blocks no larger than the landing level's ``tau``.
+    """
+    rng = lay.rng
+    chunk = _CHUNK if not lay.sizes else 2 * _CHUNK
+    end = len(lay.sizes) + chunk
+    unit = lay.left // _K ** (depth + 1) // 2
+    if unit < 8:
+        return
+    for _ in range(depth):
+        tau = lay.left // _K
+        while lay.left >= tau:
+            lay.add(rng.randint(unit // 2, unit))
+    tau = lay.left // _K
+    target = tau + _AIMS.index(aim) - 1
+    style = rng.randrange(3)
+    while (gap := lay.left - target) > 2 * tau:
+        small = (tau, tau - rng.randrange(3), rng.randint(1, tau))
+        lay.add(min(small[style], gap - 1))
+    while (gap := lay.left - target) > tau:  # once at most
+        lay.add(rng.randint(gap - tau, min(tau, gap - 1)))
+    lay.add(lay.left - target)
+    after = {"below": (tau,), "at": (1, tau, tau + 1), "above": (tau, 1, tau)}
+    lay.add(rng.choice(after[aim]))
+    while len(lay.sizes) < end:
+        lay.add(rng.randint(1, tau))
+
+
+def _search(lay: _Layout, width: int, first: int, gap: int) -> bool:
+    """Unit blocks between too-large ones, large blocks that fit at search-step edges.
+
+    The first large block that fits stands ``first`` blocks after the scene's start; the
+    next ``gap`` blocks after it (none if ``gap`` is -1); ``width`` blocks in all (past
+    the filler, a search from the last block kept is on its edges wherever the level
+    started).
+    """
+    rng = lay.rng
+    tau = lay.left // _K
+    if tau < 4 * width:
+        return False
+    second = first + 1 + gap if gap >= 0 else -1
+    parity = rng.randrange(2)
+    bigs = lay.too_large_ones()
+    for index in range(width):
+        if index in (first, second):
+            exact = index == second and rng.random() < 0.25
+            lay.add(lay.left if exact else rng.randint(tau + 1, max(tau + 1, lay.left // 4)))
+            bigs = lay.too_large_ones()
+        elif index % 2 == parity:
+            lay.add(1)
+        else:
+            if len(bigs) == 1:  # nothing was too large yet (a budget at the top of int64)
+                bigs = lay.too_large_ones()
+            lay.add(rng.choice(bigs))
+    # A large block that fits and leaves less than tau: the level ends.
+    lay.add(lay.left - rng.randrange(tau))
+    return True
+
+
+def _sums_past_2_63(variant: int, max_units: int, rng: random.Random) -> _Layout | None:
+    """A level of blocks of about ``tau`` whose sums pass 2**63 within its chunk."""
+    wide, style, many = variant & 1, (variant >> 1) % 3, variant >= 6
+    chunk = 2 * _CHUNK if wide else _CHUNK
+    if style == 0:
+        tau = 2**64 // chunk - rng.choice((0, 0, 1, rng.randrange(1, 4096)))
+    elif style == 1:
+        tau = rng.randint(2**63 // chunk * 33 // 32, 2**64 // chunk)
+    else:
+        tau = rng.randint(2**64 // chunk, 2**58)
+    lead = _CHUNK if wide else 0
+    budget = _K * tau + rng.randrange(_K) + lead
+    if budget > min(max_units - 1, _INT64_MAX):
+        return None
+    lay = _Layout(budget, max_units, rng)
+    lay.add(*[1] * lead)
+    for _ in range(rng.choice((1, 3, 200)) if many else 0):
+        lay.add(lay.too_large() or 1)
+    # Blocks of exactly tau (or a unit or three under) pass 2**63 by the chunk's middle;
+    # blocks of tau less up to 1/64 pass it by the chunk's end; half of them random, past
+    # 2**64 / chunk.
+    kind = rng.randrange(2 + style)
+    for index in range(chunk + rng.randrange(200)):
+        sizes = (tau, tau - rng.randrange(4), rng.randint(tau - tau // 64, tau))
+        lay.add(rng.randint(1, tau) if kind == 3 and index % 2 else sizes[kind % 3])
+    return lay
+
+
+def _prefix_past_int64(variant: int, max_units: int, rng: random.Random) -> _Layout | None:
+    """A budget past int64 whose longest fitting prefix ends on an exact sum (module)."""
+    mark = _HUGE_MARKS[variant % len(_HUGE_MARKS)]
+    shape = _HUGE_SHAPES[variant // len(_HUGE_MARKS) % len(_HUGE_SHAPES)]
+    if max_units < 2**67:
+        return None  # budgets up to 9 blocks of 2**63
+    if shape == "short list":
+        chunk = rng.randrange(5, _CHUNK, 2)  # odd: no power of two
+    else:
+        chunk = 2 * _CHUNK if shape == "wider chunk" else _CHUNK
+    lead = [rng.randint(1, 2**40) for _ in range(_CHUNK if shape == "wider chunk" else 0)]
+    content = [rng.randint(1, 2**40) for _ in range(chunk)]
+    places = sorted(rng.sample(range(chunk), min(chunk, rng.randint(4, 9))))
+    for place in places:
+        content[place] = rng.randint(2**62, _INT64_MAX)
+    # The prefix before the crossing block holds 2 large blocks (3 from 2**64); at a
+    # landmark the last of them is what makes the prefix sum to it, exactly.
+    held = 3 if mark >= 2**64 else 2
+    cut = places[held] if mark else places[held + rng.randrange(len(places) - held)]
+    if mark:
+        for place in places[: held - 1]:
+            content[place] = rng.randint(2**62, 2**62 + 2**61)
+    if mark == 0 and rng.random() < 0.25:
+        cut, delta = chunk, rng.choice((0, 1))  # the whole chunk fits, to the unit
+    else:
+        nxt = content[cut]
+        delta = rng.choice((0, 0, 1, nxt - 1, rng.randint(0, nxt - 1)))
+    budget = sum(content[:cut]) + delta
+    if mark:
+        # The last large block of the prefix makes it sum to the landmark less the slack
+        # (less 1 where the slack drawn is too large; clipped where it cannot).
+        adjust = places[held - 1]
+        slack = delta if 1 <= content[adjust] + mark - budget <= _INT64_MAX else 1
+        value = min(max(1, content[adjust] + mark - (budget - delta + slack)), _INT64_MAX)
+        budget += value - content[adjust] - delta + slack
+        content[adjust] = value
+    # The landmark is the remaining where the chunk starts, after a lead that fits whole.
+    lay = _Layout(budget + sum(lead), max_units, rng)
+    lay.add(*lead, *content)
+    lay.ends = shape == "short list"
+    return lay
