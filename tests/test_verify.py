@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -281,3 +284,16 @@ def test_a_summary_counts_every_phase() -> None:
     assert summary.cases == summary.fixtures + 7 + summary.wide
     assert summary.conformant
     assert summary.counts().startswith("3 fixtures, 7 generated cases, 50 wide-range cases")
+
+
+def test_the_api_leaves_no_hypothesis_folder_in_the_working_directory(tmp_path: Path) -> None:
+    # A fresh process: Hypothesis writes its Unicode tables when it first needs them.
+    code = (
+        "import packcheck, packcheck.verify as v; "
+        "v.check(packcheck.pack, seed=1, max_examples=20, long_lists=False)"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
+    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, check=True)
+    assert not (tmp_path / ".hypothesis").exists()
+    assert (tmp_path / "cache" / "packcheck" / "hypothesis").is_dir()

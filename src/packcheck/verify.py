@@ -37,7 +37,7 @@ from hypothesis import seed as hypothesis_seed
 
 from ._findings import Finding, examine, explained, show_answer
 from ._fixtures import Fixture, read_fixtures, seed_fixtures
-from ._hypothesis_compat import same_cases_whatever_is_loaded
+from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
 from ._invariants import InvariantError, check_output, check_trace
 from ._jsonio import dumps
 from ._pack import pack
@@ -284,6 +284,8 @@ def run(
     :data:`SHRINK_SECONDS`), whichever comes first, with the best case
     so far.  With ``partition=True`` every answer but ``{"error": "size"}`` must
     capture its partition (RULE.md, seed T1.5); a captured one is always checked.
+    Hypothesis's files go to ``~/.cache/packcheck/hypothesis`` (or
+    ``$HYPOTHESIS_STORAGE_DIRECTORY``), never to the current directory.
     """
     adapter = packer if isinstance(packer, Packer) else CallablePacker(packer)
     seed = random.SystemRandom().randrange(2**32) if seed is None else seed
@@ -306,7 +308,9 @@ def run(
             ),
         ]
     )
-    finding = next((found for phase in phases if (found := phase()) is not None), None)
+    # Hypothesis's files (its Unicode tables) go to packcheck's cache, not the cwd.
+    with private_hypothesis_storage():
+        finding = next((found for phase in phases if (found := phase()) is not None), None)
     counts = gate.counts
     return Summary(
         fixtures=counts["fixtures"],

@@ -15,7 +15,6 @@ from typing import IO, Any
 from .. import _sizes, scan, verify
 from .._findings import Finding
 from .._fixtures import Fixture, read_fixtures, seed_fixtures
-from .._hypothesis_compat import private_hypothesis_storage
 from .._jsonio import dumps
 from .._kernels import load_kernel
 from .._model import SizeError, read_case
@@ -281,17 +280,16 @@ def run_verify(args: argparse.Namespace) -> int:
         return 2
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
-        with private_hypothesis_storage():
-            summary = verify.run(
-                packer,
-                seed=seed,
-                max_examples=args.max_examples,
-                max_units=_max_units(args),
-                fixtures=fixtures,
-                long_lists=not args.no_long_lists,
-                progress=progress,
-                partition=args.partition,
-            )
+        summary = verify.run(
+            packer,
+            seed=seed,
+            max_examples=args.max_examples,
+            max_units=_max_units(args),
+            fixtures=fixtures,
+            long_lists=not args.no_long_lists,
+            progress=progress,
+            partition=args.partition,
+        )
     finally:
         if progress is not None:
             progress.clear()
