@@ -2,8 +2,10 @@
 
 ``pack(case)`` per engine at 10, 100 and 1,000 blocks (a model step), and 10,000
 steps of 10-200 blocks packed by :func:`packcheck.scan.pack_batch` against the
-reference called once per step.  Under ``--benchmark-disable`` every case runs once
-and its answer is checked against the reference's.
+reference called once per step, and as cases by ``pack_many(engine="numpy")``
+against ``pack`` case by case.  Under ``--benchmark-disable`` every case runs once
+and its answer is checked against the reference's.  ``packcheck bench`` times the
+same comparisons side by side in one run (``--steps``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from packcheck import ENGINES, pack, reference, scan
+from packcheck import ENGINES, pack, pack_many, reference, scan
 from packcheck._workloads import WORKLOADS, Batch, batch_of_steps
 
 SEED = 0
@@ -24,9 +26,7 @@ STEPS = 10_000
 
 @cache
 def _case(name: str, n: int) -> dict[str, Any]:
-    sizes, budget = WORKLOADS[name].generate(n, SEED)
-    blocks = [{"id": f"b{i}", "size": size} for i, size in enumerate(sizes.tolist())]
-    return {"budget": budget, "blocks": blocks, "required": ["b0", "b7", "absent"]}
+    return WORKLOADS[name].case(n, SEED)
 
 
 @pytest.mark.parametrize("name", ["uniform-50%", "doc-chunks", "alternating"])
@@ -66,3 +66,24 @@ def test_pack_many_steps(benchmark: Any, packer: str) -> None:
     else:
         assert benchmark(_per_step_reference, steps) == expected
     assert np.array_equal(batch.offsets[1:] - batch.offsets[:-1] >= 10, np.ones(STEPS, bool))
+
+
+@cache
+def _cases() -> list[dict[str, Any]]:
+    return _batch().as_cases()
+
+
+def _case_by_case(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [pack(case) for case in cases]
+
+
+@pytest.mark.parametrize("packer", ["pack case by case", "pack_many numpy"])
+def test_pack_many_cases(benchmark: Any, packer: str) -> None:
+    cases = _cases()
+    benchmark.group = f"{STEPS:,} steps of 10-200 blocks, as cases"
+    benchmark.extra_info.update(steps=STEPS, seed=SEED)
+    expected = _case_by_case(cases)
+    if packer == "pack_many numpy":
+        assert benchmark(pack_many, cases, engine="numpy") == expected
+    else:
+        assert benchmark(_case_by_case, cases) == expected

@@ -24,7 +24,7 @@ import pytest
 from packcheck import _ab, bench, reference, scan
 from packcheck._cli import main
 from packcheck._cli.bench_plot import draw
-from packcheck._cli.bench_show import table
+from packcheck._cli.bench_show import crossover, table, table_steps
 from packcheck._workloads import WORKLOADS, workload
 
 REFERENCE_NS = 40.0  # simulated nanoseconds per block
@@ -564,3 +564,278 @@ def test_bench_help_lists_every_workload(capsys: pytest.CaptureFixture[str]) -> 
     help_text = "".join(capsys.readouterr().out.split())  # argparse wraps at hyphens
     assert all(name in help_text for name in WORKLOADS)
     assert "(default:10%)" in help_text
+
+
+# --- the engines at the sizes agents pack ---------------------------------------------
+
+NUMPY_PACK_NS = {10: 20.0, 100: 10.0, 1000: 5.0}  # against the reference's 10 ns a block
+
+
+@pytest.fixture
+def costed(clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """Simulated costs a block: ``pack`` 10 ns with the reference, with NumPy 20, 10 and
+    5 ns at 10, 100 and 1,000 blocks; ``pack_batch`` 10 ns (the reference 40 ns once
+    per step); ``pack_many`` 20 ns, whatever it calls.  Every answer is the real one."""
+    real_pack, real_many, real_batch = bench.pack, bench.pack_many, scan.pack_batch
+
+    def pack(case: Any, *, engine: Any = "reference") -> dict[str, Any]:
+        n = len(case["blocks"])
+        clock.now += (10.0 if engine == "reference" else NUMPY_PACK_NS[n]) * 1e-9 * n
+        return real_pack(case, engine=engine)
+
+    def pack_many(cases: list[Any], *, engine: Any = "reference") -> list[dict[str, Any]]:
+        start = clock.now
+        answers = real_many(cases, engine=engine)
+        clock.now = start + 20e-9 * sum(len(case["blocks"]) for case in cases)
+        return answers
+
+    def pack_batch(budgets: Any, sizes: Any, offsets: Any) -> Any:
+        clock.now += 10e-9 * sizes.shape[0]
+        return real_batch(budgets, sizes, offsets)
+
+    monkeypatch.setattr(bench, "pack", pack)
+    monkeypatch.setattr(bench, "pack_many", pack_many)
+    monkeypatch.setattr(scan, "pack_batch", pack_batch)
+    return clock
+
+
+STEPS_SMALL = {"workloads": ["uniform-50%"], "steps": 20, "repeat": 2, "min_time": 0.0}
+
+
+def test_steps_time_both_sides_in_turn_and_name_the_faster(costed: FakeClock) -> None:
+    report = bench.run_steps(**STEPS_SMALL)  # type: ignore[arg-type]
+    rows = [(t.call, t.workload, t.cases, t.blocks) for t in report.timings]
+    blocks = report.timings[-1].blocks
+    assert rows == [
+        ("pack(case)", "uniform-50%", 1, 10),
+        ("pack(case)", "uniform-50%", 1, 100),
+        ("pack(case)", "uniform-50%", 1, 1000),
+        ("pack_batch", "batch_of_steps", 20, blocks),
+        ("pack_many", "batch_of_steps", 20, blocks),
+    ]
+    assert 20 * 10 <= blocks <= 20 * 200
+    speedups = [t.speedup_interval() for t in report.timings]
+    assert speedups == [pytest.approx((s,) * 3) for s in (0.5, 1.0, 2.0, 4.0, 0.5)]
+    assert [t.faster() for t in report.timings] == [
+        "reference", "neither", "numpy", "numpy", "reference"
+    ]  # fmt: skip
+    assert report.timings[0].reference_samples == pytest.approx((1e-7, 1e-7))
+    assert report.timings[0].numpy_samples == pytest.approx((2e-7, 2e-7))
+    assert (report.timings[-1].fewest, report.timings[-1].most) == (10, 200)
+
+
+def test_steps_are_stored_self_describing(costed: FakeClock) -> None:
+    data = json.loads(json.dumps(bench.run_steps(**STEPS_SMALL).to_json()))  # type: ignore[arg-type]
+    assert set(data) == {"about", "tie", "results"}
+    assert data["tie"] == bench.TIE
+    first, batch = data["results"][0], data["results"][3]
+    assert first["reference"] == 'pack(case, engine="reference")'
+    assert first["numpy"] == 'pack(case, engine="numpy")'
+    assert (first["cases"], first["blocks"], first["blocks_per_case"]) == (1, 10, [10, 10])
+    assert first["speedup"] == pytest.approx(0.5)
+    assert first["speedup_interval"] == pytest.approx([0.5, 0.5])
+    assert first["reference_seconds"] == pytest.approx(1e-7)
+    assert first["numpy_interval"] == pytest.approx([2e-7, 2e-7])
+    assert (first["faster"], first["repeats"], first["seed"]) == ("reference", 2, 0)
+    assert batch["call"] == "pack_batch"
+    assert batch["numpy"].startswith("scan.pack_batch(budgets, sizes, offsets)")
+    assert batch["blocks_per_case"] == [10, 200]
+    assert batch["faster"] == "numpy"
+
+
+def test_a_side_that_wins_in_some_repeats_only_is_unclear() -> None:
+    def row(numpy_samples: tuple[float, ...]) -> bench.StepTiming:
+        return bench.StepTiming("pack(case)", "pareto", 1, 10, 10, 10, 0, (1.0,) * 3, numpy_samples)
+
+    assert row((0.5, 1.0, 1.0)).speedup_interval() == (1.0, 1.0, 2.0)
+    assert row((0.5, 1.0, 1.0)).faster() == "unclear"
+    assert row((1.05, 1.0, 0.95)).faster() == "neither"
+    assert row((1.0, 1.0, 0.0)).speedup_interval() == (1.0, 1.0, float("inf"))
+
+
+def test_the_steps_table_names_each_side_and_the_faster() -> None:
+    report = bench.StepsReport(
+        [
+            bench.StepTiming("pack(case)", "pareto", 1, 1000, 1000, 1000, 0, (2e-4,) * 3,
+                             (1e-4, 3e-4, 1e-4)),
+            bench.StepTiming("pack_batch", "batch_of_steps", 10_000, 1_050_085, 10, 200, 0,
+                             (0.08,) * 3, (0.002,) * 3),
+        ]
+    )  # fmt: skip
+    lines = table_steps(report, repeat=3).splitlines()
+    assert "over 3 repeat(s)" in lines[0]
+    assert "ahead by more than 10%" in lines[0]
+    assert lines[2].split() == [
+        "call", "workload", "blocks", "reference", "numpy", "speedup", "interval", "faster"
+    ]  # fmt: skip
+    assert lines[3].split() == [
+        "pack(case)", "pareto", "1,000", "200", "µs", "100", "µs", "2.00x", "[0.67x,", "2.00x]",
+        "unclear",
+    ]  # fmt: skip
+    assert lines[4].split() == [
+        "pack_batch", "batch_of_steps", "10,000", "x", "10-200", "80", "ms", "2", "ms", "40.0x",
+        "[40.0x,", "40.0x]", "numpy",
+    ]  # fmt: skip
+    assert lines[6] == (
+        'pack(case): reference side pack(case, engine="reference"); '
+        'numpy side pack(case, engine="numpy")'
+    )
+    assert lines[7].startswith("pack_batch: reference side reference.pack_sizes(budget, sizes)")
+    assert lines[8].startswith("pack(case) and pack_many read and pack plain cases")
+    assert "plain" not in table_steps(bench.StepsReport(report.timings[1:]), repeat=3)
+
+
+def _wrong_pack(case: Any, *, engine: Any = "reference") -> dict[str, Any]:
+    answer = reference_pack(case)
+    return {**answer, "remaining": answer["remaining"] + 1} if engine == "numpy" else answer
+
+
+def _wrong_batch(budgets: Any, sizes: Any, offsets: Any) -> Any:
+    kept, remaining = real_pack_batch(budgets, sizes, offsets)
+    return kept, remaining + 1
+
+
+def _mutating_batch(budgets: Any, sizes: Any, offsets: Any) -> Any:
+    answer = real_pack_batch(budgets, sizes, offsets)
+    budgets[0] += 1
+    return answer
+
+
+def _wrong_many(cases: list[Any], *, engine: Any = "reference") -> list[dict[str, Any]]:
+    return [reference_pack(case) for case in cases][:-1]
+
+
+reference_pack, real_pack_batch = bench.pack, scan.pack_batch
+
+
+@pytest.mark.parametrize(
+    ("where", "name", "fake", "message"),
+    [
+        (bench, "pack", _wrong_pack,
+         'pack\\(case, engine="numpy"\\) gave a wrong answer on uniform-50% at n=10'),
+        (scan, "pack_batch", _wrong_batch,
+         r"scan.pack_batch\(budgets, sizes, offsets\) on every step at once gave a wrong answer "
+         "on 20 steps"),
+        (scan, "pack_batch", _mutating_batch,
+         r"scan.pack_batch\(budgets, sizes, offsets\) on every step at once changed its input"),
+        (bench, "pack_many", _wrong_many,
+         'pack_many\\(cases, engine="numpy"\\) gave a wrong answer on 20 steps'),
+    ],
+)  # fmt: skip
+def test_a_wrong_answer_at_agent_sizes_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, where: Any, name: str, fake: Any, message: str
+) -> None:
+    monkeypatch.setattr(where, name, fake)
+    with pytest.raises(bench.BenchError, match=f"^{message}$"):
+        bench.run_steps(workloads=["uniform-50%"], sizes=[10], steps=20, repeat=1, min_time=0)
+
+
+def test_steps_on_the_real_engines_agree_with_the_reference() -> None:
+    seen: list[str] = []
+    report = bench.run_steps(sizes=[10, 1000], steps=30, repeat=1, min_time=0, progress=seen.append)
+    assert [(t.call, t.workload, t.blocks) for t in report.timings][:6] == [
+        ("pack(case)", name, n) for name in bench.STEP_WORKLOADS for n in (10, 1000)
+    ]
+    assert [t.call for t in report.timings[6:]] == ["pack_batch", "pack_many"]
+    assert all(t.cases == 30 for t in report.timings[6:])
+    assert seen[0] == "[steps 1/8] pack(case) uniform-50% n=10"
+    assert seen[-1] == "[steps 8/8] pack_many 30 steps"
+    assert [t.call for t in bench.run_steps(sizes=[10], steps=0, min_time=0).timings] == [
+        "pack(case)"
+    ] * 3
+
+
+def test_run_steps_rejects_impossible_rows() -> None:
+    for bad in ({"repeat": 0}, {"sizes": []}, {"sizes": [0]}, {"steps": -1}):
+        with pytest.raises(ValueError, match="at least"):
+            bench.run_steps(**bad)  # type: ignore[arg-type]
+    with pytest.raises(KeyError, match="unknown workload 'nope'"):
+        bench.run_steps(workloads=["nope"])
+
+
+def test_bench_steps_adds_the_agent_sizes_table_and_stores_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], costed: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.setattr(bench, "STEPS", 20)
+    out = tmp_path / "bench.json"
+    argv = ["bench", "--sizes", "1000", "--workload", "uniform-50%", "--repeat", "2"]
+    argv += ["--min-time", "0", "--json", str(out)]
+    assert main([*argv, "--steps"]) == 0
+    text = capsys.readouterr().out
+    matrix, steps = text.split("\n\nengines at the sizes agents pack")
+    assert "crossover" in matrix
+    rows = [line.split() for line in steps.splitlines()[3:8]]
+    assert [row[:3] for row in rows[:3]] == [
+        ["pack(case)", "uniform-50%", n] for n in ("10", "100", "1,000")
+    ]
+    assert [row[-1] for row in rows] == ["reference", "neither", "numpy", "numpy", "reference"]
+    assert rows[3][:4] == ["pack_batch", "batch_of_steps", "20", "x"]
+    data = json.loads(out.read_text())
+    assert [r["faster"] for r in data["steps"]["results"]][-2:] == ["numpy", "reference"]
+    # The matrix still reads back, so --compare and --history take such a file.
+    saved = bench.Report.from_json(data)
+    assert saved.speedup("numpy", "uniform-50%", 1000) is not None
+    assert main([*argv[:-2], "--compare", str(out)]) == 0
+    assert "no speedup fell" in capsys.readouterr().out
+    assert main(["bench", "--history", str(tmp_path)]) == 0
+    assert "uniform-50%" in capsys.readouterr().out
+    # Asked not to, or narrowed by --sizes or --workload, it stays out.
+    assert main([*argv[:-2], "--no-steps"]) == 0
+    assert "agents" not in capsys.readouterr().out
+    assert main(argv[:-2]) == 0
+    assert "agents" not in capsys.readouterr().out
+
+
+def test_bench_runs_the_agent_sizes_with_the_full_matrix(
+    capsys: pytest.CaptureFixture[str], costed: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bench, "STEPS", 20)
+    monkeypatch.setattr(bench, "DEFAULT_SIZES", (10,))
+    assert main(["bench", "--repeat", "1", "--min-time", "0"]) == 0
+    text = capsys.readouterr().out
+    assert "\n\nengines at the sizes agents pack" in text
+    assert all(f"pack(case)  {name}" in text for name in bench.STEP_WORKLOADS)
+    assert main(["bench", "--repeat", "1", "--min-time", "0", "--no-steps"]) == 0
+    assert "agents" not in capsys.readouterr().out
+
+
+def test_bench_steps_exits_1_on_a_wrong_answer_at_agent_sizes(
+    capsys: pytest.CaptureFixture[str], clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bench, "STEPS", 20)
+    monkeypatch.setattr(bench, "pack_many", _wrong_many)
+    argv = ["bench", "--sizes", "10", "--workload", "pareto", "--repeat", "1", "--steps"]
+    argv += ["--min-time", "0"]
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        'packcheck: pack_many(cases, engine="numpy") gave a wrong answer on 20 steps\n'
+    )
+
+
+def test_the_crossover_is_where_the_engine_stays_ahead() -> None:
+    def report(ratios: dict[int, float]) -> bench.Report:
+        return bench.Report(
+            [
+                bench.Timing(engine, "pareto", "typical", n, 5, 0, cost)
+                for n, ratio in ratios.items()
+                for engine, cost in (("reference", 1.0), ("numpy", 1.0 / ratio))
+            ]
+        )
+
+    assert crossover(report({10: 0.5, 100: 2.0, 1000: 0.9, 10_000: 3.0}), "numpy", "pareto") == (
+        10_000
+    )
+    assert crossover(report({10: 1.5, 100: 2.0}), "numpy", "pareto") == 10
+    assert crossover(report({10: 2.0, 100: 1.0}), "numpy", "pareto") is None
+    assert crossover(report({}), "numpy", "pareto") is None
+
+    def crossover_rows(ratios: dict[int, float]) -> list[list[str]]:
+        lines = table(report(ratios), repeat=1).splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("crossover"))
+        return [line.split() for line in lines[at + 1 : at + 3]]
+
+    assert crossover_rows({10: 0.5, 100: 2.0}) == [["workload", "numpy"], ["pareto", "100"]]
+    assert crossover_rows({10: 0.5})[1] == ["pareto", "-"]

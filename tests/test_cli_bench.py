@@ -174,6 +174,7 @@ ONE_NEW = "--against compares one --packer (NEW) with OLD; no --compare or --plo
         (["--plot", "x.png"], ONE_NEW),
         (["--packer", "old_kernel:pack_sizes"], ONE_NEW),
         (["--history", "."], "--history reads stored results: it takes only --plot"),
+        (["--steps"], "--steps adds the engines at agent sizes to the matrix; not with --against"),
     ],
 )
 def test_modes_that_do_not_mix_are_usage_errors(
@@ -185,6 +186,13 @@ def test_modes_that_do_not_mix_are_usage_errors(
     kernels([1e-3], [1e-3])
     assert main([*AB, *extra]) == 2
     assert capsys.readouterr().err == f"packcheck: {message}\n"
+
+
+def test_history_takes_no_steps(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--history", ".", "--steps"]) == 2
+    assert capsys.readouterr().err == (
+        "packcheck: --history reads stored results: it takes only --plot\n"
+    )
 
 
 @pytest.mark.parametrize("extra", [["--strict"], ["--time-budget", "5"]])

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from packcheck._workloads import batch_of_steps
+from packcheck import pack, reference
+from packcheck._workloads import REQUIRED, WORKLOADS, as_case, batch_of_steps
 
 
 def test_a_batch_of_steps_is_seeded_and_shaped_for_pack_batch() -> None:
@@ -29,3 +30,18 @@ def test_an_empty_batch() -> None:
     batch = batch_of_steps(0)
     assert batch.cases() == []
     assert batch.offsets.tolist() == [0]
+
+
+def test_cases_as_pack_takes_them() -> None:
+    case = WORKLOADS["doc-chunks"].case(20, seed=5)
+    sizes, budget = WORKLOADS["doc-chunks"].generate(20, seed=5)
+    assert case["budget"] == budget
+    assert [block["size"] for block in case["blocks"]] == sizes.tolist()
+    assert [block["id"] for block in case["blocks"]] == [f"b{i}" for i in range(20)]
+    assert case["required"] == list(REQUIRED)
+    kept, remaining = reference.pack_sizes(budget, sizes.tolist())
+    assert pack(case)["remaining"] == remaining
+    assert pack(case)["kept"] == [f"b{i}" for i, keep in enumerate(kept) if keep]
+    assert "absent" in pack(case)["missing"]
+    batch = batch_of_steps(7, seed=1)
+    assert batch.as_cases() == [as_case(budget, sizes) for budget, sizes in batch.cases()]

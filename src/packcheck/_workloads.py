@@ -10,16 +10,27 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["WORKLOADS", "Batch", "Family", "Workload", "batch_of_steps", "workload"]
+__all__ = [
+    "REQUIRED",
+    "WORKLOADS",
+    "Batch",
+    "Family",
+    "Workload",
+    "as_case",
+    "batch_of_steps",
+    "workload",
+]
 
 Family = Literal["typical", "adversarial"]
 Sizes = npt.NDArray[np.int64]
 _Make = Callable[[int, np.random.Generator], tuple[Sizes, int]]
+#: The required IDs of :func:`as_case`: the first block, the eighth, and one absent.
+REQUIRED = ("b0", "b7", "absent")
 
 
 @dataclass(frozen=True)
@@ -36,6 +47,17 @@ class Workload:
         if n < 1:
             raise ValueError(f"n must be >= 1, got {n}")
         return self.make(n, np.random.default_rng(seed))
+
+    def case(self, n: int, seed: int = 0) -> dict[str, Any]:
+        """:meth:`generate` as a case :func:`packcheck.pack` takes (:func:`as_case`)."""
+        sizes, budget = self.generate(n, seed)
+        return as_case(budget, sizes.tolist())
+
+
+def as_case(budget: int, sizes: list[int]) -> dict[str, Any]:
+    """A case of blocks ``b0``, ``b1``, ... of ``sizes``, requiring :data:`REQUIRED`."""
+    blocks = [{"id": f"b{i}", "size": size} for i, size in enumerate(sizes)]
+    return {"budget": budget, "blocks": blocks, "required": list(REQUIRED)}
 
 
 def _share(sizes: Sizes, fraction: float) -> tuple[Sizes, int]:
@@ -155,6 +177,10 @@ class Batch:
             (budget, flat[lo:hi])
             for budget, lo, hi in zip(self.budgets.tolist(), bounds, bounds[1:], strict=False)
         ]
+
+    def as_cases(self) -> list[dict[str, Any]]:
+        """Each case as :func:`packcheck.pack` takes it (:func:`as_case`)."""
+        return [as_case(budget, sizes) for budget, sizes in self.cases()]
 
 
 def batch_of_steps(cases: int, seed: int = 0, *, fewest: int = 10, most: int = 200) -> Batch:

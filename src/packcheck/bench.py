@@ -27,14 +27,21 @@ from . import reference, scan
 from ._ab import CLOCKS, ABReport, Comparison, ab
 from ._context import MACHINE_KEYS, VERSION_KEYS, context, mismatches
 from ._kernels import BenchError, Kernel, read_answer
+from ._pack import pack, pack_many
 from ._report import KIND, REFERENCE, Report, Timing
-from ._workloads import WORKLOADS, Workload, workload
+from ._steps import CALLS, TIE, StepsReport, StepTiming
+from ._workloads import WORKLOADS, Batch, Workload, batch_of_steps, workload
 
 __all__ = [
+    "CALLS",
     "CLOCKS",
     "DEFAULT_SIZES",
     "KIND",
     "REFERENCE",
+    "STEPS",
+    "STEP_SIZES",
+    "STEP_WORKLOADS",
+    "TIE",
     "WORKLOADS",
     "ABReport",
     "BenchError",
@@ -42,16 +49,25 @@ __all__ = [
     "Kernel",
     "Regression",
     "Report",
+    "StepTiming",
+    "StepsReport",
     "Timing",
     "ab",
     "compare",
     "context",
     "differences",
     "run",
+    "run_steps",
 ]
 
 #: Powers of ten from 10 blocks (one model step packs tens to a thousand) to 10**6.
 DEFAULT_SIZES: tuple[int, ...] = (10, 10**2, 10**3, 10**4, 10**5, 10**6)
+#: Blocks per case where agents pack: one model step is tens to a thousand blocks.
+STEP_SIZES: tuple[int, ...] = (10, 100, 1000)
+#: The workloads :func:`run_steps` packs one step at a time unless told.
+STEP_WORKLOADS: tuple[str, ...] = ("uniform-50%", "doc-chunks", "alternating")
+#: Model steps (of 10-200 blocks) in :func:`run_steps`'s batch workload.
+STEPS = 10_000
 # Calls per timed sample at most: a call that seems free must not loop forever.
 _MAX_CALLS = 10_000
 _reference: Callable[[int, list[int]], tuple[list[bool], int]] = reference.pack_sizes
@@ -123,6 +139,135 @@ def _measure(
         _check(name, load.name, n, answer, expected)
         if not np.array_equal(sizes, pristine):
             raise BenchError(f"{name} changed its input on {load.name} at n={n:,}")
+    samples = _in_turn(calls, numbers, repeat, clock)
+    return [
+        Timing(
+            name, load.name, load.family, n, budget, seed, statistics.median(times), tuple(times)
+        )
+        for name, times in samples.items()
+    ]
+
+
+def run_steps(
+    *,
+    workloads: Iterable[str] | None = None,
+    sizes: Iterable[int] = STEP_SIZES,
+    steps: int | None = None,
+    repeat: int = 5,
+    seed: int = 0,
+    min_time: float = 0.02,
+    clock: str = "thread",
+    progress: Callable[[str], None] | None = None,
+) -> StepsReport:
+    """The engines at the sizes agents pack, each row's two sides timed in turn.
+
+    Whole-case calls, the way an agent calls: ``pack(case)`` with either engine on one
+    case of each of ``sizes`` blocks from each of ``workloads`` (default
+    :data:`STEP_WORKLOADS`).  Then ``steps`` model steps of 10-200 blocks
+    (:func:`packcheck._workloads.batch_of_steps`; default :data:`STEPS`, 0 for none):
+    the reference once per step against :func:`packcheck.scan.pack_batch` on all of
+    them, and ``pack`` case by case against ``pack_many(cases, engine="numpy")``
+    (:data:`CALLS`).  Timed as :func:`run` times: the same ``repeat``, ``min_time``
+    and ``clock``, both sides of a row in turn in every repeat.
+
+    Raises :class:`BenchError` when the NumPy side's answer differs from the
+    reference side's or it changes its input, ``ValueError`` for an unknown
+    workload, a size or repeat below 1 or fewer than 0 steps.
+    """
+    timer = CLOCKS[clock]  # KeyError before any work for an unknown clock
+    loads = [workload(name) for name in (STEP_WORKLOADS if workloads is None else workloads)]
+    ns = sorted(set(sizes))
+    count = STEPS if steps is None else steps
+    if repeat < 1 or not ns or ns[0] < 1 or count < 0:
+        raise ValueError("sizes and repeat must be at least 1, steps at least 0")
+    rounds = (repeat, min_time)
+    total = len(loads) * len(ns) + (2 if count else 0)
+    timings: list[StepTiming] = []
+
+    def say(message: str) -> None:
+        if progress is not None:
+            progress(f"[steps {len(timings) + 1}/{total}] {message}")
+
+    for load in loads:
+        for n in ns:
+            say(f"pack(case) {load.name} n={n:,}")
+            case = load.case(n, seed)
+            one = (partial(pack, case, engine="reference"), partial(pack, case, engine="numpy"))
+            samples = _pair(one, rounds, timer, f"{load.name} at n={n:,}", "pack(case)")
+            timings.append(StepTiming("pack(case)", load.name, 1, n, n, n, seed, *samples))
+    if count:
+        batch = batch_of_steps(count, seed)
+        shape = (count, int(batch.offsets[-1]), 10, 200, seed)
+        say(f"pack_batch {count:,} steps")
+        samples = _batch_pair(batch, rounds, timer)
+        timings.append(StepTiming("pack_batch", "batch_of_steps", *shape, *samples))
+        say(f"pack_many {count:,} steps")
+        cases = batch.as_cases()
+        many = (partial(_case_by_case, cases), partial(pack_many, cases, engine="numpy"))
+        samples = _pair(many, rounds, timer, f"{count:,} steps", "pack_many")
+        timings.append(StepTiming("pack_many", "batch_of_steps", *shape, *samples))
+    return StepsReport(timings)
+
+
+def _case_by_case(cases: list[Any]) -> list[dict[str, Any]]:
+    return [pack(case) for case in cases]
+
+
+def _batch_pair(
+    batch: Batch, rounds: tuple[int, float], clock: Callable[[], float]
+) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    steps = batch.cases()
+    arrays = (batch.budgets, batch.sizes, batch.offsets)
+    pristine = [array.copy() for array in arrays]
+    bounds = batch.offsets.tolist()
+
+    def per_step() -> list[tuple[list[bool], int]]:
+        return [_reference(budget, sizes) for budget, sizes in steps]
+
+    def per_step_answers(answer: Any) -> list[tuple[list[bool], int]]:
+        kept, remaining = answer
+        return [
+            (kept[lo:hi].tolist(), left)
+            for lo, hi, left in zip(bounds, bounds[1:], remaining.tolist(), strict=False)
+        ]
+
+    sides = (per_step, partial(scan.pack_batch, *arrays))
+    where = f"{len(steps):,} steps"
+    samples = _pair(sides, rounds, clock, where, "pack_batch", per_step_answers)
+    if not all(np.array_equal(a, b) for a, b in zip(arrays, pristine, strict=True)):
+        raise BenchError(f"{CALLS['pack_batch'][1]} changed its input")
+    return samples
+
+
+def _pair(
+    sides: tuple[Callable[[], Any], Callable[[], Any]],
+    rounds: tuple[int, float],
+    clock: Callable[[], float],
+    where: str,
+    call: str,
+    read: Callable[[Any], Any] | None = None,
+) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The samples of the reference side and the NumPy side, timed in turn; a
+    :class:`BenchError` if the NumPy side's answer, put as the reference side's by
+    ``read`` (untimed), differs."""
+    repeat, min_time = rounds
+    expected, theirs = _first_call(sides[0], clock, min_time)
+    answer, ours = _first_call(sides[1], clock, min_time)
+    if (answer if read is None else read(answer)) != expected:
+        raise BenchError(f"{CALLS[call][1]} gave a wrong answer on {where}")
+    samples = _in_turn(dict(zip("rn", sides, strict=True)), {"r": theirs, "n": ours}, repeat, clock)
+    return tuple(samples["r"]), tuple(samples["n"])
+
+
+def _in_turn(
+    calls: Mapping[str, Callable[[], Any]],
+    numbers: Mapping[str, int],
+    repeat: int,
+    clock: Callable[[], float],
+) -> dict[str, list[float]]:
+    """Seconds per call of each of ``calls`` in each of ``repeat`` rounds, every call
+    timed in turn in each round (over ``numbers[name]`` calls), the garbage collector
+    off."""
     samples: dict[str, list[float]] = {name: [] for name in calls}
     collecting = gc.isenabled()
     gc.disable()  # as timeit does: a collection would land on whichever call is running
@@ -138,12 +283,7 @@ def _measure(
     finally:
         if collecting:
             gc.enable()
-    return [
-        Timing(
-            name, load.name, load.family, n, budget, seed, statistics.median(times), tuple(times)
-        )
-        for name, times in samples.items()
-    ]
+    return samples
 
 
 def _first_call(call: Callable[[], Any], clock: Callable[[], float], min_time: float) -> Any:

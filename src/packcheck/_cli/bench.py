@@ -2,7 +2,8 @@
 
 Three modes: ``--against OLD`` (the gate: NEW against OLD in one process, see
 :mod:`.bench_ab`), the matrix (every packer against the reference at every size,
-optionally checked against a stored baseline with ``--compare``), and ``--history
+optionally checked against a stored baseline with ``--compare``; with ``--steps``
+the engines at the sizes agents pack after it), and ``--history
 DIR`` (the speedups of stored ``--json`` results, per commit).
 """
 
@@ -20,7 +21,7 @@ from .._packers import SetupError
 from .._workloads import WORKLOADS
 from .bench_ab import QUICK_BUDGET, run_ab
 from .bench_plot import draw, draw_history
-from .bench_show import progress, progress_done, table, table_history, write_json
+from .bench_show import progress, progress_done, table, table_history, table_steps, write_json
 
 __all__ = ["register"]
 
@@ -41,8 +42,10 @@ def register(commands: Any) -> None:
             "slowdown beyond --max-regression or on differing answers. Without it: time "
             "the NumPy packer (and any --packer) against the reference on seeded typical "
             "and adversarial workloads at 10 to 10**6 blocks; a speedup is the "
-            "reference's time over the packer's, from the same run; exit 1 on a wrong "
-            "answer or, with --compare, on a speedup regression. --history DIR shows the "
+            "reference's time over the packer's, from the same run; then (--steps) the "
+            "engines at the sizes agents pack, whole-case calls and a batch of steps, each "
+            "pair timed in turn; exit 1 on a wrong answer or, with --compare, on a "
+            "speedup regression of the matrix. --history DIR shows the "
             "speedups of stored --json results. Exit 2 on a usage error."
         ),
     )
@@ -121,6 +124,16 @@ def register(commands: Any) -> None:
         "CPU time (all threads), or wall time (for a kernel that waits or uses other "
         "processes)",
     )
+    p.add_argument(
+        "--steps",
+        action=argparse.BooleanOptionalAction,
+        help="after the matrix, the engines at the sizes agents pack: pack(case) with "
+        "either engine at 10, 100 and 1,000 blocks (on the --workload ones, else "
+        f"{', '.join(bench.STEP_WORKLOADS).replace('%', '%%')}), and {bench.STEPS:,} "
+        "steps of 10-200 blocks: scan.pack_batch against the reference once per step, "
+        'pack_many(engine="numpy") against pack case by case (default: on when neither '
+        "--sizes nor --workload narrows the matrix)",
+    )
     p.add_argument("--seed", type=int, default=0, help="data seed (default: 0)")
     p.set_defaults(run=run_bench)
 
@@ -182,8 +195,10 @@ def run_bench(args: argparse.Namespace) -> int:
 
 
 def _check_modes(args: argparse.Namespace) -> None:
-    if args.history and (args.against or args.compare or args.packer or args.json):
+    if args.history and (args.against or args.compare or args.packer or args.json or args.steps):
         raise _Usage("--history reads stored results: it takes only --plot")
+    if args.against and args.steps:
+        raise _Usage("--steps adds the engines at agent sizes to the matrix; not with --against")
     if args.against and (args.compare or args.plot or len(args.packer) > 1):
         raise _Usage("--against compares one --packer (NEW) with OLD; no --compare or --plot")
     if not args.against and (args.strict or args.time_budget is not None):
@@ -197,6 +212,10 @@ def _run_matrix(
     plot: Any,
 ) -> int:
     repeat = args.repeat or (_QUICK_REPEAT if args.quick else _FULL_REPEAT)
+    min_time = 0.02 if args.min_time is None else args.min_time
+    shown = progress()
+    narrowed = args.sizes is not None or args.workload is not None
+    steps = None
     try:
         report = bench.run(
             packers=packers,
@@ -205,19 +224,31 @@ def _run_matrix(
             repeat=repeat,
             seed=args.seed,
             reference_limit=args.reference_limit,
-            min_time=0.02 if args.min_time is None else args.min_time,
+            min_time=min_time,
             clock=args.clock,
-            progress=progress(),
+            progress=shown,
         )
+        if args.steps or (args.steps is None and not narrowed):
+            steps = bench.run_steps(
+                workloads=args.workload,
+                repeat=repeat,
+                seed=args.seed,
+                min_time=min_time,
+                clock=args.clock,
+                progress=shown,
+            )
     except bench.BenchError as exc:
         print(f"packcheck: {exc}", file=sys.stderr)
         return 1
     finally:
         progress_done()
     print(table(report, repeat))
+    if steps is not None:
+        print(f"\n{table_steps(steps, repeat)}")
     try:
         if args.json:
-            write_json(args.json, report.to_json())
+            data = report.to_json()
+            write_json(args.json, data if steps is None else {**data, "steps": steps.to_json()})
         if plot is not None:
             draw(report, plot, args.plot)
     except OSError as exc:

@@ -13,6 +13,7 @@ from .. import bench
 from .._paired import Verdict
 
 __all__ = [
+    "crossover",
     "format_ratio",
     "format_time",
     "history_point",
@@ -21,6 +22,7 @@ __all__ = [
     "table",
     "table_ab",
     "table_history",
+    "table_steps",
     "write_json",
 ]
 
@@ -90,8 +92,30 @@ def table(report: bench.Report, repeat: int) -> str:
         lines.append(
             f"{name:<29}" + "".join(f"{'-' if s is None else f'{s:.2f}':>22}" for s in slopes)
         )
+    lines += ["", "crossover: the smallest n from which the engine is faster than the reference "
+              "at every larger n measured"]  # fmt: skip
+    lines.append(f"{'workload':<29}" + "".join(f"{e:>22}" for e in others))
+    for name in report.workloads():
+        points = [crossover(report, e, name) for e in others]
+        lines.append(
+            f"{name:<29}" + "".join(f"{'-' if n is None else f'{n:,}':>22}" for n in points)
+        )
     lines += [""] + [_summary(report, engine) for engine in others]
     return "\n".join(lines).rstrip("\n")
+
+
+def crossover(report: bench.Report, engine: str, name: str) -> int | None:
+    """The smallest n from which ``engine``'s speedup on ``name`` is above 1 at every
+    larger n with a speedup; ``None`` if it is not at the largest (or there is none)."""
+    speedups = [
+        (n, s) for n in report.sizes() if (s := report.speedup(engine, name, n)) is not None
+    ]
+    found = None
+    for n, speedup in reversed(speedups):
+        if speedup <= 1:
+            break
+        found = n
+    return found
 
 
 def _summary(report: bench.Report, engine: str) -> str:
@@ -115,6 +139,43 @@ def _summary(report: bench.Report, engine: str) -> str:
                 f"min {format_ratio(speedups[low])} ({low})"
             )
     return f"{engine} at n={n:,}: " + "; ".join(parts)
+
+
+def table_steps(report: bench.StepsReport, repeat: int) -> str:
+    """The rows of :func:`packcheck.bench.run_steps` as aligned text, with what each
+    side of a call runs."""
+    lines = [
+        f"engines at the sizes agents pack: median seconds per call over {repeat} repeat(s); "
+        "speedup = reference side / numpy side, each repeat's pair timed back to back; "
+        f"faster: the side ahead by more than {bench.TIE:.0%} across the speedup's interval",
+        "",
+        f"{'call':<12}{'workload':<16}{'blocks':>16}{'reference':>12}{'numpy':>12}"
+        f"{'speedup':>9}{'interval':>18}  faster",
+    ]
+    for t in report.timings:
+        blocks = f"{t.blocks:,}" if t.cases == 1 else f"{t.cases:,} x {t.fewest}-{t.most}"
+        middle, low, high = (_fine_ratio(r) for r in t.speedup_interval())
+        interval = f"[{low}, {high}]"
+        lines.append(
+            f"{t.call:<12}{t.workload:<16}{blocks:>16}"
+            f"{format_time(statistics.median(t.reference_samples)):>12}"
+            f"{format_time(statistics.median(t.numpy_samples)):>12}"
+            f"{middle:>9}{interval:>18}  {t.faster()}"
+        )
+    lines.append("")
+    for call in dict.fromkeys(t.call for t in report.timings):
+        theirs, ours = bench.CALLS[call]
+        lines.append(f"{call}: reference side {theirs}; numpy side {ours}")
+    if any(t.call in ("pack(case)", "pack_many") for t in report.timings):
+        lines.append(
+            "pack(case) and pack_many read and pack plain cases such as these in one loop "
+            "with either engine (packcheck.pack says why): their two sides differ only by noise"
+        )
+    return "\n".join(lines).rstrip("\n")
+
+
+def _fine_ratio(ratio: float) -> str:
+    return f"{ratio:.2f}x" if ratio < 10 else format_ratio(ratio)
 
 
 def table_ab(report: bench.ABReport, new_spec: str, old_spec: str) -> str:
