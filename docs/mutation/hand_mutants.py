@@ -331,9 +331,13 @@ def run_one(mutant: Mutant, command: list[str], timeout: float) -> tuple[str, fl
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--command", default=DEFAULT_COMMAND, help=f"default: {DEFAULT_COMMAND}")
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant (default: 300)")
+    parser.add_argument(
+        "--timeout", type=float, default=300.0, help="seconds per mutant (default: 300)"
+    )
     parser.add_argument("--jobs", type=int, default=1, help="mutants run at once (default: 1)")
-    parser.add_argument("--only", nargs="*", help="names of the mutants to run (default: all; see --list)")
+    parser.add_argument(
+        "--only", nargs="*", help="names of the mutants to run (default: all; see --list)"
+    )
     parser.add_argument("--list", action="store_true", help="print the mutants and exit")
     args = parser.parse_args(argv)
     mutants = [m for m in MUTANTS if not args.only or m.name in args.only]
