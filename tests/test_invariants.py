@@ -55,6 +55,7 @@ def test_a_size_error_case_must_answer_exactly_the_size_error(output: Any) -> No
     ("output", "invariant", "where"),
     [
         ([], "shape", "list"),
+        (object(), "shape", "expected a JSON object (a dict), got a Python object"),
         ({"kept": ["A", "B"], "remaining": 0}, "keys", "absent keys ['missing']"),
         ({"kept": ["A", "B"], "remaining": 0, "missing": ["C"], "x": 1}, "keys", "['x']"),
         ({"kept": ("A", "B"), "remaining": 0, "missing": ["C"]}, "types", "kept is tuple"),

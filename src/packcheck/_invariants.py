@@ -81,7 +81,9 @@ def check_output(case: object, output: object) -> None:
 
     # Check the shape: exactly the three keys, with exact types.
     if not isinstance(output, dict):
-        raise InvariantError("shape", f"expected an object, got {_type_name(output)}")
+        raise InvariantError(
+            "shape", f"expected a JSON object (a dict), got a Python {_type_name(output)}"
+        )
     extra = [key for key in output if key not in _KEYS and key != _PARTITION]
     absent = [key for key in _KEYS if key not in output]
     if extra or absent:
