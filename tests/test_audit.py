@@ -84,6 +84,11 @@ def test_a_violation_names_line_step_and_check() -> None:
         (b'{"budget": 1, "blocks": {}, "required": []}', "blocks: expected an array"),
         (b"[" * 100_000, "nesting too deep"),
         (b"NaN", "NaN is not valid JSON"),
+        (
+            b'{"error": "input", "detail": "line 3: blocks[0].id: expected a string"}',
+            'not a step: the recorded input was malformed ("line 3: blocks[0].id: expected',
+        ),
+        (b'{"error": "input", "detail": "x", "blocks": []}', "required: expected"),
     ],
 )
 def test_a_malformed_line_is_named_and_the_rest_still_checked(line: bytes, why: str) -> None:

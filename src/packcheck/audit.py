@@ -247,6 +247,10 @@ class Audit:
             return [self._malformed(number, str(exc))]
         if not isinstance(record, dict):
             return [self._malformed(number, f"expected a step object, got {json_type(record)}")]
+        if record.get("error") == "input" and set(record) == {"error", "detail"}:
+            # What `packcheck pack --record` writes for a line it could not read.
+            why = f"not a step: the recorded input was malformed ({show(record['detail'], 200)})"
+            return [self._malformed(number, why)]
         try:
             reference = trace(record)
         except MalformedCase as exc:
