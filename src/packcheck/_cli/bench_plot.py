@@ -14,13 +14,8 @@ __all__ = ["draw", "draw_history"]
 def draw(report: bench.Report, plt: Any, path: str) -> None:
     """Plot time per block against n, one panel per workload, one line per engine."""
     names = report.workloads()
-    columns = min(4, len(names))
-    rows = -(-len(names) // columns)
-    figure, axes = plt.subplots(
-        rows, columns, figsize=(3.2 * columns, 2.6 * rows), squeeze=False, sharex=True
-    )
-    for index, name in enumerate(names):
-        ax = axes[index // columns][index % columns]
+    figure, axes = _panels(plt, len(names))
+    for name, ax in zip(names, _flat(axes), strict=False):
         for engine in report.engines():
             points = [
                 (n, seconds / n * 1e9)
@@ -32,17 +27,9 @@ def draw(report: bench.Report, plt: Any, path: str) -> None:
         ax.tick_params(labelsize=7)
         ax.yaxis.set_minor_formatter(plt.NullFormatter())
         ax.grid(True, which="major", linewidth=0.3)
-    for index in range(len(names), rows * columns):
-        axes[index // columns][index % columns].axis("off")
     for ax in axes[-1]:
         ax.set_xlabel("n (blocks)", fontsize=8)
-    for row in axes:
-        row[0].set_ylabel("ns per block", fontsize=8)
-    axes[0][0].legend(fontsize=7)
-    figure.suptitle("packcheck bench: time per block (lower is faster)", fontsize=10)
-    figure.tight_layout()
-    figure.savefig(path, dpi=80)
-    plt.close(figure)
+    _finish(plt, figure, axes, len(names), "ns per block", "time per block (lower is faster)", path)
 
 
 def draw_history(reports: Sequence[tuple[str, bench.Report]], plt: Any, path: str) -> None:
@@ -54,13 +41,8 @@ def draw_history(reports: Sequence[tuple[str, bench.Report]], plt: Any, path: st
     names = list(dict.fromkeys(w for _, r in reports for w in r.workloads()))
     labels = [str(r.context.get("commit") or label)[:8] for label, r in reports]
     engines = list(dict.fromkeys(e for _, r in reports for e in r.engines()))
-    columns = min(4, len(names))
-    rows = -(-len(names) // columns)
-    figure, axes = plt.subplots(
-        rows, columns, figsize=(3.2 * columns, 2.6 * rows), squeeze=False, sharex=True
-    )
-    for index, name in enumerate(names):
-        ax = axes[index // columns][index % columns]
+    figure, axes = _panels(plt, len(names))
+    for name, ax in zip(names, _flat(axes), strict=False):
         size = history_size(reports, name)
         for engine in engines:
             points = [
@@ -80,14 +62,36 @@ def draw_history(reports: Sequence[tuple[str, bench.Report]], plt: Any, path: st
         ax.tick_params(labelsize=7)
         ax.set_ylim(bottom=0)
         ax.grid(True, linewidth=0.3)
-    for index in range(len(names), rows * columns):
-        axes[index // columns][index % columns].axis("off")
     for ax in axes[-1]:
         ax.set_xticks(range(len(labels)), labels, rotation=60, fontsize=6)
+    title = "speedup over the reference per commit"
+    _finish(plt, figure, axes, len(names), "speedup (x)", title, path)
+
+
+def _panels(plt: Any, count: int) -> tuple[Any, Any]:
+    """A figure with ``count`` panels, at most four a row, sharing the x axis."""
+    columns = min(4, count)
+    rows = -(-count // columns)
+    figure, axes = plt.subplots(
+        rows, columns, figsize=(3.2 * columns, 2.6 * rows), squeeze=False, sharex=True
+    )
+    return figure, axes
+
+
+def _flat(axes: Any) -> list[Any]:
+    return [ax for row in axes for ax in row]
+
+
+def _finish(
+    plt: Any, figure: Any, axes: Any, used: int, ylabel: str, title: str, path: str
+) -> None:
+    """Hide the unused panels, label the rows, add the legend and title, and save."""
+    for ax in _flat(axes)[used:]:
+        ax.axis("off")
     for row in axes:
-        row[0].set_ylabel("speedup (x)", fontsize=8)
+        row[0].set_ylabel(ylabel, fontsize=8)
     axes[0][0].legend(fontsize=7)
-    figure.suptitle("packcheck bench: speedup over the reference per commit", fontsize=10)
+    figure.suptitle(f"packcheck bench: {title}", fontsize=10)
     figure.tight_layout()
     figure.savefig(path, dpi=80)
     plt.close(figure)
