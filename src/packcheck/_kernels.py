@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._packers import SetupError, load_function
+from ._packers import SetupError, importable, load_function
 
 __all__ = ["BenchError", "Kernel", "load_kernel", "read_answer"]
 
@@ -76,8 +76,7 @@ def load_kernel(spec: str) -> Callable[..., Any]:
         else:
             # As `python PATH.py` would have it: the file's folder is importable, so
             # the file can import the helpers beside it.
-            if str(path.parent) not in sys.path:
-                sys.path.insert(0, str(path.parent))
+            importable(str(path.parent))
             module = _import_file(alias + "_" + path.stem, path)
     except Exception as exc:
         raise SetupError(

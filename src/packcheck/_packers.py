@@ -134,6 +134,12 @@ class CallablePacker:
         """Nothing to release."""
 
 
+def importable(folder: str) -> None:
+    """Put ``folder`` first on ``sys.path`` (once), as Python does for a script's own."""
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+
+
 def load_function(spec: str) -> Callable[[dict[str, Any]], object]:
     """Import ``MODULE:FUNCTION``, with the current directory on ``sys.path``.
 
@@ -142,8 +148,7 @@ def load_function(spec: str) -> Callable[[dict[str, Any]], object]:
     module_name, _, function_name = spec.partition(":")
     if not module_name or not function_name:
         raise SetupError(f"--packer {spec!r}: expected MODULE:FUNCTION")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    importable(os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:
