@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["same_utf16", "sorted_utf16", "utf16_key"]
+__all__ = ["missing_ids", "same_utf16", "sorted_utf16", "utf16_key"]
 
 
 def utf16_key(text: str) -> bytes:
@@ -39,3 +39,11 @@ def same_utf16(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-16-be", "surrogatepass").decode("utf-16-be", "surrogatepass")
     return text
+
+
+def missing_ids(required: Iterable[str], kept_ids: Iterable[str]) -> list[str]:
+    """The required entries not among ``kept_ids``, repeats kept, UTF-16 order."""
+    wanted = list(required)
+    # Only the required IDs are hashed into a set; the kept IDs are looked up in it.
+    present = set(wanted).intersection(kept_ids)
+    return sorted_utf16([w for w in wanted if w not in present] if present else wanted)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ._engines import ENGINES, Engine, kept_flags
 from ._model import Case, SizeError, read_case
-from ._order import sorted_utf16
+from ._order import missing_ids
 from ._plain import pack_plain
 
 __all__ = [
@@ -37,14 +37,6 @@ def _output(
     kept_ids = list(compress(ids, kept))
     missing = missing_ids(required, kept_ids) if required else []
     return {"kept": kept_ids, "remaining": remaining, "missing": missing}
-
-
-def missing_ids(required: Iterable[str], kept_ids: Iterable[str]) -> list[str]:
-    """The required entries not among ``kept_ids``, repeats kept, UTF-16 order."""
-    wanted = list(required)
-    # Only the required IDs are hashed into a set; the kept IDs are looked up in it.
-    present = set(wanted).intersection(kept_ids)
-    return sorted_utf16([w for w in wanted if w not in present] if present else wanted)
 
 
 def pack(case: object, *, engine: Engine = "reference") -> dict[str, Any]:

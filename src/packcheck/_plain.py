@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._order import missing_ids
+
 __all__ = ["pack_plain"]
 
 
@@ -57,9 +59,4 @@ def pack_plain(case: object) -> dict[str, Any] | None:
             return None
     except (KeyError, TypeError):
         return None
-    if not required:
-        return {"kept": kept, "remaining": remaining, "missing": []}
-    # Below U+0080 code points are code units: the plain sort is the UTF-16 order.
-    present = set(required).intersection(kept)
-    missing = [wanted for wanted in required if wanted not in present] if present else required
-    return {"kept": kept, "remaining": remaining, "missing": sorted(missing)}
+    return {"kept": kept, "remaining": remaining, "missing": missing_ids(required, kept)}
