@@ -399,7 +399,7 @@ class CommandPacker(_Process):
         failed on ``case`` itself, a :class:`PackerFault` like any other.
         """
         try:
-            raw = self.exchange((encode_case(case) + "\n").encode("ascii"), _line)
+            raw = self._line_for(case)
         except _Died as exc:
             if self.answered or self._answers(_EMPTY_CASE):
                 raise
@@ -418,10 +418,14 @@ class CommandPacker(_Process):
             raise PackerFault(f"answered {_clip(raw)}, which is not a JSON object")
         return output
 
+    def _line_for(self, case: dict[str, Any]) -> bytes:
+        """Send ``case`` as one JSON line; the line the command printed back."""
+        return self.exchange((encode_case(case) + "\n").encode("ascii"), _line)
+
     def _answers(self, case: dict[str, Any]) -> bool:
         """Whether the command, started again if need be, answers ``case`` at all."""
         try:
-            self.exchange((encode_case(case) + "\n").encode("ascii"), _line)
+            self._line_for(case)
         except PackerFault:
             return False
         self.answered = True
