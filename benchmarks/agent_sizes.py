@@ -32,7 +32,8 @@ from typing import Any
 import numpy as np
 
 import packcheck
-from packcheck import reference, scan
+from packcheck import reference
+from packcheck._engines import levels as scan
 
 
 def cases_of(seed: int, count: int, top: int, fewest: int = 10, most: int = 200) -> list[Any]:

@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from packcheck import ENGINES, pack, pack_many, reference, scan
-from packcheck._workloads import WORKLOADS, Batch, batch_of_steps
+from packcheck import ENGINES, pack, pack_many, reference
+from packcheck._engines import levels as scan
+from packcheck.bench._workloads import WORKLOADS, Batch, batch_of_steps
 
 SEED = 0
 STEP_SIZES = (10, 100, 1000)

@@ -19,7 +19,8 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
-from packcheck import _engines, _sizes
+from packcheck._engines import choice as _engines
+from packcheck._engines import sizes as _sizes
 
 _COMMON = {
     "database": None,

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 from packcheck import MalformedCase, pack, read_case, trace, utf16_key
 from packcheck._cli import main
-from packcheck._invariants import check_output, check_trace
-from packcheck._jsonio import JSONError, loads
+from packcheck._partition.invariants import check_output, check_trace
+from packcheck._rule.jsonio import JSONError, loads
 
 NUMBERS = st.one_of(
     st.integers(min_value=-3, max_value=12).map(str),

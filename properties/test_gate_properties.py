@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from packcheck import pack
-from packcheck._invariants import InvariantError, check_output
+from packcheck._partition.invariants import InvariantError, check_output
 from packcheck.strategies import cases
 
 

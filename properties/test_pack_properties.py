@@ -9,12 +9,12 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from packcheck import MalformedCase, pack, read_case, reference
-from packcheck._engines import kept_mask
-from packcheck._invariants import check_output
-from packcheck._jsonio import same_json
-from packcheck._model import SizeError
-from packcheck._pack import declared_output
-from packcheck._plain import pack_plain
+from packcheck._engines.choice import kept_mask
+from packcheck._engines.pack import declared_output
+from packcheck._engines.plain import pack_plain
+from packcheck._partition.invariants import check_output
+from packcheck._rule.jsonio import same_json
+from packcheck._rule.model import SizeError
 from packcheck.strategies import cases
 
 _KEYS = ("budget", "blocks", "required", "id", "size")

@@ -11,9 +11,14 @@ from test_fuzz_cli import IDS, LINES, VALUES, _array, _object, case_texts, cli_i
 
 from packcheck import trace
 from packcheck._cli import main
-from packcheck._jsonio import dumps, loads
-from packcheck._order import same_utf16
-from packcheck._partition import BUCKETS, PartitionError, check_partition, partition_json
+from packcheck._partition.facts import (
+    BUCKETS,
+    PartitionError,
+    check_partition,
+    partition_json,
+)
+from packcheck._rule.jsonio import dumps, loads
+from packcheck._rule.order import same_utf16
 from packcheck.audit import CHECKS, check_run, record_step
 from packcheck.strategies import cases
 

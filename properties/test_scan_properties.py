@@ -12,7 +12,7 @@ from _scan_check import assert_same
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from packcheck import scan
+from packcheck._engines import levels as scan
 
 INT64_MAX = 2**63 - 1
 

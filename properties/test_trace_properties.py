@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import example, given
 
 from packcheck import pack, trace
-from packcheck._invariants import check_trace
+from packcheck._partition.invariants import check_trace
 from packcheck.strategies import cases
 
 REPEATED = {

@@ -16,7 +16,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from packcheck import _sizes, reference, scan
+from packcheck import reference
+from packcheck._engines import levels as scan
+from packcheck._engines import sizes as _sizes
 
 SCAN_FILE = scan.__file__
 # Calls the kernel may make per block: the per-element unit checks and conversions

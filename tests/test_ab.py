@@ -19,7 +19,10 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from packcheck import _ab, bench, reference, scan
+from packcheck import reference
+from packcheck._engines import levels as scan
+from packcheck.bench import _ab
+from packcheck.bench import _run as bench
 
 NS = 1e-9
 

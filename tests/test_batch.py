@@ -9,7 +9,9 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from packcheck import _batch, reference, scan
+from packcheck import reference
+from packcheck._engines import batch as _batch
+from packcheck._engines import levels as scan
 
 
 def assert_batch_same(

@@ -21,11 +21,14 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from packcheck import _ab, bench, reference, scan
+from packcheck import reference
 from packcheck._cli import main
 from packcheck._cli.bench_plot import draw
 from packcheck._cli.bench_show import crossover, table, table_steps
-from packcheck._workloads import WORKLOADS, workload
+from packcheck._engines import levels as scan
+from packcheck.bench import _ab
+from packcheck.bench import _run as bench
+from packcheck.bench._workloads import WORKLOADS, workload
 
 REFERENCE_NS = 40.0  # simulated nanoseconds per block
 

@@ -1,4 +1,4 @@
-"""``packcheck._causes``: named causes of a wrong answer, and blame by kept position."""
+"""``packcheck.verify._causes``: named causes of a wrong answer, and blame by kept position."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from packers import broken
 
 from packcheck import pack
-from packcheck._causes import CAUSES, LENIENT, departure, departure_index, named_causes
+from packcheck.verify._causes import CAUSES, LENIENT, departure, departure_index, named_causes
 
 
 def _case(

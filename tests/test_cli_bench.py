@@ -22,8 +22,10 @@ import numpy.typing as npt
 import pytest
 
 import packcheck
-from packcheck import _ab, bench, scan
 from packcheck._cli import main
+from packcheck._engines import levels as scan
+from packcheck.bench import _ab
+from packcheck.bench import _run as bench
 
 HEADER = ["workload", "family", "n", "NEW", "OLD", "NEW/OLD", "95%", "interval", "pairs"]
 HEADER += ["verdict"]

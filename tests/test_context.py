@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from packcheck import __version__, _context
+from packcheck import __version__
+from packcheck.bench import _context
 
 
 def test_machine_names_the_hardware_and_the_versions() -> None:

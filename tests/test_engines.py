@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from packcheck import ENGINES, _sizes, reference, scan
-from packcheck._engines import CROSSOVER, kept_mask
-from packcheck._workloads import WORKLOADS
+from packcheck import ENGINES, reference
+from packcheck._engines import levels as scan
+from packcheck._engines import sizes as _sizes
+from packcheck._engines.choice import CROSSOVER, kept_mask
+from packcheck.bench._workloads import WORKLOADS
 
 INT64_MAX = 2**63 - 1
 

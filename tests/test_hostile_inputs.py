@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from packcheck._cli import main
-from packcheck._jsonio import loads
-from packcheck._units import MAX_DIGITS
+from packcheck._rule.jsonio import loads
+from packcheck._rule.units import MAX_DIGITS
 
 OK_CASE = (
     b'{"budget":7,"blocks":[{"id":"A","size":4},{"id":"B","size":3},{"id":"C","size":2}],'

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from packcheck import pack, trace
-from packcheck._invariants import InvariantError, check_output, check_trace
+from packcheck._partition.invariants import InvariantError, check_output, check_trace
 
 DISTRACTOR = {
     "budget": 7,

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from packcheck._jsonio import JSONError, dumps, loads, same_json
-from packcheck._units import MAX_DIGITS
+from packcheck._rule.jsonio import JSONError, dumps, loads, same_json
+from packcheck._rule.units import MAX_DIGITS
 
 
 def test_integers_are_ints_and_fractions_are_decimals() -> None:

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import packcheck
-from packcheck import scan
-from packcheck._kernels import load_kernel, read_answer
-from packcheck._packers import SetupError
+from packcheck._engines import levels as scan
+from packcheck.bench._kernels import load_kernel, read_answer
+from packcheck.verify._packers import SetupError
 
 PACKAGE = Path(packcheck.__file__).parent
 
@@ -24,8 +24,8 @@ def old_checkout(tmp_path: Path) -> Path:
     its kernel changed so that it can be told apart from the installed one."""
     root = tmp_path / "old" / "src" / "packcheck"
     shutil.copytree(PACKAGE, root, ignore=shutil.ignore_patterns("__pycache__"))
-    scan_py = root / "scan.py"
-    scan_py.write_text(scan_py.read_text() + "\nOLD_MARK = 'old'\n")
+    kernel_py = root / "_engines" / "levels.py"
+    kernel_py.write_text(kernel_py.read_text() + "\nOLD_MARK = 'old'\n")
     return root
 
 
@@ -42,12 +42,12 @@ def test_a_file_of_another_checkout_loads_beside_the_installed_package(
     assert old is not scan.pack_sizes
     module = sys.modules[old.__module__]
     assert module.__name__.startswith("_packcheck_kernel_")
-    assert module.__name__.endswith(".scan")
+    assert module.__name__.endswith("._engines.levels")
     assert module.OLD_MARK == "old"  # type: ignore[attr-defined]
     assert not hasattr(scan, "OLD_MARK")  # the installed one is untouched
     # Its relative imports found the old package's modules, not the installed ones.
-    parent = module.__name__.rpartition(".")[0]
-    assert sys.modules[parent + ".reference"].__file__ == str(old_checkout / "reference.py")
+    alias = module.__name__.partition(".")[0]
+    assert sys.modules[alias + ".reference"].__file__ == str(old_checkout / "reference.py")
     mask, remaining = old(7, np.array([4, 3, 2]))
     assert (mask.tolist(), remaining) == ([True, True, False], 0)
     # The same path again is the same function; a relative path names the same file.

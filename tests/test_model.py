@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from packcheck import Case, MalformedCase, SizeError, read_case
-from packcheck._model import json_type, plain_fields
-from packcheck._units import MAX_DIGITS
+from packcheck._rule.model import json_type, plain_fields
+from packcheck._rule.units import MAX_DIGITS
 
 
 def case(budget: Any = 7, sizes: tuple[Any, ...] = (4, 3, 2), **extra: Any) -> dict[str, Any]:

@@ -33,7 +33,7 @@ def test_lone_surrogates_are_legal_ids_and_sort_by_their_code_unit() -> None:
 
 
 def test_a_surrogate_pair_and_its_character_are_one_id() -> None:
-    from packcheck._order import same_utf16
+    from packcheck._rule.order import same_utf16
 
     assert same_utf16("\ud83d\ude00") == "\U0001f600"
     assert same_utf16("a\ud800") == "a\ud800"  # a lone surrogate stays

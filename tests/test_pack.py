@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from packcheck import ENGINES, SIZE_ERROR, Engine, MalformedCase, pack, pack_many
-from packcheck._pack import missing_ids
-from packcheck._plain import pack_plain
+from packcheck._engines.pack import missing_ids
+from packcheck._engines.plain import pack_plain
 
 SEED = json.loads((Path(__file__).parent / "fixtures" / "seed.json").read_text())
 

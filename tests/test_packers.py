@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from packers import broken
 
-from packcheck._packers import (
+from packcheck.verify._packers import (
     CallablePacker,
     CommandPacker,
     PackerFault,
@@ -137,7 +137,7 @@ def test_a_command_that_closes_stdin_is_a_fault() -> None:
 
 
 def test_an_endless_answer_line_is_a_fault(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("packcheck._packers.MAX_ANSWER_BYTES", 10)
+    monkeypatch.setattr("packcheck.verify._packers.MAX_ANSWER_BYTES", 10)
     packer = CommandPacker("sh -c 'printf %0100d 0; sleep 60'", timeout=5)
     with pytest.raises(PackerFault, match="answer longer than 10 bytes"):
         packer.answer(SMALL)

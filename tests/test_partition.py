@@ -9,14 +9,14 @@ import pytest
 from packers import capture
 
 from packcheck import pack, trace
-from packcheck._invariants import InvariantError, check_output, check_trace
-from packcheck._partition import (
+from packcheck._partition.facts import (
     PartitionError,
     check_partition,
     partition_json,
     require_partition,
     without_partition,
 )
+from packcheck._partition.invariants import InvariantError, check_output, check_trace
 
 DISTRACTOR = {
     "budget": 7,

@@ -1,4 +1,4 @@
-"""``packcheck._probes``: the long-list, power-of-two, unit-edge and wide-range probes."""
+"""``packcheck.verify._probes``: the long-list, power-of-two, unit-edge and wide-range probes."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
-from packcheck import pack, scan
-from packcheck._edge_probes import _SEARCHES, EDGE_FAMILIES, EDGE_VARIANTS
-from packcheck._probes import FAMILIES, LADDER, Probe, long_probes, unit_probes, wide_probes
-from packcheck._sizes import from_ints
+from packcheck import pack
+from packcheck._engines import levels as scan
+from packcheck._engines.sizes import from_ints
 from packcheck.reference import pack_sizes
+from packcheck.verify._edge_probes import _SEARCHES, EDGE_FAMILIES, EDGE_VARIANTS
+from packcheck.verify._probes import FAMILIES, LADDER, Probe, long_probes, unit_probes, wide_probes
 
 DEFAULT_UNITS = 2**53 - 1
 WIDE = 2**70
@@ -263,7 +264,7 @@ def test_required_ids_include_absent_ones_on_both_sides_of_the_utf16_order() -> 
     assert missing.index("\U0001f601") < missing.index("\uff01")
 
 
-# --- Edge probes (packcheck._edge_probes): exact equalities at a level scan's edges ----
+# --- Edge probes (packcheck.verify._edge_probes): exact equalities at a level scan's edges ----
 
 INT64_MAX = 2**63 - 1
 
@@ -439,8 +440,8 @@ def _mutated_kernel(old: str, new: str) -> ModuleType:
     """A copy of ``packcheck.scan`` with one line edited (a hand-made kernel mutant)."""
     source = Path(scan.__file__).read_text(encoding="utf-8")
     assert source.count(old) == 1
-    module = ModuleType("packcheck._mutated_scan")
-    module.__package__ = "packcheck"
+    module = ModuleType("packcheck._engines._mutated_levels")
+    module.__package__ = "packcheck._engines"
     exec(compile(source.replace(old, new), scan.__file__, "exec"), module.__dict__)
     return module
 

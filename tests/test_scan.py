@@ -15,8 +15,9 @@ import numpy.typing as npt
 import pytest
 from _scan_check import RoundBoundExceeded, assert_same, bounded_calls, call_bound
 
-from packcheck import reference, scan
-from packcheck._workloads import WORKLOADS
+from packcheck import reference
+from packcheck._engines import levels as scan
+from packcheck.bench._workloads import WORKLOADS
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from packcheck._sizes import INT64_MAX, KernelInput, budget_of, from_array, from_ints, unit_of
+from packcheck._engines.sizes import (
+    INT64_MAX,
+    KernelInput,
+    budget_of,
+    from_array,
+    from_ints,
+    unit_of,
+)
 
 
 def test_plain_ints_become_int64_with_their_minimum() -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from packcheck._sources import CSV_COLUMNS, Record, SourceError, read_records
+from packcheck._rule.sources import CSV_COLUMNS, Record, SourceError, read_records
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CASE = b'{"budget":7,"blocks":[{"id":"A","size":4}],"required":["A"]}'

@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from packcheck._units import MAX_DIGITS, NumberTooLarge, as_unit
+from packcheck._rule.units import MAX_DIGITS, NumberTooLarge, as_unit
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ import pytest
 from packers import broken, long
 
 from packcheck import pack
-from packcheck.verify import (
+from packcheck.verify._gate import (
     Counterexample,
     Finding,
     Fixture,
@@ -160,7 +160,7 @@ def test_fixtures_from_files_keep_their_numbers_exact(tmp_path: Path) -> None:
     ],
 )
 def test_an_unusable_fixture_is_a_source_error(tmp_path: Path, text: str) -> None:
-    from packcheck._sources import SourceError
+    from packcheck._rule.sources import SourceError
 
     path = tmp_path / "bad.json"
     path.write_text(text)
@@ -176,7 +176,7 @@ def test_show_answer_uses_json_only_for_plain_json() -> None:
 
 
 def test_shrinking_stops_after_its_time_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("packcheck.verify.SHRINK_SECONDS", 0.0)
+    monkeypatch.setattr("packcheck.verify._gate.SHRINK_SECONDS", 0.0)
     finding = _caught(broken.less_than)
     assert finding.failures  # the best case found before the budget ran out
 
@@ -208,7 +208,7 @@ def test_a_hypothesis_without_local_constants_is_left_as_it_is(
 ) -> None:
     from hypothesis.internal.conjecture import providers
 
-    from packcheck._hypothesis_compat import same_cases_whatever_is_loaded
+    from packcheck.verify._hypothesis_compat import same_cases_whatever_is_loaded
 
     collect = providers._get_local_constants
     with same_cases_whatever_is_loaded():

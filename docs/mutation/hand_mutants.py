@@ -6,7 +6,7 @@ Usage (from the repository root)::
     .venv/bin/python docs/mutation/hand_mutants.py --command "python -m pytest -x -q -n 0 tests"
 
 Each mutant below is a one-line edit of the kind an optimiser makes to
-``src/packcheck/scan.py`` (a threshold, an off-by-one at a chunk or level boundary,
+``src/packcheck/_engines/levels.py`` (a threshold, an off-by-one at a chunk or level boundary,
 ``<`` for ``<=``, a shift, a clip), and none is equivalent: each changes some answer
 or raises where the reference answers.  For each, the package is copied to a
 temporary directory, the edit applied there (the working tree is never touched) and
@@ -41,7 +41,7 @@ class Mutant(NamedTuple):
     old: str  # unique in the file; only one line of it differs in `new`
     new: str
     why: str  # what goes wrong
-    path: str = "scan.py"
+    path: str = "_engines/levels.py"
 
 
 MUTANTS = [

@@ -241,7 +241,9 @@ def summarise(outcomes: list, listed: dict, seconds: float, json_path: Path | No
         print(f"stale      {where}: {old}  ->  {new} (listed equivalent, not generated)")
     total = len(outcomes)
     summary = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
-    print(f"{total} mutants of src/packcheck/scan.py in {seconds / 60:.1f} min: {summary}")
+    print(
+        f"{total} mutants of src/packcheck/_engines/levels.py in {seconds / 60:.1f} min: {summary}"
+    )
     if json_path is not None:
         rows = [dict(zip(("outcome", "function", "old", "new"), o, strict=True)) for o in outcomes]
         json_path.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")

@@ -9,11 +9,11 @@ Engines (``"reference"``, ``"numpy"``) change speed, never the answer.
 
 from __future__ import annotations
 
-from ._engines import ENGINES, Engine
-from ._model import Case, MalformedCase, SizeError, read_case
-from ._order import sorted_utf16, utf16_key
-from ._pack import SIZE_ERROR, pack, pack_many
-from ._trace import Bucket, Partition, Reason, Step, Trace, trace
+from ._engines.choice import ENGINES, Engine
+from ._engines.pack import SIZE_ERROR, pack, pack_many
+from ._partition.trace import Bucket, Partition, Reason, Step, Trace, trace
+from ._rule.model import Case, MalformedCase, SizeError, read_case
+from ._rule.order import sorted_utf16, utf16_key
 
 __all__ = [
     "ENGINES",

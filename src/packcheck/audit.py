@@ -6,7 +6,7 @@ and, when recorded, ``result``, the declared output.  Other keys (``step``,
 ``attempt``, timestamps) belong to the recording system: kept, and ignored.
 
 Each step is checked for: a partition present and not ``null``; the partition facts
-of :func:`packcheck._partition.check_partition` for that step's case; a recorded
+of :func:`packcheck._partition.facts.check_partition` for that step's case; a recorded
 result that is the declared output; and a record that survives a round trip (read,
 written back by packcheck, read again: the same JSON text).  A line that is not a
 step at all (not UTF-8, not JSON, not an object, not a well-formed case) is
@@ -24,14 +24,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._engines import Engine
-from ._invariant_error import InvariantError
-from ._invariants import check_output
-from ._jsonio import JSONError, dumps, loads, show
-from ._model import MalformedCase, json_type
-from ._order import same_utf16
-from ._partition import PartitionError, check_partition, partition_json
-from ._trace import Trace, trace
+from ._engines.choice import Engine
+from ._partition.errors import InvariantError
+from ._partition.facts import PartitionError, check_partition, partition_json
+from ._partition.invariants import check_output
+from ._partition.trace import Trace, trace
+from ._rule.jsonio import JSONError, dumps, loads, show
+from ._rule.model import MalformedCase, json_type
+from ._rule.order import same_utf16
 
 __all__ = [
     "CHECKS",

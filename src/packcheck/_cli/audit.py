@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from .._jsonio import dumps
+from .._rule.jsonio import dumps
 from ..audit import Audit, Summary
 from .pack import _opened, _reason, _writable
 

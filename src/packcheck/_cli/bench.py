@@ -15,10 +15,11 @@ import sys
 from pathlib import Path
 from typing import Any, cast
 
-from .. import bench, scan
-from .._kernels import load_kernel
-from .._packers import SetupError
-from .._workloads import WORKLOADS
+from .._engines import levels as scan
+from ..bench import _run as bench
+from ..bench._kernels import load_kernel
+from ..bench._workloads import WORKLOADS
+from ..verify._packers import SetupError
 from .bench_ab import QUICK_BUDGET, run_ab
 from .bench_plot import draw, draw_history
 from .bench_show import progress, progress_done, table, table_history, table_steps, write_json

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .. import bench
+from ..bench import _run as bench
 from .bench_show import progress, progress_done, table_ab, write_json
 
 __all__ = ["FULL_BUDGET", "QUICK_BUDGET", "QUICK_SIZES", "run_ab"]

@@ -9,8 +9,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import bench
-from .._paired import Verdict
+from ..bench import _run as bench
+from ..bench._paired import Verdict
 
 __all__ = [
     "crossover",

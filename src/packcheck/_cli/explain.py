@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from .._jsonio import dumps
-from .._trace import Trace
+from .._partition.trace import Trace
+from .._rule.jsonio import dumps
 
 __all__ = ["SHOWN_AHEAD", "explain", "explain_lines"]
 

@@ -10,12 +10,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
-from .._engines import ENGINES, Engine
-from .._jsonio import dumps, same_json
-from .._model import MalformedCase
-from .._pack import pack
-from .._sources import Record, SourceError, read_records
-from .._trace import trace
+from .._engines.choice import ENGINES, Engine
+from .._engines.pack import pack
+from .._partition.trace import trace
+from .._rule.jsonio import dumps, same_json
+from .._rule.model import MalformedCase
+from .._rule.sources import Record, SourceError, read_records
 from ..audit import record_step
 from .explain import explain_lines
 

@@ -12,23 +12,19 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from .. import _sizes, scan, verify
-from .._findings import Finding
-from .._fixtures import Fixture, read_fixtures, seed_fixtures
-from .._jsonio import dumps
-from .._kernels import load_kernel
-from .._model import SizeError, read_case
-from .._pack import SIZE_ERROR, declared_output
-from .._packers import (
-    CallablePacker,
-    CommandPacker,
-    Packer,
-    SetupError,
-    WorkerPacker,
-)
-from .._sources import SourceError
+from .._engines import levels as scan
+from .._engines import sizes as _sizes
+from .._engines.pack import SIZE_ERROR, declared_output
+from .._rule.jsonio import dumps
+from .._rule.model import SizeError, read_case
+from .._rule.sources import SourceError
+from ..bench._kernels import load_kernel
 from ..strategies import MAX_SAFE_UNITS
-from ..verify import DEFAULT_MAX_EXAMPLES
+from ..verify import _gate as verify
+from ..verify._findings import Finding
+from ..verify._fixtures import Fixture, read_fixtures, seed_fixtures
+from ..verify._gate import DEFAULT_MAX_EXAMPLES
+from ..verify._packers import CallablePacker, CommandPacker, Packer, SetupError, WorkerPacker
 
 __all__ = ["numpy_packer", "parse_units", "register"]
 
@@ -45,7 +41,7 @@ def numpy_packer(case: dict[str, Any]) -> dict[str, Any]:
     """packcheck's NumPy kernel at every length: what ``verify`` checks by default.
 
     ``pack(case, engine="numpy")`` packs plain cases in the same Python loop as the
-    reference, and other cases shorter than :data:`packcheck._engines.CROSSOVER` with
+    reference, and other cases shorter than :data:`packcheck._engines.choice.CROSSOVER` with
     the reference's loop (each faster there), which the gate would be checking against
     itself; this calls the kernel at every length.
     """

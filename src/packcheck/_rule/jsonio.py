@@ -2,7 +2,7 @@
 
 Reading: ``NaN``/``Infinity`` literals are rejected (they are not JSON), fractions
 arrive as :class:`~decimal.Decimal` so integrality is decided on the written value,
-not a rounded double, and a number longer than :data:`~packcheck._units.MAX_DIGITS`
+not a rounded double, and a number longer than :data:`~packcheck._rule.units.MAX_DIGITS`
 digits is refused before it is converted.  Writing: non-ASCII is escaped, so lone
 surrogates survive as ``\\udXXX`` escapes, and integers of any length are printed.
 """
@@ -13,8 +13,8 @@ import json
 from decimal import MIN_EMIN, Decimal, InvalidOperation
 from typing import Any
 
-from ._order import same_utf16
-from ._units import MAX_DIGITS, NumberTooLarge
+from .order import same_utf16
+from .units import MAX_DIGITS, NumberTooLarge
 
 __all__ = ["JSONError", "dumps", "loads", "same_json", "show"]
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from ._invariant_error import InvariantError
-from ._jsonio import show
-from ._model import SizeError, read_case
-from ._order import same_utf16, sorted_utf16
-from ._partition import PartitionError, bucket_for, check_partition, partition_json
-from ._trace import Trace
+from .._rule.jsonio import show
+from .._rule.model import SizeError, read_case
+from .._rule.order import same_utf16, sorted_utf16
+from .errors import InvariantError
+from .facts import PartitionError, bucket_for, check_partition, partition_json
+from .trace import Trace
 
 __all__ = ["InvariantError", "PartitionError", "check_output", "check_trace"]
 
@@ -55,7 +55,7 @@ def check_output(case: object, output: object) -> None:
     are exact: ``remaining`` is an ``int`` (not ``bool``, ``float`` or a NumPy
     scalar), ``kept`` and ``missing`` are lists of ``str``; no other key appears,
     except a captured ``partition``, which is checked by
-    :func:`packcheck._partition.check_partition` (``null`` is none captured).  An
+    :func:`packcheck._partition.facts.check_partition` (``null`` is none captured).  An
     ``{"error": "size"}`` answer carries no partition.  O(n + r log r).
     """
     read = read_case(case)
@@ -167,7 +167,7 @@ def check_trace(case: object, trace: Trace) -> None:
     """Raise :class:`InvariantError` unless ``trace`` is consistent with ``case``.
 
     The declared result by :func:`check_output`, the partition by
-    :func:`packcheck._partition.check_partition` (the checker packers' captures
+    :func:`packcheck._partition.facts.check_partition` (the checker packers' captures
     face), then the steps against that partition, and each missing ID's reason.
     O(n + r log r).
     """

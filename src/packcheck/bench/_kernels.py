@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._packers import SetupError, importable, load_function
+from ..verify._packers import SetupError, importable, load_function
 
 __all__ = ["BenchError", "Kernel", "load_kernel", "read_answer"]
 
@@ -53,7 +53,7 @@ def read_answer(answer: Any) -> tuple[list[bool], int] | None:
 def load_kernel(spec: str) -> Callable[..., Any]:
     """The function ``spec`` names: ``MODULE:FUNCTION`` or ``PATH.py:FUNCTION``.
 
-    Raises :class:`~packcheck._packers.SetupError` (one line) when the file, module
+    Raises :class:`~packcheck.verify._packers.SetupError` (one line) when the file, module
     or function is missing or the import fails.  Loading the same path twice gives
     the same function.
     """

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ._jsonio import show
-from ._order import same_utf16
-from ._units import NumberTooLarge, as_unit
+from .jsonio import show
+from .order import same_utf16
+from .units import NumberTooLarge, as_unit
 
 __all__ = ["Case", "MalformedCase", "SizeError", "json_type", "plain_fields", "read_case"]
 

@@ -58,7 +58,7 @@ class Report:
 
     @property
     def machine(self) -> dict[str, str]:
-        """The machine and versions (:func:`packcheck._context.machine`)."""
+        """The machine and versions (:func:`packcheck.bench._context.machine`)."""
         return dict(self.context.get("machine", {}))
 
     def engines(self) -> list[str]:

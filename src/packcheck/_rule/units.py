@@ -2,7 +2,7 @@
 
 A unit is a JSON number whose value is an integer.  ``4`` and ``4.0`` are the same
 unit; ``2.5``, booleans, ``None``, strings, containers and non-finite numbers are not.
-Numbers read by :mod:`packcheck._jsonio` arrive as ``int`` or :class:`~decimal.Decimal`
+Numbers read by :mod:`packcheck._rule.jsonio` arrive as ``int`` or :class:`~decimal.Decimal`
 (so ``4.0000000000000000001`` is *not* rounded into a unit); numbers built in Python
 may also be ``float``, or any other Python number (a NumPy integer or float, a
 ``Fraction``), read by its value.

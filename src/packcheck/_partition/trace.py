@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._engines import Engine, kept_mask
-from ._model import SizeError, read_case
-from ._pack import SIZE_ERROR, declared_output
+from .._engines.choice import Engine, kept_mask
+from .._engines.pack import SIZE_ERROR, declared_output
+from .._rule.model import SizeError, read_case
 
 __all__ = ["Bucket", "Partition", "Reason", "Step", "Trace", "trace"]
 

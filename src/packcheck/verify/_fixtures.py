@@ -9,7 +9,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ._sources import SourceError, read_records
+from .._rule.sources import SourceError, read_records
 
 __all__ = ["Fixture", "read_fixtures", "seed_fixtures"]
 

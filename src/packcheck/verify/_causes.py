@@ -16,10 +16,10 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from ._jsonio import show
-from ._model import Case, SizeError, read_case
-from ._order import same_utf16, sorted_utf16
-from ._units import as_unit
+from .._rule.jsonio import show
+from .._rule.model import Case, SizeError, read_case
+from .._rule.order import same_utf16, sorted_utf16
+from .._rule.units import as_unit
 
 __all__ = ["CAUSES", "LENIENT", "departure", "departure_index", "named_causes"]
 

@@ -6,10 +6,10 @@ from collections.abc import Iterable, Sequence
 from itertools import compress
 from typing import Any
 
-from ._engines import ENGINES, Engine, kept_flags
-from ._model import Case, SizeError, read_case
-from ._order import missing_ids
-from ._plain import pack_plain
+from .._rule.model import Case, SizeError, read_case
+from .._rule.order import missing_ids
+from .choice import ENGINES, Engine, kept_flags
+from .plain import pack_plain
 
 __all__ = [
     "SIZE_ERROR",
@@ -55,7 +55,7 @@ def pack(case: object, *, engine: Engine = "reference") -> dict[str, Any]:
     16,384 and 32,768 blocks and 0.4-1.0x at 131,072 and 10**6, on every
     ``packcheck bench`` workload.  Other cases (``Decimal`` or ``float`` units, a
     ``Mapping`` that is not a ``dict``, surrogate pairs) are read by :func:`read_case`;
-    ``"numpy"`` packs them with the kernel from :data:`packcheck._engines.CROSSOVER`
+    ``"numpy"`` packs them with the kernel from :data:`packcheck._engines.choice.CROSSOVER`
     blocks on.
     """
     if engine not in ENGINES:

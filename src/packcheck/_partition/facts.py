@@ -23,11 +23,11 @@ reference's partition (asserted at the end, not checked a second time).
 
 from __future__ import annotations
 
-from ._invariant_error import InvariantError
-from ._jsonio import show
-from ._model import SizeError, json_type, read_case
-from ._order import same_utf16
-from ._trace import Bucket, Partition, trace
+from .._rule.jsonio import show
+from .._rule.model import SizeError, json_type, read_case
+from .._rule.order import same_utf16
+from .errors import InvariantError
+from .trace import Bucket, Partition, trace
 
 __all__ = [
     "BUCKETS",

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__
+from .. import __version__
 
 __all__ = ["MACHINE_KEYS", "VERSION_KEYS", "context", "machine", "mismatches"]
 

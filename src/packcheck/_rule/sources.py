@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from ._jsonio import JSONError, loads
-from ._model import json_type
+from .jsonio import JSONError, loads
+from .model import json_type
 
 __all__ = ["CSV_COLUMNS", "Record", "SourceError", "read_records"]
 

@@ -1,14 +1,14 @@
 """Benchmarks of the packers, measured side by side, and gates on their speed.
 
 :func:`ab` is the gate to use: a new kernel against an old one, timed in pairs in
-one process, a verdict per workload (:mod:`packcheck._ab`).  :func:`run` times every
+one process, a verdict per workload (:mod:`packcheck.bench._ab`).  :func:`run` times every
 packer and the reference on the same seeded data, repeat by repeat in turn, so
 machine load hits both alike; a packer's *speedup* is the reference's time over its
 own.  :func:`compare` checks a run against a stored baseline on speedups, allowing
 for the noise measured in both.  Every packer's answer is checked against the
 reference's (or, above ``reference_limit``, the NumPy packer's, which the tests tie
 to the reference).  Times are the calling thread's CPU time unless told otherwise
-(``clock``; why: :mod:`packcheck._ab`).
+(``clock``; why: :mod:`packcheck.bench._ab`).
 """
 
 from __future__ import annotations
@@ -23,11 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from . import reference, scan
+from .. import reference
+from .._engines import levels as scan
+from .._engines.pack import pack, pack_many
 from ._ab import CLOCKS, ABReport, Comparison, ab
 from ._context import MACHINE_KEYS, VERSION_KEYS, context, mismatches
 from ._kernels import BenchError, Kernel, read_answer
-from ._pack import pack, pack_many
 from ._report import KIND, REFERENCE, Report, Timing
 from ._steps import CALLS, TIE, StepsReport, StepTiming
 from ._workloads import WORKLOADS, Batch, Workload, batch_of_steps, workload
@@ -164,7 +165,7 @@ def run_steps(
     Whole-case calls, the way an agent calls: ``pack(case)`` with either engine on one
     case of each of ``sizes`` blocks from each of ``workloads`` (default
     :data:`STEP_WORKLOADS`).  Then ``steps`` model steps of 10-200 blocks
-    (:func:`packcheck._workloads.batch_of_steps`; default :data:`STEPS`, 0 for none):
+    (:func:`packcheck.bench._workloads.batch_of_steps`; default :data:`STEPS`, 0 for none):
     the reference once per step against :func:`packcheck.scan.pack_batch` on all of
     them, and ``pack`` case by case against ``pack_many(cases, engine="numpy")``
     (:data:`CALLS`).  Timed as :func:`run` times: the same ``repeat``, ``min_time``

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
+from .._partition.facts import require_partition, without_partition
+from .._partition.invariants import InvariantError, check_output
+from .._rule.jsonio import dumps, same_json, show
 from ._causes import departure, departure_index, named_causes
-from ._invariants import InvariantError, check_output
-from ._jsonio import dumps, same_json, show
 from ._packers import Packer, PackerFault
-from ._partition import require_partition, without_partition
 
 __all__ = ["SHOWN_WHOLE", "Finding", "examine", "explained", "show_answer"]
 
@@ -156,7 +156,7 @@ def examine(
     """Ask ``packer`` about ``case``; a :class:`Finding` unless it answers ``expected``.
 
     A ``partition`` the answer carries is checked, never an extra key; with
-    ``partition=True`` one must be there (``packcheck._partition``).
+    ``partition=True`` one must be there (``packcheck._partition.facts``).
     """
     try:
         answer: object = packer.answer(case)

@@ -3,7 +3,7 @@
 A stored baseline compares today's machine with another day's; two kernels timed
 side by side compare only the kernels.  Each pair is one sample of each, taken back
 to back in a random order (seeded), so both see the same load and neither always
-runs first; the verdict comes from the paired ratios (:mod:`packcheck._paired`), and
+runs first; the verdict comes from the paired ratios (:mod:`packcheck.bench._paired`), and
 sampling goes on while it is inconclusive and the time budget lasts.
 
 The default clock is the calling thread's CPU time: time the thread spends waiting
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import reference
+from .. import reference
 from ._context import context
 from ._kernels import BenchError, Kernel, read_answer
 from ._paired import Estimate, Verdict, estimate

@@ -33,7 +33,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, Protocol, runtime_checkable
 
-from ._jsonio import JSONError, loads
+from .._rule.jsonio import JSONError, loads
 
 __all__ = [
     "CallablePacker",
@@ -164,8 +164,8 @@ def load_function(spec: str) -> Callable[[dict[str, Any]], object]:
 
 
 def _load(spec: str) -> Callable[[dict[str, Any]], object]:
-    """``MODULE:FUNCTION`` or ``PATH.py:FUNCTION`` (see :func:`packcheck._kernels.load_kernel`)."""
-    from ._kernels import load_kernel  # _kernels imports this module
+    """``MODULE:FUNCTION`` or ``PATH.py:FUNCTION`` (see :func:`packcheck.bench._kernels.load_kernel`)."""
+    from ..bench._kernels import load_kernel  # _kernels imports this module
 
     function: Callable[[dict[str, Any]], object] = load_kernel(spec)
     return function
@@ -448,7 +448,7 @@ class WorkerPacker(_Process):
         package_root = str(Path(__file__).resolve().parent.parent)
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
-        super().__init__([sys.executable, "-m", "packcheck._packers", spec], timeout, env)
+        super().__init__([sys.executable, "-m", "packcheck.verify._packers", spec], timeout, env)
 
     def answer(self, case: dict[str, Any]) -> object:
         """The function's return value, exactly as returned in the worker."""

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from . import _sizes, reference, scan
+from .. import reference
+from . import levels as scan
+from . import sizes as _sizes
 
 __all__ = ["CROSSOVER", "ENGINES", "Engine", "kept_flags", "kept_mask"]
 
@@ -24,7 +26,7 @@ def kept_mask(budget: int, sizes: Sequence[int], engine: Engine) -> tuple[Sequen
     ``sizes`` are units already read (Python ints).  ``"numpy"`` picks the faster path
     for the input: below :data:`CROSSOVER` blocks the reference's loop (answers are
     identical by construction), from there :func:`packcheck.scan.pack_sizes` on int64
-    sizes, read by :mod:`packcheck._sizes` (clipped where int64 cannot hold them, the
+    sizes, read by :mod:`packcheck._engines.sizes` (clipped where int64 cannot hold them, the
     exact reference where even that fails: no value is ever rounded or wrapped).
 
     Where the crossover lies: cases read by :func:`packcheck.read_case` (what

@@ -1,7 +1,7 @@
 """The failure every checker raises: which invariant broke, and where.
 
-A module of its own so the output checker (:mod:`packcheck._invariants`) and the
-partition checker (:mod:`packcheck._partition`) can both raise it, and each call
+A module of its own so the output checker (:mod:`packcheck._partition.invariants`) and the
+partition checker (:mod:`packcheck._partition.facts`) can both raise it, and each call
 the other, without an import cycle.
 """
 

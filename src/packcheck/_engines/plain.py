@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._order import missing_ids
+from .._rule.order import missing_ids
 
 __all__ = ["pack_plain"]
 

@@ -24,7 +24,7 @@ from itertools import pairwise
 import numpy as np
 import numpy.typing as npt
 
-from . import reference
+from .. import reference
 
 __all__ = ["pack_short_cases"]
 

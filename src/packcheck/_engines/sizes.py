@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from ._units import as_unit
+from .._rule.units import as_unit
 
 __all__ = [
     "INT64_MAX",

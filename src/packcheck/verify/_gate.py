@@ -8,17 +8,17 @@
 3. **wide ranges**: every edge of what a unit is (``true``, ``"4"``, ``2.5``, ``0``,
    an absent key, ``4.0``, as the budget and after the budget is spent), and short
    cases whose budgets and sums cross 2**31, 2**32, 2**53, 2**63 and 2**64, those
-   within ``max_units`` (:mod:`packcheck._probes`), so that an overflow or a lenient
+   within ``max_units`` (:mod:`packcheck.verify._probes`), so that an overflow or a lenient
    reading is caught at every seed;
 4. **long lists**: every length of a ladder from 16 to 2**17 + 1 blocks (just below,
    at and above powers of two and round thresholds), power-of-two runs whose sums
    reach exactly 2**63, and lists laid out on the edges of a scan in levels (the
    remaining landing on ``tau = R // 16`` and beside it, search-step edges, sums past
-   2**63, prefixes past int64: :mod:`packcheck._edge_probes`).
+   2**63, prefixes past int64: :mod:`packcheck.verify._edge_probes`).
 
 Each answer must equal the reference's output exactly (as JSON, with exact types)
 *and* pass the invariant checker :func:`check_output`.  The first failure is shrunk
-(by Hypothesis, or for a probe by :mod:`packcheck._shrink`: shorter first), named
+(by Hypothesis, or for a probe by :mod:`packcheck.verify._shrink`: shorter first), named
 (which known wrong variant of the rule it agrees with, and where ``kept`` departs from
 the rule's), and returned in the :class:`Summary`.  :func:`check` is the same gate for
 a test suite: it raises :class:`Counterexample` instead.
@@ -35,16 +35,16 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
+from .._engines.pack import pack
+from .._partition.invariants import InvariantError, check_output, check_trace
+from .._rule.jsonio import dumps
+from ..strategies import MAX_SAFE_UNITS, cases
 from ._findings import Finding, examine, explained, show_answer
 from ._fixtures import Fixture, read_fixtures, seed_fixtures
 from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
-from ._invariants import InvariantError, check_output, check_trace
-from ._jsonio import dumps
-from ._pack import pack
 from ._packers import CallablePacker, Packer, PackerFault
 from ._probes import Probe, long_probes, unit_probes, wide_probes
 from ._shrink import shrink
-from .strategies import MAX_SAFE_UNITS, cases
 
 __all__ = [
     "DEFAULT_MAX_EXAMPLES",
@@ -275,7 +275,7 @@ def run(
     """Check ``packer`` against the declared rule; the :class:`Summary` says how it went.
 
     ``packer`` is a function ``case -> output`` (called with its own deep copy of each
-    case) or a :class:`packcheck._packers.Packer` adapter (which this function does not
+    case) or a :class:`packcheck.verify._packers.Packer` adapter (which this function does not
     close).  ``fixtures`` default to the seed cases.  ``seed=None`` picks a seed,
     reported in the summary and in any counterexample's origin; generated units lie
     within ``±max_units``.  ``long_lists=False`` leaves out the long lists (for quick

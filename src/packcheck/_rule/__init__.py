@@ -1,0 +1,1 @@
+"""The rule: what a unit is, UTF-16 order, exact JSON, the case model, input sources."""
