@@ -219,10 +219,6 @@ def test_the_module_entry_point_runs_the_gate() -> None:
     assert "no answer within 1 s" in result.stdout
 
 
-def test_numpy_packer_is_the_engine() -> None:
-    assert cli_verify.numpy_packer({"budget": 1, "blocks": [], "required": []})["remaining"] == 1
-
-
 @pytest.mark.parametrize(
     ("units", "text"),
     [

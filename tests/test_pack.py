@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from packcheck import ENGINES, SIZE_ERROR, Engine, MalformedCase, pack, pack_many
-from packcheck._engines.pack import missing_ids
+from packcheck._engines.pack import missing_ids, numpy_packer
 from packcheck._engines.plain import pack_plain
 
 SEED = json.loads((Path(__file__).parent / "fixtures" / "seed.json").read_text())
@@ -269,3 +269,7 @@ def test_anything_but_a_plain_case_is_left_to_read_case(case: Any) -> None:
 def test_an_unknown_engine_is_refused_before_the_case_is_read() -> None:
     with pytest.raises(ValueError, match="unknown engine 'fast'; expected one of reference, numpy"):
         pack(_PLAIN, engine="fast")  # type: ignore[arg-type]
+
+
+def test_numpy_packer_is_the_engine() -> None:
+    assert numpy_packer({"budget": 1, "blocks": [], "required": []})["remaining"] == 1

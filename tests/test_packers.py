@@ -16,14 +16,13 @@ import numpy as np
 import pytest
 from packers import broken
 
+from packcheck._load import SetupError, load_function
 from packcheck.verify._packers import (
     CallablePacker,
     CommandPacker,
     PackerFault,
-    SetupError,
     WorkerPacker,
     encode_case,
-    load_function,
     serve,
 )
 

@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any, cast
 
 from .._engines import levels as scan
+from .._load import SetupError, load
 from ..bench import _run as bench
-from ..bench._kernels import load_kernel
 from ..bench._workloads import WORKLOADS
-from ..verify._packers import SetupError
 from .bench_ab import QUICK_BUDGET, run_ab
 from .bench_plot import draw, draw_history
 from .bench_show import progress, progress_done, table, table_history, table_steps, write_json
@@ -298,7 +297,7 @@ def _run_history(
 
 def _load(spec: str) -> bench.Kernel:
     try:
-        return cast(bench.Kernel, load_kernel(spec))
+        return cast(bench.Kernel, load(spec))
     except SetupError as exc:
         raise _Usage(str(exc)) from None
 

@@ -12,21 +12,17 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from .._engines import levels as scan
-from .._engines import sizes as _sizes
-from .._engines.pack import SIZE_ERROR, declared_output
+from .._load import SetupError, load
 from .._rule.jsonio import dumps
-from .._rule.model import SizeError, read_case
 from .._rule.sources import SourceError
-from ..bench._kernels import load_kernel
 from ..strategies import MAX_SAFE_UNITS
 from ..verify import _gate as verify
 from ..verify._findings import Finding
 from ..verify._fixtures import Fixture, read_fixtures, seed_fixtures
-from ..verify._gate import DEFAULT_MAX_EXAMPLES
-from ..verify._packers import CallablePacker, CommandPacker, Packer, SetupError, WorkerPacker
+from ..verify._gate import DEFAULT_MAX_EXAMPLES, DEFAULT_PACKER
+from ..verify._packers import CallablePacker, CommandPacker, Packer, WorkerPacker
 
-__all__ = ["numpy_packer", "parse_units", "register"]
+__all__ = ["parse_units", "register"]
 
 #: ``--max-units`` for packcheck's own packer: budgets and sums past int64.
 OWN_MAX_UNITS = 2**70
@@ -35,21 +31,6 @@ DEFAULT_TIMEOUT = 10.0
 _TERM = r"\d+(?:\*\*\d+)?"
 _EXPRESSION = re.compile(rf"{_TERM}(?:[+-]{_TERM})*")
 _MAX_BITS = 1_000_000
-
-
-def numpy_packer(case: dict[str, Any]) -> dict[str, Any]:
-    """packcheck's NumPy kernel at every length: what ``verify`` checks by default.
-
-    ``pack(case, engine="numpy")`` packs plain cases in the same Python loop as the
-    reference, and other cases shorter than :data:`packcheck._engines.choice.CROSSOVER` with
-    the reference's loop (each faster there), which the gate would be checking against
-    itself; this calls the kernel at every length.
-    """
-    read = read_case(case)
-    if isinstance(read, SizeError):
-        return dict(SIZE_ERROR)
-    kept, remaining = scan.pack_input(read.budget, _sizes.from_ints(read.budget, read.sizes))
-    return declared_output(read, kept.tolist(), remaining)
 
 
 def parse_units(text: str) -> int:
@@ -164,11 +145,11 @@ def _packer(args: argparse.Namespace) -> tuple[Packer, str]:
         command = CommandPacker(args.packer_cmd, args.timeout or DEFAULT_TIMEOUT)
         command.start()
         return command, f"command {args.packer_cmd!r}"
-    spec = args.packer or f"{__name__}:numpy_packer"
+    spec = args.packer or DEFAULT_PACKER
     name = args.packer or "packcheck's NumPy packer"
     if args.timeout is not None:
         return WorkerPacker(spec, args.timeout), name
-    return CallablePacker(load_kernel(spec)), name
+    return CallablePacker(load(spec)), name
 
 
 def _fixtures(directory: Path | None) -> list[Fixture]:

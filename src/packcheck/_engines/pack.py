@@ -8,12 +8,14 @@ from typing import Any
 
 from .._rule.model import Case, SizeError, read_case
 from .._rule.order import missing_ids
+from . import levels, sizes
 from .choice import ENGINES, Engine, kept_flags
 from .plain import pack_plain
 
 __all__ = [
     "SIZE_ERROR",
     "declared_output",
+    "numpy_packer",
     "pack",
     "pack_many",
 ]
@@ -87,3 +89,18 @@ def pack_many(cases: Iterable[object], *, engine: Engine = "reference") -> list[
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
     return [pack(case, engine=engine) for case in cases]
+
+
+def numpy_packer(case: dict[str, Any]) -> dict[str, Any]:
+    """packcheck's NumPy kernel at every length: what ``verify`` checks by default.
+
+    ``pack(case, engine="numpy")`` packs plain cases in the same Python loop as the
+    reference, and other cases shorter than :data:`packcheck._engines.choice.CROSSOVER` with
+    the reference's loop (each faster there), which the gate would be checking against
+    itself; this calls the kernel at every length.
+    """
+    read = read_case(case)
+    if isinstance(read, SizeError):
+        return dict(SIZE_ERROR)
+    kept, remaining = levels.pack_input(read.budget, sizes.from_ints(read.budget, read.sizes))
+    return declared_output(read, kept.tolist(), remaining)

@@ -48,6 +48,7 @@ from ._shrink import shrink
 
 __all__ = [
     "DEFAULT_MAX_EXAMPLES",
+    "DEFAULT_PACKER",
     "PHASES",
     "SHRINK_SECONDS",
     "Counterexample",
@@ -68,6 +69,8 @@ __all__ = [
 #: Generated (short) cases per run.  With the wide-range and long-list probes, a
 #: default run of a Python or command packer takes 10-20 s on two cores.
 DEFAULT_MAX_EXAMPLES = 1000
+#: The packer ``verify`` checks when none is named: packcheck's NumPy kernel.
+DEFAULT_PACKER = "packcheck._engines.pack:numpy_packer"
 #: After the first failure, shrinking tries at most this many cases, so the same seed
 #: gives the same counterexample on a busy machine as on an idle one ...
 SHRINK_TRIES = 2000

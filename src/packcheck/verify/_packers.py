@@ -15,7 +15,6 @@ scalars) reach the checker unchanged.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import os
 import pickle
@@ -33,6 +32,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, Protocol, runtime_checkable
 
+from .._load import SetupError, load
 from .._rule.jsonio import JSONError, loads
 
 __all__ = [
@@ -43,7 +43,6 @@ __all__ = [
     "SetupError",
     "WorkerPacker",
     "encode_case",
-    "load_function",
     "serve",
 ]
 
@@ -60,10 +59,6 @@ _DEATH_SECONDS = 0.2
 
 class PackerFault(Exception):
     """The packer failed on one case (raised, died, timed out, ...); one line."""
-
-
-class SetupError(Exception):
-    """The packer cannot be loaded or started at all; one line."""
 
 
 class _Died(PackerFault):
@@ -132,43 +127,6 @@ class CallablePacker:
 
     def close(self) -> None:
         """Nothing to release."""
-
-
-def importable(folder: str) -> None:
-    """Put ``folder`` first on ``sys.path`` (once), as Python does for a script's own."""
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-
-
-def load_function(spec: str) -> Callable[[dict[str, Any]], object]:
-    """Import ``MODULE:FUNCTION``, with the current directory on ``sys.path``.
-
-    Raises :class:`SetupError` (one line) when the spec, module or function is wrong.
-    """
-    module_name, _, function_name = spec.partition(":")
-    if not module_name or not function_name:
-        raise SetupError(f"--packer {spec!r}: expected MODULE:FUNCTION")
-    importable(os.getcwd())
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as exc:
-        raise SetupError(
-            f"--packer {spec!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
-        ) from None
-    function = getattr(module, function_name, None)
-    if not callable(function):
-        raise SetupError(
-            f"--packer {spec!r}: module {module_name!r} has no function {function_name!r}"
-        )
-    return function  # type: ignore[no-any-return]
-
-
-def _load(spec: str) -> Callable[[dict[str, Any]], object]:
-    """``MODULE:FUNCTION`` or ``PATH.py:FUNCTION`` (see :func:`packcheck.bench._kernels.load_kernel`)."""
-    from ..bench._kernels import load_kernel  # _kernels imports this module
-
-    function: Callable[[dict[str, Any]], object] = load_kernel(spec)
-    return function
 
 
 def encode_case(case: object) -> str:
@@ -444,7 +402,7 @@ class WorkerPacker(_Process):
     """A Python ``MODULE:FUNCTION`` run in a worker process, so a hang can be timed out."""
 
     def __init__(self, spec: str, timeout: float) -> None:
-        _load(spec)  # fail early, here, with a one-line setup error
+        load(spec)  # fail early, here, with a one-line setup error
         package_root = str(Path(__file__).resolve().parent.parent)
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
@@ -480,7 +438,7 @@ def _worker_main(spec: str) -> None:  # pragma: no cover - runs in the worker pr
     protocol = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     try:
-        function = _load(spec)
+        function = load(spec)
     except SetupError as exc:
         print(exc, file=sys.stderr)
         sys.exit(2)

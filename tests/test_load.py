@@ -12,8 +12,8 @@ import pytest
 
 import packcheck
 from packcheck._engines import levels as scan
-from packcheck.bench._kernels import load_kernel, read_answer
-from packcheck.verify._packers import SetupError
+from packcheck._load import SetupError, load
+from packcheck.bench._kernels import read_answer
 
 PACKAGE = Path(packcheck.__file__).parent
 
@@ -38,7 +38,7 @@ def _forget_loaded_copies(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_file_of_another_checkout_loads_beside_the_installed_package(
     old_checkout: Path,
 ) -> None:
-    old = load_kernel(f"{old_checkout / 'scan.py'}:pack_sizes")
+    old = load(f"{old_checkout / 'scan.py'}:pack_sizes")
     assert old is not scan.pack_sizes
     module = sys.modules[old.__module__]
     assert module.__name__.startswith("_packcheck_kernel_")
@@ -51,19 +51,19 @@ def test_a_file_of_another_checkout_loads_beside_the_installed_package(
     mask, remaining = old(7, np.array([4, 3, 2]))
     assert (mask.tolist(), remaining) == ([True, True, False], 0)
     # The same path again is the same function; a relative path names the same file.
-    assert load_kernel(f"{old_checkout / 'scan.py'}:pack_sizes") is old
+    assert load(f"{old_checkout / 'scan.py'}:pack_sizes") is old
 
 
 def test_two_checkouts_get_two_aliases(old_checkout: Path, tmp_path: Path) -> None:
     other = tmp_path / "other" / "packcheck"
     shutil.copytree(old_checkout, other)
-    first = load_kernel(f"{old_checkout / 'scan.py'}:pack_sizes")
-    second = load_kernel(f"{other / 'scan.py'}:pack_sizes")
+    first = load(f"{old_checkout / 'scan.py'}:pack_sizes")
+    second = load(f"{other / 'scan.py'}:pack_sizes")
     assert first.__module__ != second.__module__
 
 
 def test_a_package_module_and_a_lone_file_load(tmp_path: Path, old_checkout: Path) -> None:
-    pack = load_kernel(f"{old_checkout / '__init__.py'}:pack")
+    pack = load(f"{old_checkout / '__init__.py'}:pack")
     package = sys.modules[pack.__module__.partition(".")[0]]
     assert package.__file__ == str(old_checkout / "__init__.py")
     # A module of a subpackage: the package is found by walking up to its root.
@@ -72,18 +72,18 @@ def test_a_package_module_and_a_lone_file_load(tmp_path: Path, old_checkout: Pat
     (tmp_path / "outer" / "__init__.py").write_text("UNITS = 3\n")
     (sub / "__init__.py").write_text("")
     (sub / "kernel.py").write_text("from .. import UNITS\ndef f():\n    return UNITS\n")
-    nested = load_kernel(f"{sub / 'kernel.py'}:f")
+    nested = load(f"{sub / 'kernel.py'}:f")
     assert nested() == 3
     assert nested.__module__.endswith(".inner.kernel")
     lone = tmp_path / "lone_kernel.py"
     lone.write_text("def pack_sizes(budget, sizes):\n    return [], budget\n")
-    kernel = load_kernel(f"{lone}:pack_sizes")
+    kernel = load(f"{lone}:pack_sizes")
     assert kernel(5, np.array([], dtype=np.int64)) == ([], 5)
-    assert load_kernel(f"{lone}:pack_sizes") is kernel
+    assert load(f"{lone}:pack_sizes") is kernel
 
 
 def test_module_function_specs_import_as_usual() -> None:
-    assert load_kernel("packcheck.scan:pack_sizes") is scan.pack_sizes
+    assert load("packcheck.scan:pack_sizes") is scan.pack_sizes
 
 
 @pytest.mark.parametrize(
@@ -107,7 +107,7 @@ def test_a_kernel_that_cannot_be_loaded_is_a_one_line_error(
     (package / "mod.py").write_text("from . import absent\n")
     paths = {"lone": tmp_path / "lone.py", "broken": tmp_path / "broken.py", "pkg": package}
     with pytest.raises(SetupError) as error:
-        load_kernel(spec.format(**paths))
+        load(spec.format(**paths))
     text = str(error.value)
     assert message.format(**paths) in text
     assert "\n" not in text
@@ -137,7 +137,7 @@ def test_a_lone_file_imports_the_helpers_beside_it(
     (folder / "wrap.py").write_text(
         "import helper_beside_wrap\ndef f():\n    return helper_beside_wrap.LEFT\n"
     )
-    assert load_kernel(f"{folder / 'wrap.py'}:f")() == 7
+    assert load(f"{folder / 'wrap.py'}:f")() == 7
     assert sys.path.count(str(folder)) == 1
-    assert load_kernel(f"{folder / 'wrap.py'}:f")() == 7
+    assert load(f"{folder / 'wrap.py'}:f")() == 7
     assert sys.path.count(str(folder)) == 1

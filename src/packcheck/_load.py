@@ -1,0 +1,123 @@
+"""One loader for the functions users name: ``MODULE:FUNCTION`` or ``PATH.py:FUNCTION``.
+
+``MODULE:FUNCTION`` imports as usual, with the current directory importable.
+``PATH.py:FUNCTION`` loads that file as part of its own package: the directories
+above it holding an ``__init__.py`` are the package, imported under an alias unique to
+its location (``_packcheck_kernel_<hash>``), so ``/tmp/old/src/packcheck/scan.py`` and
+its ``from ._engines.levels import ...`` run beside the installed packcheck without
+touching it.  Absolute imports inside the old package (``import packcheck``) would
+still reach the installed one; packcheck's own modules import each other relatively.
+A lone file (no ``__init__.py`` beside it) gets its folder importable, as
+``python PATH.py`` would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["SetupError", "importable", "load", "load_function"]
+
+
+class SetupError(Exception):
+    """The packer cannot be loaded or started at all; one line."""
+
+
+def importable(folder: str) -> None:
+    """Put ``folder`` first on ``sys.path`` (once), as Python does for a script's own."""
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+
+
+def load_function(spec: str) -> Callable[[dict[str, Any]], object]:
+    """Import ``MODULE:FUNCTION``, with the current directory on ``sys.path``.
+
+    Raises :class:`SetupError` (one line) when the spec, module or function is wrong.
+    """
+    module_name, _, function_name = spec.partition(":")
+    if not module_name or not function_name:
+        raise SetupError(f"--packer {spec!r}: expected MODULE:FUNCTION")
+    importable(os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:
+        raise SetupError(
+            f"--packer {spec!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
+        ) from None
+    function = getattr(module, function_name, None)
+    if not callable(function):
+        raise SetupError(
+            f"--packer {spec!r}: module {module_name!r} has no function {function_name!r}"
+        )
+    return function  # type: ignore[no-any-return]
+
+
+def load(spec: str) -> Callable[..., Any]:
+    """The function ``spec`` names: ``MODULE:FUNCTION`` or ``PATH.py:FUNCTION``.
+
+    Raises :class:`SetupError` (one line) when the file, module
+    or function is missing or the import fails.  Loading the same path twice gives
+    the same function.
+    """
+    location, _, name = spec.rpartition(":")
+    if not location.endswith(".py"):
+        return load_function(spec)
+    path = Path(location).resolve()
+    if not path.is_file():
+        raise SetupError(f"--packer {spec!r}: no such file {location!r}")
+    root = path.parent
+    while (root / "__init__.py").is_file() and (root.parent / "__init__.py").is_file():
+        root = root.parent
+    alias = "_packcheck_kernel_" + hashlib.sha256(str(root).encode()).hexdigest()[:12]
+    try:
+        if (root / "__init__.py").is_file():
+            _import_package(alias, root)
+            parts = path.relative_to(root).with_suffix("").parts
+            module_name = ".".join([alias, *parts]).removesuffix(".__init__")
+            module = importlib.import_module(module_name)
+        else:
+            # As `python PATH.py` would have it: the file's folder is importable, so
+            # the file can import the helpers beside it.
+            importable(str(path.parent))
+            module = _import_file(alias + "_" + path.stem, path)
+    except Exception as exc:
+        raise SetupError(
+            f"--packer {spec!r}: cannot import {location!r}: {type(exc).__name__}: {exc}"
+        ) from None
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise SetupError(f"--packer {spec!r}: {location!r} has no function {name!r}")
+    return function  # type: ignore[no-any-return]
+
+
+def _import_package(alias: str, root: Path) -> None:
+    if alias in sys.modules:
+        return
+    spec = importlib.util.spec_from_file_location(
+        alias, root / "__init__.py", submodule_search_locations=[str(root)]
+    )
+    _execute(alias, spec)
+
+
+def _import_file(alias: str, path: Path) -> Any:
+    if alias not in sys.modules:
+        _execute(alias, importlib.util.spec_from_file_location(alias, path))
+    return sys.modules[alias]
+
+
+def _execute(alias: str, spec: Any) -> None:
+    module = importlib.util.module_from_spec(spec)
+    # Registered before it runs, as import does: its relative imports and dataclasses
+    # look themselves up in sys.modules.
+    sys.modules[alias] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[alias]
+        raise
