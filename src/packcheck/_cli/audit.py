@@ -8,7 +8,7 @@ from typing import Any
 
 from .._rule.jsonio import dumps
 from ..audit import Audit, Summary
-from .pack import _opened, _reason, _writable
+from ._common import opened, reason, writable
 
 __all__ = ["register"]
 
@@ -50,26 +50,26 @@ def run_audit(args: argparse.Namespace) -> int:
     out = sys.stdout
     audit = Audit()
     try:
-        with _opened(args.file) as stream:
+        with opened(args.file) as stream:
             for number, line in enumerate(stream, start=1):
                 for violation in audit.check_line(line, number):
                     args.status_if_cut_off = 2 if violation.check == "malformed" else 1
                     if violation.check == "malformed":
                         print(
-                            _writable(
+                            writable(
                                 f"packcheck audit: {name}: line {number}: {violation.message}",
                                 sys.stderr,
                             ),
                             file=sys.stderr,
                         )
                     text = (
-                        dumps(violation.to_json()) if args.json else _writable(str(violation), out)
+                        dumps(violation.to_json()) if args.json else writable(str(violation), out)
                     )
                     out.write(text + "\n")
     except BrokenPipeError:
         raise  # the reader went away (see _cli.main)
     except OSError as exc:
-        print(_writable(f"packcheck audit: {name}: {_reason(exc)}", sys.stderr), file=sys.stderr)
+        print(writable(f"packcheck audit: {name}: {reason(exc)}", sys.stderr), file=sys.stderr)
         return 2
     summary = audit.summary()
     if not summary.steps and not summary.malformed:
@@ -79,7 +79,7 @@ def run_audit(args: argparse.Namespace) -> int:
         out.write(dumps(summary.to_json()) + "\n")
     else:
         for text in _summary_lines(summary, name):
-            out.write(_writable(text, out) + "\n")
+            out.write(writable(text, out) + "\n")
     if summary.warning:
         print(f"packcheck audit: warning: {summary.warning}", file=sys.stderr)
     return summary.status(strict=args.strict)

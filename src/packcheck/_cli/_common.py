@@ -1,0 +1,100 @@
+"""What the commands share: opening inputs, answering a record, one-line problems."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import IO, Any
+
+from .._engines.choice import ENGINES, Engine
+from .._engines.pack import pack
+from .._rule.model import MalformedCase
+from .._rule.sources import Record
+
+__all__ = ["answer", "engine_option", "flushing", "opened", "problem", "reason", "writable"]
+
+
+def engine_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="reference",
+        help="packing algorithm; the answer is the same (default: reference)",
+    )
+
+
+@contextmanager
+def opened(name: str) -> Iterator[IO[bytes]]:
+    if name == "-":
+        yield sys.stdin.buffer
+        return
+    with open(name, "rb") as stream:
+        yield stream
+
+
+class _FlushingInput(io.RawIOBase):
+    """The raw bytes of a file descriptor; ``flush`` runs before every read.
+
+    A read from a pipe may wait for its writer, who may be waiting for the answers
+    already written: flushing first means no answer sits in a buffer while the tool
+    waits.  Reads are buffered chunks, so this costs one flush per chunk, not per case.
+    """
+
+    def __init__(self, fd: int, flush: Callable[[], None]) -> None:
+        super().__init__()
+        self._fd = fd
+        self._flush = flush
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        self._flush()
+        data = os.read(self._fd, len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def flushing(stream: IO[bytes], flush: Callable[[], None]) -> IO[bytes]:
+    """``stream``, read so that ``flush`` runs before any read that could wait."""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):  # an in-memory stream never waits
+        return stream
+    return io.BufferedReader(_FlushingInput(fd, flush), buffer_size=1 << 16)
+
+
+def answer(record: Record, engine: Engine) -> tuple[dict[str, Any], str | None]:
+    """The declared output for ``record``, or an input-error record and its message."""
+    if record.error is None:
+        try:
+            return pack(record.case, engine=engine), None
+        except MalformedCase as exc:
+            detail = f"{record.where}: {exc}"
+    else:
+        detail = f"{record.where}: {record.error}"
+    return {"error": "input", "detail": detail}, detail
+
+
+def writable(text: str, stream: IO[str]) -> str:
+    """``text`` with what ``stream``'s encoding cannot write as backslash escapes.
+
+    IDs and fixture names are shown as typed, but an ASCII terminal cannot show
+    "café", and a file name may hold undecodable bytes (surrogate escapes).
+    """
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    return text.encode(encoding, "backslashreplace").decode(encoding)
+
+
+def problem(name: str, message: str) -> None:
+    print(f"packcheck: {name}: {message}", file=sys.stderr)
+
+
+def reason(exc: Exception) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"cannot read: {exc.strerror}"
+    return str(exc)
