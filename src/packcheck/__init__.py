@@ -14,9 +14,11 @@ from ._engines.pack import SIZE_ERROR, pack, pack_many
 from ._partition.trace import Bucket, Partition, Reason, Step, Trace, trace
 from ._rule.model import Case, MalformedCase, SizeError, read_case
 from ._rule.order import sorted_utf16, utf16_key
+from ._rule.units import MAX_DIGITS
 
 __all__ = [
     "ENGINES",
+    "MAX_DIGITS",
     "SIZE_ERROR",
     "Bucket",
     "Case",

@@ -25,8 +25,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._engines.choice import Engine
-from ._partition.errors import InvariantError
-from ._partition.facts import PartitionError, check_partition, partition_json
+from ._partition.facts import (
+    CAPTURE_FACTS,
+    InvariantError,
+    PartitionError,
+    check_partition,
+    partition_json,
+)
 from ._partition.invariants import check_output
 from ._partition.trace import Trace, trace
 from ._rule.jsonio import JSONError, dumps, loads, show
@@ -39,25 +44,17 @@ __all__ = [
     "MAX_TRACKED_IDS",
     "Audit",
     "Loss",
-    "Report",
-    "Summary",
+    "PartitionError",
+    "RunReport",
+    "RunSummary",
     "Violation",
+    "check_partition",
     "check_run",
     "record_step",
 ]
 
 #: Every ``check`` a violation can name: the partition facts, then the step's own.
-CHECKS = (
-    "no-partition",
-    "shape",
-    "packed-is-kept",
-    "merged-by-position",
-    "bucket",
-    "size-error",
-    "result",
-    "round-trip",
-    "malformed",
-)
+CHECKS = (*CAPTURE_FACTS, "result", "round-trip", "malformed")
 #: Steps named per lost ID (the first ones met); the count covers them all.
 MAX_STEPS_SHOWN = 10
 #: Distinct lost IDs tallied; past it, losses are only counted (memory stays flat).
@@ -133,7 +130,7 @@ class Loss:
 
 
 @dataclass(frozen=True, slots=True)
-class Summary:
+class RunSummary:
     """Counts over the run, and what it lost, most frequent first."""
 
     steps: int
@@ -175,11 +172,11 @@ class Summary:
 
 
 @dataclass(frozen=True, slots=True)
-class Report:
+class RunReport:
     """A whole run: every violation, in line order, and the summary."""
 
     violations: tuple[Violation, ...]
-    summary: Summary
+    summary: RunSummary
 
     @property
     def ok(self) -> bool:
@@ -323,14 +320,14 @@ class Audit:
             if len(tally.steps) < MAX_STEPS_SHOWN:
                 tally.steps.append((line, label))
 
-    def summary(self) -> Summary:
+    def summary(self) -> RunSummary:
         """The counts so far, lost IDs most frequent first (ties: first met first)."""
         ranked = sorted(self._lost.items(), key=lambda item: -item[1].count)
         lost = tuple(
             Loss(block_id, tally.count, dict(tally.reasons.most_common()), tuple(tally.steps))
             for block_id, tally in ranked
         )
-        return Summary(
+        return RunSummary(
             self.steps,
             self.correct,
             self.violations,
@@ -341,17 +338,17 @@ class Audit:
         )
 
 
-def check_run(lines: Iterable[bytes | str]) -> Report:
+def check_run(lines: Iterable[bytes | str]) -> RunReport:
     """Audit a recorded run given as its lines (an open file, a list of strings).
 
-    Keeps every violation in the :class:`Report`; for a run too large for that, feed
+    Keeps every violation in the :class:`RunReport`; for a run too large for that, feed
     :class:`Audit` line by line.  Lines are numbered from 1.
     """
     audit = Audit()
     found: list[Violation] = []
     for number, line in enumerate(lines, start=1):
         found += audit.check_line(line, number)
-    return Report(tuple(found), audit.summary())
+    return RunReport(tuple(found), audit.summary())
 
 
 def record_step(case: Mapping[str, Any], *, engine: Engine = "reference") -> dict[str, Any]:

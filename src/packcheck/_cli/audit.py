@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from .._rule.jsonio import dumps
-from ..audit import Audit, Summary
+from ..audit import Audit, RunSummary
 from ._common import opened, reason, writable
 
 __all__ = ["register"]
@@ -89,7 +89,7 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
-def _summary_lines(summary: Summary, name: str) -> list[str]:
+def _summary_lines(summary: RunSummary, name: str) -> list[str]:
     counts = (
         f"{_count(summary.steps, 'step')}, {summary.correct} with a correct partition, "
         f"{_count(summary.violations, 'violation')}"

@@ -26,34 +26,48 @@ from __future__ import annotations
 from .._rule.jsonio import show
 from .._rule.model import SizeError, json_type, read_case
 from .._rule.order import same_utf16
-from .errors import InvariantError
 from .trace import Bucket, Partition, trace
 
 __all__ = [
     "BUCKETS",
+    "CAPTURE_FACTS",
     "FACTS",
+    "InvariantError",
     "PartitionError",
     "bucket_for",
     "check_partition",
     "partition_json",
     "require_partition",
+    "type_name",
     "without_partition",
 ]
 
 BUCKETS: tuple[Bucket, ...] = ("packed", "available", "dropped")
 
-#: Each fact's short name (``check`` in ``packcheck audit --json``) and how it reads.
-FACTS = {
+#: The facts :func:`check_partition` checks of a captured partition: each one's short
+#: name (``check`` in ``packcheck audit --json``) and how it reads.
+CAPTURE_FACTS = {
     "no-partition": "present",
     "shape": "shape",
     "packed-is-kept": "packed is kept",
     "merged-by-position": "merged by position",
     "bucket": "bucket follows from size, budget and remaining",
     "size-error": "empty on a size error",
-    "partition-on-error": "none on a size error",
 }
+#: Every partition fact: those of a capture, and the answer's own (no partition
+#: beside ``{"error":"size"}``).
+FACTS = {**CAPTURE_FACTS, "partition-on-error": "none on a size error"}
 # Continuation lines sit under the text of verify's "  check:    " column.
 _INDENT = " " * 12
+
+
+class InvariantError(AssertionError):
+    """An output broke an invariant; ``invariant`` names it, ``detail`` says where."""
+
+    def __init__(self, invariant: str, detail: str) -> None:
+        super().__init__(f"{invariant}: {detail}")
+        self.invariant = invariant
+        self.detail = detail
 
 
 class PartitionError(InvariantError):
@@ -76,7 +90,8 @@ def _show(value: object) -> str:
     return show(value, 120)
 
 
-def _type_name(value: object) -> str:
+def type_name(value: object) -> str:
+    """A value's type as a message names it: ``int``, ``numpy.int64``."""
     kind = type(value)
     return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
 
@@ -132,12 +147,12 @@ def _read(partition: object) -> dict[str, list[str]]:
         ids = partition[name]
         if type(ids) is not list:
             raise PartitionError(
-                "shape", f"{name} is {_type_name(ids)} {_show(ids)}, not a list of IDs"
+                "shape", f"{name} is {type_name(ids)} {_show(ids)}, not a list of IDs"
             )
         for index, item in enumerate(ids):
             if type(item) is not str:
                 raise PartitionError(
-                    "shape", f"{name}[{index}] is {_type_name(item)} {_show(item)}, not an ID"
+                    "shape", f"{name}[{index}] is {type_name(item)} {_show(item)}, not an ID"
                 )
         lists[name] = [same_utf16(item) for item in ids]
     return lists

@@ -21,8 +21,14 @@ from collections.abc import Sequence
 from .._rule.jsonio import show
 from .._rule.model import SizeError, read_case
 from .._rule.order import same_utf16, sorted_utf16
-from .errors import InvariantError
-from .facts import PartitionError, bucket_for, check_partition, partition_json
+from .facts import (
+    InvariantError,
+    PartitionError,
+    bucket_for,
+    check_partition,
+    partition_json,
+    type_name,
+)
 from .trace import Trace
 
 __all__ = ["InvariantError", "PartitionError", "check_output", "check_trace"]
@@ -41,11 +47,6 @@ def _kept_before(kept: Sequence[object], matched: int) -> str:
     if matched <= 3:
         return f"kept so far: {_show(kept[:matched])}"
     return f"{matched:,} kept before it, the last {_show(kept[matched - 3 : matched])}"
-
-
-def _type_name(value: object) -> str:
-    kind = type(value)
-    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
 
 
 def check_output(case: object, output: object) -> None:
@@ -82,7 +83,7 @@ def check_output(case: object, output: object) -> None:
     # Check the shape: exactly the three keys, with exact types.
     if not isinstance(output, dict):
         raise InvariantError(
-            "shape", f"expected a JSON object (a dict), got a Python {_type_name(output)}"
+            "shape", f"expected a JSON object (a dict), got a Python {type_name(output)}"
         )
     extra = [key for key in output if key not in _KEYS and key != _PARTITION]
     absent = [key for key in _KEYS if key not in output]
@@ -91,15 +92,15 @@ def check_output(case: object, output: object) -> None:
     kept, remaining, missing = output["kept"], output["remaining"], output["missing"]
     for name, ids in (("kept", kept), ("missing", missing)):
         if type(ids) is not list:
-            raise InvariantError("types", f"{name} is {_type_name(ids)}, not a list")
+            raise InvariantError("types", f"{name} is {type_name(ids)}, not a list")
         for index, item in enumerate(ids):
             if type(item) is not str:
                 raise InvariantError(
-                    "types", f"{name}[{index}] is {_type_name(item)} {_show(item)}, not str"
+                    "types", f"{name}[{index}] is {type_name(item)} {_show(item)}, not str"
                 )
     if type(remaining) is not int:
         raise InvariantError(
-            "types", f"remaining is {_type_name(remaining)} {_show(remaining)}, not int"
+            "types", f"remaining is {type_name(remaining)} {_show(remaining)}, not int"
         )
     # IDs compare as UTF-16 code units, as read_case reads the case's own IDs.
     kept = [same_utf16(item) for item in kept]
