@@ -41,7 +41,7 @@ from .. import reference
 from . import batch as _batch
 from . import sizes as _sizes
 
-__all__ = ["KernelError", "pack_batch", "pack_input", "pack_sizes"]
+__all__ = ["LANDMARKS", "KernelError", "pack_batch", "pack_input", "pack_sizes"]
 
 _INT64_MAX = _sizes.INT64_MAX
 _INT64_MIN = int(np.iinfo(np.int64).min)
@@ -69,6 +69,15 @@ _BATCH_LONG = 4096
 _GROWTH = 2
 # The low 31 bits: halves of an int64 summed over 65,536 values stay exact.
 _LOW_BITS = (1 << 31) - 1
+#: Where the scan's landmarks lie, for the gate's edge probes to be laid out on (a
+#: retuned kernel moves its probes with it): the level ratio, the first chunk's length,
+#: the search's first step and its growth.
+LANDMARKS = {
+    "level_ratio": _K,
+    "chunk": _CHUNK_MIN,
+    "first_step": _CHUNK_MIN // 4,
+    "growth": _GROWTH,
+}
 
 
 class KernelError(RuntimeError):

@@ -42,26 +42,32 @@ from __future__ import annotations
 
 import random
 
+from .._engines.levels import LANDMARKS
+
 __all__ = ["EDGE_FAMILIES", "EDGE_VARIANTS", "edge_case"]
 
 _INT64_MAX = 2**63 - 1
 # The level ratio: tau = R // _K.
-_K = 16
+_K = LANDMARKS["level_ratio"]
 # The first chunk's length; a chunk that fits whole is followed by one twice as long.
-_CHUNK = 4096
-# Where a search in doubling steps from 1,024 blocks turns: a step's last, first and
-# second positions after the search's start.
-_STEP_EDGES = (1023, 1024, 1025, 3071, 3072, 3073, 7167, 7168, 7169)
+_CHUNK = LANDMARKS["chunk"]
+# Where the search for a fitting large block turns: it starts with a step of
+# first_step blocks, each step growth times the last; the ends of its first three steps.
+_TURNS = tuple(
+    sum(LANDMARKS["first_step"] * LANDMARKS["growth"] ** i for i in range(k + 1)) for k in range(3)
+)
+# A step's last, first and second positions after the search's start.
+_STEP_EDGES = tuple(turn + offset for turn in _TURNS for offset in (-1, 0, 1))
 _AIMS = ("below", "at", "above", "own")
 _LEADS = ("none", "too large", "fits whole")
 # (chunk, the first large block that fits, blocks between it and the next or -1): every
 # step edge from a level's start and from a kept large block, and a chunk's last block.
 _SEARCHES = (
-    *((_CHUNK, first, 1023 + first) for first in (0, 1, 2)),
-    *((_CHUNK, first, 3071 + first) for first in (0, 1, 2)),
-    *((_CHUNK, first, -1) for first in (1023, 1024, 1025, 3071, 3072, 3073, 4095)),
-    *((2 * _CHUNK, first, 7167 + first) for first in (0, 1, 2)),
-    *((2 * _CHUNK, first, -1) for first in (7168, 8191)),
+    *((_CHUNK, first, _TURNS[0] - 1 + first) for first in (0, 1, 2)),
+    *((_CHUNK, first, _TURNS[1] - 1 + first) for first in (0, 1, 2)),
+    *((_CHUNK, first, -1) for first in (*_STEP_EDGES[:6], _CHUNK - 1)),
+    *((2 * _CHUNK, first, _TURNS[2] - 1 + first) for first in (0, 1, 2)),
+    *((2 * _CHUNK, first, -1) for first in (_TURNS[2], 2 * _CHUNK - 1)),
 )
 _HUGE_MARKS = (2**63, 2**63 + 1, 2**64, 2**64 + 1, 0)  # 0: the sum of a prefix
 _HUGE_SHAPES = ("first chunk", "wider chunk", "short list")
