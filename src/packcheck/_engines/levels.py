@@ -67,6 +67,7 @@ _BATCH_LONG = 4096
 # The search for a large block that fits starts with _CHUNK_MIN // 4 blocks and grows
 # its steps by this factor, so a hit costs O(its distance).
 _GROWTH = 2
+_FIRST_STEP = _CHUNK_MIN // 4
 # The low 31 bits: halves of an int64 summed over 65,536 values stay exact.
 _LOW_BITS = (1 << 31) - 1
 #: Where the scan's landmarks lie, for the gate's edge probes to be laid out on (a
@@ -75,7 +76,7 @@ _LOW_BITS = (1 << 31) - 1
 LANDMARKS = {
     "level_ratio": _K,
     "chunk": _CHUNK_MIN,
-    "first_step": _CHUNK_MIN // 4,
+    "first_step": _FIRST_STEP,
     "growth": _GROWTH,
 }
 
@@ -436,7 +437,7 @@ def _first_at_most(keys: npt.NDArray[np.int64], start: int, stop: int, bound: in
 
     Searched in doubling steps, so finding a hit costs O(its distance), not O(stop).
     """
-    step = _CHUNK_MIN // 4
+    step = _FIRST_STEP
     # Bound: the steps double from 1,024 or more, so they cover stop - start in this many.
     rounds, most = 0, (stop - start).bit_length() + 1
     while start < stop:
