@@ -1,6 +1,6 @@
 """The one helper that compares the NumPy packer with the reference, under a round bound.
 
-Imported by ``tests/test_scan.py`` and ``properties/test_scan_properties.py`` (``tests``
+Imported by ``tests/engines/test_scan.py`` and ``properties/test_scan_properties.py`` (``tests``
 is on pytest's ``pythonpath``).  A kernel whose loop never ends fails here on an
 explicit bound, not on a runner's timeout.
 """

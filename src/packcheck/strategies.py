@@ -3,7 +3,7 @@
 Plain random generation almost never builds the cases where packers go wrong: a block
 that fits *exactly*, an invalid size after the budget is spent, a missing list mixing
 characters above U+FFFF with U+E000-U+FFFF.  These strategies are explicit mixtures
-that reach each such class with real probability; ``tests/test_strategies.py``
+that reach each such class with real probability; ``tests/verify/test_strategies.py``
 measures every one of them.
 
 Every strategy takes keyword-only arguments, validated like Hypothesis's own: a bad

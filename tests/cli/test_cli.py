@@ -14,7 +14,7 @@ import packcheck
 from packcheck._cli import build_parser, main
 from packcheck._cli import pack as cli_pack
 
-SEED = Path(__file__).parent / "fixtures" / "seed.json"
+SEED = Path(__file__).parents[1] / "fixtures" / "seed.json"
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -140,7 +140,7 @@ def test_a_reader_that_goes_away_does_not_turn_a_failure_into_a_pass(
     # `packcheck verify ... | head -1` in CI: the gate's verdict survives the pipe.  The
     # read end is closed before the run writes anything, so every write meets EPIPE.
     script = f"import sys; from packcheck._cli import main; sys.exit(main({command!r}))"
-    packers = Path(__file__).parent / "packers"
+    packers = Path(__file__).parents[1] / "packers"
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=packers, stdout=subprocess.PIPE)
     assert proc.stdout is not None
     proc.stdout.close()

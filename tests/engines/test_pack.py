@@ -15,7 +15,7 @@ from packcheck import ENGINES, SIZE_ERROR, Engine, MalformedCase, pack, pack_man
 from packcheck._engines.pack import missing_ids, numpy_packer
 from packcheck._engines.plain import pack_plain
 
-SEED = json.loads((Path(__file__).parent / "fixtures" / "seed.json").read_text())
+SEED = json.loads((Path(__file__).parents[1] / "fixtures" / "seed.json").read_text())
 
 
 def blocks(*sizes: Any, ids: str = "ABCDEFGHIJ") -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ import pytest
 from packcheck import ENGINES
 from packcheck._cli import main
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 SEED = json.loads((FIXTURES / "seed.json").read_text())
 LINES = "".join(json.dumps(f["input"]) + "\n" for f in SEED)
 ANSWERS = [f["expected"] for f in SEED]

@@ -11,7 +11,7 @@ import pytest
 
 from packcheck._rule.sources import CSV_COLUMNS, Record, SourceError, read_records
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 CASE = b'{"budget":7,"blocks":[{"id":"A","size":4}],"required":["A"]}'
 VALUE = {"budget": 7, "blocks": [{"id": "A", "size": 4}], "required": ["A"]}
 

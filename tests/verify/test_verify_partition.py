@@ -16,9 +16,9 @@ from packers import capture
 from packcheck._cli import main
 from packcheck.verify._gate import Counterexample, Fixture, check
 
-PACKERS = Path(__file__).parent / "packers"
+PACKERS = Path(__file__).parents[1] / "packers"
 LINES = f"{sys.executable} {PACKERS / 'capture_lines.py'}"
-# The seed's integration scenario (tests/test_partition.py) as a fixture.
+# The seed's integration scenario (tests/partition/test_partition.py) as a fixture.
 TEN = Fixture(
     case={
         "budget": 60,

@@ -26,7 +26,7 @@ from packcheck.verify._packers import (
     serve,
 )
 
-PACKERS = Path(__file__).parent / "packers"
+PACKERS = Path(__file__).parents[1] / "packers"
 
 SMALL = {"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": ["B"]}
 TWO = {"budget": 3, "blocks": [{"id": "A", "size": 4}, {"id": "C", "size": 2}], "required": ["C"]}

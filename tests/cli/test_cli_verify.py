@@ -15,7 +15,7 @@ from packcheck._cli import main
 from packcheck._cli import verify as cli_verify
 from packcheck._cli.verify import parse_units
 
-PACKERS = Path(__file__).parent / "packers"
+PACKERS = Path(__file__).parents[1] / "packers"
 LINES = f"{sys.executable} {PACKERS / 'lines_packer.py'}"
 
 
