@@ -1,4 +1,4 @@
-"""Known facts of the rule (RULE.md), pinned as examples: documented, not asserted away.
+"""Known facts of the rule (docs/rule.md), pinned as examples, not asserted away.
 
 More budget does not mean a superset is kept, and a larger budget can evict a required
 block that a smaller budget packed.  Each fact is pinned with the exact cases.

@@ -1,6 +1,6 @@
 """Auditing a recorded run: did every model step capture the partition the rule gives?
 
-A run is JSON Lines, one model step per line (RULE.md, "A recorded run"): the step's
+A run is JSON Lines, one model step per line (docs/rule.md, "A recorded run"): the step's
 case (``budget``, ``blocks``, ``required``), the ``partition`` captured at pack time
 and, when recorded, ``result``, the declared output.  Other keys (``step``,
 ``attempt``, timestamps) belong to the recording system: kept, and ignored.

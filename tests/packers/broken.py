@@ -1,6 +1,6 @@
 """Packers for testing the gate: one correct re-implementation, and mutants of it.
 
-Written from RULE.md without packcheck's code, so the gate is tested against an
+Written from docs/rule.md without packcheck's code, so the gate is tested against an
 independent implementation.  Each mutant differs from :func:`correct` in exactly one
 way, named after a bug real packers have.
 """

@@ -1,6 +1,6 @@
-"""Packers that capture their partition (RULE.md, seed T1.5): correct ones, and bugs.
+"""Packers that capture their partition (docs/rule.md): correct ones, and bugs.
 
-Written from RULE.md without packcheck's code.  Each bug is a plausible capture
+Written from docs/rule.md without packcheck's code.  Each bug is a plausible capture
 mistake on top of a correct result, so only the partition checks can catch it;
 ``BUGS`` maps each to the fact ``verify --partition`` must name.
 """

@@ -1,7 +1,7 @@
 """Packers whose bugs only long lists reach, and correct packers that read in chunks.
 
 Each buggy packer is correct up to some length (a threshold for a faster path, a chunk
-boundary) and wrong beyond it, the way optimised packers break.  Written from RULE.md
+boundary) and wrong beyond it, the way optimised packers break.  Written from docs/rule.md
 without packcheck's code.
 """
 

@@ -5,7 +5,7 @@ builders, chat-history trimmers) with its control flow unchanged: the same
 comparison, the same ``break``/``continue``, the same scan direction and the same
 kind of number (Python ``int`` for Python originals, a double for JavaScript and
 TypeScript ones, whose numbers are IEEE doubles).  Only the edges are adapter code,
-shared by all of them and written from RULE.md:
+shared by all of them and written from docs/rule.md:
 
 * a block is the library's item (document, chunk, message) whose token count is
   the block's ``size``; a real token counter gives an ``int >= 0``, so checking

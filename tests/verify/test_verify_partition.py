@@ -1,6 +1,6 @@
 """``verify --partition`` and ``check(..., partition=True)``: captures are gated too.
 
-The packers in ``tests/packers/capture.py`` were written from RULE.md alone: the
+The packers in ``tests/packers/capture.py`` were written from docs/rule.md alone: the
 correct ones must pass at ``--seed 1``, and each capture bug must fail naming the
 fact it breaks.
 """

@@ -1,4 +1,4 @@
-"""A captured partition, checked as named facts (RULE.md: seed T1.5).
+"""A captured partition, checked as named facts (docs/rule.md, the captured partition).
 
 A packer that captures its partition returns ``{"packed": [...], "available": [...],
 "dropped": [...]}``: IDs in scan order, one entry per block.  :func:`check_partition`

@@ -286,7 +286,7 @@ def run(
     stops after :data:`SHRINK_TRIES` tries or ``shrink_seconds`` (default
     :data:`SHRINK_SECONDS`), whichever comes first, with the best case
     so far.  With ``partition=True`` every answer but ``{"error": "size"}`` must
-    capture its partition (RULE.md, seed T1.5); a captured one is always checked.
+    capture its partition (docs/rule.md); a captured one is always checked.
     Hypothesis's files go to ``~/.cache/packcheck/hypothesis`` (or
     ``$HYPOTHESIS_STORAGE_DIRECTORY``), never to the current directory.
     """
