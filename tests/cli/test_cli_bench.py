@@ -24,8 +24,8 @@ import pytest
 import packcheck
 from packcheck._cli import main
 from packcheck._engines import levels as scan
-from packcheck.bench import _ab
 from packcheck.bench import _run as bench
+from packcheck.bench import _timing
 
 HEADER = ["workload", "family", "n", "NEW", "OLD", "NEW/OLD", "95%", "interval", "pairs"]
 HEADER += ["verdict"]
@@ -58,7 +58,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     fake = Clock()
     for name in bench.CLOCKS:
         monkeypatch.setitem(bench.CLOCKS, name, fake)
-    monkeypatch.setattr(_ab, "_wall", fake)
+    monkeypatch.setattr(_timing, "_wall", fake)
     monkeypatch.setattr(sys, "path", list(sys.path))
     return fake
 

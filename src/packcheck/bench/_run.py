@@ -13,8 +13,6 @@ to the reference).  Times are the calling thread's CPU time unless told otherwis
 
 from __future__ import annotations
 
-import gc
-import math
 import statistics
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -26,11 +24,13 @@ import numpy as np
 from .. import reference
 from .._engines import levels as scan
 from .._engines.pack import pack, pack_many
-from ._ab import CLOCKS, ABReport, Comparison, ab
+from ._ab import ABReport, Comparison, ab
+from ._answers import check_answers, first_answer
 from ._context import MACHINE_KEYS, VERSION_KEYS, context, mismatches
 from ._kernels import BenchError, Kernel, read_answer
 from ._report import KIND, REFERENCE, Report, Timing
 from ._steps import CALLS, TIE, StepsReport, StepTiming
+from ._timing import CLOCKS, Run, calls_per_sample, in_turn, repeated
 from ._workloads import WORKLOADS, Batch, Workload, batch_of_steps, workload
 
 __all__ = [
@@ -69,8 +69,6 @@ STEP_SIZES: tuple[int, ...] = (10, 100, 1000)
 STEP_WORKLOADS: tuple[str, ...] = ("uniform-50%", "doc-chunks", "alternating")
 #: Model steps (of 10-200 blocks) in :func:`run_steps`'s batch workload.
 STEPS = 10_000
-# Calls per timed sample at most: a call that seems free must not loop forever.
-_MAX_CALLS = 10_000
 _reference: Callable[[int, list[int]], tuple[list[bool], int]] = reference.pack_sizes
 
 
@@ -126,21 +124,26 @@ def _measure(
     sizes, budget = load.generate(n, seed)
     pristine = sizes.copy()
     repeat, min_time = rounds
-    calls: dict[str, Callable[[], Any]] = {}
+    where = f"on {load.name} at n={n:,}"
+    runs: dict[str, Run] = {}
     numbers: dict[str, int] = {}
     if with_reference:
-        calls[REFERENCE] = partial(_reference, budget, sizes.tolist())
-        expected, numbers[REFERENCE] = _first_call(calls[REFERENCE], clock, min_time)
+        call = partial(_reference, budget, sizes.tolist())
+        expected = first_answer(REFERENCE, call, where)
+        runs[REFERENCE] = repeated(call)
+        numbers[REFERENCE] = calls_per_sample(runs[REFERENCE], clock, min_time)
     else:
         mask, remaining = scan.pack_sizes(budget, sizes)
         expected = (mask.tolist(), remaining)
     for name, packer in packers.items():
-        calls[name] = partial(packer, budget, sizes)
-        answer, numbers[name] = _first_call(calls[name], clock, min_time)
-        _check(name, load.name, n, answer, expected)
+        timed = partial(packer, budget, sizes)
+        answer = first_answer(name, timed, where, read_answer)
+        check_answers({name: answer}, lambda: expected, where)
         if not np.array_equal(sizes, pristine):
-            raise BenchError(f"{name} changed its input on {load.name} at n={n:,}")
-    samples = _in_turn(calls, numbers, repeat, clock)
+            raise BenchError(f"{name} changed its input {where}")
+        runs[name] = repeated(timed)
+        numbers[name] = calls_per_sample(runs[name], clock, min_time)
+    samples = in_turn(runs, numbers, repeat, clock)
     return [
         Timing(
             name, load.name, load.family, n, budget, seed, statistics.median(times), tuple(times)
@@ -252,56 +255,14 @@ def _pair(
     :class:`BenchError` if the NumPy side's answer, put as the reference side's by
     ``read`` (untimed), differs."""
     repeat, min_time = rounds
-    expected, theirs = _first_call(sides[0], clock, min_time)
-    answer, ours = _first_call(sides[1], clock, min_time)
-    if (answer if read is None else read(answer)) != expected:
-        raise BenchError(f"{CALLS[call][1]} gave a wrong answer on {where}")
-    samples = _in_turn(dict(zip("rn", sides, strict=True)), {"r": theirs, "n": ours}, repeat, clock)
+    label = CALLS[call][1]
+    expected = first_answer(CALLS[call][0], sides[0], f"on {where}")
+    answer = first_answer(label, sides[1], f"on {where}", read)
+    check_answers({label: answer}, lambda: expected, f"on {where}")
+    runs = {"r": repeated(sides[0]), "n": repeated(sides[1])}
+    numbers = {name: calls_per_sample(run, clock, min_time) for name, run in runs.items()}
+    samples = in_turn(runs, numbers, repeat, clock)
     return tuple(samples["r"]), tuple(samples["n"])
-
-
-def _in_turn(
-    calls: Mapping[str, Callable[[], Any]],
-    numbers: Mapping[str, int],
-    repeat: int,
-    clock: Callable[[], float],
-) -> dict[str, list[float]]:
-    """Seconds per call of each of ``calls`` in each of ``repeat`` rounds, every call
-    timed in turn in each round (over ``numbers[name]`` calls), the garbage collector
-    off."""
-    samples: dict[str, list[float]] = {name: [] for name in calls}
-    collecting = gc.isenabled()
-    gc.disable()  # as timeit does: a collection would land on whichever call is running
-    try:
-        for index in range(repeat):
-            # Alternate the order, so neither side always runs first (warm caches).
-            for name in list(calls)[:: 1 if index % 2 == 0 else -1]:
-                call, number = calls[name], numbers[name]
-                start = clock()
-                for _ in range(number):
-                    call()
-                samples[name].append((clock() - start) / number)
-    finally:
-        if collecting:
-            gc.enable()
-    return samples
-
-
-def _first_call(call: Callable[[], Any], clock: Callable[[], float], min_time: float) -> Any:
-    """The answer of ``call`` and how many calls take ``min_time`` (1 to _MAX_CALLS),
-    judged by a second, warm call."""
-    answer = call()
-    start = clock()
-    call()
-    once = clock() - start
-    if once >= min_time:
-        return answer, 1
-    return answer, min(_MAX_CALLS, math.ceil(min_time / max(once, 1e-9)))
-
-
-def _check(engine: str, name: str, n: int, answer: Any, expected: tuple[list[bool], int]) -> None:
-    if read_answer(answer) != expected:
-        raise BenchError(f"{engine} gave a wrong answer on {name} at n={n:,}")
 
 
 @dataclass(frozen=True)
