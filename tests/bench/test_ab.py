@@ -338,7 +338,10 @@ def test_a_report_is_self_describing_json(machine: NoisyMachine) -> None:
     assert set(data) >= {"created", "commit", "machine", "seconds", "comparisons"}
     (row,) = data["comparisons"]
     assert set(row) == {
-        "workload", "family", "n", "new_seconds", "old_seconds", "ratio", "interval", "pairs",
-        "verdict",
+        "workload", "family", "n", "new_seconds", "old_seconds", "new_median_seconds",
+        "old_median_seconds", "ratio", "interval", "pairs", "verdict",
     }  # fmt: skip
     assert row["pairs"] == 6
+    assert data["kinds"] == ["kernel", "kernel"]
+    # The times shown are the median pair's: their ratio is the ratio.
+    assert row["new_seconds"] / row["old_seconds"] == pytest.approx(row["ratio"])

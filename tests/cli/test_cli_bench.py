@@ -83,8 +83,8 @@ def test_the_same_speed_passes_with_a_table_of_verdicts(
     kernels([1e-3, 1.1e-3], [1.05e-3])
     assert main(AB) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "NEW new_kernel:pack_sizes"
-    assert out[1] == "OLD old_kernel:pack_sizes"
+    assert out[0] == "NEW new_kernel:pack_sizes (kernel-level)"
+    assert out[1] == "OLD old_kernel:pack_sizes (kernel-level)"
     assert "thread clock" in out[2]
     assert "95% sign-test interval" in out[2]
     assert out[2].endswith("threshold 20%")
@@ -162,10 +162,11 @@ def test_new_defaults_to_the_installed_numpy_packer(
     argv = [a for a in AB if a not in ("--packer", "new_kernel:pack_sizes")]
     assert main([*argv, "--quick", "--time-budget", "0"]) == 0  # free NEW: "faster"
     out = capsys.readouterr().out
-    assert out.startswith("NEW packcheck.scan:pack_sizes\n")
+    assert out.startswith("NEW packcheck.scan:pack_sizes (kernel-level)\n")
     assert "faster" in out
 
 
+STEPS_NOT_AB = "--steps and --engines add packcheck's engines to the matrix; not with --against"
 ONE_NEW = "--against compares one --packer (NEW) with OLD; no --compare or --plot"
 
 
@@ -176,7 +177,8 @@ ONE_NEW = "--against compares one --packer (NEW) with OLD; no --compare or --plo
         (["--plot", "x.png"], ONE_NEW),
         (["--packer", "old_kernel:pack_sizes"], ONE_NEW),
         (["--history", "."], "--history reads stored results: it takes only --plot"),
-        (["--steps"], "--steps adds the engines at agent sizes to the matrix; not with --against"),
+        (["--steps"], STEPS_NOT_AB),
+        (["--engines"], STEPS_NOT_AB),
     ],
 )
 def test_modes_that_do_not_mix_are_usage_errors(

@@ -11,23 +11,20 @@ How samples are taken and on which clock: :mod:`packcheck.bench._timing`.
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
-from .. import reference
 from ._answers import check_answers, first_answer
 from ._context import context
-from ._kernels import BenchError, Kernel, read_answer
+from ._kernels import BenchError, Kernel
 from ._paired import Estimate, Verdict
-from ._timing import CLOCKS, calls_per_sample, paired, repeated, wall
+from ._subjects import Cell, Subject, as_subject
+from ._timing import CLOCKS, calls_per_sample, log_ratio, paired, wall
 from ._workloads import WORKLOADS, Workload, workload
 
 __all__ = ["CLOCKS", "ABReport", "Comparison", "ab"]
@@ -38,8 +35,14 @@ _WARMUP = 2
 
 @dataclass(frozen=True)
 class Comparison:
-    """NEW against OLD on one workload at one size: median seconds per call and the
-    paired estimate of their ratio (``estimate.ratio > 1``: NEW is slower)."""
+    """NEW against OLD on one workload at one size: the paired estimate of their ratio
+    (``estimate.ratio > 1``: NEW is slower) and seconds per call.
+
+    ``new_seconds`` and ``old_seconds`` are the median pair's (the geometric mean of
+    the two middle pairs' when there is an even number), so that their ratio is
+    ``estimate.ratio``; ``new_median`` and ``old_median`` are each side's own median,
+    whose ratio can differ from it when the load changed while sampling.
+    """
 
     workload: str
     family: str
@@ -47,6 +50,8 @@ class Comparison:
     new_seconds: float
     old_seconds: float
     estimate: Estimate
+    new_median: float = 0.0
+    old_median: float = 0.0
 
 
 @dataclass
@@ -58,6 +63,7 @@ class ABReport:
     confidence: float
     clock: str
     seconds: float
+    kinds: tuple[str, str] = ("kernel", "kernel")
     counts: Counter[Verdict] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -65,11 +71,13 @@ class ABReport:
 
     def to_json(self, new: str, old: str) -> dict[str, Any]:
         """A small, self-describing dict: what was compared, where, how, and each
-        comparison's medians, ratio, interval and verdict."""
+        comparison's times, ratio, interval and verdict (``new_seconds`` and
+        ``old_seconds``: the median pair's, whose ratio is ``ratio``)."""
         return {
             "kind": "packcheck bench A/B",
             "new": new,
             "old": old,
+            "kinds": list(self.kinds),
             "clock": self.clock,
             "threshold": self.threshold,
             "confidence": self.confidence,
@@ -82,6 +90,8 @@ class ABReport:
                     "n": c.n,
                     "new_seconds": c.new_seconds,
                     "old_seconds": c.old_seconds,
+                    "new_median_seconds": c.new_median,
+                    "old_median_seconds": c.old_median,
                     "ratio": c.estimate.ratio,
                     "interval": [c.estimate.low, c.estimate.high],
                     "pairs": c.estimate.pairs,
@@ -93,8 +103,8 @@ class ABReport:
 
 
 def ab(
-    new: Kernel,
-    old: Kernel,
+    new: Kernel | Subject,
+    old: Kernel | Subject,
     *,
     workloads: Iterable[str] | None = None,
     sizes: Iterable[int] = (10**5,),
@@ -110,8 +120,11 @@ def ab(
 ) -> ABReport:
     """Time ``new`` against ``old`` on every workload and size, and judge each.
 
-    Per cell: the data come from ``seed``; both answers are checked (equal to each
-    other, inputs untouched), then each kernel is warmed up and one call of each sets
+    ``new`` and ``old`` are kernels (``pack_sizes(budget, sizes)`` functions) or any
+    :class:`Subject` (a case-level function, a command), in any mix; a command needs
+    the ``wall`` clock (its work is in another process).  Per cell: the data come
+    from ``seed``; both answers are checked (equal to each other, or in mixed kinds
+    each to the rule's; inputs untouched), then each side is warmed up and one call of each sets
     how many calls make a sample last ``min_time``.  Pairs are taken until the
     verdict is not ``inconclusive`` (looked at from ``min_pairs`` on), ``max_pairs``
     is reached, or the cell's share of what is left of ``time_budget`` (wall seconds)
@@ -124,6 +137,9 @@ def ab(
     """
     if clock not in CLOCKS:
         raise ValueError(f"unknown clock {clock!r}; expected one of {', '.join(CLOCKS)}")
+    subjects = (as_subject("NEW", new), as_subject("OLD", old))
+    if clock != "wall" and any(s.kind == "command" for s in subjects):
+        raise ValueError("a command packer works in another process: time it on the wall clock")
     names = list(workloads) if workloads is not None else list(WORKLOADS)
     cells = [(workload(name), n) for name in names for n in sorted(set(sizes))]
     if not cells or cells[0][1] < 1 or not 1 <= min_pairs <= max_pairs:
@@ -138,44 +154,50 @@ def ab(
         deadline = wall() + max(0.0, end - wall()) / (len(cells) - done)
         pairs = (min_pairs, max_pairs, deadline)
         judging = (threshold, confidence, min_time)
-        comparisons.append(_compare(load, n, seed, (new, old), pairs, judging, clock, rng))
-    return ABReport(comparisons, threshold, confidence, clock, wall() - start)
+        comparisons.append(_compare(load, n, seed, subjects, pairs, judging, clock, rng))
+    kinds = (subjects[0].kind, subjects[1].kind)
+    return ABReport(comparisons, threshold, confidence, clock, wall() - start, kinds)
 
 
 def _compare(
     load: Workload,
     n: int,
     seed: int,
-    kernels: tuple[Kernel, Kernel],
+    subjects: tuple[Subject, Subject],
     pairs: tuple[int, int, float],
     judging: tuple[float, float, float],
     clock_name: str,
     rng: random.Random,
 ) -> Comparison:
-    sizes, budget = load.generate(n, seed)
-    _check_answers(load.name, n, budget, sizes, kernels)
+    where = f"on {load.name} at n={n:,}"
+    cells = (subjects[0].cell(load, n, seed), subjects[1].cell(load, n, seed))
+    _check_answers(where, subjects, cells)
     clock = CLOCKS[clock_name]
-    new, old = (repeated(partial(kernel, budget, sizes)) for kernel in kernels)
-    runs = (new, old)
+    runs = (cells[0].run, cells[1].run)
     number = min(calls_per_sample(run, clock, judging[2], warmup=_WARMUP) for run in runs)
     judged, samples = paired(runs, number, clock, rng, pairs, judging[:2])
-    new_seconds, old_seconds = (statistics.median(times) for times in samples)
-    return Comparison(load.name, load.family, n, new_seconds, old_seconds, judged)
+    new_seconds, old_seconds = _median_pair(*samples)
+    medians = (statistics.median(times) for times in samples)
+    return Comparison(load.name, load.family, n, new_seconds, old_seconds, judged, *medians)
 
 
-def _check_answers(
-    name: str,
-    n: int,
-    budget: int,
-    sizes: npt.NDArray[np.int64],
-    kernels: tuple[Kernel, Kernel],
-) -> None:
-    pristine = sizes.copy()
-    where = f"on {name} at n={n:,}"
+def _median_pair(new: list[float], old: list[float]) -> tuple[float, float]:
+    """The times of the pair whose ratio is the median (of the two middle pairs, their
+    geometric means): their ratio is the median ratio."""
+    ratios = [log_ratio(a, b) for a, b in zip(new, old, strict=True)]
+    order = sorted(range(len(ratios)), key=ratios.__getitem__)
+    low, high = order[(len(order) - 1) // 2], order[len(order) // 2]
+    return math.sqrt(new[low] * new[high]), math.sqrt(old[low] * old[high])
+
+
+def _check_answers(where: str, subjects: tuple[Subject, Subject], cells: tuple[Cell, Cell]) -> None:
     answers = {}
-    for label, kernel in zip(("NEW", "OLD"), kernels, strict=True):
-        call = partial(kernel, budget, sizes)
-        answers[label] = first_answer(label, call, where, read_answer, "(flags, int remaining)")
-        if not np.array_equal(sizes, pristine):
+    for label, cell in zip(("NEW", "OLD"), cells, strict=True):
+        answers[label] = first_answer(label, cell.answer, where, shape=cell.shape)
+        if not cell.untouched():
             raise BenchError(f"{label} changed its input {where}")
-    check_answers(answers, lambda: reference.pack_sizes(budget, sizes.tolist()), where)
+    if subjects[0].family == subjects[1].family:
+        check_answers(answers, cells[0].expected, where)
+        return
+    for (label, answer), cell in zip(answers.items(), cells, strict=True):
+        check_answers({label: answer}, cell.expected, where)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .._load import SetupError
+from ..verify._packers import PackerFault
 from ._kernels import BenchError
 
 __all__ = ["check_answers", "first_answer"]
@@ -24,12 +26,17 @@ def first_answer(
 ) -> Any:
     """``call()``'s answer, put in comparable form by ``read``.
 
-    A :class:`BenchError` when the call raises, or (given ``shape``, what an answer
+    A :class:`BenchError` when the call raises (a command packer's fault is said as
+    the command failed; a :class:`SetupError` passes through), or (given ``shape``, what an answer
     looks like) when ``read`` finds no answer in it (``None``); without ``shape`` a
     ``None`` is left for :func:`check_answers` to call wrong.
     """
     try:
         answer = call()
+    except SetupError:
+        raise  # a command that never ran as a packer: a setup error, not a wrong answer
+    except PackerFault as exc:
+        raise BenchError(f"{label} failed {where}: {exc}") from None
     except Exception as exc:
         raise BenchError(f"{label} raised {type(exc).__name__}: {exc} {where}") from None
     got = answer if read is None else read(answer)

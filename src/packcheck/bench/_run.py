@@ -27,14 +27,17 @@ from .._engines.pack import pack, pack_many
 from ._ab import ABReport, Comparison, ab
 from ._answers import check_answers, first_answer
 from ._context import MACHINE_KEYS, VERSION_KEYS, context, mismatches
-from ._kernels import BenchError, Kernel, read_answer
+from ._kernels import BenchError, Kernel
 from ._report import KIND, REFERENCE, Report, Timing
 from ._steps import CALLS, TIE, StepsReport, StepTiming
+from ._subjects import Subject, as_subject
 from ._timing import CLOCKS, Run, calls_per_sample, in_turn, repeated
 from ._workloads import WORKLOADS, Batch, Workload, batch_of_steps, workload
 
 __all__ = [
     "CALLS",
+    "CASE_SIZES",
+    "CASE_WORKLOADS",
     "CLOCKS",
     "DEFAULT_SIZES",
     "KIND",
@@ -55,6 +58,7 @@ __all__ = [
     "Timing",
     "ab",
     "compare",
+    "compared",
     "context",
     "differences",
     "run",
@@ -63,6 +67,11 @@ __all__ = [
 
 #: Powers of ten from 10 blocks (one model step packs tens to a thousand) to 10**6.
 DEFAULT_SIZES: tuple[int, ...] = (10, 10**2, 10**3, 10**4, 10**5, 10**6)
+#: Sizes for case-level and command packers: agent-sized steps, then long lists.
+CASE_SIZES: tuple[int, ...] = (10, 100, 1000, 10**4, 10**5)
+#: Workloads for case-level and command packers: every one whose numbers JSON
+#: implementations all hold exactly (up to 2**53 - 1; ``huge-budget-alt`` goes past it).
+CASE_WORKLOADS: tuple[str, ...] = tuple(name for name in WORKLOADS if name != "huge-budget-alt")
 #: Blocks per case where agents pack: one model step is tens to a thousand blocks.
 STEP_SIZES: tuple[int, ...] = (10, 100, 1000)
 #: The workloads :func:`run_steps` packs one step at a time unless told.
@@ -74,7 +83,7 @@ _reference: Callable[[int, list[int]], tuple[list[bool], int]] = reference.pack_
 
 def run(
     *,
-    packers: Mapping[str, Kernel] | None = None,
+    packers: Mapping[str, Kernel | Subject] | None = None,
     sizes: Iterable[int] = DEFAULT_SIZES,
     workloads: Iterable[str] | None = None,
     repeat: int = 5,
@@ -85,6 +94,11 @@ def run(
     progress: Callable[[str], None] | None = None,
 ) -> Report:
     """Time ``packers`` (default: the NumPy packer as ``"numpy"``) and the reference.
+
+    A packer is a kernel (``pack_sizes(budget, sizes)``) or any :class:`Subject`; the
+    packers of one run are all kernel-level (the reference is
+    :func:`packcheck.reference.pack_sizes` on a list) or all case-level and commands
+    (the reference is ``pack(case)``); a command needs the ``wall`` clock.
 
     For every workload and size: the data are generated from ``seed``, each packer's
     answer is checked, then ``repeat`` rounds each time every packer in turn; a
@@ -97,8 +111,13 @@ def run(
     Raises :class:`BenchError` when a packer's answer is wrong or it mutates its
     input, ``ValueError`` for an unknown workload or a size or repeat below 1.
     """
-    chosen = dict(packers) if packers is not None else {"numpy": scan.pack_sizes}
+    given = dict(packers) if packers is not None else {"numpy": scan.pack_sizes}
+    chosen = {name: as_subject(name, packer) for name, packer in given.items()}
     timer = CLOCKS[clock]  # KeyError before any work for an unknown clock
+    if len({packer.family for packer in chosen.values()}) > 1:
+        raise ValueError("kernel-level and case-level packers are timed in separate runs")
+    if clock != "wall" and any(packer.kind == "command" for packer in chosen.values()):
+        raise ValueError("a command packer works in another process: time it on the wall clock")
     names = list(workloads) if workloads is not None else list(WORKLOADS)
     ns = sorted(set(sizes))
     if repeat < 1 or not ns or ns[0] < 1:
@@ -116,33 +135,38 @@ def _measure(
     load: Workload,
     n: int,
     seed: int,
-    packers: Mapping[str, Kernel],
+    packers: Mapping[str, Subject],
     rounds: tuple[int, float],
     with_reference: bool,
     clock: Callable[[], float],
 ) -> list[Timing]:
-    sizes, budget = load.generate(n, seed)
-    pristine = sizes.copy()
     repeat, min_time = rounds
     where = f"on {load.name} at n={n:,}"
     runs: dict[str, Run] = {}
     numbers: dict[str, int] = {}
+    sizes, budget = load.generate(n, seed)
+    cases = any(packer.family == "case" for packer in packers.values())
     if with_reference:
-        call = partial(_reference, budget, sizes.tolist())
+        call = (
+            partial(pack, load.case(n, seed), engine="reference")
+            if cases
+            else partial(_reference, budget, sizes.tolist())
+        )
         expected = first_answer(REFERENCE, call, where)
         runs[REFERENCE] = repeated(call)
         numbers[REFERENCE] = calls_per_sample(runs[REFERENCE], clock, min_time)
+    elif cases:
+        expected = pack(load.case(n, seed), engine="numpy")
     else:
         mask, remaining = scan.pack_sizes(budget, sizes)
         expected = (mask.tolist(), remaining)
     for name, packer in packers.items():
-        timed = partial(packer, budget, sizes)
-        answer = first_answer(name, timed, where, read_answer)
-        check_answers({name: answer}, lambda: expected, where)
-        if not np.array_equal(sizes, pristine):
+        cell = packer.cell(load, n, seed)
+        check_answers({name: first_answer(name, cell.answer, where)}, lambda: expected, where)
+        if not cell.untouched():
             raise BenchError(f"{name} changed its input {where}")
-        runs[name] = repeated(timed)
-        numbers[name] = calls_per_sample(runs[name], clock, min_time)
+        runs[name] = cell.run
+        numbers[name] = calls_per_sample(cell.run, clock, min_time)
     samples = in_turn(runs, numbers, repeat, clock)
     return [
         Timing(
@@ -289,17 +313,10 @@ def _span(speedup: tuple[float, float, float]) -> str:
     return f"{middle:.1f}x [{low:.1f}x, {high:.1f}x]"
 
 
-def compare(baseline: Report, current: Report, max_regression: float) -> list[Regression]:
-    """Every engine and workload whose speedup fell by more than ``max_regression``.
-
-    A fall counts only when even the top of the current speedup's interval is below
-    the bottom of the baseline's, less ``max_regression`` (a fraction: 0.1 allows
-    10%): the threshold widens by the noise measured in either run, so a noisy run
-    asks for a larger fall before it fails.  Compared at the largest size both
-    reports have a speedup for; an engine or workload only one report has is not
-    compared.
-    """
-    regressions = []
+def compared(baseline: Report, current: Report) -> list[tuple[str, str, int]]:
+    """What :func:`compare` compares: ``(engine, workload, n)`` for every engine and
+    workload of ``current`` with a speedup in both reports, at the largest such n."""
+    cells = []
     for engine in current.engines():
         for name in current.workloads():
             common = [
@@ -308,15 +325,29 @@ def compare(baseline: Report, current: Report, max_regression: float) -> list[Re
                 if current.speedup(engine, name, n) is not None
                 and baseline.speedup(engine, name, n) is not None
             ]
-            if engine == REFERENCE or not common:
-                continue
-            n = common[-1]
-            before = baseline.speedup_interval(engine, name, n)
-            now = current.speedup_interval(engine, name, n)
-            assert before is not None  # common says so
-            assert now is not None
-            if now[2] < before[1] * (1 - max_regression):
-                regressions.append(Regression(engine, name, n, before, now))
+            if engine != REFERENCE and common:
+                cells.append((engine, name, common[-1]))
+    return cells
+
+
+def compare(baseline: Report, current: Report, max_regression: float) -> list[Regression]:
+    """Every engine and workload whose speedup fell by more than ``max_regression``.
+
+    A fall counts only when even the top of the current speedup's interval is below
+    the bottom of the baseline's, less ``max_regression`` (a fraction: 0.1 allows
+    10%): the threshold widens by the noise measured in either run, so a noisy run
+    asks for a larger fall before it fails.  Compared at the largest size both
+    reports have a speedup for (:func:`compared`); an engine or workload only one
+    report has is not compared.
+    """
+    regressions = []
+    for engine, name, n in compared(baseline, current):
+        before = baseline.speedup_interval(engine, name, n)
+        now = current.speedup_interval(engine, name, n)
+        assert before is not None  # compared says so
+        assert now is not None
+        if now[2] < before[1] * (1 - max_regression):
+            regressions.append(Regression(engine, name, n, before, now))
     return regressions
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "calls_per_sample",
     "collector_off",
     "in_turn",
+    "log_ratio",
     "paired",
     "repeated",
     "sample",
@@ -145,7 +146,7 @@ def paired(
             order = (0, 1) if rng.random() < 0.5 else (1, 0)
             for side in order:
                 samples[side].append(sample(runs[side], number, clock))
-            log_ratios.append(_log_ratio(samples[0][-1], samples[1][-1]))
+            log_ratios.append(log_ratio(samples[0][-1], samples[1][-1]))
             if len(log_ratios) < min_pairs:
                 continue
             judged = estimate(log_ratios, *judging)
@@ -156,7 +157,8 @@ def paired(
     return judged, samples
 
 
-def _log_ratio(new: float, old: float) -> float:
+def log_ratio(new: float, old: float) -> float:
+    """``log(new / old)``, finite."""
     # A sample below the clock's resolution reads 0: count it as one tick (1 ns),
     # so the ratio stays finite and still says which side was faster.
     return math.log(max(new, 1e-9) / max(old, 1e-9))
