@@ -6,7 +6,10 @@ time where a verdict is checked.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -193,15 +196,40 @@ def test_the_matrix_times_case_level_packers_against_pack_case(clock: Clock) -> 
         bench.run(packers={"wrong": wrong}, workloads=["pareto"], sizes=[10], min_time=0.0)
 
 
-def test_impossible_mixes_are_rejected(clock: Clock) -> None:
+def test_impossible_mixes_are_rejected(clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
     case = CaseSubject("case", case_packer(clock, 1e-3))
     with pytest.raises(ValueError, match="separate runs"):
         bench.run(packers={"case": case, "kernel": kernel}, sizes=[10])
     command = CommandSubject(LINES, 10.0)
-    with pytest.raises(ValueError, match="wall clock"):
+    seeing = "cannot see a command packer's work"
+    with pytest.raises(ValueError, match=f"the thread clock {seeing}.*: use the command or wall"):
         bench.run(packers={"cmd": command}, sizes=[10])
-    with pytest.raises(ValueError, match="wall clock"):
-        bench.ab(command, case, sizes=[10])
+    with pytest.raises(ValueError, match=f"the process clock {seeing}"):
+        bench.ab(command, case, sizes=[10], clock="process")
+    monkeypatch.setattr(_timing, "COMMAND_CLOCK", False)  # not Linux
+    with pytest.raises(ValueError, match=f"the command clock {seeing}.*: use the wall clock$"):
+        bench.ab(command, case, sizes=[10], clock="command")
+    command.close()
+
+
+def test_the_command_clock_adds_the_watched_processes_cpu_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    alone = _timing.command_clock() - time.thread_time()
+    _timing.watch(1, os.getpid)  # this process: its CPU time so far is added
+    _timing.watch(2, lambda: None)  # a packer not running adds nothing
+    try:
+        watched = _timing.command_clock() - time.thread_time()
+    finally:
+        _timing.unwatch(1)
+        _timing.unwatch(2)
+    assert alone == pytest.approx(0.0, abs=1e-3)
+    assert watched >= time.process_time() / 2  # this process has worked for a while
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    assert _timing._process_cpu(int(ended.stdout)) == 0.0
+    monkeypatch.setattr(_timing.os, "listdir", lambda path: ["no-such-thread"])
+    assert _timing._process_cpu(os.getpid()) == 0.0
 
 
 def test_a_command_is_timed_over_batches_through_one_process() -> None:
@@ -210,7 +238,7 @@ def test_a_command_is_timed_over_batches_through_one_process() -> None:
     try:
         report = bench.ab(
             command, other, workloads=["pareto"], sizes=[10, 100], min_time=0.0,
-            min_pairs=2, max_pairs=2, clock="wall",
+            min_pairs=2, max_pairs=2, clock="command",
         )  # fmt: skip
         assert report.kinds == ("command", "command")
         assert [c.estimate.pairs for c in report.comparisons] == [2, 2]

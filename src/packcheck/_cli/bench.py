@@ -28,8 +28,9 @@ from ..bench._subjects import (
     Subject,
     python_subject,
 )
+from ..bench._timing import COMMAND_CLOCK, commands_clock
 from ..bench._workloads import WORKLOADS
-from .bench_ab import QUICK_BUDGET, run_ab
+from .bench_ab import QUICK_BUDGET, WALL_MIN_TIME, run_ab
 from .bench_plot import draw, draw_history
 from .bench_show import progress, progress_done, table, table_history, table_steps, write_json
 
@@ -77,7 +78,7 @@ def register(commands: Any) -> None:
         default=[],
         metavar="COMMAND",
         help="a packer speaking JSON Lines (what verify --packer-cmd takes), started once: "
-        "each sample sends a batch of cases through it (timed on the wall clock)",
+        "each sample sends a batch of cases through it (timed on the command clock)",
     )
     old = p.add_mutually_exclusive_group()
     old.add_argument(
@@ -156,8 +157,9 @@ def register(commands: Any) -> None:
         "--clock",
         choices=list(bench.CLOCKS),
         help="thread CPU time (the default: waiting for a busy core is not counted), "
-        "process CPU time (all threads), or wall time (for a packer that waits or uses "
-        "other processes; the default, and the only choice, with a command packer)",
+        "process CPU time (all threads), wall time (for a packer that waits or uses "
+        "other processes), or command: the thread's CPU time plus that of the command "
+        "packers' processes (Linux; the default with a command packer, else wall)",
     )
     p.add_argument(
         "--steps",
@@ -268,14 +270,17 @@ def _old(args: argparse.Namespace, subjects: list[Subject]) -> Subject:
 
 
 def _clock(args: argparse.Namespace) -> str:
+    """The clock asked for; by default the thread's CPU time, or with a command packer
+    the ``command`` clock (this thread's and the packers' processes' CPU time), where
+    the system shows it, else the wall clock."""
     command = bool(args.packer_cmd or args.against_cmd)
     if args.clock is None:
-        return "wall" if command else "thread"
-    if command and args.clock != "wall":
-        raise _Usage(
-            f"the {args.clock} clock cannot see a command packer's work (it runs in another "
-            "process): use --clock wall, the default with one"
-        )
+        return ("command" if COMMAND_CLOCK else "wall") if command else "thread"
+    if command:
+        try:
+            commands_clock(args.clock)
+        except ValueError as exc:
+            raise _Usage(str(exc)) from None
     return str(args.clock)
 
 
@@ -357,9 +362,8 @@ def _run_matrix(
 
 
 def _min_time(clock: str, default: float) -> float:
-    """``default``, or on the wall clock (a command packer) at least 0.05 s: a shorter
-    sample of wall time is mostly the scheduler's."""
-    return max(default, 0.05) if clock == "wall" else default
+    """``default``, or on the wall clock at least :data:`WALL_MIN_TIME`."""
+    return max(default, WALL_MIN_TIME) if clock == "wall" else default
 
 
 def _gate(args: argparse.Namespace, baseline: bench.Report, report: bench.Report) -> int:

@@ -9,12 +9,21 @@ from ..bench import _run as bench
 from ..bench._subjects import Subject
 from .bench_show import progress, progress_done, table_ab, write_json
 
-__all__ = ["FULL_BUDGET", "QUICK_BUDGET", "QUICK_CASE_SIZES", "QUICK_SIZES", "run_ab"]
+__all__ = [
+    "FULL_BUDGET",
+    "QUICK_BUDGET",
+    "QUICK_CASE_SIZES",
+    "QUICK_SIZES",
+    "WALL_MIN_TIME",
+    "run_ab",
+]
 
 #: ``--quick``: one size (for case-level and command packers an agent-sized step and
 #: a long list), half a minute.  Without it: every size, two minutes.
 QUICK_SIZES = (10**5,)
 QUICK_CASE_SIZES = (100, 10**4)
+#: The shortest sample on the wall clock: a shorter one is mostly the scheduler's.
+WALL_MIN_TIME = 0.05
 QUICK_BUDGET = 30.0
 FULL_BUDGET = 120.0
 
@@ -31,8 +40,7 @@ def run_ab(args: argparse.Namespace, new: Subject, old: Subject, clock: str) -> 
         sizes = QUICK_CASE_SIZES if args.quick else bench.CASE_SIZES
     else:
         sizes = QUICK_SIZES if args.quick else bench.DEFAULT_SIZES
-    # On the wall clock (a command packer) a shorter sample is mostly the scheduler's.
-    default = 0.05 if clock == "wall" else 0.005
+    default = WALL_MIN_TIME if clock == "wall" else 0.005
     min_time = default if args.min_time is None else args.min_time
     try:
         report = bench.ab(

@@ -31,7 +31,7 @@ from ._kernels import BenchError, Kernel
 from ._report import KIND, REFERENCE, Report, Timing
 from ._steps import CALLS, TIE, StepsReport, StepTiming
 from ._subjects import Subject, as_subject
-from ._timing import CLOCKS, Run, calls_per_sample, in_turn, repeated
+from ._timing import CLOCKS, Run, calls_per_sample, commands_clock, in_turn, repeated
 from ._workloads import WORKLOADS, Batch, Workload, batch_of_steps, workload
 
 __all__ = [
@@ -116,8 +116,8 @@ def run(
     timer = CLOCKS[clock]  # KeyError before any work for an unknown clock
     if len({packer.family for packer in chosen.values()}) > 1:
         raise ValueError("kernel-level and case-level packers are timed in separate runs")
-    if clock != "wall" and any(packer.kind == "command" for packer in chosen.values()):
-        raise ValueError("a command packer works in another process: time it on the wall clock")
+    if any(packer.kind == "command" for packer in chosen.values()):
+        commands_clock(clock)
     names = list(workloads) if workloads is not None else list(WORKLOADS)
     ns = sorted(set(sizes))
     if repeat < 1 or not ns or ns[0] < 1:

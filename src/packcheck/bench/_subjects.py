@@ -5,7 +5,8 @@ timed on a workload's arrays.  A *case* packer is ``case -> answer`` (what ``ver
 --packer`` takes), timed on the workload as a case (:func:`as_case`).  A *command*
 speaks JSON Lines (what ``verify --packer-cmd`` takes); it is started once and each
 sample sends a batch of cases through the running process, so its start-up is not
-what is measured (its work is in another process: time it on the wall clock).
+what is measured (its work is in another process: time it on the ``command`` clock,
+which adds that process's CPU time, or on the wall clock).
 
 Answers are compared in the kind's own terms: a kernel's ``(flags, remaining)``
 with :func:`packcheck.reference.pack_sizes`, a case's or a command's output (less
@@ -29,7 +30,7 @@ from .._load import SetupError
 from .._partition.facts import without_partition
 from ..verify._packers import CommandPacker, encode_case
 from ._kernels import Kernel, read_answer
-from ._timing import Run, repeated
+from ._timing import Run, repeated, unwatch, watch
 from ._workloads import Workload, as_case
 
 __all__ = [
@@ -136,6 +137,7 @@ class CommandSubject(Subject):
     def __init__(self, command: str, timeout: float) -> None:
         self.name = command
         self.packer = CommandPacker(command, timeout)
+        watch(id(self), lambda: self.packer.pid)  # its work, on the command clock
 
     def cell(self, load: Workload, n: int, seed: int) -> Cell:
         case = load.case(n, seed)
@@ -150,6 +152,7 @@ class CommandSubject(Subject):
         return Cell(run, answer, lambda: True, partial(pack, case), _SHAPE["case"])
 
     def close(self) -> None:
+        unwatch(id(self))
         self.packer.close()
 
 

@@ -16,13 +16,16 @@ for a core on a busy machine is not counted, nor work done by other processes or
 other threads of this one.  What still reaches it (cache and memory bandwidth
 shared with the neighbours, a slower clock speed) reaches both sides alike.  Work
 done in other threads or processes, or waiting, needs the ``process`` or ``wall``
-clock.
+clock.  A command packer's work is counted by the ``command`` clock: this thread's
+CPU time plus that of every thread of the packers' processes (Linux), so that waiting
+for a core is not counted there either.
 """
 
 from __future__ import annotations
 
 import gc
 import math
+import os
 import random
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -33,22 +36,70 @@ from ._paired import Estimate, estimate
 
 __all__ = [
     "CLOCKS",
+    "COMMAND_CLOCK",
     "Run",
     "calls_per_sample",
     "collector_off",
+    "command_clock",
+    "commands_clock",
     "in_turn",
     "log_ratio",
     "paired",
     "repeated",
     "sample",
+    "unwatch",
     "wall",
+    "watch",
 ]
 
+# The processes whose CPU time the ``command`` clock adds, by who watches them.
+_watched: dict[int, Callable[[], int | None]] = {}
+
+
+def watch(key: int, pid: Callable[[], int | None]) -> None:
+    """Add the CPU time of process ``pid()`` (while it is not ``None``) to the
+    ``command`` clock, until :func:`unwatch` with the same ``key``."""
+    _watched[key] = pid
+
+
+def unwatch(key: int) -> None:
+    """Stop adding what :func:`watch` added under ``key``."""
+    _watched.pop(key, None)
+
+
+def _process_cpu(pid: int) -> float:
+    """Seconds on a CPU of every thread of process ``pid`` (Linux ``schedstat``, in
+    nanoseconds); a thread that ends while being read counts nothing."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:  # the process has ended
+        return 0.0
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat", encoding="ascii") as stream:
+                total += int(stream.read().split()[0])
+        except OSError:
+            continue
+    return total / 1e9
+
+
+def command_clock() -> float:
+    """The calling thread's CPU time plus that of the watched processes: the command
+    packers' work, without the time anyone waits for a core."""
+    running = (pid() for pid in list(_watched.values()))
+    return time.thread_time() + sum(_process_cpu(pid) for pid in running if pid is not None)
+
+
+#: Whether this system shows a process's CPU time in nanoseconds (Linux), which the
+#: ``command`` clock reads.
+COMMAND_CLOCK = os.path.isfile(f"/proc/{os.getpid()}/task/{os.getpid()}/schedstat")
 #: The clocks a sample can be taken on, by name.
 CLOCKS: dict[str, Callable[[], float]] = {
     "thread": time.thread_time,
     "process": time.process_time,
     "wall": time.perf_counter,
+    "command": command_clock,
 }
 #: ``run(number)``: do the timed work ``number`` times.
 Run = Callable[[int], Any]
@@ -57,6 +108,17 @@ Run = Callable[[int], Any]
 _wall: Callable[[], float] = time.monotonic
 # Calls per sample at most, so a call that seems free cannot loop for ever.
 _MAX_CALLS = 10_000
+
+
+def commands_clock(clock: str) -> None:
+    """``ValueError`` unless ``clock`` sees a command packer's work: ``command`` (where
+    :data:`COMMAND_CLOCK`) or ``wall``."""
+    if clock not in ("command", "wall") or (clock == "command" and not COMMAND_CLOCK):
+        usable = "command or wall" if COMMAND_CLOCK else "wall"
+        raise ValueError(
+            f"the {clock} clock cannot see a command packer's work (it runs in another "
+            f"process): use the {usable} clock"
+        )
 
 
 def wall() -> float:

@@ -205,6 +205,11 @@ class _Process:
         self._tail: _Tail | None = None
         self._buffer = bytearray()
 
+    @property
+    def pid(self) -> int | None:
+        """The running process's ID, or ``None`` when it is not running."""
+        return None if self._proc is None else self._proc.pid
+
     def start(self) -> None:
         """Start the process; :class:`SetupError` when it cannot be started."""
         try:
