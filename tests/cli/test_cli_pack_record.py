@@ -94,6 +94,10 @@ def test_a_packer_failing_on_a_case_is_named_and_exits_1(
     [
         (["pack", "--packer", "packers.capture:correct", SEED], "need --record"),
         (["pack", "--record", "--packer", "no_such_module:f", SEED], "cannot import"),
+        (
+            ["pack", "--record", "--packer-cmd", f"{sys.executable} -c pass", SEED],
+            "ended before answering any case",
+        ),
     ],
 )
 def test_misuse_is_one_line_exit_2(

@@ -74,15 +74,18 @@ def run_pack(args: argparse.Namespace) -> int:
     """Answer every case of ``args.file``; 2 if any was malformed or the file unreadable
     (or the packer cannot be loaded), 1 if the packer recorded failed on a case."""
     if (args.packer or args.packer_cmd) and not args.record:
-        problem("pack", "--packer and --packer-cmd record a packer's run: they need --record")
+        print(
+            "packcheck: --packer and --packer-cmd record a packer's run: they need --record",
+            file=sys.stderr,
+        )
         return 2
+    packer = None
     try:
         packer = _packer(args)
-    except SetupError as exc:
+        return _pack(args, packer)
+    except SetupError as exc:  # cannot be loaded, or a command that never answered
         print(f"packcheck: {exc}", file=sys.stderr)
         return 2
-    try:
-        return _pack(args, packer)
     finally:
         if packer is not None:
             packer.close()
@@ -100,7 +103,7 @@ def _recorded(case: dict[str, Any], packer: Packer) -> dict[str, Any]:
 
     An answer without a partition is recorded without one (the audit names it), but
     for an invalid unit (``{"error": "size"}``: no scan ran), which records the empty
-    partition (docs/rule.md, "Capturing the partition").
+    partition (docs/rule.md, "A packer that captures its partition").
     """
     answer = packer.answer(case)
     captured: dict[str, Any] = {}
