@@ -215,6 +215,7 @@ def test_impossible_mixes_are_rejected(clock: Clock, monkeypatch: pytest.MonkeyP
 def test_the_command_clock_adds_the_watched_processes_cpu_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(_timing, "_watched", {})  # no packer of another test counts
     alone = _timing.command_clock() - time.thread_time()
     _timing.watch(1, os.getpid)  # this process: its CPU time so far is added
     _timing.watch(2, lambda: None)  # a packer not running adds nothing
@@ -262,8 +263,11 @@ def test_a_failing_command_is_one_line() -> None:
     finally:
         dying.close()
     never = CommandSubject(f"{sys.executable} -c pass", 10.0)
-    with pytest.raises(SetupError, match="ended before answering any case"):
-        bench.ab(never, never, workloads=["pareto"], sizes=[10], clock="wall")
+    try:
+        with pytest.raises(SetupError, match="ended before answering any case"):
+            bench.ab(never, never, workloads=["pareto"], sizes=[10], clock="wall")
+    finally:
+        never.close()
 
 
 def test_a_kernel_subject_is_what_a_plain_function_is(clock: Clock) -> None:
