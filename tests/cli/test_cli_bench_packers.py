@@ -42,7 +42,7 @@ def test_a_case_level_packer_is_timed_against_pack_case_and_nothing_else(
     out = capsys.readouterr().out
     assert _header(out) == ["workload", "family", "n", "reference", CASE]
     assert "engines at the sizes agents pack" not in out  # no --steps unless asked
-    assert main([*TINY, "--repeat", "1", "--packer", CASE, "--engines"]) == 0
+    assert main([*TINY, "--repeat", "1", "--packer", CASE, "--engines", "--clock", "process"]) == 0
     assert _header(capsys.readouterr().out) == [
         "workload",
         "family",
