@@ -626,3 +626,21 @@ def test_a_large_block_that_fits_is_found_on_every_search_step_edge(where: int) 
     assert_same(budget, sizes)
     sizes[where + 1] = budget // 3
     assert_same(budget, sizes)
+
+
+@pytest.mark.parametrize("budget", [1000, 2**40 + 3, 2**62, 2**63 - 2])
+def test_a_long_uint64_array_past_int64_under_an_int64_budget(budget: int) -> None:
+    # (issue 20, mutation testing) A uint64 array holding values past int64 is clipped
+    # to budget + 1 and packed by the kernel as int64: long enough for its NumPy levels,
+    # with values around tau = budget // 16, values past int64 and 2**63 - 1 among them.
+    rng = np.random.default_rng(budget % 1000)
+    n = 20_000
+    tau = budget // 16
+    sizes = rng.integers(max(1, tau // 2), 2 * tau + 2, n, dtype=np.uint64)
+    past = rng.integers(0, n, n // 8)
+    sizes[past] = rng.integers(2**63, 2**64 - 1, past.shape[0], dtype=np.uint64, endpoint=True)
+    sizes[::997] = 2**63 - 1
+    sizes[:64] = 1
+    assert sizes.dtype == np.uint64
+    assert int(sizes.max()) > 2**63 - 1
+    assert_same(budget, sizes.tolist(), sizes)

@@ -134,7 +134,9 @@ def pack_batch(
     ``budgets``, rising from 0 to ``len(sizes)``.  Returns one kept flag per entry of
     ``sizes`` and the remaining of each case (int64): exactly what packing each case
     alone with :func:`pack_sizes` gives, at any int64 magnitude.  Sizes are checked as
-    :func:`pack_sizes` checks them; budgets must be integers that fit int64.
+    :func:`pack_sizes` checks them; budgets must be integers that fit int64, and so must
+    each remaining (``ValueError`` otherwise: only sizes below 1 can raise it past the
+    budget).
 
     Cases of up to :data:`_BATCH_LONG` blocks are packed together in vectorised rounds
     (:mod:`packcheck._engines.batch`); longer ones go through :func:`pack_sizes`'s kernel one
@@ -154,8 +156,15 @@ def pack_batch(
     if isinstance(read, list):
         # Outside the contract, or past int64 even clipped: every case exactly.
         for case, (lo, hi) in enumerate(pairwise(bounds.tolist())):
-            mask, remaining[case] = reference.pack_sizes(int(budget_array[case]), read[lo:hi])
+            mask, left = reference.pack_sizes(int(budget_array[case]), read[lo:hi])
+            if left > _INT64_MAX:
+                # Sizes below 1 add to the remaining: past int64, it has no int64 slot.
+                raise ValueError(
+                    f"case {case}'s remaining {left} does not fit int64 (sizes below 1"
+                    " add to it); pack such a case alone with pack_sizes"
+                )
             kept[lo:hi] = mask
+            remaining[case] = left
         return kept, remaining
     short = (lengths <= _BATCH_LONG) & (budget_array >= 0)
     if bool(short.all()):
