@@ -283,6 +283,29 @@ MUTANTS = [
         "hit = _first_at_most(keys, at, end - 1, budget - offset)",
         "a fitting large block on the last position a level reaches is missed",
     ),
+    # Facts an independent set of mutants found unpinned (issue 20): each is killed by an
+    # explicit test and by the gate's "crowded levels" probes.
+    Mutant(
+        "prefix-sums-cut-one-late",
+        "return values[:first] if past[first] else values",
+        "return values[: first + 1] if past[first] else values",
+        "the first small sum past 2**63 (negative as int64) is kept: a level's end search"
+        " can land past it",
+    ),
+    Mutant(
+        "tau-block-large-when-smallest",
+        "if int(sizes.min()) > tau:",
+        "if int(sizes.min()) >= tau:",
+        "a chunk whose smallest block is exactly tau is searched as all large: 17 blocks of"
+        " tau in one level pass the level's bound",
+    ),
+    Mutant(
+        "tau-block-large",
+        "small = sizes - (tau + 1)",
+        "small = sizes - tau",
+        "a block of exactly tau is taken for a large one: 17 of them in one level pass the"
+        " level's bound",
+    ),
 ]
 
 
