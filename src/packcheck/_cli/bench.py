@@ -10,11 +10,13 @@ DIR`` (the speedups of stored ``--json`` results, per commit).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from pathlib import Path
 from typing import Any, cast
 
+from .._engines import compiled
 from .._engines import levels as scan
 from .._load import SetupError, load
 from ..bench import _run as bench
@@ -191,7 +193,15 @@ def run_bench(args: argparse.Namespace) -> int:
     except _Usage as exc:
         print(f"packcheck: {exc}", file=sys.stderr)
         return 2
-    return _run_matrix(args, {"numpy": scan.pack_sizes, **kernels}, baseline, plot)
+    return _run_matrix(args, {"numpy": scan.pack_sizes, **_compiled(), **kernels}, baseline, plot)
+
+
+def _compiled() -> dict[str, bench.Kernel]:
+    """The compiled engine as a column, the limit the NumPy one is measured against,
+    where the ``numba`` extra is installed (its first call, untimed, compiles it)."""
+    if importlib.util.find_spec("numba") is None:
+        return {}
+    return {"numba": compiled.pack_sizes}
 
 
 def _check_modes(args: argparse.Namespace) -> None:

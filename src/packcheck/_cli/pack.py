@@ -10,7 +10,16 @@ from .._partition.trace import trace
 from .._rule.jsonio import dumps
 from .._rule.sources import SourceError, read_records
 from ..audit import record_step
-from ._common import answer, engine_option, flushing, opened, problem, reason, writable
+from ._common import (
+    answer,
+    engine_option,
+    engine_ready,
+    flushing,
+    opened,
+    problem,
+    reason,
+    writable,
+)
 from .explain import explain_lines
 
 __all__ = ["register"]
@@ -54,6 +63,8 @@ def register(commands: Any) -> None:
 
 def run_pack(args: argparse.Namespace) -> int:
     """Answer every case of ``args.file``; 2 if any was malformed or the file unreadable."""
+    if not engine_ready(args.engine):
+        return 2
     name = "<stdin>" if args.file == "-" else args.file
     out = sys.stdout
     status = 0

@@ -32,8 +32,6 @@ of a chunk is kept at once (found on exact two-half prefix sums).
 
 from __future__ import annotations
 
-from itertools import pairwise
-
 import numpy as np
 import numpy.typing as npt
 
@@ -150,22 +148,12 @@ def pack_batch(
     read = _sizes.from_array(cap, sizes)
     total = len(read) if isinstance(read, list) else read.values.shape[0]
     bounds = _sizes.offsets_of(offsets, budget_array.shape[0], total)
+    if isinstance(read, list):
+        # Outside the contract, or past int64 even clipped: every case exactly.
+        return _batch.pack_exact_cases(budget_array, read, bounds)
     kept = np.zeros(total, dtype=np.bool_)
     remaining = budget_array.copy()
     lengths = np.diff(bounds)
-    if isinstance(read, list):
-        # Outside the contract, or past int64 even clipped: every case exactly.
-        for case, (lo, hi) in enumerate(pairwise(bounds.tolist())):
-            mask, left = reference.pack_sizes(int(budget_array[case]), read[lo:hi])
-            if left > _INT64_MAX:
-                # Sizes below 1 add to the remaining: past int64, it has no int64 slot.
-                raise ValueError(
-                    f"case {case}'s remaining {left} does not fit int64 (sizes below 1"
-                    " add to it); pack such a case alone with pack_sizes"
-                )
-            kept[lo:hi] = mask
-            remaining[case] = left
-        return kept, remaining
     short = (lengths <= _BATCH_LONG) & (budget_array >= 0)
     if bool(short.all()):
         remaining = _batch.pack_short_cases(read.values, lengths, budget_array, kept)
