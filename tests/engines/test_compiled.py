@@ -54,6 +54,26 @@ def test_the_plain_loops_are_the_reference(budget: int, sizes: list[int]) -> Non
         assert int(left[case]) == expected
 
 
+def test_the_plain_loops_stop_at_a_size_below_1_that_fits() -> None:
+    # Only such a block could raise the remaining (and overflow): the loop says so.
+    values = np.array([2, 0, 9, -4, 1], dtype=np.int64)
+    kept = np.zeros(5, dtype=np.bool_)
+    assert _compiled.scan_loop(np.int64(5), values, kept) == -1
+    assert _compiled.scan_loop(np.int64(1), values[2:3], kept[:1]) == 1  # 9 never fits
+    budgets = np.array([1, 5, -3], dtype=np.int64)
+    offsets = np.array([0, 1, 3, 5], dtype=np.intp)
+    left = np.empty(3, dtype=np.int64)
+    assert _compiled.batch_loop(budgets, values, offsets, kept, left) == 1
+    # A negative budget keeps nothing, sizes of 0 included, unless a size below it comes.
+    budgets = np.array([-3, -3], dtype=np.int64)
+    offsets = np.array([0, 2, 5], dtype=np.intp)
+    values = np.array([0, 5, 1, -3, 2], dtype=np.int64)
+    kept = np.zeros(5, dtype=np.bool_)
+    assert _compiled.batch_loop(budgets, values, offsets, kept, left) == 1
+    assert left[0] == -3
+    assert not kept.any()
+
+
 def test_what_is_compiled_is_the_plain_loops() -> None:
     scan_kernel, batch_kernel = _compiled.kernels()
     assert scan_kernel.py_func is _compiled.scan_loop
@@ -80,7 +100,11 @@ def test_pack_sizes_is_the_reference_at_any_length(budget: int, sizes: list[int]
         (10, [2**70, 3, 2**64, 7], object),  # sizes past int64, clipped
         (INT64_MAX, [2**70, 3, 2**64], object),  # not even clipped: exact ints
         (5, [0, -1, 7, 6], np.int64),  # sizes below 1: outside the contract
+        (5, [0, -1, 7, 6], np.int32),
+        (5, [9, 0], np.int64),  # a size below 1 kept last
         (-3, [1, -2, 4], np.int64),  # a negative budget
+        (-3, [1, -4, 4], np.int64),  # a negative budget, and a size below it
+        (INT64_MAX, [-5], np.int64),  # past int64 only by a size below 1
         (2**62, [2**64 - 1, 5, 2**63], np.uint64),
         (9, [4.0, 5.0, 1.0], np.float64),
         (9, [], np.int64),
@@ -133,10 +157,16 @@ def test_pack_batch_is_scans_answer() -> None:
         assert int(remaining[case]) == left
 
 
-def test_pack_batch_outside_the_contract_and_past_int64() -> None:
-    kept, remaining = compiled.pack_batch([5, -1, 3], [0, 6, 1, 1, 2, 2, -2, 4], [0, 3, 5, 8])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, object])
+def test_pack_batch_outside_the_contract_and_past_int64(dtype: Any) -> None:
+    # An int64 array goes to the loop as it is, which stops at the first size below 1
+    # that fits; then every case is answered exactly.
+    sizes = np.array([0, 6, 1, 1, 2, 2, -2, 4], dtype=dtype)
+    kept, remaining = compiled.pack_batch([5, -1, 3], sizes, [0, 3, 5, 8])
     assert kept.tolist() == [True, False, True, False, False, True, True, False]
     assert remaining.tolist() == [4, -1, 3]
+    with pytest.raises(ValueError, match="does not fit int64"):
+        compiled.pack_batch([INT64_MAX], np.array([-5], dtype=dtype), [0, 1])
     sizes = np.array([2**70, 3, 2**64, 1, 5, 2**63], dtype=object)
     kept, remaining = compiled.pack_batch([INT64_MAX, 5], sizes, [0, 4, 6])
     assert kept.tolist() == [False, True, False, True, True, False]
