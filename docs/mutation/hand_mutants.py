@@ -213,7 +213,7 @@ MUTANTS = [
         "cap = budget + 1",
         "cap = budget",
         "a size past int64 is clipped to the budget, and fits",
-        "_sizes.py",
+        "_engines/sizes.py",
     ),
     # Kinds added with the gate's level-edge probes (issue 12): each reaches a fact the
     # 28 above do not, so that the probes are checked beyond the mutants they were
