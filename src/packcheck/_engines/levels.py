@@ -270,7 +270,7 @@ def _maybe_sparse(chunk: npt.NDArray[np.int64], remaining: int) -> bool:
     path).  Only the path depends on it, never the answer.
     """
     seen = int(np.count_nonzero(chunk[::_SAMPLE] <= remaining))
-    return seen * _SAMPLE <= 2 * max(_SPARSE, chunk.shape[0] // _SPARSE)
+    return seen * _SAMPLE <= 2 * max(_SPARSE, int(chunk.shape[0]) // _SPARSE)
 
 
 def _sparse(
