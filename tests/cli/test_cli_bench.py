@@ -361,3 +361,28 @@ def test_the_history_plot_hides_spare_panels(tmp_path: Path) -> None:
     reports = [("one", bench.Report(timings[:4] + more[4:])), ("two", bench.Report(timings[:2]))]
     draw_history(reports, plt, str(path))
     assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+# --- the compiled engine's column ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("installed", [True, False])
+def test_the_matrix_shows_the_compiled_engine_where_numba_is_installed(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    installed: bool,
+) -> None:
+    if installed and importlib.util.find_spec("numba") is None:
+        pytest.skip("the numba extra is not installed: pip install 'packcheck[numba]'")
+    if not installed:
+        real = importlib.util.find_spec
+        monkeypatch.setattr(
+            importlib.util, "find_spec", lambda name: None if name == "numba" else real(name)
+        )
+    out = tmp_path / "run.json"
+    argv = ["bench", "--sizes", "2000", "--workload", "pareto", "--repeat", "1"]
+    assert main([*argv, "--min-time", "0", "--no-steps", "--json", str(out)]) == 0
+    engines = {result["engine"] for result in json.loads(out.read_text())["results"]}
+    assert engines == ({"reference", "numpy", "numba"} if installed else {"reference", "numpy"})
+    capsys.readouterr()

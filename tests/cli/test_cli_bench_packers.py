@@ -7,6 +7,7 @@ the threshold is 99%, which noise never crosses in eight pairs.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import sys
@@ -43,12 +44,14 @@ def test_a_case_level_packer_is_timed_against_pack_case_and_nothing_else(
     assert _header(out) == ["workload", "family", "n", "reference", CASE]
     assert "engines at the sizes agents pack" not in out  # no --steps unless asked
     assert main([*TINY, "--repeat", "1", "--packer", CASE, "--engines", "--clock", "process"]) == 0
+    compiled = ["numba"] if importlib.util.find_spec("numba") else []
     assert _header(capsys.readouterr().out) == [
         "workload",
         "family",
         "n",
         "reference",
         "numpy",
+        *compiled,
         CASE,
     ]
 

@@ -428,6 +428,30 @@ def test_prefix_past_int64_probes_end_the_fitting_prefix_on_an_exact_sum(seed: i
     assert marks == {2**63, 2**63 + 1, 2**64, 2**64 + 1}
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_crowded_levels_hold_17_blocks_of_tau_or_pass_2_63_at_the_level_end(seed: int) -> None:
+    probes = _edge_probes(seed, WIDE, "crowded levels")
+    assert len(probes) == 30
+    for probe in probes:
+        variant = probe.seed & 0xFF
+        case = probe.build()
+        budget, sizes = case["budget"], _sizes_of(case)
+        lefts = _lefts(budget, sizes)
+        tau = budget // 16
+        end = next(i for i in range(len(sizes)) if lefts[i + 1] < tau)  # the level's end
+        if variant < 15:
+            assert tau == variant + 1, probe
+            assert 17 * tau <= budget <= 16 * tau + 15, probe
+            # The level opens on 17 or more blocks of exactly tau, all kept in it.
+            assert sizes[:17] == [tau] * 17, probe
+            assert end >= 16, probe
+        else:
+            assert budget >= INT64_MAX - 15, probe
+            # The small sums pass 2**63 within two blocks after the level's end.
+            sums = [sum(sizes[: i + 1]) for i in range(end + 3)]
+            assert sums[end] < 2**63 <= sums[end + 2], probe
+
+
 def test_edge_families_that_need_int64_fall_back_to_level_scenes_in_a_narrow_range() -> None:
     for family in ("sums past 2**63", "prefix past int64"):
         for probe in _edge_probes(0, DEFAULT_UNITS, family):
@@ -476,6 +500,15 @@ def _mutated_kernel(old: str, new: str) -> ModuleType:
         ),
         # A remaining just past int64 reaches the int64 level scan.
         ("prefix past int64", "if remaining > _INT64_MAX:", "if remaining > 2**64:"),
+        # (issue 20) A block of exactly tau taken for a large one; one small sum past
+        # 2**63 kept after the cut.
+        ("crowded levels", "small = sizes - (tau + 1)", "small = sizes - tau"),
+        ("crowded levels", "if int(sizes.min()) > tau:", "if int(sizes.min()) >= tau:"),
+        (
+            "crowded levels",
+            "return values[:first] if past[first] else values",
+            "return values[: first + 1] if past[first] else values",
+        ),
     ],
 )
 def test_each_edge_family_catches_a_kernel_that_is_off_at_its_edge(
@@ -489,7 +522,7 @@ def test_each_edge_family_catches_a_kernel_that_is_off_at_its_edge(
         expected = pack_sizes(budget, sizes)
         try:
             kept, remaining = mutant.pack_input(budget, from_ints(budget, sizes))
-        except (OverflowError, ValueError, IndexError):
+        except (OverflowError, ValueError, IndexError, mutant.KernelError):
             caught += 1
             continue
         caught += (kept.tolist(), remaining) != expected

@@ -10,12 +10,14 @@ DIR`` (the speedups of stored ``--json`` results, per commit).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from .._engines import compiled
 from .._engines import levels as scan
 from .._engines.pack import pack
 from .._load import SetupError, load
@@ -228,7 +230,10 @@ def run_bench(args: argparse.Namespace) -> int:
                 new = subjects[0] if subjects else KernelSubject(_NEW, scan.pack_sizes)
                 return run_ab(args, new, _old(args, subjects), clock)
             packers = _matrix(args, subjects)
-            baseline = _baseline(args.compare, list(packers)) if args.compare else None
+            # The compiled column is there only where the extra is installed: a baseline
+            # recorded without it is still a baseline for the rest.
+            required = [name for name in packers if name != "numba"]
+            baseline = _baseline(args.compare, required) if args.compare else None
             return _run_matrix(args, packers, baseline, plot, clock)
         except (_Usage, SetupError) as exc:
             print(f"packcheck: {exc}", file=sys.stderr)
@@ -300,10 +305,20 @@ def _matrix(args: argparse.Namespace, subjects: list[Subject]) -> dict[str, Subj
             if families == {"case"}
             else KernelSubject("numpy", scan.pack_sizes)
         )
-        packers = {"numpy": own, **packers}
+        packers = {"numpy": own, **_compiled(families), **packers}
     if not packers:
         raise _Usage("--no-engines leaves nothing to time: give --packer or --packer-cmd")
     return packers
+
+
+def _compiled(families: set[str]) -> dict[str, Subject]:
+    """The compiled engine as a column, the limit the NumPy one is measured against,
+    where the ``numba`` extra is installed (its first call, untimed, compiles it)."""
+    if importlib.util.find_spec("numba") is None:
+        return {}
+    if families == {"case"}:
+        return {"numba": CaseSubject("numba", partial(pack, engine="numba"))}
+    return {"numba": KernelSubject("numba", compiled.pack_sizes)}
 
 
 def _run_matrix(

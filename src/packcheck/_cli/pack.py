@@ -13,7 +13,16 @@ from .._rule.jsonio import dumps
 from .._rule.sources import SourceError, read_records
 from ..audit import record_step
 from ..verify._packers import CallablePacker, CommandPacker, Packer, PackerFault
-from ._common import answer, engine_option, flushing, opened, problem, reason, writable
+from ._common import (
+    answer,
+    engine_option,
+    engine_ready,
+    flushing,
+    opened,
+    problem,
+    reason,
+    writable,
+)
 from .explain import explain_lines
 
 __all__ = ["register"]
@@ -78,6 +87,8 @@ def run_pack(args: argparse.Namespace) -> int:
             "packcheck: --packer and --packer-cmd record a packer's run: they need --record",
             file=sys.stderr,
         )
+        return 2
+    if not engine_ready(args.engine):
         return 2
     packer = None
     try:

@@ -55,7 +55,7 @@ _ABSENT_IDS = ("\U0001f601", "\uff01", "Z", "Z")
 _RUNS = tuple((4096 * (2**j - 1), 4096 * 2**j) for j in range(5))
 # Edge probes: room for a first chunk that fits whole and the 8,192-block chunk after it
 # (a scene, and more after runs of too-large blocks); level scenes need less.
-_EDGE_LENGTHS = {"level edges": 8192}
+_EDGE_LENGTHS = {"level edges": 8192, "crowded levels": 5000}
 
 
 @dataclass(frozen=True, slots=True)
