@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from .._partition.trace import trace
-from .._rule.jsonio import dumps
+from .._rule.jsonio import write_json
 from .._rule.sources import SourceError, read_records
 from ..audit import record_step
 from ._common import answer, engine_option, flushing, opened, problem, reason, writable
@@ -65,16 +65,16 @@ def run_pack(args: argparse.Namespace) -> int:
                 if trouble is not None:
                     status = 2
                     problem(name, trouble)
-                    out.write(dumps(result) + "\n")
+                    out.write(write_json(result) + "\n")
                 elif args.explain:
                     for line in explain_lines(trace(record.case, engine=args.engine), record.where):
                         out.write(writable(line, out) + "\n")
                 elif args.trace:
-                    out.write(dumps(trace(record.case, engine=args.engine).to_json()) + "\n")
+                    out.write(write_json(trace(record.case, engine=args.engine).to_json()) + "\n")
                 elif args.record:
-                    out.write(dumps(record_step(record.case, engine=args.engine)) + "\n")
+                    out.write(write_json(record_step(record.case, engine=args.engine)) + "\n")
                 else:
-                    out.write(dumps(result) + "\n")
+                    out.write(write_json(result) + "\n")
     except BrokenPipeError:
         raise  # the reader went away: not a problem with the input (see _cli.main)
     except (OSError, SourceError) as exc:
