@@ -193,13 +193,13 @@ def test_the_tally_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_round_trip_check_can_fail(monkeypatch: pytest.MonkeyPatch) -> None:
     line = json.dumps(record_step(DISTRACTOR))
-    real = audit.dumps
+    real = audit.write_json
     calls = iter(range(10))
     # A writer that changes a record the second time it writes it.
-    monkeypatch.setattr(audit, "dumps", lambda value: real(value) + (" " * next(calls)))
+    monkeypatch.setattr(audit, "write_json", lambda value: real(value) + (" " * next(calls)))
     (violation,) = check_run([line]).violations
     assert violation.check == "round-trip"
-    monkeypatch.setattr(audit, "dumps", lambda value: real(value)[:-1])
+    monkeypatch.setattr(audit, "write_json", lambda value: real(value)[:-1])
     (violation,) = check_run([line]).violations
     assert violation.check == "round-trip"
     assert "unreadable (invalid JSON" in violation.message
