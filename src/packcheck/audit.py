@@ -22,13 +22,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import not_
 from typing import Any
 
-from . import reference as _reference
 from ._engines.choice import Engine
-from ._engines.pack import SIZE_ERROR, declared_output
+from ._partition.expected import Expected, exactly
 from ._partition.facts import (
     CAPTURE_FACTS,
     InvariantError,
@@ -37,9 +34,9 @@ from ._partition.facts import (
     partition_json,
 )
 from ._partition.invariants import check_output
-from ._partition.trace import Partition, trace
+from ._partition.trace import trace
 from ._rule.jsonio import JSONError, dumps, loads, show, write_json
-from ._rule.model import Case, MalformedCase, SizeError, json_type, read_case
+from ._rule.model import MalformedCase, json_type, read_case
 from ._rule.order import same_utf16
 
 __all__ = [
@@ -203,74 +200,6 @@ def _label_text(label: Any) -> str:
     return label if isinstance(label, str) and label.isprintable() else dumps(label)[:80]
 
 
-def _exactly(value: Any, expected: dict[str, Any]) -> bool:
-    """``value`` is ``expected``: the same keys and values, and each value of the same
-    type (``==`` alone would take ``true`` or ``4.0`` for ``1`` or ``4``).  Values are
-    ints, strings and lists of strings, whose elements equal a string only if they are one.
-    """
-    return (
-        type(value) is dict
-        and value == expected
-        and all(type(value[key]) is type(member) for key, member in expected.items())
-    )
-
-
-class _Reference:
-    """What the rule gives for one step: the reference's kept flags, and from them the
-    declared output, the partition and each missing ID's reason (as
-    :func:`packcheck.trace` gives them, without its per-block steps)."""
-
-    __slots__ = ("available", "dropped", "left_out", "partition_json", "result")
-
-    def __init__(self, read: Case | SizeError) -> None:
-        if isinstance(read, SizeError):
-            self.result: dict[str, Any] = dict(SIZE_ERROR)
-            self.available: list[str] = []
-            self.dropped: list[str] = []
-            packed: list[str] = []
-        else:
-            flags, remaining = _reference.pack_sizes(read.budget, read.sizes)
-            self.result = declared_output(read, flags, remaining)
-            packed = self.result["kept"]
-            self.available = list(compress(read.ids, map(not_, flags)))
-            self.dropped = []
-            if self.available and max(read.sizes) > read.budget:
-                # Some block fits no pack: the skipped ones split by size.
-                skipped = self.available
-                sizes = compress(read.sizes, map(not_, flags))
-                fits = [size <= read.budget for size in sizes]
-                self.available = list(compress(skipped, fits))
-                self.dropped = list(compress(skipped, map(not_, fits)))
-        self.left_out = bool(self.available or self.dropped)
-        self.partition_json = {
-            "packed": packed,
-            "available": self.available,
-            "dropped": self.dropped,
-        }
-
-    def partition(self) -> Partition:
-        return Partition(
-            tuple(self.partition_json["packed"]), tuple(self.available), tuple(self.dropped)
-        )
-
-    def reasons(self) -> dict[str, str]:
-        """Why each distinct missing ID is missing, in ``missing``'s order: ``evicted``
-        (a copy is available), ``oversized`` (every copy dropped), ``not-retrieved``."""
-        missing = self.result.get("missing")
-        if not missing:
-            return {}
-        evicted = set(missing).intersection(self.available)
-        oversized = set(missing).intersection(self.dropped)
-        return {
-            block_id: "evicted"
-            if block_id in evicted
-            else "oversized"
-            if block_id in oversized
-            else "not-retrieved"
-            for block_id in missing
-        }
-
-
 class Audit:
     """A run checked one line at a time; :meth:`summary` at any point.
 
@@ -324,14 +253,14 @@ class Audit:
             read = read_case(record)
         except MalformedCase as exc:
             return [self._malformed(number, str(exc))]
-        return self._check_step(record, number, _Reference(read), text)
+        return self._check_step(record, number, Expected(read), text)
 
     def _malformed(self, number: int, why: str) -> Violation:
         self.malformed += 1
         return Violation(number, "malformed", why)
 
     def _check_step(
-        self, record: dict[str, Any], number: int, reference: _Reference, text: str
+        self, record: dict[str, Any], number: int, reference: Expected, text: str
     ) -> list[Violation]:
         """Each check: a correct step costs equality tests against the reference; the
         full checkers (and their messages) run only where a check may fail."""
@@ -356,7 +285,7 @@ class Audit:
         kept = None
         if "result" in record:
             result = record["result"]
-            if _exactly(result, reference.result):
+            if exactly(result, reference.result):
                 kept = reference.result.get("kept")
             else:
                 try:
@@ -372,7 +301,7 @@ class Audit:
             if partition is None:
                 why = "it is null" if "partition" in record else "the step has no 'partition'"
                 raise PartitionError("no-partition", f"no partition captured: {why}")
-            if not _exactly(partition, reference.partition_json):
+            if not exactly(partition, reference.partition_json):
                 check_partition(record, partition, kept=kept, reference=reference.partition())
         except PartitionError as exc:
             found.insert(0, (exc.check, exc.detail))
