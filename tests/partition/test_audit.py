@@ -203,3 +203,17 @@ def test_the_round_trip_check_can_fail(monkeypatch: pytest.MonkeyPatch) -> None:
     (violation,) = check_run([line]).violations
     assert violation.check == "round-trip"
     assert "unreadable (invalid JSON" in violation.message
+
+
+def test_a_result_carrying_its_partition_is_judged_by_the_full_checker() -> None:
+    # Not the declared output key for key (it has a partition too), yet correct: the
+    # shortcut's equality fails and check_output passes it, partition and all.
+    record = record_step(DISTRACTOR)
+    record["result"] = {**record["result"], "partition": record["partition"]}
+    report = check_run([json.dumps(record)])
+    assert report.violations == ()
+    assert report.summary.correct == 1
+    # And with a wrong partition inside the result, the full checker names it.
+    record["result"]["partition"] = {"packed": [], "available": [], "dropped": []}
+    (violation,) = check_run([json.dumps(record)]).violations
+    assert violation.check == "result"
