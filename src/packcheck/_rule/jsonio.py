@@ -94,6 +94,8 @@ _FAST_DECODE = msgspec.json.Decoder(float_hook=_parse_float).decode
 _FAST_ENCODE = msgspec.json.Encoder(decimal_format="number").encode
 # Each byte's step in nesting depth: +1 opens an array or object, -1 closes one.
 _STEPS = bytes(1 if byte in b"[{" else 255 if byte in b"]}" else 0 for byte in range(256))
+# Every byte but brackets and quotes: deleted before the depth is counted.
+_NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'[]{}"')))
 
 
 def _shallow(text: str) -> bool:
@@ -101,7 +103,9 @@ def _shallow(text: str) -> bool:
 
     Exact for any text msgspec reads (strict JSON); for other text the answer does not
     matter, as msgspec refuses it.  Few brackets settle it at once; otherwise the
-    brackets outside strings are counted.  O(n), in C.
+    brackets outside strings are counted.  O(n), in C; the arrays hold only the
+    brackets and quotes (a few bytes each), so a line of 10**6 blocks costs little
+    memory beside its own.
     """
     if text.count("[") + text.count("{") <= FAST_NESTING:
         return True
@@ -110,10 +114,10 @@ def _shallow(text: str) -> bool:
     # Escapes first (pairs, left to right: ``\\\\`` then ``\\"``), so every quote left
     # opens or closes a string; a bracket after an odd number of quotes is text.
     data = text.encode("utf-8", "surrogatepass").replace(b"\\\\", b"").replace(b'\\"', b"")
-    codes = np.frombuffer(data, np.uint8)
-    steps = np.frombuffer(data.translate(_STEPS), np.int8).astype(np.int64)
-    steps[np.cumsum(codes == ord('"')) % 2 == 1] = 0
-    return int(np.cumsum(steps).max()) <= FAST_NESTING
+    data = data.translate(None, _NOT_STRUCTURE)
+    inside = np.bitwise_xor.accumulate(np.frombuffer(data, np.uint8) == ord('"'))
+    steps = np.where(inside, 0, np.frombuffer(data.translate(_STEPS), np.int8))
+    return int(np.cumsum(steps, dtype=np.int64).max()) <= FAST_NESTING
 
 
 def loads(text: str) -> Any:
