@@ -41,7 +41,9 @@ class _FullAudit(Audit):
         except JSONError as exc:
             again = f"unreadable ({exc})"
         if again != written:
-            found.append(("round-trip", f"written back as {written[:60]}"))
+            found.append(
+                ("round-trip", f"written back as {written[:60]}, read again as {again[:60]}")
+            )
         kept = None
         if "result" in record:
             try:
@@ -125,3 +127,16 @@ def test_the_comparison_can_fail() -> None:
     line = dumps(_wrong(record_step({"budget": 1, "blocks": [], "required": []}), 1))
     fast, full = Lenient(), _FullAudit()
     assert fast.check_line(line, 1) != full.check_line(line, 1)
+
+
+def test_records_nested_near_the_recursion_limit_audit_as_in_full() -> None:
+    # Read at one depth of the stack, read again one call deeper by the round trip: at
+    # the edge the second read fails, and the audit must say so as the full one does.
+    lines = [
+        '{"budget":1,"blocks":[],"required":[],"x":' + "[" * depth + "]" * depth + "}"
+        for depth in range(900, 1000)
+    ]
+    _both(lines)
+    full = _FullAudit()
+    checks = {v.check for n, line in enumerate(lines, 1) for v in full.check_line(line, n)}
+    assert "round-trip" in checks  # the edge is inside the range

@@ -25,7 +25,7 @@ from packcheck._rule.jsonio import FAST_NESTING, JSONError, dumps, loads, write_
 
 @contextmanager
 def _exact_only() -> Iterator[None]:
-    with mock.patch.object(jsonio, "_shallow", return_value=False):
+    with mock.patch.object(jsonio, "shallow", return_value=False):
         yield
 
 
@@ -180,8 +180,8 @@ def test_the_fast_path_is_taken_and_refused_where_expected() -> None:
         return _exact_outcome(_nested(depth))[0] == "value"
 
     assert any(fast_reads(d) and not exact_reads(d) for d in range(FAST_NESTING, 3000))
-    assert jsonio._shallow(_nested(FAST_NESTING))
-    assert not jsonio._shallow(_nested(FAST_NESTING + 1))
+    assert jsonio.shallow(_nested(FAST_NESTING))
+    assert not jsonio.shallow(_nested(FAST_NESTING + 1))
     # And a wrong reader is caught: one that rounds fractions to floats.
     with mock.patch.object(jsonio, "_FAST_DECODE", return_value=4.0):
         assert _outcome("4.0") != _exact_outcome("4.0")

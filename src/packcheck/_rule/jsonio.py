@@ -31,7 +31,16 @@ import msgspec
 from .order import same_utf16
 from .units import MAX_DIGITS, NumberTooLarge
 
-__all__ = ["FAST_NESTING", "JSONError", "dumps", "loads", "same_json", "show", "write_json"]
+__all__ = [
+    "FAST_NESTING",
+    "JSONError",
+    "dumps",
+    "loads",
+    "same_json",
+    "shallow",
+    "show",
+    "write_json",
+]
 
 #: Deepest nesting msgspec reads; deeper documents are read by the exact reader alone.
 FAST_NESTING = 256
@@ -98,7 +107,7 @@ _STEPS = bytes(1 if byte in b"[{" else 255 if byte in b"]}" else 0 for byte in r
 _NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'[]{}"')))
 
 
-def _shallow(text: str) -> bool:
+def shallow(text: str) -> bool:
     """True when ``text`` is nested at most :data:`FAST_NESTING` deep as JSON.
 
     Exact for any text msgspec reads (strict JSON); for other text the answer does not
@@ -128,7 +137,7 @@ def loads(text: str) -> Any:
     integer of more than CPython's 4300-digit ``int(str)`` guard is read again with the
     exact (slower) big-integer reader, so common input pays nothing for exactness.
     """
-    if _shallow(text):
+    if shallow(text):
         try:
             return _FAST_DECODE(text)
         except Exception:  # refused, or unsure: the exact reader decides
