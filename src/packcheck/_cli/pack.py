@@ -9,7 +9,7 @@ from typing import Any
 from .._load import SetupError, load
 from .._partition.facts import without_partition
 from .._partition.trace import trace
-from .._rule.jsonio import dumps
+from .._rule.jsonio import dumps, write_json
 from .._rule.sources import SourceError, read_records
 from ..audit import record_step
 from ..verify._packers import CallablePacker, CommandPacker, Packer, PackerFault
@@ -137,12 +137,12 @@ def _pack(args: argparse.Namespace, packer: Packer | None) -> int:
                 if trouble is not None:
                     status = 2
                     problem(name, trouble)
-                    out.write(dumps(result) + "\n")
+                    out.write(write_json(result) + "\n")
                 elif args.explain:
                     for line in explain_lines(trace(record.case, engine=args.engine), record.where):
                         out.write(writable(line, out) + "\n")
                 elif args.trace:
-                    out.write(dumps(trace(record.case, engine=args.engine).to_json()) + "\n")
+                    out.write(write_json(trace(record.case, engine=args.engine).to_json()) + "\n")
                 elif packer is not None:
                     try:
                         out.write(dumps(_recorded(record.case, packer)) + "\n")
@@ -151,9 +151,9 @@ def _pack(args: argparse.Namespace, packer: Packer | None) -> int:
                         problem(name, f"{record.where}: the packer failed: {exc}")
                         out.write(dumps({"error": "packer", "detail": str(exc)}) + "\n")
                 elif args.record:
-                    out.write(dumps(record_step(record.case, engine=args.engine)) + "\n")
+                    out.write(write_json(record_step(record.case, engine=args.engine)) + "\n")
                 else:
-                    out.write(dumps(result) + "\n")
+                    out.write(write_json(result) + "\n")
     except BrokenPipeError:
         raise  # the reader went away: not a problem with the input (see _cli.main)
     except (OSError, SourceError) as exc:
