@@ -20,6 +20,7 @@ import pytest
 from packcheck import pack
 from packcheck._engines import levels as scan
 from packcheck._load import SetupError
+from packcheck._packers import CommandPacker, PackerFault
 from packcheck.bench import _run as bench
 from packcheck.bench import _timing
 from packcheck.bench._subjects import (
@@ -29,7 +30,6 @@ from packcheck.bench._subjects import (
     python_subject,
 )
 from packcheck.bench._workloads import workload
-from packcheck.verify._packers import CommandPacker, PackerFault
 
 PACKERS = Path(__file__).resolve().parent.parent / "packers"
 LINES = f"{sys.executable} {PACKERS / 'lines_packer.py'}"

@@ -7,12 +7,12 @@ import sys
 from typing import Any
 
 from .._load import SetupError, load
+from .._packers import CallablePacker, CommandPacker, Packer, PackerFault
 from .._partition.facts import without_partition
 from .._partition.trace import trace
 from .._rule.jsonio import dumps, write_json
 from .._rule.sources import SourceError, read_records
 from ..audit import record_step
-from ..verify._packers import CallablePacker, CommandPacker, Packer, PackerFault
 from ._common import (
     answer,
     engine_option,

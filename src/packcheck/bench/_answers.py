@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._load import SetupError
-from ..verify._packers import PackerFault
+from .._packers import PackerFault
 from ._kernels import BenchError
 
 __all__ = ["check_answers", "first_answer"]

@@ -27,8 +27,8 @@ import numpy as np
 from .. import reference
 from .._engines.pack import pack
 from .._load import SetupError
+from .._packers import CommandPacker, encode_case
 from .._partition.facts import without_partition
-from ..verify._packers import CommandPacker, encode_case
 from ._kernels import Kernel, read_answer
 from ._timing import Run, repeated, unwatch, watch
 from ._workloads import Workload, as_case

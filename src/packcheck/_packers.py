@@ -32,8 +32,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, Protocol, runtime_checkable
 
-from .._load import SetupError, load
-from .._rule.jsonio import JSONError, loads
+from ._load import SetupError, load
+from ._rule.jsonio import JSONError, loads
 
 __all__ = [
     "CallablePacker",
@@ -457,7 +457,7 @@ class WorkerPacker(_Process):
         package_root = str(Path(__file__).resolve().parent.parent)
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
-        super().__init__([sys.executable, "-m", "packcheck.verify._packers", spec], timeout, env)
+        super().__init__([sys.executable, "-m", "packcheck._packers", spec], timeout, env)
 
     def answer(self, case: dict[str, Any]) -> object:
         """The function's return value, exactly as returned in the worker."""
