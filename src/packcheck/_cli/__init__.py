@@ -31,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
     for module in _COMMANDS:
         module.register(commands)
+    for command in commands.choices.values():
+        # An unknown option is reported with the usage of the command it was given to.
+        command.set_defaults(command_parser=command)
     return parser
 
 
@@ -51,7 +54,10 @@ def _open_closed_streams() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``packcheck`` with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     _open_closed_streams()
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         status: int = args.run(args)
     except KeyboardInterrupt:

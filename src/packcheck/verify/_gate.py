@@ -29,7 +29,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
@@ -42,7 +42,7 @@ from ..strategies import MAX_SAFE_UNITS, cases
 from ._findings import Finding, examine, explained, show_answer
 from ._fixtures import Fixture, read_fixtures, seed_fixtures
 from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
-from ._packers import CallablePacker, Packer, PackerFault
+from ._packers import CallablePacker, Packer, PackerFault, PackerTimeout
 from ._probes import Probe, long_probes, unit_probes, wide_probes
 from ._shrink import shrink
 
@@ -102,7 +102,9 @@ class Summary:
     """What a run checked, and the counterexample if it found one.
 
     ``fixtures``, ``wide``, ``generated`` and ``long_lists`` count the cases each
-    phase checked (the failing one included); ``finding`` is ``None`` for a
+    phase checked (the failing one included), ``shrink_tries`` the cases tried while
+    shrinking; ``phase_seconds`` maps each phase that ran, in order, to its seconds
+    (shrinking included in the phase that failed); ``finding`` is ``None`` for a
     conformant packer.
     """
 
@@ -113,6 +115,8 @@ class Summary:
     wide: int = 0
     long_lists: int = 0
     finding: Finding | None = None
+    shrink_tries: int = 0
+    phase_seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def conformant(self) -> bool:
@@ -166,7 +170,9 @@ class _Gate:
             case = probe.build()
             finding = self.examine(case, pack(case), origin)
             if finding is not None:
-                return self.shrunk(probe, finding, SHRINK_TRIES)
+                # Each shrinking try of a case that hangs would wait the whole timeout.
+                timed_out = isinstance(finding.answer, PackerTimeout)
+                return finding if timed_out else self.shrunk(probe, finding, SHRINK_TRIES)
         return None
 
     def shrunk(self, probe: Probe | None, finding: Finding, tries: int) -> Finding:
@@ -244,6 +250,8 @@ class _Gate:
                     tries += 1
                     if tries > SHRINK_TRIES or now - first_failure > self.shrink_seconds:
                         return
+                    if any(isinstance(f.answer, PackerTimeout) for f in failures.values()):
+                        return  # each try of a case that hangs would wait the timeout
                 self.tick("generated" if first_failure is None else "shrinking", max_examples)
                 finding = self.examine(case, pack(case), origin)
                 if finding is None:
@@ -295,7 +303,8 @@ def run(
     started = time.monotonic()
     shrink_for = SHRINK_SECONDS if shrink_seconds is None else shrink_seconds
     gate = _Gate(adapter, progress, shrink_for, partition)
-    phases: Iterator[Callable[[], Finding | None]] = iter(
+    phases: Iterator[tuple[str, Callable[[], Finding | None]]] = zip(
+        PHASES,
         [
             lambda: gate.fixtures(seed_fixtures() if fixtures is None else fixtures),
             lambda: gate.generated(seed=seed, max_examples=max_examples, max_units=max_units),
@@ -309,11 +318,20 @@ def run(
                 list(long_probes(seed, max_units)) if long_lists else [],
                 f"long list (seed {seed})",
             ),
-        ]
+        ],
+        strict=False,
     )
+    phase_seconds: dict[str, float] = {}
+
+    def timed(name: str, phase: Callable[[], Finding | None]) -> Finding | None:
+        began = time.monotonic()
+        found = phase()
+        phase_seconds[name] = time.monotonic() - began
+        return found
+
     # Hypothesis's files (its Unicode tables) go to packcheck's cache, not the cwd.
     with private_hypothesis_storage():
-        finding = next((found for phase in phases if (found := phase()) is not None), None)
+        finding = next((found for p in phases if (found := timed(*p)) is not None), None)
     counts = gate.counts
     return Summary(
         fixtures=counts["fixtures"],
@@ -323,6 +341,8 @@ def run(
         wide=counts["wide ranges"],
         long_lists=counts["long lists"],
         finding=None if finding is None else explained(finding),
+        shrink_tries=counts["shrinking"],
+        phase_seconds=phase_seconds,
     )
 
 

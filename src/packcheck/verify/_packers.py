@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import pickle
 import re
@@ -40,6 +41,7 @@ __all__ = [
     "CommandPacker",
     "Packer",
     "PackerFault",
+    "PackerTimeout",
     "SetupError",
     "WorkerPacker",
     "encode_case",
@@ -59,6 +61,10 @@ _DEATH_SECONDS = 0.2
 
 class PackerFault(Exception):
     """The packer failed on one case (raised, died, timed out, ...); one line."""
+
+
+class PackerTimeout(PackerFault):
+    """The packer gave no answer within its timeout (and was stopped)."""
 
 
 class _Died(PackerFault):
@@ -245,10 +251,14 @@ class _Process:
             raise
 
     def _wait(self, fileobj: IO[bytes], event: int, deadline: float) -> None:
+        # No timeout (``inf``): wait as long as it takes.
+        wait = None if math.isinf(deadline) else max(0.0, deadline - time.monotonic())
         with selectors.DefaultSelector() as selector:
             selector.register(fileobj, event)
-            if not selector.select(max(0.0, deadline - time.monotonic())):
-                raise PackerFault(f"no answer within {self.timeout:g} s (timeout); packer stopped")
+            if not selector.select(wait):
+                raise PackerTimeout(
+                    f"no answer within {self.timeout:g} s (timeout); packer stopped"
+                )
 
     def _write(self, request: bytes, deadline: float) -> None:
         assert self._proc
