@@ -263,7 +263,9 @@ def _packer(s: argparse.Namespace) -> tuple[Packer, str]:
     name = s.packer or "packcheck's NumPy packer"
     if timeout is None:
         return CallablePacker(load(spec)), name
-    return WorkerPacker(spec, timeout), name
+    worker = WorkerPacker(spec, timeout)
+    worker.start()
+    return worker, name
 
 
 def _fixtures(directory: Path | None) -> list[Fixture]:

@@ -56,6 +56,9 @@ _STDERR_TAIL = 4000
 _TAIL_LINES = 8
 _ERROR_LINE = re.compile(r"(Error|Exception|panic|fatal|FATAL|Traceback)\b")
 _GRACE_SECONDS = 1.0
+#: A worker process may take this long to start (import NumPy, the packer's module):
+#: on a loaded machine that is seconds, and it must not count against the first case.
+WORKER_START_SECONDS = 60.0
 _DEATH_SECONDS = 0.2
 
 
@@ -417,6 +420,19 @@ class WorkerPacker(_Process):
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
         super().__init__([sys.executable, "-m", "packcheck.verify._packers", spec], timeout, env)
+        self.spec = spec
+
+    def start(self) -> None:
+        """Start the worker and wait until it has loaded the function (it says so with
+        an empty frame), so that its start-up never counts against a case's timeout."""
+        super().start()
+        wait = max(self.timeout, WORKER_START_SECONDS)
+        try:
+            self._read(_frame, time.monotonic() + wait)
+        except PackerFault as exc:
+            self.stop()
+            why = f"not ready within {wait:g} s" if isinstance(exc, PackerTimeout) else exc
+            raise SetupError(f"--packer {self.spec!r}: the worker did not start: {why}") from None
 
     def answer(self, case: dict[str, Any]) -> object:
         """The function's return value, exactly as returned in the worker."""
@@ -452,6 +468,8 @@ def _worker_main(spec: str) -> None:  # pragma: no cover - runs in the worker pr
     except SetupError as exc:
         print(exc, file=sys.stderr)
         sys.exit(2)
+    protocol.write(_HEADER.pack(0))  # ready
+    protocol.flush()
     serve(function, sys.stdin.buffer, protocol)
 
 
