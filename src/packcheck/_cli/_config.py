@@ -18,7 +18,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ConfigError", "find", "read"]
+__all__ = ["ConfigError", "find", "read", "shown"]
 
 #: Options that are no settings: they say what to do, not how.
 _NOT_SETTINGS = frozenset({"help"})
@@ -40,18 +40,18 @@ def find(start: Path) -> tuple[Path, dict[str, Any]] | None:
                 document = tomllib.load(stream)
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            raise ConfigError(f"{_shown(path)}: {why}") from None
+            raise ConfigError(f"{shown(path)}: {why}") from None
         tool = document.get("tool")
         table = tool.get("packcheck") if isinstance(tool, dict) else None
         if table is None:
             continue
         if not isinstance(table, dict):
-            raise ConfigError(f"{_shown(path)}: [tool.packcheck] must be a table")
+            raise ConfigError(f"{shown(path)}: [tool.packcheck] must be a table")
         return path, table
     return None
 
 
-def _shown(path: Path) -> str:
+def shown(path: Path) -> str:
     """``path`` relative to the current directory when it is below it."""
     try:
         return str(path.relative_to(Path.cwd()))
@@ -109,7 +109,7 @@ def read(parser: argparse.ArgumentParser, start: Path) -> tuple[Path | None, dic
         if option.startswith("--") and action.dest not in _NOT_SETTINGS
     }
     settings: dict[str, Any] = {}
-    where = f"{_shown(path)} [tool.packcheck]"
+    where = f"{shown(path)} [tool.packcheck]"
     for key, value in table.items():
         action = options.get(key)
         if action is None:

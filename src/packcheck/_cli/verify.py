@@ -224,9 +224,9 @@ def settings(
     Raises :class:`_config.ConfigError`.
     """
     path, table = _config.read(parser, Path.cwd() if start is None else start)
-    if table.get("packer") is not None and table.get("packer_cmd") is not None:
+    if path is not None and "packer" in table and "packer_cmd" in table:
         raise _config.ConfigError(
-            f"{path} [tool.packcheck]: packer and packer-cmd exclude each other"
+            f"{_config.shown(path)} [tool.packcheck]: packer and packer-cmd exclude each other"
         )
     if args.packer is not None or args.packer_cmd is not None:
         table.pop("packer", None)
