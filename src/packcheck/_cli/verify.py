@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .._load import SetupError, load
-from .._rule.jsonio import dumps
 from .._rule.sources import SourceError
 from ..strategies import MAX_SAFE_UNITS
 from ..verify import _gate as verify
 from ..verify._findings import Finding
-from ..verify._fixtures import Fixture, read_fixtures, seed_fixtures
+from ..verify._fixtures import save_fixture, saved_fixtures, seed_fixtures, writable_directory
 from ..verify._gate import DEFAULT_MAX_EXAMPLES, DEFAULT_PACKER, Progress
 from ..verify._packers import CallablePacker, CommandPacker, Packer, WorkerPacker
 from ..verify._reports import FORMATS, Outcome, github, json_report, junit_xml, text
@@ -268,14 +267,6 @@ def _packer(s: argparse.Namespace) -> tuple[Packer, str]:
     return worker, name
 
 
-def _fixtures(directory: Path | None) -> list[Fixture]:
-    fixtures = seed_fixtures()
-    if directory is not None and directory.is_dir():
-        for path in sorted(directory.glob("*.json")):
-            fixtures += read_fixtures(path)
-    return fixtures
-
-
 def _power_text(units: int) -> str:
     """``2**70`` or ``2**53-1`` where ``units`` has that form, else its digits."""
     for exact, suffix in ((units, ""), (units + 1, "-1")):
@@ -318,21 +309,7 @@ def _max_units(s: argparse.Namespace) -> int:
 
 
 def _save(finding: Finding, directory: Path) -> Path:
-    fixture = finding.fixture()
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{fixture['id']}.json"
-    path.write_text(dumps([fixture]) + "\n", encoding="ascii")
-    return path
-
-
-def _writable_directory(directory: Path) -> None:
-    """Raise :class:`OSError` unless ``directory`` is, or can be made, a writable folder."""
-    if directory.exists() and not directory.is_dir():
-        raise OSError(f"--save-failures {directory}: exists and is not a directory")
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OSError(f"--save-failures {directory}: {exc.strerror or exc}") from None
+    return save_fixture(finding.fixture(), directory)
 
 
 def _writable_file(path: Path) -> None:
@@ -360,11 +337,12 @@ def gate(s: argparse.Namespace, progress: Progress | None = None) -> Outcome:
     """Run the gate with the settings ``s``; raises :class:`OSError`,
     :class:`SourceError` or :class:`SetupError` when it cannot run at all."""
     seed = s.seed if s.seed is not None else random.SystemRandom().randrange(2**32)
+    fixtures = seed_fixtures()
     if s.save_failures is not None:
-        _writable_directory(s.save_failures)
+        writable_directory(s.save_failures)
+        fixtures += saved_fixtures(s.save_failures)
     if s.junit_xml is not None:
         _writable_file(s.junit_xml)
-    fixtures = _fixtures(s.save_failures)
     packer, name = _packer(s)
     try:
         summary = verify.run(

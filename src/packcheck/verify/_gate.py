@@ -26,10 +26,12 @@ a test suite: it raises :class:`Counterexample` instead.
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
@@ -40,7 +42,7 @@ from .._partition.invariants import InvariantError, check_output, check_trace
 from .._rule.jsonio import dumps
 from ..strategies import MAX_SAFE_UNITS, cases
 from ._findings import Finding, examine, explained, show_answer
-from ._fixtures import Fixture, read_fixtures, seed_fixtures
+from ._fixtures import Fixture, read_fixtures, save_fixture, saved_fixtures, seed_fixtures
 from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
 from ._packers import CallablePacker, Packer, PackerFault, PackerTimeout
 from ._probes import Probe, long_probes, unit_probes, wide_probes
@@ -90,11 +92,16 @@ Progress = Callable[[str, int, "int | None"], None]
 
 
 class Counterexample(AssertionError):
-    """The packer does not conform; :attr:`finding` holds the (shrunk) case."""
+    """The packer does not conform; :attr:`finding` holds the (shrunk) case, and
+    :attr:`saved` the fixture file it was saved to, if it was."""
 
-    def __init__(self, finding: Finding) -> None:
-        super().__init__(finding.report())
+    def __init__(self, finding: Finding, saved: Path | None = None) -> None:
+        report = finding.report()
+        if saved is not None:
+            report += f"\nsaved:    {saved}"
+        super().__init__(report)
         self.finding = finding
+        self.saved = saved
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,11 +362,19 @@ def check(
     fixtures: Iterable[Fixture] | None = None,
     long_lists: bool = True,
     partition: bool = False,
+    save_failures: str | os.PathLike[str] | None = None,
 ) -> Summary:
     """:func:`run`, raising :class:`Counterexample` if the packer does not conform.
 
-    For a test suite: ``packcheck.verify.check(my_packer, seed=1)``.
+    For a test suite: ``packcheck.verify.check(my_packer, seed=1)``.  With
+    ``save_failures=DIR`` (``packcheck verify --save-failures DIR``), the fixtures in
+    ``DIR/*.json`` are replayed after ``fixtures``, and a new counterexample is saved
+    there whole, as a fixture.
     """
+    directory = None if save_failures is None else Path(save_failures)
+    if directory is not None:
+        fixtures = [*(seed_fixtures() if fixtures is None else fixtures)]
+        fixtures += saved_fixtures(directory)
     summary = run(
         packer,
         seed=seed,
@@ -369,6 +384,9 @@ def check(
         long_lists=long_lists,
         partition=partition,
     )
-    if summary.finding is not None:
-        raise Counterexample(summary.finding)
+    finding = summary.finding
+    if finding is not None:
+        fresh = directory is not None and not finding.origin.startswith("fixture")
+        saved = save_fixture(finding.fixture(), directory) if fresh and directory else None
+        raise Counterexample(finding, saved)
     return summary
