@@ -66,8 +66,7 @@ class PlainLines:
             self._state = (phase, done, total)
 
     def _write(self) -> None:
-        assert self._state is not None
-        if self._stop.is_set():
+        if self._state is None or self._stop.is_set():
             return
         elapsed = time.monotonic() - self.started
         try:
@@ -79,8 +78,7 @@ class PlainLines:
     def _beat(self) -> None:
         while not self._stop.wait(self.every):
             with self._lock:
-                if self._state is not None:
-                    self._write()
+                self._write()
 
     def close(self) -> None:
         """Stop the timer; nothing is written after this returns."""
