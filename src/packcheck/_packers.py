@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import pickle
 import re
@@ -40,6 +41,7 @@ __all__ = [
     "CommandPacker",
     "Packer",
     "PackerFault",
+    "PackerTimeout",
     "SetupError",
     "WorkerPacker",
     "encode_case",
@@ -54,11 +56,18 @@ _STDERR_TAIL = 4000
 _TAIL_LINES = 8
 _ERROR_LINE = re.compile(r"(Error|Exception|panic|fatal|FATAL|Traceback)\b")
 _GRACE_SECONDS = 1.0
+#: A worker process may take this long to start (import NumPy, the packer's module):
+#: on a loaded machine that is seconds, and it must not count against the first case.
+WORKER_START_SECONDS = 60.0
 _DEATH_SECONDS = 0.2
 
 
 class PackerFault(Exception):
     """The packer failed on one case (raised, died, timed out, ...); one line."""
+
+
+class PackerTimeout(PackerFault):
+    """The packer gave no answer within its timeout (and was stopped)."""
 
 
 class _Died(PackerFault):
@@ -296,10 +305,14 @@ class _Process:
                     replies -= chunk.count(b"\n")
 
     def _wait(self, fileobj: IO[bytes], event: int, deadline: float) -> None:
+        # No timeout (``inf``): wait as long as it takes.
+        wait = None if math.isinf(deadline) else max(0.0, deadline - time.monotonic())
         with selectors.DefaultSelector() as selector:
             selector.register(fileobj, event)
-            if not selector.select(max(0.0, deadline - time.monotonic())):
-                raise PackerFault(f"no answer within {self.timeout:g} s (timeout); packer stopped")
+            if not selector.select(wait):
+                raise PackerTimeout(
+                    f"no answer within {self.timeout:g} s (timeout); packer stopped"
+                )
 
     def _write(self, request: bytes, deadline: float) -> None:
         assert self._proc
@@ -458,6 +471,19 @@ class WorkerPacker(_Process):
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
         super().__init__([sys.executable, "-m", "packcheck._packers", spec], timeout, env)
+        self.spec = spec
+
+    def start(self) -> None:
+        """Start the worker and wait until it has loaded the function (it says so with
+        an empty frame), so that its start-up never counts against a case's timeout."""
+        super().start()
+        wait = max(self.timeout, WORKER_START_SECONDS)
+        try:
+            self._read(_frame, time.monotonic() + wait)
+        except PackerFault as exc:
+            self.stop()
+            why = f"not ready within {wait:g} s" if isinstance(exc, PackerTimeout) else exc
+            raise SetupError(f"--packer {self.spec!r}: the worker did not start: {why}") from None
 
     def answer(self, case: dict[str, Any]) -> object:
         """The function's return value, exactly as returned in the worker."""
@@ -493,6 +519,8 @@ def _worker_main(spec: str) -> None:  # pragma: no cover - runs in the worker pr
     except SetupError as exc:
         print(exc, file=sys.stderr)
         sys.exit(2)
+    protocol.write(_HEADER.pack(0))  # ready
+    protocol.flush()
     serve(function, sys.stdin.buffer, protocol)
 
 

@@ -82,6 +82,10 @@ def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
 
 def test_python_dash_m(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "argv", ["packcheck", "fixtures", str(SEED)])
+    # packcheck has a pytest plugin, so pytest's assertion rewriter claims its modules;
+    # `python -m packcheck` never runs under it, and runpy needs the plain loader.
+    plain = [f for f in sys.meta_path if type(f).__name__ != "AssertionRewritingHook"]
+    monkeypatch.setattr(sys, "meta_path", plain)
     with pytest.raises(SystemExit) as info:
         runpy.run_module("packcheck", run_name="__main__")
     assert info.value.code == 0

@@ -13,6 +13,7 @@ import pytest
 
 from packcheck._cli import main
 from packcheck._cli import verify as cli_verify
+from packcheck._cli._progress import LiveLine
 from packcheck._cli.verify import parse_units
 
 PACKERS = Path(__file__).parents[1] / "packers"
@@ -109,19 +110,46 @@ def test_an_unreadable_failures_directory_is_a_setup_error(
         ["--max-units", "0"],
         ["--max-units", "2**53-2**54"],
         ["--max-units", "9**9999999"],
+        ["--max-units", "2**20000"],
+        ["--max-units", "2**14000+1"],
+        ["--max-units", "1" * 5000],
         ["--max-examples", "0"],
         ["--max-examples", "many"],
         ["--timeout", "-1"],
         ["--timeout", "inf"],
+        ["--timeout", "x"],
         ["--seed", "-3"],
+        ["--format", "xml"],
+        ["--seed"],
         ["--packer", "a:b", "--packer-cmd", "c"],
     ],
 )
-def test_usage_errors_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_option_values_exit_2_on_one_line(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as info:
         main(["verify", *args])
     assert info.value.code == 2
-    assert "usage:" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("packcheck verify: error: argument ")
+    assert err.count("\n") == 1
+    assert len(err) < 300
+
+
+def test_an_unknown_option_shows_the_usage_of_verify(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["verify", "--json", "x.json"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: packcheck verify ")
+    assert err.endswith("packcheck verify: error: unrecognized arguments: --json x.json\n")
+
+
+def test_the_largest_max_units_is_accepted() -> None:
+    assert parse_units("2**14000") == 2**14000
+    assert parse_units("2**14001-2**14000") == 2**14000
 
 
 def test_max_units_accepts_digits_and_powers() -> None:
@@ -186,9 +214,21 @@ def test_progress_is_shown_only_on_a_terminal(
     shown = terminal.getvalue()
     assert "\r\x1b[Kpackcheck verify: fixtures: 1 cases, 0 s" in shown
     assert shown.endswith("\r\x1b[K")  # the line is cleared before the summary
-    monkeypatch.setattr(sys, "stderr", sys.__stderr__)
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
     assert main(["verify", "--seed", "1", "--max-examples", "30", "--no-long-lists"]) == 0
-    assert capsys.readouterr().err == ""  # not a terminal: nothing but the result
+    # A log: whole lines, one as each phase ends (the last one's is the verdict).
+    lines = log.getvalue().splitlines(keepends=True)
+    assert [line.split(",")[0] for line in lines] == [
+        "packcheck verify: fixtures: 3 cases",
+        "packcheck verify: generated: 30/30 cases",
+    ]
+    assert all(line.endswith(" s\n") for line in lines)
+    log.truncate(0)
+    args = ["verify", "--seed", "1", "--max-examples", "30", "--no-long-lists", "--quiet"]
+    assert main(args) == 0
+    assert log.getvalue() == ""
+    assert capsys.readouterr().err == ""
 
 
 def test_a_run_without_a_seed_prints_the_one_it_used(capsys: pytest.CaptureFixture[str]) -> None:
@@ -340,5 +380,5 @@ def test_the_command_leaves_no_hypothesis_folder_in_the_working_directory(
 
 def test_progress_that_never_drew_clears_nothing() -> None:
     terminal = _Terminal()
-    cli_verify._Progress(terminal).clear()
+    LiveLine(terminal).close()
     assert terminal.getvalue() == ""

@@ -181,6 +181,18 @@ def hangs(case: dict[str, Any]) -> Any:
     return correct(case)
 
 
+def hangs_on_long_lists(case: dict[str, Any]) -> Any:
+    if len(case["blocks"]) > 12:  # longer than any generated case
+        time.sleep(3600)
+    return correct(case)
+
+
+def hangs_past_two_blocks(case: dict[str, Any]) -> Any:
+    if len(case["blocks"]) > 2:
+        time.sleep(3600)
+    return correct(case)
+
+
 def unpicklable(case: dict[str, Any]) -> Any:
     return {**correct(case), "kept": (lambda: None)} if case["blocks"] else correct(case)
 

@@ -40,6 +40,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
     for name in COMMANDS if only is None else (only,):
         importlib.import_module(f".{name}", __package__).register(commands)
+    for command in commands.choices.values():
+        # An unknown option is reported with the usage of the command it was given to.
+        command.set_defaults(command_parser=command)
     return parser
 
 
@@ -64,7 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A command named first needs only its own parser; anything else (no command,
     # --help, --version, a typo) gets the whole one, so every command is listed.
     only = argv[0] if argv and argv[0] in COMMANDS else None
-    args = build_parser(only).parse_args(argv)
+    args, unknown = build_parser(only).parse_known_args(argv)
+    if unknown:
+        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         status: int = args.run(args)
     except KeyboardInterrupt:

@@ -4,33 +4,37 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import re
 import shlex
 import sys
-import time
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, NoReturn
 
 from .._load import SetupError, load
 from .._packers import CallablePacker, CommandPacker, Packer, WorkerPacker
-from .._rule.jsonio import dumps
 from .._rule.sources import SourceError
 from ..strategies import MAX_SAFE_UNITS
 from ..verify import _gate as verify
 from ..verify._findings import Finding
-from ..verify._fixtures import Fixture, read_fixtures, seed_fixtures
-from ..verify._gate import DEFAULT_MAX_EXAMPLES, DEFAULT_PACKER
+from ..verify._fixtures import save_fixture, saved_fixtures, seed_fixtures, writable_directory
+from ..verify._gate import DEFAULT_MAX_EXAMPLES, DEFAULT_PACKER, Progress
+from ..verify._reports import FORMATS, Outcome, github, json_report, junit_xml, text
+from . import _config
+from ._progress import progress_for
 
-__all__ = ["parse_units", "register"]
+__all__ = ["DEFAULT_TIMEOUT", "gate", "parse_units", "register", "settings"]
 
 #: ``--max-units`` for packcheck's own packer: budgets and sums past int64.
 OWN_MAX_UNITS = 2**70
-#: Seconds a command packer (or a Python packer given ``--timeout``) gets per case.
+#: Seconds a packer gets per case (a Python packer runs in a worker process for it).
 DEFAULT_TIMEOUT = 10.0
 _TERM = r"\d+(?:\*\*\d+)?"
 _EXPRESSION = re.compile(rf"{_TERM}(?:[+-]{_TERM})*")
-_MAX_BITS = 1_000_000
+#: The largest ``--max-units`` is ``2**_MAX_BITS``: about 4,200 digits, within what
+#: Python (and most JSON readers) will convert between integers and text.
+_MAX_BITS = 14_000
 
 
 def parse_units(text: str) -> int:
@@ -38,18 +42,26 @@ def parse_units(text: str) -> int:
     text = text.replace(" ", "").replace("_", "")
     if not _EXPRESSION.fullmatch(text):
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a number such as 9007199254740991 or 2**70"
+            f"{_clip(text)!r} is not a number such as 9007199254740991 or 2**70"
         )
     total = 0
     for sign, term in re.findall(rf"([+-]?)({_TERM})", text):
         base, _, power = term.partition("**")
+        if max(len(base), len(power)) > 4000:  # int() refuses more than 4300 digits
+            raise argparse.ArgumentTypeError(f"{_clip(term)} is too large (at most 2**{_MAX_BITS})")
         value, exponent = int(base), int(power or 1)
-        if value > 1 and exponent * math.log2(value) > _MAX_BITS:
-            raise argparse.ArgumentTypeError(f"{term} is too large (limit 2**{_MAX_BITS})")
+        if value > 1 and exponent * math.log2(value) > _MAX_BITS + 1:
+            raise argparse.ArgumentTypeError(f"{_clip(term)} is too large (at most 2**{_MAX_BITS})")
         total += -(value**exponent) if sign == "-" else value**exponent
     if total < 1:
-        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
+        raise argparse.ArgumentTypeError(f"{_clip(text)} must be at least 1")
+    if total > 2**_MAX_BITS:
+        raise argparse.ArgumentTypeError(f"{_clip(text)} is too large (at most 2**{_MAX_BITS})")
     return total
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:37]}..."
 
 
 def _positive(kind: type[int] | type[float]) -> Any:
@@ -65,10 +77,33 @@ def _positive(kind: type[int] | type[float]) -> Any:
     return parse
 
 
+def _timeout(text: str) -> float:
+    """``--timeout``: seconds, or 0 for none."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"{text} must be 0 (no timeout) or more")
+    return value
+
+
 def _seed(text: str) -> int:
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative integer")
     return int(text)
+
+
+def _one_line_errors(parser: argparse.ArgumentParser) -> None:
+    """A bad option value is one line (exit 2); an unknown option shows the usage."""
+    usage_error = parser.error
+
+    def error(message: str) -> NoReturn:
+        if message.startswith("argument "):
+            parser.exit(2, f"{parser.prog}: error: {message}\n")
+        usage_error(message)
+
+    parser.error = error  # type: ignore[method-assign]
 
 
 def register(commands: Any) -> None:
@@ -80,10 +115,13 @@ def register(commands: Any) -> None:
             "Check a packer against the declared rule: the seed fixtures and any saved "
             "failures first, then generated cases compared with the reference and the "
             "invariant checker. With no packer option, packcheck's own NumPy packer is "
-            "checked. Exit 0 conformant, 1 with a shrunk counterexample, 2 on a usage "
-            "or setup error."
+            "checked. Options not given are read from [tool.packcheck] in the nearest "
+            "pyproject.toml. Exit 0 conformant, 1 with a shrunk counterexample, 2 on a "
+            "usage or setup error."
         ),
     )
+    _one_line_errors(p)
+    # Every default is None: an option not given may come from [tool.packcheck].
     which = p.add_mutually_exclusive_group()
     which.add_argument(
         "--packer",
@@ -100,35 +138,35 @@ def register(commands: Any) -> None:
     p.add_argument(
         "--max-examples",
         type=_positive(int),
-        default=DEFAULT_MAX_EXAMPLES,
         metavar="N",
         help=f"generated cases (default: {DEFAULT_MAX_EXAMPLES})",
     )
     p.add_argument(
         "--max-units",
         type=parse_units,
-        default=None,
         metavar="N",
         help="largest generated magnitude, digits or e.g. 2**70 (default: 2**53-1, what "
         "every JSON implementation holds exactly; 2**70 for packcheck's own packer)",
     )
     p.add_argument(
         "--timeout",
-        type=_positive(float),
+        type=_timeout,
         metavar="SECONDS",
-        help=f"per case; a Python packer then runs in a worker process (default: "
-        f"{DEFAULT_TIMEOUT:g} for --packer-cmd, none in-process)",
+        help=f"per case, then the case fails (default: {DEFAULT_TIMEOUT:g}); a Python "
+        "packer runs in a worker process for it; 0: no timeout, a Python packer runs "
+        "in this process",
     )
     p.add_argument(
         "--partition",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help='every answer but {"error":"size"} must capture its partition '
         "(packed, available, dropped); a captured one is checked with or without this",
     )
     p.add_argument(
-        "--no-long-lists",
-        action="store_true",
-        help="leave out the long lists (15 to 131,073 blocks): a quicker, weaker check",
+        "--long-lists",
+        action=argparse.BooleanOptionalAction,
+        help="the long lists (15 to 131,073 blocks); --no-long-lists: a quicker, weaker "
+        "check (default: on)",
     )
     p.add_argument(
         "--save-failures",
@@ -136,53 +174,97 @@ def register(commands: Any) -> None:
         metavar="DIR",
         help="replay DIR/*.json first, and save a new counterexample there as a fixture",
     )
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="the report on stdout: text, json (one object) or github (Actions "
+        "annotations, then the text) (default: text)",
+    )
+    p.add_argument(
+        "--junit-xml",
+        type=Path,
+        metavar="PATH",
+        help="also write the report as JUnit XML to PATH (a test case per phase)",
+    )
+    p.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        default=None,
+        help="no progress on stderr (default: a live line on a terminal, else a line "
+        "per phase and every 10 s)",
+    )
     p.set_defaults(run=run_verify)
 
 
-def _packer(args: argparse.Namespace) -> tuple[Packer, str]:
-    """The adapter for the packer options, and its name; raises :class:`SetupError`."""
-    if args.packer_cmd is not None:
-        command = CommandPacker(args.packer_cmd, args.timeout or DEFAULT_TIMEOUT)
+#: What an option not given on the command line nor in [tool.packcheck] is.
+_DEFAULTS: dict[str, Any] = {
+    "packer": None,
+    "packer_cmd": None,
+    "seed": None,
+    "max_examples": DEFAULT_MAX_EXAMPLES,
+    "max_units": None,
+    "timeout": None,
+    "partition": False,
+    "long_lists": True,
+    "save_failures": None,
+    "format": "text",
+    "junit_xml": None,
+    "quiet": False,
+}
+
+
+def settings(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, start: Path | None = None
+) -> argparse.Namespace:
+    """The run's settings: the command line's, then ``[tool.packcheck]``'s, then defaults.
+
+    A packer named on the command line replaces both packer keys of the table.
+    Raises :class:`_config.ConfigError`.
+    """
+    path, table = _config.read(parser, Path.cwd() if start is None else start)
+    if path is not None and "packer" in table and "packer_cmd" in table:
+        raise _config.ConfigError(
+            f"{_config.shown(path)} [tool.packcheck]: packer and packer-cmd exclude each other"
+        )
+    if args.packer is not None or args.packer_cmd is not None:
+        table.pop("packer", None)
+        table.pop("packer_cmd", None)
+    resolved = argparse.Namespace(**vars(args))
+    for dest, default in _DEFAULTS.items():
+        given = getattr(args, dest, None)
+        setattr(resolved, dest, given if given is not None else table.get(dest, default))
+    resolved.config = path
+    return resolved
+
+
+def _timeout_of(s: argparse.Namespace) -> float | None:
+    """Seconds the packer gets per case; ``None``: no timeout, run in this process."""
+    own = s.packer is None and s.packer_cmd is None
+    if s.timeout == 0 or (own and s.timeout is None):
+        return None
+    return DEFAULT_TIMEOUT if s.timeout is None else float(s.timeout)
+
+
+def _packer(s: argparse.Namespace) -> tuple[Packer, str]:
+    """The adapter for the packer settings, and its name; raises :class:`SetupError`.
+
+    A packer gets ``timeout`` seconds a case (default :data:`DEFAULT_TIMEOUT`); a
+    Python one runs in a worker process for that, except packcheck's own when no
+    timeout is asked for.  ``--timeout 0``: no timeout, a Python packer in-process.
+    """
+    timeout = _timeout_of(s)
+    if s.packer_cmd is not None:
+        command = CommandPacker(s.packer_cmd, timeout or math.inf)
         command.start()
-        return command, f"command {args.packer_cmd!r}"
-    spec = args.packer or DEFAULT_PACKER
-    name = args.packer or "packcheck's NumPy packer"
-    if args.timeout is not None:
-        return WorkerPacker(spec, args.timeout), name
-    return CallablePacker(load(spec)), name
-
-
-def _fixtures(directory: Path | None) -> list[Fixture]:
-    fixtures = seed_fixtures()
-    if directory is not None and directory.is_dir():
-        for path in sorted(directory.glob("*.json")):
-            fixtures += read_fixtures(path)
-    return fixtures
-
-
-class _Progress:
-    """A live line on a terminal's stderr: phase, cases, elapsed; at most ten a second."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
-        self.started = time.monotonic()
-        self.shown = 0.0
-
-    def __call__(self, phase: str, done: int, total: int | None) -> None:
-        now = time.monotonic()
-        if now - self.shown >= 0.1:
-            self.shown = now
-            count = f"{done}/{total}" if total else f"{done}"
-            unit = "tries" if phase == "shrinking" else "cases"
-            self.stream.write(
-                f"\r\x1b[Kpackcheck verify: {phase}: {count} {unit}, {now - self.started:.0f} s"
-            )
-            self.stream.flush()
-
-    def clear(self) -> None:
-        if self.shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
+        return command, f"command {s.packer_cmd!r}"
+    spec = s.packer or DEFAULT_PACKER
+    name = s.packer or "packcheck's NumPy packer"
+    if timeout is None:
+        return CallablePacker(load(spec)), name
+    worker = WorkerPacker(spec, timeout)
+    worker.start()
+    return worker, name
 
 
 def _power_text(units: int) -> str:
@@ -193,101 +275,127 @@ def _power_text(units: int) -> str:
     return str(units)
 
 
-def _rerun(args: argparse.Namespace, seed: int) -> str:
-    """The command that repeats this run: every option that changes what it checks."""
+def _rerun(s: argparse.Namespace, seed: int) -> str:
+    """The command that repeats this run: every setting that changes what it checks
+    (those read from [tool.packcheck] too, so it repeats the run from anywhere)."""
     words = ["packcheck", "verify"]
-    if args.packer:
-        words += ["--packer", args.packer]
-    if args.packer_cmd:
-        words += ["--packer-cmd", args.packer_cmd]
+    if s.packer:
+        words += ["--packer", s.packer]
+    if s.packer_cmd:
+        words += ["--packer-cmd", s.packer_cmd]
     words += ["--seed", str(seed)]
-    if args.max_examples != DEFAULT_MAX_EXAMPLES:
-        words += ["--max-examples", str(args.max_examples)]
-    if args.max_units is not None:
-        words += ["--max-units", _power_text(args.max_units)]
-    if args.timeout is not None:
-        words += ["--timeout", f"{args.timeout:g}"]
-    if args.partition:
+    if s.max_examples != DEFAULT_MAX_EXAMPLES:
+        words += ["--max-examples", str(s.max_examples)]
+    if s.max_units is not None:
+        words += ["--max-units", _power_text(s.max_units)]
+    if s.timeout is not None:
+        words += ["--timeout", f"{s.timeout:g}"]
+    if s.partition:
         words.append("--partition")
-    if args.no_long_lists:
+    if not s.long_lists:
         words.append("--no-long-lists")
-    if args.save_failures is not None:
-        words += ["--save-failures", str(args.save_failures)]
+    if s.save_failures is not None:
+        words += ["--save-failures", str(s.save_failures)]
     return shlex.join(words)
 
 
-def _max_units(args: argparse.Namespace) -> int:
+def _max_units(s: argparse.Namespace) -> int:
     """``--max-units``, or its default: past int64 for packcheck's own packer, whose
     integers are exact at any size (its kernel's int64 edges are checked too)."""
-    if args.max_units is not None:
-        return int(args.max_units)
-    own = args.packer is None and args.packer_cmd is None
+    if s.max_units is not None:
+        return int(s.max_units)
+    own = s.packer is None and s.packer_cmd is None
     return OWN_MAX_UNITS if own else MAX_SAFE_UNITS
 
 
 def _save(finding: Finding, directory: Path) -> Path:
-    fixture = finding.fixture()
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{fixture['id']}.json"
-    path.write_text(dumps([fixture]) + "\n", encoding="ascii")
-    return path
+    return save_fixture(finding.fixture(), directory)
 
 
-def _writable_directory(directory: Path) -> None:
-    """Raise :class:`OSError` unless ``directory`` is, or can be made, a writable folder."""
-    if directory.exists() and not directory.is_dir():
-        raise OSError(f"--save-failures {directory}: exists and is not a directory")
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OSError(f"--save-failures {directory}: {exc.strerror or exc}") from None
+def _writable_file(path: Path) -> None:
+    """Raise :class:`OSError` unless a report can be written at ``path``."""
+    if path.is_dir():
+        raise OSError(f"--junit-xml {path}: is a directory")
+    folder = path.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise OSError(f"--junit-xml {path}: {folder} is not a writable directory")
 
 
-def run_verify(args: argparse.Namespace) -> int:
-    """Verify the chosen packer; 0 conformant, 1 counterexample, 2 usage/setup error."""
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    try:
-        if args.save_failures is not None:
-            _writable_directory(args.save_failures)
-        fixtures = _fixtures(args.save_failures)
-        packer, name = _packer(args)
-    except (OSError, SourceError, SetupError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        print(f"packcheck verify: {why}", file=sys.stderr)
-        return 2
-    progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+def _settings_shown(s: argparse.Namespace) -> dict[str, Any]:
+    """What decides what a run checks, for the JSON and JUnit reports."""
+    return {
+        "max_examples": s.max_examples,
+        "max_units": _power_text(_max_units(s)),
+        "timeout": _timeout_of(s),
+        "partition": s.partition,
+        "long_lists": s.long_lists,
+        "save_failures": None if s.save_failures is None else str(s.save_failures),
+    }
+
+
+def gate(s: argparse.Namespace, progress: Progress | None = None) -> Outcome:
+    """Run the gate with the settings ``s``; raises :class:`OSError`,
+    :class:`SourceError` or :class:`SetupError` when it cannot run at all."""
+    seed = s.seed if s.seed is not None else random.SystemRandom().randrange(2**32)
+    fixtures = seed_fixtures()
+    if s.save_failures is not None:
+        writable_directory(s.save_failures)
+        fixtures += saved_fixtures(s.save_failures)
+    if s.junit_xml is not None:
+        _writable_file(s.junit_xml)
+    packer, name = _packer(s)
     try:
         summary = verify.run(
             packer,
             seed=seed,
-            max_examples=args.max_examples,
-            max_units=_max_units(args),
+            max_examples=s.max_examples,
+            max_units=_max_units(s),
             fixtures=fixtures,
-            long_lists=not args.no_long_lists,
+            long_lists=s.long_lists,
             progress=progress,
-            partition=args.partition,
+            partition=s.partition,
         )
-    except SetupError as exc:
-        # A command that ended before answering any case never ran as a packer.
-        print(f"packcheck verify: {exc}", file=sys.stderr)
+    finally:
+        packer.close()
+    finding = summary.finding
+    saved = None
+    fresh = finding is not None and not finding.origin.startswith("fixture")
+    if fresh and s.save_failures is not None:
+        assert finding is not None
+        try:
+            path = _save(finding, s.save_failures)
+            saved = f"{path} (replayed first by the next run with --save-failures)"
+        except OSError as exc:
+            saved = f"nothing: {exc.strerror or exc}"
+    return Outcome(summary, name, _rerun(s, seed), saved, _settings_shown(s))
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Verify the chosen packer; 0 conformant, 1 counterexample, 2 usage/setup error."""
+    try:
+        s = settings(args, args.command_parser)
+    except _config.ConfigError as exc:
+        print(f"packcheck verify: error: {exc}", file=sys.stderr)
+        return 2
+    progress = progress_for(sys.stderr, s.quiet)
+    try:
+        outcome = gate(s, progress)
+    except (OSError, SourceError, SetupError) as exc:
+        # SetupError also when a command ended before answering any case.
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        print(f"packcheck verify: {why}", file=sys.stderr)
         return 2
     finally:
         if progress is not None:
-            progress.clear()
-        packer.close()
-    line = f"{summary.counts()}, seed {seed}, {summary.seconds:.1f} s ({name})"
-    finding = summary.finding
-    if finding is None:
-        print(f"packcheck verify: conformant: {line}")
-        return 0
-    args.status_if_cut_off = 1  # a reader that goes away must not turn this into a pass
-    print(finding.report())
-    if args.save_failures is not None and not finding.origin.startswith("fixture"):
+            progress.close()
+    if outcome.status:
+        args.status_if_cut_off = 1  # a reader that goes away must not turn this into a pass
+    report = {"text": text, "json": json_report, "github": github}[s.format](outcome)
+    print(report)
+    if s.junit_xml is not None:
         try:
-            saved = _save(finding, args.save_failures)
-            print(f"saved:    {saved} (replayed first by the next run with --save-failures)")
+            s.junit_xml.write_bytes(junit_xml(outcome))
         except OSError as exc:
-            print(f"saved:    nothing: {exc.strerror or exc}")
-    print(f"rerun:    {_rerun(args, seed)}")
-    print(f"packcheck verify: NOT conformant: {line}")
-    return 1
+            print(f"packcheck verify: --junit-xml {s.junit_xml}: {exc.strerror}", file=sys.stderr)
+            return 2
+    return outcome.status

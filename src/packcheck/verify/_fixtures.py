@@ -9,9 +9,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .._rule.jsonio import dumps
 from .._rule.sources import SourceError, read_records
 
-__all__ = ["Fixture", "read_fixtures", "seed_fixtures"]
+__all__ = [
+    "Fixture",
+    "read_fixtures",
+    "save_fixture",
+    "saved_fixtures",
+    "seed_fixtures",
+    "writable_directory",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +61,32 @@ def read_fixtures(path: Path, label: str | None = None) -> Iterator[Fixture]:
                 record.expected,
                 f"fixture {label}: {record.where}",
             )
+
+
+def saved_fixtures(directory: Path) -> list[Fixture]:
+    """The fixtures of ``directory/*.json`` (none when it is not a directory), by name;
+    raises :class:`OSError` or :class:`SourceError`."""
+    if not directory.is_dir():
+        return []
+    return [fixture for path in sorted(directory.glob("*.json")) for fixture in read_fixtures(path)]
+
+
+def writable_directory(directory: Path) -> None:
+    """Raise :class:`OSError` unless ``directory`` is, or can be made, a writable folder."""
+    if directory.exists() and not directory.is_dir():
+        raise OSError(f"--save-failures {directory}: exists and is not a directory")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OSError(f"--save-failures {directory}: {exc.strerror or exc}") from None
+
+
+def save_fixture(fixture: dict[str, Any], directory: Path) -> Path:
+    """Write ``fixture`` (``{"id", "input", "expected"}``) as ``directory/ID.json``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{fixture['id']}.json"
+    path.write_text(dumps([fixture]) + "\n", encoding="ascii")
+    return path
 
 
 def seed_fixtures() -> list[Fixture]:

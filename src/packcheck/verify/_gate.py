@@ -26,22 +26,24 @@ a test suite: it raises :class:`Counterexample` instead.
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
 from .._engines.pack import pack
-from .._packers import CallablePacker, Packer, PackerFault
+from .._packers import CallablePacker, Packer, PackerFault, PackerTimeout
 from .._partition.invariants import InvariantError, check_output, check_trace
 from .._rule.jsonio import dumps
 from ..strategies import MAX_SAFE_UNITS, cases
 from ._findings import Finding, examine, explained, show_answer
-from ._fixtures import Fixture, read_fixtures, seed_fixtures
+from ._fixtures import Fixture, read_fixtures, save_fixture, saved_fixtures, seed_fixtures
 from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
 from ._probes import Probe, long_probes, unit_probes, wide_probes
 from ._shrink import shrink
@@ -90,11 +92,16 @@ Progress = Callable[[str, int, "int | None"], None]
 
 
 class Counterexample(AssertionError):
-    """The packer does not conform; :attr:`finding` holds the (shrunk) case."""
+    """The packer does not conform; :attr:`finding` holds the (shrunk) case, and
+    :attr:`saved` the fixture file it was saved to, if it was."""
 
-    def __init__(self, finding: Finding) -> None:
-        super().__init__(finding.report())
+    def __init__(self, finding: Finding, saved: Path | None = None) -> None:
+        report = finding.report()
+        if saved is not None:
+            report += f"\nsaved:    {saved}"
+        super().__init__(report)
         self.finding = finding
+        self.saved = saved
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +109,9 @@ class Summary:
     """What a run checked, and the counterexample if it found one.
 
     ``fixtures``, ``wide``, ``generated`` and ``long_lists`` count the cases each
-    phase checked (the failing one included); ``finding`` is ``None`` for a
+    phase checked (the failing one included), ``shrink_tries`` the cases tried while
+    shrinking; ``phase_seconds`` maps each phase that ran, in order, to its seconds
+    (shrinking included in the phase that failed); ``finding`` is ``None`` for a
     conformant packer.
     """
 
@@ -113,6 +122,8 @@ class Summary:
     wide: int = 0
     long_lists: int = 0
     finding: Finding | None = None
+    shrink_tries: int = 0
+    phase_seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def conformant(self) -> bool:
@@ -166,7 +177,9 @@ class _Gate:
             case = probe.build()
             finding = self.examine(case, pack(case), origin)
             if finding is not None:
-                return self.shrunk(probe, finding, SHRINK_TRIES)
+                # Each shrinking try of a case that hangs would wait the whole timeout.
+                timed_out = isinstance(finding.answer, PackerTimeout)
+                return finding if timed_out else self.shrunk(probe, finding, SHRINK_TRIES)
         return None
 
     def shrunk(self, probe: Probe | None, finding: Finding, tries: int) -> Finding:
@@ -244,6 +257,8 @@ class _Gate:
                     tries += 1
                     if tries > SHRINK_TRIES or now - first_failure > self.shrink_seconds:
                         return
+                    if any(isinstance(f.answer, PackerTimeout) for f in failures.values()):
+                        return  # each try of a case that hangs would wait the timeout
                 self.tick("generated" if first_failure is None else "shrinking", max_examples)
                 finding = self.examine(case, pack(case), origin)
                 if finding is None:
@@ -295,7 +310,8 @@ def run(
     started = time.monotonic()
     shrink_for = SHRINK_SECONDS if shrink_seconds is None else shrink_seconds
     gate = _Gate(adapter, progress, shrink_for, partition)
-    phases: Iterator[Callable[[], Finding | None]] = iter(
+    phases: Iterator[tuple[str, Callable[[], Finding | None]]] = zip(
+        PHASES,
         [
             lambda: gate.fixtures(seed_fixtures() if fixtures is None else fixtures),
             lambda: gate.generated(seed=seed, max_examples=max_examples, max_units=max_units),
@@ -309,11 +325,20 @@ def run(
                 list(long_probes(seed, max_units)) if long_lists else [],
                 f"long list (seed {seed})",
             ),
-        ]
+        ],
+        strict=False,
     )
+    phase_seconds: dict[str, float] = {}
+
+    def timed(name: str, phase: Callable[[], Finding | None]) -> Finding | None:
+        began = time.monotonic()
+        found = phase()
+        phase_seconds[name] = time.monotonic() - began
+        return found
+
     # Hypothesis's files (its Unicode tables) go to packcheck's cache, not the cwd.
     with private_hypothesis_storage():
-        finding = next((found for phase in phases if (found := phase()) is not None), None)
+        finding = next((found for p in phases if (found := timed(*p)) is not None), None)
     counts = gate.counts
     return Summary(
         fixtures=counts["fixtures"],
@@ -323,6 +348,8 @@ def run(
         wide=counts["wide ranges"],
         long_lists=counts["long lists"],
         finding=None if finding is None else explained(finding),
+        shrink_tries=counts["shrinking"],
+        phase_seconds=phase_seconds,
     )
 
 
@@ -335,11 +362,19 @@ def check(
     fixtures: Iterable[Fixture] | None = None,
     long_lists: bool = True,
     partition: bool = False,
+    save_failures: str | os.PathLike[str] | None = None,
 ) -> Summary:
     """:func:`run`, raising :class:`Counterexample` if the packer does not conform.
 
-    For a test suite: ``packcheck.verify.check(my_packer, seed=1)``.
+    For a test suite: ``packcheck.verify.check(my_packer, seed=1)``.  With
+    ``save_failures=DIR`` (``packcheck verify --save-failures DIR``), the fixtures in
+    ``DIR/*.json`` are replayed after ``fixtures``, and a new counterexample is saved
+    there whole, as a fixture.
     """
+    directory = None if save_failures is None else Path(save_failures)
+    if directory is not None:
+        fixtures = [*(seed_fixtures() if fixtures is None else fixtures)]
+        fixtures += saved_fixtures(directory)
     summary = run(
         packer,
         seed=seed,
@@ -349,6 +384,9 @@ def check(
         long_lists=long_lists,
         partition=partition,
     )
-    if summary.finding is not None:
-        raise Counterexample(summary.finding)
+    finding = summary.finding
+    if finding is not None:
+        fresh = directory is not None and not finding.origin.startswith("fixture")
+        saved = save_fixture(finding.fixture(), directory) if fresh and directory else None
+        raise Counterexample(finding, saved)
     return summary

@@ -1,0 +1,124 @@
+"""``[tool.packcheck]`` in ``pyproject.toml``: ``verify``'s options, written once.
+
+The file is found as pytest finds its root: the first ``pyproject.toml`` holding a
+``[tool.packcheck]`` table, from the current directory upwards.  Its keys are
+``verify``'s long options without the dashes (``packer``, ``max-units``,
+``no-long-lists``...); each value is read as that option's value would be on the
+command line, and the command line overrides it.  Paths in the table (a
+``PATH.py:FUNCTION`` packer, ``save-failures``, ``junit-xml``) are relative to the
+file's folder.  An unknown key, a value of the wrong kind or a file that is not TOML
+is a :class:`ConfigError`: one line, naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ConfigError", "find", "read", "shown"]
+
+#: Options that are no settings: they say what to do, not how.
+_NOT_SETTINGS = frozenset({"help"})
+
+
+class ConfigError(Exception):
+    """``[tool.packcheck]`` cannot be used; one line."""
+
+
+def find(start: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The first ``pyproject.toml`` from ``start`` upwards with a ``[tool.packcheck]``
+    table, and that table; ``None`` when there is none."""
+    for folder in (start, *start.parents):
+        path = folder / "pyproject.toml"
+        if not path.is_file():
+            continue
+        try:
+            with path.open("rb") as stream:
+                document = tomllib.load(stream)
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise ConfigError(f"{shown(path)}: {why}") from None
+        tool = document.get("tool")
+        table = tool.get("packcheck") if isinstance(tool, dict) else None
+        if table is None:
+            continue
+        if not isinstance(table, dict):
+            raise ConfigError(f"{shown(path)}: [tool.packcheck] must be a table")
+        return path, table
+    return None
+
+
+def shown(path: Path) -> str:
+    """``path`` relative to the current directory when it is below it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _relative(folder: Path, text: str) -> str:
+    """``text``, a path relative to ``folder``, as a path from the current directory."""
+    if os.path.isabs(text) or folder.resolve() == Path.cwd().resolve():
+        return text
+    return os.path.relpath(folder / text)
+
+
+def _value(action: argparse.Action, key: str, value: object, folder: Path) -> object:
+    """``value`` as the command line's parser reads the option, or :class:`ConfigError`."""
+    flag = action.nargs == 0
+    if flag:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key}: expected true or false, not {value!r}")
+        if isinstance(action, argparse.BooleanOptionalAction):
+            return value if f"--{key}" in action.option_strings[:1] else not value
+        return value
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise ConfigError(f"{key}: expected a string or a number, not {value!r}")
+    text = str(value)
+    if key in ("save-failures", "junit-xml"):
+        text = _relative(folder, text)
+    elif key == "packer" and text.rpartition(":")[0].endswith(".py"):
+        location, _, function = text.rpartition(":")
+        text = f"{_relative(folder, location)}:{function}"
+    try:
+        parsed = action.type(text) if callable(action.type) else text
+    except argparse.ArgumentTypeError as exc:
+        raise ConfigError(f"{key}: {exc}") from None
+    if action.choices is not None and parsed not in action.choices:
+        choices = ", ".join(map(str, action.choices))
+        raise ConfigError(f"{key}: {text!r} is not one of {choices}")
+    return parsed
+
+
+def read(parser: argparse.ArgumentParser, start: Path) -> tuple[Path | None, dict[str, Any]]:
+    """The settings ``[tool.packcheck]`` gives, by ``parser`` destination, and its file.
+
+    Raises :class:`ConfigError` for an unknown key or a value the option refuses.
+    """
+    found = find(start)
+    if found is None:
+        return None, {}
+    path, table = found
+    options = {
+        option[2:]: action
+        for action in parser._actions
+        for option in action.option_strings
+        if option.startswith("--") and action.dest not in _NOT_SETTINGS
+    }
+    settings: dict[str, Any] = {}
+    where = f"{shown(path)} [tool.packcheck]"
+    for key, value in table.items():
+        action = options.get(key)
+        if action is None:
+            known = ", ".join(sorted(options))
+            raise ConfigError(f"{where}: unknown key {key!r} (keys: {known})")
+        if action.dest in settings:
+            raise ConfigError(f"{where}: {key}: set twice")
+        try:
+            settings[action.dest] = _value(action, key, value, path.parent)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+    return path, settings

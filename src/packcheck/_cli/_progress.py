@@ -1,0 +1,93 @@
+"""``verify``'s progress on stderr: a live line on a terminal, plain lines in a log.
+
+A CI log is not a terminal: there a line is written as each phase ends and at least
+every :data:`EVERY` seconds (phase, cases done, elapsed), by a timer thread, so that a
+slow case or a slow phase never leaves the log silent.  The last phase's line is the
+verdict's, on stdout; a run that cannot start writes nothing but its one-line error.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import IO
+
+__all__ = ["EVERY", "LiveLine", "PlainLines", "progress_for"]
+
+#: Seconds between two plain progress lines at most.
+EVERY = 10.0
+
+
+def _state(phase: str, done: int, total: int | None, elapsed: float) -> str:
+    count = f"{done}/{total}" if total else f"{done}"
+    unit = "tries" if phase == "shrinking" else "cases"
+    return f"packcheck verify: {phase}: {count} {unit}, {elapsed:.0f} s"
+
+
+class LiveLine:
+    """A live line on a terminal's stderr: phase, cases, elapsed; at most ten a second."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.started = time.monotonic()
+        self.shown = 0.0
+
+    def __call__(self, phase: str, done: int, total: int | None) -> None:
+        now = time.monotonic()
+        if now - self.shown >= 0.1:
+            self.shown = now
+            self.stream.write(f"\r\x1b[K{_state(phase, done, total, now - self.started)}")
+            self.stream.flush()
+
+    def close(self) -> None:
+        """Clear the line before the report."""
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+class PlainLines:
+    """Whole lines for a log: one as each phase ends, and one every ``every`` s."""
+
+    def __init__(self, stream: IO[str], every: float = EVERY) -> None:
+        self.stream = stream
+        self.every = every
+        self.started = time.monotonic()
+        self._lock = threading.Lock()
+        self._state: tuple[str, int, int | None] | None = None
+        self._stop = threading.Event()
+        self._timer = threading.Thread(target=self._beat, daemon=True)
+        self._timer.start()
+
+    def __call__(self, phase: str, done: int, total: int | None) -> None:
+        with self._lock:
+            if self._state is not None and self._state[0] != phase:
+                self._write()  # the phase that just ended, with its count
+            self._state = (phase, done, total)
+
+    def _write(self) -> None:
+        if self._state is None or self._stop.is_set():
+            return
+        elapsed = time.monotonic() - self.started
+        try:
+            self.stream.write(_state(*self._state, elapsed) + "\n")
+            self.stream.flush()
+        except (OSError, ValueError):  # the log went away: the run goes on, silent
+            self._stop.set()
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.every):
+            with self._lock:
+                self._write()
+
+    def close(self) -> None:
+        """Stop the timer; nothing is written after this returns."""
+        self._stop.set()
+        self._timer.join()
+
+
+def progress_for(stream: IO[str], quiet: bool) -> LiveLine | PlainLines | None:
+    """The progress that suits ``stream``: none when ``quiet``."""
+    if quiet:
+        return None
+    return LiveLine(stream) if stream.isatty() else PlainLines(stream)

@@ -1,0 +1,84 @@
+"""The pre-commit hook and the workflow of docs/ci.md run, as written, in a project."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).parents[2]
+BIN = Path(sys.executable).parent
+TABLE = """
+[tool.packcheck]
+packer = "mine.py:pack_case"
+seed = 1
+max-examples = 30
+no-long-lists = true
+quiet = true
+"""
+MINE = """
+from packcheck import pack
+
+def pack_case(case):
+    return pack(case)
+"""
+
+
+def _hook() -> dict[str, str]:
+    """The hook's keys, read from .pre-commit-hooks.yaml (a list of one flat mapping)."""
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    pairs = re.findall(r"^[- ] (\w+): (.*)$", text, flags=re.MULTILINE)
+    return dict(pairs)
+
+
+def _project(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text(f"[project]\nname = 'mine'\n{TABLE}")
+    (tmp_path / "mine.py").write_text(MINE)
+    return tmp_path
+
+
+def _run(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    argv = shlex.split(command)
+    argv[0] = str(BIN / argv[0])  # the packcheck installed beside this Python
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_the_pre_commit_hook_runs_the_gate_with_the_projects_settings(tmp_path: Path) -> None:
+    hook = _hook()
+    assert hook["id"] == "packcheck-verify"
+    assert hook["language"] == "python"
+    assert hook["pass_filenames"] == "false"
+    assert re.search(hook["files"], "src/pack.py")
+    assert re.search(hook["files"], "pyproject.toml")
+    assert not re.search(hook["files"], "README.md")
+    project = _project(tmp_path)
+    result = _run(hook["entry"], project)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("packcheck verify: conformant: 3 fixtures, 30 generated")
+    (project / "mine.py").write_text(MINE.replace("return pack(case)", "return {}"))
+    result = _run(hook["entry"], project)
+    assert result.returncode == 1
+    assert "rerun:    packcheck verify --packer mine.py:pack_case --seed 1" in result.stdout
+
+
+def _workflow() -> list[str]:
+    """The ``run:`` steps of the workflow in docs/ci.md."""
+    page = (ROOT / "docs" / "ci.md").read_text()
+    (workflow,) = re.findall(r"```yaml\n(# \.github/workflows/.*?)```", page, flags=re.DOTALL)
+    return re.findall(r"^\s+- run: (.*)$", workflow, flags=re.MULTILINE)
+
+
+def test_the_workflows_steps_run(tmp_path: Path) -> None:
+    install, verify = _workflow()
+    assert install == "python3 -m pip install ./packcheck"
+    assert install in (ROOT / "docs" / "gate.md").read_text()  # as the gate's page says
+    project = _project(tmp_path)
+    result = _run(verify, project)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("::notice title=packcheck verify%3A conformant::")
+    suite = ET.parse(project / "packcheck.xml").getroot().find("testsuite")
+    assert suite is not None
+    assert len(suite.findall("testcase")) == 4

@@ -1,0 +1,258 @@
+"""``packcheck verify`` for CI: --format, --junit-xml, [tool.packcheck], the default timeout."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from packcheck._cli import build_parser, main
+from packcheck._cli import verify as cli_verify
+from packcheck._packers import CallablePacker, CommandPacker, WorkerPacker
+
+PACKERS = Path(__file__).parents[1] / "packers"
+BROKEN = PACKERS / "broken.py"
+LINES = f"{sys.executable} {PACKERS / 'lines_packer.py'}"
+QUICK = ["--seed", "3", "--max-examples", "300", "--no-long-lists", "--quiet"]
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+
+def test_the_json_report_of_a_counterexample(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", "--packer", f"{BROKEN}:missing_dedup", *QUICK, "--format", "json"]) == 1
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    report = json.loads(out)
+    assert report["verdict"] == "not conformant"
+    assert report["seed"] == 3
+    assert report["packer"] == f"{BROKEN}:missing_dedup"
+    assert report["settings"]["timeout"] == 10.0
+    assert [p["name"] for p in report["phases"]] == [
+        "fixtures",
+        "generated",
+        "wide ranges",
+        "long lists",
+    ]
+    failure = report["failure"]
+    assert failure["phase"] == "generated"
+    assert failure["check"] == "output: differs from the declared output (exact JSON and types)"
+    assert failure["checks"][1].startswith("invariant missing == required - kept: got ")
+    assert failure["rerun"].startswith(f"packcheck verify --packer {BROKEN}:missing_dedup --seed 3")
+    assert failure["expected"]["missing"] != failure["answer"]["missing"]
+
+
+def test_the_github_format_starts_with_an_error_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["verify", "--packer", f"{BROKEN}:missing_dedup", *QUICK, "--format", "github"]
+    assert main(args) == 1
+    first, *rest = capsys.readouterr().out.splitlines()
+    assert first.startswith("::error title=packcheck verify%3A generated%3A output%3A differs ")
+    assert "rerun:    packcheck verify" in first
+    assert rest[-1].startswith("packcheck verify: NOT conformant: ")
+
+
+def test_junit_xml_is_written_beside_the_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "verify.xml"
+    args = ["verify", *QUICK, "--junit-xml", str(report)]
+    assert main(args) == 0
+    assert capsys.readouterr().out.startswith("packcheck verify: conformant: ")
+    suite = ET.parse(report).getroot().find("testsuite")
+    assert suite is not None
+    assert suite.attrib["failures"] == "0"
+    assert [c.attrib["name"] for c in suite.iter("testcase")] == [
+        "fixtures",
+        "generated",
+        "wide ranges",
+        "long lists",
+    ]
+
+
+def test_a_junit_path_that_cannot_be_written_stops_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["verify", *QUICK, "--junit-xml", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"packcheck verify: --junit-xml {tmp_path}: is a directory\n"
+    missing = tmp_path / "no" / "r.xml"
+    assert main(["verify", *QUICK, "--junit-xml", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"packcheck verify: --junit-xml {missing}: {missing.parent} is not a writable directory\n"
+    )
+
+
+def test_a_junit_file_that_fails_to_write_is_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def full(self: Path, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    assert main(["verify", *QUICK, "--junit-xml", str(tmp_path / "r.xml")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out.startswith("packcheck verify: conformant")
+    assert captured.err.endswith("r.xml: No space left on device\n")
+
+
+def _project(tmp_path: Path, table: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(f"[project]\nname = 'x'\n\n{table}\n")
+
+
+def test_settings_come_from_tool_packcheck_and_the_command_line_overrides_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _project(
+        tmp_path,
+        f'[tool.packcheck]\npacker = "{BROKEN}:missing_dedup"\nseed = 3\n'
+        'max-examples = 300\nno-long-lists = true\nformat = "json"\nquiet = true\n'
+        'max-units = "2**40"\ntimeout = 20\npartition = false\n',
+    )
+    assert main(["verify"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["seed"] == 3
+    assert report["settings"] == {
+        "max_examples": 300,
+        "max_units": "2**40",
+        "timeout": 20.0,
+        "partition": False,
+        "long_lists": False,
+        "save_failures": None,
+    }
+    assert report["rerun"] == (
+        f"packcheck verify --packer {BROKEN}:missing_dedup --seed 3 --max-examples 300 "
+        "--max-units '2**40' --timeout 20 --no-long-lists"
+    )
+    # The command line wins: another packer (of the other kind), seed and format.
+    assert main(["verify", "--packer-cmd", LINES, "--seed", "4", "--format", "text"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("packcheck verify: conformant: 3 fixtures, 300 generated cases")
+    assert ", seed 4, " in out
+    assert main(["verify", "--long-lists", "--timeout", "0", "--max-examples", "1"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["settings"]["long_lists"] is True
+    assert report["settings"]["timeout"] is None
+
+
+def test_paths_in_the_table_are_relative_to_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "pack.py").write_text(BROKEN.read_text())
+    _project(
+        tmp_path,
+        '[tool.packcheck]\npacker = "pack.py:missing_dedup"\nsave-failures = "failures"\n'
+        'junit-xml = "out/verify.xml"\nlong-lists = false\nseed = 3\nmax-examples = 300\n',
+    )
+    (tmp_path / "out").mkdir()
+    # pytest's way: below the project, in a folder with a pyproject.toml of its own
+    # that has no [tool.packcheck], the project's table still applies.
+    below = tmp_path / "src" / "deep"
+    below.mkdir(parents=True)
+    (below / "pyproject.toml").write_text("[tool.other]\nx = 1\n")
+    monkeypatch.chdir(below)
+    assert main(["verify", "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert "rerun:    packcheck verify --packer ../../pack.py:missing_dedup --seed 3" in out
+    assert list((tmp_path / "failures").glob("*.json"))
+    assert (tmp_path / "out" / "verify.xml").is_file()
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ("[tool.packcheck]\njson = true", "unknown key 'json' (keys: format, junit-xml,"),
+        ("[tool.packcheck]\nhelp = true", "unknown key 'help'"),
+        ('[tool.packcheck]\nseed = "x"', "seed: 'x' is not a non-negative integer"),
+        ('[tool.packcheck]\nmax-units = "2**20000"', "max-units: 2**20000 is too large"),
+        ('[tool.packcheck]\npartition = "yes"', "partition: expected true or false, not 'yes'"),
+        ("[tool.packcheck]\nseed = true", "seed: expected a string or a number, not True"),
+        ("[tool.packcheck]\nseed = [1]", "seed: expected a string or a number, not [1]"),
+        ('[tool.packcheck]\nformat = "xml"', "format: 'xml' is not one of text, json, github"),
+        (
+            "[tool.packcheck]\npartition = true\nno-partition = true",
+            "no-partition: set twice",
+        ),
+        (
+            '[tool.packcheck]\npacker = "a:b"\npacker-cmd = "c"',
+            "[tool.packcheck]: packer and packer-cmd exclude each other",
+        ),
+        ("[tool]\npackcheck = 3", "pyproject.toml: [tool.packcheck] must be a table"),
+        ("[tool.packcheck\n", "pyproject.toml: Expected ']'"),
+    ],
+)
+def test_a_bad_table_is_a_one_line_usage_error(
+    table: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _project(tmp_path, table)
+    assert main(["verify"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("packcheck verify: error: pyproject.toml")
+    assert message in err
+    assert err.count("\n") == 1
+
+
+def test_a_pyproject_that_cannot_be_read_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "pyproject.toml").write_bytes(b"\xff\xfe")
+    assert main(["verify"]) == 2
+    assert capsys.readouterr().err.startswith("packcheck verify: error: pyproject.toml: ")
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "pyproject.toml").mkdir()  # not a file: not a pyproject.toml
+    assert main(["verify", *QUICK, "--max-examples", "5"]) == 0
+
+
+def test_a_table_above_the_current_directory_is_named_by_its_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _project(tmp_path, "[tool.packcheck]\nnope = 1")
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    assert main(["verify"]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {tmp_path / 'pyproject.toml'} [tool.packcheck]: unknown key 'nope'" in err
+
+
+def _settings(*argv: str) -> argparse.Namespace:
+    args = build_parser().parse_args(["verify", *argv])
+    return cli_verify.settings(args, args.command_parser)
+
+
+def test_python_packers_get_the_default_timeout_in_a_worker() -> None:
+    chosen, _ = cli_verify._packer(_settings("--packer", f"{BROKEN}:correct"))
+    try:
+        assert isinstance(chosen, WorkerPacker)
+        assert chosen.timeout == cli_verify.DEFAULT_TIMEOUT == 10
+    finally:
+        chosen.close()
+    chosen, _ = cli_verify._packer(_settings("--packer", f"{BROKEN}:correct", "--timeout", "0"))
+    assert isinstance(chosen, CallablePacker)
+    chosen, name = cli_verify._packer(_settings())
+    assert isinstance(chosen, CallablePacker)  # packcheck's own: in-process
+    assert name == "packcheck's NumPy packer"
+    chosen, _ = cli_verify._packer(_settings("--timeout", "5"))
+    try:
+        assert isinstance(chosen, WorkerPacker)
+    finally:
+        chosen.close()
+
+
+def test_a_command_without_a_timeout_waits_as_long_as_it_takes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    chosen, _ = cli_verify._packer(_settings("--packer-cmd", LINES, "--timeout", "0"))
+    try:
+        assert isinstance(chosen, CommandPacker)
+        assert chosen.timeout == float("inf")
+        answer = chosen.answer({"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": []})
+        assert answer == {"kept": ["A"], "remaining": 0, "missing": []}
+    finally:
+        chosen.close()

@@ -1,0 +1,125 @@
+"""The pytest plugin: the gate as test items, run by a pytest inside the test."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+import packcheck.pytest_plugin
+
+pytest_plugins = ["pytester"]
+
+GOOD = """
+def pack_case(case):
+    from packcheck import pack
+    return pack(case)
+"""
+BAD = """
+def pack_case(case):
+    from packcheck import pack
+    answer = pack(case)
+    if len(case["blocks"]) > 1 and "kept" in answer:
+        answer["kept"] = answer["kept"][::-1]
+    return answer
+"""
+SETTINGS = "seed = 1\nmax-examples = 30\nno-long-lists = true\n"
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(good=GOOD, bad=BAD, test_mine="def test_mine():\n    pass\n")
+    pytester.makepyprojecttoml(f'[tool.packcheck]\npacker = "good.py:pack_case"\n{SETTINGS}')
+    return pytester
+
+
+def test_one_item_for_the_table_and_one_per_option(project: pytest.Pytester) -> None:
+    result = project.runpytest("-p", "no:xdist", "--packcheck", "bad.py:pack_case", "-rA")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ packcheck[[]bad.py:pack_case[]] _*",
+            "FAIL fixture seed.json: case 1 (distractor-first)",
+            "  check:    output: differs from the declared output (exact JSON and types)",
+            "*",
+            "rerun:    packcheck verify --packer bad.py:pack_case --seed 1 --max-examples 30 "
+            "--no-long-lists",
+            "packcheck verify: NOT conformant: *",
+        ]
+    )
+    result.stdout.fnmatch_lines(["PASSED pyproject.toml::packcheck[[]good.py:pack_case[]]"])
+    assert "Traceback" not in result.stdout.str()
+    assert "pytest_plugin.py" not in result.stdout.str()
+
+
+def test_it_works_under_xdist(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess("-n", "2", "--packcheck", "bad.py:pack_case")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["FAIL fixture seed.json: case 1 (distractor-first)"])
+
+
+def test_no_packcheck_turns_it_off(project: pytest.Pytester) -> None:
+    result = project.runpytest("-p", "no:xdist", "-p", "no:packcheck")
+    result.assert_outcomes(passed=1)
+    result = project.runpytest("-p", "no:xdist", "-k", "not packcheck")
+    result.assert_outcomes(passed=1, deselected=1)
+
+
+def test_no_table_and_no_option_is_no_item(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_mine="def test_mine():\n    pass\n")
+    pytester.makepyprojecttoml("[tool.other]\nx = 1\n")
+    pytester.runpytest("-p", "no:xdist").assert_outcomes(passed=1)
+    # An option alone: its settings are the defaults (here shortened by none).
+    pytester.makepyfile(bad=BAD)
+    result = pytester.runpytest("-p", "no:xdist", "--packcheck", "bad.py:pack_case")
+    result.assert_outcomes(passed=1, failed=1)
+
+
+def test_a_command_packer_in_the_table(pytester: pytest.Pytester) -> None:
+    lines = Path(__file__).parent / "packers" / "lines_packer.py"
+    command = f"python3 {lines}"
+    pytester.makepyprojecttoml(f"[tool.packcheck]\npacker-cmd = '{command}'\n{SETTINGS}")
+    result = pytester.runpytest("-p", "no:xdist", "-v")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([f"pyproject.toml::packcheck[[]{command}[]] PASSED*"])
+
+
+@pytest.mark.parametrize(
+    ("table", "option", "message"),
+    [
+        (
+            "nope = 1",
+            "",
+            "packcheck verify: pyproject.toml [[]tool.packcheck[]]: unknown key 'nope'*",
+        ),
+        (
+            "",
+            "missing.py:f",
+            "packcheck verify: --packer 'missing.py:f': no such file 'missing.py'",
+        ),
+    ],
+)
+def test_what_stops_the_gate_is_one_line(
+    table: str, option: str, message: str, project: pytest.Pytester
+) -> None:
+    project.makepyprojecttoml(f'[tool.packcheck]\npacker = "good.py:pack_case"\n{table}\n')
+    result = project.runpytest("-p", "no:xdist", *(["--packcheck", option] if option else []))
+    result.assert_outcomes(passed=1 if not option else 2, failed=1)
+    result.stdout.fnmatch_lines(["*_ packcheck[[]*[]] _*", message])
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_a_table_that_cannot_be_read_fails_its_item(project: pytest.Pytester) -> None:
+    project.makepyprojecttoml("[tool]\npackcheck = 3\n")
+    result = project.runpytest("-p", "no:xdist")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        ["packcheck verify: pyproject.toml: [[]tool.packcheck[]] must be a table"]
+    )
+
+
+def test_the_module_loads_again_cleanly() -> None:
+    # pytest imports its plugins before coverage starts: load it again, measured.
+    module = importlib.reload(packcheck.pytest_plugin)
+    assert module.PackcheckItem.__name__ == "PackcheckItem"
