@@ -13,11 +13,11 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import audit, bench, fixtures, pack, verify
+from . import audit, bench, diff, fixtures, pack, verify
 
 __all__ = ["main"]
 
-_COMMANDS = (pack, fixtures, verify, bench, audit)
+_COMMANDS = (pack, fixtures, verify, diff, bench, audit)
 
 
 def build_parser() -> argparse.ArgumentParser:

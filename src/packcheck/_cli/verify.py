@@ -163,8 +163,9 @@ def _fixtures(directory: Path | None) -> list[Fixture]:
 class _Progress:
     """A live line on a terminal's stderr: phase, cases, elapsed; at most ten a second."""
 
-    def __init__(self, stream: IO[str]) -> None:
+    def __init__(self, stream: IO[str], command: str = "verify") -> None:
         self.stream = stream
+        self.command = command
         self.started = time.monotonic()
         self.shown = 0.0
 
@@ -175,7 +176,8 @@ class _Progress:
             count = f"{done}/{total}" if total else f"{done}"
             unit = "tries" if phase == "shrinking" else "cases"
             self.stream.write(
-                f"\r\x1b[Kpackcheck verify: {phase}: {count} {unit}, {now - self.started:.0f} s"
+                f"\r\x1b[Kpackcheck {self.command}: {phase}: {count} {unit}, "
+                f"{now - self.started:.0f} s"
             )
             self.stream.flush()
 
