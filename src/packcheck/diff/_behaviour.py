@@ -30,7 +30,7 @@ _RAISED = re.compile(r"raised ([\w.]+): ")
 # RangeError: ...", 'Exception in thread "main" java.lang.IllegalStateException: ...'.
 _EXCEPTION = re.compile(
     r"^(?:Uncaught |Exception in thread \"[^\"]*\" )?"
-    r"((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*(?:Error|Exception))(?::|$)"
+    r"((?:[A-Za-z_$][\w$]*\.)*[\w$]*(?:Error|Exception))(?::|$)"
 )
 
 
@@ -62,7 +62,8 @@ def _exception_named(fault: PackerFault) -> tuple[str, str | None] | None:
         return found.group(1), None
     if not text.startswith("exited with status"):
         return None
-    lines = [line.removeprefix("  | ").strip() for line in text.splitlines()[1:]]
+    stderr = text.partition("; stderr:")[2]
+    lines = [line.removeprefix("  | ").strip() for line in stderr.splitlines()]
     named = [(match.group(1), line) for line in lines if (match := _EXCEPTION.match(line))]
     if not named:
         return None
