@@ -81,7 +81,7 @@ def test_count_reports_the_share_of_cases_per_phase(capsys: pytest.CaptureFixtur
 
 def test_a_timeout_is_that_sides_fault(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["diff", "--packer", "broken:hangs", "--against", "broken:correct", "--timeout", "1"]
-    assert main([*args, *QUICK]) == 1
+    assert main([*args, "--seed", "1", "--no-long-lists"]) == 1
     out = capsys.readouterr().out
     assert "  differs:  NEW's fault: no answer within 1 s (timeout); packer stopped" in out
     assert "--timeout 1" in out
@@ -130,7 +130,7 @@ def test_a_python_port_agrees_with_the_node_original(capsys: pytest.CaptureFixtu
         ),
         (
             ["--packer", "wild:keep_newest", "--against-cmd", "'unclosed"],
-            "packcheck diff: --against-cmd \"'unclosed\": No closing quotation\n",
+            'packcheck diff: --against-cmd "\'unclosed": No closing quotation\n',
         ),
         (
             ["--packer", "wild:keep_newest", "--against", "wild:keep_newest", "--timeout", "5"],
@@ -226,3 +226,28 @@ def test_a_run_without_a_seed_prints_the_one_it_used(capsys: pytest.CaptureFixtu
     args = ["diff", "--packer", "wild:keep_newest", "--against", "wild:keep_newest"]
     assert main([*args, "--max-examples", "5", "--no-long-lists"]) == 0
     assert ", seed " in capsys.readouterr().out
+
+
+def test_old_reads_its_own_helpers_beside_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The previous release checked out beside the working tree: both packer.py files
+    # import `helper`, which differs by one line. OLD must not get NEW's helper.
+    packer = (
+        "from helper import fits\n\n\ndef pack(case):\n"
+        "    left, kept = case['budget'], []\n"
+        "    for block in case['blocks']:\n"
+        "        if fits(block['size'], left):\n"
+        "            kept.append(block['id'])\n"
+        "            left -= block['size']\n"
+        "    return {'kept': kept, 'remaining': left}\n"
+    )
+    for folder, comparison in (("new", "<="), ("old", "<")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "packer.py").write_text(packer)
+        helper = f"def fits(size, left):\n    return size {comparison} left\n"
+        (tmp_path / folder / "helper.py").write_text(helper)
+    new, old = tmp_path / "new" / "packer.py", tmp_path / "old" / "packer.py"
+    assert main(["diff", "--packer", f"{new}:pack", "--against", f"{old}:pack", *QUICK]) == 1
+    assert 'parts:    kept[1]: NEW has "B", OLD has "C"' in capsys.readouterr().out
+    assert main(["diff", "--packer", f"{new}:pack", "--against", f"{new}:pack", *QUICK]) == 0

@@ -29,6 +29,9 @@ from .verify import (
 
 __all__ = ["register"]
 
+#: A worker process without ``--timeout`` waits this long (11 days) for an answer.
+_UNTIMED = 1e6
+
 
 def register(commands: Any) -> None:
     """Add ``diff`` to the ``packcheck`` subcommands."""
@@ -132,17 +135,24 @@ class _Side:
         self.packer.close()
 
 
-def _side(spec: str | None, command: str | None, timeout: float | None, option: str) -> _Side:
-    """The adapter for one side; raises :class:`SetupError` naming its option."""
+def _side(
+    spec: str | None, command: str | None, timeout: float | None, option: str, *, apart: bool
+) -> _Side:
+    """The adapter for one side; raises :class:`SetupError` naming its option.
+
+    With ``apart`` a Python function runs in a worker process of its own even without a
+    timeout: OLD's modules (a ``helpers.py`` beside the old file) must not be taken
+    from NEW's, which Python would otherwise find already imported under the same name.
+    """
     flag = f"{option}-cmd" if command is not None else option
     try:
         packer: Packer
         if command is not None:
             packer = CommandPacker(command, timeout or DEFAULT_TIMEOUT)
             packer.start()
-        elif timeout is not None:
+        elif timeout is not None or apart:
             assert spec is not None
-            packer = WorkerPacker(spec, timeout)
+            packer = WorkerPacker(spec, timeout or _UNTIMED)
         else:
             assert spec is not None
             packer = CallablePacker(load(spec))
@@ -184,8 +194,11 @@ def run_diff(args: argparse.Namespace) -> int:
         if args.save_failures is not None:
             _writable_directory(args.save_failures)
         fixtures = _fixtures(args.save_failures)
-        sides.append(_side(args.packer, args.packer_cmd, args.timeout, "--packer"))
-        sides.append(_side(args.against, args.against_cmd, args.timeout, "--against"))
+        both_python = args.packer is not None and args.against is not None
+        sides.append(_side(args.packer, args.packer_cmd, args.timeout, "--packer", apart=False))
+        sides.append(
+            _side(args.against, args.against_cmd, args.timeout, "--against", apart=both_python)
+        )
     except (OSError, SourceError, SetupError) as exc:
         for side in sides:
             side.close()
