@@ -251,3 +251,19 @@ def test_old_reads_its_own_helpers_beside_it(
     assert main(["diff", "--packer", f"{new}:pack", "--against", f"{old}:pack", *QUICK]) == 1
     assert 'parts:    kept[1]: NEW has "B", OLD has "C"' in capsys.readouterr().out
     assert main(["diff", "--packer", f"{new}:pack", "--against", f"{new}:pack", *QUICK]) == 0
+
+
+def test_a_command_may_answer_any_json_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "ids.py"
+    script.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    ids = [block['id'] for block in json.loads(line)['blocks']]\n"
+        "    print(json.dumps(ids), flush=True)\n"
+    )
+    ids = f"{sys.executable} {script}"
+    assert main(["diff", "--packer-cmd", ids, "--against-cmd", ids, *QUICK]) == 0
+    assert main(["diff", "--packer-cmd", ids, "--against", "wild:keep_newest", *QUICK]) == 1
+    assert '  new:      ["A","B","C"]' in capsys.readouterr().out

@@ -148,7 +148,7 @@ def _side(
     try:
         packer: Packer
         if command is not None:
-            packer = CommandPacker(command, timeout or DEFAULT_TIMEOUT)
+            packer = CommandPacker(command, timeout or DEFAULT_TIMEOUT, any_json=True)
             packer.start()
         elif timeout is not None or apart:
             assert spec is not None

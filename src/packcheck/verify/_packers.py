@@ -337,7 +337,8 @@ def _frame(buffer: bytearray) -> bytes | None:
 class CommandPacker(_Process):
     """Any program speaking JSON Lines: one case in, one output object out."""
 
-    def __init__(self, command: str, timeout: float) -> None:
+    def __init__(self, command: str, timeout: float, *, any_json: bool = False) -> None:
+        """``any_json``: any JSON value is an answer (``diff``), not only an object."""
         try:
             argv = shlex.split(command)
         except ValueError as exc:
@@ -347,6 +348,7 @@ class CommandPacker(_Process):
         super().__init__(argv, timeout)
         self.command = command
         self.answered = False
+        self.any_json = any_json
 
     def answer(self, case: dict[str, Any]) -> object:
         """The parsed object the command printed for ``case``.
@@ -371,7 +373,7 @@ class CommandPacker(_Process):
         except (UnicodeDecodeError, JSONError) as exc:
             self.stop()
             raise PackerFault(f"answered {_clip(raw)}, which is not JSON ({exc})") from None
-        if not isinstance(output, dict):
+        if not isinstance(output, dict) and not self.any_json:
             self.stop()
             raise PackerFault(f"answered {_clip(raw)}, which is not a JSON object")
         return output
