@@ -267,3 +267,9 @@ def test_a_command_may_answer_any_json_value(
     assert main(["diff", "--packer-cmd", ids, "--against-cmd", ids, *QUICK]) == 0
     assert main(["diff", "--packer-cmd", ids, "--against", "wild:keep_newest", *QUICK]) == 1
     assert '  new:      ["A","B","C"]' in capsys.readouterr().out
+
+
+def test_python_sides_iterate_sets_in_the_same_order(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["--packer", "wild:missing_from_a_set", "--against", "wild.py:missing_from_a_set"]
+    assert main(["diff", *args, *QUICK]) == 0
+    assert main(["diff", *args, *QUICK, "--timeout", "30"]) == 0

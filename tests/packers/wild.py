@@ -118,3 +118,12 @@ def keep_newest_checked(case: dict[str, Any]) -> dict[str, Any]:
     whole = {**case, "budget": int(case["budget"])}
     whole["blocks"] = [{**b, "size": int(b["size"])} for b in blocks]
     return _newest(whole)
+
+
+def missing_from_a_set(case: dict[str, Any]) -> dict[str, Any]:
+    """:func:`keep_newest_checked` whose ``missing`` comes from a set of strings: its
+    order is the process's hash order."""
+    answer = keep_newest_checked(case)
+    if "kept" in answer:
+        answer["missing"] = list(set(case["required"]) - set(answer["kept"]))
+    return answer

@@ -31,6 +31,8 @@ __all__ = ["register"]
 
 #: A worker process without ``--timeout`` waits this long (11 days) for an answer.
 _UNTIMED = 1e6
+#: ``PYTHONHASHSEED`` of both sides' worker processes, unless the environment sets one.
+_HASH_SEED = "0"
 
 
 def register(commands: Any) -> None:
@@ -143,6 +145,8 @@ def _side(
     With ``apart`` a Python function runs in a worker process of its own even without a
     timeout: OLD's modules (a ``helpers.py`` beside the old file) must not be taken
     from NEW's, which Python would otherwise find already imported under the same name.
+    Workers share one hash seed: a packer that iterates a set of strings does so in the
+    same order on both sides.
     """
     flag = f"{option}-cmd" if command is not None else option
     try:
@@ -152,7 +156,7 @@ def _side(
             packer.start()
         elif timeout is not None or apart:
             assert spec is not None
-            packer = WorkerPacker(spec, timeout or _UNTIMED)
+            packer = WorkerPacker(spec, timeout or _UNTIMED, hash_seed=_HASH_SEED)
         else:
             assert spec is not None
             packer = CallablePacker(load(spec))
@@ -195,7 +199,9 @@ def run_diff(args: argparse.Namespace) -> int:
             _writable_directory(args.save_failures)
         fixtures = _fixtures(args.save_failures)
         both_python = args.packer is not None and args.against is not None
-        sides.append(_side(args.packer, args.packer_cmd, args.timeout, "--packer", apart=False))
+        sides.append(
+            _side(args.packer, args.packer_cmd, args.timeout, "--packer", apart=both_python)
+        )
         sides.append(
             _side(args.against, args.against_cmd, args.timeout, "--against", apart=both_python)
         )

@@ -403,10 +403,14 @@ def _clip(raw: bytes) -> str:
 class WorkerPacker(_Process):
     """A Python ``MODULE:FUNCTION`` run in a worker process, so a hang can be timed out."""
 
-    def __init__(self, spec: str, timeout: float) -> None:
+    def __init__(self, spec: str, timeout: float, *, hash_seed: str | None = None) -> None:
+        """``hash_seed``: the worker's ``PYTHONHASHSEED`` unless the environment sets one,
+        so that two workers iterate sets of strings in the same order."""
         load(spec)  # fail early, here, with a one-line setup error
         package_root = str(Path(__file__).resolve().parent.parent)
         env = dict(os.environ)
+        if hash_seed is not None:
+            env.setdefault("PYTHONHASHSEED", hash_seed)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
         super().__init__([sys.executable, "-m", "packcheck.verify._packers", spec], timeout, env)
 
