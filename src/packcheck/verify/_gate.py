@@ -22,6 +22,11 @@ Each answer must equal the reference's output exactly (as JSON, with exact types
 (which known wrong variant of the rule it agrees with, and where ``kept`` departs from
 the rule's), and returned in the :class:`Summary`.  :func:`check` is the same gate for
 a test suite: it raises :class:`Counterexample` instead.
+
+The phases only make cases: what an answer is compared with is the run's oracle
+(:mod:`packcheck.verify._oracle`), the reference for ``verify`` and the packer's previous
+version for ``packcheck diff``; both run through :func:`gate`, which can also run every
+phase to its end and count the failures (``count=True``).
 """
 
 from __future__ import annotations
