@@ -401,7 +401,8 @@ def _frame(buffer: bytearray) -> bytes | None:
 class CommandPacker(_Process):
     """Any program speaking JSON Lines: one case in, one output object out."""
 
-    def __init__(self, command: str, timeout: float) -> None:
+    def __init__(self, command: str, timeout: float, *, any_json: bool = False) -> None:
+        """``any_json``: any JSON value is an answer (``diff``), not only an object."""
         try:
             argv = shlex.split(command)
         except ValueError as exc:
@@ -411,6 +412,7 @@ class CommandPacker(_Process):
         super().__init__(argv, timeout)
         self.command = command
         self.answered = False
+        self.any_json = any_json
 
     def answer(self, case: dict[str, Any]) -> object:
         """The parsed object the command printed for ``case``.
@@ -435,7 +437,7 @@ class CommandPacker(_Process):
         except (UnicodeDecodeError, JSONError) as exc:
             self.stop()
             raise PackerFault(f"answered {_clip(raw)}, which is not JSON ({exc})") from None
-        if not isinstance(output, dict):
+        if not isinstance(output, dict) and not self.any_json:
             self.stop()
             raise PackerFault(f"answered {_clip(raw)}, which is not a JSON object")
         return output
@@ -465,10 +467,14 @@ def _clip(raw: bytes) -> str:
 class WorkerPacker(_Process):
     """A Python ``MODULE:FUNCTION`` run in a worker process, so a hang can be timed out."""
 
-    def __init__(self, spec: str, timeout: float) -> None:
+    def __init__(self, spec: str, timeout: float, *, hash_seed: str | None = None) -> None:
+        """``hash_seed``: the worker's ``PYTHONHASHSEED`` unless the environment sets one,
+        so that two workers iterate sets of strings in the same order."""
         load(spec)  # fail early, here, with a one-line setup error
         package_root = str(Path(__file__).resolve().parent.parent)
         env = dict(os.environ)
+        if hash_seed is not None:
+            env.setdefault("PYTHONHASHSEED", hash_seed)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
         super().__init__([sys.executable, "-m", "packcheck._packers", spec], timeout, env)
         self.spec = spec

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from packcheck import _packers
 from packcheck._packers import PackerTimeout, WorkerPacker
-from packcheck.verify import SetupError, _packers, run
+from packcheck.verify import SetupError, run
 
 BROKEN = Path(__file__).parents[1] / "packers" / "broken.py"
 

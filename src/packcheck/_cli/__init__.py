@@ -22,7 +22,7 @@ from .. import __version__
 __all__ = ["main"]
 
 #: The subcommands, in the order ``packcheck --help`` lists them.
-COMMANDS = ("pack", "fixtures", "verify", "bench", "audit")
+COMMANDS = ("pack", "fixtures", "verify", "diff", "bench", "audit")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

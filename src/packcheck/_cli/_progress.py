@@ -1,4 +1,5 @@
-"""``verify``'s progress on stderr: a live line on a terminal, plain lines in a log.
+"""The gate's progress on stderr (``verify``, ``diff``): a live line on a terminal,
+plain lines in a log.
 
 A CI log is not a terminal: there a line is written as each phase ends and at least
 every :data:`EVERY` seconds (phase, cases done, elapsed), by a timer thread, so that a
@@ -18,17 +19,18 @@ __all__ = ["EVERY", "LiveLine", "PlainLines", "progress_for"]
 EVERY = 10.0
 
 
-def _state(phase: str, done: int, total: int | None, elapsed: float) -> str:
+def _state(command: str, phase: str, done: int, total: int | None, elapsed: float) -> str:
     count = f"{done}/{total}" if total else f"{done}"
     unit = "tries" if phase == "shrinking" else "cases"
-    return f"packcheck verify: {phase}: {count} {unit}, {elapsed:.0f} s"
+    return f"packcheck {command}: {phase}: {count} {unit}, {elapsed:.0f} s"
 
 
 class LiveLine:
     """A live line on a terminal's stderr: phase, cases, elapsed; at most ten a second."""
 
-    def __init__(self, stream: IO[str]) -> None:
+    def __init__(self, stream: IO[str], command: str = "verify") -> None:
         self.stream = stream
+        self.command = command
         self.started = time.monotonic()
         self.shown = 0.0
 
@@ -36,7 +38,9 @@ class LiveLine:
         now = time.monotonic()
         if now - self.shown >= 0.1:
             self.shown = now
-            self.stream.write(f"\r\x1b[K{_state(phase, done, total, now - self.started)}")
+            self.stream.write(
+                f"\r\x1b[K{_state(self.command, phase, done, total, now - self.started)}"
+            )
             self.stream.flush()
 
     def close(self) -> None:
@@ -49,8 +53,9 @@ class LiveLine:
 class PlainLines:
     """Whole lines for a log: one as each phase ends, and one every ``every`` s."""
 
-    def __init__(self, stream: IO[str], every: float = EVERY) -> None:
+    def __init__(self, stream: IO[str], every: float = EVERY, command: str = "verify") -> None:
         self.stream = stream
+        self.command = command
         self.every = every
         self.started = time.monotonic()
         self._lock = threading.Lock()
@@ -70,7 +75,7 @@ class PlainLines:
             return
         elapsed = time.monotonic() - self.started
         try:
-            self.stream.write(_state(*self._state, elapsed) + "\n")
+            self.stream.write(_state(self.command, *self._state, elapsed) + "\n")
             self.stream.flush()
         except (OSError, ValueError):  # the log went away: the run goes on, silent
             self._stop.set()
@@ -86,8 +91,12 @@ class PlainLines:
         self._timer.join()
 
 
-def progress_for(stream: IO[str], quiet: bool) -> LiveLine | PlainLines | None:
-    """The progress that suits ``stream``: none when ``quiet``."""
+def progress_for(
+    stream: IO[str], quiet: bool, command: str = "verify"
+) -> LiveLine | PlainLines | None:
+    """The progress of ``command`` that suits ``stream``: none when ``quiet``."""
     if quiet:
         return None
-    return LiveLine(stream) if stream.isatty() else PlainLines(stream)
+    if stream.isatty():
+        return LiveLine(stream, command)
+    return PlainLines(stream, command=command)

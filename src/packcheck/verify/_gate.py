@@ -22,6 +22,11 @@ Each answer must equal the reference's output exactly (as JSON, with exact types
 (which known wrong variant of the rule it agrees with, and where ``kept`` departs from
 the rule's), and returned in the :class:`Summary`.  :func:`check` is the same gate for
 a test suite: it raises :class:`Counterexample` instead.
+
+The phases only make cases: what an answer is compared with is the run's oracle
+(:mod:`packcheck.verify._oracle`), the reference for ``verify`` and the packer's previous
+version for ``packcheck diff``; both run through :func:`gate`, which can also run every
+phase to its end and count the failures (``count=True``).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -37,14 +42,14 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
-from .._engines.pack import pack
-from .._packers import CallablePacker, Packer, PackerFault, PackerTimeout
+from .._packers import CallablePacker, Packer, PackerTimeout
 from .._partition.invariants import InvariantError, check_output, check_trace
 from .._rule.jsonio import dumps
 from ..strategies import MAX_SAFE_UNITS, cases
-from ._findings import Finding, examine, explained, show_answer
+from ._findings import Finding, show_answer
 from ._fixtures import Fixture, read_fixtures, save_fixture, saved_fixtures, seed_fixtures
 from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
+from ._oracle import Oracle, ReferenceOracle
 from ._probes import Probe, long_probes, unit_probes, wide_probes
 from ._shrink import shrink
 
@@ -59,9 +64,11 @@ __all__ = [
     "InvariantError",
     "Progress",
     "Summary",
+    "Tally",
     "check",
     "check_output",
     "check_trace",
+    "gate",
     "read_fixtures",
     "run",
     "seed_fixtures",
@@ -144,43 +151,57 @@ class Summary:
 
 
 class _Gate:
-    """One run's state: the packer, the clock, the progress callback, the counts."""
+    """One run's state: the oracle, the clock, the progress callback, the counts.
+
+    A phase stops the run at its first failure; with ``count`` every phase runs to its
+    end, counting its failures, and only the first failure is shrunk.
+    """
 
     def __init__(
-        self, packer: Packer, progress: Progress | None, shrink_seconds: float, partition: bool
+        self, oracle: Oracle, progress: Progress | None, shrink_seconds: float, count: bool
     ) -> None:
-        self.packer = packer
-        self.partition = partition
+        self.oracle = oracle
         self.progress = progress
         self.shrink_seconds = shrink_seconds
+        self.count = count
         self.counts = dict.fromkeys(PHASES, 0)
+        self.failing = dict.fromkeys(PHASES, 0)
+        self.first: Finding | None = None
 
     def tick(self, phase: str, total: int | None = None) -> None:
         self.counts[phase] += 1
         if self.progress is not None:
             self.progress(phase, self.counts[phase], total)
 
-    def examine(self, case: Any, expected: Any, origin: str) -> Finding | None:
-        return examine(self.packer, case, expected, origin, partition=self.partition)
+    def failed(self, phase: str) -> bool:
+        """Count a failure of ``phase``; whether it is the run's first (to be kept)."""
+        self.failing[phase] += 1
+        return self.first is None
 
-    def fixtures(self, fixtures: Iterable[Fixture]) -> Finding | None:
+    @property
+    def done(self) -> bool:
+        """The run stops here: a failure was found and failures are not being counted."""
+        return self.first is not None and not self.count
+
+    def fixtures(self, fixtures: Iterable[Fixture]) -> None:
         for fixture in fixtures:
             self.tick("fixtures")
-            finding = self.examine(fixture.case, fixture.expected, fixture.origin)
-            if finding is not None:
-                return replace(finding, name=fixture.name)
-        return None
+            finding = self.oracle.judge(fixture.case, fixture.origin, fixture)
+            if finding is not None and self.failed("fixtures"):
+                self.first = replace(finding, name=fixture.name)
+            if self.done:
+                return
 
-    def probes(self, phase: str, probes: list[Probe], origin: str) -> Finding | None:
+    def probes(self, phase: str, probes: list[Probe], origin: str) -> None:
         for probe in probes:
             self.tick(phase, len(probes))
-            case = probe.build()
-            finding = self.examine(case, pack(case), origin)
-            if finding is not None:
+            finding = self.oracle.judge(probe.build(), origin)
+            if finding is not None and self.failed(phase):
                 # Each shrinking try of a case that hangs would wait the whole timeout.
                 timed_out = isinstance(finding.answer, PackerTimeout)
-                return finding if timed_out else self.shrunk(probe, finding, SHRINK_TRIES)
-        return None
+                self.first = finding if timed_out else self.shrunk(probe, finding, SHRINK_TRIES)
+            if self.done:
+                return
 
     def shrunk(self, probe: Probe | None, finding: Finding, tries: int) -> Finding:
         """The smallest failing case found from ``finding`` in ``tries`` packer calls.
@@ -196,7 +217,7 @@ class _Gate:
             self.tick("shrinking")
             key = dumps(case)
             if key not in found and key not in answers:
-                result = self.examine(case, pack(case), finding.origin)
+                result = self.oracle.judge(case, finding.origin)
                 if result is None:
                     answers[key] = None
                     return False
@@ -222,15 +243,17 @@ class _Gate:
         note = f"{probe.describe()}, shrunk to {length} block{'s' if length != 1 else ''}"
         return replace(result, origin=f"{result.origin}: {note}")
 
-    def generated(self, *, seed: int, max_examples: int, max_units: int) -> Finding | None:
-        """Hypothesis's cases; the shrunk first failure, if any.
+    def generated(self, *, seed: int, max_examples: int, max_units: int) -> None:
+        """Hypothesis's cases; the shrunk first failure, if any, becomes :attr:`first`.
 
         Failures are remembered by case, so the final replay of the shrunk case needs no
         packer call (a flaky or slow packer cannot turn the report into Hypothesis's
         ``Flaky``); after :data:`SHRINK_TRIES` new cases or ``shrink_seconds`` of
-        shrinking, new cases are no longer tried.
+        shrinking, new cases are no longer tried.  When failures are counted, every case
+        is tried and the first failure is shrunk by packcheck's own shrinker.
         """
         failures: dict[str, Finding] = {}
+        counted: list[Finding] = []
         first_failure: float | None = None
         tries = 0
         origin = f"generated case (seed {seed}, shrunk)"
@@ -260,8 +283,11 @@ class _Gate:
                     if any(isinstance(f.answer, PackerTimeout) for f in failures.values()):
                         return  # each try of a case that hangs would wait the timeout
                 self.tick("generated" if first_failure is None else "shrinking", max_examples)
-                finding = self.examine(case, pack(case), origin)
+                finding = self.oracle.judge(case, origin)
                 if finding is None:
+                    return
+                if self.count:
+                    counted.append(finding)
                     return
                 first_failure = first_failure or now
                 failures[key] = finding
@@ -272,10 +298,85 @@ class _Gate:
             with same_cases_whatever_is_loaded():
                 conforms()
         except Counterexample as exc:
-            if isinstance(exc.finding.answer, PackerFault):
-                return exc.finding
-            return self.shrunk(None, exc.finding, _POLISH_TRIES)
-        return None
+            counted.append(exc.finding)
+        if counted and self.failed("generated"):
+            first = counted[0]
+            tries_left = SHRINK_TRIES if self.count else _POLISH_TRIES
+            polish = self.oracle.polish(first)
+            self.first = self.shrunk(None, first, tries_left) if polish else first
+        self.failing["generated"] += max(0, len(counted) - 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """What one gate run checked: cases and failures per phase, and the first finding.
+
+    ``counts`` and ``failing`` are keyed by :data:`PHASES`; ``finding`` is explained by
+    the oracle.  Without ``count`` a run stops at its first failure.
+    """
+
+    seed: int
+    seconds: float
+    counts: dict[str, int]
+    failing: dict[str, int]
+    finding: Finding | None
+    #: Seconds each phase that ran took, in order.
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+
+
+def gate(
+    oracle: Oracle,
+    *,
+    seed: int | None = None,
+    max_examples: int = DEFAULT_MAX_EXAMPLES,
+    max_units: int = MAX_SAFE_UNITS,
+    fixtures: Iterable[Fixture] | None = None,
+    long_lists: bool = True,
+    progress: Progress | None = None,
+    shrink_seconds: float | None = None,
+    count: bool = False,
+) -> Tally:
+    """Run the phases of the gate with ``oracle`` judging every case (see :func:`run`).
+
+    With ``count`` every phase runs to its end and its failures are counted; only the
+    first is shrunk and reported.
+    """
+    seed = random.SystemRandom().randrange(2**32) if seed is None else seed
+    started = time.monotonic()
+    shrink_for = SHRINK_SECONDS if shrink_seconds is None else shrink_seconds
+    state = _Gate(oracle, progress, shrink_for, count)
+    phases: list[Callable[[], None]] = [
+        lambda: state.fixtures(seed_fixtures() if fixtures is None else fixtures),
+        lambda: state.generated(seed=seed, max_examples=max_examples, max_units=max_units),
+        lambda: state.probes(
+            "wide ranges",
+            [*unit_probes(seed), *wide_probes(seed, max_units)],
+            f"wide-range case (seed {seed})",
+        ),
+        lambda: state.probes(
+            "long lists",
+            list(long_probes(seed, max_units)) if long_lists else [],
+            f"long list (seed {seed})",
+        ),
+    ]
+    # Hypothesis's files (its Unicode tables) go to packcheck's cache, not the cwd.
+    phase_seconds: dict[str, float] = {}
+    with private_hypothesis_storage():
+        for name, phase in zip(PHASES, phases, strict=False):
+            began = time.monotonic()
+            phase()
+            phase_seconds[name] = time.monotonic() - began
+            if state.done:
+                break
+    finding = state.first
+    return Tally(
+        seed=seed,
+        seconds=time.monotonic() - started,
+        counts=state.counts,
+        failing=state.failing,
+        finding=None if finding is None else oracle.explained(finding),
+        phase_seconds=phase_seconds,
+    )
 
 
 def run(
@@ -306,50 +407,27 @@ def run(
     ``$HYPOTHESIS_STORAGE_DIRECTORY``), never to the current directory.
     """
     adapter = packer if isinstance(packer, Packer) else CallablePacker(packer)
-    seed = random.SystemRandom().randrange(2**32) if seed is None else seed
-    started = time.monotonic()
-    shrink_for = SHRINK_SECONDS if shrink_seconds is None else shrink_seconds
-    gate = _Gate(adapter, progress, shrink_for, partition)
-    phases: Iterator[tuple[str, Callable[[], Finding | None]]] = zip(
-        PHASES,
-        [
-            lambda: gate.fixtures(seed_fixtures() if fixtures is None else fixtures),
-            lambda: gate.generated(seed=seed, max_examples=max_examples, max_units=max_units),
-            lambda: gate.probes(
-                "wide ranges",
-                [*unit_probes(seed), *wide_probes(seed, max_units)],
-                f"wide-range case (seed {seed})",
-            ),
-            lambda: gate.probes(
-                "long lists",
-                list(long_probes(seed, max_units)) if long_lists else [],
-                f"long list (seed {seed})",
-            ),
-        ],
-        strict=False,
+    tally = gate(
+        ReferenceOracle(adapter, partition=partition),
+        seed=seed,
+        max_examples=max_examples,
+        max_units=max_units,
+        fixtures=fixtures,
+        long_lists=long_lists,
+        progress=progress,
+        shrink_seconds=shrink_seconds,
     )
-    phase_seconds: dict[str, float] = {}
-
-    def timed(name: str, phase: Callable[[], Finding | None]) -> Finding | None:
-        began = time.monotonic()
-        found = phase()
-        phase_seconds[name] = time.monotonic() - began
-        return found
-
-    # Hypothesis's files (its Unicode tables) go to packcheck's cache, not the cwd.
-    with private_hypothesis_storage():
-        finding = next((found for p in phases if (found := timed(*p)) is not None), None)
-    counts = gate.counts
+    counts = tally.counts
     return Summary(
         fixtures=counts["fixtures"],
         generated=counts["generated"],
-        seed=seed,
-        seconds=time.monotonic() - started,
+        seed=tally.seed,
+        seconds=tally.seconds,
         wide=counts["wide ranges"],
         long_lists=counts["long lists"],
-        finding=None if finding is None else explained(finding),
+        finding=tally.finding,
         shrink_tries=counts["shrinking"],
-        phase_seconds=phase_seconds,
+        phase_seconds=tally.phase_seconds,
     )
 
 

@@ -1,0 +1,153 @@
+"""What a packer did on one case, and whether two packers did the same.
+
+A packer's behaviour on a case is one of three things (an :class:`Outcome`):
+
+* an **answer**: the object it returned or printed;
+* a **raise**: it raised an exception (a Python packer), or its process ended with an
+  exception named on stderr (``TypeError: ...`` from Node.js, a Python traceback's last
+  line, Java's ``Exception in thread "main" ...``): behaviour like any answer;
+* a **fault**: anything else that went wrong on its side (a timeout, a process killed or
+  ending without naming an exception, output that is not JSON, a modified input).
+
+Two outcomes agree when both are answers equal as JSON with exact types, or both raise
+the same type of exception.  A fault never agrees with anything: it is that side's.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .._packers import Packer, PackerFault
+from .._rule.jsonio import same_json, show
+
+__all__ = ["Outcome", "differences", "outcome", "parting", "same_answer"]
+
+_RAISED = re.compile(r"raised ([\w.]+): ")
+# An exception's name at the start of a stderr line: "TypeError: ...", "Uncaught
+# RangeError: ...", 'Exception in thread "main" java.lang.IllegalStateException: ...'.
+_EXCEPTION = re.compile(
+    r"^(?:Uncaught |Exception in thread \"[^\"]*\" )?"
+    r"((?:[A-Za-z_$][\w$]*\.)*[\w$]*(?:Error|Exception))(?::|$)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One side's behaviour on one case: ``kind`` and the answer or the fault.
+
+    ``raised`` names the exception type of a raise; ``detail`` says it in a few words
+    when the fault's own first line does not (a process that ended on an exception).
+    """
+
+    kind: Literal["answer", "raise", "fault"]
+    value: Any
+    raised: str | None = None
+    detail: str | None = None
+
+    def describe(self) -> str:
+        """A few words: ``raised ValueError: budget 0`` or the fault's first line."""
+        if self.detail is not None:
+            return self.detail
+        return str(self.value).splitlines()[0].removesuffix("; stderr:")
+
+
+def _exception_named(fault: PackerFault) -> tuple[str, str | None] | None:
+    """The exception type a fault says was raised, and the words to say it in."""
+    text = str(fault)
+    found = _RAISED.match(text)
+    if found:
+        return found.group(1), None
+    if not text.startswith("exited with status"):
+        return None
+    stderr = text.partition("; stderr:")[2]
+    lines = [line.removeprefix("  | ").strip() for line in stderr.splitlines()]
+    named = [(match.group(1), line) for line in lines if (match := _EXCEPTION.match(line))]
+    if not named:
+        return None
+    name, line = named[-1]
+    status = text.split(";")[0]
+    return name, f"raised {line if len(line) <= 200 else line[:197] + '...'} ({status})"
+
+
+def outcome(packer: Packer, case: dict[str, Any]) -> Outcome:
+    """Ask ``packer`` about ``case``; what it did."""
+    try:
+        return Outcome("answer", packer.answer(case))
+    except PackerFault as fault:
+        named = _exception_named(fault)
+        if named is None:
+            return Outcome("fault", fault)
+        return Outcome("raise", fault, *named)
+
+
+def same_answer(left: object, right: object) -> bool:
+    """Equal as JSON, and with the same Python types (``0`` is not ``0.0``).
+
+    Values JSON does not have (a NumPy scalar, a ``NaN``) are the same when of one type
+    and equal (``NaN`` is ``NaN`` here: both packers gave it).
+    """
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, dict):
+        assert isinstance(right, dict)
+        return left.keys() == right.keys() and all(same_answer(left[k], right[k]) for k in left)
+    if isinstance(left, list | tuple):
+        assert isinstance(right, list | tuple)
+        return len(left) == len(right) and all(map(same_answer, left, right))
+    if isinstance(left, float) and isinstance(right, float):
+        return left == right or (math.isnan(left) and math.isnan(right))
+    if isinstance(left, str | int | type(None)):
+        return same_json(left, right)
+    try:
+        return bool(left == right)
+    except (TypeError, ValueError):  # an array's == is an array: compare what it shows
+        return repr(left) == repr(right)
+
+
+def differences(new: Outcome, old: Outcome) -> tuple[str, ...]:
+    """Why NEW's and OLD's outcomes differ, one line each; empty when they agree."""
+    faults = tuple(
+        f"{side}'s fault: {one.describe()}"
+        for side, one in (("NEW", new), ("OLD", old))
+        if one.kind == "fault"
+    )
+    if faults:
+        return faults
+    if new.kind == "answer" and old.kind == "answer":
+        if same_answer(new.value, old.value):
+            return ()
+        return ("output: NEW and OLD answer differently (exact JSON and types)",)
+    if new.kind == "raise" and old.kind == "raise":
+        if new.raised == old.raised:
+            return ()
+        return (f"exception: NEW {new.describe()}; OLD {old.describe()}",)
+    side, one = ("NEW", new) if new.kind == "raise" else ("OLD", old)
+    other = "OLD" if side == "NEW" else "NEW"
+    return (f"exception: {side} {one.describe()}, where {other} answers",)
+
+
+def parting(new: Outcome, old: Outcome) -> str | None:
+    """Where NEW's and OLD's ``kept`` lists first part, by position; ``None`` if they
+    do not (or either answer has no list ``kept``)."""
+    kept = [o.value.get("kept") if isinstance(o.value, dict) else None for o in (new, old)]
+    if new.kind != "answer" or old.kind != "answer":
+        return None
+    ours, theirs = kept
+    if not isinstance(ours, list | tuple) or not isinstance(theirs, list | tuple):
+        return None
+    for position, (one, other) in enumerate(zip(ours, theirs, strict=False)):
+        if not same_answer(one, other):
+            return f"kept[{position}]: NEW has {show(one, 40)}, OLD has {show(other, 40)}"
+    if len(ours) == len(theirs):
+        return None
+    longer, shorter = ("NEW", "OLD") if len(ours) > len(theirs) else ("OLD", "NEW")
+    position = min(len(ours), len(theirs))
+    extra = (ours if longer == "NEW" else theirs)[position]
+    entries = f"entr{'y' if position == 1 else 'ies'}"
+    return (
+        f"kept[{position}]: {shorter} ends after {position} {entries}; {longer} goes on "
+        f"with {show(extra, 40)}"
+    )

@@ -1,0 +1,131 @@
+"""The oracle of ``packcheck diff``: the packer's previous version (OLD) answers each case.
+
+A case is a finding when NEW and OLD behave differently on it (see
+:mod:`._behaviour`); the reported finding also carries the declared rule's answer, for
+context only, and where the two ``kept`` lists first part.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .._engines.pack import pack
+from .._packers import Packer
+from .._rule.jsonio import dumps, show
+from .._rule.model import MalformedCase
+from ..verify._findings import SHOWN_WHOLE, Finding
+from ..verify._fixtures import Fixture
+from ._behaviour import Outcome, differences, outcome, parting
+
+__all__ = ["DiffFinding", "DiffOracle"]
+
+_HEAD, _TAIL = 3, 2
+
+
+@dataclass(frozen=True, slots=True)
+class DiffFinding(Finding):
+    """A case on which NEW and OLD behave differently.
+
+    ``answer`` is NEW's answer (or fault), ``expected`` OLD's; ``failures`` say how they
+    differ.  ``new`` and ``old`` are the two outcomes; ``rule`` is the declared rule's
+    answer (context only); ``parts`` where the ``kept`` lists first part.
+    """
+
+    new: Outcome | None = None
+    old: Outcome | None = None
+    rule: Any = None
+    parts: str | None = None
+
+    def fixture(self) -> dict[str, Any]:
+        """The case as a fixture ``{"id", "input", "expected"}``, with the declared output.
+
+        ``diff`` replays a fixture's input on both packers; ``expected`` is the declared
+        rule's answer, so the same file serves ``verify`` and ``fixtures`` too.
+        """
+        digest = hashlib.sha256(dumps(self.case).encode()).hexdigest()[:12]
+        return {"id": self.name or f"diff-{digest}", "input": self.case, "expected": self.rule}
+
+    def report(self) -> str:
+        """A few lines for a person: origin, how the two differ, both answers, the rule's."""
+        lines = [f"DIFFERS {self.origin}"]
+        lines += [f"  differs:  {failure}" for failure in self.failures]
+        if self.parts is not None:
+            lines.append(f"  parts:    {self.parts}")
+        whole = self.blocks() <= SHOWN_WHOLE
+        lines.append(f"  case:     {dumps(self.case) if whole else _case_summary(self.case)}")
+        for label, side in (("new", self.new), ("old", self.old)):
+            lines.append(f"  {label}:      {_shown(side, whole)}")
+        lines.append(f"  rule:     {_summarised(self.rule, whole)} (the declared rule, as context)")
+        if whole:
+            lines.append(f"  fixture:  {dumps([self.fixture()])}")
+        else:
+            lines.append("  fixture:  too long to show; --save-failures DIR saves it whole")
+        return "\n".join(lines)
+
+
+def _shown(side: Outcome | None, whole: bool) -> str:
+    assert side is not None
+    if side.kind == "answer":
+        return _summarised(side.value, whole)
+    if side.kind == "raise":
+        return f"({side.describe()})"
+    return f"(no answer: {side.describe()})"
+
+
+def _summarised(output: object, whole: bool) -> str:
+    """JSON (or ``repr`` for what JSON does not have); long lists cut when not ``whole``."""
+    if whole or not isinstance(output, dict):
+        return show(output, 10**9)
+    parts = []
+    for key, value in output.items():
+        if isinstance(value, list | tuple) and len(value) > 8:
+            head = ",".join(show(v, 20) for v in value[:_HEAD])
+            tail = ",".join(show(v, 20) for v in value[-_TAIL:])
+            parts.append(f"{show(key, 40)}:[{head},... {len(value):,} entries ...,{tail}]")
+        else:
+            parts.append(f"{show(key, 40)}:{show(value, 200)}")
+    return "{" + ",".join(parts) + "}"
+
+
+def _case_summary(case: dict[str, Any]) -> str:
+    blocks = case["blocks"]
+    shown = [*range(_HEAD), *range(len(blocks) - _TAIL, len(blocks))]
+    window = ", ".join(f"[{i}] {dumps(blocks[i])}" for i in shown)
+    return (
+        f"{len(blocks):,} blocks, budget {show(case.get('budget'), 40)}, required "
+        f"{show(case.get('required'), 80)}; blocks {window}"
+    )
+
+
+class DiffOracle:
+    """NEW is judged by OLD: each case goes to both, their outcomes are compared."""
+
+    def __init__(self, new: Packer, old: Packer) -> None:
+        self.new = new
+        self.old = old
+
+    def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
+        """A :class:`DiffFinding` unless NEW and OLD behave alike on ``case``."""
+        new, old = outcome(self.new, case), outcome(self.old, case)
+        why = differences(new, old)
+        if not why:
+            return None
+        return DiffFinding(case, old.value, new.value, why, origin, new=new, old=old)
+
+    def polish(self, finding: Finding) -> bool:
+        """A raise is shrunk like any difference; a fault (a timeout) is shown as found."""
+        assert isinstance(finding, DiffFinding)
+        return all(side is not None and side.kind != "fault" for side in (finding.new, finding.old))
+
+    def explained(self, finding: Finding) -> Finding:
+        """The declared rule's answer, and where the two ``kept`` lists part."""
+        assert isinstance(finding, DiffFinding)
+        assert finding.new is not None
+        assert finding.old is not None
+        try:
+            rule: Any = pack(finding.case)
+        except MalformedCase as exc:
+            rule = {"error": "input", "detail": str(exc)}  # as `packcheck pack` answers
+        return replace(finding, rule=rule, parts=parting(finding.new, finding.old))

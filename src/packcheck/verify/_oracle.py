@@ -1,0 +1,59 @@
+"""What the gate compares a packer's answers with: the oracle of a run.
+
+The gate's phases (fixtures, generated cases, wide ranges, long lists, shrinking) only
+produce cases; an :class:`Oracle` says whether the packer under test answers a case as
+expected, and makes the first finding ready to report.  ``verify``'s oracle is
+:class:`ReferenceOracle`: the fixture's expected output, else the reference's, plus the
+invariant checker.  ``packcheck diff`` plugs in the packer's previous version instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from .._engines.pack import pack
+from .._packers import Packer, PackerFault
+from ._findings import Finding, examine, explained
+from ._fixtures import Fixture
+
+__all__ = ["Oracle", "ReferenceOracle"]
+
+
+class Oracle(Protocol):
+    """Judges one case at a time for the gate."""
+
+    def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
+        """A :class:`Finding` unless the answer for ``case`` is the expected one.
+
+        ``fixture`` is given when the case is a fixture's (with its expected output).
+        """
+        ...  # pragma: no cover - protocol
+
+    def polish(self, finding: Finding) -> bool:
+        """Whether a failure Hypothesis has shrunk is worth more shrinking of packcheck's."""
+        ...  # pragma: no cover - protocol
+
+    def explained(self, finding: Finding) -> Finding:
+        """The reported finding with whatever explanation is worth computing once."""
+        ...  # pragma: no cover - protocol
+
+
+class ReferenceOracle:
+    """``verify``'s oracle: the declared output (the fixture's, else the reference's)."""
+
+    def __init__(self, packer: Packer, *, partition: bool = False) -> None:
+        self.packer = packer
+        self.partition = partition
+
+    def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
+        """Ask the packer; compare with the declared output and check the invariants."""
+        expected = pack(case) if fixture is None else fixture.expected
+        return examine(self.packer, case, expected, origin, partition=self.partition)
+
+    def polish(self, finding: Finding) -> bool:
+        """A fault (a raise, a timeout) is shown as Hypothesis left it."""
+        return not isinstance(finding.answer, PackerFault)
+
+    def explained(self, finding: Finding) -> Finding:
+        """Named causes and the position where ``kept`` departs from the rule's."""
+        return explained(finding)

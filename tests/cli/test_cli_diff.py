@@ -1,0 +1,275 @@
+"""``packcheck diff`` end to end, in-process (exit statuses, output, saved fixtures)."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from packcheck._cli import diff as cli_diff
+from packcheck._cli import main
+
+PACKERS = Path(__file__).parents[1] / "packers"
+QUICK = ["--seed", "1", "--max-examples", "100", "--no-long-lists"]
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+
+
+@pytest.fixture(autouse=True)
+def _in_packers_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(PACKERS)
+
+
+def test_a_packer_against_itself_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["diff", "--packer", "wild.py:keep_newest", "--against", "wild.py:keep_newest"]
+    assert main([*args, *QUICK]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(
+        "packcheck diff: agree: 3 fixtures, 100 generated cases, 50 wide-range cases, "
+        "0 long lists, seed 1, "
+    )
+    assert out.endswith("(NEW wild.py:keep_newest, OLD wild.py:keep_newest)\n")
+
+
+def test_a_one_line_change_exits_1_with_a_saved_divergence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    saved = tmp_path / "divergences"
+    args = ["diff", "--packer", "wild:keep_newest_lt", "--against", "wild.py:keep_newest"]
+    assert main([*args, *QUICK, "--save-failures", str(saved)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "DIFFERS generated case (seed 1, shrunk)"
+    assert out[1] == "  differs:  output: NEW and OLD answer differently (exact JSON and types)"
+    assert out[2] == '  parts:    kept[0]: NEW ends after 0 entries; OLD goes on with "A"'
+    assert out[3] == '  case:     {"budget":1,"blocks":[{"id":"A","size":1}],"required":[]}'
+    (path,) = saved.glob("diff-*.json")
+    assert out[-3] == f"saved:    {path} (replayed first by the next run with --save-failures)"
+    assert out[-2] == (
+        "rerun:    packcheck diff --packer wild:keep_newest_lt --against wild.py:keep_newest "
+        f"--seed 1 --max-examples 100 --no-long-lists --save-failures {saved}"
+    )
+    assert out[-1].startswith("packcheck diff: DIFFERENT: 3 fixtures, ")
+    (fixture,) = json.loads(path.read_text())
+    assert fixture["input"] == json.loads(out[3].split(":", 1)[1])
+    # The saved case is a fixture for every command, and the next diff replays it first.
+    assert main(["fixtures", str(path)]) == 0
+    assert main([*args, *QUICK, "--save-failures", str(saved)]) == 1
+    out = capsys.readouterr().out
+    assert f"DIFFERS fixture {path}: case 1 ({fixture['id']})" in out
+    assert "saved:" not in out
+
+
+def test_count_reports_the_share_of_cases_per_phase(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["diff", "--packer", "wild.py:dedup_by_id_order", "--against", "wild.py:dedup_by_id"]
+    assert main([*args, *QUICK, "--count"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    shares = [line for line in out if line.startswith("share:")]
+    assert shares[0] == "share:    fixtures: 0 of 3 cases differ (0%)"
+    assert shares[1].startswith("share:    generated: ")
+    assert shares[1].endswith(" of 100 cases differ (" + shares[1].split("(")[1])
+    assert shares[3] == "share:    long lists: 0 of 0 cases differ (no cases)"
+    assert "--count" in out[-2]
+    args = ["diff", "--packer", "wild.py:dedup_by_id", "--against", "wild.py:dedup_by_id"]
+    assert main([*args, *QUICK, "--count"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == "share:    generated: 0 of 100 cases differ (0%)"
+    assert out[-1].startswith("packcheck diff: agree:")
+
+
+def test_a_timeout_is_that_sides_fault(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["diff", "--packer", "broken:hangs", "--against", "broken:correct", "--timeout", "1"]
+    assert main([*args, "--seed", "1", "--no-long-lists"]) == 1
+    out = capsys.readouterr().out
+    assert "  differs:  NEW's fault: no answer within 1 s (timeout); packer stopped" in out
+    assert "--timeout 1" in out
+
+
+@needs_node
+def test_node_packers_agree_with_themselves_and_raise_alike(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    strict = "node wild.js strict_budget"
+    assert main(["diff", "--packer-cmd", strict, "--against-cmd", strict, *QUICK]) == 0
+    args = ["diff", "--packer-cmd", strict, "--against-cmd", "node wild.js keep_newest"]
+    assert main([*args, *QUICK]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "  differs:  exception: NEW raised RangeError: budget must be positive "
+        "(exited with status 1), where OLD answers"
+    ) in out
+
+
+@needs_node
+def test_a_python_port_agrees_with_the_node_original(capsys: pytest.CaptureFixture[str]) -> None:
+    node = ["--against-cmd", "node wild.js keep_newest"]
+    assert main(["diff", "--packer", "wild.py:keep_newest_checked", *node, *QUICK]) == 0
+    lt = ["--packer-cmd", "node wild.js keep_newest_lt"]
+    assert main(["diff", *lt, "--against", "wild.py:keep_newest_checked", *QUICK]) == 1
+    assert "NEW command 'node wild.js keep_newest_lt'" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--packer", "wild.py:keep_newest", "--against", "old/wild.py:keep_newest"],
+            "packcheck diff: --against 'old/wild.py:keep_newest': no such file 'old/wild.py'\n",
+        ),
+        (
+            ["--packer", "nosuch:f", "--against", "wild.py:keep_newest"],
+            "packcheck diff: --packer 'nosuch:f': cannot import 'nosuch': "
+            "ModuleNotFoundError: No module named 'nosuch'\n",
+        ),
+        (
+            ["--packer", "wild:keep_newest", "--against-cmd", "/nonexistent/packer"],
+            "packcheck diff: --against-cmd: cannot start /nonexistent/packer: "
+            "No such file or directory\n",
+        ),
+        (
+            ["--packer", "wild:keep_newest", "--against-cmd", "'unclosed"],
+            'packcheck diff: --against-cmd "\'unclosed": No closing quotation\n',
+        ),
+        (
+            ["--packer", "wild:keep_newest", "--against", "wild:keep_newest", "--timeout", "5"],
+            None,
+        ),
+    ],
+)
+def test_setup_errors_name_the_side_and_exit_2(
+    args: list[str], message: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(["diff", *args, *QUICK])
+    if message is None:  # two worker processes, started and closed
+        assert status == 0
+        return
+    assert status == 2
+    captured = capsys.readouterr()
+    assert captured.err == message
+    assert captured.out == ""
+
+
+def test_a_command_that_never_answers_is_a_setup_error_of_its_side(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    silent = f"{sys.executable} -c pass"
+    args = ["diff", "--packer", "wild:keep_newest", "--against-cmd", silent, *QUICK]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"packcheck diff: --against-cmd '{silent}' ended before answering")
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--packer", "wild:keep_newest"],
+        ["--against", "wild:keep_newest"],
+        ["--packer", "a:b", "--packer-cmd", "c", "--against", "d:e"],
+        ["--packer", "a:b", "--against", "d:e", "--against-cmd", "c"],
+    ],
+)
+def test_both_sides_are_needed_once(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["diff", *args])
+    assert exit_.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_bad_saved_failures_stop_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a_file = tmp_path / "taken"
+    a_file.write_text("")
+    args = ["diff", "--packer", "wild:keep_newest", "--against", "wild:keep_newest"]
+    assert main([*args, "--save-failures", str(a_file)]) == 2
+    assert capsys.readouterr().err == (
+        f"packcheck diff: --save-failures {a_file}: exists and is not a directory\n"
+    )
+    (tmp_path / "bad.json").write_text("[{}]")
+    assert main([*args, "--save-failures", str(tmp_path)]) == 2
+    assert "fixture has no 'input'" in capsys.readouterr().err
+
+
+def test_a_divergence_that_cannot_be_saved_is_still_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def full(finding: object, directory: Path) -> Path:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cli_diff, "_save", full)
+    args = ["diff", "--packer", "wild:keep_newest_lt", "--against", "wild:keep_newest", *QUICK]
+    assert main([*args, "--save-failures", str(tmp_path), "--max-units", "2**40"]) == 1
+    out = capsys.readouterr().out
+    assert "saved:    nothing: No space left on device" in out
+    assert "--max-units '2**40'" in out
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_shown_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    args = ["diff", "--packer", "wild:keep_newest", "--against", "wild:keep_newest", *QUICK]
+    assert main(args) == 0
+    shown = terminal.getvalue()
+    assert "\r\x1b[Kpackcheck diff: fixtures: 1 cases, 0 s" in shown
+    assert shown.endswith("\r\x1b[K")
+
+
+def test_a_run_without_a_seed_prints_the_one_it_used(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["diff", "--packer", "wild:keep_newest", "--against", "wild:keep_newest"]
+    assert main([*args, "--max-examples", "5", "--no-long-lists"]) == 0
+    assert ", seed " in capsys.readouterr().out
+
+
+def test_old_reads_its_own_helpers_beside_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The previous release checked out beside the working tree: both packer.py files
+    # import `helper`, which differs by one line. OLD must not get NEW's helper.
+    packer = (
+        "from helper import fits\n\n\ndef pack(case):\n"
+        "    left, kept = case['budget'], []\n"
+        "    for block in case['blocks']:\n"
+        "        if fits(block['size'], left):\n"
+        "            kept.append(block['id'])\n"
+        "            left -= block['size']\n"
+        "    return {'kept': kept, 'remaining': left}\n"
+    )
+    for folder, comparison in (("new", "<="), ("old", "<")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "packer.py").write_text(packer)
+        helper = f"def fits(size, left):\n    return size {comparison} left\n"
+        (tmp_path / folder / "helper.py").write_text(helper)
+    new, old = tmp_path / "new" / "packer.py", tmp_path / "old" / "packer.py"
+    assert main(["diff", "--packer", f"{new}:pack", "--against", f"{old}:pack", *QUICK]) == 1
+    assert 'parts:    kept[1]: NEW has "B", OLD has "C"' in capsys.readouterr().out
+    assert main(["diff", "--packer", f"{new}:pack", "--against", f"{new}:pack", *QUICK]) == 0
+
+
+def test_a_command_may_answer_any_json_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "ids.py"
+    script.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    ids = [block['id'] for block in json.loads(line)['blocks']]\n"
+        "    print(json.dumps(ids), flush=True)\n"
+    )
+    ids = f"{sys.executable} {script}"
+    assert main(["diff", "--packer-cmd", ids, "--against-cmd", ids, *QUICK]) == 0
+    assert main(["diff", "--packer-cmd", ids, "--against", "wild:keep_newest", *QUICK]) == 1
+    assert '  new:      ["A","B","C"]' in capsys.readouterr().out
+
+
+def test_python_sides_iterate_sets_in_the_same_order(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["--packer", "wild:missing_from_a_set", "--against", "wild.py:missing_from_a_set"]
+    assert main(["diff", *args, *QUICK]) == 0
+    assert main(["diff", *args, *QUICK, "--timeout", "30"]) == 0

@@ -1,0 +1,190 @@
+"""What a packer did on a case, and when two packers did the same (packcheck.diff)."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+import pytest
+
+from packcheck._packers import CallablePacker, PackerFault
+from packcheck.diff._behaviour import Outcome, differences, outcome, parting, same_answer
+
+CASE: dict[str, Any] = {"budget": 0, "blocks": [], "required": []}
+
+
+def _fault(message: str) -> Outcome:
+    def packer(case: dict[str, Any]) -> object:
+        raise AssertionError  # pragma: no cover - never called
+
+    class Faulty:
+        def answer(self, case: dict[str, Any]) -> object:
+            raise PackerFault(message)
+
+        def close(self) -> None:  # pragma: no cover - not needed here
+            pass
+
+    return outcome(Faulty(), CASE)
+
+
+def _answer(value: object) -> Outcome:
+    return outcome(CallablePacker(lambda case: value), CASE)
+
+
+def _raise(exception: Exception) -> Outcome:
+    def packer(case: dict[str, Any]) -> object:
+        raise exception
+
+    return outcome(CallablePacker(packer), CASE)
+
+
+def test_an_answer_a_raise_and_a_fault_are_told_apart() -> None:
+    assert _answer({"kept": []}) == Outcome("answer", {"kept": []})
+    raised = _raise(ValueError("budget 0"))
+    assert (raised.kind, raised.raised) == ("raise", "ValueError")
+    assert raised.describe() == "raised ValueError: budget 0"
+    timeout = _fault("no answer within 1 s (timeout); packer stopped")
+    assert (timeout.kind, timeout.raised) == ("fault", None)
+    assert timeout.describe() == "no answer within 1 s (timeout); packer stopped"
+
+
+NODE_STDERR = (
+    "exited with status 1; stderr:\n  | /work/wild.js:33\n"
+    '  |     if (c.budget === 0) throw new RangeError("budget must be positive");\n'
+    "  |                         ^\n  | RangeError: budget must be positive\n"
+    "  |     at pack (/work/wild.js:33:31)\n  | Node.js v18.19.0"
+)
+
+
+@pytest.mark.parametrize(
+    ("message", "name", "words"),
+    [
+        (NODE_STDERR, "RangeError", "raised RangeError: budget must be positive"),
+        (
+            "exited with status 1; stderr:\n  | Traceback (most recent call last):\n"
+            "  |   File \"p.py\", line 3, in <module>\n  | KeyError: 'size'",
+            "KeyError",
+            "raised KeyError: 'size'",
+        ),
+        (
+            'exited with status 1; stderr: Exception in thread "main" '
+            "java.lang.IllegalStateException: empty",
+            "java.lang.IllegalStateException",
+            'raised Exception in thread "main" java.lang.IllegalStateException: empty',
+        ),
+        (
+            'exited with status 1; stderr:\n  | Exception in thread "main" '
+            "java.lang.IllegalStateException: empty\n  |   at Pack.main(Pack.java:9)",
+            "java.lang.IllegalStateException",
+            'raised Exception in thread "main" java.lang.IllegalStateException: empty',
+        ),
+        ("exited with status 1; stderr:\n  | out of memory\n  | bye", None, None),
+        ("killed by signal 9; stderr:\n  | TypeError: x", None, None),
+    ],
+)
+def test_a_process_that_ends_on_an_exception_raised_it(
+    message: str, name: str | None, words: str | None
+) -> None:
+    found = _fault(message)
+    assert found.raised == name
+    assert found.kind == ("fault" if name is None else "raise")
+    if words is not None:
+        assert found.describe() == f"{words} (exited with status 1)"
+
+
+def test_a_long_exception_line_is_cut() -> None:
+    found = _fault("exited with status 1; stderr:\n  | Error: " + "x" * 300 + "\n  | more")
+    assert found.raised == "Error"
+    assert found.describe().endswith("... (exited with status 1)")
+    assert len(found.describe()) < 240
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "same"),
+    [
+        ({"kept": ["A"], "remaining": 0}, {"remaining": 0, "kept": ["A"]}, True),
+        ({"kept": ["A"]}, {"kept": ["B"]}, False),
+        ({"kept": ["A"]}, {"kept": ["A"], "x": 1}, False),
+        ([1, 2], [1, 2], True),
+        ([1, 2], [1, 2, 3], False),
+        ([1], (1,), False),
+        ((1, "A"), (1, "A"), True),
+        (0, 0.0, False),
+        (1, True, False),
+        (0.5, 0.5, True),
+        (math.nan, math.nan, True),
+        (0.5, 0.25, False),
+        ("\U0001f600", "\ud83d\ude00", True),
+        ("A", "B", False),
+        (None, None, True),
+        (2**70, 2**70, True),
+        (Decimal("4.0"), Decimal("4.00"), True),
+        (Decimal("4.5"), Decimal("4"), False),
+        (np.int64(3), np.int64(3), True),
+        (np.int64(3), np.int64(4), False),
+        (np.array([1, 2]), np.array([1, 2]), True),
+        (np.array([1, 2]), np.array([1, 3]), False),
+    ],
+)
+def test_answers_are_the_same_as_json_with_exact_types(left: Any, right: Any, same: bool) -> None:
+    assert same_answer(left, right) is same
+    assert same_answer(right, left) is same
+
+
+def test_agreement_of_outcomes() -> None:
+    answer, other = _answer({"kept": ["A"]}), _answer({"kept": ["B"]})
+    value_error, type_error = _raise(ValueError("a")), _raise(ValueError("b"))
+    assert differences(answer, _answer({"kept": ["A"]})) == ()
+    assert differences(value_error, type_error) == ()  # same type, other message: alike
+    assert differences(answer, other) == (
+        "output: NEW and OLD answer differently (exact JSON and types)",
+    )
+    assert differences(value_error, _raise(TypeError("c"))) == (
+        "exception: NEW raised ValueError: a; OLD raised TypeError: c",
+    )
+    assert differences(value_error, answer) == (
+        "exception: NEW raised ValueError: a, where OLD answers",
+    )
+    assert differences(answer, value_error) == (
+        "exception: OLD raised ValueError: a, where NEW answers",
+    )
+
+
+def test_a_fault_is_that_sides_even_when_both_fail_alike() -> None:
+    timeout = _fault("no answer within 1 s (timeout); packer stopped")
+    answer = _answer({"kept": []})
+    assert differences(timeout, answer) == (
+        "NEW's fault: no answer within 1 s (timeout); packer stopped",
+    )
+    assert differences(answer, timeout) == (
+        "OLD's fault: no answer within 1 s (timeout); packer stopped",
+    )
+    assert differences(timeout, timeout) == (
+        "NEW's fault: no answer within 1 s (timeout); packer stopped",
+        "OLD's fault: no answer within 1 s (timeout); packer stopped",
+    )
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "where"),
+    [
+        (["A", "B"], ["A", "C"], 'kept[1]: NEW has "B", OLD has "C"'),
+        (["A"], ["A", "C"], 'kept[1]: NEW ends after 1 entry; OLD goes on with "C"'),
+        (["A", "B", "C"], ["A", "B"], 'kept[2]: OLD ends after 2 entries; NEW goes on with "C"'),
+        ([], ["A"], 'kept[0]: NEW ends after 0 entries; OLD goes on with "A"'),
+        (["A"], ["A"], None),
+        (("A",), ["A"], None),
+        ("A", ["A"], None),
+    ],
+)
+def test_where_the_kept_lists_part(new: Any, old: Any, where: str | None) -> None:
+    assert parting(_answer({"kept": new}), _answer({"kept": old})) == where
+
+
+def test_no_parting_without_two_kept_lists() -> None:
+    kept = _answer({"kept": ["A"]})
+    assert parting(_raise(ValueError("x")), kept) is None
+    assert parting(kept, _answer({"error": "size"})) is None
+    assert parting(_answer([1]), kept) is None
