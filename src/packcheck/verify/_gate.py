@@ -39,7 +39,7 @@ from .._engines.pack import pack
 from .._partition.invariants import InvariantError, check_output, check_trace
 from .._rule.jsonio import dumps
 from ..strategies import MAX_SAFE_UNITS, cases
-from ._findings import Finding, examine, explained, show_answer
+from ._findings import Finding, diagnosed, examine, show_answer
 from ._fixtures import Fixture, read_fixtures, seed_fixtures
 from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
 from ._packers import CallablePacker, Packer, PackerFault
@@ -143,6 +143,7 @@ class _Gate:
         self.progress = progress
         self.shrink_seconds = shrink_seconds
         self.counts = dict.fromkeys(PHASES, 0)
+        self.first: Finding | None = None  # the first failure, before shrinking
 
     def tick(self, phase: str, total: int | None = None) -> None:
         self.counts[phase] += 1
@@ -150,7 +151,10 @@ class _Gate:
             self.progress(phase, self.counts[phase], total)
 
     def examine(self, case: Any, expected: Any, origin: str) -> Finding | None:
-        return examine(self.packer, case, expected, origin, partition=self.partition)
+        finding = examine(self.packer, case, expected, origin, partition=self.partition)
+        if finding is not None and self.first is None:
+            self.first = replace(finding, before=sum(self.counts.values()) - 1)
+        return finding
 
     def fixtures(self, fixtures: Iterable[Fixture]) -> Finding | None:
         for fixture in fixtures:
@@ -322,7 +326,15 @@ def run(
         seconds=time.monotonic() - started,
         wide=counts["wide ranges"],
         long_lists=counts["long lists"],
-        finding=None if finding is None else explained(finding),
+        finding=None
+        if finding is None
+        else diagnosed(
+            replace(finding, first=gate.first),
+            adapter,
+            seed=seed,
+            max_units=max_units,
+            partition=partition,
+        ),
     )
 
 
