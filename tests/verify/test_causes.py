@@ -199,9 +199,22 @@ def test_departure_names_the_entry_that_differs_or_goes_on() -> None:
     assert departure(case, {"kept": ["B", 7]}) == (
         'kept[1]: the rule keeps blocks[2] (id "C", size 1, 1 left before it); the answer has 7'
     )
+    # The answer keeps A, which the rule skips: the departure is at A, not at B.
     assert departure(case, {"kept": ["A"]}) == (
-        'kept[0]: the rule keeps blocks[1] (id "B", size 2, 3 left before it); the answer has "A"'
+        'kept[0]: the answer keeps blocks[0] (id "A", size 4, 3 left before it), '
+        "which the rule skips"
     )
+    assert departure_index(case, {"kept": ["A"]}) == 0
+    assert departure(case, {"kept": ["D"]}) == (
+        'kept[0]: the rule keeps blocks[1] (id "B", size 2, 3 left before it); the answer has "D"'
+    )
+    # Past the rule's last kept block too: the answer goes on with a skipped block.
+    late = _case(3, [2, 1, 5], [])
+    assert departure(late, {"kept": ["A", "B", "C"]}) == (
+        'kept[2]: the answer keeps blocks[2] (id "C", size 5, 0 left before it), '
+        "which the rule skips"
+    )
+    assert departure_index(late, {"kept": ["A", "B", "C"]}) == 2
     assert departure(case, {"kept": ["B", "C", "C"]}) == (
         'kept[2]: the rule keeps 2 block(s); the answer goes on with "C"'
     )

@@ -101,8 +101,15 @@ def test_the_window_sits_at_the_departure_deep_in_the_list() -> None:
 
 def test_a_long_finding_with_no_block_to_blame_shows_the_first_blocks() -> None:
     case = _long_case(60)
+    # Going on past the rule, with a block the rule skips: blamed at that block.
+    answer = {"kept": ["A"] * 13, "remaining": -1, "missing": []}
+    finding = explained(Finding(case, pack(case), answer, ("output: differs",), "x"))
+    summary = next(line for line in finding.report().splitlines() if "  case:" in line)
+    assert "blocks [9] " in summary
+    assert "[12] " in summary
+    assert "[15] " in summary
     for answer in (
-        {"kept": ["A"] * 13, "remaining": -1, "missing": []},  # goes on past the rule
+        {"kept": ["A"] * 12 + ["Q"], "remaining": -1, "missing": []},  # no such block
         {"error": "size"},  # no kept list at all
     ):
         finding = explained(Finding(case, pack(case), answer, ("output: differs",), "x"))

@@ -273,7 +273,13 @@ def named_causes(case: object, answer: object, expected: object) -> list[str]:
 
 
 def _walk(case: object, answer: object) -> tuple[int, int | None, str] | None:
-    """Position in ``kept``, block index and message of the first departure, if any."""
+    """Position in ``kept``, block index and message of the first departure, if any.
+
+    The departure is at the first block where the two scans part: the block the rule
+    keeps and the answer does not, or, when it comes first, the block the rule skips
+    and the answer keeps (the first skipped block since the last agreement that
+    carries the answer's ID).
+    """
     if not isinstance(answer, dict) or not isinstance(answer.get("kept"), list):
         return None
     try:
@@ -285,10 +291,15 @@ def _walk(case: object, answer: object) -> tuple[int, int | None, str] | None:
     theirs = [same_utf16(k) if isinstance(k, str) else k for k in answer["kept"]]
     left = read.budget
     position = 0
+    skipped: list[tuple[int, int]] = []  # (index, left before it) since the last agreement
     for index, (block_id, size) in enumerate(zip(read.ids, read.sizes, strict=True)):
         if size > left:
+            skipped.append((index, left))
             continue
         if position >= len(theirs) or theirs[position] != block_id:
+            extra = _extra(read, skipped, theirs, position)
+            if extra is not None:
+                return extra
             got = (
                 f"has {_short(theirs[position])}"
                 if position < len(theirs)
@@ -302,13 +313,35 @@ def _walk(case: object, answer: object) -> tuple[int, int | None, str] | None:
             )
         position += 1
         left -= size
+        skipped = []
     if position < len(theirs):
+        extra = _extra(read, skipped, theirs, position)
+        if extra is not None:
+            return extra
         return (
             position,
             None,
             f"kept[{position}]: the rule keeps {position} block(s); the answer goes on "
             f"with {_short(theirs[position])}",
         )
+    return None
+
+
+def _extra(
+    read: Case, skipped: list[tuple[int, int]], theirs: list[object], position: int
+) -> tuple[int, int, str] | None:
+    """The departure at a block the rule skips and the answer keeps, if there is one."""
+    if position >= len(theirs):
+        return None
+    for index, left in skipped:
+        if read.ids[index] == theirs[position]:
+            return (
+                position,
+                index,
+                f"kept[{position}]: the answer keeps blocks[{index}] (id "
+                f"{_short(read.ids[index])}, size {read.sizes[index]}, {left} left before "
+                "it), which the rule skips",
+            )
     return None
 
 
