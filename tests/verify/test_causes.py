@@ -44,6 +44,7 @@ TRUE = "true read as the unit 1 (a bool is never a unit)"
 STRINGS = "numeric strings read as numbers ('4' is not a unit)"
 ZERO = "a size of 0 accepted (sizes must be >= 1)"
 SPENT = "sizes not checked once the budget is spent"
+AT_ZERO = "sizes not checked when the budget is 0"
 
 # (broken packer, a small case that shows its bug, the cause it must be named by)
 SHOWN = [
@@ -80,7 +81,7 @@ def test_the_causes_and_readings_are_the_ones_these_tests_name() -> None:
         ANY_SKIPPED,
         LOOSE,
     ]
-    assert [name for name, _ in LENIENT] == [TRUE, STRINGS, ZERO, SPENT]
+    assert [name for name, _ in LENIENT] == [TRUE, STRINGS, ZERO, SPENT, AT_ZERO]
 
 
 @pytest.mark.parametrize(("packer", "case", "cause"), SHOWN, ids=[s[0] for s in SHOWN])

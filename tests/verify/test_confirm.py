@@ -201,3 +201,49 @@ def test_a_packer_fault_gets_no_cause_and_a_size_error_keeps_its_lenient_reading
     finding = _diagnosed(crashes, _case(3, [3]))
     assert isinstance(finding.answer, PackerFault)
     assert finding.causes == ()
+
+
+def test_a_command_packer_in_javascript_is_named_by_its_fault() -> None:
+    from pathlib import Path
+
+    from packcheck.verify._packers import CommandPacker
+
+    script = Path(faults.__file__).with_name("faults.js")
+    packer = CommandPacker(f"node {script} middle", 10)
+    try:
+        found = examine(packer, SEED_FIXTURE, pack(SEED_FIXTURE), "fixture")
+        assert found is not None
+        finding = diagnosed(found, packer, seed=2, max_units=2**53 - 1)
+    finally:
+        packer.close()
+    assert finding.causes == ("evicts blocks from the middle until the rest fits",)
+
+
+def test_a_lenient_reading_is_confirmed_on_spoiled_cases_too() -> None:
+    # Budget 0 and a size of 0: "a size of 0 accepted" gives the answer on this case,
+    # but the packer rejects a size of 0 under any other budget.
+    case = {"budget": 0, "blocks": [{"id": "A", "size": 0}], "required": []}
+    answer = broken.skip_validation_when_exhausted(case)
+    assert "a size of 0 accepted (sizes must be >= 1)" in named_causes(case, answer, pack(case))
+    finding = _diagnosed(broken.skip_validation_when_exhausted, case)
+    assert finding.causes == ("sizes not checked when the budget is 0",), finding.report()
+    finding = _diagnosed(broken.digit_string_units, {"budget": "4", "blocks": [], "required": []})
+    assert finding.causes == ("numeric strings read as numbers ('4' is not a unit)",)
+    # An answer no reading gives: nothing to confirm.
+    wrong = {"kept": ["Q"], "remaining": 0, "missing": []}
+    packer = CallablePacker(broken.correct)
+    assert confirm(case, wrong, packer.answer, seed=1, max_units=9).causes == ()
+    # Malformed: not a case at all.
+    bad = {"budget": 1, "blocks": [{"id": 3, "size": 1}], "required": []}
+    assert confirm(bad, wrong, packer.answer, seed=1, max_units=9).causes == ()
+
+
+@pytest.mark.parametrize("name", ["casefold_ids", "stripped_ids", "nfc_ids"])
+def test_each_loose_comparison_is_named(name: str) -> None:
+    case = {
+        "budget": 1,
+        "blocks": [{"id": "e\u0301 a", "size": 1}],
+        "required": ["E\u0301 A", "e\u0301 a ", "\u00e9 a"],
+    }
+    finding = _diagnosed(getattr(broken, name), case)
+    assert finding.causes == ("IDs compared loosely (case, spaces or Unicode normalisation)",)

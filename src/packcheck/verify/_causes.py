@@ -206,6 +206,22 @@ def _validating_while_room(case: dict[str, Any]) -> Case | None:
     return Case(budget, ids, tuple(sizes), tuple(case["required"]))
 
 
+def _unchecked_at_zero(case: dict[str, Any]) -> Case | None:
+    """With a budget of 0 no size is checked: the scan runs on whatever numbers it meets
+    (a size of 0 is kept, a negative one makes room); anything else is skipped."""
+    if as_unit(case.get("budget")) != 0:
+        return None
+    sizes = tuple(_whole(b.get("size")) for b in case["blocks"])
+    ids = tuple(same_utf16(b["id"]) for b in case["blocks"])
+    return Case(0, ids, sizes, tuple(case["required"]))
+
+
+def _whole(value: object) -> int:
+    if isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer():
+        return int(value)
+    return 1
+
+
 #: For a case whose declared result is {"error":"size"}: readings that accept it.
 LENIENT: tuple[tuple[str, Callable[[dict[str, Any]], Case | None]], ...] = (
     ("true read as the unit 1 (a bool is never a unit)", lambda c: _lenient_case(c, bools=True)),
@@ -215,6 +231,7 @@ LENIENT: tuple[tuple[str, Callable[[dict[str, Any]], Case | None]], ...] = (
     ),
     ("a size of 0 accepted (sizes must be >= 1)", lambda c: _lenient_case(c, zero=True)),
     ("sizes not checked once the budget is spent", _validating_while_room),
+    ("sizes not checked when the budget is 0", _unchecked_at_zero),
 )
 
 

@@ -35,7 +35,7 @@ from hypothesis import seed as hypothesis_seed
 
 from .._rule.model import Case, SizeError, read_case
 from ..strategies import cases
-from ._causes import _same_value
+from ._causes import LENIENT, _same_value, _scan, _variant
 from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
 from ._packers import PackerFault
 from ._variants import ALL, Variant, rule_output
@@ -53,6 +53,7 @@ _DRAWN, _SMALL, _NEIGHBOURS = 60, 400, 200
 #: The packer answers at most this many sampled cases.
 _CALLS = 400
 WRAP = "int64 wrap-around (sums past 2**63)"
+_scan_rule = _variant(_scan)
 
 Answer = Callable[[dict[str, Any]], object]
 
@@ -124,7 +125,7 @@ def int64_wrapped(case: object, answer: object) -> str | None:
 
 
 @functools.lru_cache(maxsize=4)
-def _drawn(seed: int, max_units: int, count: int) -> tuple[dict[str, Any], ...]:
+def _drawn(seed: int, max_units: int, count: int, invalid: bool) -> tuple[dict[str, Any], ...]:
     """``count`` cases from :func:`packcheck.strategies.cases`, drawn from ``seed``
     (remembered: drawing is the slow part of a sample, and a sample never changes)."""
     found: list[dict[str, Any]] = []
@@ -138,7 +139,7 @@ def _drawn(seed: int, max_units: int, count: int) -> tuple[dict[str, Any], ...]:
         suppress_health_check=list(HealthCheck),
         verbosity=Verbosity.quiet,
     )
-    @given(cases(max_units=max_units, max_blocks=12, allow_invalid=False))
+    @given(cases(max_units=max_units, max_blocks=12, allow_invalid=invalid))
     def collect(case: dict[str, Any]) -> None:
         found.append(case)
 
@@ -207,10 +208,66 @@ def _pool(read: Case, seed: int, max_units: int) -> list[tuple[dict[str, Any], C
     """The cases a sample is chosen from, readable, neighbours first."""
     rng = random.Random(f"confirm:{seed}")
     near = list(_neighbours(read, rng, _NEIGHBOURS)) if len(read.sizes) <= 64 else []
-    pool = [*near, *_small(rng, _SMALL), *_drawn(seed, max_units, _DRAWN)]
+    pool = [*near, *_small(rng, _SMALL), *_drawn(seed, max_units, _DRAWN, False)]
     rng.shuffle(pool)
     readable = [(case, _readable(case)) for case in pool]
     return [(case, read) for case, read in readable if read is not None]
+
+
+_ABSENT = object()
+_BAD = (0, True, False, "4", "1", None, 2.5, -1, _ABSENT)
+
+
+def _spoiled(case: dict[str, Any], rng: random.Random, count: int) -> Iterator[dict[str, Any]]:
+    """``case`` with its budget or one size made a bad unit (or left out)."""
+    for _ in range(count):
+        spoiled = {**case, "blocks": [dict(b) for b in case["blocks"]]}
+        blocks = spoiled["blocks"]
+        holder, key = (
+            (rng.choice(blocks), "size") if blocks and rng.random() < 0.75 else (spoiled, "budget")
+        )
+        value = rng.choice(_BAD)
+        if value is _ABSENT:
+            holder.pop(key, None)
+        else:
+            holder[key] = value
+        yield spoiled
+
+
+def _lenient(
+    case: dict[str, Any], answer: object, answer_of: Answer, seed: int, max_units: int
+) -> Confirmed:
+    """Causes for an answer to a case whose declared output is ``{"error":"size"}``."""
+    rng = random.Random(f"confirm:{seed}")
+    readings = [
+        (Variant(name, _scan_rule), reading)
+        for name, reading in LENIENT
+        if (lenient := reading(case)) is not None and _agrees(answer, _scan_rule(lenient))
+    ]
+    if not readings:
+        return Confirmed((), None)
+    bases = [case, *_small(rng, 100), *_drawn(seed, max_units, _DRAWN, True)]
+    pool = [spoiled for base in bases for spoiled in _spoiled(base, rng, 4)]
+    rng.shuffle(pool)
+    rules = [_declared(c) for c in pool]
+    outs = []
+    for variant, reading in readings:
+        read = [reading(c) for c in pool]
+        outs.append(
+            (
+                variant,
+                [rule if r is None else _scan_rule(r) for r, rule in zip(read, rules, strict=True)],
+            )
+        )
+    return _sampled(outs, pool, rules, answer_of)
+
+
+def _declared(case: dict[str, Any]) -> dict[str, Any]:
+    try:
+        read = read_case(case)
+    except ValueError:
+        return {"error": "input"}
+    return {"error": "size"} if isinstance(read, SizeError) else rule_output(read)
 
 
 def confirm(
@@ -229,6 +286,8 @@ def confirm(
     """
     read = _readable(case)
     if read is None:
+        if isinstance(case, dict) and _declared(case) == {"error": "size"}:
+            return _lenient(case, answer, answer_of, seed, max_units)
         return Confirmed((), None)
     wrap = int64_wrapped(case, answer) or (first and int64_wrapped(*first))
     if wrap:
@@ -249,30 +308,35 @@ def confirm(
         candidates.append(variant)
     if not candidates:
         return Confirmed((), None)
-    return _sampled(candidates, read, answer_of, seed, max_units)
+    pool = _pool(read, seed, max_units)
+    rules = [rule_output(r) for _, r in pool]
+    outs = [(v, [v.output(r) for _, r in pool]) for v in candidates]
+    return _sampled(outs, [c for c, _ in pool], rules, answer_of)
 
 
 def _sampled(
-    candidates: list[Variant], read: Case, answer_of: Answer, seed: int, max_units: int
+    outs: list[tuple[Variant, list[dict[str, Any]]]],
+    pool: list[dict[str, Any]],
+    rules: list[dict[str, Any]],
+    answer_of: Answer,
 ) -> Confirmed:
-    pool = _pool(read, seed, max_units)
-    rules = [rule_output(r) for _, r in pool]
-    outs = {id(v): [v.output(r) for _, r in pool] for v in candidates}
+    """Ask the packer about up to :data:`SAMPLE` cases per variant where it differs
+    from the rule; the variants that hold, the best first."""
     chosen: dict[int, None] = {}
-    for variant in candidates:
-        differs = [i for i, out in enumerate(outs[id(variant)]) if not _agrees(rules[i], out)]
+    for _, outputs in outs:
+        differs = [i for i, out in enumerate(outputs) if not _agrees(rules[i], out)]
         chosen.update(dict.fromkeys(differs[:SAMPLE]))
     answers: dict[int, object] = {}
     for index in list(chosen)[:_CALLS]:
         try:
-            answers[index] = answer_of(pool[index][0])
+            answers[index] = answer_of(pool[index])
         except PackerFault:  # a fault ends the sample; what it has stands
             break
     best: list[tuple[float, int, Variant, int, int]] = []
-    for variant in candidates:
+    for variant, outputs in outs:
         agree = differ = hits = informative = 0
         for index, got in answers.items():
-            out, rule = outs[id(variant)][index], rules[index]
+            out, rule = outputs[index], rules[index]
             varies = not _agrees(rule, out)
             matches = _agrees(got, out)
             differ += varies

@@ -242,15 +242,8 @@ def diagnosed(
         return finding
     if not (isinstance(finding.case, dict) and isinstance(finding.case.get("blocks"), list)):
         return finding
-    lenient = named_causes(finding.case, finding.answer, finding.expected)
     earlier = None if isinstance(first.answer, PackerFault) else (first.case, first.answer)
     confirmed = confirm(
         finding.case, finding.answer, packer.answer, first=earlier, seed=seed, max_units=max_units
     )
-    if not confirmed.causes and lenient and _size_error(finding.expected):
-        return replace(finding, causes=tuple(lenient))
     return replace(finding, causes=confirmed.causes, support=confirmed.support)
-
-
-def _size_error(expected: object) -> bool:
-    return isinstance(expected, dict) and expected.get("error") == "size"

@@ -18,6 +18,7 @@ a variant combines: on equal evidence the simpler explanation is preferred.
 from __future__ import annotations
 
 import itertools
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -241,6 +242,38 @@ def _scan_variants() -> Iterator[Variant]:
         yield Variant(share_name(share), _on(partial(_share, share=share, report_budget=budget)))
 
 
+LOOSE = "IDs compared loosely (case, spaces or Unicode normalisation)"
+
+
+def _loosely(key: Callable[[str], str]) -> Output:
+    """``missing`` with IDs compared by ``key`` (one loose comparison)."""
+
+    def output(case: Case) -> dict[str, Any]:
+        kept, left = _simple()(case)
+        present = {key(case.ids[i]) for i in kept}
+        missing = [wanted for wanted in case.required if key(wanted) not in present]
+        return {
+            "kept": [case.ids[i] for i in kept],
+            "remaining": left,
+            "missing": sorted_utf16(missing),
+        }
+
+    return output
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def _nfd(text: str) -> str:
+    return unicodedata.normalize("NFD", text)
+
+
+def _loose_variants() -> Iterator[Variant]:
+    for key in (str.casefold, str.lower, str.upper, str.strip, _nfc, _nfd):
+        yield Variant(LOOSE, _loosely(key))
+
+
 # Capture faults: a correct result, a wrong partition.
 
 ONE_DROPPED = "every skipped block captured as dropped (available never used)"
@@ -282,6 +315,11 @@ def _capture_variants() -> Iterator[Variant]:
 
 
 #: The variants of this module, in the order they are tried.
-VARIANTS: tuple[Variant, ...] = (*_scan_variants(), *_pairs(), *_capture_variants())
+VARIANTS: tuple[Variant, ...] = (
+    *_scan_variants(),
+    *_pairs(),
+    *_loose_variants(),
+    *_capture_variants(),
+)
 #: Every wrong variant a cause can be confirmed for: ``CAUSES`` first.
 ALL: tuple[Variant, ...] = (*(Variant(name, output) for name, output in CAUSES), *VARIANTS)
