@@ -247,3 +247,28 @@ def test_each_loose_comparison_is_named(name: str) -> None:
     }
     finding = _diagnosed(getattr(broken, name), case)
     assert finding.causes == ("IDs compared loosely (case, spaces or Unicode normalisation)",)
+
+
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("swapped", "available and dropped swapped"),
+        ("only_packed", "only packed captured (skipped blocks in no bucket)"),
+        ("deduped", "each bucket deduplicated (a repeated ID listed once)"),
+    ],
+)
+def test_the_capture_bugs_of_the_partition_tests_are_named_alone(name: str, cause: str) -> None:
+    # Swapped buckets agree with "every skipped block captured as dropped" wherever
+    # nothing is dropped: control cases (where that variant is the rule) tell them apart.
+    case = {
+        "budget": 3,
+        "blocks": [
+            {"id": "A", "size": 2},
+            {"id": "A", "size": 2},
+            {"id": "B", "size": 5},
+            {"id": "B", "size": 5},
+        ],
+        "required": [],
+    }
+    finding = _diagnosed(getattr(capture, name), case, partition=True)
+    assert finding.causes == (cause,), finding.report()

@@ -46,12 +46,17 @@ __all__ = ["AGREEMENT", "LEAST", "SAMPLE", "Confirmed", "confirm", "int64_wrappe
 SAMPLE = 40
 #: A variant is named only if it gives the packer's answer on this share of them ...
 AGREEMENT = 0.9
-#: ... and the sample holds at least this many cases where it differs from the rule.
+#: ... and the sample holds at least this many cases where it differs from the rule;
 LEAST = 5
+#: ... and it gives the packer's answer on this share of every sampled case where the
+#: packer or the variant departs from the rule (control cases, where the variant is
+#: the rule, are sampled too): a packer that departs often where the variant does
+#: not has a fault the variant does not describe.
+OVERALL = 0.8
 #: Cases drawn from :func:`packcheck.strategies.cases`, small valid cases, neighbours.
 _DRAWN, _SMALL, _NEIGHBOURS = 60, 400, 200
 #: The packer answers at most this many sampled cases.
-_CALLS = 400
+_CALLS = 440
 WRAP = "int64 wrap-around (sums past 2**63)"
 _scan_rule = _variant(_scan)
 
@@ -326,6 +331,9 @@ def _sampled(
     for _, outputs in outs:
         differs = [i for i, out in enumerate(outputs) if not _agrees(rules[i], out)]
         chosen.update(dict.fromkeys(differs[:SAMPLE]))
+    # Controls: cases chosen for no variant, where a packer with another fault departs.
+    controls = [i for i in range(len(pool)) if i not in chosen][:SAMPLE]
+    chosen.update(dict.fromkeys(controls))
     answers: dict[int, object] = {}
     for index in list(chosen)[:_CALLS]:
         try:
@@ -344,7 +352,8 @@ def _sampled(
             if varies or not _agrees(got, rule):
                 informative += 1
                 hits += matches
-        if differ >= LEAST and agree >= AGREEMENT * differ:
+        held = agree >= AGREEMENT * differ and hits >= OVERALL * informative
+        if differ >= LEAST and held:
             best.append((hits / informative, -variant.faults, variant, agree, differ))
     if not best:
         return Confirmed((), None)

@@ -306,7 +306,25 @@ def _buckets(case: Case, rule: dict[str, list[str]]) -> Iterator[tuple[str, str]
             yield block_id, "available" if size <= case.budget else "dropped"
 
 
+SWAPPED = "available and dropped swapped"
+ONLY_PACKED = "only packed captured (skipped blocks in no bucket)"
+DEDUPED = "each bucket deduplicated (a repeated ID listed once)"
+
+
+def _changed(change: Callable[[dict[str, list[str]]], dict[str, list[str]]]) -> Output:
+    def output(case: Case) -> dict[str, Any]:
+        out = rule_output(case)
+        return {**out, "partition": change(out["partition"])}
+
+    return output
+
+
 def _capture_variants() -> Iterator[Variant]:
+    yield Variant(
+        SWAPPED, _changed(lambda p: {**p, "available": p["dropped"], "dropped": p["available"]})
+    )
+    yield Variant(ONLY_PACKED, _changed(lambda p: {**p, "available": [], "dropped": []}))
+    yield Variant(DEDUPED, _changed(lambda p: {k: list(dict.fromkeys(v)) for k, v in p.items()}))
     yield Variant(ONE_DROPPED, _captured(bucket="dropped", by_id=False))
     yield Variant(ONE_AVAILABLE, _captured(bucket="available", by_id=False))
     yield Variant(NO_BUCKET, _captured(bucket=None, by_id=True))
