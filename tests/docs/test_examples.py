@@ -1,0 +1,79 @@
+"""The manual's terminal sessions, replayed: each ``$ packcheck pack|audit|fixtures``
+command shown in README.md or docs/*.md whose inputs are in ``docs/examples/`` runs
+there and prints what the page shows (lines compared as a multiset: stdout and stderr
+interleave differently in a terminal), and a following ``$ echo $?`` is its exit status.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+EXAMPLES = ROOT / "docs" / "examples"
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+_COMMAND = re.compile(r"packcheck (pack|audit|fixtures)\b")
+
+
+def _sessions() -> list[tuple[str, str, list[str], int | None]]:
+    found = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for block in re.findall(r"```console\n(.*?)```", text, re.S):
+            entries = re.split(r"^\$ ", block, flags=re.M)[1:]
+            for index, entry in enumerate(entries):
+                command, _, output = entry.partition("\n")
+                if not _COMMAND.match(command) or not _uses_examples(command):
+                    continue
+                status = None
+                if index + 1 < len(entries) and entries[index + 1].startswith("echo $?"):
+                    status = int(entries[index + 1].split("\n")[1])
+                found.append((page.name, command, output.splitlines(), status))
+    return found
+
+
+def _uses_examples(command: str) -> bool:
+    names = re.findall(r"[\w.-]+\.jsonl?|[\w.-]+\.csv", command)
+    made = set(re.findall(r">\s*([\w.-]+)", command))
+    return bool(names) and all((EXAMPLES / n).is_file() or n in made for n in names)
+
+
+SESSIONS = _sessions()
+
+
+def test_the_manual_shows_sessions_on_its_example_files() -> None:
+    commands = {command for _, command, _, _ in SESSIONS}
+    # The README's and the command-line page's first examples at least.
+    assert "packcheck pack cases.jsonl" in commands
+    assert "packcheck audit bad-run.jsonl" in commands
+    assert len(SESSIONS) >= 6
+
+
+@pytest.mark.parametrize(
+    ("page", "command", "shown", "status"), SESSIONS, ids=[f"{s[0]}: {s[1]}" for s in SESSIONS]
+)
+def test_a_session_of_the_manual_prints_what_it_shows(
+    tmp_path: Path, page: str, command: str, shown: list[str], status: int | None
+) -> None:
+    shutil.copytree(EXAMPLES, tmp_path, dirs_exist_ok=True)
+    bin_dir = Path(sys.executable).parent
+    result = subprocess.run(
+        ["bash", "-c", command],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env={"PATH": f"{bin_dir}:/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
+        timeout=120,
+        check=False,
+    )
+    printed = (result.stdout + result.stderr).splitlines()
+    assert Counter(printed) == Counter(shown), f"{page}: $ {command}"
+    if status is not None:
+        assert result.returncode == status
