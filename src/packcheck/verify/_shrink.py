@@ -77,6 +77,7 @@ def shrink(
             attempt_changed(attempt, best, _distinct_ids(best))
         _cut(attempt, best, answer_of)
         _delta(best, attempt, lambda: best)
+        _cut(attempt, best, answer_of)
         attempt_changed(attempt, best, _whole_floats_as_ints(best))
         _scale_down(attempt, lambda: best)
         for _ in range(_PASSES):
