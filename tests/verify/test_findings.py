@@ -237,3 +237,18 @@ def test_a_partition_is_checked_when_carried_and_required_when_asked() -> None:
     error = CallablePacker(broken.correct)
     case = {**SHORT, "budget": -1}
     assert examine(error, case, pack(case), "x", partition=True) is None
+
+
+def test_a_finding_that_passes_alone_shows_its_first_case_or_says_only_that() -> None:
+    finding = Finding(SHORT, pack(SHORT), {}, ("x",), "probe", alone=False)
+    lines = finding.report().splitlines()
+    assert lines[2].startswith("  alone:    this case passes when asked again on its own")
+    assert not any(line.startswith("  first:") for line in lines)
+    assert not any("consistent with" in line for line in lines)
+    case = _long_case(60)
+    first = Finding(case, pack(case), {}, ("x",), "long list")
+    finding = Finding(SHORT, pack(SHORT), {}, ("x",), "probe", alone=False, first=first, before=9)
+    assert (
+        "  first:    found as case 10 of the run, after 9 others passed: 60 blocks "
+        "(--save-failures DIR saves the shrunk case)"
+    ) in finding.report()

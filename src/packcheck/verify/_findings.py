@@ -238,9 +238,7 @@ def diagnosed(
     if again is None:
         return replace(finding, alone=False, before=first.before, first=first)
     finding = replace(finding, departs=departure(finding.case, finding.answer))
-    if isinstance(finding.answer, PackerFault) or not finding.failures:
-        return finding
-    if not (isinstance(finding.case, dict) and isinstance(finding.case.get("blocks"), list)):
+    if isinstance(finding.answer, PackerFault):
         return finding
     earlier = None if isinstance(first.answer, PackerFault) else (first.case, first.answer)
     confirmed = confirm(
