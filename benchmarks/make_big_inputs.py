@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/make_big_inputs.py lines 1000000 > cases.jsonl
+    python benchmarks/make_big_inputs.py lines 100000 --blocks 10-200 > varied.jsonl
     python benchmarks/make_big_inputs.py blocks 1000000 > case.json
 
 Deterministic (a fixed seed), streamed (memory stays small whatever the count), and
@@ -25,10 +26,14 @@ def _block(rng: random.Random, index: int) -> str:
     return f'{{"id":"b{index}","size":{rng.randint(1, 9)}}}'
 
 
-def case_lines(count: int, *, blocks: int = 8) -> Iterator[str]:
-    """``count`` JSON Lines cases of ``blocks`` blocks each; one string per line."""
+def case_lines(count: int, *, blocks: int = 8, most: int | None = None) -> Iterator[str]:
+    """``count`` JSON Lines cases of ``blocks`` blocks each (``blocks`` to ``most``,
+    drawn per case, when ``most`` is given); one string per line."""
     rng = random.Random(SEED)
+    least = blocks
     for _ in range(count):
+        if most is not None:
+            blocks = rng.randint(least, most)
         body = ",".join(_block(rng, i) for i in range(blocks))
         required = ",".join(f'"b{rng.randrange(blocks + 2)}"' for _ in range(3))
         yield f'{{"budget":{blocks * 5 // 2},"blocks":[{body}],"required":[{required}]}}\n'
@@ -49,9 +54,17 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("shape", choices=["lines", "blocks"])
     parser.add_argument("count", type=int)
+    parser.add_argument(
+        "--blocks",
+        default="8",
+        metavar="N|MIN-MAX",
+        help="blocks per case for 'lines' (default 8; MIN-MAX draws a count per case)",
+    )
     args = parser.parse_args(argv)
     if args.shape == "lines":
-        sys.stdout.writelines(case_lines(args.count))
+        least, _, most = args.blocks.partition("-")
+        top = int(most) if most else None
+        sys.stdout.writelines(case_lines(args.count, blocks=int(least), most=top))
     else:
         write_one_case(sys.stdout, args.count)
 

@@ -1,6 +1,8 @@
-"""The NumPy packer equals the reference: any magnitude, any order, any length.
+"""The NumPy and compiled packers equal the reference: any magnitude, order, length.
 
-Settings come from the profile in ``conftest.py`` (``HYPOTHESIS_PROFILE``).
+Each property runs on both engines (``engine``); the compiled one is skipped, with a
+reason, where the ``numba`` extra is not installed.  Settings come from the profile in
+``conftest.py`` (``HYPOTHESIS_PROFILE``).
 """
 
 from __future__ import annotations
@@ -8,10 +10,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 import pytest
-from _scan_check import assert_same
+from _scan_check import ENGINES, assert_same
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from packcheck import compiled
 from packcheck._engines import levels as scan
 
 INT64_MAX = 2**63 - 1
@@ -28,25 +31,30 @@ def _magnitudes(top: int) -> st.SearchStrategy[int]:
 budgets = st.one_of(st.integers(0, 50), _magnitudes(2**72), st.sampled_from([INT64_MAX, 2**63]))
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @given(budget=budgets, sizes=st.lists(_magnitudes(INT64_MAX), max_size=300))
 @example(budget=INT64_MAX, sizes=[INT64_MAX, 1])
 @example(budget=INT64_MAX - 1, sizes=[INT64_MAX, INT64_MAX - 1, 1])
 @example(budget=7, sizes=[4, 3, 2])
 @example(budget=4, sizes=[5, 1, 1, 1, 1, 1])
-def test_int64_sizes_give_the_reference_answer(budget: int, sizes: list[int]) -> None:
-    assert_same(budget, sizes, np.array(sizes, dtype=np.int64))
+def test_int64_sizes_give_the_reference_answer(engine: str, budget: int, sizes: list[int]) -> None:
+    assert_same(budget, sizes, np.array(sizes, dtype=np.int64), engine)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @given(budget=budgets, sizes=st.lists(_magnitudes(2**70), max_size=200))
 @example(budget=10, sizes=[2**70, 3, 2**64, 7])
 @example(budget=2**80, sizes=[2**70, 2**69])
-def test_object_arrays_past_int64_give_the_reference_answer(budget: int, sizes: list[int]) -> None:
-    assert_same(budget, sizes, np.array(sizes, dtype=object))
+def test_object_arrays_past_int64_give_the_reference_answer(
+    engine: str, budget: int, sizes: list[int]
+) -> None:
+    assert_same(budget, sizes, np.array(sizes, dtype=object), engine)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @given(budget=budgets, sizes=st.lists(st.integers(1, 2**64 - 1), max_size=100))
-def test_uint64_sizes_give_the_reference_answer(budget: int, sizes: list[int]) -> None:
-    assert_same(budget, sizes, np.array(sizes, dtype=np.uint64))
+def test_uint64_sizes_give_the_reference_answer(engine: str, budget: int, sizes: list[int]) -> None:
+    assert_same(budget, sizes, np.array(sizes, dtype=np.uint64), engine)
 
 
 @st.composite
@@ -75,12 +83,16 @@ def adversarial_orders(draw: st.DrawFn) -> tuple[int, list[int]]:
     return budget, sizes
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @given(adversarial_orders())
-def test_adversarial_orders_give_the_reference_answer(case: tuple[int, list[int]]) -> None:
+def test_adversarial_orders_give_the_reference_answer(
+    engine: str, case: tuple[int, list[int]]
+) -> None:
     budget, sizes = case
-    assert_same(budget, sizes, np.array(sizes, dtype=np.int64))
+    assert_same(budget, sizes, np.array(sizes, dtype=np.int64), engine)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @given(
     seed=st.integers(0, 2**32 - 1),
     n=st.integers(1, 200_000),
@@ -88,13 +100,13 @@ def test_adversarial_orders_give_the_reference_answer(case: tuple[int, list[int]
     share=st.floats(0.0, 1.2),
 )
 def test_long_lists_give_the_reference_answer(
-    seed: int, n: int, top_bits: int, share: float
+    engine: str, seed: int, n: int, top_bits: int, share: float
 ) -> None:
     # Long inputs cross chunk boundaries, galloping and Python stretches.
     rng = np.random.default_rng(seed)
     sizes = rng.integers(1, 2**top_bits, n, dtype=np.int64, endpoint=True)
     budget = int(float(sizes.sum(dtype=np.float64)) * share)
-    assert_same(budget, sizes.tolist(), sizes)
+    assert_same(budget, sizes.tolist(), sizes, engine)
 
 
 @st.composite
@@ -126,12 +138,13 @@ def huge_remainders(draw: st.DrawFn) -> tuple[int, npt.NDArray[np.int64]]:
     return budget, sizes
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @given(huge_remainders())
 def test_remainders_near_int64_give_the_reference_answer(
-    case: tuple[int, npt.NDArray[np.int64]],
+    engine: str, case: tuple[int, npt.NDArray[np.int64]]
 ) -> None:
     budget, sizes = case
-    assert_same(budget, sizes.tolist(), sizes)
+    assert_same(budget, sizes.tolist(), sizes, engine)
 
 
 non_units = st.one_of(
@@ -143,6 +156,7 @@ non_units = st.one_of(
 )
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @given(
     budget=budgets,
     sizes=st.lists(_magnitudes(2**70), max_size=50),
@@ -150,7 +164,7 @@ non_units = st.one_of(
     where=st.integers(0, 50),
 )
 def test_object_arrays_with_a_non_unit_raise(
-    budget: int, sizes: list[int], bad: object, where: int
+    engine: str, budget: int, sizes: list[int], bad: object, where: int
 ) -> None:
     # Wherever the bad element stands, even after the budget is spent: never rounded,
     # never counted (a bool is not 1).
@@ -158,5 +172,6 @@ def test_object_arrays_with_a_non_unit_raise(
     values.insert(min(where, len(values)), bad)
     array = np.empty(len(values), dtype=object)
     array[:] = values
+    kernel = scan.pack_sizes if engine == "numpy" else compiled.pack_sizes
     with pytest.raises((TypeError, ValueError)):
-        scan.pack_sizes(budget, array)
+        kernel(budget, array)

@@ -2,11 +2,13 @@
 
 Imported by ``tests/engines/test_scan.py`` and ``properties/test_scan_properties.py`` (``tests``
 is on pytest's ``pythonpath``).  A kernel whose loop never ends fails here on an
-explicit bound, not on a runner's timeout.
+explicit bound, not on a runner's timeout.  ``engine="numba"`` checks the compiled
+engine the same way (:data:`ENGINES` skips it, with a reason, without the extra).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -15,12 +17,24 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pytest
 
-from packcheck import reference
+from packcheck import compiled, reference
 from packcheck._engines import levels as scan
 from packcheck._engines import sizes as _sizes
 
 SCAN_FILE = scan.__file__
+#: Whether the ``numba`` extra is installed (found without importing it).
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+NO_NUMBA = "the numba extra is not installed: pip install 'packcheck[numba]'"
+#: The engines a kernel test runs on: the NumPy kernel, and the compiled one if installed.
+ENGINES = [
+    "numpy",
+    pytest.param(
+        "numba",
+        marks=pytest.mark.skipif(not HAVE_NUMBA, reason=NO_NUMBA),
+    ),
+]
 # Calls the kernel may make per block: the per-element unit checks and conversions
 # of an object array make ~6; the vectorised levels make none.
 PER_BLOCK = 8
@@ -81,14 +95,21 @@ def pack_bounded(budget: int, array: npt.ArrayLike) -> tuple[npt.NDArray[np.bool
         return scan.pack_sizes(budget, array)
 
 
-def assert_same(budget: int, sizes: Sequence[int], array: npt.ArrayLike | None = None) -> None:
+def assert_same(
+    budget: int, sizes: Sequence[int], array: npt.ArrayLike | None = None, engine: str = "numpy"
+) -> None:
     """scan.pack_sizes(budget, array) equals the reference on ``sizes``; input untouched.
 
     ``array`` defaults to ``sizes`` as int64.  The kernel runs under its round bound.
+    ``engine="numba"``: :func:`packcheck.compiled.pack_sizes` instead (a loop with no
+    rounds to bound).
     """
     given = np.array(sizes, dtype=np.int64) if array is None else np.asarray(array)
     before = given.copy()
-    mask, remaining = pack_bounded(budget, given)
+    if engine == "numba":
+        mask, remaining = compiled.pack_sizes(budget, given)
+    else:
+        mask, remaining = pack_bounded(budget, given)
     expected_mask, expected_remaining = reference.pack_sizes(budget, list(sizes))
     assert type(remaining) is int
     assert remaining == expected_remaining, (remaining, expected_remaining)
@@ -99,7 +120,7 @@ def assert_same(budget: int, sizes: Sequence[int], array: npt.ArrayLike | None =
         first = next(i for i, (a, b) in enumerate(zip(flags, expected_mask, strict=True)) if a != b)
         raise AssertionError(f"block {first}: kept is {flags[first]}, expected {not flags[first]}")
     assert np.array_equal(given, before)
-    short = len(sizes) < _sizes.SHORT
+    short = len(sizes) < _sizes.SHORT and engine == "numpy"
     if short and budget >= 0 and all(1 <= size <= 2**63 - 1 for size in sizes):
         # The kernel itself, whatever length the input has: short int64 inputs are
         # handed to the reference's loop by pack_sizes, and must still be right here.

@@ -4,6 +4,7 @@ Usage (from the repository root)::
 
     .venv/bin/python docs/mutation/hand_mutants.py        # packcheck verify --seed 1
     .venv/bin/python docs/mutation/hand_mutants.py --command "python -m pytest -x -q -n 0 tests"
+    .venv/bin/python docs/mutation/hand_mutants.py --compiled   # the compiled engine's tests
 
 Each mutant below is a one-line edit of the kind an optimiser makes to
 ``src/packcheck/_engines/levels.py`` (a threshold, an off-by-one at a chunk or level boundary,
@@ -212,7 +213,7 @@ MUTANTS = [
         "cap = budget + 1",
         "cap = budget",
         "a size past int64 is clipped to the budget, and fits",
-        "_sizes.py",
+        "_engines/sizes.py",
     ),
     # Kinds added with the gate's level-edge probes (issue 12): each reaches a fact the
     # 28 above do not, so that the probes are checked beyond the mutants they were
@@ -283,7 +284,110 @@ MUTANTS = [
         "hit = _first_at_most(keys, at, end - 1, budget - offset)",
         "a fitting large block on the last position a level reaches is missed",
     ),
+    # Facts an independent set of mutants found unpinned (issue 20): each is killed by an
+    # explicit test and by the gate's "crowded levels" probes.
+    Mutant(
+        "prefix-sums-cut-one-late",
+        "return values[:first] if past[first] else values",
+        "return values[: first + 1] if past[first] else values",
+        "the first small sum past 2**63 (negative as int64) is kept: a level's end search"
+        " can land past it",
+    ),
+    Mutant(
+        "tau-block-large-when-smallest",
+        "if int(sizes.min()) > tau:",
+        "if int(sizes.min()) >= tau:",
+        "a chunk whose smallest block is exactly tau is searched as all large: 17 blocks of"
+        " tau in one level pass the level's bound",
+    ),
+    Mutant(
+        "tau-block-large",
+        "small = sizes - (tau + 1)",
+        "small = sizes - tau",
+        "a block of exactly tau is taken for a large one: 17 of them in one level pass the"
+        " level's bound",
+    ),
 ]
+
+# The compiled engine's loops (`--compiled`): killed by its tests, not by the gate (whose
+# default packer is the NumPy kernel).
+COMPILED_MUTANTS = [
+    Mutant(
+        "loop-strict",
+        "        if size <= remaining:",
+        "        if size < remaining:",
+        "a block that fits to the unit is skipped",
+        "_engines/compiled.py",
+    ),
+    Mutant(
+        "loop-costs-one-less",
+        "            remaining -= size\n",
+        "            remaining -= size - 1\n",
+        "each kept block costs one unit less",
+        "_engines/compiled.py",
+    ),
+    Mutant(
+        "loop-keeps-the-next",
+        "            remaining -= size\n            kept[index] = True",
+        "            remaining -= size\n            kept[min(index + 1, kept.shape[0] - 1)] = True",
+        "the flag lands on the block after the kept one",
+        "_engines/compiled.py",
+    ),
+    Mutant(
+        "batch-strict",
+        "            if size <= left:",
+        "            if size < left:",
+        "in a batch, a block that fits to the unit is skipped",
+        "_engines/compiled.py",
+    ),
+    Mutant(
+        "batch-drops-last-block",
+        "for index in range(offsets[case], offsets[case + 1]):",
+        "for index in range(offsets[case], offsets[case + 1] - 1):",
+        "each case's last block is never scanned",
+        "_engines/compiled.py",
+    ),
+    Mutant(
+        "batch-remaining-is-budget",
+        "        remaining[case] = left",
+        "        remaining[case] = budgets[case]",
+        "each case reports its budget as its remaining",
+        "_engines/compiled.py",
+    ),
+    Mutant(
+        "batch-carries-remaining",
+        "        left = budgets[case]",
+        "        left = budgets[case] if case == 0 else min(left, budgets[case])",
+        "a case starts from the last case's remaining when that is smaller",
+        "_engines/compiled.py",
+    ),
+    Mutant(
+        "loop-keeps-going-below-1",
+        "            if size < 1:\n                return -1",
+        "            if size < 1:\n                return 0",
+        "a size below 1 that fits ends the scan with a remaining of 0, not the reference",
+        "_engines/compiled.py",
+    ),
+    Mutant(
+        "batch-never-stops-below-1",
+        "                if size < 1:\n                    return case",
+        "                if size < -(2**62):\n                    return case",
+        "a size below 1 that fits raises a case's remaining (past int64: it wraps)",
+        "_engines/compiled.py",
+    ),
+    Mutant(
+        "beyond-int64-late",
+        "if isinstance(sizes, list) or not 0 <= budget <= _INT64_MAX:",
+        "if isinstance(sizes, list) or not 0 <= budget <= 2**64:",
+        "a budget from 2**63 to 2**64 is handed to the int64 loop (OverflowError)",
+        "_engines/compiled.py",
+    ),
+]
+COMPILED_COMMAND = (
+    "python -m pytest -x -q -n 0 -p no:cacheprovider tests/engines/test_compiled.py"
+    " properties/test_compiled_properties.py properties/test_scan_properties.py"
+    " -k 'numba or compiled'"
+)
 
 
 def run_one(mutant: Mutant, command: list[str], timeout: float) -> tuple[str, float, str]:
@@ -330,7 +434,15 @@ def run_one(mutant: Mutant, command: list[str], timeout: float) -> tuple[str, fl
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--command", default=DEFAULT_COMMAND, help=f"default: {DEFAULT_COMMAND}")
+    parser.add_argument(
+        "--command",
+        help=f"default: {DEFAULT_COMMAND}; with --compiled: {COMPILED_COMMAND}",
+    )
+    parser.add_argument(
+        "--compiled",
+        action="store_true",
+        help="the compiled engine's mutants (packcheck.compiled) instead of the NumPy kernel's",
+    )
     parser.add_argument(
         "--timeout", type=float, default=300.0, help="seconds per mutant (default: 300)"
     )
@@ -340,7 +452,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--list", action="store_true", help="print the mutants and exit")
     args = parser.parse_args(argv)
-    mutants = [m for m in MUTANTS if not args.only or m.name in args.only]
+    if args.command is None:
+        args.command = COMPILED_COMMAND if args.compiled else DEFAULT_COMMAND
+    chosen = COMPILED_MUTANTS if args.compiled else MUTANTS
+    mutants = [m for m in chosen if not args.only or m.name in args.only]
     if args.list:
         for mutant in mutants:
             print(f"{mutant.name}: {mutant.why}\n  - {mutant.old}\n  + {mutant.new}")

@@ -35,42 +35,43 @@ def importable(folder: str) -> None:
         sys.path.insert(0, folder)
 
 
-def load_function(spec: str) -> Callable[[dict[str, Any]], object]:
+def load_function(spec: str, option: str = "--packer") -> Callable[[dict[str, Any]], object]:
     """Import ``MODULE:FUNCTION``, with the current directory on ``sys.path``.
 
-    Raises :class:`SetupError` (one line) when the spec, module or function is wrong.
+    Raises :class:`SetupError` (one line, naming ``option``) when the spec, module or
+    function is wrong.
     """
     module_name, _, function_name = spec.partition(":")
     if not module_name or not function_name:
-        raise SetupError(f"--packer {spec!r}: expected MODULE:FUNCTION")
+        raise SetupError(f"{option} {spec!r}: expected MODULE:FUNCTION")
     importable(os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:
         raise SetupError(
-            f"--packer {spec!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
+            f"{option} {spec!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
         ) from None
     function = getattr(module, function_name, None)
     if not callable(function):
         raise SetupError(
-            f"--packer {spec!r}: module {module_name!r} has no function {function_name!r}"
+            f"{option} {spec!r}: module {module_name!r} has no function {function_name!r}"
         )
     return function  # type: ignore[no-any-return]
 
 
-def load(spec: str) -> Callable[..., Any]:
+def load(spec: str, option: str = "--packer") -> Callable[..., Any]:
     """The function ``spec`` names: ``MODULE:FUNCTION`` or ``PATH.py:FUNCTION``.
 
-    Raises :class:`SetupError` (one line) when the file, module
+    Raises :class:`SetupError` (one line, naming ``option``) when the file, module
     or function is missing or the import fails.  Loading the same path twice gives
     the same function.
     """
     location, _, name = spec.rpartition(":")
     if not location.endswith(".py"):
-        return load_function(spec)
+        return load_function(spec, option)
     path = Path(location).resolve()
     if not path.is_file():
-        raise SetupError(f"--packer {spec!r}: no such file {location!r}")
+        raise SetupError(f"{option} {spec!r}: no such file {location!r}")
     root = path.parent
     while (root / "__init__.py").is_file() and (root.parent / "__init__.py").is_file():
         root = root.parent
@@ -88,11 +89,11 @@ def load(spec: str) -> Callable[..., Any]:
             module = _import_file(alias + "_" + path.stem, path)
     except Exception as exc:
         raise SetupError(
-            f"--packer {spec!r}: cannot import {location!r}: {type(exc).__name__}: {exc}"
+            f"{option} {spec!r}: cannot import {location!r}: {type(exc).__name__}: {exc}"
         ) from None
     function = getattr(module, name, None)
     if not callable(function):
-        raise SetupError(f"--packer {spec!r}: {location!r} has no function {name!r}")
+        raise SetupError(f"{option} {spec!r}: {location!r} has no function {name!r}")
     return function  # type: ignore[no-any-return]
 
 

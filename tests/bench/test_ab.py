@@ -21,7 +21,7 @@ import pytest
 
 from packcheck import reference
 from packcheck._engines import levels as scan
-from packcheck.bench import _ab
+from packcheck.bench import _ab, _timing
 from packcheck.bench import _run as bench
 
 NS = 1e-9
@@ -64,7 +64,7 @@ def machine(monkeypatch: pytest.MonkeyPatch) -> NoisyMachine:
     fake = NoisyMachine(seed=0)
     for name in _ab.CLOCKS:
         monkeypatch.setitem(_ab.CLOCKS, name, fake)
-    monkeypatch.setattr(_ab, "_wall", fake)
+    monkeypatch.setattr(_timing, "_wall", fake)
     return fake
 
 
@@ -181,7 +181,7 @@ def test_a_fast_call_is_timed_over_many_calls(machine: NoisyMachine) -> None:
 
 
 def test_a_free_call_is_capped(machine: NoisyMachine, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_ab, "_MAX_CALLS", 7)
+    monkeypatch.setattr(_timing, "_MAX_CALLS", 7)
     free = machine.kernel(0.0)
     report = bench.ab(free, free, workloads=["pareto"], sizes=[10], max_pairs=6, min_pairs=6)
     (comparison,) = report.comparisons
@@ -338,7 +338,10 @@ def test_a_report_is_self_describing_json(machine: NoisyMachine) -> None:
     assert set(data) >= {"created", "commit", "machine", "seconds", "comparisons"}
     (row,) = data["comparisons"]
     assert set(row) == {
-        "workload", "family", "n", "new_seconds", "old_seconds", "ratio", "interval", "pairs",
-        "verdict",
+        "workload", "family", "n", "new_seconds", "old_seconds", "new_median_seconds",
+        "old_median_seconds", "ratio", "interval", "pairs", "verdict",
     }  # fmt: skip
     assert row["pairs"] == 6
+    assert data["kinds"] == ["kernel", "kernel"]
+    # The times shown are the median pair's: their ratio is the ratio.
+    assert row["new_seconds"] / row["old_seconds"] == pytest.approx(row["ratio"])

@@ -26,8 +26,8 @@ from packcheck._cli import main
 from packcheck._cli.bench_plot import draw
 from packcheck._cli.bench_show import crossover, table, table_steps
 from packcheck._engines import levels as scan
-from packcheck.bench import _ab
 from packcheck.bench import _run as bench
+from packcheck.bench import _timing
 from packcheck.bench._workloads import WORKLOADS, workload
 
 REFERENCE_NS = 40.0  # simulated nanoseconds per block
@@ -71,7 +71,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     monkeypatch.setattr(bench, "_reference", slow_reference)
     for name in bench.CLOCKS:
         monkeypatch.setitem(bench.CLOCKS, name, fake)
-    monkeypatch.setattr(_ab, "_wall", fake)
+    monkeypatch.setattr(_timing, "_wall", fake)
     return fake
 
 
@@ -140,7 +140,7 @@ def test_the_reference_is_skipped_above_its_limit(clock: FakeClock) -> None:
 def test_a_fast_call_is_timed_over_many_calls(
     clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(bench, "_MAX_CALLS", 300)  # a free call is capped, not endless
+    monkeypatch.setattr(_timing, "_MAX_CALLS", 300)  # a free call is capped, not endless
     counts = {"cheap": 0, "free": 0}
 
     def cheap(budget: int, sizes: npt.NDArray[np.int64]) -> Any:

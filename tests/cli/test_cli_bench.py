@@ -24,8 +24,8 @@ import pytest
 import packcheck
 from packcheck._cli import main
 from packcheck._engines import levels as scan
-from packcheck.bench import _ab
 from packcheck.bench import _run as bench
+from packcheck.bench import _timing
 
 HEADER = ["workload", "family", "n", "NEW", "OLD", "NEW/OLD", "95%", "interval", "pairs"]
 HEADER += ["verdict"]
@@ -58,7 +58,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     fake = Clock()
     for name in bench.CLOCKS:
         monkeypatch.setitem(bench.CLOCKS, name, fake)
-    monkeypatch.setattr(_ab, "_wall", fake)
+    monkeypatch.setattr(_timing, "_wall", fake)
     monkeypatch.setattr(sys, "path", list(sys.path))
     return fake
 
@@ -83,8 +83,8 @@ def test_the_same_speed_passes_with_a_table_of_verdicts(
     kernels([1e-3, 1.1e-3], [1.05e-3])
     assert main(AB) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "NEW new_kernel:pack_sizes"
-    assert out[1] == "OLD old_kernel:pack_sizes"
+    assert out[0] == "NEW new_kernel:pack_sizes (kernel-level)"
+    assert out[1] == "OLD old_kernel:pack_sizes (kernel-level)"
     assert "thread clock" in out[2]
     assert "95% sign-test interval" in out[2]
     assert out[2].endswith("threshold 20%")
@@ -162,10 +162,11 @@ def test_new_defaults_to_the_installed_numpy_packer(
     argv = [a for a in AB if a not in ("--packer", "new_kernel:pack_sizes")]
     assert main([*argv, "--quick", "--time-budget", "0"]) == 0  # free NEW: "faster"
     out = capsys.readouterr().out
-    assert out.startswith("NEW packcheck.scan:pack_sizes\n")
+    assert out.startswith("NEW packcheck.scan:pack_sizes (kernel-level)\n")
     assert "faster" in out
 
 
+STEPS_NOT_AB = "--steps and --engines add packcheck's engines to the matrix; not with --against"
 ONE_NEW = "--against compares one --packer (NEW) with OLD; no --compare or --plot"
 
 
@@ -176,7 +177,8 @@ ONE_NEW = "--against compares one --packer (NEW) with OLD; no --compare or --plo
         (["--plot", "x.png"], ONE_NEW),
         (["--packer", "old_kernel:pack_sizes"], ONE_NEW),
         (["--history", "."], "--history reads stored results: it takes only --plot"),
-        (["--steps"], "--steps adds the engines at agent sizes to the matrix; not with --against"),
+        (["--steps"], STEPS_NOT_AB),
+        (["--engines"], STEPS_NOT_AB),
     ],
 )
 def test_modes_that_do_not_mix_are_usage_errors(
@@ -359,3 +361,28 @@ def test_the_history_plot_hides_spare_panels(tmp_path: Path) -> None:
     reports = [("one", bench.Report(timings[:4] + more[4:])), ("two", bench.Report(timings[:2]))]
     draw_history(reports, plt, str(path))
     assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+# --- the compiled engine's column ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("installed", [True, False])
+def test_the_matrix_shows_the_compiled_engine_where_numba_is_installed(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    installed: bool,
+) -> None:
+    if installed and importlib.util.find_spec("numba") is None:
+        pytest.skip("the numba extra is not installed: pip install 'packcheck[numba]'")
+    if not installed:
+        real = importlib.util.find_spec
+        monkeypatch.setattr(
+            importlib.util, "find_spec", lambda name: None if name == "numba" else real(name)
+        )
+    out = tmp_path / "run.json"
+    argv = ["bench", "--sizes", "2000", "--workload", "pareto", "--repeat", "1"]
+    assert main([*argv, "--min-time", "0", "--no-steps", "--json", str(out)]) == 0
+    engines = {result["engine"] for result in json.loads(out.read_text())["results"]}
+    assert engines == ({"reference", "numpy", "numba"} if installed else {"reference", "numpy"})
+    capsys.readouterr()

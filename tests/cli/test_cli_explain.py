@@ -112,3 +112,13 @@ def test_the_lines_are_produced_one_at_a_time() -> None:
     lines = explain_lines(trace(case(1, [("A", 1)], [])), "c")
     assert next(lines) == "c:"
     assert next(lines).startswith("  index")
+
+
+def test_numbers_past_the_str_int_guard_are_written_in_full() -> None:
+    # str() refuses an int of more than 4,300 digits; the explanation shows them all.
+    big, digits, plus_one = 10**5000, "1" + "0" * 5000, "1" + "0" * 4999 + "1"
+    text = explain(trace(case(big + 1, [("A", big), ("B", 2)], ["B"])), "case 1")
+    rows = [line.split() for line in text.splitlines()]
+    assert ["0", "A", digits, plus_one, "packed"] in rows
+    assert f"they used {digits} of {plus_one} units, leaving 1 when B (size 2)" in text
+    assert f"A ({digits})" in text

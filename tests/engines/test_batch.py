@@ -81,6 +81,8 @@ def test_sums_that_could_wrap_int64_finish_exactly() -> None:
 
 def test_outside_the_contract_every_case_is_answered_by_the_reference() -> None:
     assert_batch_same([5, -1, 3], [[0, 6, 1], [1, 2], [2, -2, 4]])
+    # A remaining that reaches INT64_MAX exactly still has its int64 slot.
+    assert_batch_same([2**63 - 6, 2], [[-5], [-1, 3]])
     assert_batch_same([-1, 4] * 300, [[1, 2, 3], [3, 2, 1]] * 300)
 
 
@@ -105,6 +107,10 @@ def test_sizes_past_int64_are_clipped_or_answered_exactly() -> None:
         ([1], [1, 2], [0, 1], ValueError),
         ([1, 1], [1, 2], [0, 2, 1], ValueError),
         ([1], [1], [1, 1], ValueError),
+        # (issue 20) A remaining past int64 has no int64 slot: the contract's ValueError,
+        # never a bare OverflowError.
+        ([2**63 - 1], [-5], [0, 1], ValueError),
+        ([3, 2**63 - 2], [1, 0, -2, -1], [0, 1, 4], ValueError),
     ],
 )
 def test_bad_inputs_are_refused(budgets: Any, sizes: Any, offsets: Any, error: type) -> None:
@@ -137,3 +143,27 @@ def test_a_group_edge_in_the_last_case_needs_no_extra_group() -> None:
     # in the last case: the groups already end with it (a branch no other test took).
     cases = [[1 + (i * 31 + j) % 97 for j in range(4095)] for i in range(16)] + [[5] * 100]
     assert_batch_same([sum(case) // 2 for case in cases], cases)
+
+
+@pytest.mark.parametrize("share", [0, 1, 2])
+def test_a_group_past_65536_blocks_is_guarded_by_its_own_length(share: int) -> None:
+    # (issue 20, mutation testing) One group of 17 cases of 4,090 blocks: 69,530 blocks,
+    # more than _GROUP, since a group ends with the case holding its 65,536th block.  Its
+    # largest size lies between INT64_MAX // 69,530 and INT64_MAX // 65,536: the group's
+    # cumulative sum would pass int64 (so the loop must finish it), though a guard
+    # computed for 65,536 blocks would let the rounds run and their sums wrap.
+    count, length = 17, 4090
+    blocks = count * length
+    assert blocks > _batch._GROUP
+    top = [_batch._INT64_MAX // blocks + 1, _batch._INT64_MAX // _batch._GROUP][share > 0]
+    rng = random.Random(share)
+    cases = [
+        [top if share < 2 or rng.random() < 0.98 else rng.randint(1, top) for _ in range(length)]
+        for _ in range(count)
+    ]
+    assert max(map(max, cases)) * blocks > _batch._INT64_MAX >= top * _batch._GROUP
+    assert sum(map(sum, cases)) > _batch._INT64_MAX
+    # The last cases keep all their blocks, or all but a few: their limits lie past 2**63.
+    budgets = [rng.randint(sum(case) // 3, sum(case)) for case in cases[:-3]]
+    budgets += [sum(case) - rng.choice((0, 1, top)) for case in cases[-3:]]
+    assert_batch_same(budgets, cases)

@@ -31,8 +31,8 @@ def assert_engines_agree(budget: int, sizes: list[int]) -> tuple[list[bool], int
     return expected
 
 
-def test_the_engines_are_the_reference_and_numpy() -> None:
-    assert ENGINES == ("reference", "numpy")
+def test_the_engines_are_the_reference_numpy_and_numba() -> None:
+    assert ENGINES == ("reference", "numpy", "numba")
 
 
 @pytest.mark.parametrize(

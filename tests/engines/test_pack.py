@@ -224,6 +224,13 @@ def test_a_plain_case_is_packed_in_one_loop() -> None:
     # IDs that never reach the output need not be ASCII.
     case = _spoiled("blocks", 1, "id", value="\ud83d")
     assert pack_plain(case) == {"kept": ["A", "C"], "remaining": 0, "missing": ["B", "Z"]}
+    # IDs beyond ASCII without a surrogate are their own UTF-16 identity: still plain.
+    wide = _PLAIN | {"required": ["\uff00", "\U0001f600"]}
+    assert pack_plain(wide) == {
+        "kept": ["A", "C"],
+        "remaining": 0,
+        "missing": ["\U0001f600", "\uff00"],
+    }
     nothing = {"kept": [], "remaining": 5, "missing": ["B", "C", "Z"]}
     assert pack_plain(_PLAIN | {"blocks": []}) == nothing
     # Nothing in the answer is the input's own list.
@@ -245,7 +252,8 @@ def test_a_plain_case_is_packed_in_one_loop() -> None:
         _PLAIN | {"required": ("C",)},
         _PLAIN | {"required": "C"},
         _PLAIN | {"required": ["C", 1]},
-        _PLAIN | {"required": ["\U0001f600"]},
+        _PLAIN | {"required": ["\ud83d\ude00"]},  # a surrogate pair, to be joined
+        _PLAIN | {"required": ["\ud83d"]},
         _spoiled("blocks", 2, value=_Block()),
         _spoiled("blocks", 2, value=["C", 2]),
         _spoiled("blocks", 2, "id", value=3),

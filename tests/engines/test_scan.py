@@ -626,3 +626,48 @@ def test_a_large_block_that_fits_is_found_on_every_search_step_edge(where: int) 
     assert_same(budget, sizes)
     sizes[where + 1] = budget // 3
     assert_same(budget, sizes)
+
+
+@pytest.mark.parametrize("budget", [1000, 2**40 + 3, 2**62, 2**63 - 2])
+def test_a_long_uint64_array_past_int64_under_an_int64_budget(budget: int) -> None:
+    # (issue 20, mutation testing) A uint64 array holding values past int64 is clipped
+    # to budget + 1 and packed by the kernel as int64: long enough for its NumPy levels,
+    # with values around tau = budget // 16, values past int64 and 2**63 - 1 among them.
+    rng = np.random.default_rng(budget % 1000)
+    n = 20_000
+    tau = budget // 16
+    sizes = rng.integers(max(1, tau // 2), 2 * tau + 2, n, dtype=np.uint64)
+    past = rng.integers(0, n, n // 8)
+    sizes[past] = rng.integers(2**63, 2**64 - 1, past.shape[0], dtype=np.uint64, endpoint=True)
+    sizes[::997] = 2**63 - 1
+    sizes[:64] = 1
+    assert sizes.dtype == np.uint64
+    assert int(sizes.max()) > 2**63 - 1
+    assert_same(budget, sizes.tolist(), sizes)
+
+
+@pytest.mark.parametrize("tau", [1, 2, 7, 15])
+def test_blocks_of_exactly_tau_at_a_level_start_are_small(tau: int) -> None:
+    # (issue 20, mutation testing) A remaining from 17 * tau to 16 * tau + 15 holds 17
+    # blocks of tau = R // 16 in one level: as small blocks they go by one cumulative
+    # sum, and a scan that took them for large ones (each a round of its search) would
+    # keep more large blocks than a level can (raising KernelError at its bound).
+    for budget in (17 * tau, 16 * tau + 15):
+        assert budget // 16 == tau
+        assert_same(budget, [tau] * 17 + [tau, tau + 1] * 2100)
+        assert_same(budget, [tau] * 40 + [tau + 1] * 4200)
+
+
+@pytest.mark.parametrize("below", [0, 7, 15])
+def test_small_sums_passing_2_63_just_after_a_level_end_are_cut_before_it(below: int) -> None:
+    # (issue 20, mutation testing) From a remaining within 16 of 2**63 - 1, blocks of
+    # tau (or just under) after a few unit blocks: the level ends one or two blocks
+    # before their sums pass 2**63.  The level's end is a binary search on those sums;
+    # one wrapped sum kept past the cut (it reads negative) sends that search past the
+    # level's end on some of the lead lengths.
+    budget = INT64_MAX - below
+    tau = budget // 16
+    for lead in range(24):
+        for size in (tau, tau - 1, tau - 3, tau - tau // 64):
+            sizes = [1] * lead + [size] * 18 + [tau + 1, tau, 1] * 1000
+            assert_same(budget, sizes)

@@ -86,3 +86,26 @@ def test_a_bool_budget_is_refused() -> None:
     assert budget_of(np.int64(7)) == 7
     with pytest.raises(TypeError, match="bool"):
         budget_of(True)
+
+
+@pytest.mark.parametrize(
+    "sizes",
+    [
+        np.array([3, 1, 4], dtype=np.int32),
+        np.array([3, 1, 4], dtype=np.uint16),
+        np.array([3, 1, 4], dtype=np.uint64),
+        np.array([3, 2**64 - 1, 4], dtype=np.uint64),
+        np.array([3.0, 1.0, 4.0]),
+        np.array([3, 1, 4], dtype=object),
+        np.array([3, 2**70, 4], dtype=object),
+        [3, 1, 4],
+    ],
+)
+def test_kernel_input_is_int64_whatever_the_input_dtype(sizes: object) -> None:
+    # (issue 20, mutation testing) The kernel's arithmetic (sign shifts, uint64 views,
+    # shifted keys) is int64 arithmetic: a uint64 or int32 array must not reach it as is.
+    read = from_array(10, sizes)  # type: ignore[arg-type]
+    assert isinstance(read, KernelInput)
+    assert read.values.dtype == np.int64
+    assert read.values.tolist() == [min(int(size), 11) for size in np.asarray(sizes).tolist()]
+    assert read.smallest == int(read.values.min())

@@ -193,13 +193,27 @@ def test_the_tally_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_round_trip_check_can_fail(monkeypatch: pytest.MonkeyPatch) -> None:
     line = json.dumps(record_step(DISTRACTOR))
-    real = audit.dumps
+    real = audit.write_json
     calls = iter(range(10))
     # A writer that changes a record the second time it writes it.
-    monkeypatch.setattr(audit, "dumps", lambda value: real(value) + (" " * next(calls)))
+    monkeypatch.setattr(audit, "write_json", lambda value: real(value) + (" " * next(calls)))
     (violation,) = check_run([line]).violations
     assert violation.check == "round-trip"
-    monkeypatch.setattr(audit, "dumps", lambda value: real(value)[:-1])
+    monkeypatch.setattr(audit, "write_json", lambda value: real(value)[:-1])
     (violation,) = check_run([line]).violations
     assert violation.check == "round-trip"
     assert "unreadable (invalid JSON" in violation.message
+
+
+def test_a_result_carrying_its_partition_is_judged_by_the_full_checker() -> None:
+    # Not the declared output key for key (it has a partition too), yet correct: the
+    # shortcut's equality fails and check_output passes it, partition and all.
+    record = record_step(DISTRACTOR)
+    record["result"] = {**record["result"], "partition": record["partition"]}
+    report = check_run([json.dumps(record)])
+    assert report.violations == ()
+    assert report.summary.correct == 1
+    # And with a wrong partition inside the result, the full checker names it.
+    record["result"]["partition"] = {"packed": [], "available": [], "dropped": []}
+    (violation,) = check_run([json.dumps(record)]).violations
+    assert violation.check == "result"

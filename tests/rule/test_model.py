@@ -173,6 +173,9 @@ def _plain(**changes: object) -> dict[str, object]:
 def test_a_plain_case_is_read_at_c_speed_to_the_same_case() -> None:
     assert plain_fields(_plain()) == (7, ["A", "B"], [4, 3], ["B", "C"])
     assert read_case(_plain()) == Case(7, ("A", "B"), (4, 3), ("B", "C"))
+    # Beyond ASCII, an ID without a surrogate is its own UTF-16 identity: still plain.
+    wide = _plain(blocks=[{"id": "é", "size": 4}], required=["\U0001f600"])
+    assert plain_fields(wide) == (7, ["é"], [4], ["\U0001f600"])
 
 
 @pytest.mark.parametrize(
@@ -192,7 +195,7 @@ def test_a_plain_case_is_read_at_c_speed_to_the_same_case() -> None:
         _plain(blocks=[{"id": 1, "size": 4}]),
         _plain(required=["B", 2]),
         _plain(blocks=[{"id": "\ud83d\ude00", "size": 4}]),
-        _plain(required=["é"]),
+        _plain(required=["\ud800"]),
     ],
 )
 def test_anything_but_a_plain_case_goes_to_the_general_reader(case: object) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from packcheck import sorted_utf16, utf16_key
 
 GRIN = "\U0001f600"  # above U+FFFF: a surrogate pair in UTF-16
@@ -38,3 +40,21 @@ def test_a_surrogate_pair_and_its_character_are_one_id() -> None:
     assert same_utf16("\ud83d\ude00") == "\U0001f600"
     assert same_utf16("a\ud800") == "a\ud800"  # a lone surrogate stays
     assert same_utf16("caf\xe9") == "caf\xe9"
+
+
+@pytest.mark.parametrize(
+    ("text", "own"),
+    [
+        ("", True),
+        ("ABC", True),
+        ("\uff00\U0001f600é", True),
+        ("\ud83d\ude00", False),  # a pair, joined by same_utf16
+        ("A\ud800", False),  # a lone surrogate
+    ],
+)
+def test_own_utf16_is_whether_same_utf16_leaves_the_text_alone(text: str, own: bool) -> None:
+    from packcheck._rule.order import own_utf16, same_utf16
+
+    assert own_utf16(text) is own
+    if own:
+        assert same_utf16(text) is text

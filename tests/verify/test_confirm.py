@@ -8,10 +8,10 @@ import pytest
 from packers import broken, capture, faults
 
 from packcheck import pack
+from packcheck._packers import CallablePacker, PackerFault
 from packcheck.verify._causes import named_causes
 from packcheck.verify._confirm import AGREEMENT, LEAST, SAMPLE, confirm, int64_wrapped
 from packcheck.verify._findings import Finding, diagnosed, examine
-from packcheck.verify._packers import CallablePacker, PackerFault
 from packcheck.verify._variants import ALL, COSTS, SHARES, VARIANTS, partition_of, rule_output
 
 SEED_FIXTURE = {
@@ -206,7 +206,7 @@ def test_a_packer_fault_gets_no_cause_and_a_size_error_keeps_its_lenient_reading
 def test_a_command_packer_in_javascript_is_named_by_its_fault() -> None:
     from pathlib import Path
 
-    from packcheck.verify._packers import CommandPacker
+    from packcheck._packers import CommandPacker
 
     script = Path(faults.__file__).with_name("faults.js")
     packer = CommandPacker(f"node {script} middle", 10)

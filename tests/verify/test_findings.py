@@ -9,9 +9,9 @@ import numpy as np
 from packers import broken
 
 from packcheck import pack
+from packcheck._packers import CallablePacker, PackerFault
 from packcheck._rule.jsonio import dumps
 from packcheck.verify._findings import SHOWN_WHOLE, Finding, examine, explained, show_answer
-from packcheck.verify._packers import CallablePacker, PackerFault
 
 SHORT = {
     "budget": 3,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from itertools import pairwise
 from pathlib import Path
@@ -428,6 +429,30 @@ def test_prefix_past_int64_probes_end_the_fitting_prefix_on_an_exact_sum(seed: i
     assert marks == {2**63, 2**63 + 1, 2**64, 2**64 + 1}
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_crowded_levels_hold_17_blocks_of_tau_or_pass_2_63_at_the_level_end(seed: int) -> None:
+    probes = _edge_probes(seed, WIDE, "crowded levels")
+    assert len(probes) == 30
+    for probe in probes:
+        variant = probe.seed & 0xFF
+        case = probe.build()
+        budget, sizes = case["budget"], _sizes_of(case)
+        lefts = _lefts(budget, sizes)
+        tau = budget // 16
+        end = next(i for i in range(len(sizes)) if lefts[i + 1] < tau)  # the level's end
+        if variant < 15:
+            assert tau == variant + 1, probe
+            assert 17 * tau <= budget <= 16 * tau + 15, probe
+            # The level opens on 17 or more blocks of exactly tau, all kept in it.
+            assert sizes[:17] == [tau] * 17, probe
+            assert end >= 16, probe
+        else:
+            assert budget >= INT64_MAX - 15, probe
+            # The small sums pass 2**63 within two blocks after the level's end.
+            sums = [sum(sizes[: i + 1]) for i in range(end + 3)]
+            assert sums[end] < 2**63 <= sums[end + 2], probe
+
+
 def test_edge_families_that_need_int64_fall_back_to_level_scenes_in_a_narrow_range() -> None:
     for family in ("sums past 2**63", "prefix past int64"):
         for probe in _edge_probes(0, DEFAULT_UNITS, family):
@@ -476,6 +501,15 @@ def _mutated_kernel(old: str, new: str) -> ModuleType:
         ),
         # A remaining just past int64 reaches the int64 level scan.
         ("prefix past int64", "if remaining > _INT64_MAX:", "if remaining > 2**64:"),
+        # (issue 20) A block of exactly tau taken for a large one; one small sum past
+        # 2**63 kept after the cut.
+        ("crowded levels", "small = sizes - (tau + 1)", "small = sizes - tau"),
+        ("crowded levels", "if int(sizes.min()) > tau:", "if int(sizes.min()) >= tau:"),
+        (
+            "crowded levels",
+            "return values[:first] if past[first] else values",
+            "return values[: first + 1] if past[first] else values",
+        ),
     ],
 )
 def test_each_edge_family_catches_a_kernel_that_is_off_at_its_edge(
@@ -489,7 +523,7 @@ def test_each_edge_family_catches_a_kernel_that_is_off_at_its_edge(
         expected = pack_sizes(budget, sizes)
         try:
             kept, remaining = mutant.pack_input(budget, from_ints(budget, sizes))
-        except (OverflowError, ValueError, IndexError):
+        except (OverflowError, ValueError, IndexError, mutant.KernelError):
             caught += 1
             continue
         caught += (kept.tolist(), remaining) != expected
@@ -519,3 +553,16 @@ def test_large_only_level_edges_keep_large_blocks_in_a_chunk_with_no_small_one(s
         assert 1 <= sum(lefts[i + 1] < lefts[i] for i in scene) <= 14, probe
         # Near misses: one unit more than is left.
         assert sum(sizes[i] == lefts[i] + 1 for i in scene) > 1000, probe
+
+
+@pytest.mark.parametrize("pool_size", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("count", [0, 1, 63, 64, 65, 1000, 20_000])
+def test_choices_picks_what_choice_picks_and_leaves_the_same_state(
+    pool_size: int, count: int
+) -> None:
+    from packcheck.verify._probes import _choices
+
+    pool = [f"id{i}" for i in range(pool_size)]
+    one, many = random.Random(f"{pool_size}/{count}"), random.Random(f"{pool_size}/{count}")
+    assert _choices(many, pool, count) == [one.choice(pool) for _ in range(count)]
+    assert many.getstate() == one.getstate()

@@ -3,25 +3,34 @@
 Every subcommand module has ``register(subparsers)``, which adds its parser and sets
 ``run``: a function from the parsed arguments to the exit status.  Exit statuses:
 0 success, 1 a check failed, 2 usage, input or setup error.
+
+A command's module is imported only when its parser is needed: ``packcheck pack``,
+``audit``, ``fixtures`` and ``bench`` never import ``verify``'s module, which imports
+Hypothesis (0.4-0.8 s of start-up, more than a small input takes to pack).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import audit, bench, fixtures, pack, verify
 
 __all__ = ["main"]
 
-_COMMANDS = (pack, fixtures, verify, bench, audit)
+#: The subcommands, in the order ``packcheck --help`` lists them.
+COMMANDS = ("pack", "fixtures", "verify", "bench", "audit")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every subcommand registered."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The top-level parser with every subcommand registered, or just ``only``.
+
+    Parsing a command's own arguments needs only its parser: the others' modules (and
+    what they import) are left unloaded.
+    """
     parser = argparse.ArgumentParser(
         prog="packcheck",
         description="Check a context packer against the declared packing rule.",
@@ -29,8 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
-    for module in _COMMANDS:
-        module.register(commands)
+    for name in COMMANDS if only is None else (only,):
+        importlib.import_module(f".{name}", __package__).register(commands)
     return parser
 
 
@@ -51,7 +60,11 @@ def _open_closed_streams() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``packcheck`` with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     _open_closed_streams()
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # A command named first needs only its own parser; anything else (no command,
+    # --help, --version, a typo) gets the whole one, so every command is listed.
+    only = argv[0] if argv and argv[0] in COMMANDS else None
+    args = build_parser(only).parse_args(argv)
     try:
         status: int = args.run(args)
     except KeyboardInterrupt:

@@ -10,12 +10,21 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
-from .._engines.choice import ENGINES, Engine
+from .._engines.choice import ENGINES, Engine, check_engine
 from .._engines.pack import pack
 from .._rule.model import MalformedCase
 from .._rule.sources import Record
 
-__all__ = ["answer", "engine_option", "flushing", "opened", "problem", "reason", "writable"]
+__all__ = [
+    "answer",
+    "engine_option",
+    "engine_ready",
+    "flushing",
+    "opened",
+    "problem",
+    "reason",
+    "writable",
+]
 
 
 def engine_option(parser: argparse.ArgumentParser) -> None:
@@ -23,8 +32,22 @@ def engine_option(parser: argparse.ArgumentParser) -> None:
         "--engine",
         choices=ENGINES,
         default="reference",
-        help="packing algorithm; the answer is the same (default: reference)",
+        help="packing algorithm; the answer is the same (default: reference; numba "
+        "needs the extra: pip install 'packcheck[numba]')",
     )
+
+
+def engine_ready(engine: Engine) -> bool:
+    """Whether ``engine`` can run; if not, its one-line problem is printed (exit 2).
+
+    ``--engine numba`` without the extra says which to install, before any input is read.
+    """
+    try:
+        check_engine(engine)
+    except ImportError as exc:
+        problem("--engine", str(exc))
+        return False
+    return True
 
 
 @contextmanager

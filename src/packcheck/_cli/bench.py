@@ -10,16 +10,29 @@ DIR`` (the speedups of stored ``--json`` results, per commit).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
+from functools import partial
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
+from .._engines import compiled
 from .._engines import levels as scan
+from .._engines.pack import pack
 from .._load import SetupError, load
 from ..bench import _run as bench
+from ..bench._subjects import (
+    KINDS,
+    CaseSubject,
+    CommandSubject,
+    KernelSubject,
+    Subject,
+    python_subject,
+)
+from ..bench._timing import COMMAND_CLOCK, commands_clock
 from ..bench._workloads import WORKLOADS
-from .bench_ab import QUICK_BUDGET, run_ab
+from .bench_ab import QUICK_BUDGET, WALL_MIN_TIME, run_ab
 from .bench_plot import draw, draw_history
 from .bench_show import progress, progress_done, table, table_history, table_steps, write_json
 
@@ -28,6 +41,8 @@ __all__ = ["register"]
 _QUICK_REPEAT = 3
 _FULL_REPEAT = 9
 _NEW = "packcheck.scan:pack_sizes"
+# Seconds a command packer gets for one batch of cases.
+_COMMAND_TIMEOUT = 60.0
 
 
 def register(commands: Any) -> None:
@@ -54,13 +69,37 @@ def register(commands: Any) -> None:
         action="append",
         default=[],
         metavar="MODULE:FUNCTION",
-        help="a pack_sizes(budget, int64 sizes) function, or PATH.py:FUNCTION (a file of "
-        "another checkout, loaded as part of its package); with --against, NEW",
+        help="a packer to time: a case-level function (case -> answer, what verify "
+        "--packer takes) or a kernel-level one (pack_sizes(budget, int64 sizes)), told "
+        "apart by its signature or by trying a small case (or --kind); or PATH.py:FUNCTION "
+        "(a file of another checkout, loaded as part of its package); with --against, NEW",
     )
     p.add_argument(
+        "--packer-cmd",
+        action="append",
+        default=[],
+        metavar="COMMAND",
+        help="a packer speaking JSON Lines (what verify --packer-cmd takes), started once: "
+        "each sample sends a batch of cases through it (timed on the command clock)",
+    )
+    old = p.add_mutually_exclusive_group()
+    old.add_argument(
         "--against",
         metavar="MODULE:FUNCTION",
-        help="OLD: time --packer against it, in pairs, and gate on the verdicts",
+        help="OLD: time NEW against it, in pairs, and gate on the verdicts",
+    )
+    old.add_argument("--against-cmd", metavar="COMMAND", help="OLD as a JSON Lines command")
+    p.add_argument(
+        "--kind",
+        choices=KINDS,
+        help="what the Python packers are: case-level or kernel-level (default: told "
+        "apart by signature, or by trying a small case)",
+    )
+    p.add_argument(
+        "--engines",
+        action=argparse.BooleanOptionalAction,
+        help="also time packcheck's NumPy packer in the matrix (default: only without "
+        "--packer/--packer-cmd)",
     )
     p.add_argument(
         "--max-regression",
@@ -119,10 +158,10 @@ def register(commands: Any) -> None:
     p.add_argument(
         "--clock",
         choices=list(bench.CLOCKS),
-        default="thread",
-        help="thread CPU time (default: waiting for a busy core is not counted), process "
-        "CPU time (all threads), or wall time (for a kernel that waits or uses other "
-        "processes)",
+        help="thread CPU time (the default: waiting for a busy core is not counted), "
+        "process CPU time (all threads), wall time (for a packer that waits or uses "
+        "other processes), or command: the thread's CPU time plus that of the command "
+        "packers' processes (Linux; the default with a command packer, else wall)",
     )
     p.add_argument(
         "--steps",
@@ -132,7 +171,7 @@ def register(commands: Any) -> None:
         f"{', '.join(bench.STEP_WORKLOADS).replace('%', '%%')}), and {bench.STEPS:,} "
         "steps of 10-200 blocks: scan.pack_batch against the reference once per step, "
         'pack_many(engine="numpy") against pack case by case (default: on when neither '
-        "--sizes nor --workload narrows the matrix)",
+        "--sizes nor --workload narrows the matrix and no packer is given)",
     )
     p.add_argument("--seed", type=int, default=0, help="data seed (default: 0)")
     p.set_defaults(run=run_bench)
@@ -178,63 +217,143 @@ class _Usage(Exception):
 
 def run_bench(args: argparse.Namespace) -> int:
     """Dispatch to the mode asked for; 2 on a usage or setup error."""
+    subjects: list[Subject] = []
     try:
-        _check_modes(args)
-        plot = _pyplot() if args.plot else None
-        if args.history:
-            return _run_history(args, _history(args.history), plot)
-        kernels = {spec: _load(spec) for spec in args.packer}
-        if args.against:
-            new = kernels[args.packer[0]] if args.packer else scan.pack_sizes
-            return run_ab(args, new, _load(args.against))
-        baseline = _baseline(args.compare) if args.compare else None
-    except _Usage as exc:
-        print(f"packcheck: {exc}", file=sys.stderr)
-        return 2
-    return _run_matrix(args, {"numpy": scan.pack_sizes, **kernels}, baseline, plot)
+        try:
+            _check_modes(args)
+            plot = _pyplot() if args.plot else None
+            if args.history:
+                return _run_history(args, _history(args.history), plot)
+            subjects = _subjects(args)
+            clock = _clock(args)
+            if args.against or args.against_cmd:
+                new = subjects[0] if subjects else KernelSubject(_NEW, scan.pack_sizes)
+                return run_ab(args, new, _old(args, subjects), clock)
+            packers = _matrix(args, subjects)
+            # The compiled column is there only where the extra is installed: a baseline
+            # recorded without it is still a baseline for the rest.
+            required = [name for name in packers if name != "numba"]
+            baseline = _baseline(args.compare, required) if args.compare else None
+            return _run_matrix(args, packers, baseline, plot, clock)
+        except (_Usage, SetupError) as exc:
+            print(f"packcheck: {exc}", file=sys.stderr)
+            return 2
+    finally:
+        for subject in subjects:
+            subject.close()
 
 
 def _check_modes(args: argparse.Namespace) -> None:
-    if args.history and (args.against or args.compare or args.packer or args.json or args.steps):
+    against = args.against or args.against_cmd
+    given = args.packer or args.packer_cmd
+    if args.history and (against or args.compare or given or args.json or args.steps):
         raise _Usage("--history reads stored results: it takes only --plot")
-    if args.against and args.steps:
-        raise _Usage("--steps adds the engines at agent sizes to the matrix; not with --against")
-    if args.against and (args.compare or args.plot or len(args.packer) > 1):
+    if against and (args.steps or args.engines):
+        raise _Usage(
+            "--steps and --engines add packcheck's engines to the matrix; not with --against"
+        )
+    if against and (args.compare or args.plot or len(args.packer + args.packer_cmd) > 1):
         raise _Usage("--against compares one --packer (NEW) with OLD; no --compare or --plot")
-    if not args.against and (args.strict or args.time_budget is not None):
+    if not against and (args.strict or args.time_budget is not None):
         raise _Usage("--strict and --time-budget apply to --against only")
+
+
+def _subjects(args: argparse.Namespace) -> list[Subject]:
+    """The packers given, Python ones first; a command is started on its first case."""
+    subjects: list[Subject] = [python_subject(spec, load(spec), args.kind) for spec in args.packer]
+    subjects += [CommandSubject(command, _COMMAND_TIMEOUT) for command in args.packer_cmd]
+    return subjects
+
+
+def _old(args: argparse.Namespace, subjects: list[Subject]) -> Subject:
+    if args.against_cmd:
+        old: Subject = CommandSubject(args.against_cmd, _COMMAND_TIMEOUT)
+    else:
+        old = python_subject(args.against, load(args.against, "--against"), args.kind, "--against")
+    subjects.append(old)  # closed with the others
+    return old
+
+
+def _clock(args: argparse.Namespace) -> str:
+    """The clock asked for; by default the thread's CPU time, or with a command packer
+    the ``command`` clock (this thread's and the packers' processes' CPU time), where
+    the system shows it, else the wall clock."""
+    command = bool(args.packer_cmd or args.against_cmd)
+    if args.clock is None:
+        return ("command" if COMMAND_CLOCK else "wall") if command else "thread"
+    if command:
+        try:
+            commands_clock(args.clock)
+        except ValueError as exc:
+            raise _Usage(str(exc)) from None
+    return str(args.clock)
+
+
+def _matrix(args: argparse.Namespace, subjects: list[Subject]) -> dict[str, Subject]:
+    """What the matrix times besides the reference: the packers given, and packcheck's
+    NumPy packer when asked (by default only when none is given)."""
+    families = {subject.family for subject in subjects}
+    if len(families) > 1:
+        raise _Usage(
+            "kernel-level and case-level packers are timed in separate runs (the reference "
+            "each is timed against differs)"
+        )
+    packers = {subject.name: subject for subject in subjects}
+    if args.engines or (args.engines is None and not subjects):
+        own: Subject = (
+            CaseSubject("numpy", partial(pack, engine="numpy"))
+            if families == {"case"}
+            else KernelSubject("numpy", scan.pack_sizes)
+        )
+        packers = {"numpy": own, **_compiled(families), **packers}
+    if not packers:
+        raise _Usage("--no-engines leaves nothing to time: give --packer or --packer-cmd")
+    return packers
+
+
+def _compiled(families: set[str]) -> dict[str, Subject]:
+    """The compiled engine as a column, the limit the NumPy one is measured against,
+    where the ``numba`` extra is installed (its first call, untimed, compiles it)."""
+    if importlib.util.find_spec("numba") is None:
+        return {}
+    if families == {"case"}:
+        return {"numba": CaseSubject("numba", partial(pack, engine="numba"))}
+    return {"numba": KernelSubject("numba", compiled.pack_sizes)}
 
 
 def _run_matrix(
     args: argparse.Namespace,
-    packers: dict[str, bench.Kernel],
+    packers: dict[str, Subject],
     baseline: bench.Report | None,
     plot: Any,
+    clock: str,
 ) -> int:
     repeat = args.repeat or (_QUICK_REPEAT if args.quick else _FULL_REPEAT)
-    min_time = 0.02 if args.min_time is None else args.min_time
+    min_time = args.min_time if args.min_time is not None else _min_time(clock, 0.02)
     shown = progress()
+    cases = any(packer.family == "case" for packer in packers.values())
     narrowed = args.sizes is not None or args.workload is not None
     steps = None
     try:
         report = bench.run(
             packers=packers,
-            sizes=args.sizes or bench.DEFAULT_SIZES,
-            workloads=args.workload,
+            sizes=args.sizes or (bench.CASE_SIZES if cases else bench.DEFAULT_SIZES),
+            workloads=args.workload or (bench.CASE_WORKLOADS if cases else None),
             repeat=repeat,
             seed=args.seed,
             reference_limit=args.reference_limit,
             min_time=min_time,
-            clock=args.clock,
+            clock=clock,
             progress=shown,
         )
-        if args.steps or (args.steps is None and not narrowed):
+        asked = args.packer or args.packer_cmd
+        if args.steps or (args.steps is None and not narrowed and not asked):
             steps = bench.run_steps(
                 workloads=args.workload,
                 repeat=repeat,
                 seed=args.seed,
                 min_time=min_time,
-                clock=args.clock,
+                clock=clock,
                 progress=shown,
             )
     except bench.BenchError as exc:
@@ -257,6 +376,11 @@ def _run_matrix(
     return 0 if baseline is None else _gate(args, baseline, report)
 
 
+def _min_time(clock: str, default: float) -> float:
+    """``default``, or on the wall clock at least :data:`WALL_MIN_TIME`."""
+    return max(default, WALL_MIN_TIME) if clock == "wall" else default
+
+
 def _gate(args: argparse.Namespace, baseline: bench.Report, report: bench.Report) -> int:
     machines, versions = bench.differences(baseline, report)
     if machines:
@@ -269,6 +393,15 @@ def _gate(args: argparse.Namespace, baseline: bench.Report, report: bench.Report
     if machines or versions:
         print("note: speedups cancel only part of such differences; to gate a change, time "
               "it against the old code in one run (--against)")  # fmt: skip
+    compared = bench.compared(baseline, report)
+    if not compared:
+        print(
+            f"packcheck: --compare {args.compare}: this run and the baseline share no "
+            "workload and size with a speedup: nothing to compare",
+            file=sys.stderr,
+        )
+        return 2
+    print(f"compared with {args.compare}: {_what(compared)}")
     regressions = bench.compare(baseline, report, args.max_regression)
     limit = f"{args.max_regression:.0%}"
     for regression in regressions:
@@ -280,6 +413,16 @@ def _gate(args: argparse.Namespace, baseline: bench.Report, report: bench.Report
         return 1
     print(f"no speedup fell by more than {limit} {beyond}, against {args.compare}")
     return 0
+
+
+def _what(compared: list[tuple[str, str, int]]) -> str:
+    """``ENGINE on W workload(s) at n=N`` per engine, in the order compared."""
+    parts = []
+    for engine in dict.fromkeys(e for e, _, _ in compared):
+        cells = [(w, n) for e, w, n in compared if e == engine]
+        sizes = ", ".join(f"{n:,}" for n in sorted({n for _, n in cells}))
+        parts.append(f"{engine} on {len(cells)} workload(s) at n={sizes}")
+    return "; ".join(parts)
 
 
 def _run_history(
@@ -295,13 +438,6 @@ def _run_history(
     return 0
 
 
-def _load(spec: str) -> bench.Kernel:
-    try:
-        return cast(bench.Kernel, load(spec))
-    except SetupError as exc:
-        raise _Usage(str(exc)) from None
-
-
 def _read_report(path: Path) -> Any:
     try:
         with path.open(encoding="utf-8") as stream:
@@ -312,11 +448,20 @@ def _read_report(path: Path) -> Any:
         raise _Usage(f"{path}: {exc}") from None
 
 
-def _baseline(path: str) -> bench.Report:
+def _baseline(path: str, engines: list[str]) -> bench.Report:
+    """The stored report, which must hold a baseline for every one of ``engines``."""
     try:
-        return bench.Report.from_json(_read_report(Path(path)))
+        baseline = bench.Report.from_json(_read_report(Path(path)))
     except ValueError as exc:
         raise _Usage(f"{path}: {exc}") from None
+    held = [engine for engine in baseline.engines() if engine != bench.REFERENCE]
+    missing = [engine for engine in engines if engine not in held]
+    if missing:
+        raise _Usage(
+            f"--compare {path} holds no baseline for {', '.join(missing)}; it holds "
+            f"{', '.join(held) or 'no packer'}"
+        )
+    return baseline
 
 
 def _history(directory: str) -> list[tuple[str, bench.Report]]:

@@ -6,29 +6,53 @@ import argparse
 import sys
 
 from ..bench import _run as bench
+from ..bench._subjects import Subject
 from .bench_show import progress, progress_done, table_ab, write_json
 
-__all__ = ["FULL_BUDGET", "QUICK_BUDGET", "QUICK_SIZES", "run_ab"]
+__all__ = [
+    "FULL_BUDGET",
+    "QUICK_BUDGET",
+    "QUICK_CASE_SIZES",
+    "QUICK_SIZES",
+    "WALL_MIN_TIME",
+    "run_ab",
+]
 
-#: ``--quick``: one size, half a minute.  Without it: every size, two minutes.
+#: ``--quick``: one size (for case-level and command packers an agent-sized step and
+#: a long list), half a minute.  Without it: every size, two minutes.
 QUICK_SIZES = (10**5,)
+QUICK_CASE_SIZES = (100, 10**4)
+#: The shortest sample on the wall clock: a shorter one is mostly the scheduler's.
+WALL_MIN_TIME = 0.05
 QUICK_BUDGET = 30.0
 FULL_BUDGET = 120.0
 
 
-def run_ab(args: argparse.Namespace, new: bench.Kernel, old: bench.Kernel) -> int:
-    """Compare, print the table; 1 on a confident slowdown or differing answers (or,
-    with ``--strict``, an inconclusive workload), 2 when ``--json`` cannot be written."""
+def run_ab(args: argparse.Namespace, new: Subject, old: Subject, clock: str) -> int:
+    """Compare, print the table; 1 on a confident slowdown or wrong answers (or, with
+    ``--strict``, an inconclusive workload), 2 when ``--json`` cannot be written.
+
+    Kernels only: the kernel sizes and every workload.  A case-level or command packer
+    on either side: the case sizes (agent-sized steps and long lists) and workloads.
+    """
+    cases = "case" in (new.family, old.family)
+    if cases:
+        sizes = QUICK_CASE_SIZES if args.quick else bench.CASE_SIZES
+    else:
+        sizes = QUICK_SIZES if args.quick else bench.DEFAULT_SIZES
+    default = WALL_MIN_TIME if clock == "wall" else 0.005
+    min_time = default if args.min_time is None else args.min_time
     try:
         report = bench.ab(
             new,
             old,
-            workloads=args.workload,
-            sizes=args.sizes or (QUICK_SIZES if args.quick else bench.DEFAULT_SIZES),
+            workloads=args.workload or (bench.CASE_WORKLOADS if cases else None),
+            sizes=args.sizes or sizes,
             threshold=args.max_regression,
             time_budget=args.time_budget or (QUICK_BUDGET if args.quick else FULL_BUDGET),
+            min_time=min_time,
             seed=args.seed,
-            clock=args.clock,
+            clock=clock,
             progress=progress(),
         )
     except bench.BenchError as exc:
@@ -36,11 +60,10 @@ def run_ab(args: argparse.Namespace, new: bench.Kernel, old: bench.Kernel) -> in
         return 1
     finally:
         progress_done()
-    new_spec = args.packer[0] if args.packer else "packcheck.scan:pack_sizes"
-    print(table_ab(report, new_spec, args.against))
+    print(table_ab(report, new.name, old.name))
     if args.json:
         try:
-            write_json(args.json, report.to_json(new_spec, args.against))
+            write_json(args.json, report.to_json(new.name, old.name))
         except OSError as exc:
             print(f"packcheck: {exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
             return 2

@@ -27,6 +27,7 @@ __all__ = [
 ]
 
 _VERDICTS: tuple[Verdict, ...] = ("slower", "inconclusive", "faster", "same")
+_KIND_NAMES = {"kernel": "kernel-level", "case": "case-level", "command": "JSON Lines command"}
 
 
 def progress() -> Callable[[str], None] | None:
@@ -68,12 +69,15 @@ def table(report: bench.Report, repeat: int) -> str:
     """The timings, speedups, scaling exponents and a summary, as aligned text."""
     engines = report.engines()
     others = [e for e in engines if e != bench.REFERENCE]
+    # A column is as wide as its longest name, so that names never run together.
+    width = max([22, *(len(e) + 2 for e in engines)])
     m = report.machine
     lines = [
-        f"median seconds per call over {repeat} repeat(s); speedup = reference / engine, "
-        f"same run (Python {m.get('python', '?')}, NumPy {m.get('numpy', '?')})",
+        f"median seconds per call over {repeat} repeat(s) of each packer; speedup = "
+        "reference / packer, the median of the repeats' ratios (each repeat times both "
+        f"back to back), same run (Python {m.get('python', '?')}, NumPy {m.get('numpy', '?')})",
         "",
-        f"{'workload':<16}{'family':<13}{'n':>10}" + "".join(f"{e:>22}" for e in engines),
+        f"{'workload':<16}{'family':<13}{'n':>10}" + "".join(f"{e:>{width}}" for e in engines),
     ]
     for name in report.workloads():
         for n in report.sizes():
@@ -83,22 +87,22 @@ def table(report: bench.Report, repeat: int) -> str:
                 speedup = report.speedup(engine, name, n)
                 if engine != bench.REFERENCE and speedup is not None:
                     text += f" {format_ratio(speedup):>7}"
-                cells.append(f"{text:>22}")
+                cells.append(f"{text:>{width}}")
             lines.append(f"{name:<16}{report.family(name):<13}{n:>10,}" + "".join(cells))
     lines += ["", "scaling exponent (slope of log time against log n)"]
-    lines.append(f"{'workload':<29}" + "".join(f"{e:>22}" for e in engines))
+    lines.append(f"{'workload':<29}" + "".join(f"{e:>{width}}" for e in engines))
     for name in report.workloads():
         slopes = [report.slope(e, name) for e in engines]
         lines.append(
-            f"{name:<29}" + "".join(f"{'-' if s is None else f'{s:.2f}':>22}" for s in slopes)
+            f"{name:<29}" + "".join(f"{'-' if s is None else f'{s:.2f}':>{width}}" for s in slopes)
         )
     lines += ["", "crossover: the smallest n from which the engine is faster than the reference "
               "at every larger n measured"]  # fmt: skip
-    lines.append(f"{'workload':<29}" + "".join(f"{e:>22}" for e in others))
+    lines.append(f"{'workload':<29}" + "".join(f"{e:>{width}}" for e in others))
     for name in report.workloads():
         points = [crossover(report, e, name) for e in others]
         lines.append(
-            f"{name:<29}" + "".join(f"{'-' if n is None else f'{n:,}':>22}" for n in points)
+            f"{name:<29}" + "".join(f"{'-' if n is None else f'{n:,}':>{width}}" for n in points)
         )
     lines += [""] + [_summary(report, engine) for engine in others]
     return "\n".join(lines).rstrip("\n")
@@ -181,12 +185,13 @@ def _fine_ratio(ratio: float) -> str:
 def table_ab(report: bench.ABReport, new_spec: str, old_spec: str) -> str:
     """The comparisons as aligned text, with how they were measured and a tally."""
     level = f"{report.confidence:.0%}"
+    new_kind, old_kind = (_KIND_NAMES[kind] for kind in report.kinds)
     lines = [
-        f"NEW {new_spec}",
-        f"OLD {old_spec}",
-        f"seconds per call on the {report.clock} clock; NEW/OLD is the median ratio of pairs "
-        f"timed back to back in random order, with its {level} sign-test interval; "
-        f"threshold {report.threshold:.0%}",
+        f"NEW {new_spec} ({new_kind})",
+        f"OLD {old_spec} ({old_kind})",
+        f"seconds per call on the {report.clock} clock in the median pair of NEW and OLD, "
+        f"timed back to back in random order; NEW/OLD is their ratio, the median of the "
+        f"pairs' ratios, with its {level} sign-test interval; threshold {report.threshold:.0%}",
         "",
         f"{'workload':<16}{'family':<13}{'n':>10}{'NEW':>11}{'OLD':>11}{'NEW/OLD':>9}"
         f"{level + ' interval':>18}{'pairs':>7}  verdict",

@@ -23,8 +23,13 @@ def _ids(ids: tuple[str, ...]) -> str:
     return ", ".join(map(show_id, ids)) if ids else "-"
 
 
+def _number(value: int) -> str:
+    """``value``'s digits at any length (``str()`` refuses past 4,300 digits)."""
+    return dumps(value)
+
+
 def _units(count: int, noun: str = "unit") -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
+    return f"{_number(count)} {noun}" + ("" if count == 1 else "s")
 
 
 #: How many of the kept blocks ahead of an evicted ID are named before "N more".
@@ -54,11 +59,23 @@ def explain_lines(trace: Trace, where: str) -> Iterator[str]:
     header = ("index", "id", "size", "remaining before", "bucket")
     widths = [len(title) for title in header]
     for s in trace.steps:
-        cells = (str(s.index), show_id(s.id), str(s.size), str(s.remaining_before), s.bucket)
+        cells = (
+            str(s.index),
+            show_id(s.id),
+            _number(s.size),
+            _number(s.remaining_before),
+            s.bucket,
+        )
         widths = [max(width, len(cell)) for width, cell in zip(widths, cells, strict=True)]
     yield _row(header, widths)
     for s in trace.steps:
-        cells = (str(s.index), show_id(s.id), str(s.size), str(s.remaining_before), s.bucket)
+        cells = (
+            str(s.index),
+            show_id(s.id),
+            _number(s.size),
+            _number(s.remaining_before),
+            s.bucket,
+        )
         yield _row(cells, widths)
     if not trace.steps:
         yield "  (no blocks)"
@@ -98,14 +115,14 @@ def _evictions(trace: Trace) -> dict[str, str]:
             count += 1
             used += step.size
             if len(names) <= SHOWN_AHEAD:
-                names.append(f"{show_id(step.id)} ({step.size})")
+                names.append(f"{show_id(step.id)} ({_number(step.size)})")
         elif step.bucket == "available" and step.id in evicted and step.id not in out:
             shown = names[:SHOWN_AHEAD] if count > SHOWN_AHEAD + 1 else names
             more = f", and {count - len(shown)} more" if count > len(shown) else ""
             out[step.id] = (
-                f" - kept ahead of it: {', '.join(shown)}{more}; they used {used} of"
+                f" - kept ahead of it: {', '.join(shown)}{more}; they used {_number(used)} of"
                 f" {_units(used + step.remaining_before)},"
-                f" leaving {step.remaining_before} when {show_id(step.id)}"
-                f" (size {step.size}) was reached"
+                f" leaving {_number(step.remaining_before)} when {show_id(step.id)}"
+                f" (size {_number(step.size)}) was reached"
             )
     return out

@@ -8,7 +8,7 @@ from typing import Any
 
 from .._rule.jsonio import dumps, same_json
 from .._rule.sources import Record, SourceError, read_records
-from ._common import answer, engine_option, opened, problem, reason, writable
+from ._common import answer, engine_option, engine_ready, opened, problem, reason, writable
 
 __all__ = ["register"]
 
@@ -38,6 +38,8 @@ def _matches(expected: Any, actual: dict[str, Any]) -> bool:
 
 def run_fixtures(args: argparse.Namespace) -> int:
     """Check every fixture; 1 on a mismatch, 2 on an unreadable file or fixture."""
+    if not engine_ready(args.engine):
+        return 2
     checked = failed = 0
     broken = False
     for name in args.files:

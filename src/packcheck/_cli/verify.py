@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._load import SetupError, load
+from .._packers import CallablePacker, CommandPacker, Packer, WorkerPacker
 from .._rule.jsonio import dumps
 from .._rule.sources import SourceError
 from ..strategies import MAX_SAFE_UNITS
@@ -20,7 +21,6 @@ from ..verify import _gate as verify
 from ..verify._findings import Finding
 from ..verify._fixtures import Fixture, read_fixtures, seed_fixtures
 from ..verify._gate import DEFAULT_MAX_EXAMPLES, DEFAULT_PACKER
-from ..verify._packers import CallablePacker, CommandPacker, Packer, WorkerPacker
 
 __all__ = ["parse_units", "register"]
 

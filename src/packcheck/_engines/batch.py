@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from .. import reference
 
-__all__ = ["pack_short_cases"]
+__all__ = ["pack_exact_cases", "pack_short_cases"]
 
 _INT64_MAX = int(np.iinfo(np.int64).max)
 # Bound on vectorised rounds: each one decides the skipped block of every live case,
@@ -37,6 +37,29 @@ _PYTHON_BELOW = 512
 # Cases are packed in groups of about this many blocks: a group's temporaries (about
 # ten int64 arrays) stay within a core's cache, and fresh pages are not faulted in.
 _GROUP = 1 << 16
+
+
+def pack_exact_cases(
+    budgets: npt.NDArray[np.int64], sizes: list[int], bounds: npt.NDArray[np.intp]
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+    """Case ``i`` (``sizes[bounds[i]:bounds[i + 1]]``, exact ints) by the reference.
+
+    For sizes outside the kernels' contract, or past int64 even clipped.  A remaining
+    has an int64 slot: past int64 (only sizes below 1 add to a remaining) it is a
+    one-line ``ValueError``, never a bare ``OverflowError``.
+    """
+    kept = np.zeros(len(sizes), dtype=np.bool_)
+    remaining = budgets.copy()
+    for case, (lo, hi) in enumerate(pairwise(bounds.tolist())):
+        mask, left = reference.pack_sizes(int(budgets[case]), sizes[lo:hi])
+        if left > _INT64_MAX:
+            raise ValueError(
+                f"case {case}'s remaining {left} does not fit int64 (sizes below 1"
+                " add to it); pack such a case alone with pack_sizes"
+            )
+        kept[lo:hi] = mask
+        remaining[case] = left
+    return kept, remaining
 
 
 def pack_short_cases(

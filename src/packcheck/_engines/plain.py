@@ -2,8 +2,8 @@
 
 Most cases are *plain*: the case and its blocks are ``dict``s, IDs ``str``, sizes
 ``int >= 1`` (exact types, never a ``bool``), the budget an ``int >= 0``, ``required``
-a list of ``str``, and every ID that reaches the output (kept or required) ASCII.
-For those, reading and packing are one pass: each block's size is checked and
+a list of ``str``, and no ID that reaches the output (kept or required) holding a
+surrogate.  For those, reading and packing are one pass: each block's size is checked and
 compared as it is read, and only kept IDs are collected.  Reading a case first and
 packing its sizes after costs about three times the packing loop; this costs little
 more than the loop itself.
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._rule.order import missing_ids
+from .._rule.order import missing_ids, own_utf16
 
 __all__ = ["pack_plain"]
 
@@ -54,8 +54,9 @@ def pack_plain(case: object) -> dict[str, Any] | None:
                     return None
                 remaining -= size
                 keep(ident)
-        # join refuses anything but strings; ASCII IDs are their own UTF-16 identity.
-        if not ("".join(kept) + "".join(required)).isascii():
+        # join refuses anything but strings; IDs without a surrogate are their own
+        # UTF-16 identity.
+        if not own_utf16("".join(kept) + "".join(required)):
             return None
     except (KeyError, TypeError):
         return None

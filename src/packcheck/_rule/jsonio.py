@@ -5,6 +5,19 @@ arrive as :class:`~decimal.Decimal` so integrality is decided on the written val
 not a rounded double, and a number longer than :data:`~packcheck._rule.units.MAX_DIGITS`
 digits is refused before it is converted.  Writing: non-ASCII is escaped, so lone
 surrogates survive as ``\\udXXX`` escapes, and integers of any length are printed.
+
+Speed: msgspec reads and writes first, and its answer is used only where it cannot
+differ from the exact code's (the standard library's ``json`` with the hooks below);
+anything it refuses, or might read or write differently, goes the exact way, line
+by line.  Reading: msgspec is given :func:`_parse_float` as its float hook, so a
+fraction is the same ``Decimal``; it keeps integers exact up to CPython's 4,300-digit
+guard and refuses longer ones, lone surrogates, ``NaN`` and bad syntax (all read by
+the exact code, which gives the value or the one-line error); it reads only documents
+nested at most :data:`FAST_NESTING` deep, far inside what the exact reader reads, so
+"nesting too deep" is always the exact reader's verdict.  Writing
+(:func:`write_json`): msgspec's text is used only when it is ASCII with no backslash
+and no DEL, where the two writers agree; escapes, non-ASCII, control characters and
+integers past the guard are written by :func:`dumps`.
 """
 
 from __future__ import annotations
@@ -13,10 +26,24 @@ import json
 from decimal import MIN_EMIN, Decimal, InvalidOperation
 from typing import Any
 
+import msgspec
+
 from .order import same_utf16
 from .units import MAX_DIGITS, NumberTooLarge
 
-__all__ = ["JSONError", "dumps", "loads", "same_json", "show"]
+__all__ = [
+    "FAST_NESTING",
+    "JSONError",
+    "dumps",
+    "loads",
+    "same_json",
+    "shallow",
+    "show",
+    "write_json",
+]
+
+#: Deepest nesting msgspec reads; deeper documents are read by the exact reader alone.
+FAST_NESTING = 256
 
 
 class JSONError(ValueError):
@@ -72,15 +99,49 @@ _BIG_INT_DECODER = json.JSONDecoder(
     parse_int=_parse_int, parse_float=_parse_float, parse_constant=_reject_constant
 )
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
+_FAST_DECODE = msgspec.json.Decoder(float_hook=_parse_float).decode
+_FAST_ENCODE = msgspec.json.Encoder(decimal_format="number").encode
+# Each byte's step in nesting depth: +1 opens an array or object, -1 closes one.
+_STEPS = bytes(1 if byte in b"[{" else 255 if byte in b"]}" else 0 for byte in range(256))
+# Every byte but brackets and quotes: deleted before the depth is counted.
+_NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'[]{}"')))
+
+
+def shallow(text: str) -> bool:
+    """True when ``text`` is nested at most :data:`FAST_NESTING` deep as JSON.
+
+    Exact for any text msgspec reads (strict JSON); for other text the answer does not
+    matter, as msgspec refuses it.  Few brackets settle it at once; otherwise the
+    brackets outside strings are counted.  O(n), in C; the arrays hold only the
+    brackets and quotes (a few bytes each), so a line of 10**6 blocks costs little
+    memory beside its own.
+    """
+    if text.count("[") + text.count("{") <= FAST_NESTING:
+        return True
+    import numpy as np  # only for the rare long line: the rest of packcheck loads it
+
+    # Escapes first (pairs, left to right: ``\\\\`` then ``\\"``), so every quote left
+    # opens or closes a string; a bracket after an odd number of quotes is text.
+    data = text.encode("utf-8", "surrogatepass").replace(b"\\\\", b"").replace(b'\\"', b"")
+    data = data.translate(None, _NOT_STRUCTURE)
+    inside = np.bitwise_xor.accumulate(np.frombuffer(data, np.uint8) == ord('"'))
+    steps = np.where(inside, 0, np.frombuffer(data.translate(_STEPS), np.int8))
+    return int(np.cumsum(steps, dtype=np.int64).max()) <= FAST_NESTING
 
 
 def loads(text: str) -> Any:
     """Parse one JSON document strictly; raise :class:`JSONError` with a one-line reason.
 
-    Integers are read by the C scanner; only a document holding an integer of more
-    than CPython's 4300-digit ``int(str)`` guard is read again with the exact (slower)
-    big-integer reader, so common input pays nothing for exactness.
+    msgspec reads it when its answer cannot differ (see the module's notes); else the
+    exact reader does.  Integers are read by the C scanner; only a document holding an
+    integer of more than CPython's 4300-digit ``int(str)`` guard is read again with the
+    exact (slower) big-integer reader, so common input pays nothing for exactness.
     """
+    if shallow(text):
+        try:
+            return _FAST_DECODE(text)
+        except Exception:  # refused, or unsure: the exact reader decides
+            pass
     try:
         try:
             return _DECODER.decode(text)
@@ -145,6 +206,24 @@ def dumps(value: Any) -> str:
         return _ENCODER.encode(value)
     except (ValueError, TypeError, RecursionError):
         return _exact(value)
+
+
+def write_json(value: Any) -> str:
+    """:func:`dumps` of a value read by :func:`loads` or built by packcheck, faster.
+
+    For JSON values without ``float`` (the reader gives :class:`~decimal.Decimal`):
+    ``float`` is written as msgspec writes it (``1e16``, not ``1e+16``), so messages
+    about arbitrary Python values use :func:`dumps`.  msgspec's text is kept only when
+    it is ASCII with no backslash and no DEL; else, or when msgspec refuses the value,
+    :func:`dumps` writes it.
+    """
+    try:
+        data = _FAST_ENCODE(value)
+    except Exception:  # an int past the 4300-digit guard, a type it lacks
+        return dumps(value)
+    if data.isascii() and b"\\" not in data and b"\x7f" not in data:
+        return data.decode("ascii")
+    return dumps(value)
 
 
 def same_json(left: Any, right: Any) -> bool:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from .jsonio import show
-from .order import same_utf16
+from .order import own_utf16, same_utf16
 from .units import NumberTooLarge, as_unit
 
 __all__ = ["Case", "MalformedCase", "SizeError", "json_type", "plain_fields", "read_case"]
@@ -101,9 +101,10 @@ def plain_fields(case: object) -> tuple[int, list[str], list[int], list[str]] | 
 
     Plain: the case and its blocks are ``dict``s, IDs ``str`` and sizes ``int >= 1``
     (exact types: never a ``bool``), the budget an ``int >= 0`` and ``required`` a
-    list of ``str``, every ID ASCII.  Anything else (an error to report, a ``Decimal``,
-    a surrogate pair to join) gives ``None`` and is left to :func:`read_case`, which
-    reads plain cases to the same values.  O(n), every pass in C.
+    list of ``str``, no ID holding a surrogate.  Anything else (an error to report, a
+    ``Decimal``, a surrogate pair to join) gives ``None`` and is left to
+    :func:`read_case`, which reads plain cases to the same values.  O(n), every pass
+    in C.
     """
     if type(case) is not dict:
         return None
@@ -121,9 +122,9 @@ def plain_fields(case: object) -> tuple[int, list[str], list[int], list[str]] | 
     if operator.countOf(map(type, sizes), int) != n or (n and min(sizes) < 1):
         return None
     try:
-        # join refuses anything but strings; ASCII IDs are their own UTF-16 identity,
-        # others may hold a surrogate pair to join.
-        if not ("".join(ids) + "".join(required)).isascii():
+        # join refuses anything but strings; IDs without a surrogate are their own
+        # UTF-16 identity, others may hold a surrogate pair to join.
+        if not own_utf16("".join(ids) + "".join(required)):
             return None
     except TypeError:
         return None

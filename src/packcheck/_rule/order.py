@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["missing_ids", "same_utf16", "sorted_utf16", "utf16_key"]
+__all__ = ["missing_ids", "own_utf16", "same_utf16", "sorted_utf16", "utf16_key"]
 
 
 def utf16_key(text: str) -> bytes:
@@ -39,6 +39,21 @@ def same_utf16(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-16-be", "surrogatepass").decode("utf-16-be", "surrogatepass")
     return text
+
+
+def own_utf16(text: str) -> bool:
+    """Whether ``text`` is already what :func:`same_utf16` makes of it: no surrogate.
+
+    True for every string without a surrogate code point (U+D800-U+DFFF), which UTF-8
+    cannot encode: one pass in C, and no copy for ASCII text.
+    """
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def missing_ids(required: Iterable[str], kept_ids: Iterable[str]) -> list[str]:

@@ -1,8 +1,10 @@
 """Benchmarks of the packers, measured side by side, and gates on their speed.
 
 :func:`ab` is the gate to use: NEW against OLD, timed in pairs in one process, a
-verdict per workload.  :func:`run` times every engine and the reference on the same
-seeded data; :func:`run_steps` packs agent-sized steps one at a time and in a batch;
+verdict per workload; either is a kernel or any :class:`Subject` (a case-level
+function, a JSON Lines command: :func:`python_subject`, :class:`CommandSubject`).
+:func:`run` times packers and the reference on the same seeded data;
+:func:`run_steps` packs agent-sized steps one at a time and in a batch;
 :func:`compare` checks a run against a stored baseline.
 """
 
@@ -13,21 +15,27 @@ from ._context import context
 from ._kernels import BenchError, Kernel
 from ._report import KIND, REFERENCE, Report, Timing
 from ._run import (
+    CASE_SIZES,
+    CASE_WORKLOADS,
     DEFAULT_SIZES,
     STEP_SIZES,
     STEP_WORKLOADS,
     STEPS,
     Regression,
     compare,
+    compared,
     differences,
     run,
     run_steps,
 )
 from ._steps import CALLS, TIE, StepsReport, StepTiming
+from ._subjects import CaseSubject, CommandSubject, KernelSubject, Subject, python_subject
 from ._workloads import WORKLOADS
 
 __all__ = [
     "CALLS",
+    "CASE_SIZES",
+    "CASE_WORKLOADS",
     "CLOCKS",
     "DEFAULT_SIZES",
     "KIND",
@@ -39,17 +47,23 @@ __all__ = [
     "WORKLOADS",
     "ABReport",
     "BenchError",
+    "CaseSubject",
+    "CommandSubject",
     "Comparison",
     "Kernel",
+    "KernelSubject",
     "Regression",
     "Report",
     "StepTiming",
     "StepsReport",
+    "Subject",
     "Timing",
     "ab",
     "compare",
+    "compared",
     "context",
     "differences",
+    "python_subject",
     "run",
     "run_steps",
 ]

@@ -6,57 +6,43 @@ to back in a random order (seeded), so both see the same load and neither always
 runs first; the verdict comes from the paired ratios (:mod:`packcheck.bench._paired`), and
 sampling goes on while it is inconclusive and the time budget lasts.
 
-The default clock is the calling thread's CPU time: time the thread spends waiting
-for a core on a busy machine is not counted, nor work done by other processes or by
-other threads of this one (such as a thread pool spinning while idle).  What still
-reaches it (cache and memory bandwidth shared with the neighbours, a slower clock
-speed) reaches both kernels alike.  A kernel that works in other threads or
-processes, or waits, needs the ``process`` or ``wall`` clock.
+How samples are taken and on which clock: :mod:`packcheck.bench._timing`.
 """
 
 from __future__ import annotations
 
-import gc
 import math
 import random
 import statistics
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
-from .. import reference
+from ._answers import check_answers, first_answer
 from ._context import context
-from ._kernels import BenchError, Kernel, read_answer
-from ._paired import Estimate, Verdict, estimate
+from ._kernels import BenchError, Kernel
+from ._paired import Estimate, Verdict
+from ._subjects import Cell, Subject, as_subject
+from ._timing import CLOCKS, calls_per_sample, commands_clock, log_ratio, paired, wall
 from ._workloads import WORKLOADS, Workload, workload
 
 __all__ = ["CLOCKS", "ABReport", "Comparison", "ab"]
 
-#: The clocks a sample can be taken on, by name.
-CLOCKS: dict[str, Callable[[], float]] = {
-    "thread": time.thread_time,
-    "process": time.process_time,
-    "wall": time.perf_counter,
-}
-# The time budget is the caller's: always wall time.  Looked up at each use, so a
-# test can put a whole run on simulated time.
-_wall: Callable[[], float] = time.monotonic
-# Calls per sample at most, so a call that seems free cannot loop for ever.
-_MAX_CALLS = 10_000
 # Untimed calls of each kernel before the one that sets the calls per sample.
 _WARMUP = 2
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """NEW against OLD on one workload at one size: median seconds per call and the
-    paired estimate of their ratio (``estimate.ratio > 1``: NEW is slower)."""
+    """NEW against OLD on one workload at one size: the paired estimate of their ratio
+    (``estimate.ratio > 1``: NEW is slower) and seconds per call.
+
+    ``new_seconds`` and ``old_seconds`` are the median pair's (the geometric mean of
+    the two middle pairs' when there is an even number), so that their ratio is
+    ``estimate.ratio``; ``new_median`` and ``old_median`` are each side's own median,
+    whose ratio can differ from it when the load changed while sampling.
+    """
 
     workload: str
     family: str
@@ -64,6 +50,8 @@ class Comparison:
     new_seconds: float
     old_seconds: float
     estimate: Estimate
+    new_median: float = 0.0
+    old_median: float = 0.0
 
 
 @dataclass
@@ -75,6 +63,7 @@ class ABReport:
     confidence: float
     clock: str
     seconds: float
+    kinds: tuple[str, str] = ("kernel", "kernel")
     counts: Counter[Verdict] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -82,11 +71,13 @@ class ABReport:
 
     def to_json(self, new: str, old: str) -> dict[str, Any]:
         """A small, self-describing dict: what was compared, where, how, and each
-        comparison's medians, ratio, interval and verdict."""
+        comparison's times, ratio, interval and verdict (``new_seconds`` and
+        ``old_seconds``: the median pair's, whose ratio is ``ratio``)."""
         return {
             "kind": "packcheck bench A/B",
             "new": new,
             "old": old,
+            "kinds": list(self.kinds),
             "clock": self.clock,
             "threshold": self.threshold,
             "confidence": self.confidence,
@@ -99,6 +90,8 @@ class ABReport:
                     "n": c.n,
                     "new_seconds": c.new_seconds,
                     "old_seconds": c.old_seconds,
+                    "new_median_seconds": c.new_median,
+                    "old_median_seconds": c.old_median,
                     "ratio": c.estimate.ratio,
                     "interval": [c.estimate.low, c.estimate.high],
                     "pairs": c.estimate.pairs,
@@ -110,8 +103,8 @@ class ABReport:
 
 
 def ab(
-    new: Kernel,
-    old: Kernel,
+    new: Kernel | Subject,
+    old: Kernel | Subject,
     *,
     workloads: Iterable[str] | None = None,
     sizes: Iterable[int] = (10**5,),
@@ -127,8 +120,11 @@ def ab(
 ) -> ABReport:
     """Time ``new`` against ``old`` on every workload and size, and judge each.
 
-    Per cell: the data come from ``seed``; both answers are checked (equal to each
-    other, inputs untouched), then each kernel is warmed up and one call of each sets
+    ``new`` and ``old`` are kernels (``pack_sizes(budget, sizes)`` functions) or any
+    :class:`Subject` (a case-level function, a command), in any mix; a command needs
+    the ``wall`` clock (its work is in another process).  Per cell: the data come
+    from ``seed``; both answers are checked (equal to each other, or in mixed kinds
+    each to the rule's; inputs untouched), then each side is warmed up and one call of each sets
     how many calls make a sample last ``min_time``.  Pairs are taken until the
     verdict is not ``inconclusive`` (looked at from ``min_pairs`` on), ``max_pairs``
     is reached, or the cell's share of what is left of ``time_budget`` (wall seconds)
@@ -141,116 +137,67 @@ def ab(
     """
     if clock not in CLOCKS:
         raise ValueError(f"unknown clock {clock!r}; expected one of {', '.join(CLOCKS)}")
+    subjects = (as_subject("NEW", new), as_subject("OLD", old))
+    if any(s.kind == "command" for s in subjects):
+        commands_clock(clock)
     names = list(workloads) if workloads is not None else list(WORKLOADS)
     cells = [(workload(name), n) for name in names for n in sorted(set(sizes))]
     if not cells or cells[0][1] < 1 or not 1 <= min_pairs <= max_pairs:
         raise ValueError("need a workload, sizes >= 1 and 1 <= min_pairs <= max_pairs")
-    start = _wall()
+    start = wall()
     end = start + time_budget
     rng = random.Random(seed)
     comparisons = []
     for done, (load, n) in enumerate(cells):
         if progress is not None:
             progress(f"[{done + 1}/{len(cells)}] {load.name} n={n:,}")
-        deadline = _wall() + max(0.0, end - _wall()) / (len(cells) - done)
+        deadline = wall() + max(0.0, end - wall()) / (len(cells) - done)
         pairs = (min_pairs, max_pairs, deadline)
         judging = (threshold, confidence, min_time)
-        comparisons.append(_compare(load, n, seed, (new, old), pairs, judging, clock, rng))
-    return ABReport(comparisons, threshold, confidence, clock, _wall() - start)
+        comparisons.append(_compare(load, n, seed, subjects, pairs, judging, clock, rng))
+    kinds = (subjects[0].kind, subjects[1].kind)
+    return ABReport(comparisons, threshold, confidence, clock, wall() - start, kinds)
 
 
 def _compare(
     load: Workload,
     n: int,
     seed: int,
-    kernels: tuple[Kernel, Kernel],
+    subjects: tuple[Subject, Subject],
     pairs: tuple[int, int, float],
     judging: tuple[float, float, float],
     clock_name: str,
     rng: random.Random,
 ) -> Comparison:
-    sizes, budget = load.generate(n, seed)
-    _check_answers(load.name, n, budget, sizes, kernels)
+    where = f"on {load.name} at n={n:,}"
+    cells = (subjects[0].cell(load, n, seed), subjects[1].cell(load, n, seed))
+    _check_answers(where, subjects, cells)
     clock = CLOCKS[clock_name]
-    calls = [partial(kernel, budget, sizes) for kernel in kernels]
-    min_pairs, max_pairs, deadline = pairs
-    threshold, confidence, min_time = judging
-    number = min(_calls_per_sample(call, clock, min_time) for call in calls)
-    samples: tuple[list[float], list[float]] = ([], [])
-    log_ratios: list[float] = []
-    collecting = gc.isenabled()
-    gc.disable()  # as timeit does: a collection would land on whichever call is running
-    try:
-        while True:
-            order = (0, 1) if rng.random() < 0.5 else (1, 0)
-            for side in order:
-                samples[side].append(_sample(calls[side], number, clock))
-            log_ratios.append(_log_ratio(samples[0][-1], samples[1][-1]))
-            if len(log_ratios) < min_pairs:
-                continue
-            judged = estimate(log_ratios, threshold, confidence)
-            if judged.verdict != "inconclusive" or len(log_ratios) >= max_pairs:
-                break
-            if _wall() >= deadline:
-                break
-    finally:
-        if collecting:
-            gc.enable()
-    new_seconds, old_seconds = (statistics.median(times) for times in samples)
-    return Comparison(load.name, load.family, n, new_seconds, old_seconds, judged)
+    runs = (cells[0].run, cells[1].run)
+    number = min(calls_per_sample(run, clock, judging[2], warmup=_WARMUP) for run in runs)
+    judged, samples = paired(runs, number, clock, rng, pairs, judging[:2])
+    new_seconds, old_seconds = _median_pair(*samples)
+    medians = (statistics.median(times) for times in samples)
+    return Comparison(load.name, load.family, n, new_seconds, old_seconds, judged, *medians)
 
 
-def _check_answers(
-    name: str,
-    n: int,
-    budget: int,
-    sizes: npt.NDArray[np.int64],
-    kernels: tuple[Kernel, Kernel],
-) -> None:
-    pristine = sizes.copy()
-    where = f"on {name} at n={n:,}"
-    answers = []
-    for label, kernel in zip(("NEW", "OLD"), kernels, strict=True):
-        try:
-            answer = read_answer(kernel(budget, sizes))
-        except Exception as exc:
-            raise BenchError(f"{label} raised {type(exc).__name__}: {exc} {where}") from None
-        if answer is None:
-            raise BenchError(f"{label} did not return (flags, int remaining) {where}")
-        if not np.array_equal(sizes, pristine):
+def _median_pair(new: list[float], old: list[float]) -> tuple[float, float]:
+    """The times of the pair whose ratio is the median (of the two middle pairs, their
+    geometric means): their ratio is the median ratio."""
+    ratios = [log_ratio(a, b) for a, b in zip(new, old, strict=True)]
+    order = sorted(range(len(ratios)), key=ratios.__getitem__)
+    low, high = order[(len(order) - 1) // 2], order[len(order) // 2]
+    return math.sqrt(new[low] * new[high]), math.sqrt(old[low] * old[high])
+
+
+def _check_answers(where: str, subjects: tuple[Subject, Subject], cells: tuple[Cell, Cell]) -> None:
+    answers = {}
+    for label, cell in zip(("NEW", "OLD"), cells, strict=True):
+        answers[label] = first_answer(label, cell.answer, where, shape=cell.shape)
+        if not cell.untouched():
             raise BenchError(f"{label} changed its input {where}")
-        answers.append(answer)
-    if answers[0] != answers[1]:
-        expected = reference.pack_sizes(budget, sizes.tolist())
-        right = (
-            " and ".join(
-                label for label, got in zip(("NEW", "OLD"), answers, strict=True) if got == expected
-            )
-            or "neither"
-        )
-        raise BenchError(
-            f"NEW and OLD answer differently {where}; the reference agrees with {right}"
-        )
-
-
-def _calls_per_sample(call: Callable[[], Any], clock: Callable[[], float], min_time: float) -> int:
-    for _ in range(_WARMUP):
-        call()
-    once = _sample(call, 1, clock)
-    if once >= min_time:
-        return 1
-    return min(_MAX_CALLS, math.ceil(min_time / max(once, 1e-9)))
-
-
-def _sample(call: Callable[[], Any], number: int, clock: Callable[[], float]) -> float:
-    """Seconds per call, over ``number`` calls."""
-    start = clock()
-    for _ in range(number):
-        call()
-    return (clock() - start) / number
-
-
-def _log_ratio(new: float, old: float) -> float:
-    # A sample below the clock's resolution reads 0: count it as one tick (1 ns),
-    # so the ratio stays finite and still says which side was faster.
-    return math.log(max(new, 1e-9) / max(old, 1e-9))
+    if subjects[0].family == subjects[1].family:
+        check_answers(answers, cells[0].expected, where)
+        return
+    for (label, answer), cell in zip(answers.items(), cells, strict=True):
+        check_answers({label: answer}, cell.expected, where)

@@ -13,8 +13,6 @@ to the reference).  Times are the calling thread's CPU time unless told otherwis
 
 from __future__ import annotations
 
-import gc
-import math
 import statistics
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -26,15 +24,20 @@ import numpy as np
 from .. import reference
 from .._engines import levels as scan
 from .._engines.pack import pack, pack_many
-from ._ab import CLOCKS, ABReport, Comparison, ab
+from ._ab import ABReport, Comparison, ab
+from ._answers import check_answers, first_answer
 from ._context import MACHINE_KEYS, VERSION_KEYS, context, mismatches
-from ._kernels import BenchError, Kernel, read_answer
+from ._kernels import BenchError, Kernel
 from ._report import KIND, REFERENCE, Report, Timing
 from ._steps import CALLS, TIE, StepsReport, StepTiming
+from ._subjects import Subject, as_subject
+from ._timing import CLOCKS, Run, calls_per_sample, commands_clock, in_turn, repeated
 from ._workloads import WORKLOADS, Batch, Workload, batch_of_steps, workload
 
 __all__ = [
     "CALLS",
+    "CASE_SIZES",
+    "CASE_WORKLOADS",
     "CLOCKS",
     "DEFAULT_SIZES",
     "KIND",
@@ -55,6 +58,7 @@ __all__ = [
     "Timing",
     "ab",
     "compare",
+    "compared",
     "context",
     "differences",
     "run",
@@ -63,20 +67,23 @@ __all__ = [
 
 #: Powers of ten from 10 blocks (one model step packs tens to a thousand) to 10**6.
 DEFAULT_SIZES: tuple[int, ...] = (10, 10**2, 10**3, 10**4, 10**5, 10**6)
+#: Sizes for case-level and command packers: agent-sized steps, then long lists.
+CASE_SIZES: tuple[int, ...] = (10, 100, 1000, 10**4, 10**5)
+#: Workloads for case-level and command packers: every one whose numbers JSON
+#: implementations all hold exactly (up to 2**53 - 1; ``huge-budget-alt`` goes past it).
+CASE_WORKLOADS: tuple[str, ...] = tuple(name for name in WORKLOADS if name != "huge-budget-alt")
 #: Blocks per case where agents pack: one model step is tens to a thousand blocks.
 STEP_SIZES: tuple[int, ...] = (10, 100, 1000)
 #: The workloads :func:`run_steps` packs one step at a time unless told.
 STEP_WORKLOADS: tuple[str, ...] = ("uniform-50%", "doc-chunks", "alternating")
 #: Model steps (of 10-200 blocks) in :func:`run_steps`'s batch workload.
 STEPS = 10_000
-# Calls per timed sample at most: a call that seems free must not loop forever.
-_MAX_CALLS = 10_000
 _reference: Callable[[int, list[int]], tuple[list[bool], int]] = reference.pack_sizes
 
 
 def run(
     *,
-    packers: Mapping[str, Kernel] | None = None,
+    packers: Mapping[str, Kernel | Subject] | None = None,
     sizes: Iterable[int] = DEFAULT_SIZES,
     workloads: Iterable[str] | None = None,
     repeat: int = 5,
@@ -87,6 +94,11 @@ def run(
     progress: Callable[[str], None] | None = None,
 ) -> Report:
     """Time ``packers`` (default: the NumPy packer as ``"numpy"``) and the reference.
+
+    A packer is a kernel (``pack_sizes(budget, sizes)``) or any :class:`Subject`; the
+    packers of one run are all kernel-level (the reference is
+    :func:`packcheck.reference.pack_sizes` on a list) or all case-level and commands
+    (the reference is ``pack(case)``); a command needs the ``wall`` clock.
 
     For every workload and size: the data are generated from ``seed``, each packer's
     answer is checked, then ``repeat`` rounds each time every packer in turn; a
@@ -99,8 +111,13 @@ def run(
     Raises :class:`BenchError` when a packer's answer is wrong or it mutates its
     input, ``ValueError`` for an unknown workload or a size or repeat below 1.
     """
-    chosen = dict(packers) if packers is not None else {"numpy": scan.pack_sizes}
+    given = dict(packers) if packers is not None else {"numpy": scan.pack_sizes}
+    chosen = {name: as_subject(name, packer) for name, packer in given.items()}
     timer = CLOCKS[clock]  # KeyError before any work for an unknown clock
+    if len({packer.family for packer in chosen.values()}) > 1:
+        raise ValueError("kernel-level and case-level packers are timed in separate runs")
+    if any(packer.kind == "command" for packer in chosen.values()):
+        commands_clock(clock)
     names = list(workloads) if workloads is not None else list(WORKLOADS)
     ns = sorted(set(sizes))
     if repeat < 1 or not ns or ns[0] < 1:
@@ -118,29 +135,39 @@ def _measure(
     load: Workload,
     n: int,
     seed: int,
-    packers: Mapping[str, Kernel],
+    packers: Mapping[str, Subject],
     rounds: tuple[int, float],
     with_reference: bool,
     clock: Callable[[], float],
 ) -> list[Timing]:
-    sizes, budget = load.generate(n, seed)
-    pristine = sizes.copy()
     repeat, min_time = rounds
-    calls: dict[str, Callable[[], Any]] = {}
+    where = f"on {load.name} at n={n:,}"
+    runs: dict[str, Run] = {}
     numbers: dict[str, int] = {}
+    sizes, budget = load.generate(n, seed)
+    cases = any(packer.family == "case" for packer in packers.values())
     if with_reference:
-        calls[REFERENCE] = partial(_reference, budget, sizes.tolist())
-        expected, numbers[REFERENCE] = _first_call(calls[REFERENCE], clock, min_time)
+        call = (
+            partial(pack, load.case(n, seed), engine="reference")
+            if cases
+            else partial(_reference, budget, sizes.tolist())
+        )
+        expected = first_answer(REFERENCE, call, where)
+        runs[REFERENCE] = repeated(call)
+        numbers[REFERENCE] = calls_per_sample(runs[REFERENCE], clock, min_time)
+    elif cases:
+        expected = pack(load.case(n, seed), engine="numpy")
     else:
         mask, remaining = scan.pack_sizes(budget, sizes)
         expected = (mask.tolist(), remaining)
     for name, packer in packers.items():
-        calls[name] = partial(packer, budget, sizes)
-        answer, numbers[name] = _first_call(calls[name], clock, min_time)
-        _check(name, load.name, n, answer, expected)
-        if not np.array_equal(sizes, pristine):
-            raise BenchError(f"{name} changed its input on {load.name} at n={n:,}")
-    samples = _in_turn(calls, numbers, repeat, clock)
+        cell = packer.cell(load, n, seed)
+        check_answers({name: first_answer(name, cell.answer, where)}, lambda: expected, where)
+        if not cell.untouched():
+            raise BenchError(f"{name} changed its input {where}")
+        runs[name] = cell.run
+        numbers[name] = calls_per_sample(cell.run, clock, min_time)
+    samples = in_turn(runs, numbers, repeat, clock)
     return [
         Timing(
             name, load.name, load.family, n, budget, seed, statistics.median(times), tuple(times)
@@ -252,56 +279,14 @@ def _pair(
     :class:`BenchError` if the NumPy side's answer, put as the reference side's by
     ``read`` (untimed), differs."""
     repeat, min_time = rounds
-    expected, theirs = _first_call(sides[0], clock, min_time)
-    answer, ours = _first_call(sides[1], clock, min_time)
-    if (answer if read is None else read(answer)) != expected:
-        raise BenchError(f"{CALLS[call][1]} gave a wrong answer on {where}")
-    samples = _in_turn(dict(zip("rn", sides, strict=True)), {"r": theirs, "n": ours}, repeat, clock)
+    label = CALLS[call][1]
+    expected = first_answer(CALLS[call][0], sides[0], f"on {where}")
+    answer = first_answer(label, sides[1], f"on {where}", read)
+    check_answers({label: answer}, lambda: expected, f"on {where}")
+    runs = {"r": repeated(sides[0]), "n": repeated(sides[1])}
+    numbers = {name: calls_per_sample(run, clock, min_time) for name, run in runs.items()}
+    samples = in_turn(runs, numbers, repeat, clock)
     return tuple(samples["r"]), tuple(samples["n"])
-
-
-def _in_turn(
-    calls: Mapping[str, Callable[[], Any]],
-    numbers: Mapping[str, int],
-    repeat: int,
-    clock: Callable[[], float],
-) -> dict[str, list[float]]:
-    """Seconds per call of each of ``calls`` in each of ``repeat`` rounds, every call
-    timed in turn in each round (over ``numbers[name]`` calls), the garbage collector
-    off."""
-    samples: dict[str, list[float]] = {name: [] for name in calls}
-    collecting = gc.isenabled()
-    gc.disable()  # as timeit does: a collection would land on whichever call is running
-    try:
-        for index in range(repeat):
-            # Alternate the order, so neither side always runs first (warm caches).
-            for name in list(calls)[:: 1 if index % 2 == 0 else -1]:
-                call, number = calls[name], numbers[name]
-                start = clock()
-                for _ in range(number):
-                    call()
-                samples[name].append((clock() - start) / number)
-    finally:
-        if collecting:
-            gc.enable()
-    return samples
-
-
-def _first_call(call: Callable[[], Any], clock: Callable[[], float], min_time: float) -> Any:
-    """The answer of ``call`` and how many calls take ``min_time`` (1 to _MAX_CALLS),
-    judged by a second, warm call."""
-    answer = call()
-    start = clock()
-    call()
-    once = clock() - start
-    if once >= min_time:
-        return answer, 1
-    return answer, min(_MAX_CALLS, math.ceil(min_time / max(once, 1e-9)))
-
-
-def _check(engine: str, name: str, n: int, answer: Any, expected: tuple[list[bool], int]) -> None:
-    if read_answer(answer) != expected:
-        raise BenchError(f"{engine} gave a wrong answer on {name} at n={n:,}")
 
 
 @dataclass(frozen=True)
@@ -328,17 +313,10 @@ def _span(speedup: tuple[float, float, float]) -> str:
     return f"{middle:.1f}x [{low:.1f}x, {high:.1f}x]"
 
 
-def compare(baseline: Report, current: Report, max_regression: float) -> list[Regression]:
-    """Every engine and workload whose speedup fell by more than ``max_regression``.
-
-    A fall counts only when even the top of the current speedup's interval is below
-    the bottom of the baseline's, less ``max_regression`` (a fraction: 0.1 allows
-    10%): the threshold widens by the noise measured in either run, so a noisy run
-    asks for a larger fall before it fails.  Compared at the largest size both
-    reports have a speedup for; an engine or workload only one report has is not
-    compared.
-    """
-    regressions = []
+def compared(baseline: Report, current: Report) -> list[tuple[str, str, int]]:
+    """What :func:`compare` compares: ``(engine, workload, n)`` for every engine and
+    workload of ``current`` with a speedup in both reports, at the largest such n."""
+    cells = []
     for engine in current.engines():
         for name in current.workloads():
             common = [
@@ -347,15 +325,29 @@ def compare(baseline: Report, current: Report, max_regression: float) -> list[Re
                 if current.speedup(engine, name, n) is not None
                 and baseline.speedup(engine, name, n) is not None
             ]
-            if engine == REFERENCE or not common:
-                continue
-            n = common[-1]
-            before = baseline.speedup_interval(engine, name, n)
-            now = current.speedup_interval(engine, name, n)
-            assert before is not None  # common says so
-            assert now is not None
-            if now[2] < before[1] * (1 - max_regression):
-                regressions.append(Regression(engine, name, n, before, now))
+            if engine != REFERENCE and common:
+                cells.append((engine, name, common[-1]))
+    return cells
+
+
+def compare(baseline: Report, current: Report, max_regression: float) -> list[Regression]:
+    """Every engine and workload whose speedup fell by more than ``max_regression``.
+
+    A fall counts only when even the top of the current speedup's interval is below
+    the bottom of the baseline's, less ``max_regression`` (a fraction: 0.1 allows
+    10%): the threshold widens by the noise measured in either run, so a noisy run
+    asks for a larger fall before it fails.  Compared at the largest size both
+    reports have a speedup for (:func:`compared`); an engine or workload only one
+    report has is not compared.
+    """
+    regressions = []
+    for engine, name, n in compared(baseline, current):
+        before = baseline.speedup_interval(engine, name, n)
+        now = current.speedup_interval(engine, name, n)
+        assert before is not None  # compared says so
+        assert now is not None
+        if now[2] < before[1] * (1 - max_regression):
+            regressions.append(Regression(engine, name, n, before, now))
     return regressions
 
 

@@ -7,6 +7,7 @@ against the reference, phase by phase, and returns a :class:`Summary`;
 
 from __future__ import annotations
 
+from .._packers import Packer, PackerFault, SetupError
 from ._gate import (
     DEFAULT_MAX_EXAMPLES,
     PHASES,
@@ -25,7 +26,6 @@ from ._gate import (
     seed_fixtures,
     show_answer,
 )
-from ._packers import Packer, PackerFault, SetupError
 
 __all__ = [
     "DEFAULT_MAX_EXAMPLES",

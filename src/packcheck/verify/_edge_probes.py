@@ -30,7 +30,14 @@ seed so that every run lays out every variant:
 * ``prefix past int64``: a remaining past int64 (exactly 2**63, 2**63 + 1, 2**64,
   2**64 + 1, or the exact sum of a prefix holding blocks above 2**62, plus 0, 1 or
   one unit less than the next block), over a chunk of 4,096, of 8,192 (after one that
-  fits whole) or a short list of a length that is no power of two.
+  fits whole) or a short list of a length that is no power of two;
+* ``crowded levels``: a level that holds more than 16 blocks of exactly ``tau`` (a
+  remaining from ``17 * tau`` to ``16 * tau + 15``, so ``tau`` is 1 to 15), opening on
+  17 to 40 blocks of ``tau``, then blocks of ``tau`` and ``tau + 1`` (a scan that takes a
+  block of ``tau`` for a large one keeps more large blocks than a level can hold); or
+  a remaining within 16 of ``2**63 - 1`` after 0 to 299 unit blocks, then blocks of
+  ``tau`` or just under whose sums pass ``2**63`` one or two blocks after the level
+  ends (a cut of those sums that keeps one sum too many is read by the level's search).
 
 Units stay within ``max_units``, and sizes within int64; a scene the unit range cannot
 hold is replaced by a ``level edges`` one.  A case is built from the family and the seed
@@ -71,12 +78,16 @@ _SEARCHES = (
 )
 _HUGE_MARKS = (2**63, 2**63 + 1, 2**64, 2**64 + 1, 0)  # 0: the sum of a prefix
 _HUGE_SHAPES = ("first chunk", "wider chunk", "short list")
+# crowded levels: tau from 1 to 15 (above, 16 blocks of tau reach any remaining below
+# 17 * tau), and as many scenes at the top of int64.
+_CROWDED_TAUS = _K - 1
 #: The probe families laid out here, with how many variants each has.
 EDGE_VARIANTS = {
     "level edges": len(_AIMS) * len(_LEADS) + 10,
     "search edges": len(_SEARCHES),
     "sums past 2**63": 12,
     "prefix past int64": len(_HUGE_MARKS) * len(_HUGE_SHAPES),
+    "crowded levels": 2 * _CROWDED_TAUS,
 }
 EDGE_FAMILIES = tuple(EDGE_VARIANTS)
 
@@ -127,6 +138,8 @@ def edge_case(family: str, seed: int, length: int, max_units: int) -> tuple[int,
         lay = _sums_past_2_63(variant, max_units, rng)
     elif family == "prefix past int64":
         lay = _prefix_past_int64(variant, max_units, rng)
+    elif family == "crowded levels":
+        lay = _crowded(variant, max_units, rng)
     elif family == "search edges":
         width, first, gap = _SEARCHES[variant]
         # Landmarks past 2**40: the unit blocks between the large ones must not matter.
@@ -406,4 +419,37 @@ def _prefix_past_int64(variant: int, max_units: int, rng: random.Random) -> _Lay
     lay = _Layout(budget + sum(lead), max_units, rng)
     lay.add(*lead, *content)
     lay.ends = shape == "short list"
+    return lay
+
+
+def _crowded(variant: int, max_units: int, rng: random.Random) -> _Layout | None:
+    """A level with more than ``_K`` blocks of ``tau``, or small sums passing 2**63 at its end.
+
+    Variants below :data:`_CROWDED_TAUS`: ``tau = variant + 1`` and a remaining from
+    ``17 * tau`` to ``16 * tau + 15``, the level opening on blocks of exactly ``tau``.
+    Above: a remaining within 16 of ``2**63 - 1``, then 0 to 299 unit blocks and blocks of
+    ``tau`` (or up to 3, or up to ``tau // 64``, under it) until their sums pass 2**63.
+    """
+    if variant < _CROWDED_TAUS:
+        tau = variant + 1
+        budget = _K * tau + rng.randint(tau, _K - 1)
+        if budget + 1 > max_units:
+            return None
+        lay = _Layout(budget, max_units, rng)
+        # 17 blocks of tau fit: as large ones they are more than a level can keep.
+        lay.add(*[tau] * rng.randint(_K + 1, 40), *rng.choices((tau, tau + 1), k=4200))
+        return lay
+    budget = _INT64_MAX - rng.randrange(_K)
+    if budget + 1 > max_units:
+        return None
+    lay = _Layout(budget, max_units, rng)
+    tau = budget // _K
+    lay.add(*[1] * rng.randrange(300))
+    style = variant % 3
+    total = sum(lay.sizes)
+    while total < 2**63 + 4 * tau:
+        size = (tau, tau - rng.randrange(4), rng.randint(tau - tau // 64, tau))[style]
+        lay.add(size)
+        total += size
+    lay.add(*rng.choices((tau + 1, tau, 1), k=3000))
     return lay

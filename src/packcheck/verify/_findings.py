@@ -7,12 +7,12 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
+from .._packers import Packer, PackerFault
 from .._partition.facts import require_partition, without_partition
 from .._partition.invariants import InvariantError, check_output
 from .._rule.jsonio import dumps, same_json, show
 from ._causes import departure, departure_index, named_causes
 from ._confirm import confirm
-from ._packers import Packer, PackerFault
 
 __all__ = ["SHOWN_WHOLE", "Finding", "diagnosed", "examine", "explained", "show_answer"]
 

@@ -36,13 +36,13 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
 from .._engines.pack import pack
+from .._packers import CallablePacker, Packer, PackerFault
 from .._partition.invariants import InvariantError, check_output, check_trace
 from .._rule.jsonio import dumps
 from ..strategies import MAX_SAFE_UNITS, cases
 from ._findings import Finding, diagnosed, examine, show_answer
 from ._fixtures import Fixture, read_fixtures, seed_fixtures
 from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
-from ._packers import CallablePacker, Packer, PackerFault
 from ._probes import Probe, long_probes, unit_probes, wide_probes
 from ._shrink import shrink
 
@@ -282,7 +282,7 @@ def run(
     """Check ``packer`` against the declared rule; the :class:`Summary` says how it went.
 
     ``packer`` is a function ``case -> output`` (called with its own deep copy of each
-    case) or a :class:`packcheck.verify._packers.Packer` adapter (which this function does not
+    case) or a :class:`packcheck.verify.Packer` adapter (which this function does not
     close).  ``fixtures`` default to the seed cases.  ``seed=None`` picks a seed,
     reported in the summary and in any counterexample's origin; generated units lie
     within ``±max_units``.  ``long_lists=False`` leaves out the long lists (for quick

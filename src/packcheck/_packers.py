@@ -32,8 +32,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, Protocol, runtime_checkable
 
-from .._load import SetupError, load
-from .._rule.jsonio import JSONError, loads
+from ._load import SetupError, load
+from ._rule.jsonio import JSONError, loads
 
 __all__ = [
     "CallablePacker",
@@ -205,6 +205,11 @@ class _Process:
         self._tail: _Tail | None = None
         self._buffer = bytearray()
 
+    @property
+    def pid(self) -> int | None:
+        """The running process's ID, or ``None`` when it is not running."""
+        return None if self._proc is None else self._proc.pid
+
     def start(self) -> None:
         """Start the process; :class:`SetupError` when it cannot be started."""
         try:
@@ -243,6 +248,52 @@ class _Process:
         except PackerFault:
             self.stop()
             raise
+
+    def stream(self, request: bytes, replies: int) -> None:
+        """Send ``request`` and read ``replies`` lines back, writing and reading at
+        once (a long batch would otherwise fill both pipes); the lines are counted,
+        not kept.  Within :attr:`timeout` seconds, or a :class:`PackerFault` as for
+        :meth:`exchange`.  For timing many cases through the running process."""
+        if self._proc is None:
+            try:
+                self.start()
+            except SetupError as exc:
+                raise PackerFault(str(exc)) from None
+        try:
+            self._stream(request, replies, time.monotonic() + self.timeout)
+        except PackerFault:
+            self.stop()
+            raise
+
+    def _stream(self, request: bytes, replies: int, deadline: float) -> None:
+        assert self._proc
+        assert self._proc.stdin
+        assert self._proc.stdout
+        stdin, stdout = self._proc.stdin, self._proc.stdout
+        view = memoryview(request)
+        with selectors.DefaultSelector() as selector:
+            selector.register(stdout, selectors.EVENT_READ)
+            if view:
+                selector.register(stdin, selectors.EVENT_WRITE)
+            while replies > 0:
+                ready = selector.select(max(0.0, deadline - time.monotonic()))
+                if not ready:
+                    raise PackerFault(
+                        f"no answer within {self.timeout:g} s (timeout); packer stopped"
+                    )
+                for key, _ in ready:
+                    if key.fileobj is stdin:
+                        try:
+                            view = view[os.write(stdin.fileno(), view[: 1 << 16]) :]
+                        except BrokenPipeError:
+                            raise _Died(self._death("closed its stdin")) from None
+                        if not view:
+                            selector.unregister(stdin)
+                        continue
+                    chunk = os.read(stdout.fileno(), 1 << 16)
+                    if not chunk:
+                        raise _Died(self._death("closed its stdout"))
+                    replies -= chunk.count(b"\n")
 
     def _wait(self, fileobj: IO[bytes], event: int, deadline: float) -> None:
         with selectors.DefaultSelector() as selector:
@@ -406,7 +457,7 @@ class WorkerPacker(_Process):
         package_root = str(Path(__file__).resolve().parent.parent)
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
-        super().__init__([sys.executable, "-m", "packcheck.verify._packers", spec], timeout, env)
+        super().__init__([sys.executable, "-m", "packcheck._packers", spec], timeout, env)
 
     def answer(self, case: dict[str, Any]) -> object:
         """The function's return value, exactly as returned in the worker."""

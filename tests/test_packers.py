@@ -17,7 +17,7 @@ import pytest
 from packers import broken
 
 from packcheck._load import SetupError, load_function
-from packcheck.verify._packers import (
+from packcheck._packers import (
     CallablePacker,
     CommandPacker,
     PackerFault,
@@ -26,7 +26,7 @@ from packcheck.verify._packers import (
     serve,
 )
 
-PACKERS = Path(__file__).parents[1] / "packers"
+PACKERS = Path(__file__).parent / "packers"
 
 SMALL = {"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": ["B"]}
 TWO = {"budget": 3, "blocks": [{"id": "A", "size": 4}, {"id": "C", "size": 2}], "required": ["C"]}
@@ -136,7 +136,7 @@ def test_a_command_that_closes_stdin_is_a_fault() -> None:
 
 
 def test_an_endless_answer_line_is_a_fault(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("packcheck.verify._packers.MAX_ANSWER_BYTES", 10)
+    monkeypatch.setattr("packcheck._packers.MAX_ANSWER_BYTES", 10)
     packer = CommandPacker("sh -c 'printf %0100d 0; sleep 60'", timeout=5)
     with pytest.raises(PackerFault, match="answer longer than 10 bytes"):
         packer.answer(SMALL)

@@ -1,0 +1,164 @@
+"""The compiled engine: the reference's loop over int64 sizes, compiled by Numba.
+
+Numba is an optional extra (``pip install 'packcheck[numba]'``): nothing here imports
+it until a kernel is first called, so ``import packcheck`` never does.  The loops are
+plain Python functions (:func:`scan_loop`, :func:`batch_loop`), compiled on first use;
+the tests run them as they are too, so their lines are checked where a compiled body
+cannot be traced.
+
+Exact at any magnitude: the loop keeps a block iff ``size <= remaining`` and then
+subtracts it, so ``remaining`` only shrinks by sizes that fit and stays in
+``[0, budget]`` for sizes ``>= 1`` and a budget ``>= 0``: int64 never overflows (there
+is no prefix sum).  The loop checks the sizes as it goes, at no extra pass: only a
+block of size below 1 that fits could raise the remaining, and it stops there.  Such
+inputs, budgets past int64 and sizes that int64 cannot hold even clipped are answered
+by the reference, after the same checks as :mod:`packcheck.scan`
+(:mod:`packcheck._engines.sizes` reads the sizes for both).  An int64 array goes to
+the loop as it is; other inputs are read into one first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import reference
+from . import batch as _batch
+from . import sizes as _sizes
+
+__all__ = [
+    "MISSING",
+    "batch_loop",
+    "kernels",
+    "pack_batch",
+    "pack_input",
+    "pack_sizes",
+    "scan_loop",
+]
+
+#: The one-line error when the extra is not installed.
+MISSING = "the compiled engine needs Numba: pip install 'packcheck[numba]'"
+
+_INT64_MAX = _sizes.INT64_MAX
+
+
+def scan_loop(budget: Any, values: Any, kept: Any) -> Any:
+    """The reference's scan of int64 ``values`` from ``budget >= 0``; marks ``kept``.
+
+    Returns the remaining, or -1 (never a remaining from such a budget) at the first
+    block of size below 1 that fits: only such a block could raise the remaining and
+    overflow, and every other block's answer is the reference's as it stands (a block
+    left out is above a remaining ``>= 0``, so at least 1).  Compiled by :func:`kernels`.
+    """
+    remaining = budget
+    for index in range(values.shape[0]):
+        size = values[index]
+        if size <= remaining:
+            if size < 1:
+                return -1
+            remaining -= size
+            kept[index] = True
+    return remaining
+
+
+def batch_loop(budgets: Any, values: Any, offsets: Any, kept: Any, remaining: Any) -> Any:
+    """:func:`scan_loop` of case ``i`` (``values[offsets[i]:offsets[i + 1]]``) for each ``i``.
+
+    Writes each case's remaining into ``remaining`` and returns -1, or returns the first
+    case in which a block of size below 1 fits (its answer, and those after it, are not
+    written).  A negative budget keeps nothing unless such a block comes.
+    """
+    for case in range(budgets.shape[0]):
+        left = budgets[case]
+        for index in range(offsets[case], offsets[case + 1]):
+            size = values[index]
+            if size <= left:
+                if size < 1:
+                    return case
+                left -= size
+                kept[index] = True
+        remaining[case] = left
+    return -1
+
+
+_compiled: tuple[Callable[..., Any], Callable[..., Any]] | None = None
+
+
+def kernels() -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """:func:`scan_loop` and :func:`batch_loop` compiled (on the first call, then cached).
+
+    Raises ``ImportError`` with :data:`MISSING` when Numba is not installed.
+    """
+    global _compiled
+    if _compiled is None:
+        try:
+            import numba  # the optional extra, imported only when asked
+        except ImportError as exc:
+            raise ImportError(MISSING) from exc
+        # cache=True: later processes load the machine code instead of compiling again.
+        jit = numba.njit(cache=True, nogil=True)
+        _compiled = (jit(scan_loop), jit(batch_loop))
+    return _compiled
+
+
+def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_], int]:
+    """:func:`packcheck.scan.pack_sizes`'s answer (and errors), from the compiled loop."""
+    budget = _sizes.budget_of(budget)
+    if _plain_int64(sizes) and 0 <= budget <= _INT64_MAX:
+        # The loop checks these sizes as it goes (see scan_loop): no pass before it.
+        kept = np.zeros(sizes.shape[0], dtype=np.bool_)  # type: ignore[union-attr]
+        remaining = kernels()[0](np.int64(budget), sizes, kept)
+        if remaining >= 0:
+            return kept, int(remaining)
+    return pack_input(budget, _sizes.from_array(budget, sizes, short=0))
+
+
+def pack_input(
+    budget: int, sizes: _sizes.KernelInput | list[int]
+) -> tuple[npt.NDArray[np.bool_], int]:
+    """:func:`pack_sizes` on sizes :mod:`packcheck._engines.sizes` has already read."""
+    scan = kernels()[0]
+    if isinstance(sizes, list) or not 0 <= budget <= _INT64_MAX:
+        # Outside the loop's guarantees: the reference, exactly.
+        exact = sizes if isinstance(sizes, list) else sizes.values.tolist()
+        mask, remaining = reference.pack_sizes(budget, exact)
+        return np.frombuffer(bytes(mask), dtype=np.bool_).copy(), remaining
+    kept = np.zeros(sizes.values.shape[0], dtype=np.bool_)
+    # Every size >= 1 (KernelInput): the loop never returns -1 here.
+    return kept, int(scan(np.int64(budget), sizes.values, kept))
+
+
+def pack_batch(
+    budgets: npt.ArrayLike, sizes: npt.ArrayLike, offsets: npt.ArrayLike
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+    """:func:`packcheck.scan.pack_batch`'s answer (and errors), from the compiled loop."""
+    budget_array = _sizes.budgets_of(budgets)
+    batch = kernels()[1]
+    if _plain_int64(sizes):
+        bounds = _sizes.offsets_of(offsets, budget_array.shape[0], sizes.shape[0])  # type: ignore[union-attr]
+        kept = np.zeros(bounds[-1], dtype=np.bool_)
+        remaining = np.empty_like(budget_array)
+        # The loop checks the sizes as it goes (see batch_loop): no pass before it.
+        if batch(budget_array, sizes, bounds, kept, remaining) < 0:
+            return kept, remaining
+    cap = max(int(budget_array.max()), 0) if budget_array.size else 0
+    # Clipping a size past int64 to the largest budget + 1 keeps it too large for all.
+    read = _sizes.from_array(cap, sizes, short=0)
+    total = len(read) if isinstance(read, list) else read.values.shape[0]
+    bounds = _sizes.offsets_of(offsets, budget_array.shape[0], total)
+    if isinstance(read, list):
+        # Outside the contract, or past int64 even clipped: every case exactly.
+        return _batch.pack_exact_cases(budget_array, read, bounds)
+    kept = np.zeros(total, dtype=np.bool_)
+    remaining = np.empty_like(budget_array)
+    # Every size >= 1, every budget within int64: no case's loop can overflow.
+    batch(budget_array, read.values, bounds, kept, remaining)
+    return kept, remaining
+
+
+def _plain_int64(sizes: object) -> bool:
+    """A one-dimensional int64 array: the loops take it as it is."""
+    return type(sizes) is np.ndarray and sizes.dtype == np.int64 and sizes.ndim == 1

@@ -1,0 +1,67 @@
+"""The one answer check of every benchmark: nothing is timed before its answer is right.
+
+:func:`first_answer` makes the first, untimed call (an exception becomes a one-line
+:class:`BenchError`); :func:`check_answers` compares what the timed sides answered
+with what the rule gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .._load import SetupError
+from .._packers import PackerFault
+from ._kernels import BenchError
+
+__all__ = ["check_answers", "first_answer"]
+
+
+def first_answer(
+    label: str,
+    call: Callable[[], Any],
+    where: str,
+    read: Callable[[Any], Any] | None = None,
+    shape: str | None = None,
+) -> Any:
+    """``call()``'s answer, put in comparable form by ``read``.
+
+    A :class:`BenchError` when the call raises (a command packer's fault is said as
+    the command failed; a :class:`SetupError` passes through), or (given ``shape``, what an answer
+    looks like) when ``read`` finds no answer in it (``None``); without ``shape`` a
+    ``None`` is left for :func:`check_answers` to call wrong.
+    """
+    try:
+        answer = call()
+    except SetupError:
+        raise  # a command that never ran as a packer: a setup error, not a wrong answer
+    except PackerFault as exc:
+        raise BenchError(f"{label} failed {where}: {exc}") from None
+    except Exception as exc:
+        raise BenchError(f"{label} raised {type(exc).__name__}: {exc} {where}") from None
+    got = answer if read is None else read(answer)
+    if got is None and shape is not None:
+        raise BenchError(f"{label} did not return {shape} {where}")
+    return got
+
+
+def check_answers(answers: Mapping[str, Any], expected: Callable[[], Any], where: str) -> None:
+    """Every answer in ``answers`` (by label) must be ``expected()``'s.
+
+    Two sides that agree with each other pass without asking ``expected`` (the rule's
+    answer costs more than theirs on a long input); two that differ fail naming the
+    side the rule agrees with.  One side fails as *a wrong answer*.
+    """
+    labels = list(answers)
+    if len(labels) == 2:
+        if answers[labels[0]] == answers[labels[1]]:
+            return
+        right = expected()
+        agree = " and ".join(label for label in labels if answers[label] == right) or "neither"
+        raise BenchError(
+            f"{' and '.join(labels)} answer differently {where}; the reference agrees with {agree}"
+        )
+    right = expected()
+    for label in labels:
+        if answers[label] != right:
+            raise BenchError(f"{label} gave a wrong answer {where}")

@@ -1,0 +1,214 @@
+"""What a benchmark times: any packer ``verify`` accepts, at the level it works at.
+
+Three kinds.  A *kernel* is ``pack_sizes(budget, int64 sizes) -> (kept, remaining)``,
+timed on a workload's arrays.  A *case* packer is ``case -> answer`` (what ``verify
+--packer`` takes), timed on the workload as a case (:func:`as_case`).  A *command*
+speaks JSON Lines (what ``verify --packer-cmd`` takes); it is started once and each
+sample sends a batch of cases through the running process, so its start-up is not
+what is measured (its work is in another process: time it on the ``command`` clock,
+which adds that process's CPU time, or on the wall clock).
+
+Answers are compared in the kind's own terms: a kernel's ``(flags, remaining)``
+with :func:`packcheck.reference.pack_sizes`, a case's or a command's output (less
+any captured ``partition``) with :func:`packcheck.pack`'s.
+"""
+
+from __future__ import annotations
+
+import inspect
+import pickle
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Literal
+
+import numpy as np
+
+from .. import reference
+from .._engines.pack import pack
+from .._load import SetupError
+from .._packers import CommandPacker, encode_case
+from .._partition.facts import without_partition
+from ._kernels import Kernel, read_answer
+from ._timing import Run, repeated, unwatch, watch
+from ._workloads import Workload, as_case
+
+__all__ = [
+    "KINDS",
+    "CaseSubject",
+    "Cell",
+    "CommandSubject",
+    "KernelSubject",
+    "Kind",
+    "Subject",
+    "as_subject",
+    "python_subject",
+]
+
+Kind = Literal["kernel", "case", "command"]
+#: The kinds a Python function can be: ``--kind``'s choices.
+KINDS: tuple[str, ...] = ("case", "kernel")
+_SHAPE = {"kernel": "(flags, int remaining)", "case": "an output object"}
+_PROBE_SIZES = [3, 4, 5]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One packer on one input: the timed ``run``, an untimed ``answer()`` in the
+    kind's comparable form, whether the input is ``untouched()``, the ``expected()``
+    answer and the ``shape`` an answer has."""
+
+    run: Run
+    answer: Callable[[], Any]
+    untouched: Callable[[], bool]
+    expected: Callable[[], Any]
+    shape: str
+
+
+class Subject:
+    """A packer to time: its ``name`` (as given), its ``kind``, a :class:`Cell` per input."""
+
+    name: str
+    kind: Kind
+
+    @property
+    def family(self) -> str:
+        """``kernel`` or ``case``: what its answers compare with."""
+        return "kernel" if self.kind == "kernel" else "case"
+
+    def cell(self, load: Workload, n: int, seed: int) -> Cell:
+        """This packer on ``load``'s input of ``n`` blocks from ``seed``."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def close(self) -> None:
+        """Release the packer (a command's process)."""
+
+
+class KernelSubject(Subject):
+    """A ``pack_sizes(budget, int64 sizes)`` function, called in this process."""
+
+    kind: Kind = "kernel"
+
+    def __init__(self, name: str, kernel: Kernel) -> None:
+        self.name = name
+        self.kernel = kernel
+
+    def cell(self, load: Workload, n: int, seed: int) -> Cell:
+        sizes, budget = load.generate(n, seed)
+        pristine = sizes.copy()
+        call = partial(self.kernel, budget, sizes)
+        return Cell(
+            repeated(call),
+            lambda: read_answer(call()),
+            lambda: np.array_equal(sizes, pristine),
+            lambda: reference.pack_sizes(budget, sizes.tolist()),
+            _SHAPE["kernel"],
+        )
+
+
+class CaseSubject(Subject):
+    """A ``case -> answer`` function, called in this process."""
+
+    kind: Kind = "case"
+
+    def __init__(self, name: str, function: Callable[[dict[str, Any]], object]) -> None:
+        self.name = name
+        self.function = function
+
+    def cell(self, load: Workload, n: int, seed: int) -> Cell:
+        case = load.case(n, seed)
+        pristine = pickle.dumps(case)
+        call = partial(self.function, case)
+        return Cell(
+            repeated(call),
+            lambda: without_partition(call()),
+            lambda: pickle.dumps(case) == pristine,
+            partial(pack, case),
+            _SHAPE["case"],
+        )
+
+
+class CommandSubject(Subject):
+    """A JSON Lines command, started once; a sample sends a batch of copies of the
+    case through it and waits for as many answers."""
+
+    kind: Kind = "command"
+
+    def __init__(self, command: str, timeout: float) -> None:
+        self.name = command
+        self.packer = CommandPacker(command, timeout)
+        watch(id(self), lambda: self.packer.pid)  # its work, on the command clock
+
+    def cell(self, load: Workload, n: int, seed: int) -> Cell:
+        case = load.case(n, seed)
+        line = (encode_case(case) + "\n").encode("ascii")
+
+        def run(number: int) -> None:
+            self.packer.stream(line * number, number)
+
+        def answer() -> object:
+            return without_partition(self.packer.answer(case))
+
+        return Cell(run, answer, lambda: True, partial(pack, case), _SHAPE["case"])
+
+    def close(self) -> None:
+        unwatch(id(self))
+        self.packer.close()
+
+
+def as_subject(name: str, packer: Kernel | Subject) -> Subject:
+    """``packer`` as a subject: a plain function is a kernel called ``name``."""
+    return packer if isinstance(packer, Subject) else KernelSubject(name, packer)
+
+
+def python_subject(
+    name: str, function: Callable[..., Any], kind: str | None = None, option: str = "--packer"
+) -> Subject:
+    """``function`` as a kernel or case subject: ``kind`` if given, else told by its
+    signature, or when that cannot tell, by trying a small case each way.
+
+    Raises :class:`SetupError` (one line, naming ``option``) when neither fits.
+    """
+    if kind is None:
+        kind = _kind(name, function, option)
+    if kind == "kernel":
+        return KernelSubject(name, function)
+    return CaseSubject(name, function)
+
+
+def _kind(name: str, function: Callable[..., Any], option: str) -> str:
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):  # some builtins and extensions have none
+        candidates = list(KINDS)
+    else:
+        arities = (("case", 1), ("kernel", 2))
+        candidates = [kind for kind, arity in arities if _binds(signature, arity)]
+    if len(candidates) == 1:
+        return candidates[0]
+    why = "it takes neither one argument nor two"
+    for kind in candidates:
+        try:
+            if kind == "case":
+                fits = isinstance(function(as_case(6, _PROBE_SIZES)), dict)
+            else:
+                fits = read_answer(function(6, np.array(_PROBE_SIZES, dtype=np.int64))) is not None
+        except Exception as exc:
+            why = f"as a {kind}-level packer it raised {type(exc).__name__}: {exc}"
+            continue
+        if fits:
+            return kind
+        why = f"as a {kind}-level packer it did not return {_SHAPE[kind]}"
+    raise SetupError(
+        f"{option} {name!r} is neither a case-level packer (case -> answer, as verify "
+        f"takes) nor a kernel-level one (budget, int64 sizes -> (kept, remaining)): "
+        f"{why}; say which with --kind"
+    )
+
+
+def _binds(signature: inspect.Signature, arity: int) -> bool:
+    try:
+        signature.bind(*range(arity))
+    except TypeError:
+        return False
+    return True

@@ -1,0 +1,226 @@
+"""How every benchmark takes its samples: the clocks, calls per sample, the samplers.
+
+A *sample* is the time of ``number`` calls divided by ``number``, so a fast call is
+timed over many.  :func:`calls_per_sample` picks ``number`` from one warm call;
+:func:`in_turn` takes rounds in which every call is timed in turn (the matrix and
+the steps); :func:`paired` takes NEW/OLD pairs back to back in a seeded random
+order until the verdict is clear (the A/B gate).  The garbage collector is off
+while timing, as ``timeit`` does: a collection would land on whichever call runs.
+
+A timed thing is a :data:`Run`: ``run(number)`` does the work ``number`` times.
+:func:`repeated` makes one of a plain call; a command packer's run sends ``number``
+cases through its running process at once (:mod:`packcheck.bench._subjects`).
+
+The default clock is the calling thread's CPU time: time the thread spends waiting
+for a core on a busy machine is not counted, nor work done by other processes or by
+other threads of this one.  What still reaches it (cache and memory bandwidth
+shared with the neighbours, a slower clock speed) reaches both sides alike.  Work
+done in other threads or processes, or waiting, needs the ``process`` or ``wall``
+clock.  A command packer's work is counted by the ``command`` clock: this thread's
+CPU time plus that of every thread of the packers' processes (Linux), so that waiting
+for a core is not counted there either.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import os
+import random
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from ._paired import Estimate, estimate
+
+__all__ = [
+    "CLOCKS",
+    "COMMAND_CLOCK",
+    "Run",
+    "calls_per_sample",
+    "collector_off",
+    "command_clock",
+    "commands_clock",
+    "in_turn",
+    "log_ratio",
+    "paired",
+    "repeated",
+    "sample",
+    "unwatch",
+    "wall",
+    "watch",
+]
+
+# The processes whose CPU time the ``command`` clock adds, by who watches them.
+_watched: dict[int, Callable[[], int | None]] = {}
+
+
+def watch(key: int, pid: Callable[[], int | None]) -> None:
+    """Add the CPU time of process ``pid()`` (while it is not ``None``) to the
+    ``command`` clock, until :func:`unwatch` with the same ``key``."""
+    _watched[key] = pid
+
+
+def unwatch(key: int) -> None:
+    """Stop adding what :func:`watch` added under ``key``."""
+    _watched.pop(key, None)
+
+
+def _process_cpu(pid: int) -> float:
+    """Seconds on a CPU of every thread of process ``pid`` (Linux ``schedstat``, in
+    nanoseconds); a thread that ends while being read counts nothing."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:  # the process has ended
+        return 0.0
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat", encoding="ascii") as stream:
+                total += int(stream.read().split()[0])
+        except OSError:
+            continue
+    return total / 1e9
+
+
+def command_clock() -> float:
+    """The calling thread's CPU time plus that of the watched processes: the command
+    packers' work, without the time anyone waits for a core."""
+    running = (pid() for pid in list(_watched.values()))
+    return time.thread_time() + sum(_process_cpu(pid) for pid in running if pid is not None)
+
+
+#: Whether this system shows a process's CPU time in nanoseconds (Linux), which the
+#: ``command`` clock reads.
+COMMAND_CLOCK = os.path.isfile(f"/proc/{os.getpid()}/task/{os.getpid()}/schedstat")
+#: The clocks a sample can be taken on, by name.
+CLOCKS: dict[str, Callable[[], float]] = {
+    "thread": time.thread_time,
+    "process": time.process_time,
+    "wall": time.perf_counter,
+    "command": command_clock,
+}
+#: ``run(number)``: do the timed work ``number`` times.
+Run = Callable[[int], Any]
+# A time budget is the caller's: always wall time.  Looked up at each use, so a test
+# can put a whole run on simulated time.
+_wall: Callable[[], float] = time.monotonic
+# Calls per sample at most, so a call that seems free cannot loop for ever.
+_MAX_CALLS = 10_000
+
+
+def commands_clock(clock: str) -> None:
+    """``ValueError`` unless ``clock`` sees a command packer's work: ``command`` (where
+    :data:`COMMAND_CLOCK`) or ``wall``."""
+    if clock not in ("command", "wall") or (clock == "command" and not COMMAND_CLOCK):
+        usable = "command or wall" if COMMAND_CLOCK else "wall"
+        raise ValueError(
+            f"the {clock} clock cannot see a command packer's work (it runs in another "
+            f"process): use the {usable} clock"
+        )
+
+
+def wall() -> float:
+    """Wall seconds, for time budgets (never for samples)."""
+    return _wall()
+
+
+def repeated(call: Callable[[], Any]) -> Run:
+    """``call`` as a :data:`Run`: called ``number`` times in a loop."""
+
+    def run(number: int) -> None:
+        for _ in range(number):
+            call()
+
+    return run
+
+
+@contextmanager
+def collector_off() -> Iterator[None]:
+    """The garbage collector off inside, then as it was found."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def sample(run: Run, number: int, clock: Callable[[], float]) -> float:
+    """Seconds per call, over ``number`` calls."""
+    start = clock()
+    run(number)
+    return (clock() - start) / number
+
+
+def calls_per_sample(
+    run: Run, clock: Callable[[], float], min_time: float, *, warmup: int = 0
+) -> int:
+    """How many calls make a sample last ``min_time`` (1 to the cap), judged by one
+    timed call after ``warmup`` untimed ones."""
+    for _ in range(warmup):
+        run(1)
+    once = sample(run, 1, clock)
+    if once >= min_time:
+        return 1
+    return min(_MAX_CALLS, math.ceil(min_time / max(once, 1e-9)))
+
+
+def in_turn(
+    runs: Mapping[str, Run],
+    numbers: Mapping[str, int],
+    repeat: int,
+    clock: Callable[[], float],
+) -> dict[str, list[float]]:
+    """Seconds per call of each of ``runs`` in each of ``repeat`` rounds, every one
+    timed in turn in each round (over ``numbers[name]`` calls), the order alternating
+    so neither side always runs first (warm caches)."""
+    samples: dict[str, list[float]] = {name: [] for name in runs}
+    with collector_off():
+        for index in range(repeat):
+            for name in list(runs)[:: 1 if index % 2 == 0 else -1]:
+                samples[name].append(sample(runs[name], numbers[name], clock))
+    return samples
+
+
+def paired(
+    runs: tuple[Run, Run],
+    number: int,
+    clock: Callable[[], float],
+    rng: random.Random,
+    pairs: tuple[int, int, float],
+    judging: tuple[float, float],
+) -> tuple[Estimate, tuple[list[float], list[float]]]:
+    """Pairs of samples of ``runs`` (NEW, OLD), each pair back to back in a random
+    order, until the verdict on their ratios is not ``inconclusive`` (looked at from
+    ``min_pairs`` on), ``max_pairs`` is reached or the wall ``deadline`` passed.
+
+    ``pairs`` is ``(min_pairs, max_pairs, deadline)``, ``judging`` ``(threshold,
+    confidence)``; returns the estimate and both sides' samples, in order.
+    """
+    min_pairs, max_pairs, deadline = pairs
+    samples: tuple[list[float], list[float]] = ([], [])
+    log_ratios: list[float] = []
+    with collector_off():
+        while True:
+            order = (0, 1) if rng.random() < 0.5 else (1, 0)
+            for side in order:
+                samples[side].append(sample(runs[side], number, clock))
+            log_ratios.append(log_ratio(samples[0][-1], samples[1][-1]))
+            if len(log_ratios) < min_pairs:
+                continue
+            judged = estimate(log_ratios, *judging)
+            if judged.verdict != "inconclusive" or len(log_ratios) >= max_pairs:
+                break
+            if wall() >= deadline:
+                break
+    return judged, samples
+
+
+def log_ratio(new: float, old: float) -> float:
+    """``log(new / old)``, finite."""
+    # A sample below the clock's resolution reads 0: count it as one tick (1 ns),
+    # so the ratio stays finite and still says which side was faster.
+    return math.log(max(new, 1e-9) / max(old, 1e-9))
