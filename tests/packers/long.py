@@ -32,9 +32,10 @@ def _output(case: dict[str, Any], kept_ids: list[str], left: int) -> dict[str, A
     return {"kept": kept_ids, "remaining": int(left), "missing": missing}
 
 
-def chunked(chunk: int, *, skip_boundary: bool = False) -> Any:
+def chunked(chunk: int, *, skip_boundary: bool = False, forget_carry: bool = False) -> Any:
     """Scan in chunks of ``chunk`` blocks; with ``skip_boundary`` the first block of
-    every chunk after the first is skipped (an off-by-one at the chunk boundary)."""
+    every chunk after the first is skipped (an off-by-one at the chunk boundary); with
+    ``forget_carry`` every chunk starts again from the whole budget."""
 
     def packer(case: dict[str, Any]) -> dict[str, Any]:
         if not _valid(case):
@@ -43,6 +44,8 @@ def chunked(chunk: int, *, skip_boundary: bool = False) -> Any:
         kept: list[str] = []
         blocks = case["blocks"]
         for start in range(0, len(blocks), chunk):
+            if forget_carry:
+                left = int(case["budget"])
             for offset, block in enumerate(blocks[start : start + chunk]):
                 if skip_boundary and start and offset == 0:
                     continue
@@ -102,6 +105,7 @@ correct_chunked_4096 = chunked(4096)
 correct_chunked_1000 = chunked(1000)
 skips_chunk_boundary_4096 = chunked(4096, skip_boundary=True)
 skips_chunk_boundary_65536 = chunked(65536, skip_boundary=True)
+forgets_carry_3000 = chunked(3000, forget_carry=True)
 less_than_past_1500 = fast_path(1500, broken.less_than)
 less_than_past_50000 = fast_path(50_000, broken.less_than)
 stops_early_past_99999 = fast_path(99_999, broken.stop_at_first_misfit)

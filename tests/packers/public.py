@@ -177,8 +177,7 @@ def envyay_build_context(case: dict[str, Any]) -> dict[str, Any]:
 # (so the result is in chronological order).  Numbers are doubles.  Blocks map to
 # messages in order.  It keeps a suffix, not the rule's scan from the front, and
 # stops at the first misfit.  Expected: FAIL on the first seed fixture
-# distractor-first (3 blocks: keeps B, C instead of A, B); no single named cause
-# (it scans in the other direction).
+# distractor-first (3 blocks: keeps B, C instead of A, B), "keeps the newest blocks".
 def vue3_chartgpt_limit_message_tokens(case: dict[str, Any]) -> dict[str, Any]:
     items = _items(case, float)
     if items is None:
@@ -203,7 +202,7 @@ def vue3_chartgpt_limit_message_tokens(case: dict[str, Any]) -> dict[str, Any]:
 # += len``.  The ``&& out.length`` guard always keeps the newest message, even when
 # it alone exceeds the budget (the pack overflows: remaining goes negative).
 # Doubles.  Expected: FAIL with a short case (<= 2 blocks) - the first fixture
-# already departs (it keeps B, C) - no single named cause.
+# already departs (it keeps B, C) - "keeps the newest blocks ..., the newest always kept".
 def vivica_trim_history(case: dict[str, Any]) -> dict[str, Any]:
     items = _items(case, float)
     if items is None:
@@ -229,6 +228,8 @@ EXPECTED: dict[str, str | None] = {
     "langchain_reduce_tokens_below_limit": "stops at the first block that does not fit",
     "mongodb_include_chunks_for_max_tokens": "stops at the first block that does not fit",
     "envyay_build_context": "stops at the first block that does not fit",
-    "vue3_chartgpt_limit_message_tokens": "",
-    "vivica_trim_history": "",
+    "vue3_chartgpt_limit_message_tokens": "keeps the newest blocks (the longest suffix that fits, "
+    "scanning from the end)",
+    "vivica_trim_history": "keeps the newest blocks (the longest suffix that fits, scanning from "
+    "the end), the newest always kept",
 }

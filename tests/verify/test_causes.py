@@ -44,6 +44,7 @@ TRUE = "true read as the unit 1 (a bool is never a unit)"
 STRINGS = "numeric strings read as numbers ('4' is not a unit)"
 ZERO = "a size of 0 accepted (sizes must be >= 1)"
 SPENT = "sizes not checked once the budget is spent"
+AT_ZERO = "sizes not checked when the budget is 0"
 
 # (broken packer, a small case that shows its bug, the cause it must be named by)
 SHOWN = [
@@ -80,7 +81,7 @@ def test_the_causes_and_readings_are_the_ones_these_tests_name() -> None:
         ANY_SKIPPED,
         LOOSE,
     ]
-    assert [name for name, _ in LENIENT] == [TRUE, STRINGS, ZERO, SPENT]
+    assert [name for name, _ in LENIENT] == [TRUE, STRINGS, ZERO, SPENT, AT_ZERO]
 
 
 @pytest.mark.parametrize(("packer", "case", "cause"), SHOWN, ids=[s[0] for s in SHOWN])
@@ -199,9 +200,22 @@ def test_departure_names_the_entry_that_differs_or_goes_on() -> None:
     assert departure(case, {"kept": ["B", 7]}) == (
         'kept[1]: the rule keeps blocks[2] (id "C", size 1, 1 left before it); the answer has 7'
     )
+    # The answer keeps A, which the rule skips: the departure is at A, not at B.
     assert departure(case, {"kept": ["A"]}) == (
-        'kept[0]: the rule keeps blocks[1] (id "B", size 2, 3 left before it); the answer has "A"'
+        'kept[0]: the answer keeps blocks[0] (id "A", size 4, 3 left before it), '
+        "which the rule skips"
     )
+    assert departure_index(case, {"kept": ["A"]}) == 0
+    assert departure(case, {"kept": ["D"]}) == (
+        'kept[0]: the rule keeps blocks[1] (id "B", size 2, 3 left before it); the answer has "D"'
+    )
+    # Past the rule's last kept block too: the answer goes on with a skipped block.
+    late = _case(3, [2, 1, 5], [])
+    assert departure(late, {"kept": ["A", "B", "C"]}) == (
+        'kept[2]: the answer keeps blocks[2] (id "C", size 5, 0 left before it), '
+        "which the rule skips"
+    )
+    assert departure_index(late, {"kept": ["A", "B", "C"]}) == 2
     assert departure(case, {"kept": ["B", "C", "C"]}) == (
         'kept[2]: the rule keeps 2 block(s); the answer goes on with "C"'
     )

@@ -101,8 +101,15 @@ def test_the_window_sits_at_the_departure_deep_in_the_list() -> None:
 
 def test_a_long_finding_with_no_block_to_blame_shows_the_first_blocks() -> None:
     case = _long_case(60)
+    # Going on past the rule, with a block the rule skips: blamed at that block.
+    answer = {"kept": ["A"] * 13, "remaining": -1, "missing": []}
+    finding = explained(Finding(case, pack(case), answer, ("output: differs",), "x"))
+    summary = next(line for line in finding.report().splitlines() if "  case:" in line)
+    assert "blocks [9] " in summary
+    assert "[12] " in summary
+    assert "[15] " in summary
     for answer in (
-        {"kept": ["A"] * 13, "remaining": -1, "missing": []},  # goes on past the rule
+        {"kept": ["A"] * 12 + ["Q"], "remaining": -1, "missing": []},  # no such block
         {"error": "size"},  # no kept list at all
     ):
         finding = explained(Finding(case, pack(case), answer, ("output: differs",), "x"))
@@ -230,3 +237,18 @@ def test_a_partition_is_checked_when_carried_and_required_when_asked() -> None:
     error = CallablePacker(broken.correct)
     case = {**SHORT, "budget": -1}
     assert examine(error, case, pack(case), "x", partition=True) is None
+
+
+def test_a_finding_that_passes_alone_shows_its_first_case_or_says_only_that() -> None:
+    finding = Finding(SHORT, pack(SHORT), {}, ("x",), "probe", alone=False)
+    lines = finding.report().splitlines()
+    assert lines[2].startswith("  alone:    this case passes when asked again on its own")
+    assert not any(line.startswith("  first:") for line in lines)
+    assert not any("consistent with" in line for line in lines)
+    case = _long_case(60)
+    first = Finding(case, pack(case), {}, ("x",), "long list")
+    finding = Finding(SHORT, pack(SHORT), {}, ("x",), "probe", alone=False, first=first, before=9)
+    assert (
+        "  first:    found as case 10 of the run, after 9 others passed: 60 blocks "
+        "(--save-failures DIR saves the shrunk case)"
+    ) in finding.report()

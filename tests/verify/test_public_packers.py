@@ -44,7 +44,7 @@ def test_public_packer_verdict(name: str, fixtures: tuple[Any, ...] | None) -> N
     if fixtures is None:
         assert finding.origin.startswith("fixture"), finding.report()
         if expected_cause:
-            assert expected_cause in finding.causes, finding.report()
+            assert finding.causes == (expected_cause,), finding.report()
     else:
         assert finding.origin.startswith("generated"), finding.report()
         assert any(GENERATED_ONLY[name] in failure for failure in finding.failures), (

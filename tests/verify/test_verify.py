@@ -297,3 +297,41 @@ def test_the_api_leaves_no_hypothesis_folder_in_the_working_directory(tmp_path: 
     subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, check=True)
     assert not (tmp_path / ".hypothesis").exists()
     assert (tmp_path / "cache" / "packcheck" / "hypothesis").is_dir()
+
+
+def test_a_long_list_comes_back_at_the_shortest_failing_length_blamed_at_its_block() -> None:
+    # Chunks of 3,000 blocks, each started from the whole budget: wrong from block 3,000.
+    # Shrinking ends by its number of tries, never by the clock on a busy machine.
+    summary = run(long.forgets_carry_3000, seed=1, max_examples=20, shrink_seconds=3600.0)
+    finding = summary.finding
+    assert finding is not None
+    assert len(finding.case["blocks"]) == 3001, finding.origin
+    assert finding.departs is not None
+    assert "blocks[3000]" in finding.departs
+    summary_line = next(line for line in finding.report().splitlines() if "  case:" in line)
+    assert "[3000] " in summary_line
+    assert "[2997] " in summary_line
+
+
+@pytest.mark.parametrize("crash", [True, False])
+def test_a_failure_that_needs_state_says_so_and_shows_the_case_as_first_found(crash: bool) -> None:
+    calls = [0]
+
+    def fifth_call_goes_wrong(case: dict[str, Any]) -> Any:
+        calls[0] += 1
+        if calls[0] == 5:
+            if crash:
+                raise RuntimeError("out of handles")
+            return {"kept": [], "remaining": -1, "missing": []}
+        return broken.correct(case)
+
+    summary = run(fifth_call_goes_wrong, seed=1, max_examples=50, long_lists=False)
+    finding = summary.finding
+    assert finding is not None  # not conformant: exit 1 on the command line
+    assert finding.alone is False
+    assert finding.before == 4
+    assert finding.first is not None
+    report = finding.report()
+    assert "  alone:    this case passes when asked again on its own" in report
+    assert "  first:    found as case 5 of the run, after 4 others passed: {" in report
+    assert "consistent with" not in report

@@ -206,6 +206,22 @@ def _validating_while_room(case: dict[str, Any]) -> Case | None:
     return Case(budget, ids, tuple(sizes), tuple(case["required"]))
 
 
+def _unchecked_at_zero(case: dict[str, Any]) -> Case | None:
+    """With a budget of 0 no size is checked: the scan runs on whatever numbers it meets
+    (a size of 0 is kept, a negative one makes room); anything else is skipped."""
+    if as_unit(case.get("budget")) != 0:
+        return None
+    sizes = tuple(_whole(b.get("size")) for b in case["blocks"])
+    ids = tuple(same_utf16(b["id"]) for b in case["blocks"])
+    return Case(0, ids, sizes, tuple(case["required"]))
+
+
+def _whole(value: object) -> int:
+    if isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer():
+        return int(value)
+    return 1
+
+
 #: For a case whose declared result is {"error":"size"}: readings that accept it.
 LENIENT: tuple[tuple[str, Callable[[dict[str, Any]], Case | None]], ...] = (
     ("true read as the unit 1 (a bool is never a unit)", lambda c: _lenient_case(c, bools=True)),
@@ -215,6 +231,7 @@ LENIENT: tuple[tuple[str, Callable[[dict[str, Any]], Case | None]], ...] = (
     ),
     ("a size of 0 accepted (sizes must be >= 1)", lambda c: _lenient_case(c, zero=True)),
     ("sizes not checked once the budget is spent", _validating_while_room),
+    ("sizes not checked when the budget is 0", _unchecked_at_zero),
 )
 
 
@@ -273,7 +290,13 @@ def named_causes(case: object, answer: object, expected: object) -> list[str]:
 
 
 def _walk(case: object, answer: object) -> tuple[int, int | None, str] | None:
-    """Position in ``kept``, block index and message of the first departure, if any."""
+    """Position in ``kept``, block index and message of the first departure, if any.
+
+    The departure is at the first block where the two scans part: the block the rule
+    keeps and the answer does not, or, when it comes first, the block the rule skips
+    and the answer keeps (the first skipped block since the last agreement that
+    carries the answer's ID).
+    """
     if not isinstance(answer, dict) or not isinstance(answer.get("kept"), list):
         return None
     try:
@@ -285,10 +308,15 @@ def _walk(case: object, answer: object) -> tuple[int, int | None, str] | None:
     theirs = [same_utf16(k) if isinstance(k, str) else k for k in answer["kept"]]
     left = read.budget
     position = 0
+    skipped: list[tuple[int, int]] = []  # (index, left before it) since the last agreement
     for index, (block_id, size) in enumerate(zip(read.ids, read.sizes, strict=True)):
         if size > left:
+            skipped.append((index, left))
             continue
         if position >= len(theirs) or theirs[position] != block_id:
+            extra = _extra(read, skipped, theirs, position)
+            if extra is not None:
+                return extra
             got = (
                 f"has {_short(theirs[position])}"
                 if position < len(theirs)
@@ -302,13 +330,35 @@ def _walk(case: object, answer: object) -> tuple[int, int | None, str] | None:
             )
         position += 1
         left -= size
+        skipped = []
     if position < len(theirs):
+        extra = _extra(read, skipped, theirs, position)
+        if extra is not None:
+            return extra
         return (
             position,
             None,
             f"kept[{position}]: the rule keeps {position} block(s); the answer goes on "
             f"with {_short(theirs[position])}",
         )
+    return None
+
+
+def _extra(
+    read: Case, skipped: list[tuple[int, int]], theirs: list[object], position: int
+) -> tuple[int, int, str] | None:
+    """The departure at a block the rule skips and the answer keeps, if there is one."""
+    if position >= len(theirs):
+        return None
+    for index, left in skipped:
+        if read.ids[index] == theirs[position]:
+            return (
+                position,
+                index,
+                f"kept[{position}]: the answer keeps blocks[{index}] (id "
+                f"{_short(read.ids[index])}, size {read.sizes[index]}, {left} left before "
+                "it), which the rule skips",
+            )
     return None
 
 

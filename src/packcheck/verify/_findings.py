@@ -12,8 +12,9 @@ from .._partition.facts import require_partition, without_partition
 from .._partition.invariants import InvariantError, check_output
 from .._rule.jsonio import dumps, same_json, show
 from ._causes import departure, departure_index, named_causes
+from ._confirm import confirm
 
-__all__ = ["SHOWN_WHOLE", "Finding", "examine", "explained", "show_answer"]
+__all__ = ["SHOWN_WHOLE", "Finding", "diagnosed", "examine", "explained", "show_answer"]
 
 #: A counterexample with more blocks than this is summarised on the terminal (length,
 #: where the answer departs, the blocks around it) and saved whole as a fixture.
@@ -25,8 +26,11 @@ _AROUND = 3
 class Finding:
     """One case the packer got wrong: what it answered and which checks failed.
 
-    ``causes`` names the known wrong variants of the rule the answer agrees with;
-    ``departs`` says where its ``kept`` first leaves the rule's, by position.
+    ``causes`` names the known wrong variants of the rule the answer agrees with
+    (``support`` says how far they were confirmed); ``departs`` says where its
+    ``kept`` first leaves the rule's, by position.  ``first`` is the finding as first
+    found (before shrinking) and ``before`` how many cases the run checked before it;
+    ``alone`` is ``False`` when the case passed when asked again on its own.
     """
 
     case: Any
@@ -37,6 +41,10 @@ class Finding:
     name: str | None = None
     causes: tuple[str, ...] = field(default=())
     departs: str | None = None
+    support: str | None = None
+    first: Finding | None = None
+    before: int | None = None
+    alone: bool | None = None
 
     def fixture(self) -> dict[str, Any]:
         """The case as a fixture ``{"id", "input", "expected"}``, ready to save."""
@@ -63,9 +71,12 @@ class Finding:
         lines += [f"  check:    {failure}" for failure in self.failures]
         if self.departs is not None:
             lines.append(f"  departs:  {self.departs}")
-        if self.failures and not isinstance(self.answer, PackerFault):
+        if self.alone is False:
+            lines += self._not_alone()
+        elif self.failures and not isinstance(self.answer, PackerFault):
             causes = "; ".join(self.causes) if self.causes else "no known cause"
-            lines.append(f"  cause:    consistent with: {causes}")
+            support = f" ({self.support})" if self.causes and self.support else ""
+            lines.append(f"  cause:    consistent with: {causes}{support}")
         if self.blocks() <= SHOWN_WHOLE:
             lines.append(f"  answer:   {show_answer(self.answer)}")
             lines.append(f"  expected: {dumps(self.expected)}")
@@ -76,6 +87,24 @@ class Finding:
         lines.append(f"  expected: {_summarised(self.expected)}")
         lines.append("  fixture:  too long to show; --save-failures DIR saves it whole")
         return "\n".join(lines)
+
+    def _not_alone(self) -> list[str]:
+        lines = [
+            "  alone:    this case passes when asked again on its own: the failure needs "
+            "state the packer kept from earlier calls"
+        ]
+        first = self.first
+        if first is not None and self.before is not None:
+            shown = (
+                dumps(first.case)
+                if first.blocks() <= SHOWN_WHOLE
+                else f"{first.blocks():,} blocks (--save-failures DIR saves the shrunk case)"
+            )
+            lines.append(
+                f"  first:    found as case {self.before + 1:,} of the run, after "
+                f"{self.before:,} others passed: {shown}"
+            )
+        return lines
 
     def _case_summary(self) -> str:
         case = self.case
@@ -187,3 +216,32 @@ def explained(finding: Finding) -> Finding:
         causes=tuple(named_causes(finding.case, finding.answer, finding.expected)),
         departs=departure(finding.case, finding.answer),
     )
+
+
+def diagnosed(
+    finding: Finding,
+    packer: Packer,
+    *,
+    seed: int,
+    max_units: int,
+    partition: bool = False,
+) -> Finding:
+    """``finding`` explained, its causes confirmed on a sample, and asked again alone.
+
+    The case is sent to ``packer`` once more: if it now passes, the failure needs
+    state from earlier calls, and the finding says so (no cause is named).  Otherwise
+    each cause the answer agrees with is confirmed on further cases
+    (:mod:`packcheck.verify._confirm`); only confirmed ones are named.
+    """
+    first = finding.first or finding
+    again = examine(packer, finding.case, finding.expected, finding.origin, partition=partition)
+    if again is None:
+        return replace(finding, alone=False, before=first.before, first=first)
+    finding = replace(finding, departs=departure(finding.case, finding.answer))
+    if isinstance(finding.answer, PackerFault):
+        return finding
+    earlier = None if isinstance(first.answer, PackerFault) else (first.case, first.answer)
+    confirmed = confirm(
+        finding.case, finding.answer, packer.answer, first=earlier, seed=seed, max_units=max_units
+    )
+    return replace(finding, causes=confirmed.causes, support=confirmed.support)

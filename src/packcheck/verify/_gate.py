@@ -167,6 +167,8 @@ class _Gate:
         self.counts = dict.fromkeys(PHASES, 0)
         self.failing = dict.fromkeys(PHASES, 0)
         self.first: Finding | None = None
+        # The first failure as it was first found, before shrinking.
+        self.found: Finding | None = None
 
     def tick(self, phase: str, total: int | None = None) -> None:
         self.counts[phase] += 1
@@ -178,6 +180,13 @@ class _Gate:
         self.failing[phase] += 1
         return self.first is None
 
+    def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
+        """The oracle's judgement of ``case``; the run's first failure is kept as found."""
+        finding = self.oracle.judge(case, origin, fixture)
+        if finding is not None and self.found is None:
+            self.found = replace(finding, before=sum(self.counts.values()) - 1)
+        return finding
+
     @property
     def done(self) -> bool:
         """The run stops here: a failure was found and failures are not being counted."""
@@ -186,7 +195,7 @@ class _Gate:
     def fixtures(self, fixtures: Iterable[Fixture]) -> None:
         for fixture in fixtures:
             self.tick("fixtures")
-            finding = self.oracle.judge(fixture.case, fixture.origin, fixture)
+            finding = self.judge(fixture.case, fixture.origin, fixture)
             if finding is not None and self.failed("fixtures"):
                 self.first = replace(finding, name=fixture.name)
             if self.done:
@@ -195,7 +204,7 @@ class _Gate:
     def probes(self, phase: str, probes: list[Probe], origin: str) -> None:
         for probe in probes:
             self.tick(phase, len(probes))
-            finding = self.oracle.judge(probe.build(), origin)
+            finding = self.judge(probe.build(), origin)
             if finding is not None and self.failed(phase):
                 # Each shrinking try of a case that hangs would wait the whole timeout.
                 timed_out = isinstance(finding.answer, PackerTimeout)
@@ -217,7 +226,7 @@ class _Gate:
             self.tick("shrinking")
             key = dumps(case)
             if key not in found and key not in answers:
-                result = self.oracle.judge(case, finding.origin)
+                result = self.judge(case, finding.origin)
                 if result is None:
                     answers[key] = None
                     return False
@@ -283,7 +292,7 @@ class _Gate:
                     if any(isinstance(f.answer, PackerTimeout) for f in failures.values()):
                         return  # each try of a case that hangs would wait the timeout
                 self.tick("generated" if first_failure is None else "shrinking", max_examples)
-                finding = self.oracle.judge(case, origin)
+                finding = self.judge(case, origin)
                 if finding is None:
                     return
                 if self.count:
@@ -374,7 +383,7 @@ def gate(
         seconds=time.monotonic() - started,
         counts=state.counts,
         failing=state.failing,
-        finding=None if finding is None else oracle.explained(finding),
+        finding=None if finding is None else oracle.explained(replace(finding, first=state.found)),
         phase_seconds=phase_seconds,
     )
 
@@ -407,8 +416,9 @@ def run(
     ``$HYPOTHESIS_STORAGE_DIRECTORY``), never to the current directory.
     """
     adapter = packer if isinstance(packer, Packer) else CallablePacker(packer)
+    seed = random.SystemRandom().randrange(2**32) if seed is None else seed
     tally = gate(
-        ReferenceOracle(adapter, partition=partition),
+        ReferenceOracle(adapter, partition=partition, seed=seed, max_units=max_units),
         seed=seed,
         max_examples=max_examples,
         max_units=max_units,

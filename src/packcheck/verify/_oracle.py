@@ -13,7 +13,8 @@ from typing import Any, Protocol
 
 from .._engines.pack import pack
 from .._packers import Packer, PackerFault
-from ._findings import Finding, examine, explained
+from ..strategies import MAX_SAFE_UNITS
+from ._findings import Finding, diagnosed, examine
 from ._fixtures import Fixture
 
 __all__ = ["Oracle", "ReferenceOracle"]
@@ -41,9 +42,19 @@ class Oracle(Protocol):
 class ReferenceOracle:
     """``verify``'s oracle: the declared output (the fixture's, else the reference's)."""
 
-    def __init__(self, packer: Packer, *, partition: bool = False) -> None:
+    def __init__(
+        self,
+        packer: Packer,
+        *,
+        partition: bool = False,
+        seed: int = 0,
+        max_units: int = MAX_SAFE_UNITS,
+    ) -> None:
         self.packer = packer
         self.partition = partition
+        # Where the sample that confirms a cause is drawn from.
+        self.seed = seed
+        self.max_units = max_units
 
     def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
         """Ask the packer; compare with the declared output and check the invariants."""
@@ -55,5 +66,12 @@ class ReferenceOracle:
         return not isinstance(finding.answer, PackerFault)
 
     def explained(self, finding: Finding) -> Finding:
-        """Named causes and the position where ``kept`` departs from the rule's."""
-        return explained(finding)
+        """Named causes, each confirmed on a sample, and the position where ``kept``
+        departs from the rule's; or, when the case passes alone, that it needs state."""
+        return diagnosed(
+            finding,
+            self.packer,
+            seed=self.seed,
+            max_units=self.max_units,
+            partition=self.partition,
+        )

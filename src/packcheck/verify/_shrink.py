@@ -5,11 +5,13 @@ out by hand, so their failures are shrunk here, greedily, the way Hypothesis wou
 
 1. the same recipe at every shorter length of the ladder, shortest first (a failure
    that needs 5,000 blocks comes back with the shortest ladder length that fails);
-2. the list cut just past the first block where the answer departs from the rule;
+2. on a long list, every block's ID made its index (so that the departure is found by
+   ID without doubt), then the list cut just past the first block where the answer
+   departs from the rule;
 3. delta debugging on the blocks (drop halves, quarters, ... while it still fails);
 4. smaller numbers: budget and sizes divided by a power of two, largest first;
-5. simpler contents: every ID ``"A"``, fewer required IDs, smaller budget and sizes,
-   no extra keys.
+5. simpler contents: every ID ``"A"`` (on lists short enough to show whole), fewer
+   required IDs, smaller budget and sizes, no extra keys.
 
 Every candidate is judged by ``fails``, a call of the packer under test.  A candidate
 is kept only if it still fails, so the result always fails; shrinking stops at the
@@ -71,11 +73,11 @@ def shrink(
             for shorter in _shorter(probe):
                 if attempt(shorter.build()):
                     break
-        if answer_of is not None:
-            cut = departure_index(best, answer_of(best))
-            if cut is not None and cut + 1 < len(best["blocks"]):
-                attempt({**best, "blocks": best["blocks"][: cut + 1]})
+        if len(best["blocks"]) > _FINE:
+            attempt_changed(attempt, best, _distinct_ids(best))
+        _cut(attempt, best, answer_of)
         _delta(best, attempt, lambda: best)
+        _cut(attempt, best, answer_of)
         attempt_changed(attempt, best, _whole_floats_as_ints(best))
         _scale_down(attempt, lambda: best)
         for _ in range(_PASSES):
@@ -84,9 +86,23 @@ def shrink(
                 attempt(simpler)
             if best is before:
                 break
+        # Shrinking may have moved the departure: cut again just past it.
+        _cut(attempt, best, answer_of)
     except _Out:
         pass
     return best
+
+
+def _cut(
+    attempt: Callable[[dict[str, Any]], bool],
+    case: dict[str, Any],
+    answer_of: Callable[[dict[str, Any]], object] | None,
+) -> None:
+    """Try ``case`` cut just past the block where its answer departs from the rule."""
+    if answer_of is not None:
+        cut = departure_index(case, answer_of(case))
+        if cut is not None and cut + 1 < len(case["blocks"]):
+            attempt({**case, "blocks": case["blocks"][: cut + 1]})
 
 
 def attempt_changed(
@@ -99,6 +115,11 @@ def attempt_changed(
 
 def _types(case: dict[str, Any]) -> list[type]:
     return [type(case.get("budget")), *(type(b.get("size")) for b in case["blocks"])]
+
+
+def _distinct_ids(case: dict[str, Any]) -> dict[str, Any]:
+    """``case`` with every block's ID its index: on a long list, blame by ID is exact."""
+    return {**case, "blocks": [{**b, "id": str(i)} for i, b in enumerate(case["blocks"])]}
 
 
 def _whole_floats_as_ints(case: dict[str, Any]) -> dict[str, Any]:
@@ -181,7 +202,7 @@ def _simpler(current: Callable[[], dict[str, Any]]) -> Iterator[dict[str, Any]]:
         if index < len(required):
             yield {**current(), "required": required[:index] + required[index + 1 :]}
     blocks = current()["blocks"]
-    if any(b.get("id") != "A" for b in blocks):
+    if len(blocks) <= _FINE and any(b.get("id") != "A" for b in blocks):
         yield {**current(), "blocks": [{**b, "id": "A"} for b in blocks]}
     if len(current()["blocks"]) <= _FINE:
         for index in range(len(current()["blocks"])):

@@ -1,0 +1,367 @@
+"""Confirmed causes: a variant is named only if it holds beyond the shrunk case.
+
+A shrunk counterexample is small, and on a small case many wrong variants give the
+same answer (at budget 1 and size 1, "skips an exact fit" agrees with almost any
+wrong answer).  So a cause is a claim to check: a variant of
+:data:`packcheck.verify._variants.ALL` is named only when it reproduces the packer's
+answer
+
+1. on the shrunk case and on the case as first found, and
+2. on a confirmation sample: up to :data:`SAMPLE` further cases *where that variant
+   differs from the rule*, drawn from the run's seed (cases from
+   :func:`packcheck.strategies.cases`, small valid cases, and neighbours of the
+   counterexample: one size, the budget, the order changed), on at least
+   :data:`AGREEMENT` of them (and on at least :data:`LEAST` such cases).
+
+Of the variants that hold, those with the most agreement (counting every sampled case
+where the packer or the variant departs from the rule) are named, the simplest first;
+on a tie of both, all of them.  The packer is called on the sample only here, after a
+failure: a passing run pays nothing.
+
+A remaining that equals the exact one modulo 2**64 is the int64 wrap, named whatever
+the sample says: that arithmetic fact needs no sample.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import seed as hypothesis_seed
+
+from .._packers import PackerFault
+from .._rule.model import Case, SizeError, read_case
+from ..strategies import cases
+from ._causes import LENIENT, _same_value, _scan, _variant
+from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
+from ._variants import ALL, Variant, rule_output
+
+__all__ = ["AGREEMENT", "LEAST", "SAMPLE", "Confirmed", "confirm", "int64_wrapped"]
+
+#: At most this many sampled cases per variant, each one where it differs from the rule.
+SAMPLE = 40
+#: A variant is named only if it gives the packer's answer on this share of them ...
+AGREEMENT = 0.9
+#: ... and the sample holds at least this many cases where it differs from the rule;
+LEAST = 5
+#: ... and it gives the packer's answer on this share of every sampled case where the
+#: packer or the variant departs from the rule (control cases, where the variant is
+#: the rule, are sampled too): a packer that departs often where the variant does
+#: not has a fault the variant does not describe.
+OVERALL = 0.8
+#: Cases drawn from :func:`packcheck.strategies.cases`, small valid cases, neighbours.
+_DRAWN, _SMALL, _NEIGHBOURS = 60, 400, 200
+#: The packer answers at most this many sampled cases.
+_CALLS = 440
+WRAP = "int64 wrap-around (sums past 2**63)"
+_scan_rule = _variant(_scan)
+
+Answer = Callable[[dict[str, Any]], object]
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmed:
+    """The causes named, and what supports them (one line for a person)."""
+
+    causes: tuple[str, ...]
+    support: str | None
+
+
+def _agrees(answer: object, out: dict[str, Any]) -> bool:
+    """``answer`` gives every key of ``out`` (numbers by value, lists entry by entry)."""
+    if not isinstance(answer, dict):
+        return False
+    for key, wanted in out.items():
+        got = answer.get(key)
+        if isinstance(wanted, dict):
+            if not isinstance(got, dict) or set(got) != set(wanted):
+                return False
+            if not all(_same_value(got[k], wanted[k]) for k in wanted):
+                return False
+        elif not _same_value(got, wanted):
+            return False
+    return True
+
+
+def _readable(case: object) -> Case | None:
+    try:
+        read = read_case(case)
+    except ValueError:
+        return None
+    return None if isinstance(read, SizeError) else read
+
+
+def _kept_sum(case: Case, kept: object) -> int | None:
+    """The exact sum of the sizes of the blocks ``kept`` names, matched in scan order."""
+    if not isinstance(kept, list):
+        return None
+    total, start = 0, 0
+    for block_id in kept:
+        try:
+            index = case.ids.index(block_id, start)
+        except ValueError:
+            return None
+        total += case.sizes[index]
+        start = index + 1
+    return total
+
+
+def int64_wrapped(case: object, answer: object) -> str | None:
+    """Why ``answer``'s remaining is an int64 wrap, if it is: it equals the exact
+    remaining of its own kept blocks (or the rule's) modulo 2**64, but not exactly."""
+    read = _readable(case)
+    if read is None or not isinstance(answer, dict):
+        return None
+    got = answer.get("remaining")
+    if type(got) is not int:
+        return None
+    exact = [
+        read.budget - total for total in [_kept_sum(read, answer.get("kept"))] if total is not None
+    ]
+    exact.append(rule_output(read)["remaining"])
+    for value in exact:
+        if got != value and (got - value) % 2**64 == 0:
+            return f"its remaining {got:,} equals the exact {value:,} modulo 2**64"
+    return None
+
+
+@functools.lru_cache(maxsize=4)
+def _drawn(seed: int, max_units: int, count: int, invalid: bool) -> tuple[dict[str, Any], ...]:
+    """``count`` cases from :func:`packcheck.strategies.cases`, drawn from ``seed``
+    (remembered: drawing is the slow part of a sample, and a sample never changes)."""
+    found: list[dict[str, Any]] = []
+
+    @hypothesis_seed(seed)
+    @settings(
+        max_examples=count,
+        database=None,
+        deadline=None,
+        phases=(Phase.generate,),
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,
+    )
+    @given(cases(max_units=max_units, max_blocks=12, allow_invalid=invalid))
+    def collect(case: dict[str, Any]) -> None:
+        found.append(case)
+
+    with private_hypothesis_storage(), same_cases_whatever_is_loaded():
+        collect()
+    return tuple(found)
+
+
+def _small(rng: random.Random, count: int) -> Iterator[dict[str, Any]]:
+    """Small valid cases whose budgets are often spent exactly, part-way."""
+    for _ in range(count):
+        n = rng.randint(1, 8)
+        ids = (
+            rng.sample("ABCDEFGH", n)
+            if rng.random() < 0.6
+            else [rng.choice("ABC") for _ in range(n)]
+        )
+        top = rng.choice((3, 6, 12, 40))
+        sizes = [rng.randint(1, top) for _ in range(n)]
+        mode = rng.randint(0, 3)
+        if mode == 0:
+            budget = rng.randint(0, sum(sizes) + 2)
+        elif mode == 1:
+            budget = sum(sizes[: rng.randint(0, n)]) + rng.choice((0, 0, 1))
+        else:
+            budget = sum(s for s in sizes if rng.random() < 0.6) + rng.choice((0, 0, -1, 1))
+        required = rng.sample([*ids, "Z", "Y"], rng.randint(0, min(4, n + 2)))
+        yield _case(max(0, budget), ids, sizes, required)
+
+
+def _case(budget: int, ids: list[str], sizes: list[int], required: list[str]) -> dict[str, Any]:
+    blocks = [{"id": i, "size": s} for i, s in zip(ids, sizes, strict=True)]
+    return {"budget": budget, "blocks": blocks, "required": list(required)}
+
+
+def _neighbours(read: Case, rng: random.Random, count: int) -> Iterator[dict[str, Any]]:
+    """Cases one or two changes away from ``read``: a size, the budget, the order."""
+    for _ in range(count):
+        budget, ids, sizes = read.budget, list(read.ids), list(read.sizes)
+        required = list(read.required)
+        for _ in range(rng.randint(1, 2)):
+            change = rng.randint(0, 6)
+            if change == 0:
+                budget = max(0, budget + rng.choice((-2, -1, 1, 2)))
+            elif change == 1 and sizes:
+                at = rng.randrange(len(sizes))
+                sizes[at] = max(1, sizes[at] + rng.choice((-2, -1, 1, 2)))
+            elif change == 2 and len(sizes) > 1:
+                a, b = rng.sample(range(len(sizes)), 2)
+                sizes[a], sizes[b], ids[a], ids[b] = sizes[b], sizes[a], ids[b], ids[a]
+            elif change == 3 and sizes:
+                at = rng.randrange(len(sizes) + 1)
+                ids.insert(at, rng.choice([*ids, "N"]))
+                sizes.insert(at, max(1, rng.choice(sizes) + rng.choice((-1, 0, 1))))
+            elif change == 4 and sizes:
+                at = rng.randrange(len(sizes))
+                del ids[at], sizes[at]
+            elif change == 5 and sizes:
+                budget = sum(s for s in sizes if rng.random() < 0.5)
+            else:
+                required = rng.sample([*ids, "Z"], min(len(ids) + 1, rng.randint(0, 3)))
+        yield _case(budget, ids, sizes, required)
+
+
+def _pool(read: Case, seed: int, max_units: int) -> list[tuple[dict[str, Any], Case]]:
+    """The cases a sample is chosen from, readable, neighbours first."""
+    rng = random.Random(f"confirm:{seed}")
+    near = list(_neighbours(read, rng, _NEIGHBOURS)) if len(read.sizes) <= 64 else []
+    pool = [*near, *_small(rng, _SMALL), *_drawn(seed, max_units, _DRAWN, False)]
+    rng.shuffle(pool)
+    readable = [(case, _readable(case)) for case in pool]
+    return [(case, read) for case, read in readable if read is not None]
+
+
+_ABSENT = object()
+_BAD = (0, True, False, "4", "1", None, 2.5, -1, _ABSENT)
+
+
+def _spoiled(case: dict[str, Any], rng: random.Random, count: int) -> Iterator[dict[str, Any]]:
+    """``case`` with its budget or one size made a bad unit (or left out)."""
+    for _ in range(count):
+        spoiled = {**case, "blocks": [dict(b) for b in case["blocks"]]}
+        blocks = spoiled["blocks"]
+        holder, key = (
+            (rng.choice(blocks), "size") if blocks and rng.random() < 0.75 else (spoiled, "budget")
+        )
+        value = rng.choice(_BAD)
+        if value is _ABSENT:
+            holder.pop(key, None)
+        else:
+            holder[key] = value
+        yield spoiled
+
+
+def _lenient(
+    case: dict[str, Any], answer: object, answer_of: Answer, seed: int, max_units: int
+) -> Confirmed:
+    """Causes for an answer to a case whose declared output is ``{"error":"size"}``."""
+    rng = random.Random(f"confirm:{seed}")
+    readings = [
+        (Variant(name, _scan_rule), reading)
+        for name, reading in LENIENT
+        if (lenient := reading(case)) is not None and _agrees(answer, _scan_rule(lenient))
+    ]
+    if not readings:
+        return Confirmed((), None)
+    bases = [case, *_small(rng, 100), *_drawn(seed, max_units, _DRAWN, True)]
+    pool = [spoiled for base in bases for spoiled in _spoiled(base, rng, 4)]
+    rng.shuffle(pool)
+    rules = [_declared(c) for c in pool]
+    outs = []
+    for variant, reading in readings:
+        read = [reading(c) for c in pool]
+        outs.append(
+            (
+                variant,
+                [rule if r is None else _scan_rule(r) for r, rule in zip(read, rules, strict=True)],
+            )
+        )
+    return _sampled(outs, pool, rules, answer_of)
+
+
+def _declared(case: dict[str, Any]) -> dict[str, Any]:
+    try:
+        read = read_case(case)
+    except ValueError:
+        return {"error": "input"}
+    return {"error": "size"} if isinstance(read, SizeError) else rule_output(read)
+
+
+def confirm(
+    case: object,
+    answer: object,
+    answer_of: Answer,
+    *,
+    first: tuple[object, object] | None = None,
+    seed: int,
+    max_units: int,
+) -> Confirmed:
+    """The causes ``answer`` (the packer's, on ``case``) is confirmed to have.
+
+    ``first`` is the case as first found and the packer's answer on it; ``answer_of``
+    asks the packer about a sampled case (raising to say it cannot).
+    """
+    read = _readable(case)
+    if read is None:
+        if isinstance(case, dict) and _declared(case) == {"error": "size"}:
+            return _lenient(case, answer, answer_of, seed, max_units)
+        return Confirmed((), None)
+    wrap = int64_wrapped(case, answer) or (first and int64_wrapped(*first))
+    if wrap:
+        return Confirmed((WRAP,), wrap)
+    first_read = _readable(first[0]) if first is not None else None
+    rule = rule_output(read)
+    candidates = []
+    for variant in ALL:
+        out = variant.output(read)
+        if _agrees(rule, out) or not _agrees(answer, out):
+            continue
+        if (
+            first is not None
+            and first_read is not None
+            and not _agrees(first[1], variant.output(first_read))
+        ):
+            continue
+        candidates.append(variant)
+    if not candidates:
+        return Confirmed((), None)
+    pool = _pool(read, seed, max_units)
+    rules = [rule_output(r) for _, r in pool]
+    outs = [(v, [v.output(r) for _, r in pool]) for v in candidates]
+    return _sampled(outs, [c for c, _ in pool], rules, answer_of)
+
+
+def _sampled(
+    outs: list[tuple[Variant, list[dict[str, Any]]]],
+    pool: list[dict[str, Any]],
+    rules: list[dict[str, Any]],
+    answer_of: Answer,
+) -> Confirmed:
+    """Ask the packer about up to :data:`SAMPLE` cases per variant where it differs
+    from the rule; the variants that hold, the best first."""
+    chosen: dict[int, None] = {}
+    for _, outputs in outs:
+        differs = [i for i, out in enumerate(outputs) if not _agrees(rules[i], out)]
+        chosen.update(dict.fromkeys(differs[:SAMPLE]))
+    # Controls: cases chosen for no variant, where a packer with another fault departs.
+    controls = [i for i in range(len(pool)) if i not in chosen][:SAMPLE]
+    chosen.update(dict.fromkeys(controls))
+    answers: dict[int, object] = {}
+    for index in list(chosen)[:_CALLS]:
+        try:
+            answers[index] = answer_of(pool[index])
+        except PackerFault:  # a fault ends the sample; what it has stands
+            break
+    best: list[tuple[float, int, Variant, int, int]] = []
+    for variant, outputs in outs:
+        agree = differ = hits = informative = 0
+        for index, got in answers.items():
+            out, rule = outputs[index], rules[index]
+            varies = not _agrees(rule, out)
+            matches = _agrees(got, out)
+            differ += varies
+            agree += varies and matches
+            if varies or not _agrees(got, rule):
+                informative += 1
+                hits += matches
+        held = agree >= AGREEMENT * differ and hits >= OVERALL * informative
+        if differ >= LEAST and held:
+            best.append((hits / informative, -variant.faults, variant, agree, differ))
+    if not best:
+        return Confirmed((), None)
+    top = max(score[:2] for score in best)
+    named = [entry for entry in best if entry[:2] == top]
+    names = tuple(dict.fromkeys(entry[2].name for entry in named))
+    _, _, _, agree, differ = named[0]
+    return Confirmed(
+        names,
+        f"behaves like it on {agree} of {differ} sampled cases where it differs from the rule",
+    )

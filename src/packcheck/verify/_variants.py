@@ -1,0 +1,343 @@
+"""More wrong variants of the rule: the faults real packers have, and capture faults.
+
+:data:`packcheck.verify._causes.CAUSES` holds the one-knob mutants of the rule (a
+strict ``<``, an early stop, doubles, ...).  Packers ported from public projects go
+wrong in other ways, listed here: they keep the *newest* blocks, evict from the middle
+until the rest fits, include the block that crosses the budget, charge a fixed extra
+cost per block, sort the blocks by size first, ignore the last block, use only a share
+of the budget, or have two simple faults at once.  Packers that capture their
+partition get it wrong by putting every skipped block in one bucket, or by leaving a
+skipped block whose ID was also kept in no bucket.
+
+A :class:`Variant` is one concrete wrong rule; a family with a parameter (the extra
+cost, the share) is one variant per value, named with the value, so that confirming
+the variant on a sample finds the parameter too.  ``faults`` counts the simple faults
+a variant combines: on equal evidence the simpler explanation is preferred.
+"""
+
+from __future__ import annotations
+
+import itertools
+import unicodedata
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import partial
+from typing import Any
+
+from .._rule.model import Case
+from .._rule.order import sorted_utf16
+from ._causes import CAUSES, _codepoint_order, _no_order, _scan, _variant
+
+__all__ = ["ALL", "VARIANTS", "Variant", "partition_of", "rule_output"]
+
+Output = Callable[[Case], dict[str, Any]]
+_Kept = tuple[list[int], int]  # indices of kept blocks (scan order), remaining
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """One wrong rule: its name, its output for a readable case, how many faults."""
+
+    name: str
+    output: Output
+    faults: int = 1
+
+
+def rule_output(case: Case) -> dict[str, Any]:
+    """The declared output, with the partition the rule captures."""
+    out = _variant(_scan)(case)
+    return {**out, "partition": partition_of(case)}
+
+
+def partition_of(case: Case) -> dict[str, list[str]]:
+    """The rule's partition of ``case``: packed, available, dropped (docs/rule.md)."""
+    left = case.budget
+    lists: dict[str, list[str]] = {"packed": [], "available": [], "dropped": []}
+    for block_id, size in zip(case.ids, case.sizes, strict=True):
+        if size <= left:
+            lists["packed"].append(block_id)
+            left -= size
+        else:
+            lists["available" if size <= case.budget else "dropped"].append(block_id)
+    return lists
+
+
+def _output(
+    case: Case, picked: _Kept, order: Callable[[list[str]], list[str]] = sorted_utf16
+) -> dict[str, Any]:
+    indices, left = picked
+    kept = [case.ids[i] for i in indices]
+    present = set(kept)
+    missing = order([wanted for wanted in case.required if wanted not in present])
+    return {"kept": kept, "remaining": left, "missing": missing}
+
+
+def _greedy(case: Case, order: list[int], budget: int, cost: int = 0) -> _Kept:
+    """The rule's skip-and-continue scan over the blocks in ``order``."""
+    left, kept = budget, []
+    for i in order:
+        if case.sizes[i] + cost <= left:
+            kept.append(i)
+            left -= case.sizes[i] + cost
+    return kept, left
+
+
+def _suffix(case: Case, *, newest_always: bool = False) -> _Kept:
+    """From the last block back, stop at the first that does not fit (a suffix)."""
+    left, kept = case.budget, list[int]()
+    for i in reversed(range(len(case.sizes))):
+        if case.sizes[i] > left and not (newest_always and not kept):
+            break
+        kept.append(i)
+        left -= case.sizes[i]
+    return sorted(kept), left
+
+
+def _middle_out(case: Case, *, upper: bool) -> _Kept:
+    """All blocks, then the middle one evicted while the total exceeds the budget."""
+    kept = list(range(len(case.sizes)))
+    total = sum(case.sizes)
+    while total > case.budget:
+        gone = kept.pop(len(kept) // 2 if upper else (len(kept) - 1) // 2)
+        total -= case.sizes[gone]
+    return kept, case.budget - total
+
+
+def _overshoot(case: Case, *, check_first: bool) -> _Kept:
+    """Blocks taken until the total reaches the budget: the crossing block included."""
+    used, kept = 0, []
+    for i, size in enumerate(case.sizes):
+        if check_first and used >= case.budget:
+            break
+        kept.append(i)
+        used += size
+        if not check_first and used > case.budget:
+            break
+    return kept, case.budget - used
+
+
+def _by_size(case: Case, *, largest: bool, scan_order: bool) -> _Kept:
+    order = sorted(
+        range(len(case.sizes)), key=lambda i: -case.sizes[i] if largest else case.sizes[i]
+    )
+    kept, left = _greedy(case, order, case.budget)
+    return (sorted(kept) if scan_order else kept), left
+
+
+def _share(case: Case, share: Fraction, *, report_budget: bool) -> _Kept:
+    kept, left = _greedy(case, list(range(len(case.sizes))), int(case.budget * share))
+    return kept, (case.budget - sum(case.sizes[i] for i in kept)) if report_budget else left
+
+
+def _simple(
+    fits: Callable[[int, int], bool] = lambda size, left: size <= left,
+    *,
+    stop: bool = False,
+    last: bool = True,
+    once: bool = False,
+) -> Callable[[Case], _Kept]:
+    """The scan with some of the simple faults: strict fit, early stop, last block
+    ignored, each ID kept at most once."""
+
+    def scan(case: Case) -> _Kept:
+        left, kept, seen = case.budget, [], set()
+        for i in range(len(case.sizes) - (0 if last else 1)):
+            if once and case.ids[i] in seen:
+                continue
+            if fits(case.sizes[i], left):
+                kept.append(i)
+                seen.add(case.ids[i])
+                left -= case.sizes[i]
+            elif stop:
+                break
+        return kept, left
+
+    return scan
+
+
+def _on(
+    scan: Callable[[Case], _Kept], order: Callable[[list[str]], list[str]] = sorted_utf16
+) -> Output:
+    return lambda case: _output(case, scan(case), order)
+
+
+SUFFIX = "keeps the newest blocks (the longest suffix that fits, scanning from the end)"
+REVERSED = "scans from the last block back (skipping what does not fit)"
+MIDDLE = "evicts blocks from the middle until the rest fits"
+OVERSHOOT = "includes the block that crosses the budget (overshoots it)"
+LARGEST = "takes the blocks largest first (reordered by size)"
+SMALLEST = "takes the blocks smallest first (reordered by size)"
+LAST = "ignores the last block"
+LESS = "'<' for '<='"
+STOPS = "stops at the first block that does not fit"
+ONCE = "each ID kept at most once"
+SHARES = (
+    Fraction(1, 2),
+    Fraction(2, 3),
+    Fraction(3, 4),
+    Fraction(4, 5),
+    Fraction(17, 20),
+    Fraction(9, 10),
+    Fraction(19, 20),
+    Fraction(1, 3),
+    Fraction(1, 4),
+    Fraction(3, 5),
+    Fraction(7, 10),
+)
+COSTS = tuple(range(1, 17))
+
+
+def cost_name(cost: int) -> str:
+    return f"a fixed extra cost of {cost} unit{'s' if cost != 1 else ''} per block"
+
+
+def share_name(share: Fraction) -> str:
+    return f"uses only a share of the budget ({float(share):.0%})"
+
+
+def _pairs() -> Iterator[Variant]:
+    """Two simple faults at once."""
+    lt = lambda size, left: size < left  # noqa: E731
+    simple = {
+        STOPS: {"stop": True},
+        LESS: {"fits": lt},
+        LAST: {"last": False},
+        ONCE: {"once": True},
+    }
+    for (first, one), (second, two) in itertools.combinations(simple.items(), 2):
+        yield Variant(f"{first} and {second}", _on(_simple(**one, **two)), 2)  # type: ignore[arg-type]
+    orders = {
+        "missing sorted by code points": _codepoint_order,
+        "missing not sorted": _no_order,
+    }
+    for (first, knob), (second, order) in itertools.product(simple.items(), orders.items()):
+        yield Variant(f"{first} and {second}", _on(_simple(**knob), order), 2)  # type: ignore[arg-type]
+
+
+def _costly(case: Case, cost: int, *, report_sizes: bool) -> _Kept:
+    kept, left = _greedy(case, list(range(len(case.sizes))), case.budget, cost)
+    return kept, (case.budget - sum(case.sizes[i] for i in kept)) if report_sizes else left
+
+
+def _backwards(case: Case) -> _Kept:
+    return _greedy(case, list(reversed(range(len(case.sizes)))), case.budget)
+
+
+def _scan_variants() -> Iterator[Variant]:
+    yield Variant(SUFFIX, _on(_suffix))
+    yield Variant(f"{SUFFIX}, the newest always kept", _on(partial(_suffix, newest_always=True)), 2)
+    yield Variant(REVERSED, _on(_backwards))
+    for upper in (True, False):
+        yield Variant(MIDDLE, _on(partial(_middle_out, upper=upper)))
+    for first in (True, False):
+        yield Variant(OVERSHOOT, _on(partial(_overshoot, check_first=first)))
+    for largest, scan_order in itertools.product((True, False), (False, True)):
+        scan = partial(_by_size, largest=largest, scan_order=scan_order)
+        yield Variant(LARGEST if largest else SMALLEST, _on(scan))
+    yield Variant(LAST, _on(_simple(last=False)))
+    for cost, sizes in itertools.product(COSTS, (False, True)):
+        yield Variant(cost_name(cost), _on(partial(_costly, cost=cost, report_sizes=sizes)))
+    for share, budget in itertools.product(SHARES, (False, True)):
+        yield Variant(share_name(share), _on(partial(_share, share=share, report_budget=budget)))
+
+
+LOOSE = "IDs compared loosely (case, spaces or Unicode normalisation)"
+
+
+def _loosely(key: Callable[[str], str]) -> Output:
+    """``missing`` with IDs compared by ``key`` (one loose comparison)."""
+
+    def output(case: Case) -> dict[str, Any]:
+        kept, left = _simple()(case)
+        present = {key(case.ids[i]) for i in kept}
+        missing = [wanted for wanted in case.required if key(wanted) not in present]
+        return {
+            "kept": [case.ids[i] for i in kept],
+            "remaining": left,
+            "missing": sorted_utf16(missing),
+        }
+
+    return output
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def _nfd(text: str) -> str:
+    return unicodedata.normalize("NFD", text)
+
+
+def _loose_variants() -> Iterator[Variant]:
+    for key in (str.casefold, str.lower, str.upper, str.strip, _nfc, _nfd):
+        yield Variant(LOOSE, _loosely(key))
+
+
+# Capture faults: a correct result, a wrong partition.
+
+ONE_DROPPED = "every skipped block captured as dropped (available never used)"
+ONE_AVAILABLE = "every skipped block captured as available (dropped never used)"
+NO_BUCKET = "a skipped block whose ID was also kept is in no bucket"
+
+
+def _captured(*, bucket: str | None, by_id: bool) -> Output:
+    def output(case: Case) -> dict[str, Any]:
+        out = rule_output(case)
+        rule = out["partition"]
+        kept = set(rule["packed"])
+        lists = {"packed": rule["packed"], "available": [], "dropped": []}
+        for block_id, name in _buckets(case, rule):
+            if by_id and block_id in kept:
+                continue
+            lists[bucket or name].append(block_id)
+        return {**out, "partition": lists}
+
+    return output
+
+
+def _buckets(case: Case, rule: dict[str, list[str]]) -> Iterator[tuple[str, str]]:
+    """(ID, the rule's bucket) of every skipped block, in scan order."""
+    left = case.budget
+    for block_id, size in zip(case.ids, case.sizes, strict=True):
+        if size <= left:
+            left -= size
+        else:
+            yield block_id, "available" if size <= case.budget else "dropped"
+
+
+SWAPPED = "available and dropped swapped"
+ONLY_PACKED = "only packed captured (skipped blocks in no bucket)"
+DEDUPED = "each bucket deduplicated (a repeated ID listed once)"
+
+
+def _changed(change: Callable[[dict[str, list[str]]], dict[str, list[str]]]) -> Output:
+    def output(case: Case) -> dict[str, Any]:
+        out = rule_output(case)
+        return {**out, "partition": change(out["partition"])}
+
+    return output
+
+
+def _capture_variants() -> Iterator[Variant]:
+    yield Variant(
+        SWAPPED, _changed(lambda p: {**p, "available": p["dropped"], "dropped": p["available"]})
+    )
+    yield Variant(ONLY_PACKED, _changed(lambda p: {**p, "available": [], "dropped": []}))
+    yield Variant(DEDUPED, _changed(lambda p: {k: list(dict.fromkeys(v)) for k, v in p.items()}))
+    yield Variant(ONE_DROPPED, _captured(bucket="dropped", by_id=False))
+    yield Variant(ONE_AVAILABLE, _captured(bucket="available", by_id=False))
+    yield Variant(NO_BUCKET, _captured(bucket=None, by_id=True))
+    yield Variant(f"{ONE_DROPPED}; {NO_BUCKET}", _captured(bucket="dropped", by_id=True), 2)
+    yield Variant(f"{ONE_AVAILABLE}; {NO_BUCKET}", _captured(bucket="available", by_id=True), 2)
+
+
+#: The variants of this module, in the order they are tried.
+VARIANTS: tuple[Variant, ...] = (
+    *_scan_variants(),
+    *_pairs(),
+    *_loose_variants(),
+    *_capture_variants(),
+)
+#: Every wrong variant a cause can be confirmed for: ``CAUSES`` first.
+ALL: tuple[Variant, ...] = (*(Variant(name, output) for name, output in CAUSES), *VARIANTS)

@@ -1,0 +1,274 @@
+"""``packcheck.verify._confirm``: a cause is named only when a sample confirms it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from packers import broken, capture, faults
+
+from packcheck import pack
+from packcheck._packers import CallablePacker, PackerFault
+from packcheck.verify._causes import named_causes
+from packcheck.verify._confirm import AGREEMENT, LEAST, SAMPLE, confirm, int64_wrapped
+from packcheck.verify._findings import Finding, diagnosed, examine
+from packcheck.verify._variants import ALL, COSTS, SHARES, VARIANTS, partition_of, rule_output
+
+SEED_FIXTURE = {
+    "budget": 7,
+    "blocks": [{"id": "A", "size": 4}, {"id": "B", "size": 3}, {"id": "C", "size": 2}],
+    "required": ["B", "C"],
+}
+LESS = "'<' for '<=' (a block that fits exactly is skipped)"
+
+
+def _case(budget: int, sizes: list[int], ids: str = "ABCDEFGH") -> dict[str, Any]:
+    blocks = [{"id": i, "size": s} for i, s in zip(ids, sizes, strict=False)]
+    return {"budget": budget, "blocks": blocks, "required": []}
+
+
+def _diagnosed(packer: Any, case: dict[str, Any], *, partition: bool = False) -> Finding:
+    adapter = CallablePacker(packer)
+    found = examine(adapter, case, pack(case), "probe", partition=partition)
+    assert found is not None, "the case must show the fault"
+    return diagnosed(found, adapter, seed=1, max_units=2**53 - 1, partition=partition)
+
+
+# Each fault, with a small case that shows it (the seed fixture where it does).
+SHOWN = {
+    "newest_suffix": SEED_FIXTURE,
+    "middle_eviction": SEED_FIXTURE,
+    "overshoot": _case(5, [4, 3, 2]),
+    "separator_cost": _case(10, [4, 3]),
+    "largest_first": _case(5, [2, 4]),
+    "smallest_first": _case(5, [4, 2]),
+    "ignores_last": _case(5, [2, 2]),
+    "budget_share": _case(10, [9]),
+    "strict_and_stops": _case(5, [5, 1]),
+}
+
+
+@pytest.mark.parametrize("name", list(faults.FAULTS))
+def test_each_real_fault_is_named_alone_with_its_strength(name: str) -> None:
+    finding = _diagnosed(getattr(faults, name), SHOWN[name])
+    assert len(finding.causes) == 1, finding.report()
+    assert faults.FAULTS[name] in finding.causes[0], finding.report()
+    # No other variant's name is given, and the strength is said.
+    others = {v.name for v in ALL} - {finding.causes[0]}
+    assert not any(other in finding.causes for other in others)
+    assert finding.support is not None
+    assert " sampled cases where it differs from the rule" in finding.support
+    assert f"consistent with: {finding.causes[0]} (behaves like it on " in finding.report()
+
+
+@pytest.mark.parametrize("name", list(faults.CAPTURE_FAULTS))
+def test_each_capture_fault_is_named(name: str) -> None:
+    case = {
+        "budget": 3,
+        "blocks": [
+            {"id": "A", "size": 2},
+            {"id": "A", "size": 2},
+            {"id": "B", "size": 5},
+            {"id": "C", "size": 1},
+        ],
+        "required": [],
+    }
+    finding = _diagnosed(getattr(faults, name), case, partition=True)
+    assert len(finding.causes) == 1, finding.report()
+    assert faults.CAPTURE_FAULTS[name] in finding.causes[0], finding.report()
+
+
+def test_a_capture_fault_from_the_partition_tests_is_named_too() -> None:
+    case = _case(3, [4, 2, 2])
+    finding = _diagnosed(capture.dropped_by_remaining, case, partition=True)
+    assert len(finding.causes) == 1, finding.report()
+    assert faults.CAPTURE_FAULTS["all_dropped"] in finding.causes[0], finding.report()
+
+
+def test_a_variant_the_sample_contradicts_is_not_named() -> None:
+    # On the seed fixture, evicting the middle block gives the answer of "<" for "<=".
+    answer = faults.middle_eviction(SEED_FIXTURE)
+    assert LESS in named_causes(SEED_FIXTURE, answer, pack(SEED_FIXTURE))
+    finding = _diagnosed(faults.middle_eviction, SEED_FIXTURE)
+    assert LESS not in finding.causes
+    # A packer like no variant beyond the case: "<" on this case, something else after.
+    tiny = _case(1, [1])
+
+    def odd(case: dict[str, Any]) -> Any:
+        return broken.less_than(case) if case == tiny else faults.ignores_last(case)
+
+    assert LESS in named_causes(tiny, odd(tiny), pack(tiny))
+    finding = _diagnosed(odd, tiny)
+    assert LESS not in finding.causes
+
+
+def test_a_variant_must_also_give_the_answer_on_the_case_as_first_found() -> None:
+    case = _case(3, [3])
+    answer = broken.less_than(case)
+    first = (SEED_FIXTURE, faults.newest_suffix(SEED_FIXTURE))
+    packer = CallablePacker(broken.less_than)
+    kw: dict[str, Any] = {"seed": 1, "max_units": 2**53 - 1}
+    assert confirm(case, answer, packer.answer, **kw).causes == (LESS,)
+    assert confirm(case, answer, packer.answer, first=first, **kw).causes == ()
+    # The first case agrees: confirmed as before.
+    first = (SEED_FIXTURE, broken.less_than(SEED_FIXTURE))
+    assert confirm(case, answer, packer.answer, first=first, **kw).causes == (LESS,)
+
+
+def test_a_packer_that_agrees_too_rarely_is_given_no_cause() -> None:
+    def sometimes(case: dict[str, Any]) -> Any:
+        # "<" for "<=" on odd budgets only: agrees on about half the sample.
+        budget = case.get("budget")
+        odd = isinstance(budget, int) and budget % 2 == 1
+        return broken.less_than(case) if odd else broken.correct(case)
+
+    finding = _diagnosed(sometimes, _case(3, [3]))
+    assert finding.causes == ()
+    assert "consistent with: no known cause" in finding.report()
+    assert 0 < AGREEMENT < 1
+    assert LEAST <= SAMPLE
+
+
+def test_a_fault_while_sampling_ends_the_sample_with_what_it_has() -> None:
+    calls = {"n": 0}
+
+    def tires(case: dict[str, Any]) -> Any:
+        calls["n"] += 1
+        if calls["n"] > 3:
+            raise RuntimeError("out of quota")
+        return broken.less_than(case)
+
+    # The case itself is asked twice (found, then again alone): one sampled answer.
+    finding = _diagnosed(tires, _case(3, [3]))
+    assert finding.causes == ()  # too few sampled answers to confirm anything
+    assert calls["n"] == 4
+
+
+def test_the_int64_wrap_is_named_from_the_remaining_alone() -> None:
+    case = _case(2**63 + 5, [1])
+    wrapped = broken.int64_wrap(case)
+    assert wrapped["remaining"] == 2**63 + 5 - 2**64  # nothing fits a negative budget
+    assert int64_wrapped(case, wrapped) == (
+        f"its remaining {2**63 + 5 - 2**64:,} equals the exact {2**63 + 5:,} modulo 2**64"
+    )
+    finding = _diagnosed(broken.int64_wrap, case)
+    assert finding.causes == ("int64 wrap-around (sums past 2**63)",)
+    # The remaining of its own kept blocks counts as well as the rule's.
+    answer = {"kept": ["B"], "remaining": 2**51 - 2 + 2**64, "missing": []}
+    assert int64_wrapped(_case(2**51, [2**51, 2]), answer) is not None
+    # Not a wrap: exact, off by other than 2**64, or no integer to compare.
+    assert int64_wrapped(case, pack(case)) is None
+    assert int64_wrapped(case, {**wrapped, "remaining": 7}) is None
+    assert int64_wrapped(case, {**wrapped, "remaining": 1.0}) is None
+    assert int64_wrapped(case, [wrapped]) is None
+    assert int64_wrapped({"budget": True, "blocks": [], "required": []}, wrapped) is None
+    # Kept blocks that cannot be found: the rule's remaining (it keeps A) still counts.
+    assert int64_wrapped(case, {**wrapped, "kept": ["Q"]}) is None
+    for kept in (["Q"], "A"):
+        answer = {"kept": kept, "remaining": 2**63 + 4 - 2**64, "missing": []}
+        assert int64_wrapped(case, answer) is not None
+
+
+def test_a_case_that_cannot_be_read_or_has_no_candidate_confirms_nothing() -> None:
+    packer = CallablePacker(broken.correct)
+    kw: dict[str, Any] = {"seed": 1, "max_units": 2**53 - 1}
+    assert confirm({"blocks": 3}, {}, packer.answer, **kw).causes == ()
+    case = _case(3, [3])
+    assert confirm(case, {"kept": ["Q"], "remaining": 0, "missing": []}, packer.answer, **kw) == (
+        confirm(case, None, packer.answer, **kw)
+    )
+
+
+def test_the_variants_cover_every_cost_and_share_and_the_rule_partition() -> None:
+    names = {v.name for v in VARIANTS}
+    assert all(any(f"cost of {c} unit" in n for n in names) for c in COSTS)
+    assert all(any(f"({float(s):.0%})" in n for n in names) for s in SHARES)
+    case = _case(3, [4, 2, 2])
+    from packcheck._rule.model import read_case
+
+    read = read_case(case)
+    assert partition_of(read) == {"packed": ["B"], "available": ["C"], "dropped": ["A"]}
+    assert rule_output(read)["partition"] == partition_of(read)
+
+
+def test_a_packer_fault_gets_no_cause_and_a_size_error_keeps_its_lenient_reading() -> None:
+    finding = _diagnosed(broken.true_is_one, {"budget": True, "blocks": [], "required": []})
+    assert finding.causes == ("true read as the unit 1 (a bool is never a unit)",)
+
+    def crashes(case: dict[str, Any]) -> Any:
+        raise RuntimeError("boom")
+
+    finding = _diagnosed(crashes, _case(3, [3]))
+    assert isinstance(finding.answer, PackerFault)
+    assert finding.causes == ()
+
+
+def test_a_command_packer_in_javascript_is_named_by_its_fault() -> None:
+    from pathlib import Path
+
+    from packcheck._packers import CommandPacker
+
+    script = Path(faults.__file__).with_name("faults.js")
+    packer = CommandPacker(f"node {script} middle", 10)
+    try:
+        found = examine(packer, SEED_FIXTURE, pack(SEED_FIXTURE), "fixture")
+        assert found is not None
+        finding = diagnosed(found, packer, seed=2, max_units=2**53 - 1)
+    finally:
+        packer.close()
+    assert finding.causes == ("evicts blocks from the middle until the rest fits",)
+
+
+def test_a_lenient_reading_is_confirmed_on_spoiled_cases_too() -> None:
+    # Budget 0 and a size of 0: "a size of 0 accepted" gives the answer on this case,
+    # but the packer rejects a size of 0 under any other budget.
+    case = {"budget": 0, "blocks": [{"id": "A", "size": 0}], "required": []}
+    answer = broken.skip_validation_when_exhausted(case)
+    assert "a size of 0 accepted (sizes must be >= 1)" in named_causes(case, answer, pack(case))
+    finding = _diagnosed(broken.skip_validation_when_exhausted, case)
+    assert finding.causes == ("sizes not checked when the budget is 0",), finding.report()
+    finding = _diagnosed(broken.digit_string_units, {"budget": "4", "blocks": [], "required": []})
+    assert finding.causes == ("numeric strings read as numbers ('4' is not a unit)",)
+    # An answer no reading gives: nothing to confirm.
+    wrong = {"kept": ["Q"], "remaining": 0, "missing": []}
+    packer = CallablePacker(broken.correct)
+    assert confirm(case, wrong, packer.answer, seed=1, max_units=9).causes == ()
+    # Malformed: not a case at all.
+    bad = {"budget": 1, "blocks": [{"id": 3, "size": 1}], "required": []}
+    assert confirm(bad, wrong, packer.answer, seed=1, max_units=9).causes == ()
+
+
+@pytest.mark.parametrize("name", ["casefold_ids", "stripped_ids", "nfc_ids"])
+def test_each_loose_comparison_is_named(name: str) -> None:
+    case = {
+        "budget": 1,
+        "blocks": [{"id": "e\u0301 a", "size": 1}],
+        "required": ["E\u0301 A", "e\u0301 a ", "\u00e9 a"],
+    }
+    finding = _diagnosed(getattr(broken, name), case)
+    assert finding.causes == ("IDs compared loosely (case, spaces or Unicode normalisation)",)
+
+
+@pytest.mark.parametrize(
+    ("name", "cause"),
+    [
+        ("swapped", "available and dropped swapped"),
+        ("only_packed", "only packed captured (skipped blocks in no bucket)"),
+        ("deduped", "each bucket deduplicated (a repeated ID listed once)"),
+    ],
+)
+def test_the_capture_bugs_of_the_partition_tests_are_named_alone(name: str, cause: str) -> None:
+    # Swapped buckets agree with "every skipped block captured as dropped" wherever
+    # nothing is dropped: control cases (where that variant is the rule) tell them apart.
+    case = {
+        "budget": 3,
+        "blocks": [
+            {"id": "A", "size": 2},
+            {"id": "A", "size": 2},
+            {"id": "B", "size": 5},
+            {"id": "B", "size": 5},
+        ],
+        "required": [],
+    }
+    finding = _diagnosed(getattr(capture, name), case, partition=True)
+    assert finding.causes == (cause,), finding.report()
