@@ -273,3 +273,13 @@ def test_python_sides_iterate_sets_in_the_same_order(capsys: pytest.CaptureFixtu
     args = ["--packer", "wild:missing_from_a_set", "--against", "wild.py:missing_from_a_set"]
     assert main(["diff", *args, *QUICK]) == 0
     assert main(["diff", *args, *QUICK, "--timeout", "30"]) == 0
+
+
+def test_progress_lines_go_to_a_log_and_quiet_turns_them_off(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["diff", "--packer", "wild.py:keep_newest", "--against", "wild.py:keep_newest"]
+    assert main([*args, *QUICK]) == 0
+    assert "packcheck diff: fixtures: 3 cases" in capsys.readouterr().err
+    assert main([*args, *QUICK, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
