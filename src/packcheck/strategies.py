@@ -13,12 +13,16 @@ when the strategy is built, never an empty search space at run time.
 
 from __future__ import annotations
 
+import math
 import sys
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
+
+from ._draws import Draws, list_average
 
 __all__ = [
     "MAX_SAFE_UNITS",
@@ -86,13 +90,6 @@ _ABSENT: Any = object()
 _WINDOW = 12
 
 
-def _weighted(
-    *, draw_first: st.SearchStrategy[Any], rarely: st.SearchStrategy[Any], one_in: int
-) -> st.SearchStrategy[Any]:
-    """``rarely`` about once in ``one_in`` draws, else ``draw_first`` (which shrinks first)."""
-    return st.integers(1, one_in).flatmap(lambda roll: rarely if roll == one_in else draw_first)
-
-
 def _check_int(name: str, value: object, *, least: int = 0) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidArgument(f"{name}={value!r} must be an integer")
@@ -105,8 +102,9 @@ def _check_bounds(low_name: str, low: int, high_name: str, high: int) -> None:
         raise InvalidArgument(f"{low_name}={low!r} is greater than {high_name}={high!r}")
 
 
-def _near(value: int, low: int, high: int) -> st.SearchStrategy[int]:
-    return st.integers(max(low, value - 3), min(high, value + 3))
+def _near(value: int, low: int, high: int) -> tuple[int, int]:
+    """The range within three of ``value``, clipped to ``[low, high]``."""
+    return max(low, value - 3), min(high, value + 3)
 
 
 def units(
@@ -122,19 +120,29 @@ def units(
     _check_int("min_value", min_value)
     _check_int("max_value", max_value)
     _check_bounds("min_value", min_value, "max_value", max_value)
-    low, high = min_value, max_value
-    parts: list[st.SearchStrategy[int]] = [
-        st.integers(low, min(high, low + 16)),
-        st.integers(max(low, high - 3), high),
-        st.integers(low, high),
-    ]
-    parts += [_near(mark, low, high) for mark in _LANDMARKS if low <= mark <= high]
-    ints = st.one_of(parts)
-    if not allow_floats or low > 2**53:
-        return ints
+    draw_unit = _unit_drawer(min_value, max_value, allow_floats=allow_floats)
+    return st.composite(lambda draw: draw_unit(Draws(draw)))()
+
+
+def _unit_drawer(low: int, high: int, *, allow_floats: bool) -> Callable[[Draws], int | float]:
+    """How :func:`units` draws one unit, as choices on :class:`Draws`.
+
+    One of the ranges (next to ``low``, next to ``high``, anywhere, next to each
+    landmark in range), the range picked first; with floats, one draw in four is an
+    integral float instead (picked by a roll of 1 to 4 drawn before it).
+    """
+    ranges = [(low, min(high, low + 16)), (max(low, high - 3), high), (low, high)]
+    ranges += [_near(mark, low, high) for mark in _LANDMARKS if low <= mark <= high]
+    floats = allow_floats and low <= 2**53
     # Every integer up to 2**53 is a double exactly, so float() cannot round here.
-    exact = st.integers(low, min(high, 2**53)).map(float)
-    return _weighted(draw_first=ints, rarely=exact, one_in=4)
+    top_float = min(high, 2**53)
+
+    def draw_unit(draws: Draws) -> int | float:
+        if floats and draws.integer(1, 4) == 4:
+            return float(draws.integer(low, top_float))
+        return draws.integer(*draws.pick(ranges))
+
+    return draw_unit
 
 
 def invalid_units(
@@ -189,22 +197,40 @@ def block_ids() -> st.SearchStrategy[str]:
     """Block IDs: a few short names (so IDs repeat), UTF-16 boundary characters, lone
     surrogates, names with a composed or decomposed accent, and arbitrary text mixing
     them."""
-    names = ["A", "B", "C", "D", "E", "", "\u00e9", "\u212b", "\u00df"]
-    boundary = st.sampled_from(_BOUNDARY_IDS)
-    alphabet = st.one_of(
-        st.characters(),
-        st.integers(0xD800, 0xDFFF).map(chr),
-        st.integers(0xE000, 0xFFFF).map(chr),
-        st.integers(0x10000, 0x10FFFF).map(chr),
-    )
-    return st.one_of(
-        st.sampled_from(names),
-        boundary,
-        st.lists(boundary, min_size=2, max_size=3).map("".join).map(_as_in_json),
+    return st.composite(lambda draw: _draw_id(Draws(draw)))()
+
+
+_NAMES = ("A", "B", "C", "D", "E", "", "\u00e9", "\u212b", "\u00df")
+# Characters of arbitrary IDs besides Hypothesis's own: lone surrogates, U+E000-U+FFFF
+# and astral characters, each a range of code points.
+_CHARACTER_RANGES = ((0xD800, 0xDFFF), (0xE000, 0xFFFF), (0x10000, 0x10FFFF))
+_TEXT_AVERAGE = list_average(0, 4)
+_BOUNDARY_AVERAGE = list_average(2, 3)
+
+
+def _draw_character(draws: Draws) -> str:
+    kind = draws.index(4)
+    if kind == 0:
+        character: str = draws.draw(st.characters())
+        return character
+    return chr(draws.integer(*_CHARACTER_RANGES[kind - 1]))
+
+
+def _draw_id(draws: Draws) -> str:
+    """One ID of :func:`block_ids`: the kind first (name, boundary character, two or
+    three boundary characters, a name and an accent, up to four arbitrary characters)."""
+    kind = draws.index(5)
+    if kind == 0:
+        return draws.pick(_NAMES)
+    if kind == 1:
+        return draws.pick(_BOUNDARY_IDS)
+    if kind == 2:
+        parts = [draws.pick(_BOUNDARY_IDS) for _ in draws.many(2, 3, _BOUNDARY_AVERAGE)]
+        return _as_in_json("".join(parts))
+    if kind == 3:
         # "Ae\u0301" and "A\u00e9" are one name to a packer that normalises.
-        st.tuples(st.sampled_from(names), st.sampled_from(_ACCENTS)).map("".join),
-        st.text(alphabet, max_size=4).map(_as_in_json),
-    )
+        return draws.pick(_NAMES) + draws.pick(_ACCENTS)
+    return _as_in_json("".join(_draw_character(draws) for _ in draws.many(0, 4, _TEXT_AVERAGE)))
 
 
 def _twin_of(text: str, kind: str) -> str:
@@ -277,62 +303,77 @@ def block_lists(
     if max_size is not None:
         _check_int("max_size", max_size)
         _check_bounds("min_size", min_size, "max_size", max_size)
-    return _block_lists(min_size, max_size, max_units, ids or block_ids())
+    draw_id = _draw_id if ids is None else _strategy_drawer(ids)
+    draw_blocks = _blocks_drawer(min_size, max_size, max_units, draw_id)
+    return st.composite(lambda draw: draw_blocks(Draws(draw)))()
 
 
-def _block_lists(
-    min_size: int, max_size: int | None, max_units: int, ids: st.SearchStrategy[str]
-) -> st.SearchStrategy[list[dict[str, Any]]]:
-    # Strategies are built once here, not per draw: building them dominates otherwise.
+def _strategy_drawer(strategy: st.SearchStrategy[str]) -> Callable[[Draws], str]:
+    """Draws from a strategy of the caller's, through Hypothesis's ``draw``."""
+
+    def draw_one(draws: Draws) -> str:
+        drawn: str = draws.draw(strategy)
+        return drawn
+
+    return draw_one
+
+
+def _blocks_drawer(
+    min_size: int, max_size: int | None, max_units: int, draw_id: Callable[[Draws], str]
+) -> Callable[[Draws], list[dict[str, Any]]]:
+    """How :func:`block_lists` draws one list, as choices on :class:`Draws`.
+
+    The choices, in order: the ID pool (one to five IDs), its near-twins, the list's
+    magnitude, the roll that makes it long, the short list (each block: an index into
+    the pool or a fresh ID, a size near the magnitude, an extra key or not), then the
+    long list's length.  Everything is laid out here once; a draw only takes choices.
+    """
+    # Ranges and drawers are built once here, not per draw: building dominates otherwise.
     marks = sorted({1, 16, max_units, *(m for m in _LANDMARKS if m <= max_units)})
-    any_size = units(max_value=max_units)
-    sizes_near = {
-        mark: st.one_of(
-            any_size, _near(mark, 1, max_units), st.integers(max(1, mark // 4), max(1, mark // 2))
-        )
-        for mark in marks
-    }
-    note = st.sampled_from([{}, {}, {"text": "ignored"}])
+    any_size = _unit_drawer(1, max_units, allow_floats=True)
+    # Per magnitude: any size, one within three of it, or a quarter to a half of it.
+    near = {mark: _near(mark, 1, max_units) for mark in marks}
+    part = {mark: (max(1, mark // 4), max(1, mark // 2)) for mark in marks}
+    notes: tuple[dict[str, str], ...] = ({}, {}, {"text": "ignored"})
     short_max = 12 if max_size is None else min(max_size, 12)
+    short_min = min(min_size, short_max)
+    short_average = list_average(short_min, short_max)
     allow_long = max_size is None or max_size >= LONG_MIN
     top = LONG_MIN + 200 if max_size is None else min(max_size, LONG_MIN + 200)
 
-    # An ID is an index into the list's pool (so IDs repeat) or a fresh ID.
-    # Kind first: one_of() would flatten the branches of `ids` and give the pool a fifth.
-    id_kinds: list[st.SearchStrategy[int | str]] = [st.integers(0, 4), ids]
-    block_id = st.sampled_from(id_kinds).flatmap(lambda kind: kind)
-    twins = st.lists(st.tuples(st.integers(0, 4), st.sampled_from(_TWIN_KINDS)), max_size=3)
-    blocks_near = {mark: st.tuples(block_id, size, note) for mark, size in sizes_near.items()}
+    def draw_block(draws: Draws, pool: list[str], mark: int) -> dict[str, Any]:
+        # An ID is an index into the list's pool (so IDs repeat) or a fresh ID.
+        name = pool[draws.integer(0, 4) % len(pool)] if draws.index(2) == 0 else draw_id(draws)
+        kind = draws.index(3)
+        size = any_size(draws) if kind == 0 else draws.integer(*(near, part)[kind - 1][mark])
+        return {"id": name, "size": size} | draws.pick(notes)
 
-    @st.composite
-    def draw_blocks(draw: st.DrawFn) -> list[dict[str, Any]]:
-        pool = draw(st.lists(ids, min_size=1, max_size=5))
+    def draw_blocks(draws: Draws) -> list[dict[str, Any]]:
+        pool = [draw_id(draws) for _ in draws.many(1, 5, list_average(1, 5))]
         # Near-twins of pool IDs, next to them: "A" and "a", "\u00e9" and "e\u0301".
-        for index, kind in draw(twins):
+        for _ in draws.many(0, 3, list_average(0, 3)):
+            index, kind = draws.integer(0, 4), draws.pick(_TWIN_KINDS)
             at = index % len(pool)
             pool[at : at + 1] = _twin_pair(pool[at], kind)
-
-        def build(drawn: tuple[int | str, int | float, dict[str, str]]) -> dict[str, Any]:
-            chosen, size, extra = drawn
-            name = pool[chosen % len(pool)] if isinstance(chosen, int) else chosen
-            return {"id": name, "size": size} | extra
-
-        block = blocks_near[draw(st.sampled_from(marks))]
-        long = allow_long and draw(st.integers(0, 255)) >= 250
-        drawn = draw(st.lists(block, min_size=min(min_size, short_max), max_size=short_max))
+        mark = draws.pick(marks)
+        long = allow_long and draws.integer(0, 255) >= 250
+        drawn = [
+            draw_block(draws, pool, mark) for _ in draws.many(short_min, short_max, short_average)
+        ]
         # Drawn whether or not the list is long, so that the choices after it stay
         # aligned when the shrinker turns a long list into its short pattern.
-        length = draw(st.integers(LONG_MIN, top)) if allow_long else 0
+        length = draws.integer(LONG_MIN, top) if allow_long else 0
         if long and drawn:
             # Tiled from the short list: 1,000 blocks for a few dozen choices, and a
             # long counterexample shrinks to its pattern by one choice (the roll).
-            pattern = [build(b) for b in drawn]
-            return [dict(pattern[i % len(pattern)]) for i in range(length)]
+            return [dict(drawn[i % len(drawn)]) for i in range(length)]
         if len(drawn) < min_size:
-            drawn += draw(st.lists(block, min_size=min_size - len(drawn)))
-        return [build(b) for b in drawn]
+            more = min_size - len(drawn)
+            average = list_average(more, math.inf)
+            drawn += [draw_block(draws, pool, mark) for _ in draws.many(more, math.inf, average)]
+        return drawn
 
-    return draw_blocks()
+    return draw_blocks
 
 
 def required_lists(*, known: list[str] | None = None) -> st.SearchStrategy[list[str]]:
@@ -363,70 +404,58 @@ def cases(
     if max_blocks is not None:
         _check_int("max_blocks", max_blocks)
         _check_bounds("min_blocks", min_blocks, "max_blocks", max_blocks)
-    ids = block_ids()
-    blocks = _block_lists(min_blocks, max_blocks, max_units, ids)
-    any_budget = units(min_value=0, max_value=max_units, allow_floats=False)
-    # one_of() flattens nested one_of()s, so an absent key gets its own weight.
-    absent = st.just(_ABSENT)
-    bad_budget = _weighted(
-        draw_first=invalid_units(min_valid=0, max_units=max_units), rarely=absent, one_in=3
-    )
-    bad_size = _weighted(
-        draw_first=invalid_units(min_valid=1, max_units=max_units), rarely=absent, one_in=5
-    )
+    draw_blocks = _blocks_drawer(min_blocks, max_blocks, max_units, _draw_id)
+    any_budget = _unit_drawer(0, max_units, allow_floats=False)
+    bad_budget = invalid_units(min_valid=0, max_units=max_units)
+    bad_size = invalid_units(min_valid=1, max_units=max_units)
+    slack = (0, 0, 0, 1, 2)
+    picks_average = list_average(0, 6)
 
-    slack = st.sampled_from([0, 0, 0, 1, 2])
-    left_out = [st.lists(st.booleans(), min_size=n, max_size=n) for n in range(_WINDOW + 1)]
-    # A required ID is a block's ID, a near-twin of one (which a loose comparison would
-    # wrongly count as kept), or an ID drawn afresh.
-    twin_pick = st.tuples(st.integers(0, _WINDOW - 1), st.sampled_from(_TWIN_KINDS))
-    # Drawn kind first, so that twins are often drawn (one_of() would
-    # flatten the branches of `ids` and give the twins a sixth).
-    pick_kinds: list[st.SearchStrategy[int | str | tuple[int, str]]] = [
-        st.integers(0, _WINDOW - 1),
-        ids,
-        ids,
-        twin_pick,
-        twin_pick,
-    ]
-    pick = st.sampled_from(pick_kinds).flatmap(lambda kind: kind)
-    known_or_fresh = st.lists(pick, max_size=6)
+    def draw_pick(draws: Draws) -> int | str | tuple[int, str]:
+        # A required ID is a block's ID, a near-twin of one (which a loose comparison
+        # would wrongly count as kept), or an ID drawn afresh; the kind is drawn first,
+        # so that twins are often drawn.
+        kind = draws.index(5)
+        if kind == 0:
+            return draws.integer(0, _WINDOW - 1)
+        if kind <= 2:
+            return _draw_id(draws)
+        return draws.integer(0, _WINDOW - 1), draws.pick(_TWIN_KINDS)
 
-    @st.composite
-    def draw_case(draw: st.DrawFn) -> dict[str, Any]:
-        block_list = draw(blocks)
+    def draw_case(draws: Draws) -> dict[str, Any]:
+        block_list = draw_blocks(draws)
         sizes = [int(b["size"]) for b in block_list]
         head = sizes[:_WINDOW]
         # Budgets derived from the sizes come first: the shrinker moves towards lower
         # choices, and a derived budget shrinks with the sizes (an independent one drawn
         # near 2**53 cannot leave its branch, and kept counterexamples at 2**53-4).
-        mode = draw(st.integers(0, 4))
+        mode = draws.integer(0, 4)
         if mode == 0:
             # A subset of the first few blocks, drawn as "left out" flags so that the
             # simplest budget fits every head block exactly.
-            out = draw(left_out[len(head)])
+            out = [draws.boolean(0.5) for _ in head]
             budget: int | float = sum(s for s, o in zip(head, out, strict=True) if not o)
-            budget += draw(slack)
+            budget += draws.pick(slack)
         elif mode == 1:
-            budget = sum(sizes[: len(sizes) - draw(st.integers(0, len(sizes)))])
+            budget = sum(sizes[: len(sizes) - draws.integer(0, len(sizes))])
         elif mode == 2:
-            budget = draw(any_budget)
+            budget = any_budget(draws)
         elif mode == 3 and sizes:
             budget = min(sizes) - 1  # every block is larger than the whole budget
         else:
             budget = 0
         budget = min(max_units, budget)
-        if budget <= 2**53 and draw(st.integers(0, 7)) == 7:
+        if budget <= 2**53 and draws.integer(0, 7) == 7:
             budget = float(budget)  # an integral float is a valid unit: 4.0 == 4
         known = [b["id"] for b in block_list[:_WINDOW]]
-        picks = draw(known_or_fresh)
+        picks = [draw_pick(draws) for _ in draws.many(0, 6, picks_average)]
         required = [_required_id(known, p) for p in picks]
         case: dict[str, Any] = {"budget": budget, "blocks": block_list, "required": required}
-        if allow_invalid and draw(st.integers(1, 10)) >= 7:
-            _spoil(draw, case, bad_budget, bad_size)
+        if allow_invalid and draws.integer(1, 10) >= 7:
+            _spoil(draws, case, bad_budget, bad_size)
         return case
 
-    return draw_case()
+    return st.composite(lambda draw: draw_case(Draws(draw)))()
 
 
 def _required_id(known: list[str], pick: int | tuple[int, str] | str) -> str:
@@ -443,20 +472,23 @@ def _required_id(known: list[str], pick: int | tuple[int, str] | str) -> str:
 
 
 def _spoil(
-    draw: st.DrawFn,
+    draws: Draws,
     case: dict[str, Any],
     bad_budget: st.SearchStrategy[object],
     bad_size: st.SearchStrategy[object],
 ) -> None:
-    """Make the budget or one to three sizes invalid (or absent)."""
+    """Make the budget or one to three sizes invalid (or absent: one in three for the
+    budget, one in five for a size, each roll drawn before the value)."""
     block_list: list[dict[str, Any]] = case["blocks"]
-    if not block_list or draw(st.integers(0, 3)) == 3:
-        _set(case, "budget", draw(bad_budget))
+    if not block_list or draws.integer(0, 3) == 3:
+        _set(case, "budget", _ABSENT if draws.integer(1, 3) == 3 else draws.draw(bad_budget))
         return
     last = len(block_list) - 1
-    for _ in range(draw(st.integers(1, 3))):
-        index = draw(st.one_of(st.just(last), st.integers(0, last)))
-        _set(block_list[index], "size", draw(bad_size))
+    for _ in range(draws.integer(1, 3)):
+        # The last block or any block.
+        index = last if draws.index(2) == 0 else draws.integer(0, last)
+        value = _ABSENT if draws.integer(1, 5) == 5 else draws.draw(bad_size)
+        _set(block_list[index], "size", value)
 
 
 def _set(target: dict[str, Any], key: str, value: object) -> None:
