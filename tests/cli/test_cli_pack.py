@@ -310,7 +310,7 @@ def test_a_broken_fixture_and_a_failing_one_exit_2(
     stdin(monkeypatch, data.encode())
     status, out, err = run(capsys, "fixtures", "-")
     assert status == 2
-    assert out[-1] == "0 of 1 fixtures passed (reference engine)"
+    assert out[-1] == "0 of 1 fixture passed (reference engine)"
     assert err == ["packcheck: -: case 2: expected a fixture object, got number"]
 
 

@@ -66,5 +66,6 @@ def run_fixtures(args: argparse.Namespace) -> int:
         except (OSError, SourceError) as exc:
             broken = True
             problem(name, reason(exc))
-    print(f"{checked - failed} of {checked} fixtures passed ({args.engine} engine)")
+    noun = "fixture" if checked == 1 else "fixtures"
+    print(f"{checked - failed} of {checked} {noun} passed ({args.engine} engine)")
     return 2 if broken else 1 if failed else 0

@@ -144,10 +144,20 @@ class Summary:
 
     def counts(self) -> str:
         """``3 fixtures, 1000 generated cases, ...`` for a summary line."""
-        return (
-            f"{self.fixtures} fixtures, {self.generated} generated cases, {self.wide} "
-            f"wide-range cases, {self.long_lists} long lists"
+        return ", ".join(
+            count(number, noun)
+            for number, noun in (
+                (self.fixtures, "fixture"),
+                (self.generated, "generated case"),
+                (self.wide, "wide-range case"),
+                (self.long_lists, "long list"),
+            )
         )
+
+
+def count(number: int, noun: str) -> str:
+    """``1 fixture``, ``3 fixtures``: a count and its noun, in the right number."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 class _Gate:
