@@ -141,7 +141,8 @@ def test_show_answer_shows_json_or_the_python_types() -> None:
     assert show_answer({"kept": ("A",)}) == "{'kept': ('A',)}"
     assert show_answer({"remaining": np.int64(3)}) == "{'remaining': np.int64(3)}"
     assert show_answer({1: "A"}) == "{1: 'A'}"
-    assert show_answer({"remaining": 0.0}) == "{'remaining': 0.0}"
+    assert show_answer({"remaining": 0.0}) == '{"remaining":0.0}'
+    assert show_answer({"remaining": float("nan")}) == "{'remaining': nan}"
     fault = PackerFault("timed out after 5 s; stderr:\nlast line\nmore")
     assert show_answer(fault) == "(no answer: timed out after 5 s)"
 

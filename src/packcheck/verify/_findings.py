@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
@@ -149,6 +150,9 @@ def _plain_json(value: object) -> bool:
         return all(type(k) is str and _plain_json(v) for k, v in value.items())
     if type(value) is list:
         return all(map(_plain_json, value))
+    if type(value) is float:
+        # 0.0 is written 0.0, never 0: JSON shows the type; NaN and infinities it cannot.
+        return math.isfinite(value)
     # Decimal: a command packer's non-integral number, written back as it was read.
     return type(value) in (str, int, bool, type(None), Decimal)
 
