@@ -24,7 +24,8 @@ def test_a_composite_draws_its_choices_directly(drawn: tuple[bool, int, bool, li
     assert direct  # the point of the module: no strategy machinery per choice
     assert 3 <= number <= 5
     assert never is False
-    assert indices == list(range(len(indices))) and 2 <= len(indices) <= 4
+    assert indices == list(range(len(indices)))
+    assert 2 <= len(indices) <= 4
 
 
 @settings(max_examples=50, database=None)

@@ -19,10 +19,9 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from packcheck import reference
+from packcheck import bench, reference
 from packcheck._engines import levels as scan
 from packcheck.bench import _ab, _timing
-from packcheck.bench import _run as bench
 
 NS = 1e-9
 

@@ -21,13 +21,12 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from packcheck import reference
+from packcheck import bench, reference
 from packcheck._cli import main
 from packcheck._cli.bench_plot import draw
 from packcheck._cli.bench_show import crossover, table, table_steps
 from packcheck._engines import levels as scan
-from packcheck.bench import _run as bench
-from packcheck.bench import _timing
+from packcheck.bench import _run, _timing
 from packcheck.bench._workloads import WORKLOADS, workload
 
 REFERENCE_NS = 40.0  # simulated nanoseconds per block
@@ -68,7 +67,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
         fake.now += REFERENCE_NS * 1e-9 * len(sizes)
         return original(budget, sizes)
 
-    monkeypatch.setattr(bench, "_reference", slow_reference)
+    monkeypatch.setattr(_run, "_reference", slow_reference)
     for name in bench.CLOCKS:
         monkeypatch.setitem(bench.CLOCKS, name, fake)
     monkeypatch.setattr(_timing, "_wall", fake)
@@ -579,7 +578,7 @@ def costed(clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     """Simulated costs a block: ``pack`` 10 ns with the reference, with NumPy 20, 10 and
     5 ns at 10, 100 and 1,000 blocks; ``pack_batch`` 10 ns (the reference 40 ns once
     per step); ``pack_many`` 20 ns, whatever it calls.  Every answer is the real one."""
-    real_pack, real_many, real_batch = bench.pack, bench.pack_many, scan.pack_batch
+    real_pack, real_many, real_batch = _run.pack, _run.pack_many, scan.pack_batch
 
     def pack(case: Any, *, engine: Any = "reference") -> dict[str, Any]:
         n = len(case["blocks"])
@@ -596,8 +595,8 @@ def costed(clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> FakeClock:
         clock.now += 10e-9 * sizes.shape[0]
         return real_batch(budgets, sizes, offsets)
 
-    monkeypatch.setattr(bench, "pack", pack)
-    monkeypatch.setattr(bench, "pack_many", pack_many)
+    monkeypatch.setattr(_run, "pack", pack)
+    monkeypatch.setattr(_run, "pack_many", pack_many)
     monkeypatch.setattr(scan, "pack_batch", pack_batch)
     return clock
 
@@ -708,20 +707,20 @@ def _wrong_many(cases: list[Any], *, engine: Any = "reference") -> list[dict[str
     return [reference_pack(case) for case in cases][:-1]
 
 
-reference_pack, real_pack_batch = bench.pack, scan.pack_batch
+reference_pack, real_pack_batch = _run.pack, scan.pack_batch
 
 
 @pytest.mark.parametrize(
     ("where", "name", "fake", "message"),
     [
-        (bench, "pack", _wrong_pack,
+        (_run, "pack", _wrong_pack,
          'pack\\(case, engine="numpy"\\) gave a wrong answer on uniform-50% at n=10'),
         (scan, "pack_batch", _wrong_batch,
          r"scan.pack_batch\(budgets, sizes, offsets\) on every step at once gave a wrong answer "
          "on 20 steps"),
         (scan, "pack_batch", _mutating_batch,
          r"scan.pack_batch\(budgets, sizes, offsets\) on every step at once changed its input"),
-        (bench, "pack_many", _wrong_many,
+        (_run, "pack_many", _wrong_many,
          'pack_many\\(cases, engine="numpy"\\) gave a wrong answer on 20 steps'),
     ],
 )  # fmt: skip
@@ -760,7 +759,7 @@ def test_bench_steps_adds_the_agent_sizes_table_and_stores_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], costed: FakeClock,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    monkeypatch.setattr(bench, "STEPS", 20)
+    monkeypatch.setattr(_run, "STEPS", 20)
     out = tmp_path / "bench.json"
     argv = ["bench", "--sizes", "1000", "--workload", "uniform-50%", "--repeat", "2"]
     argv += ["--min-time", "0", "--json", str(out)]
@@ -793,8 +792,8 @@ def test_bench_steps_adds_the_agent_sizes_table_and_stores_it(
 def test_bench_runs_the_agent_sizes_with_the_full_matrix(
     capsys: pytest.CaptureFixture[str], costed: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(bench, "STEPS", 20)
-    monkeypatch.setattr(bench, "DEFAULT_SIZES", (10,))
+    monkeypatch.setattr(_run, "STEPS", 20)
+    monkeypatch.setattr(_run, "DEFAULT_SIZES", (10,))
     assert main(["bench", "--repeat", "1", "--min-time", "0"]) == 0
     text = capsys.readouterr().out
     assert "\n\nengines at the sizes agents pack" in text
@@ -806,8 +805,8 @@ def test_bench_runs_the_agent_sizes_with_the_full_matrix(
 def test_bench_steps_exits_1_on_a_wrong_answer_at_agent_sizes(
     capsys: pytest.CaptureFixture[str], clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(bench, "STEPS", 20)
-    monkeypatch.setattr(bench, "pack_many", _wrong_many)
+    monkeypatch.setattr(_run, "STEPS", 20)
+    monkeypatch.setattr(_run, "pack_many", _wrong_many)
     argv = ["bench", "--sizes", "10", "--workload", "pareto", "--repeat", "1", "--steps"]
     argv += ["--min-time", "0"]
     assert main(argv) == 1

@@ -17,11 +17,10 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from packcheck import pack
+from packcheck import bench, pack
 from packcheck._engines import levels as scan
 from packcheck._load import SetupError
 from packcheck._packers import CommandPacker, PackerFault
-from packcheck.bench import _run as bench
 from packcheck.bench import _timing
 from packcheck.bench._subjects import (
     CaseSubject,

@@ -22,9 +22,9 @@ import numpy.typing as npt
 import pytest
 
 import packcheck
+from packcheck import bench
 from packcheck._cli import main
 from packcheck._engines import levels as scan
-from packcheck.bench import _run as bench
 from packcheck.bench import _timing
 
 HEADER = ["workload", "family", "n", "NEW", "OLD", "NEW/OLD", "95%", "interval", "pairs"]

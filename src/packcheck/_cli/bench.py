@@ -17,11 +17,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from .. import bench
 from .._engines import compiled
 from .._engines import levels as scan
 from .._engines.pack import pack
 from .._load import SetupError, load
-from ..bench import _run as bench
 from ..bench._subjects import (
     KINDS,
     CaseSubject,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..bench import _run as bench
+from .. import bench
 from ..bench._subjects import Subject
 from .bench_show import progress, progress_done, table_ab, write_json
 

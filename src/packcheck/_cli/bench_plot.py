@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..bench import _run as bench
+from .. import bench
 from .bench_show import history_point, history_size
 
 __all__ = ["draw", "draw_history"]

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..bench import _run as bench
+from .. import bench
 from ..bench._paired import Verdict
 
 __all__ = [

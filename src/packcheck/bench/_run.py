@@ -24,42 +24,25 @@ import numpy as np
 from .. import reference
 from .._engines import levels as scan
 from .._engines.pack import pack, pack_many
-from ._ab import ABReport, Comparison, ab
 from ._answers import check_answers, first_answer
 from ._context import MACHINE_KEYS, VERSION_KEYS, context, mismatches
 from ._kernels import BenchError, Kernel
-from ._report import KIND, REFERENCE, Report, Timing
-from ._steps import CALLS, TIE, StepsReport, StepTiming
+from ._report import REFERENCE, Report, Timing
+from ._steps import CALLS, StepsReport, StepTiming
 from ._subjects import Subject, as_subject
 from ._timing import CLOCKS, Run, calls_per_sample, commands_clock, in_turn, repeated
 from ._workloads import WORKLOADS, Batch, Workload, batch_of_steps, workload
 
 __all__ = [
-    "CALLS",
     "CASE_SIZES",
     "CASE_WORKLOADS",
-    "CLOCKS",
     "DEFAULT_SIZES",
-    "KIND",
-    "REFERENCE",
     "STEPS",
     "STEP_SIZES",
     "STEP_WORKLOADS",
-    "TIE",
-    "WORKLOADS",
-    "ABReport",
-    "BenchError",
-    "Comparison",
-    "Kernel",
     "Regression",
-    "Report",
-    "StepTiming",
-    "StepsReport",
-    "Timing",
-    "ab",
     "compare",
     "compared",
-    "context",
     "differences",
     "run",
     "run_steps",
