@@ -37,6 +37,7 @@ def _booleans(p: float) -> st.SearchStrategy[bool]:
     return st.integers(0, scale - 1).map(lambda roll: roll < p * scale)
 
 
+@functools.lru_cache(maxsize=64)
 def continue_chance(average: float, most: float) -> float:
     """The chance of one more element that gives lists of ``average`` extra elements,
     at most ``most`` extra: Hypothesis's own where it has one, else the geometric one."""

@@ -209,10 +209,13 @@ _BOUNDARY_AVERAGE = list_average(2, 3)
 
 
 def _draw_character(draws: Draws) -> str:
+    """One character of an arbitrary ID: any code point but a surrogate (small ones
+    first, as Hypothesis draws integers), or one from a range of :data:`_CHARACTER_RANGES`."""
     kind = draws.index(4)
     if kind == 0:
-        character: str = draws.draw(st.characters())
-        return character
+        # The code points without the 2,048 surrogates, drawn as one integer.
+        code = draws.integer(0, 0x10FFFF - 0x800)
+        return chr(code + 0x800 if code >= 0xD800 else code)
     return chr(draws.integer(*_CHARACTER_RANGES[kind - 1]))
 
 
