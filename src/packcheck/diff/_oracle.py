@@ -17,7 +17,7 @@ from .._rule.jsonio import dumps, show
 from .._rule.model import MalformedCase
 from ..verify._findings import SHOWN_WHOLE, Finding
 from ..verify._fixtures import Fixture
-from ._behaviour import Outcome, differences, outcome, parting
+from ._behaviour import Outcome, differences, outcome, parting, parting_block
 
 __all__ = ["DiffFinding", "DiffOracle"]
 
@@ -118,6 +118,13 @@ class DiffOracle:
         """A raise is shrunk like any difference; a fault (a timeout) is shown as found."""
         assert isinstance(finding, DiffFinding)
         return all(side is not None and side.kind != "fault" for side in (finding.new, finding.old))
+
+    def departs(self, finding: Finding) -> int | None:
+        """The last block named where NEW's and OLD's ``kept`` lists part, if known."""
+        assert isinstance(finding, DiffFinding)
+        assert finding.new is not None
+        assert finding.old is not None
+        return parting_block(finding.case, finding.new, finding.old)
 
     def explained(self, finding: Finding) -> Finding:
         """The declared rule's answer, and where the two ``kept`` lists part."""
