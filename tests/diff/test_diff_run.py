@@ -173,6 +173,17 @@ def test_count_runs_every_phase_and_shrinks_the_first_divergence_only() -> None:
     assert shares[3] == "long lists: 0 of 0 cases differ (no cases)"
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_count_shrinks_a_one_line_change_as_far_as_hypothesis_does(seed: int) -> None:
+    # With --count Hypothesis does not shrink: packcheck's own shrinker does it all.
+    summary = diff.run(wild.keep_newest_lt, wild.keep_newest, seed=seed, count=True, **QUICK)
+    assert summary.finding is not None
+    assert summary.finding.case == {"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": []}
+    summary = diff.run(wild.dedup_by_id_order, wild.dedup_by_id, seed=seed, count=True, **QUICK)
+    assert summary.finding is not None
+    assert summary.finding.blocks() == 2
+
+
 def test_count_keeps_the_first_divergence_of_the_run() -> None:
     def other(case: dict[str, Any]) -> object:
         return {"kept": []}

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from packers import broken
+from packers import broken, wild
 
 from packcheck import pack
 from packcheck._rule.model import Case, read_case
@@ -298,6 +298,28 @@ def test_simpler_contents_drop_extra_keys_ids_and_required_entries() -> None:
         "blocks": [{"id": "A", "size": 1}, {"id": "A", "size": 1}],
         "required": ["Q"],
     }
+
+
+def test_blocks_made_alike_are_dropped_again() -> None:
+    # Newest first, '<' for '<=': the two differ when the newest blocks fill the budget
+    # exactly. Here only all four do, so no block can go until the numbers are divided
+    # down (budget 1, every size 1), when one block is enough.
+    case = {
+        "budget": 10,
+        "blocks": [{"id": "A", "size": 1}, {"id": "B", "size": 2.0}, *_sized(3, 4)],
+        "required": [],
+    }
+
+    def fails(c: dict[str, Any]) -> bool:
+        return bool(wild.keep_newest_lt(c) != wild.keep_newest(c))
+
+    assert fails(case)
+    best = shrink(case, fails, deadline=_soon())
+    assert best == {"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": []}
+
+
+def _sized(*sizes: int) -> list[dict[str, Any]]:
+    return [{"id": "C", "size": size} for size in sizes]
 
 
 def test_invalid_units_are_left_as_they_are() -> None:

@@ -15,7 +15,8 @@ out by hand, so their failures are shrunk here, greedily, the way Hypothesis wou
 3. delta debugging on the blocks (drop halves, quarters, ... while it still fails);
 4. smaller numbers: budget and sizes divided by a power of two, largest first;
 5. simpler contents: every ID ``"A"`` (on lists short enough to show whole), fewer
-   required IDs, smaller budget and sizes, no extra keys.
+   required IDs, smaller budget and sizes, no extra keys; on a short list, delta
+   debugging again after each pass (blocks made alike may do without some).
 
 Every candidate is judged by ``fails``, a call of the packer under test.  A candidate
 is kept only if it still fails, so the result always fails; shrinking stops at the
@@ -93,6 +94,9 @@ def shrink(
             before = best
             for simpler in _simpler(lambda: best):
                 attempt(simpler)
+            if len(best["blocks"]) <= _FINE:
+                # Simpler blocks may do without some of them: all alike, say.
+                _delta(best, attempt, lambda: best)
             if best is before:
                 break
         # Shrinking may have moved the departure: cut again just past it.
