@@ -32,6 +32,8 @@ def _found(new: Any, old: Any, **options: Any) -> DiffFinding:
 def test_a_packer_agrees_with_itself(packer: Any) -> None:
     summary = diff.run(packer, packer, seed=2, **QUICK)
     assert summary.agree
+    assert summary.phase is None
+    assert summary.shrink_tries == 0
     assert summary.cases["generated"] == 200
     assert summary.cases["fixtures"] == 3
     assert summary.differing == dict.fromkeys(summary.differing, 0)
@@ -113,6 +115,9 @@ def test_a_change_past_3000_blocks_is_found_on_the_shortest_failing_list(seed: i
     assert finding.blocks() == 3001
     assert summary.differing["long lists"] == 1
     assert summary.differing["generated"] == summary.differing["wide ranges"] == 0
+    assert summary.phase == "long lists"
+    assert list(summary.phase_seconds) == ["fixtures", "generated", "wide ranges", "long lists"]
+    assert 0 < summary.shrink_tries <= 2000
     report = finding.report()
     assert "  case:     3,001 blocks, budget " in report
     assert "fixture:  too long to show; --save-failures DIR saves it whole" in report
