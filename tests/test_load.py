@@ -106,13 +106,16 @@ def test_a_kernel_that_cannot_be_loaded_is_a_one_line_error(
     (package / "__init__.py").write_text("")
     (package / "mod.py").write_text("from . import absent\n")
     paths = {"lone": tmp_path / "lone.py", "broken": tmp_path / "broken.py", "pkg": package}
+    before = set(sys.modules)
     with pytest.raises(SetupError) as error:
         load(spec.format(**paths))
     text = str(error.value)
     assert message.format(**paths) in text
     assert "\n" not in text
-    # A failed import leaves nothing half-registered behind.
-    assert not [m for m in sys.modules if m.startswith("_packcheck_kernel_") and "broken" in m]
+    # A failed import leaves nothing half-registered behind (modules other tests of the
+    # same process loaded, tests/packers/broken.py say, are not this test's).
+    added = set(sys.modules) - before
+    assert not [m for m in added if m.startswith("_packcheck_kernel_") and "broken" in m]
 
 
 def test_read_answer_takes_arrays_and_lists_and_refuses_the_rest() -> None:

@@ -163,19 +163,47 @@ def test_a_command_that_never_answers_is_a_setup_error_of_its_side(
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "side"),
     [
-        ["--packer", "wild:keep_newest"],
-        ["--against", "wild:keep_newest"],
-        ["--packer", "a:b", "--packer-cmd", "c", "--against", "d:e"],
-        ["--packer", "a:b", "--against", "d:e", "--against-cmd", "c"],
+        (["--packer", "wild:keep_newest"], "OLD is needed: --against or --against-cmd"),
+        (["--against", "wild:keep_newest"], "NEW is needed: --packer or --packer-cmd"),
     ],
 )
-def test_both_sides_are_needed_once(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_both_sides_are_needed(
+    args: list[str], side: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["diff", *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"packcheck diff: error: {side} (or ")
+    assert captured.err.count("\n") == 1
+    assert captured.out == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--packer", "a:b", "--packer-cmd", "c", "--against", "d:e"],
+            "argument --packer-cmd: not allowed with argument --packer",
+        ),
+        (
+            ["--packer", "a:b", "--against", "d:e", "--against-cmd", "c"],
+            "argument --against-cmd: not allowed with argument --against",
+        ),
+        (["--packer", "a:b", "--against", "d:e", "--timeout", "0"], "0 must be greater than 0"),
+        (["--packer", "a:b", "--against", "d:e", "--format", "xml"], "invalid choice: 'xml'"),
+    ],
+)
+def test_each_side_is_given_once_and_a_bad_value_is_one_line(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["diff", *args])
     assert exit_.value.code == 2
-    assert "error:" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("packcheck diff: error: argument ")
+    assert message in err
+    assert err.count("\n") == 1
 
 
 def test_bad_saved_failures_stop_before_the_run(

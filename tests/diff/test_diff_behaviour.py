@@ -10,7 +10,14 @@ import numpy as np
 import pytest
 
 from packcheck._packers import CallablePacker, PackerFault
-from packcheck.diff._behaviour import Outcome, differences, outcome, parting, same_answer
+from packcheck.diff._behaviour import (
+    Outcome,
+    differences,
+    outcome,
+    parting,
+    parting_block,
+    same_answer,
+)
 
 CASE: dict[str, Any] = {"budget": 0, "blocks": [], "required": []}
 
@@ -188,3 +195,31 @@ def test_no_parting_without_two_kept_lists() -> None:
     assert parting(_raise(ValueError("x")), kept) is None
     assert parting(kept, _answer({"error": "size"})) is None
     assert parting(_answer([1]), kept) is None
+
+
+def _blocks(*ids: str) -> dict[str, Any]:
+    return {"budget": 9, "blocks": [{"id": i, "size": 1} for i in ids], "required": []}
+
+
+@pytest.mark.parametrize(
+    ("case", "new", "old", "block"),
+    [
+        # Both entries named where the lists part are kept: cut past the later block.
+        (_blocks("0", "1", "2", "3"), ["0", "2"], ["0", "1"], 2),
+        (_blocks("0", "1", "2", "3"), ["1", "2"], ["0", "1", "2"], 1),
+        # One list ends: the other's next entry is the only one named.
+        (_blocks("0", "1", "2", "3"), ["0"], ["0", "3"], 3),
+        (_blocks("0", "1", "2", "3"), ["0", "1"], ["0", "1"], None),
+        # An entry no block has, or one two blocks have: no cut.
+        (_blocks("0", "1", "2"), ["0", "9"], ["0", "1"], None),
+        (_blocks("0", "1", "1"), ["0", "1"], ["0", "2"], None),
+        (_blocks("0", "1"), [0], ["0"], None),
+        ({"budget": 1, "blocks": "x"}, ["0"], ["1"], None),
+        ({"budget": 1, "blocks": [7, {"id": 3}, {"id": "0"}]}, ["0"], [], 2),
+        ([], ["0"], ["1"], None),
+    ],
+)
+def test_where_the_kept_lists_part_by_block(
+    case: Any, new: list[Any], old: list[Any], block: int | None
+) -> None:
+    assert parting_block(case, _answer({"kept": new}), _answer({"kept": old})) == block

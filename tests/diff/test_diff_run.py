@@ -10,8 +10,13 @@ import pytest
 from packers import broken, wild
 
 from packcheck import diff
+from packcheck._packers import CallablePacker
 from packcheck.diff import DiffFinding, DiffSummary, Divergence
+from packcheck.diff._oracle import DiffOracle
+from packcheck.strategies import MAX_SAFE_UNITS
 from packcheck.verify._fixtures import Fixture, seed_fixtures
+from packcheck.verify._gate import SHRINK_TRIES, _Gate
+from packcheck.verify._probes import long_probes
 
 QUICK: dict[str, Any] = {"max_examples": 200, "long_lists": False}
 
@@ -27,6 +32,8 @@ def _found(new: Any, old: Any, **options: Any) -> DiffFinding:
 def test_a_packer_agrees_with_itself(packer: Any) -> None:
     summary = diff.run(packer, packer, seed=2, **QUICK)
     assert summary.agree
+    assert summary.phase is None
+    assert summary.shrink_tries == 0
     assert summary.cases["generated"] == 200
     assert summary.cases["fixtures"] == 3
     assert summary.differing == dict.fromkeys(summary.differing, 0)
@@ -96,18 +103,51 @@ def test_another_exception_type_is_a_divergence() -> None:
     )
 
 
-def test_a_change_past_3000_blocks_is_found_on_the_shortest_failing_list() -> None:
-    summary = diff.run(wild.keep_newest_past_3000, wild.keep_newest, seed=1, max_examples=50)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_change_past_3000_blocks_is_found_on_the_shortest_failing_list(seed: int) -> None:
+    # The two differ on lists of more than 3,000 blocks only; the ladder's first such
+    # lengths are 4,095 to 4,097 blocks, and shrinking goes on to 3,001.
+    summary = diff.run(wild.keep_newest_past_3000, wild.keep_newest, seed=seed, max_examples=50)
     finding = summary.finding
     assert finding is not None
-    assert finding.origin.startswith("long list (seed 1): ")
-    assert 3000 < finding.blocks() <= 4097
+    assert finding.origin.startswith(f"long list (seed {seed}): ")
+    assert finding.origin.endswith(", shrunk to 3001 blocks")
+    assert finding.blocks() == 3001
     assert summary.differing["long lists"] == 1
     assert summary.differing["generated"] == summary.differing["wide ranges"] == 0
+    assert summary.phase == "long lists"
+    assert list(summary.phase_seconds) == ["fixtures", "generated", "wide ranges", "long lists"]
+    assert 0 < summary.shrink_tries <= 2000
     report = finding.report()
-    assert f"  case:     {finding.blocks():,} blocks, budget " in report
+    assert "  case:     3,001 blocks, budget " in report
     assert "fixture:  too long to show; --save-failures DIR saves it whole" in report
     assert finding.parts is not None
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        (wild.keep_newest_lt, wild.keep_newest),
+        (wild.dedup_by_id_order, wild.dedup_by_id),
+        (broken.less_than, broken.correct),
+    ],
+)
+def test_a_one_line_change_met_on_a_long_list_shrinks_to_a_few_blocks(new: Any, old: Any) -> None:
+    # What Hypothesis shrinks in the generated phase, packcheck's own shrinker must
+    # shrink as well when a long list (or --count) meets the change first.
+    oracle = DiffOracle(CallablePacker(new), CallablePacker(old))
+    shrunk = []
+    for probe in long_probes(1, MAX_SAFE_UNITS):
+        if not 256 < probe.length <= 20_000:  # past 256 blocks, IDs become indexes
+            continue
+        state = _Gate(oracle, None, 60.0, count=False)
+        finding = state.judge(probe.build(), "long list")
+        if finding is not None:
+            shrunk.append(state.shrunk(probe, finding, SHRINK_TRIES).blocks())
+        if len(shrunk) == 3:
+            break
+    assert len(shrunk) == 3
+    assert all(0 < blocks <= 8 for blocks in shrunk), shrunk
 
 
 def test_a_long_answer_is_summarised() -> None:
@@ -136,6 +176,17 @@ def test_count_runs_every_phase_and_shrinks_the_first_divergence_only() -> None:
     assert shares[1].startswith("generated: ")
     assert shares[1].endswith("%)")
     assert shares[3] == "long lists: 0 of 0 cases differ (no cases)"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_count_shrinks_a_one_line_change_as_far_as_hypothesis_does(seed: int) -> None:
+    # With --count Hypothesis does not shrink: packcheck's own shrinker does it all.
+    summary = diff.run(wild.keep_newest_lt, wild.keep_newest, seed=seed, count=True, **QUICK)
+    assert summary.finding is not None
+    assert summary.finding.case == {"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": []}
+    summary = diff.run(wild.dedup_by_id_order, wild.dedup_by_id, seed=seed, count=True, **QUICK)
+    assert summary.finding is not None
+    assert summary.finding.blocks() == 2
 
 
 def test_count_keeps_the_first_divergence_of_the_run() -> None:

@@ -8,11 +8,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from packers import broken
+from packers import broken, wild
 
 from packcheck import pack
 from packcheck._rule.model import Case, read_case
 from packcheck.verify import _shrink
+from packcheck.verify._causes import departure_index
 from packcheck.verify._probes import LADDER, Probe
 from packcheck.verify._shrink import _shorter, _smaller, shrink
 
@@ -36,6 +37,11 @@ class _Judge:
         return verdict
 
 
+def _departs(packer: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], int | None]:
+    """Where ``packer``'s answer departs from the rule's, as ``verify``'s oracle says it."""
+    return lambda case: departure_index(case, packer(case))
+
+
 def _long(case: dict[str, Any]) -> bool:
     return len(case["blocks"]) > 3000
 
@@ -56,9 +62,77 @@ def test_a_failure_needing_length_takes_the_shortest_ladder_length_that_fails() 
     first = next(i for i, (_, verdict) in enumerate(judge.seen) if verdict)
     assert tried[: first + 1] == [*range(1, 16), *(n for n in LADDER if n <= 4095)]
     assert judge.seen[first][0] == probe.shorter(4095).build()
-    # Delta debugging then cuts whole pieces (1/64 of the list) while it still fails.
-    assert 3000 < len(best["blocks"]) <= 3000 + 4095 // 64
+    # Leading blocks then go by bisection while it still fails: one block past 3000.
+    assert len(best["blocks"]) == 3001
     assert _long(best)
+
+
+def _exact_fits(length: int) -> dict[str, Any]:
+    """Every block fits, the last one exactly: the rule has nothing left."""
+    sizes = [1 + (7 * i) % 5 for i in range(length)]
+    blocks = [{"id": "A", "size": size} for size in sizes]
+    return {"budget": sum(sizes), "blocks": blocks, "required": []}
+
+
+def test_leading_blocks_go_with_the_units_the_rule_keeps_in_them() -> None:
+    # Fails past 3,000 blocks when the rule ends on an exact fit: dropping blocks with
+    # the budget as it is leaves units over, so only a budget lowered by what the rule
+    # kept in the dropped blocks keeps the failure.
+    def fails(case: dict[str, Any]) -> bool:
+        out = pack(case)
+        every = len(out["kept"]) == len(case["blocks"]) > 3000
+        return every and out["remaining"] == 0
+
+    case = _exact_fits(4095)
+    judge = _Judge(fails)
+    best = shrink(case, judge, deadline=_soon())
+    assert len(best["blocks"]) == 3001
+    assert fails(best)
+    # Found by bisection (a try per halving), before any block is simplified.
+    first = next(i for i, (c, _) in enumerate(judge.seen) if len(c["blocks"]) == 3001)
+    assert first < 20
+    shortest = judge.seen[first][0]
+    assert shortest["blocks"] == [{**b, "id": str(i)} for i, b in enumerate(case["blocks"])][1094:]
+    assert shortest["budget"] == sum(b["size"] for b in shortest["blocks"])
+
+
+def test_leading_blocks_go_with_the_budget_kept_when_it_must_stay() -> None:
+    # A packer that scans from the end sees the same newest blocks under the same budget.
+    case = _exact_fits(4095)
+
+    def fails(c: dict[str, Any]) -> bool:
+        return len(c["blocks"]) > 3000 and c["budget"] == case["budget"]
+
+    best = shrink(case, fails, deadline=_soon())
+    assert len(best["blocks"]) == 3001
+    assert best["budget"] == case["budget"]
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        {"budget": True},
+        {"budget": -1},
+        {},
+        {"size": "4"},
+        {"size": 0},
+    ],
+)
+def test_odd_units_keep_the_budget_as_leading_blocks_go(odd: dict[str, Any]) -> None:
+    case = _exact_fits(600)
+    if "size" in odd:
+        case["blocks"][-1] = {"id": "A", **odd}
+    else:
+        del case["budget"]
+        case.update(odd)
+    judge = _Judge(lambda c: len(c["blocks"]) > 400)
+    best = shrink(case, judge, deadline=_soon())
+    assert len(best["blocks"]) == 401
+    # The IDs made indexes, then the bisection's first try: half the blocks gone, the
+    # budget as it was (or still absent).
+    distinct, bisect = judge.seen[0][0], judge.seen[1][0]
+    assert bisect["blocks"] == distinct["blocks"][300:]
+    assert bisect.get("budget", "absent") == case.get("budget", "absent")
 
 
 def test_a_long_list_that_stops_shrinking_finishes_well_before_the_deadline() -> None:
@@ -135,7 +209,9 @@ def test_the_deadline_stops_shrinking_with_the_best_case_so_far(
     # The same blocks, each ID made its index (a long list's blame by ID is exact).
     assert [b["size"] for b in best["blocks"]] == [b["size"] for b in case["blocks"][300:]]
     assert [b["id"] for b in best["blocks"]] == [str(i) for i in range(300, 600)]
-    assert best["budget"] == case["budget"]
+    # The first half went first, with what the rule has left after it as the budget.
+    assert best["budget"] == pack({**case, "blocks": case["blocks"][:300]})["remaining"]
+    assert best["budget"] < case["budget"]
 
 
 def test_a_cut_at_the_departure_comes_before_delta_debugging() -> None:
@@ -157,7 +233,7 @@ def test_a_cut_at_the_departure_comes_before_delta_debugging() -> None:
         return bool(broken.stop_at_first_misfit(c) != pack(c))
 
     judge = _Judge(wrong)
-    best = shrink(case, judge, deadline=_soon(), answer_of=broken.stop_at_first_misfit)
+    best = shrink(case, judge, deadline=_soon(), departs=_departs(broken.stop_at_first_misfit))
     assert judge.seen[0] == ({**case, "blocks": case["blocks"][:3]}, True)
     assert wrong(best)
     assert [b["size"] for b in best["blocks"]] == [2, 1]
@@ -166,10 +242,10 @@ def test_a_cut_at_the_departure_comes_before_delta_debugging() -> None:
 def test_no_cut_when_the_answer_agrees_or_departs_at_the_last_block() -> None:
     case = {"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": []}
     judge = _Judge(lambda c: False)
-    shrink(case, judge, deadline=_soon(), answer_of=pack)
+    shrink(case, judge, deadline=_soon(), departs=_departs(pack))
     assert [len(c["blocks"]) for c, _ in judge.seen][:1] == [0]
     judge = _Judge(lambda c: False)
-    shrink(case, judge, deadline=_soon(), answer_of=lambda c: {"kept": []})
+    shrink(case, judge, deadline=_soon(), departs=_departs(lambda c: {"kept": []}))
     assert [len(c["blocks"]) for c, _ in judge.seen][:1] == [0]
 
 
@@ -222,6 +298,28 @@ def test_simpler_contents_drop_extra_keys_ids_and_required_entries() -> None:
         "blocks": [{"id": "A", "size": 1}, {"id": "A", "size": 1}],
         "required": ["Q"],
     }
+
+
+def test_blocks_made_alike_are_dropped_again() -> None:
+    # Newest first, '<' for '<=': the two differ when the newest blocks fill the budget
+    # exactly. Here only all four do, so no block can go until the numbers are divided
+    # down (budget 1, every size 1), when one block is enough.
+    case = {
+        "budget": 10,
+        "blocks": [{"id": "A", "size": 1}, {"id": "B", "size": 2.0}, *_sized(3, 4)],
+        "required": [],
+    }
+
+    def fails(c: dict[str, Any]) -> bool:
+        return bool(wild.keep_newest_lt(c) != wild.keep_newest(c))
+
+    assert fails(case)
+    best = shrink(case, fails, deadline=_soon())
+    assert best == {"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": []}
+
+
+def _sized(*sizes: int) -> list[dict[str, Any]]:
+    return [{"id": "C", "size": size} for size in sizes]
 
 
 def test_invalid_units_are_left_as_they_are() -> None:

@@ -245,6 +245,22 @@ def test_a_packer_wrong_only_on_long_lists_fails_and_shrinks_to_the_shortest_len
     assert "blocks, budget" in report  # summarised: length and the blocks around it
 
 
+@pytest.mark.parametrize("threshold", [1500, 3000])
+def test_a_length_threshold_between_ladder_lengths_comes_back_one_block_past_it(
+    threshold: int,
+) -> None:
+    # '<' for '<=' on lists longer than the threshold: the ladder's shortest failing
+    # length is some way past it (2,047 or 4,095), the counterexample one block past it.
+    packer = long.fast_path(threshold, broken.less_than)
+    summary = run(packer, seed=1, max_examples=20, shrink_seconds=3600.0)
+    finding = summary.finding
+    assert finding is not None
+    assert finding.origin.startswith("long list (seed 1)")
+    assert len(finding.case["blocks"]) == threshold + 1, finding.origin
+    assert finding.expected == pack(finding.case)
+    assert finding.departs is not None
+
+
 def test_a_correct_packer_reading_in_chunks_passes_the_long_lists() -> None:
     summary = check(long.correct_chunked_4096, seed=1, max_examples=20)
     assert summary.long_lists >= 60

@@ -1,13 +1,15 @@
-"""``[tool.packcheck]`` in ``pyproject.toml``: ``verify``'s options, written once.
+"""``[tool.packcheck]`` in ``pyproject.toml``: a command's options, written once.
 
 The file is found as pytest finds its root: the first ``pyproject.toml`` holding a
-``[tool.packcheck]`` table, from the current directory upwards.  Its keys are
-``verify``'s long options without the dashes (``packer``, ``max-units``,
-``no-long-lists``...); each value is read as that option's value would be on the
-command line, and the command line overrides it.  Paths in the table (a
-``PATH.py:FUNCTION`` packer, ``save-failures``, ``junit-xml``) are relative to the
-file's folder.  An unknown key, a value of the wrong kind or a file that is not TOML
-is a :class:`ConfigError`: one line, naming the file and the key.
+``[tool.packcheck]`` table, from the current directory upwards.  That table holds
+``verify``'s settings; ``[tool.packcheck.diff]`` (the table's ``diff`` key) holds
+``diff``'s, and neither command reads the other's.  Keys are the command's long
+options without the dashes (``packer``, ``max-units``, ``no-long-lists``...); each
+value is read as that option's value would be on the command line, and the command
+line overrides it.  Paths in the table (a ``PATH.py:FUNCTION`` packer, ``against``,
+``save-failures``, ``junit-xml``) are relative to the file's folder.  An unknown key,
+a value of the wrong kind or a file that is not TOML is a :class:`ConfigError`: one
+line, naming the file, the table and the key.
 """
 
 from __future__ import annotations
@@ -15,13 +17,18 @@ from __future__ import annotations
 import argparse
 import os
 import tomllib
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ConfigError", "find", "read", "shown"]
+__all__ = ["SECTIONS", "ConfigError", "find", "read", "resolve", "shown"]
 
 #: Options that are no settings: they say what to do, not how.
 _NOT_SETTINGS = frozenset({"help"})
+#: The commands with a table of their own inside ``[tool.packcheck]``.
+SECTIONS = ("diff",)
+#: Keys whose value may be a ``PATH.py:FUNCTION`` spec.
+_SPECS = ("packer", "against")
 
 
 class ConfigError(Exception):
@@ -80,7 +87,7 @@ def _value(action: argparse.Action, key: str, value: object, folder: Path) -> ob
     text = str(value)
     if key in ("save-failures", "junit-xml"):
         text = _relative(folder, text)
-    elif key == "packer" and text.rpartition(":")[0].endswith(".py"):
+    elif key in _SPECS and text.rpartition(":")[0].endswith(".py"):
         location, _, function = text.rpartition(":")
         text = f"{_relative(folder, location)}:{function}"
     try:
@@ -93,15 +100,38 @@ def _value(action: argparse.Action, key: str, value: object, folder: Path) -> ob
     return parsed
 
 
-def read(parser: argparse.ArgumentParser, start: Path) -> tuple[Path | None, dict[str, Any]]:
-    """The settings ``[tool.packcheck]`` gives, by ``parser`` destination, and its file.
+def _table(path: Path, table: dict[str, Any], section: str | None) -> dict[str, Any]:
+    """The keys of ``[tool.packcheck]`` (without the commands' tables) or of
+    ``[tool.packcheck.SECTION]``."""
+    for name in SECTIONS:
+        if name in table and not isinstance(table[name], dict):
+            raise ConfigError(
+                f"{shown(path)} [tool.packcheck]: {name}: expected a table "
+                f"([tool.packcheck.{name}]), not {table[name]!r}"
+            )
+    if section is None:
+        return {key: value for key, value in table.items() if key not in SECTIONS}
+    chosen: dict[str, Any] = table.get(section, {})
+    return chosen
+
+
+def _where(path: Path, section: str | None) -> str:
+    return f"{shown(path)} [tool.packcheck{'' if section is None else '.' + section}]"
+
+
+def read(
+    parser: argparse.ArgumentParser, start: Path, section: str | None = None
+) -> tuple[Path | None, dict[str, Any]]:
+    """The settings ``[tool.packcheck]`` (or its ``section`` table) gives, by ``parser``
+    destination, and its file.
 
     Raises :class:`ConfigError` for an unknown key or a value the option refuses.
     """
     found = find(start)
     if found is None:
         return None, {}
-    path, table = found
+    path, whole = found
+    table = _table(path, whole, section)
     options = {
         option[2:]: action
         for action in parser._actions
@@ -109,7 +139,7 @@ def read(parser: argparse.ArgumentParser, start: Path) -> tuple[Path | None, dic
         if option.startswith("--") and action.dest not in _NOT_SETTINGS
     }
     settings: dict[str, Any] = {}
-    where = f"{shown(path)} [tool.packcheck]"
+    where = _where(path, section)
     for key, value in table.items():
         action = options.get(key)
         if action is None:
@@ -122,3 +152,34 @@ def read(parser: argparse.ArgumentParser, start: Path) -> tuple[Path | None, dic
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}") from None
     return path, settings
+
+
+def resolve(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    defaults: Mapping[str, Any],
+    *,
+    start: Path,
+    section: str | None = None,
+    choices: Sequence[tuple[str, str]] = (),
+) -> argparse.Namespace:
+    """A run's settings: the command line's, then the table's, then ``defaults``.
+
+    Each pair of ``choices`` (``("packer", "packer_cmd")``) names one thing two ways:
+    the table may give only one of them, and either given on the command line replaces
+    both keys of the table.  Raises :class:`ConfigError`.
+    """
+    path, table = read(parser, start, section)
+    for one, other in choices:
+        if path is not None and one in table and other in table:
+            names = f"{one.replace('_', '-')} and {other.replace('_', '-')}"
+            raise ConfigError(f"{_where(path, section)}: {names} exclude each other")
+        if getattr(args, one) is not None or getattr(args, other) is not None:
+            table.pop(one, None)
+            table.pop(other, None)
+    resolved = argparse.Namespace(**vars(args))
+    for dest, default in defaults.items():
+        given = getattr(args, dest, None)
+        setattr(resolved, dest, given if given is not None else table.get(dest, default))
+    resolved.config = path
+    return resolved

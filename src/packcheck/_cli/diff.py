@@ -14,12 +14,23 @@ from .._load import SetupError, load
 from .._packers import CallablePacker, CommandPacker, Packer, WorkerPacker
 from .._rule.sources import SourceError
 from ..diff import DEFAULT_MAX_EXAMPLES
+from ..diff._reports import DiffOutcome, github, json_report, junit_xml, text
 from ..strategies import MAX_SAFE_UNITS
 from ..verify._fixtures import saved_fixtures, seed_fixtures, writable_directory
+from ..verify._gate import Progress
+from . import _config, _reports
 from ._progress import progress_for
-from .verify import DEFAULT_TIMEOUT, _positive, _power_text, _save, _seed, parse_units
+from .verify import (
+    DEFAULT_TIMEOUT,
+    _one_line_errors,
+    _positive,
+    _power_text,
+    _save,
+    _seed,
+    parse_units,
+)
 
-__all__ = ["register"]
+__all__ = ["compare", "register", "settings"]
 
 #: A worker process without ``--timeout`` waits this long (11 days) for an answer.
 _UNTIMED = 1e6
@@ -38,11 +49,14 @@ def register(commands: Any) -> None:
             "or --against-cmd), and compare what they do exactly: answers as JSON with "
             "exact types, an exception by its type, a timeout or a dead process as that "
             "side's fault. The first divergence is shrunk and shown beside the declared "
-            "rule's answer. Exit 0 they agree, 1 on a divergence, 2 on a usage or setup "
-            "error."
+            "rule's answer. Options not given are read from [tool.packcheck.diff] in the "
+            "nearest pyproject.toml. Exit 0 they agree, 1 on a divergence, 2 on a usage "
+            "or setup error."
         ),
     )
-    new = p.add_mutually_exclusive_group(required=True)
+    _one_line_errors(p)
+    # Every default is None: an option not given may come from [tool.packcheck.diff].
+    new = p.add_mutually_exclusive_group()
     new.add_argument(
         "--packer",
         metavar="SPEC",
@@ -54,7 +68,7 @@ def register(commands: Any) -> None:
         metavar="COMMAND",
         help="NEW, a program reading one JSON case per line and printing one JSON output per line",
     )
-    old = p.add_mutually_exclusive_group(required=True)
+    old = p.add_mutually_exclusive_group()
     old.add_argument(
         "--against",
         metavar="SPEC",
@@ -65,14 +79,12 @@ def register(commands: Any) -> None:
     p.add_argument(
         "--max-examples",
         type=_positive(int),
-        default=DEFAULT_MAX_EXAMPLES,
         metavar="N",
         help=f"generated cases (default: {DEFAULT_MAX_EXAMPLES})",
     )
     p.add_argument(
         "--max-units",
         type=parse_units,
-        default=MAX_SAFE_UNITS,
         metavar="N",
         help="largest generated magnitude, digits or e.g. 2**70 (default: 2**53-1, what "
         "every JSON implementation holds exactly)",
@@ -85,22 +97,17 @@ def register(commands: Any) -> None:
         f"{DEFAULT_TIMEOUT:g} for commands, none in-process)",
     )
     p.add_argument(
-        "--quiet",
-        "-q",
-        action="store_true",
-        help="no progress on stderr (default: a live line on a terminal, else a line per "
-        "phase and at least one every 10 s)",
-    )
-    p.add_argument(
         "--count",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         help="run every phase to its end and report, per phase, the share of cases on "
-        "which the two differ (the first divergence is still shrunk and shown)",
+        "which the two differ (the first divergence is still shrunk and shown); "
+        "--no-count undoes count = true",
     )
     p.add_argument(
-        "--no-long-lists",
-        action="store_true",
-        help="leave out the long lists (15 to 131,073 blocks): a quicker, weaker check",
+        "--long-lists",
+        action=argparse.BooleanOptionalAction,
+        help="the long lists (15 to 131,073 blocks); --no-long-lists: a quicker, weaker "
+        "check (default: on)",
     )
     p.add_argument(
         "--save-failures",
@@ -108,7 +115,63 @@ def register(commands: Any) -> None:
         metavar="DIR",
         help="replay DIR/*.json first, and save a new divergence there as a fixture",
     )
+    _reports.add_options(p)
+    p.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        default=None,
+        help="no progress on stderr (default: a live line on a terminal, else a line per "
+        "phase and at least one every 10 s)",
+    )
     p.set_defaults(run=run_diff)
+
+
+#: What an option not given on the command line nor in [tool.packcheck.diff] is.
+_DEFAULTS: dict[str, Any] = {
+    "packer": None,
+    "packer_cmd": None,
+    "against": None,
+    "against_cmd": None,
+    "seed": None,
+    "max_examples": DEFAULT_MAX_EXAMPLES,
+    "max_units": MAX_SAFE_UNITS,
+    "timeout": None,
+    "count": False,
+    "long_lists": True,
+    "save_failures": None,
+    "format": "text",
+    "junit_xml": None,
+    "quiet": False,
+}
+#: Each side's two options, as ``--packer`` and ``--packer-cmd`` name NEW.
+_SIDES = (("packer", "packer_cmd"), ("against", "against_cmd"))
+
+
+def settings(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, start: Path | None = None
+) -> argparse.Namespace:
+    """The run's settings: the command line's, then ``[tool.packcheck.diff]``'s, then
+    defaults.  A side named on the command line replaces both of that side's keys.
+
+    Raises :class:`_config.ConfigError`, also when a side is given nowhere.
+    """
+    s = _config.resolve(
+        args,
+        parser,
+        _DEFAULTS,
+        start=Path.cwd() if start is None else start,
+        section="diff",
+        choices=_SIDES,
+    )
+    for side, (spec, command) in zip(("NEW", "OLD"), _SIDES, strict=True):
+        if getattr(s, spec) is None and getattr(s, command) is None:
+            options = f"--{spec} or --{command.replace('_', '-')}"
+            raise _config.ConfigError(
+                f"{side} is needed: {options} (or {spec} or {command.replace('_', '-')} "
+                "in [tool.packcheck.diff])"
+            )
+    return s
 
 
 def _named(message: str, option: str) -> str:
@@ -168,90 +231,103 @@ def _name(spec: str | None, command: str | None) -> str:
     return f"command {command!r}" if command is not None else str(spec)
 
 
-def _rerun(args: argparse.Namespace, seed: int) -> str:
-    """The command that repeats this run: every option that changes what it checks."""
+def _rerun(s: argparse.Namespace, seed: int) -> str:
+    """The command that repeats this run: every setting that changes what it checks
+    (those read from [tool.packcheck.diff] too, so it repeats the run from anywhere)."""
     words = ["packcheck", "diff"]
     for option in ("packer", "packer_cmd", "against", "against_cmd"):
-        if getattr(args, option) is not None:
-            words += ["--" + option.replace("_", "-"), getattr(args, option)]
+        if getattr(s, option) is not None:
+            words += ["--" + option.replace("_", "-"), getattr(s, option)]
     words += ["--seed", str(seed)]
-    if args.max_examples != DEFAULT_MAX_EXAMPLES:
-        words += ["--max-examples", str(args.max_examples)]
-    if args.max_units != MAX_SAFE_UNITS:
-        words += ["--max-units", _power_text(args.max_units)]
-    if args.timeout is not None:
-        words += ["--timeout", f"{args.timeout:g}"]
-    for flag in ("count", "no_long_lists"):
-        if getattr(args, flag):
-            words.append("--" + flag.replace("_", "-"))
-    if args.save_failures is not None:
-        words += ["--save-failures", str(args.save_failures)]
+    if s.max_examples != DEFAULT_MAX_EXAMPLES:
+        words += ["--max-examples", str(s.max_examples)]
+    if s.max_units != MAX_SAFE_UNITS:
+        words += ["--max-units", _power_text(s.max_units)]
+    if s.timeout is not None:
+        words += ["--timeout", f"{s.timeout:g}"]
+    if s.count:
+        words.append("--count")
+    if not s.long_lists:
+        words.append("--no-long-lists")
+    if s.save_failures is not None:
+        words += ["--save-failures", str(s.save_failures)]
     return shlex.join(words)
 
 
-def run_diff(args: argparse.Namespace) -> int:
-    """Compare NEW with OLD; 0 they agree, 1 a divergence, 2 usage/setup error."""
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+def _settings_shown(s: argparse.Namespace) -> dict[str, Any]:
+    """What decides what a run compares, for the JSON and JUnit reports."""
+    return {
+        "max_examples": s.max_examples,
+        "max_units": _power_text(s.max_units),
+        "timeout": None if s.timeout is None else float(s.timeout),
+        "count": s.count,
+        "long_lists": s.long_lists,
+        "save_failures": None if s.save_failures is None else str(s.save_failures),
+    }
+
+
+def compare(s: argparse.Namespace, progress: Progress | None = None) -> DiffOutcome:
+    """Run ``diff`` with the settings ``s``; raises :class:`OSError`,
+    :class:`SourceError` or :class:`SetupError` when it cannot run at all (a command
+    that ended before answering any case never ran as a packer)."""
+    seed = s.seed if s.seed is not None else random.SystemRandom().randrange(2**32)
+    fixtures = seed_fixtures()
+    if s.save_failures is not None:
+        writable_directory(s.save_failures)
+        fixtures += saved_fixtures(s.save_failures)
+    if s.junit_xml is not None:
+        _reports.writable_file(s.junit_xml)
     sides: list[_Side] = []
     try:
-        if args.save_failures is not None:
-            writable_directory(args.save_failures)
-        fixtures = seed_fixtures()
-        if args.save_failures is not None:
-            fixtures += saved_fixtures(args.save_failures)
-        both_python = args.packer is not None and args.against is not None
-        sides.append(
-            _side(args.packer, args.packer_cmd, args.timeout, "--packer", apart=both_python)
-        )
-        sides.append(
-            _side(args.against, args.against_cmd, args.timeout, "--against", apart=both_python)
-        )
-    except (OSError, SourceError, SetupError) as exc:
-        for side in sides:
-            side.close()
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        print(f"packcheck diff: {why}", file=sys.stderr)
-        return 2
-    progress = progress_for(sys.stderr, args.quiet, "diff")
-    try:
+        both_python = s.packer is not None and s.against is not None
+        sides.append(_side(s.packer, s.packer_cmd, s.timeout, "--packer", apart=both_python))
+        sides.append(_side(s.against, s.against_cmd, s.timeout, "--against", apart=both_python))
         summary = diff.run(
             sides[0],
             sides[1],
             seed=seed,
-            max_examples=args.max_examples,
-            max_units=args.max_units,
+            max_examples=s.max_examples,
+            max_units=s.max_units,
             fixtures=fixtures,
-            long_lists=not args.no_long_lists,
+            long_lists=s.long_lists,
             progress=progress,
-            count=args.count,
+            count=s.count,
         )
-    except SetupError as exc:
-        # A command that ended before answering any case never ran as a packer.
-        print(f"packcheck diff: {exc}", file=sys.stderr)
+    finally:
+        for side in sides:
+            side.close()
+    finding = summary.finding
+    saved = None
+    fresh = finding is not None and not finding.origin.startswith("fixture")
+    if fresh and s.save_failures is not None:
+        assert finding is not None
+        try:
+            path = _save(finding, s.save_failures)
+            saved = f"{path} (replayed first by the next run with --save-failures)"
+        except OSError as exc:
+            saved = f"nothing: {exc.strerror or exc}"
+    new, old = _name(s.packer, s.packer_cmd), _name(s.against, s.against_cmd)
+    return DiffOutcome(summary, new, old, _rerun(s, seed), saved, _settings_shown(s))
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    """Compare NEW with OLD; 0 they agree, 1 a divergence, 2 usage/setup error."""
+    try:
+        s = settings(args, args.command_parser)
+    except _config.ConfigError as exc:
+        print(f"packcheck diff: error: {exc}", file=sys.stderr)
+        return 2
+    progress = progress_for(sys.stderr, s.quiet, "diff")
+    try:
+        outcome = compare(s, progress)
+    except (OSError, SourceError, SetupError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        print(f"packcheck diff: {why}", file=sys.stderr)
         return 2
     finally:
         if progress is not None:
             progress.close()
-        for side in sides:
-            side.close()
-    new, old = _name(args.packer, args.packer_cmd), _name(args.against, args.against_cmd)
-    names = f"NEW {new}, OLD {old}"
-    line = f"{summary.counts()}, seed {seed}, {summary.seconds:.1f} s ({names})"
-    shares = [f"share:    {share}" for share in summary.shares()] if args.count else []
-    finding = summary.finding
-    if finding is None:
-        print("\n".join([*shares, f"packcheck diff: agree: {line}"]))
-        return 0
-    args.status_if_cut_off = 1  # a reader that goes away must not turn this into a pass
-    print(finding.report())
-    for share in shares:
-        print(share)
-    if args.save_failures is not None and not finding.origin.startswith("fixture"):
-        try:
-            saved = _save(finding, args.save_failures)
-            print(f"saved:    {saved} (replayed first by the next run with --save-failures)")
-        except OSError as exc:
-            print(f"saved:    nothing: {exc.strerror or exc}")
-    print(f"rerun:    {_rerun(args, seed)}")
-    print(f"packcheck diff: DIFFERENT: {line}")
-    return 1
+    if outcome.status:
+        args.status_if_cut_off = 1  # a reader that goes away must not turn this into a pass
+    report = {"text": text, "json": json_report, "github": github}[s.format](outcome)
+    return _reports.publish("diff", report, s.junit_xml, lambda: junit_xml(outcome), outcome.status)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import random
 import re
 import shlex
@@ -20,8 +19,8 @@ from ..verify import _gate as verify
 from ..verify._findings import Finding
 from ..verify._fixtures import save_fixture, saved_fixtures, seed_fixtures, writable_directory
 from ..verify._gate import DEFAULT_MAX_EXAMPLES, DEFAULT_PACKER, Progress
-from ..verify._reports import FORMATS, Outcome, github, json_report, junit_xml, text
-from . import _config
+from ..verify._reports import Outcome, github, json_report, junit_xml, text
+from . import _config, _reports
 from ._progress import progress_for
 
 __all__ = ["DEFAULT_TIMEOUT", "gate", "parse_units", "register", "settings"]
@@ -174,18 +173,7 @@ def register(commands: Any) -> None:
         metavar="DIR",
         help="replay DIR/*.json first, and save a new counterexample there as a fixture",
     )
-    p.add_argument(
-        "--format",
-        choices=FORMATS,
-        help="the report on stdout: text, json (one object) or github (Actions "
-        "annotations, then the text) (default: text)",
-    )
-    p.add_argument(
-        "--junit-xml",
-        type=Path,
-        metavar="PATH",
-        help="also write the report as JUnit XML to PATH (a test case per phase)",
-    )
+    _reports.add_options(p)
     p.add_argument(
         "--quiet",
         "-q",
@@ -222,20 +210,13 @@ def settings(
     A packer named on the command line replaces both packer keys of the table.
     Raises :class:`_config.ConfigError`.
     """
-    path, table = _config.read(parser, Path.cwd() if start is None else start)
-    if path is not None and "packer" in table and "packer_cmd" in table:
-        raise _config.ConfigError(
-            f"{_config.shown(path)} [tool.packcheck]: packer and packer-cmd exclude each other"
-        )
-    if args.packer is not None or args.packer_cmd is not None:
-        table.pop("packer", None)
-        table.pop("packer_cmd", None)
-    resolved = argparse.Namespace(**vars(args))
-    for dest, default in _DEFAULTS.items():
-        given = getattr(args, dest, None)
-        setattr(resolved, dest, given if given is not None else table.get(dest, default))
-    resolved.config = path
-    return resolved
+    return _config.resolve(
+        args,
+        parser,
+        _DEFAULTS,
+        start=Path.cwd() if start is None else start,
+        choices=[("packer", "packer_cmd")],
+    )
 
 
 def _timeout_of(s: argparse.Namespace) -> float | None:
@@ -312,15 +293,6 @@ def _save(finding: Finding, directory: Path) -> Path:
     return save_fixture(finding.fixture(), directory)
 
 
-def _writable_file(path: Path) -> None:
-    """Raise :class:`OSError` unless a report can be written at ``path``."""
-    if path.is_dir():
-        raise OSError(f"--junit-xml {path}: is a directory")
-    folder = path.parent
-    if not folder.is_dir() or not os.access(folder, os.W_OK):
-        raise OSError(f"--junit-xml {path}: {folder} is not a writable directory")
-
-
 def _settings_shown(s: argparse.Namespace) -> dict[str, Any]:
     """What decides what a run checks, for the JSON and JUnit reports."""
     return {
@@ -342,7 +314,7 @@ def gate(s: argparse.Namespace, progress: Progress | None = None) -> Outcome:
         writable_directory(s.save_failures)
         fixtures += saved_fixtures(s.save_failures)
     if s.junit_xml is not None:
-        _writable_file(s.junit_xml)
+        _reports.writable_file(s.junit_xml)
     packer, name = _packer(s)
     try:
         summary = verify.run(
@@ -391,11 +363,6 @@ def run_verify(args: argparse.Namespace) -> int:
     if outcome.status:
         args.status_if_cut_off = 1  # a reader that goes away must not turn this into a pass
     report = {"text": text, "json": json_report, "github": github}[s.format](outcome)
-    print(report)
-    if s.junit_xml is not None:
-        try:
-            s.junit_xml.write_bytes(junit_xml(outcome))
-        except OSError as exc:
-            print(f"packcheck verify: --junit-xml {s.junit_xml}: {exc.strerror}", file=sys.stderr)
-            return 2
-    return outcome.status
+    return _reports.publish(
+        "verify", report, s.junit_xml, lambda: junit_xml(outcome), outcome.status
+    )

@@ -59,6 +59,9 @@ class DiffSummary:
     ``cases`` and ``differing`` map each of :data:`COUNTED_PHASES` to the cases it
     compared and those on which the two differ (with ``counted=False`` the run stops at
     the first divergence, so at most one).  ``finding`` is ``None`` when they agree.
+    ``shrink_tries`` counts the cases tried while shrinking it; ``phase_seconds`` maps
+    each phase that ran, in order, to its seconds (shrinking included in the phase
+    that found the divergence).
     """
 
     seed: int
@@ -67,11 +70,20 @@ class DiffSummary:
     cases: dict[str, int] = field(default_factory=dict)
     differing: dict[str, int] = field(default_factory=dict)
     finding: DiffFinding | None = None
+    shrink_tries: int = 0
+    phase_seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def agree(self) -> bool:
         """No divergence was found."""
         return self.finding is None
+
+    @property
+    def phase(self) -> str | None:
+        """The phase that found the divergence (``None`` when the two agree)."""
+        if self.finding is None:
+            return None
+        return next(phase for phase in COUNTED_PHASES if self.differing[phase])
 
     def counts(self) -> str:
         """``3 fixtures, 1000 generated cases, ...`` for a summary line."""
@@ -137,6 +149,8 @@ def run(
         cases={phase: tally.counts[phase] for phase in COUNTED_PHASES},
         differing={phase: tally.failing[phase] for phase in COUNTED_PHASES},
         finding=finding,
+        shrink_tries=tally.counts["shrinking"],
+        phase_seconds=tally.phase_seconds,
     )
 
 

@@ -23,7 +23,15 @@ from typing import Any, Literal
 from .._packers import Packer, PackerFault
 from .._rule.jsonio import same_json, show
 
-__all__ = ["Outcome", "differences", "outcome", "parting", "same_answer"]
+__all__ = [
+    "Outcome",
+    "differences",
+    "outcome",
+    "parting",
+    "parting_block",
+    "parting_position",
+    "same_answer",
+]
 
 _RAISED = re.compile(r"raised ([\w.]+): ")
 # An exception's name at the start of a stderr line: "TypeError: ...", "Uncaught
@@ -129,25 +137,70 @@ def differences(new: Outcome, old: Outcome) -> tuple[str, ...]:
     return (f"exception: {side} {one.describe()}, where {other} answers",)
 
 
+def _kept_lists(new: Outcome, old: Outcome) -> tuple[Any, Any] | None:
+    """NEW's and OLD's ``kept`` lists, when both answer with one."""
+    if new.kind != "answer" or old.kind != "answer":
+        return None
+    ours, theirs = (o.value.get("kept") if isinstance(o.value, dict) else None for o in (new, old))
+    if not isinstance(ours, list | tuple) or not isinstance(theirs, list | tuple):
+        return None
+    return ours, theirs
+
+
+def parting_position(new: Outcome, old: Outcome) -> int | None:
+    """The first position at which NEW's and OLD's ``kept`` lists differ (an entry, or
+    one list ending where the other goes on); ``None`` if they do not (or either answer
+    has no list ``kept``)."""
+    lists = _kept_lists(new, old)
+    if lists is None:
+        return None
+    ours, theirs = lists
+    for position, (one, other) in enumerate(zip(ours, theirs, strict=False)):
+        if not same_answer(one, other):
+            return position
+    return None if len(ours) == len(theirs) else min(len(ours), len(theirs))
+
+
 def parting(new: Outcome, old: Outcome) -> str | None:
     """Where NEW's and OLD's ``kept`` lists first part, by position; ``None`` if they
     do not (or either answer has no list ``kept``)."""
-    kept = [o.value.get("kept") if isinstance(o.value, dict) else None for o in (new, old)]
-    if new.kind != "answer" or old.kind != "answer":
+    position = parting_position(new, old)
+    if position is None:
         return None
-    ours, theirs = kept
-    if not isinstance(ours, list | tuple) or not isinstance(theirs, list | tuple):
-        return None
-    for position, (one, other) in enumerate(zip(ours, theirs, strict=False)):
-        if not same_answer(one, other):
-            return f"kept[{position}]: NEW has {show(one, 40)}, OLD has {show(other, 40)}"
-    if len(ours) == len(theirs):
-        return None
+    lists = _kept_lists(new, old)
+    assert lists is not None
+    ours, theirs = lists
+    if position < min(len(ours), len(theirs)):
+        one, other = ours[position], theirs[position]
+        return f"kept[{position}]: NEW has {show(one, 40)}, OLD has {show(other, 40)}"
     longer, shorter = ("NEW", "OLD") if len(ours) > len(theirs) else ("OLD", "NEW")
-    position = min(len(ours), len(theirs))
     extra = (ours if longer == "NEW" else theirs)[position]
     entries = f"entr{'y' if position == 1 else 'ies'}"
     return (
         f"kept[{position}]: {shorter} ends after {position} {entries}; {longer} goes on "
         f"with {show(extra, 40)}"
     )
+
+
+def parting_block(case: Any, new: Outcome, old: Outcome) -> int | None:
+    """The index of the last block named where NEW's and OLD's ``kept`` lists part: the
+    list may be cut past it.  ``None`` unless every entry named there is the ID of
+    exactly one block of ``case``."""
+    position = parting_position(new, old)
+    blocks = case.get("blocks") if isinstance(case, dict) else None
+    if position is None or not isinstance(blocks, list):
+        return None
+    lists = _kept_lists(new, old)
+    assert lists is not None
+    named = [kept[position] for kept in lists if position < len(kept)]
+    where: dict[str, int] = {}
+    repeated: set[str] = set()
+    for index, block in enumerate(blocks):
+        block_id = block.get("id") if isinstance(block, dict) else None
+        if isinstance(block_id, str):
+            if block_id in where:
+                repeated.add(block_id)
+            where[block_id] = index
+    if not all(type(entry) is str and entry in where and entry not in repeated for entry in named):
+        return None
+    return max(where[entry] for entry in named)

@@ -17,9 +17,9 @@ from .._rule.jsonio import dumps, show
 from .._rule.model import MalformedCase
 from ..verify._findings import SHOWN_WHOLE, Finding
 from ..verify._fixtures import Fixture
-from ._behaviour import Outcome, differences, outcome, parting
+from ._behaviour import Outcome, differences, outcome, parting, parting_block
 
-__all__ = ["DiffFinding", "DiffOracle"]
+__all__ = ["DiffFinding", "DiffOracle", "shown_outcome"]
 
 _HEAD, _TAIL = 3, 2
 
@@ -56,7 +56,7 @@ class DiffFinding(Finding):
         whole = self.blocks() <= SHOWN_WHOLE
         lines.append(f"  case:     {dumps(self.case) if whole else _case_summary(self.case)}")
         for label, side in (("new", self.new), ("old", self.old)):
-            lines.append(f"  {label}:      {_shown(side, whole)}")
+            lines.append(f"  {label}:      {shown_outcome(side, whole)}")
         lines.append(f"  rule:     {_summarised(self.rule, whole)} (the declared rule, as context)")
         if whole:
             lines.append(f"  fixture:  {dumps([self.fixture()])}")
@@ -65,7 +65,9 @@ class DiffFinding(Finding):
         return "\n".join(lines)
 
 
-def _shown(side: Outcome | None, whole: bool) -> str:
+def shown_outcome(side: Outcome | None, whole: bool) -> str:
+    """One side's outcome as the report shows it: its answer (long lists cut unless
+    ``whole``), ``(raised ...)`` or ``(no answer: ...)``."""
     assert side is not None
     if side.kind == "answer":
         return _summarised(side.value, whole)
@@ -118,6 +120,13 @@ class DiffOracle:
         """A raise is shrunk like any difference; a fault (a timeout) is shown as found."""
         assert isinstance(finding, DiffFinding)
         return all(side is not None and side.kind != "fault" for side in (finding.new, finding.old))
+
+    def departs(self, finding: Finding) -> int | None:
+        """The last block named where NEW's and OLD's ``kept`` lists part, if known."""
+        assert isinstance(finding, DiffFinding)
+        assert finding.new is not None
+        assert finding.old is not None
+        return parting_block(finding.case, finding.new, finding.old)
 
     def explained(self, finding: Finding) -> Finding:
         """The declared rule's answer, and where the two ``kept`` lists part."""

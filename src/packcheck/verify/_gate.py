@@ -243,8 +243,8 @@ class _Gate:
                 found[key] = result
             return key in found
 
-        def answer_of(case: dict[str, Any]) -> object:
-            return found[dumps(case)].answer
+        def departs(case: dict[str, Any]) -> int | None:
+            return self.oracle.departs(found[dumps(case)])
 
         found[dumps(finding.case)] = finding
         best = shrink(
@@ -253,7 +253,7 @@ class _Gate:
             probe=probe,
             deadline=time.monotonic() + self.shrink_seconds,
             tries=tries,
-            answer_of=answer_of,
+            departs=departs,
         )
         result = found[dumps(best)]
         if probe is None:

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from .._engines.pack import pack
 from .._packers import Packer, PackerFault
 from ..strategies import MAX_SAFE_UNITS
+from ._causes import departure_index
 from ._findings import Finding, diagnosed, examine
 from ._fixtures import Fixture
 
@@ -32,6 +33,11 @@ class Oracle(Protocol):
 
     def polish(self, finding: Finding) -> bool:
         """Whether a failure Hypothesis has shrunk is worth more shrinking of packcheck's."""
+        ...  # pragma: no cover - protocol
+
+    def departs(self, finding: Finding) -> int | None:
+        """The index of the block where the finding's answer departs from the expected
+        one, if known: shrinking tries the case cut just past it."""
         ...  # pragma: no cover - protocol
 
     def explained(self, finding: Finding) -> Finding:
@@ -64,6 +70,10 @@ class ReferenceOracle:
     def polish(self, finding: Finding) -> bool:
         """A fault (a raise, a timeout) is shown as Hypothesis left it."""
         return not isinstance(finding.answer, PackerFault)
+
+    def departs(self, finding: Finding) -> int | None:
+        """Where the answer's ``kept`` first departs from the rule's, by block."""
+        return departure_index(finding.case, finding.answer)
 
     def explained(self, finding: Finding) -> Finding:
         """Named causes, each confirmed on a sample, and the position where ``kept``

@@ -1,19 +1,18 @@
 """The gate's report in the forms CI reads: text, JSON, GitHub Actions commands, JUnit XML.
 
 Every form is built from the same :class:`Outcome` (the run's :class:`Summary`, the
-packer's name, the command that reruns it, what was saved), never by parsing the text.
-The JSON shape (docs/ci.md) is stable: keys are added, never renamed or removed.
+packer's name, the command that reruns it, what was saved), never by parsing the text;
+the GitHub and JUnit forms are built by :mod:`packcheck._reports`, as ``diff``'s are.  The
+JSON shape (docs/ci.md) is stable: keys are added, never renamed or removed.
 """
 
 from __future__ import annotations
 
-import json
-import re
-import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import _reports as forms
 from .._packers import PackerFault
 from .._rule.jsonio import dumps
 from ._findings import Finding, _plain_json, show_answer
@@ -22,9 +21,9 @@ from ._gate import PHASES, Summary
 __all__ = ["FORMATS", "JSON_VERSION", "Outcome", "github", "json_report", "junit_xml", "text"]
 
 #: The values of ``--format``.
-FORMATS = ("text", "json", "github")
+FORMATS = forms.FORMATS
 #: ``"format"`` in the JSON report: raised only if a key changes meaning or goes away.
-JSON_VERSION = 1
+JSON_VERSION = forms.JSON_VERSION
 #: The phases a run goes through, as the reports name them (shrinking is part of the
 #: phase whose failure it shrinks).
 CHECKED: tuple[str, ...] = PHASES[:-1]
@@ -148,14 +147,6 @@ def json_report(outcome: Outcome) -> str:
     return dumps(report)
 
 
-def _escape_data(value: str) -> str:
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(value: str) -> str:
-    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
-
-
 def github(outcome: Outcome) -> str:
     """GitHub Actions workflow commands, then the text report.
 
@@ -165,23 +156,16 @@ def github(outcome: Outcome) -> str:
     """
     finding = outcome.summary.finding
     if finding is None:
-        title = "packcheck verify: conformant"
-        command = (
-            f"::notice title={_escape_property(title)}::{_escape_data(outcome.verdict_line())}"
+        return forms.github(
+            "verify",
+            passed=True,
+            title="conformant",
+            message=outcome.verdict_line(),
+            text=text(outcome),
         )
-    else:
-        title = f"packcheck verify: {outcome.phase()}: {finding.failures[0]}"
-        command = f"::error title={_escape_property(title)}::{_escape_data(text(outcome))}"
-    return f"{command}\n{text(outcome)}"
-
-
-#: What XML 1.0 cannot hold, even escaped: control characters, lone surrogates, U+FFFE/F.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def _xml(value: str) -> str:
-    """``value`` with what XML cannot hold written as ``\\xNN`` / ``\\uNNNN``."""
-    return _NOT_XML.sub(lambda m: ascii(m.group())[1:-1], value)
+    report = text(outcome)
+    title = f"{outcome.phase()}: {finding.failures[0]}"
+    return forms.github("verify", passed=False, title=title, message=report, text=report)
 
 
 def junit_xml(outcome: Outcome) -> bytes:
@@ -193,45 +177,19 @@ def junit_xml(outcome: Outcome) -> bytes:
     s = outcome.summary
     failed = outcome.phase()
     counts = outcome.counts()
-    root = ET.Element("testsuites", name="packcheck verify")
-    suite = ET.SubElement(
-        root,
-        "testsuite",
-        name=_xml(f"packcheck verify ({outcome.packer})"),
-        tests=str(len(CHECKED)),
-        failures="0" if failed is None else "1",
-        errors="0",
-        skipped="0",
-        time=f"{s.seconds:.3f}",
-    )
-    properties = ET.SubElement(suite, "properties")
-    for key, value in {"seed": s.seed, "rerun": outcome.rerun, **outcome.settings}.items():
-        shown = value if isinstance(value, str) else json.dumps(value)
-        ET.SubElement(properties, "property", name=str(key), value=_xml(shown))
-    skipped = 0
+    cases = []
     after_failure = False
     for name in CHECKED:
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            classname="packcheck.verify",
-            name=name,
-            time=f"{s.phase_seconds.get(name, 0.0):.3f}",
-        )
+        seconds = s.phase_seconds.get(name, 0.0)
         if after_failure or not counts[name]:
-            skipped += 1
             why = "an earlier phase failed" if after_failure else "no cases: left out"
-            ET.SubElement(case, "skipped", message=why)
+            cases.append(forms.TestCase(name, seconds, skipped=why))
         elif name == failed:
             assert s.finding is not None
-            failure = ET.SubElement(
-                case, "failure", message=_xml(s.finding.failures[0]), type="Counterexample"
-            )
-            failure.text = _xml(text(outcome))
+            failure = forms.Failure(s.finding.failures[0], "Counterexample", text(outcome))
+            cases.append(forms.TestCase(name, seconds, failure=failure))
             after_failure = True
         else:
-            ET.SubElement(case, "system-out").text = f"{counts[name]} cases"
-    suite.set("skipped", str(skipped))
-    ET.indent(root)
-    document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
-    return document + b"\n"
+            cases.append(forms.TestCase(name, seconds, out=f"{counts[name]} cases"))
+    properties = {"seed": s.seed, "rerun": outcome.rerun, **outcome.settings}
+    return forms.junit_xml("verify", outcome.packer, s.seconds, properties, cases)

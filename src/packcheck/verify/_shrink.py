@@ -7,11 +7,16 @@ out by hand, so their failures are shrunk here, greedily, the way Hypothesis wou
    that needs 5,000 blocks comes back with the shortest ladder length that fails);
 2. on a long list, every block's ID made its index (so that the departure is found by
    ID without doubt), then the list cut just past the first block where the answer
-   departs from the rule;
+   departs from what was expected (the rule's answer for ``verify``, the previous
+   version's for ``diff``), then the longest run of leading blocks dropped while it
+   still fails, the budget lowered to what the rule has left after them (so the rule
+   decides every block that stays as before): a failure that needs only length comes
+   back one block past the length it needs, between two lengths of the ladder;
 3. delta debugging on the blocks (drop halves, quarters, ... while it still fails);
 4. smaller numbers: budget and sizes divided by a power of two, largest first;
 5. simpler contents: every ID ``"A"`` (on lists short enough to show whole), fewer
-   required IDs, smaller budget and sizes, no extra keys.
+   required IDs, smaller budget and sizes, no extra keys; on a short list, delta
+   debugging again after each pass (blocks made alike may do without some).
 
 Every candidate is judged by ``fails``, a call of the packer under test.  A candidate
 is kept only if it still fails, so the result always fails; shrinking stops at the
@@ -25,12 +30,14 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._causes import departure_index
 from ._probes import LADDER, Probe
 
 __all__ = ["shrink"]
 
 Fails = Callable[[dict[str, Any]], bool]
+#: Where a failing case's answer departs from the expected one: the index of the block
+#: past which the rest of the list can go, if known.
+Departs = Callable[[dict[str, Any]], "int | None"]
 # Delta debugging tries every chunk down to single blocks only on lists this short;
 # longer lists are cut in at most 64 pieces per pass (each try is a packer call).
 _FINE = 256
@@ -50,10 +57,11 @@ def shrink(
     probe: Probe | None = None,
     deadline: float,
     tries: int | None = None,
-    answer_of: Callable[[dict[str, Any]], object] | None = None,
+    departs: Departs | None = None,
 ) -> dict[str, Any]:
     """The smallest failing case found from ``case`` (which fails) before ``deadline``
-    and within ``tries`` calls of ``fails`` (no limit when ``None``)."""
+    and within ``tries`` calls of ``fails`` (no limit when ``None``); ``departs`` says
+    where a failing case departs (no cut without it)."""
     best = case
     left = tries
 
@@ -75,19 +83,24 @@ def shrink(
                     break
         if len(best["blocks"]) > _FINE:
             attempt_changed(attempt, best, _distinct_ids(best))
-        _cut(attempt, best, answer_of)
+            _cut(attempt, best, departs)
+            _drop_front(attempt, lambda: best)
+        _cut(attempt, best, departs)
         _delta(best, attempt, lambda: best)
-        _cut(attempt, best, answer_of)
+        _cut(attempt, best, departs)
         attempt_changed(attempt, best, _whole_floats_as_ints(best))
         _scale_down(attempt, lambda: best)
         for _ in range(_PASSES):
             before = best
             for simpler in _simpler(lambda: best):
                 attempt(simpler)
+            if len(best["blocks"]) <= _FINE:
+                # Simpler blocks may do without some of them: all alike, say.
+                _delta(best, attempt, lambda: best)
             if best is before:
                 break
         # Shrinking may have moved the departure: cut again just past it.
-        _cut(attempt, best, answer_of)
+        _cut(attempt, best, departs)
     except _Out:
         pass
     return best
@@ -96,13 +109,67 @@ def shrink(
 def _cut(
     attempt: Callable[[dict[str, Any]], bool],
     case: dict[str, Any],
-    answer_of: Callable[[dict[str, Any]], object] | None,
+    departs: Departs | None,
 ) -> None:
-    """Try ``case`` cut just past the block where its answer departs from the rule."""
-    if answer_of is not None:
-        cut = departure_index(case, answer_of(case))
+    """Try ``case`` cut just past the block where its answer departs."""
+    if departs is not None:
+        cut = departs(case)
         if cut is not None and cut + 1 < len(case["blocks"]):
             attempt({**case, "blocks": case["blocks"][: cut + 1]})
+
+
+def _drop_front(
+    attempt: Callable[[dict[str, Any]], bool], current: Callable[[], dict[str, Any]]
+) -> None:
+    """Drop the longest run of leading blocks found by bisection while the case still
+    fails: first with the budget lowered to what the rule has left after them, then
+    with the budget as it is.
+
+    With the budget lowered the rule decides every block that stays exactly as before,
+    so a failure that needs a length past some threshold (a faster path for long lists,
+    a wider chunk) comes back one block past it; with the budget kept, so does one that
+    needs only the newest blocks (a packer that scans from the end).  The budget is
+    lowered only on plain integer units: an odd unit stays as it is.
+    """
+    lefts = _rule_lefts(current())
+    if lefts is not None:
+        _bisect_front(attempt, current(), lefts)
+    _bisect_front(attempt, current(), None)
+
+
+def _bisect_front(
+    attempt: Callable[[dict[str, Any]], bool], case: dict[str, Any], lefts: list[int] | None
+) -> None:
+    """Bisect for the most leading blocks of ``case`` that can go while it still fails;
+    ``lefts``: the budget after dropping ``n`` blocks is ``lefts[n]`` (else unchanged)."""
+    blocks = case["blocks"]
+    fails, passes = 0, len(blocks)  # dropping `fails` blocks fails; `passes`, not tried
+    while passes - fails > 1:
+        middle = (fails + passes) // 2
+        candidate = {**case, "blocks": blocks[middle:]}
+        if lefts is not None:
+            candidate["budget"] = lefts[middle]
+        if attempt(candidate):
+            fails = middle
+        else:
+            passes = middle
+
+
+def _rule_lefts(case: dict[str, Any]) -> list[int] | None:
+    """What the rule has left before each block (and after the last); ``None`` unless
+    the budget and every size are plain integers the rule accepts."""
+    left = case.get("budget")
+    if type(left) is not int or left < 0:
+        return None
+    lefts = [left]
+    for block in case["blocks"]:
+        size = block.get("size")
+        if type(size) is not int or size < 1:
+            return None
+        if size <= left:
+            left -= size
+        lefts.append(left)
+    return lefts
 
 
 def attempt_changed(

@@ -1,0 +1,126 @@
+"""The report forms CI reads, shared by ``packcheck verify`` and ``packcheck diff``.
+
+Each command builds its text and its JSON report from its own outcome; the forms that
+only carry what those say are built here, the same for both: GitHub Actions workflow
+commands (an ``::error`` for a failed run, a ``::notice`` for a passing one, then the
+text) and JUnit XML (a ``testsuite`` for the run, a ``testcase`` per phase).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = ["FORMATS", "JSON_VERSION", "Failure", "TestCase", "github", "junit_xml"]
+
+#: The values of ``--format``.
+FORMATS = ("text", "json", "github")
+#: ``"format"`` in the JSON reports: raised only if a key changes meaning or goes away.
+JSON_VERSION = 1
+
+
+def _escape_data(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(value: str) -> str:
+    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def github(command: str, *, passed: bool, title: str, message: str, text: str) -> str:
+    """A GitHub Actions workflow command, then ``text``.
+
+    ``::notice`` for a run that ``passed``, else ``::error``; titled ``packcheck
+    COMMAND: TITLE``, its message ``message`` (one line: newlines are escaped).
+    """
+    kind = "notice" if passed else "error"
+    heading = _escape_property(f"packcheck {command}: {title}")
+    return f"::{kind} title={heading}::{_escape_data(message)}\n{text}"
+
+
+#: What XML 1.0 cannot hold, even escaped: control characters, lone surrogates, U+FFFE/F.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml(value: str) -> str:
+    """``value`` with what XML cannot hold written as ``\\xNN`` / ``\\uNNNN``."""
+    return _NOT_XML.sub(lambda m: ascii(m.group())[1:-1], value)
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A JUnit ``failure``: its one-line ``message``, its ``type``, and the report."""
+
+    message: str
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TestCase:
+    """A phase as a JUnit ``testcase``: its seconds and one of what it holds.
+
+    ``failure`` when it failed, else ``skipped`` (why) when it did not run, else
+    ``out``, its ``system-out`` (how many cases it checked).
+    """
+
+    __test__ = False  # not a test class of pytest's
+
+    name: str
+    seconds: float
+    out: str = ""
+    failure: Failure | None = None
+    skipped: str | None = None
+
+
+def junit_xml(
+    command: str,
+    subject: str,
+    seconds: float,
+    properties: Mapping[str, object],
+    cases: Sequence[TestCase],
+) -> bytes:
+    """JUnit XML: a ``testsuites`` root holding one ``testsuite`` for the run.
+
+    The suite is named ``packcheck COMMAND (SUBJECT)``, holds ``properties`` (strings
+    as they are, anything else as JSON) and one ``testcase`` per entry of ``cases``,
+    of class ``packcheck.COMMAND``.
+    """
+    root = ET.Element("testsuites", name=f"packcheck {command}")
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        name=_xml(f"packcheck {command} ({subject})"),
+        tests=str(len(cases)),
+        failures=str(sum(case.failure is not None for case in cases)),
+        errors="0",
+        skipped=str(sum(case.failure is None and case.skipped is not None for case in cases)),
+        time=f"{seconds:.3f}",
+    )
+    listed = ET.SubElement(suite, "properties")
+    for key, value in properties.items():
+        shown = value if isinstance(value, str) else json.dumps(value)
+        ET.SubElement(listed, "property", name=str(key), value=_xml(shown))
+    for case in cases:
+        element = ET.SubElement(
+            suite,
+            "testcase",
+            classname=f"packcheck.{command}",
+            name=case.name,
+            time=f"{case.seconds:.3f}",
+        )
+        if case.failure is not None:
+            failure = ET.SubElement(
+                element, "failure", message=_xml(case.failure.message), type=case.failure.kind
+            )
+            failure.text = _xml(case.failure.text)
+        elif case.skipped is not None:
+            ET.SubElement(element, "skipped", message=case.skipped)
+        else:
+            ET.SubElement(element, "system-out").text = case.out
+    ET.indent(root)
+    document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return document + b"\n"

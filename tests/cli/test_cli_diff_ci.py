@@ -1,0 +1,287 @@
+"""``packcheck diff`` for CI: --format, --junit-xml and [tool.packcheck.diff]."""
+
+from __future__ import annotations
+
+import json
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from packcheck._cli import build_parser, main
+from packcheck._cli import diff as cli_diff
+
+PACKERS = Path(__file__).parents[1] / "packers"
+WILD = PACKERS / "wild.py"
+BROKEN = PACKERS / "broken.py"
+LINES = f"{sys.executable} {PACKERS / 'lines_packer.py'}"
+QUICK = ["--seed", "3", "--max-examples", "100", "--no-long-lists", "--quiet"]
+CHANGE = ["diff", "--packer", f"{WILD}:keep_newest_lt", "--against", f"{WILD}:keep_newest"]
+SAME = ["diff", "--packer", f"{WILD}:keep_newest", "--against", f"{WILD}:keep_newest"]
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+
+def test_the_json_report_of_a_divergence(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*CHANGE, *QUICK, "--format", "json"]) == 1
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    report = json.loads(out)
+    assert report["command"] == "diff"
+    assert report["verdict"] == "diverge"
+    assert report["status"] == 1
+    assert report["seed"] == 3
+    assert report["new"] == f"{WILD}:keep_newest_lt"
+    assert report["old"] == f"{WILD}:keep_newest"
+    assert report["settings"] == {
+        "max_examples": 100,
+        "max_units": "2**53-1",
+        "timeout": None,
+        "count": False,
+        "long_lists": False,
+        "save_failures": None,
+    }
+    assert [p["name"] for p in report["phases"]] == [
+        "fixtures",
+        "generated",
+        "wide ranges",
+        "long lists",
+    ]
+    divergence = report["divergence"]
+    assert divergence["phase"] == "generated"
+    assert divergence["case"] == {"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": []}
+    assert divergence["new"]["answer"] == {"kept": [], "remaining": 1, "missing": []}
+    assert divergence["old"]["answer"] == {"kept": ["A"], "remaining": 0, "missing": []}
+    assert divergence["rule"] == divergence["old"]["answer"]
+    assert divergence["parts"] == 'kept[0]: NEW ends after 0 entries; OLD goes on with "A"'
+    assert report["rerun"] == divergence["rerun"]
+    assert report["rerun"].startswith(f"packcheck diff --packer {WILD}:keep_newest_lt --against ")
+
+
+def test_a_timeout_is_an_error_in_json(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["diff", "--packer", f"{BROKEN}:hangs", "--against", f"{BROKEN}:correct"]
+    assert main([*args, *QUICK, "--timeout", "1", "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["verdict"] == "error"
+    assert report["settings"]["timeout"] == 1.0
+    assert report["divergence"]["new"]["kind"] == "fault"
+    assert report["divergence"]["new"]["fault"].startswith("no answer within 1 s (timeout)")
+
+
+def test_the_github_format_starts_with_an_error_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main([*CHANGE, *QUICK, "--format", "github"]) == 1
+    first, *rest = capsys.readouterr().out.splitlines()
+    assert first.startswith(
+        "::error title=packcheck diff%3A generated%3A output%3A NEW and OLD answer differently"
+    )
+    assert "%0Arerun:    packcheck diff --packer " in first
+    assert rest[0] == "DIFFERS generated case (seed 3, shrunk)"
+    assert rest[-1].startswith("packcheck diff: DIFFERENT: ")
+    assert main([*SAME, *QUICK, "--format", "github"]) == 0
+    first, last = capsys.readouterr().out.splitlines()
+    assert first.startswith("::notice title=packcheck diff%3A agree::packcheck diff: agree: ")
+    assert last.startswith("packcheck diff: agree: ")
+
+
+def test_junit_xml_is_written_beside_the_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "diff.xml"
+    assert main([*SAME, *QUICK, "--junit-xml", str(report)]) == 0
+    assert capsys.readouterr().out.startswith("packcheck diff: agree: ")
+    suite = ET.parse(report).getroot().find("testsuite")
+    assert suite is not None
+    assert (suite.attrib["failures"], suite.attrib["skipped"]) == ("0", "1")
+    assert [c.attrib["name"] for c in suite.iter("testcase")] == [
+        "fixtures",
+        "generated",
+        "wide ranges",
+        "long lists",
+    ]
+    assert main([*CHANGE, *QUICK, "--junit-xml", str(report), "--count"]) == 1
+    suite = ET.parse(report).getroot().find("testsuite")
+    assert suite is not None
+    assert suite.attrib["failures"] == "2"  # generated (shown) and wide ranges (counted)
+    failure = suite.find("testcase/failure")
+    assert failure is not None
+    assert failure.text == capsys.readouterr().out.rstrip("\n")
+
+
+def test_a_junit_path_that_cannot_be_written_stops_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*SAME, *QUICK, "--junit-xml", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"packcheck diff: --junit-xml {tmp_path}: is a directory\n"
+
+
+def test_a_junit_file_that_fails_to_write_is_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def full(self: Path, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    assert main([*CHANGE, *QUICK, "--junit-xml", str(tmp_path / "r.xml")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out.startswith("DIFFERS generated case (seed 3, shrunk)")
+    assert (
+        captured.err
+        == f"packcheck diff: --junit-xml {tmp_path / 'r.xml'}: No space left on device\n"
+    )
+
+
+def _project(tmp_path: Path, table: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(f"[project]\nname = 'x'\n\n{table}\n")
+
+
+def test_settings_come_from_tool_packcheck_diff_and_the_command_line_overrides_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _project(
+        tmp_path,
+        f'[tool.packcheck.diff]\npacker = "{WILD}:keep_newest_lt"\n'
+        f'against = "{WILD}:keep_newest"\nseed = 3\nmax-examples = 100\n'
+        'no-long-lists = true\nformat = "json"\nquiet = true\nmax-units = "2**40"\n'
+        "timeout = 20\ncount = true\n",
+    )
+    assert main(["diff"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["seed"] == 3
+    assert report["counted"] is True
+    assert report["settings"] == {
+        "max_examples": 100,
+        "max_units": "2**40",
+        "timeout": 20.0,
+        "count": True,
+        "long_lists": False,
+        "save_failures": None,
+    }
+    assert report["rerun"] == (
+        f"packcheck diff --packer {WILD}:keep_newest_lt --against {WILD}:keep_newest --seed 3 "
+        "--max-examples 100 --max-units '2**40' --timeout 20 --count --no-long-lists"
+    )
+    # The command line wins: NEW of the other kind, seed, format, and flags undone.
+    args = ["diff", "--packer-cmd", LINES, "--seed", "4", "--format", "text", "--no-count"]
+    assert main([*args, "--max-examples", "5"]) == 1
+    out = capsys.readouterr().out
+    assert "share:" not in out
+    assert out.splitlines()[-1].startswith("packcheck diff: DIFFERENT: ")
+    assert f"(NEW command {LINES!r}, OLD {WILD}:keep_newest)" in out
+    assert ", seed 4, " in out
+    args = build_parser().parse_args(["diff", "--against-cmd", LINES, "--long-lists"])
+    chosen = cli_diff.settings(args, args.command_parser)
+    assert (chosen.packer, chosen.against, chosen.against_cmd) == (
+        f"{WILD}:keep_newest_lt",
+        None,
+        LINES,
+    )
+    assert (chosen.long_lists, chosen.count, chosen.format) == (True, True, "json")
+    assert chosen.config == tmp_path / "pyproject.toml"
+
+
+def test_paths_in_the_table_are_relative_to_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "new.py").write_text(WILD.read_text())
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "trim.py").write_text(WILD.read_text())
+    _project(
+        tmp_path,
+        '[tool.packcheck.diff]\npacker = "new.py:keep_newest_lt"\n'
+        'against = "old/trim.py:keep_newest"\nsave-failures = "divergences"\n'
+        'junit-xml = "out/diff.xml"\nlong-lists = false\nseed = 3\nmax-examples = 100\n',
+    )
+    (tmp_path / "out").mkdir()
+    below = tmp_path / "src" / "deep"
+    below.mkdir(parents=True)
+    monkeypatch.chdir(below)
+    assert main(["diff", "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "rerun:    packcheck diff --packer ../../new.py:keep_newest_lt "
+        "--against ../../old/trim.py:keep_newest --seed 3"
+    ) in out
+    assert "--save-failures ../../divergences" in out
+    assert list((tmp_path / "divergences").glob("diff-*.json"))
+    assert (tmp_path / "out" / "diff.xml").is_file()
+
+
+def test_each_command_reads_its_own_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # verify's table names a packer and a format; diff takes neither, and verify takes
+    # nothing of [tool.packcheck.diff] (here a key verify does not even have).
+    _project(
+        tmp_path,
+        f'[tool.packcheck]\npacker = "{BROKEN}:correct"\nformat = "json"\n'
+        f"max-examples = 5\nno-long-lists = true\nquiet = true\n\n"
+        f'[tool.packcheck.diff]\nagainst = "{WILD}:keep_newest"\nmax-examples = 7\n',
+    )
+    assert main(["diff"]) == 2
+    assert capsys.readouterr().err == (
+        "packcheck diff: error: NEW is needed: --packer or --packer-cmd (or packer or "
+        "packer-cmd in [tool.packcheck.diff])\n"
+    )
+    assert main(["diff", "--packer", f"{WILD}:keep_newest", "--no-long-lists", "-q"]) == 0
+    assert capsys.readouterr().out.startswith(
+        "packcheck diff: agree: 3 fixtures, 7 generated cases, "
+    )
+    assert main(["verify"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["settings"]["max_examples"] == 5
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        (
+            "[tool.packcheck.diff]\npartition = true",
+            "pyproject.toml [tool.packcheck.diff]: unknown key 'partition' (keys: against, "
+            "against-cmd, count, format, junit-xml, long-lists, max-examples, max-units, "
+            "no-count, no-long-lists, packer, packer-cmd, quiet, save-failures, seed, timeout)",
+        ),
+        ("[tool.packcheck.diff]\ntimeout = 0", "[tool.packcheck.diff]: timeout: 0 must be"),
+        ('[tool.packcheck.diff]\ncount = "yes"', "count: expected true or false, not 'yes'"),
+        ('[tool.packcheck.diff]\nformat = "xml"', "format: 'xml' is not one of text, json,"),
+        ("[tool.packcheck.diff]\ncount = true\nno-count = false", "no-count: set twice"),
+        (
+            '[tool.packcheck.diff]\npacker = "a:b"\npacker-cmd = "c"',
+            "[tool.packcheck.diff]: packer and packer-cmd exclude each other",
+        ),
+        (
+            '[tool.packcheck.diff]\nagainst = "a:b"\nagainst-cmd = "c"',
+            "[tool.packcheck.diff]: against and against-cmd exclude each other",
+        ),
+        (
+            "[tool.packcheck]\ndiff = 3",
+            "pyproject.toml [tool.packcheck]: diff: expected a table ([tool.packcheck.diff]), "
+            "not 3",
+        ),
+    ],
+)
+def test_a_bad_table_is_a_one_line_usage_error(
+    table: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _project(tmp_path, table)
+    assert main(["diff"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("packcheck diff: error: pyproject.toml")
+    assert message in err
+    assert err.count("\n") == 1
+
+
+def test_verify_refuses_a_diff_key_that_is_not_a_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _project(tmp_path, '[tool.packcheck]\ndiff = "x"')
+    assert main(["verify"]) == 2
+    assert capsys.readouterr().err == (
+        "packcheck verify: error: pyproject.toml [tool.packcheck]: diff: expected a table "
+        "([tool.packcheck.diff]), not 'x'\n"
+    )
