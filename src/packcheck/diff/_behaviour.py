@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Literal
 
 from .._packers import Packer, PackerFault
@@ -95,10 +96,12 @@ def same_answer(left: object, right: object) -> bool:
     """Equal as JSON, and with the same Python types (``0`` is not ``0.0``).
 
     Values JSON does not have (a NumPy scalar, a ``NaN``) are the same when of one type
-    and equal (``NaN`` is ``NaN`` here: both packers gave it).
+    and equal (``NaN`` is ``NaN`` here: both packers gave it).  A command's non-integral
+    number is read as a ``Decimal`` with its digits; it is the same number as a Python
+    ``float`` whose JSON form (its shortest repr) has that value (``0.0``, ``1.1``).
     """
     if type(left) is not type(right):
-        return False
+        return _same_json_number(left, right)
     if isinstance(left, dict):
         assert isinstance(right, dict)
         return left.keys() == right.keys() and all(same_answer(left[k], right[k]) for k in left)
@@ -113,6 +116,15 @@ def same_answer(left: object, right: object) -> bool:
         return bool(left == right)
     except (TypeError, ValueError):  # an array's == is an array: compare what it shows
         return repr(left) == repr(right)
+
+
+def _same_json_number(left: object, right: object) -> bool:
+    """A finite ``float`` and a ``Decimal`` of the same value as JSON numbers."""
+    if type(left) is Decimal and type(right) is float:
+        left, right = right, left
+    if type(left) is not float or type(right) is not Decimal or not math.isfinite(left):
+        return False
+    return right.is_finite() and Decimal(repr(left)) == right
 
 
 def differences(new: Outcome, old: Outcome) -> tuple[str, ...]:
