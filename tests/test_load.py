@@ -93,19 +93,31 @@ def test_module_function_specs_import_as_usual() -> None:
         ("{lone}:missing", "has no function 'missing'"),
         ("{broken}:pack_sizes", "cannot import '{broken}': ZeroDivisionError: division by zero"),
         ("{pkg}/mod.py:f", "cannot import '{pkg}/mod.py': ImportError:"),
-        ("scan.py", "expected MODULE:FUNCTION"),
+        ("scan.py", "expected MODULE:FUNCTION or PATH.py:FUNCTION"),
+        ("{exits}:pack", "cannot import '{exits}': SystemExit: 0"),
+        ("exits_at_import:pack", "cannot import 'exits_at_import': SystemExit: 3"),
     ],
 )
 def test_a_kernel_that_cannot_be_loaded_is_a_one_line_error(
-    tmp_path: Path, spec: str, message: str
+    tmp_path: Path, spec: str, message: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
     (tmp_path / "lone.py").write_text("x = 1\n")
     (tmp_path / "broken.py").write_text("1 / 0\n")
+    # A module that exits at import (sys.exit, argparse) would end packcheck itself.
+    (tmp_path / "exits.py").write_text("import sys\nsys.exit(0)\n")
+    (tmp_path / "exits_at_import.py").write_text("import sys\nsys.exit(3)\n")
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "mod.py").write_text("from . import absent\n")
-    paths = {"lone": tmp_path / "lone.py", "broken": tmp_path / "broken.py", "pkg": package}
+    paths = {
+        "lone": tmp_path / "lone.py",
+        "broken": tmp_path / "broken.py",
+        "exits": tmp_path / "exits.py",
+        "pkg": package,
+    }
     before = set(sys.modules)
     with pytest.raises(SetupError) as error:
         load(spec.format(**paths))

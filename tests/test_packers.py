@@ -238,7 +238,7 @@ def test_every_kind_of_mutation_is_located(change: Any, where: str) -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("nocolon", "expected MODULE:FUNCTION"),
+        ("nocolon", "expected MODULE:FUNCTION or PATH.py:FUNCTION"),
         ("no_such_module_xyz:f", "cannot import 'no_such_module_xyz': ModuleNotFoundError"),
         ("broken:no_such_function", "has no function 'no_such_function'"),
         ("broken:WIDE_TYPO", "has no function"),

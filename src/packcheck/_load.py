@@ -43,11 +43,12 @@ def load_function(spec: str, option: str = "--packer") -> Callable[[dict[str, An
     """
     module_name, _, function_name = spec.partition(":")
     if not module_name or not function_name:
-        raise SetupError(f"{option} {spec!r}: expected MODULE:FUNCTION")
+        raise SetupError(f"{option} {spec!r}: expected MODULE:FUNCTION or PATH.py:FUNCTION")
     importable(os.getcwd())
     try:
         module = importlib.import_module(module_name)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
+        # A module that calls sys.exit() (or runs argparse) at import is not a packer.
         raise SetupError(
             f"{option} {spec!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
         ) from None
@@ -87,7 +88,8 @@ def load(spec: str, option: str = "--packer") -> Callable[..., Any]:
             # the file can import the helpers beside it.
             importable(str(path.parent))
             module = _import_file(alias + "_" + path.stem, path)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
+        # A module that calls sys.exit() (or runs argparse) at import is not a packer.
         raise SetupError(
             f"{option} {spec!r}: cannot import {location!r}: {type(exc).__name__}: {exc}"
         ) from None
