@@ -87,6 +87,19 @@ def test_a_timeout_is_that_sides_fault(capsys: pytest.CaptureFixture[str]) -> No
     assert "--timeout 1" in out
 
 
+def test_a_python_side_gets_the_default_timeout_against_a_command(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A Python function beside a command runs in a worker too: a hang fails its case.
+    monkeypatch.setattr(cli_diff, "DEFAULT_TIMEOUT", 1.0)
+    command = f"{sys.executable} lines_packer.py"
+    args = ["diff", "--packer", "broken:hangs", "--against-cmd", command, "--seed", "1"]
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert "  differs:  NEW's fault: no answer within 1 s (timeout); packer stopped" in out
+    assert "1 fixture, 0 generated cases" in out
+
+
 @needs_node
 def test_node_packers_agree_with_themselves_and_raise_alike(
     capsys: pytest.CaptureFixture[str],

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import diff
-from .._load import SetupError, load
-from .._packers import CallablePacker, CommandPacker, Packer, WorkerPacker
+from .._load import SetupError
+from .._packers import CommandPacker, Packer, WorkerPacker
 from .._rule.sources import SourceError
 from ..diff import DEFAULT_MAX_EXAMPLES
 from ..diff._reports import DiffOutcome, github, json_report, junit_xml, text
@@ -32,8 +32,6 @@ from .verify import (
 
 __all__ = ["compare", "register", "settings"]
 
-#: A worker process without ``--timeout`` waits this long (11 days) for an answer.
-_UNTIMED = 1e6
 #: ``PYTHONHASHSEED`` of both sides' worker processes, unless the environment sets one.
 _HASH_SEED = "0"
 
@@ -93,8 +91,8 @@ def register(commands: Any) -> None:
         "--timeout",
         type=_positive(float),
         metavar="SECONDS",
-        help=f"per case and side; Python packers then run in worker processes (default: "
-        f"{DEFAULT_TIMEOUT:g} for commands, none in-process)",
+        help=f"per case and side, then that side's case fails (default: {DEFAULT_TIMEOUT:g}); "
+        "Python packers run in worker processes of their own",
     )
     p.add_argument(
         "--count",
@@ -199,16 +197,15 @@ class _Side:
         self.packer.close()
 
 
-def _side(
-    spec: str | None, command: str | None, timeout: float | None, option: str, *, apart: bool
-) -> _Side:
+def _side(spec: str | None, command: str | None, timeout: float | None, option: str) -> _Side:
     """The adapter for one side; raises :class:`SetupError` naming its option.
 
-    With ``apart`` a Python function runs in a worker process of its own even without a
-    timeout: OLD's modules (a ``helpers.py`` beside the old file) must not be taken
-    from NEW's, which Python would otherwise find already imported under the same name.
-    Workers share one hash seed: a packer that iterates a set of strings does so in the
-    same order on both sides.
+    Each side gets ``timeout`` seconds a case (default :data:`DEFAULT_TIMEOUT`).  A
+    Python function runs in a worker process of its own: a hang fails its case, and
+    OLD's modules (a ``helpers.py`` beside the old file) are never taken from NEW's,
+    which Python would otherwise find already imported under the same name.  Workers
+    share one hash seed: a packer that iterates a set of strings does so in the same
+    order on both sides.
     """
     flag = f"{option}-cmd" if command is not None else option
     try:
@@ -216,12 +213,11 @@ def _side(
         if command is not None:
             packer = CommandPacker(command, timeout or DEFAULT_TIMEOUT, any_json=True)
             packer.start()
-        elif timeout is not None or apart:
-            assert spec is not None
-            packer = WorkerPacker(spec, timeout or _UNTIMED, hash_seed=_HASH_SEED)
         else:
+            # In a worker, so that a packer that hangs fails its case instead of
+            # hanging the run.
             assert spec is not None
-            packer = CallablePacker(load(spec))
+            packer = WorkerPacker(spec, timeout or DEFAULT_TIMEOUT, hash_seed=_HASH_SEED)
     except SetupError as exc:
         raise SetupError(_named(str(exc), flag)) from None
     return _Side(packer, flag)
@@ -279,9 +275,8 @@ def compare(s: argparse.Namespace, progress: Progress | None = None) -> DiffOutc
         _reports.writable_file(s.junit_xml)
     sides: list[_Side] = []
     try:
-        both_python = s.packer is not None and s.against is not None
-        sides.append(_side(s.packer, s.packer_cmd, s.timeout, "--packer", apart=both_python))
-        sides.append(_side(s.against, s.against_cmd, s.timeout, "--against", apart=both_python))
+        sides.append(_side(s.packer, s.packer_cmd, s.timeout, "--packer"))
+        sides.append(_side(s.against, s.against_cmd, s.timeout, "--against"))
         summary = diff.run(
             sides[0],
             sides[1],

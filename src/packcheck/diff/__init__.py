@@ -21,7 +21,7 @@ from typing import Any
 from .._packers import CallablePacker, Packer, PackerFault, SetupError
 from ..strategies import MAX_SAFE_UNITS
 from ..verify._fixtures import Fixture
-from ..verify._gate import DEFAULT_MAX_EXAMPLES, PHASES, Progress, gate
+from ..verify._gate import DEFAULT_MAX_EXAMPLES, PHASES, Progress, count, gate
 from ._behaviour import Outcome, same_answer
 from ._oracle import DiffFinding, DiffOracle
 
@@ -88,9 +88,14 @@ class DiffSummary:
     def counts(self) -> str:
         """``3 fixtures, 1000 generated cases, ...`` for a summary line."""
         c = self.cases
-        return (
-            f"{c['fixtures']} fixtures, {c['generated']} generated cases, "
-            f"{c['wide ranges']} wide-range cases, {c['long lists']} long lists"
+        return ", ".join(
+            count(c[phase], noun)
+            for phase, noun in (
+                ("fixtures", "fixture"),
+                ("generated", "generated case"),
+                ("wide ranges", "wide-range case"),
+                ("long lists", "long list"),
+            )
         )
 
     def shares(self) -> list[str]:
