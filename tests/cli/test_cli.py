@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 import runpy
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 import packcheck
+from packcheck import _cli
 from packcheck._cli import build_parser, main
 from packcheck._cli import pack as cli_pack
 
@@ -149,3 +153,52 @@ def test_a_reader_that_goes_away_does_not_turn_a_failure_into_a_pass(
     assert proc.stdout is not None
     proc.stdout.close()
     assert proc.wait(timeout=300) == status
+
+
+def _processes_running(marker: str) -> list[str]:
+    listing = subprocess.run(["ps", "-ww", "-eo", "stat=,args="], capture_output=True, text=True)
+    # Zombies (state Z) have ended already; only live processes count.
+    return [line for line in listing.stdout.splitlines() if marker in line and line[0] != "Z"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and ps")
+def test_sigterm_ends_the_run_and_the_packers_processes(tmp_path: Path) -> None:
+    packer = tmp_path / "sleeps_forever.py"
+    packer.write_text("import time\n\ndef pack(case):\n    time.sleep(3600)\n")
+    spec = f"{packer}:pack"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "packcheck", "diff", "--packer", spec, "--against", spec,
+         "--timeout", "600", "--seed", "1", "--quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while len(_processes_running(str(packer))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        # packcheck itself and NEW's worker, which is waiting on the first case.
+        assert len(_processes_running(str(packer))) >= 2
+        run.terminate()
+        assert run.wait(timeout=30) == 128 + signal.SIGTERM
+        deadline = time.monotonic() + 10
+        while _processes_running(str(packer)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _processes_running(str(packer)) == []
+    finally:
+        run.kill()
+        run.wait()
+
+
+def test_sigterm_is_an_exit_through_the_clean_up_and_the_handler_is_put_back() -> None:
+    with pytest.raises(SystemExit) as info:
+        _cli._terminated(signal.SIGTERM, None)
+    assert info.value.code == 143
+    before = signal.getsignal(signal.SIGTERM)
+    assert main(["fixtures", str(SEED)]) == 0
+    assert signal.getsignal(signal.SIGTERM) is before
+    # Off the main thread no handler can be set: none is.
+    seen: list[object] = []
+    thread = threading.Thread(target=lambda: seen.append(_cli._stop_on_sigterm()))
+    thread.start()
+    thread.join()
+    assert seen == [None]

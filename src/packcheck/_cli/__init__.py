@@ -14,8 +14,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
+from typing import Any
 
 from .. import __version__
 
@@ -70,6 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, unknown = build_parser(only).parse_known_args(argv)
     if unknown:
         args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    previous = _stop_on_sigterm()
     try:
         status: int = args.run(args)
     except KeyboardInterrupt:
@@ -82,4 +86,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         # must not pass a packer that does not conform.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return int(getattr(args, "status_if_cut_off", 0))
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return status
+
+
+def _terminated(signum: int, frame: object) -> None:
+    # An exception, not the default ending: the packers' processes (their whole
+    # process groups) are stopped on the way out, as after Ctrl-C.
+    raise SystemExit(128 + signum)
+
+
+def _stop_on_sigterm() -> Any:
+    """SIGTERM (a CI job cancelled, ``timeout``) ends the run through its clean-up;
+    the handler it replaces, or ``None`` where signals cannot be set (not the main
+    thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _terminated)
