@@ -247,7 +247,7 @@ def test_each_command_reads_its_own_table(
             "no-count, no-long-lists, packer, packer-cmd, quiet, save-failures, seed, timeout)",
         ),
         ("[tool.packcheck.diff]\ntimeout = 0", "[tool.packcheck.diff]: timeout: 0 must be"),
-        ('[tool.packcheck.diff]\ncount = "yes"', "count: expected true or false, not 'yes'"),
+        ('[tool.packcheck.diff]\ncount = "yes"', "count: expected true or false, not \"yes\""),
         ('[tool.packcheck.diff]\nformat = "xml"', "format: 'xml' is not one of text, json,"),
         ("[tool.packcheck.diff]\ncount = true\nno-count = false", "no-count: set twice"),
         (
@@ -284,4 +284,17 @@ def test_verify_refuses_a_diff_key_that_is_not_a_table(
     assert capsys.readouterr().err == (
         "packcheck verify: error: pyproject.toml [tool.packcheck]: diff: expected a table "
         "([tool.packcheck.diff]), not 'x'\n"
+    )
+
+
+def test_a_side_the_table_names_is_blamed_on_the_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = '[tool.packcheck.diff]\npacker = "pack.py:pack"\nagainst = "pack.py:nope"'
+    _project(tmp_path, table)
+    (tmp_path / "pack.py").write_text("def pack(case):\n    return {}\n")
+    assert main(["diff"]) == 2
+    assert capsys.readouterr().err == (
+        "packcheck diff: pyproject.toml [tool.packcheck.diff]: against 'pack.py:nope': "
+        "'pack.py' has no function 'nope'\n"
     )

@@ -172,8 +172,8 @@ def test_paths_in_the_table_are_relative_to_its_file(
         ("[tool.packcheck]\nhelp = true", "unknown key 'help'"),
         ('[tool.packcheck]\nseed = "x"', "seed: 'x' is not a non-negative integer"),
         ('[tool.packcheck]\nmax-units = "2**20000"', "max-units: 2**20000 is too large"),
-        ('[tool.packcheck]\npartition = "yes"', "partition: expected true or false, not 'yes'"),
-        ("[tool.packcheck]\nseed = true", "seed: expected a string or a number, not True"),
+        ('[tool.packcheck]\npartition = "yes"', "partition: expected true or false, not \"yes\""),
+        ("[tool.packcheck]\nseed = true", "seed: expected a string or a number, not true"),
         ("[tool.packcheck]\nseed = [1]", "seed: expected a string or a number, not [1]"),
         ('[tool.packcheck]\nformat = "xml"', "format: 'xml' is not one of text, json, github"),
         (
@@ -197,6 +197,22 @@ def test_a_bad_table_is_a_one_line_usage_error(
     assert err.startswith("packcheck verify: error: pyproject.toml")
     assert message in err
     assert err.count("\n") == 1
+
+
+def test_a_packer_the_table_names_is_blamed_on_the_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _project(tmp_path, '[tool.packcheck]\npacker = "pack.py:nope"')
+    (tmp_path / "pack.py").write_text("x = 1\n")
+    assert main(["verify"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "packcheck verify: pyproject.toml [tool.packcheck]: packer 'pack.py:nope': "
+        "'pack.py' has no function 'nope'\n"
+    )
+    # Given on the command line, the option is named.
+    assert main(["verify", "--packer", "pack.py:nope"]) == 2
+    assert capsys.readouterr().err.startswith("packcheck verify: --packer 'pack.py:nope': ")
 
 
 def test_a_pyproject_that_cannot_be_read_is_named(

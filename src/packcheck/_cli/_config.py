@@ -15,6 +15,7 @@ line, naming the file, the table and the key.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -78,12 +79,12 @@ def _value(action: argparse.Action, key: str, value: object, folder: Path) -> ob
     flag = action.nargs == 0
     if flag:
         if not isinstance(value, bool):
-            raise ConfigError(f"{key}: expected true or false, not {value!r}")
+            raise ConfigError(f"{key}: expected true or false, not {_toml(value)}")
         if isinstance(action, argparse.BooleanOptionalAction):
             return value if f"--{key}" in action.option_strings[:1] else not value
         return value
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise ConfigError(f"{key}: expected a string or a number, not {value!r}")
+        raise ConfigError(f"{key}: expected a string or a number, not {_toml(value)}")
     text = str(value)
     if key in ("save-failures", "junit-xml"):
         text = _relative(folder, text)
@@ -98,6 +99,19 @@ def _value(action: argparse.Action, key: str, value: object, folder: Path) -> ob
         choices = ", ".join(map(str, action.choices))
         raise ConfigError(f"{key}: {text!r} is not one of {choices}")
     return parsed
+
+
+def _toml(value: object) -> str:
+    """``value`` as the file spells it (``true``, ``"x"``, ``[1, 2]``), for a message."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_toml, value)) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + "}"
+    return str(value)
 
 
 def _table(path: Path, table: dict[str, Any], section: str | None) -> dict[str, Any]:
@@ -178,8 +192,26 @@ def resolve(
             table.pop(one, None)
             table.pop(other, None)
     resolved = argparse.Namespace(**vars(args))
+    flags = {
+        action.dest: action.option_strings[0]
+        for action in parser._actions
+        if action.option_strings and action.option_strings[0].startswith("--")
+    }
+    #: Where a setting taken from the table came from, by its option: error messages
+    #: that name ``--packer`` name the file's key instead.
+    origins: dict[str, str] = {}
     for dest, default in defaults.items():
         given = getattr(args, dest, None)
         setattr(resolved, dest, given if given is not None else table.get(dest, default))
+        if given is None and dest in table and path is not None and dest in flags:
+            origins[flags[dest]] = f"{_where(path, section)}: {flags[dest][2:]}"
     resolved.config = path
+    resolved.origins = origins
     return resolved
+
+
+def attributed(message: str, origins: Mapping[str, str]) -> str:
+    """``message`` naming the table's key where it names an option the table set
+    (``--packer 'x:y': ...`` becomes ``pyproject.toml [tool.packcheck]: packer 'x:y': ...``)."""
+    flag = message.split(" ", 1)[0]
+    return origins[flag] + message[len(flag) :] if flag in origins else message

@@ -316,8 +316,8 @@ def run_diff(args: argparse.Namespace) -> int:
     try:
         outcome = compare(s, progress)
     except (OSError, SourceError, SetupError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        print(f"packcheck diff: {why}", file=sys.stderr)
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        print(f"packcheck diff: {_config.attributed(why, s.origins)}", file=sys.stderr)
         return 2
     finally:
         if progress is not None:

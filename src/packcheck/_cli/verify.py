@@ -354,8 +354,8 @@ def run_verify(args: argparse.Namespace) -> int:
         outcome = gate(s, progress)
     except (OSError, SourceError, SetupError) as exc:
         # SetupError also when a command ended before answering any case.
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        print(f"packcheck verify: {why}", file=sys.stderr)
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        print(f"packcheck verify: {_config.attributed(why, s.origins)}", file=sys.stderr)
         return 2
     finally:
         if progress is not None:
