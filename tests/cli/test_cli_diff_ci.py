@@ -247,7 +247,7 @@ def test_each_command_reads_its_own_table(
             "no-count, no-long-lists, packer, packer-cmd, quiet, save-failures, seed, timeout)",
         ),
         ("[tool.packcheck.diff]\ntimeout = 0", "[tool.packcheck.diff]: timeout: 0 must be"),
-        ('[tool.packcheck.diff]\ncount = "yes"', "count: expected true or false, not \"yes\""),
+        ('[tool.packcheck.diff]\ncount = "yes"', 'count: expected true or false, not "yes"'),
         ('[tool.packcheck.diff]\nformat = "xml"', "format: 'xml' is not one of text, json,"),
         ("[tool.packcheck.diff]\ncount = true\nno-count = false", "no-count: set twice"),
         (

@@ -172,7 +172,7 @@ def test_paths_in_the_table_are_relative_to_its_file(
         ("[tool.packcheck]\nhelp = true", "unknown key 'help'"),
         ('[tool.packcheck]\nseed = "x"', "seed: 'x' is not a non-negative integer"),
         ('[tool.packcheck]\nmax-units = "2**20000"', "max-units: 2**20000 is too large"),
-        ('[tool.packcheck]\npartition = "yes"', "partition: expected true or false, not \"yes\""),
+        ('[tool.packcheck]\npartition = "yes"', 'partition: expected true or false, not "yes"'),
         ("[tool.packcheck]\nseed = true", "seed: expected a string or a number, not true"),
         ("[tool.packcheck]\nseed = [1]", "seed: expected a string or a number, not [1]"),
         ('[tool.packcheck]\nformat = "xml"', "format: 'xml' is not one of text, json, github"),
