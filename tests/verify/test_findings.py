@@ -15,7 +15,14 @@ from packcheck._packers import CallablePacker, PackerFault
 from packcheck._partition.invariants import check_output
 from packcheck._rule.jsonio import dumps
 from packcheck.verify import _findings
-from packcheck.verify._findings import SHOWN_WHOLE, Finding, examine, explained, show_answer
+from packcheck.verify._findings import (
+    SHOWN_WHOLE,
+    Finding,
+    _exactly,
+    examine,
+    explained,
+    show_answer,
+)
 from packcheck.verify._fixtures import Fixture
 from packcheck.verify._oracle import ReferenceOracle
 
@@ -178,6 +185,10 @@ def test_examine_passes_the_declared_output_and_nothing_else() -> None:
         assert len(finding.failures) == 2, wrong
 
 
+class _Str(str):
+    """A string that is not a ``str``: equal to one, and not the same JSON type."""
+
+
 def test_exact_types_tell_equal_values_apart() -> None:
     case = {"budget": 2, "blocks": [{"id": "A", "size": 1}], "required": ["B", "C"]}
     expected = pack(case)
@@ -193,8 +204,15 @@ def test_exact_types_tell_equal_values_apart() -> None:
         {**expected, "remaining": 1.0},
         {**expected, "remaining": True},
         {**expected, "kept": ["A"], "extra": 1},
+        {**expected, "missing": ["B", _Str("C")]},  # equal, but not a str
+        {**expected, "kept": [_Str("A")]},
     ):
         assert examine(CallablePacker(lambda c, a=answer: a), case, expected, "x"), answer
+    # Both sides' types count, each list's entries whatever the other's are.
+    assert _exactly(["B", "C"], ["B", "C"])
+    assert not _exactly(["B", "C"], ["B", _Str("C")])
+    assert not _exactly(["B", _Str("C")], ["B", "C"])
+    assert _exactly(["B", _Str("C")], ["B", _Str("C")])
     # 1 == 1.0 == True in a list: equal values, different types.
     assert examine(CallablePacker(lambda c: [1]), case, [1.0], "x") is not None
     assert examine(CallablePacker(lambda c: [True]), case, [1], "x") is not None

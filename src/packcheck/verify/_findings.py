@@ -6,6 +6,7 @@ import hashlib
 import math
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from operator import countOf
 from typing import Any
 
 from .._packers import Packer, PackerFault
@@ -171,7 +172,11 @@ def _exactly(expected: object, answer: object) -> bool:
         if len(expected) != len(answer):
             return False
         if expected == answer:
-            # Equal values; only the types may still differ (1 == 1.0 == True).
+            # Equal values; only the types may still differ (1 == 1.0 == True).  Lists
+            # of exact strings (kept, missing) are told at C speed.
+            size = len(expected)
+            if countOf(map(type, expected), str) == size == countOf(map(type, answer), str):
+                return True
             return all(map(_same_type, expected, answer))
         return all(map(_exactly, expected, answer))
     return same_json(expected, answer)
