@@ -15,6 +15,7 @@ import hashlib
 import io
 import json
 import pickle
+import random
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from packcheck.verify._edge_probes import _Layout
 from packcheck.verify._probes import Probe, long_probes, unit_probes, wide_probes
 
 RECORDED = Path(__file__).with_name("probe_builds.json")
@@ -86,3 +88,19 @@ if __name__ == "__main__":  # pragma: no cover - records the digests
     table = {key: digests(seed, units, shorter) for key, seed, units, shorter in _runs()}
     RECORDED.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
     print(f"{RECORDED}: {len(table)} runs", file=sys.stderr)
+
+
+def test_a_layout_clips_each_size_and_keeps_what_fits_as_one_at_a_time() -> None:
+    """The layout's bulk steps do what laying out one block at a time did."""
+    for budget, sizes in ((10, [0, -5, 2**70, 2**63, 3, 7, 1, 1]), (5, [5, 1, 0]), (0, [1, 1])):
+        lay = _Layout(budget, 2**64, random.Random(0))
+        lay.extend(sizes)
+        lay.ones(3)
+        lay.ones(0)
+        lay.ones(-2)
+        left, laid = budget, []
+        for size in [*sizes, 1, 1, 1]:
+            size = max(1, min(size, 2**63 - 1))
+            laid.append(size)
+            left -= size if size <= left else 0
+        assert (lay.sizes, lay.left) == (laid, left)

@@ -211,12 +211,22 @@ def _adaptive(length: int, max_units: int, rng: random.Random) -> tuple[int, lis
     rate = 1 / rng.choice((16, 64, 256, 1024))
     edges = 30 / max(length, 1)
     spread = rng.choice((1, 2, 4))
-    left, sizes = budget, []
+    left, sizes = budget, list[int]()
     anchor, follow = budget, 0  # what was left at the last 4,096-block boundary
+    random, append = rng.random, sizes.append
+    # Past every edge and miss (roll >= edges + rate), away from the end, no block to
+    # follow: the block takes a share of what is left (the last branch below).
+    common, second_last = edges + rate, length - 2
     for index in range(length):
-        roll = rng.random()
+        roll = random()
         if index % 4096 == 0:
             anchor = left
+        if roll >= common and not follow and index < second_last:
+            size = left // max(64, spread * (length - index)) or 1
+            append(size)
+            if size <= left:
+                left -= size
+            continue
         if follow:
             # Right after the remaining landed on a share of the anchor: a block one
             # larger than it (or, near the end, exactly it).
