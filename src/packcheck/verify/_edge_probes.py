@@ -51,7 +51,7 @@ import random
 from collections.abc import Iterable
 
 from .._engines.levels import LANDMARKS
-from ._draws import Draws, choices, randints
+from ._bulk_random import FastRandom, choices, randints
 
 __all__ = ["EDGE_FAMILIES", "EDGE_VARIANTS", "edge_case"]
 
@@ -149,7 +149,7 @@ class _Layout:
 
 def edge_case(family: str, seed: int, length: int, max_units: int) -> tuple[int, list[int]]:
     """The budget and sizes of probe ``(family, seed)``, cut at ``length`` blocks."""
-    rng = Draws(f"{family}:{seed}")
+    rng = FastRandom(f"{family}:{seed}")
     variant = (seed & 0xFF) % EDGE_VARIANTS[family]
     lay = None
     if family == "sums past 2**63":

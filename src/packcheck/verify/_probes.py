@@ -27,7 +27,7 @@ probes are laid out deliberately and drawn from the run's seed:
 A :class:`Probe` is a recipe, not a case: :func:`Probe.build` makes the case, so a failure
 can be shrunk by shortening the recipe (see :mod:`packcheck.verify._shrink`).  The same
 recipe always builds the same case: whole lists of draws are taken at NumPy speed
-(:mod:`packcheck.verify._draws`), the very numbers ``random.Random`` gives one by one.
+(:mod:`packcheck.verify._bulk_random`), the very numbers ``random.Random`` gives one by one.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ._draws import Draws, below_many, picks, randints, randoms
+from ._bulk_random import FastRandom, below_many, picks, randints, randoms
 from ._edge_probes import EDGE_VARIANTS, edge_case
 
 __all__ = ["FAMILIES", "LADDER", "Probe", "long_probes", "unit_probes", "wide_probes"]
@@ -73,7 +73,7 @@ class Probe:
 
     def build(self) -> dict[str, Any]:
         """The case, JSON-ready; the same probe always builds the same case."""
-        rng = Draws(f"{self.family}:{self.length}:{self.seed}")
+        rng = FastRandom(f"{self.family}:{self.length}:{self.seed}")
         if self.family == "units":
             return _units_case(self.length, rng)
         if self.family == "run":

@@ -1,4 +1,4 @@
-"""``packcheck.verify._draws``: the library's draws, the same numbers, the same state after."""
+"""``packcheck.verify._bulk_random``: the library's draws, the same numbers and state after."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from packcheck.verify._draws import Draws, below_many, choices, picks, randints, randoms
+from packcheck.verify._bulk_random import FastRandom, below_many, choices, picks, randints, randoms
 
 # Bounds on every side of one and two 32-bit words, powers of two (half the candidates
 # rejected) and just past them, and beyond two words (drawn one at a time).
@@ -139,7 +139,7 @@ def _calls(rng: random.Random) -> list[Any]:
 
 
 def test_draws_calls_draw_what_the_library_draws() -> None:
-    one, fast = random.Random("calls"), Draws("calls")
+    one, fast = random.Random("calls"), FastRandom("calls")
     assert _calls(fast) == _calls(one)
     assert fast.getstate() == one.getstate()
     # Integral floats as the library reads them (a warning, or an error from 3.12 on).
@@ -161,7 +161,7 @@ def test_draws_calls_draw_what_the_library_draws() -> None:
     ),
 )
 def test_bulk_and_single_draws_interleave_in_step(seed: int, steps: list[tuple[str, int]]) -> None:
-    one, many = random.Random(seed), Draws(seed)
+    one, many = random.Random(seed), FastRandom(seed)
     for kind, n in steps:
         count = n % 300
         if kind == "below":

@@ -1,4 +1,4 @@
-"""Random draws for the probes, exactly as :class:`random.Random` makes them, faster.
+"""Random draws for the probes, exactly as :class:`random.Random` makes them, in bulk.
 
 A probe is a recipe (:mod:`packcheck.verify._probes`): the same probe must always build
 the same case, so a failure can be reported by its recipe and shrunk by rebuilding it.
@@ -16,7 +16,7 @@ state, and is faster, from how CPython (3.11 to 3.13) draws:
   ``randrange(a, b + 1)`` and ``choice(seq)`` is ``seq[_randbelow(len(seq))]``;
 * ``random()`` is ``((x >> 5) * 2**26 + (y >> 6)) / 2**53`` of two outputs ``x, y``.
 
-:class:`Draws` is a :class:`random.Random` whose ``randint``, ``randrange`` and
+:class:`FastRandom` is a :class:`random.Random` whose ``randint``, ``randrange`` and
 ``choice`` are those definitions in one call (the library's take three Python calls
 each); :func:`below_many`, :func:`randints`, :func:`picks`, :func:`randoms` and
 :func:`choices` draw whole lists at NumPy speed: the outputs are read ahead in bulk,
@@ -35,18 +35,18 @@ import numpy as np
 if TYPE_CHECKING:
     from _typeshed import SupportsLenAndGetItem
 
-__all__ = ["Draws", "below_many", "choices", "picks", "randints", "randoms"]
+__all__ = ["FastRandom", "below_many", "choices", "picks", "randints", "randoms"]
 
 T = TypeVar("T")
 
 # random() = (a * 2**26 + b) / 2**53 of a = x >> 5 and b = y >> 6.
 _HIGH = 67108864.0
 _SCALE = 1.0 / 9007199254740992.0
-# Draws read ahead at least this many at a time.
+# Outputs are read ahead at least this many draws at a time.
 _AHEAD = 64
 
 
-class Draws(random.Random):
+class FastRandom(random.Random):
     """:class:`random.Random` with the same draws, ``randint``, ``randrange`` and
     ``choice`` in one call each (the library's are three)."""
 
