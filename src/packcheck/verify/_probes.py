@@ -324,10 +324,24 @@ def _shares(length: int, max_units: int, rng: random.Random) -> tuple[int, list[
             count = rng.choice((2048, 6000))
             segment = [1 if i % 2 == 0 else too_large for i in range(count)]
             segment[rng.randrange(count)] = max(1, budget // rng.choice((2, 3)))
-        for size in segment:
-            sizes.append(min(size, max_units))
-            left -= size if size <= left else 0
+        sizes += segment if max(segment) <= max_units else [min(s, max_units) for s in segment]
+        left = _left_after(segment, left)
     return budget, sizes
+
+
+def _left_after(segment: list[int], left: int) -> int:
+    """What the rule leaves of ``left`` after blocks of ``segment`` (each at least 1).
+
+    A run of one size keeps as many as ``left`` holds, in one step; any other segment
+    is scanned.
+    """
+    first = segment[0]
+    if segment.count(first) == len(segment):
+        return left - first * min(len(segment), left // first)
+    for size in segment:
+        if size <= left:
+            left -= size
+    return left
 
 
 # Families with their own builders (the first ones are laid out by _fill).
