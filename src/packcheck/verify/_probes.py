@@ -37,6 +37,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
 from ._bulk_random import FastRandom, below_many, picks, randints, randoms
 from ._edge_probes import EDGE_VARIANTS, edge_case
 
@@ -153,9 +155,11 @@ def _fill(family: str, length: int, max_units: int, rng: random.Random) -> tuple
         return _sawtooth(length, max_units, top)
     # mixed: sizes 2**uniform(0, bits), drawn as uniform() draws them (the same doubles,
     # the same product, the same pow).
+    # (top < 2**45: the doubles hold every size exactly; 2**x >= 1, so none is 0.)
     bits = float(top.bit_length())
     powers = map((2.0).__pow__, (randoms(rng, length) * bits).tolist())
-    sizes = [min(top, int(power)) or 1 for power in powers]
+    drawn = np.fromiter(powers, dtype=np.float64, count=length)
+    sizes = np.minimum(np.trunc(drawn), float(top)).astype(np.int64).tolist()
     # The budget runs out in the last quarter: blocks are kept and evicted to the end.
     budget = min(max_units, sum(sizes[: rng.randint(length * 3 // 4, length)]))
     start = rng.randrange(17)
