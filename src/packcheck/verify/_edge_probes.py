@@ -51,7 +51,7 @@ import random
 from collections.abc import Iterable
 
 from .._engines.levels import LANDMARKS
-from ._bulk_random import FastRandom, choices, randints
+from ._bulk_random import FastRandom, choices, picks, randints
 
 __all__ = ["EDGE_FAMILIES", "EDGE_VARIANTS", "edge_case"]
 
@@ -105,8 +105,15 @@ class _Layout:
         self.sizes: list[int] = []
         self.ends = False  # the list ends here
 
-    def add(self, *sizes: int) -> None:
-        self.extend(sizes)
+    def add(self, size: int) -> None:
+        """Lay out a block of ``size``, clipped to ``1..top``; the rule keeps it if it fits."""
+        if size > self.top:
+            size = self.top
+        elif size < 1:
+            size = 1
+        self.sizes.append(size)
+        if size <= self.left:
+            self.left -= size
 
     def extend(self, sizes: Iterable[int]) -> None:
         """Lay out ``sizes``, each clipped to ``1..top``; the rule keeps those that fit."""
@@ -351,20 +358,41 @@ def _search(lay: _Layout, width: int, first: int, gap: int) -> bool:
     second = first + 1 + gap if gap >= 0 else -1
     parity = rng.randrange(2)
     bigs = lay.too_large_ones()
-    for index in range(width):
-        if index in (first, second):
-            exact = index == second and rng.random() < 0.25
-            lay.add(lay.left if exact else rng.randint(tau + 1, max(tau + 1, lay.left // 4)))
-            bigs = lay.too_large_ones()
-        elif index % 2 == parity:
-            lay.add(1)
-        else:
-            if len(bigs) == 1:  # nothing was too large yet (a budget at the top of int64)
-                bigs = lay.too_large_ones()
-            lay.add(rng.choice(bigs))
+    start = 0
+    for place in (*sorted({first, second} & set(range(width))), width):
+        _units_and_misses(lay, range(start, place), parity, bigs)
+        if place == width:
+            break
+        exact = place == second and rng.random() < 0.25
+        lay.add(lay.left if exact else rng.randint(tau + 1, max(tau + 1, lay.left // 4)))
+        bigs = lay.too_large_ones()
+        start = place + 1
     # A large block that fits and leaves less than tau: the level ends.
     lay.add(lay.left - rng.randrange(tau))
     return True
+
+
+def _units_and_misses(lay: _Layout, indices: range, parity: int, bigs: tuple[int, ...]) -> None:
+    """A unit block at each index of ``parity``, a pick of ``bigs`` (sizes above what is
+    left) at the others; picked in one go where ``bigs`` are too large for what is left."""
+    rng = lay.rng
+    if len(bigs) == 1:
+        # Nothing was too large yet (a budget at the top of int64): picked one by one.
+        for index in indices:
+            if index % 2 == parity:
+                lay.add(1)
+            else:
+                if len(bigs) == 1:
+                    bigs = lay.too_large_ones()
+                lay.add(rng.choice(bigs))
+        return
+    run = [1] * len(indices)
+    misses = range(indices.start + (indices.start % 2 == parity), indices.stop, 2)
+    run[misses.start - indices.start :: 2] = picks(rng, bigs, len(misses))
+    # The unit blocks fit while anything is left; the others never fit (nor does what
+    # was too large fit later: the remaining only falls).
+    lay.sizes += run
+    lay.left = max(0, lay.left - (len(run) - len(misses)))
 
 
 def _sums_past_2_63(variant: int, max_units: int, rng: random.Random) -> _Layout | None:
