@@ -95,8 +95,9 @@ def _outputs(rng: random.Random, count: int) -> np.ndarray[Any, np.dtype[np.uint
     return np.frombuffer(raw, dtype="<u4")
 
 
-def below_many(rng: random.Random, n: int, count: int) -> list[int]:
-    """``[rng.randrange(n) for _ in range(count)]``, and ``rng`` left as that leaves it.
+def below_many(rng: random.Random, n: int, count: int, offset: int = 0) -> list[int]:
+    """``[offset + rng.randrange(n) for _ in range(count)]``, and ``rng`` left as that
+    leaves it.
 
     For ``n`` below 2**64 the candidates (one or two outputs each) are read in bulk and
     those ``>= n`` skipped; the generator is then set back and moved on by the outputs
@@ -106,13 +107,14 @@ def below_many(rng: random.Random, n: int, count: int) -> list[int]:
         return []
     k = n.bit_length()
     if n <= 0 or k > 64:
-        return [rng.randrange(n) for _ in range(count)]
+        return [offset + rng.randrange(n) for _ in range(count)]
     words = 1 if k <= 32 else 2
     state = rng.getstate()
-    found: list[int] = []
+    parts = []
+    found = 0
     used = 0  # outputs used by the draws found so far
-    while len(found) < count:
-        need = count - len(found)
+    while found < count:
+        need = count - found
         want = max(_AHEAD, 2 * need)
         raw = _outputs(rng, want * words)
         if words == 1:
@@ -122,22 +124,27 @@ def below_many(rng: random.Random, n: int, count: int) -> list[int]:
             candidates = (pairs[:, 1] >> np.uint64(64 - k)) << np.uint64(32) | pairs[:, 0]
         accepted = np.flatnonzero(candidates < np.uint64(n))
         if len(accepted) >= need:
-            found += candidates[accepted[:need]].tolist()
+            parts.append(candidates[accepted[:need]])
             used += (int(accepted[need - 1]) + 1) * words
             break
-        found += candidates[accepted].tolist()
+        parts.append(candidates[accepted])
+        found += len(accepted)
         used += want * words
     rng.setstate(state)
     rng.getrandbits(32 * used)
-    return found
+    drawn = np.concatenate(parts)
+    if offset >= 0 and offset + n <= 2**64:
+        # Added where the sum fits 64 bits: every value is one int made once.
+        values: list[int] = (drawn + np.uint64(offset)).tolist()
+        return values
+    return list(map(offset.__add__, drawn.tolist()))
 
 
 def randints(rng: random.Random, a: int, b: int, count: int) -> list[int]:
     """``[rng.randint(a, b) for _ in range(count)]``, and ``rng`` left as that leaves it."""
     if count > 0 and b < a:
         rng.randint(a, b)  # raises as the library does
-    drawn = below_many(rng, b - a + 1, count)
-    return drawn if a == 0 else list(map(a.__add__, drawn))
+    return below_many(rng, b - a + 1, count, a)
 
 
 def randoms(rng: random.Random, count: int) -> np.ndarray[Any, np.dtype[np.float64]]:
