@@ -198,6 +198,14 @@ def _unchanged(case: dict[str, Any], work: dict[str, Any]) -> bool:
     return work == case
 
 
+def _located(case: object, work: object) -> None:
+    """Raise the :class:`PackerFault` that says where ``work`` first differs from
+    ``case`` (compared exactly), if it does."""
+    changed = _difference(case, work, "case")
+    if changed:
+        raise PackerFault(f"modified its input ({changed})")
+
+
 class CallablePacker:
     """A Python function called in this process with its own deep copy of each case."""
 
@@ -217,9 +225,7 @@ class CallablePacker:
             return self._pickled(case)
         result = self._call(work)
         if not _unchanged(case, work):
-            changed = _difference(case, work, "case")
-            if changed:
-                raise PackerFault(f"modified its input ({changed})")
+            _located(case, work)
         return result
 
     def _call(self, work: dict[str, Any]) -> object:
@@ -237,9 +243,7 @@ class CallablePacker:
         if pickle.dumps(work, protocol=pickle.HIGHEST_PROTOCOL) != before:
             # Different pickles may still be equal data (shared objects replaced by
             # equal ones): the exact comparison decides.
-            changed = _difference(case, work, "case")
-            if changed:
-                raise PackerFault(f"modified its input ({changed})")
+            _located(case, work)
         return result
 
     def close(self) -> None:

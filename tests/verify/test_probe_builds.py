@@ -95,11 +95,13 @@ def test_a_layout_clips_each_size_and_keeps_what_fits_as_one_at_a_time() -> None
     for budget, sizes in ((10, [0, -5, 2**70, 2**63, 3, 7, 1, 1]), (5, [5, 1, 0]), (0, [1, 1])):
         lay = _Layout(budget, 2**64, random.Random(0))
         lay.extend(sizes)
+        for size in sizes:
+            lay.add(size)
         lay.ones(3)
         lay.ones(0)
         lay.ones(-2)
         left, laid = budget, []
-        for size in [*sizes, 1, 1, 1]:
+        for size in [*sizes, *sizes, 1, 1, 1]:
             size = max(1, min(size, 2**63 - 1))
             laid.append(size)
             left -= size if size <= left else 0

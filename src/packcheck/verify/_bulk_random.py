@@ -113,7 +113,7 @@ def below_many(rng: random.Random, n: int, count: int, offset: int = 0) -> list[
     parts = []
     found = 0
     used = 0  # outputs used by the draws found so far
-    while found < count:
+    while True:
         need = count - found
         want = max(_AHEAD, 2 * need)
         raw = _outputs(rng, want * words)

@@ -359,14 +359,13 @@ def _search(lay: _Layout, width: int, first: int, gap: int) -> bool:
     parity = rng.randrange(2)
     bigs = lay.too_large_ones()
     start = 0
-    for place in (*sorted({first, second} & set(range(width))), width):
+    for place in sorted({first, second} & set(range(width))):
         _units_and_misses(lay, range(start, place), parity, bigs)
-        if place == width:
-            break
         exact = place == second and rng.random() < 0.25
         lay.add(lay.left if exact else rng.randint(tau + 1, max(tau + 1, lay.left // 4)))
         bigs = lay.too_large_ones()
         start = place + 1
+    _units_and_misses(lay, range(start, width), parity, bigs)
     # A large block that fits and leaves less than tau: the level ends.
     lay.add(lay.left - rng.randrange(tau))
     return True
