@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import collections
+import copy
 import io
+import operator
 import os
 import pickle
 import shutil
 import struct
 import sys
 import time
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +26,7 @@ from packcheck._packers import (
     CommandPacker,
     PackerFault,
     WorkerPacker,
+    _plain_copy,
     encode_case,
     serve,
 )
@@ -233,6 +238,151 @@ def test_every_kind_of_mutation_is_located(change: Any, where: str) -> None:
     with pytest.raises(PackerFault, match=where):
         CallablePacker(packer).answer(TWO)
     CallablePacker(lambda case: {}).close()
+
+
+class _Str(str):
+    """Equal to a ``str``, and not one."""
+
+
+# A plain case (copied by the fast path): a block list, a list of str, scalars.
+PLAIN = {
+    "budget": 5,
+    "blocks": [{"id": "A", "size": 1}, {"id": "B", "size": 2}, {"id": "\U0001f600", "size": 3}],
+    "required": ["C", "Z"],
+    "note": None,
+    "flag": True,
+}
+
+
+def _set(where: Any, key: Any, value: Any) -> None:
+    where[key] = value
+
+
+def _move_to_end(where: dict[str, Any], key: str) -> None:
+    where[key] = where.pop(key)
+
+
+# Each changes the packer's copy of PLAIN; the equal-but-different ones matter most.
+MUTATIONS = {
+    "size 1 to True": lambda c: _set(c["blocks"][0], "size", True),
+    "size 1 to 1.0": lambda c: _set(c["blocks"][0], "size", 1.0),
+    "size to a NumPy int": lambda c: _set(c["blocks"][1], "size", np.int64(2)),
+    "size changed": lambda c: _set(c["blocks"][2], "size", 4),
+    "id to a str subclass": lambda c: _set(c["blocks"][2], "id", _Str("\U0001f600")),
+    "block appended": lambda c: c["blocks"].append({"id": "D", "size": 1}),
+    "block removed": lambda c: c["blocks"].pop(),
+    "blocks reversed": lambda c: c["blocks"].reverse(),
+    "block keys reordered": lambda c: _move_to_end(c["blocks"][1], "id"),
+    "block rebuilt in another order": lambda c: _set(c["blocks"], 0, {"size": 1, "id": "A"}),
+    "key added to a block": lambda c: _set(c["blocks"][1], "text", "x"),
+    "key removed from a block": lambda c: c["blocks"][1].pop("id"),
+    "block to an OrderedDict": lambda c: _set(
+        c["blocks"], 1, collections.OrderedDict(c["blocks"][1])
+    ),
+    "block to a str": lambda c: _set(c["blocks"], 1, "B"),
+    "blocks to a tuple": lambda c: _set(c, "blocks", tuple(c["blocks"])),
+    "required appended": lambda c: c["required"].append("X"),
+    "required to a str subclass": lambda c: _set(c["required"], 0, _Str("C")),
+    "required to blocks": lambda c: _set(c, "required", c["blocks"][:2]),
+    "required sorted back": lambda c: c["required"].reverse(),
+    "budget to 5.0": lambda c: _set(c, "budget", 5.0),
+    "budget to a NumPy int": lambda c: _set(c, "budget", np.int64(5)),
+    "flag True to 1": lambda c: _set(c, "flag", 1),
+    "note None to 0": lambda c: _set(c, "note", 0),
+    "top keys reordered": lambda c: _move_to_end(c, "budget"),
+    "top key added": lambda c: _set(c, "extra", 1),
+    "top key removed": lambda c: c.pop("note"),
+}
+
+
+@pytest.mark.parametrize("change", MUTATIONS.values(), ids=MUTATIONS)
+def test_a_plain_case_s_copy_is_checked_as_exactly_as_a_pickled_one(change: Any) -> None:
+    """The fast path reports every change, located as the pickle round trip locates it,
+    and the caller's case is never touched."""
+    case = copy.deepcopy(PLAIN)
+    assert _plain_copy(case) is not None  # the fast path
+
+    def packer(work: dict[str, Any]) -> object:
+        change(work)
+        return {}
+
+    with pytest.raises(PackerFault) as pickled:
+        CallablePacker(packer)._pickled(case)
+    with pytest.raises(PackerFault) as fast:
+        CallablePacker(packer).answer(case)
+    assert str(fast.value) == str(pickled.value)
+    assert str(fast.value).startswith("modified its input (case")
+    assert case == PLAIN
+    assert pickle.dumps(case) == pickle.dumps(PLAIN)
+
+
+def test_a_change_undone_or_to_equal_data_is_no_fault_on_either_path() -> None:
+    def undone(work: dict[str, Any]) -> object:
+        work["blocks"].reverse()
+        work["blocks"].reverse()
+        work["blocks"][0] = {"id": "A", "size": 1}
+        work["required"] = list(work["required"])
+        return {"ok": True}
+
+    for packer in (CallablePacker(undone).answer, CallablePacker(undone)._pickled):
+        assert packer(copy.deepcopy(PLAIN)) == {"ok": True}
+    # Blocks whose size comes first are pickled, and checked as exactly.
+    case = {**PLAIN, "blocks": [{"size": 1, "id": "A"}]}
+    assert _plain_copy(case) is None
+    reorders = CallablePacker(lambda c: _move_to_end(c["blocks"][0], "size"))
+    with pytest.raises(PackerFault, match=r"case.blocks\[0\] keys changed"):
+        reorders.answer(case)
+    # A NaN replaced by another NaN: equal pickles, no fault (the fast path leaves
+    # floats to pickling, where a NaN is not compared by value).
+    nan = {**PLAIN, "note": float("nan")}
+    assert _plain_copy(nan) is None
+    assert CallablePacker(lambda c: _set(c, "note", float("nan"))).answer(nan) is None
+
+
+def test_the_fast_copy_shares_only_what_cannot_change() -> None:
+    case = copy.deepcopy(PLAIN)
+    work = _plain_copy(case)
+    assert work == case
+    assert list(work) == list(case)
+    assert work is not case
+    assert work["blocks"] is not case["blocks"]
+    assert work["required"] is not case["required"]
+    assert not any(map(operator.is_, work["blocks"], case["blocks"]))
+    assert all(map(operator.is_, work["required"], case["required"]))
+    assert _plain_copy({"budget": 1, "blocks": [], "required": []}) == {
+        "budget": 1,
+        "blocks": [],
+        "required": [],
+    }
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        [PLAIN],
+        {1: "x"},
+        {**PLAIN, "budget": 5.0},
+        {**PLAIN, "budget": Decimal(5)},
+        {**PLAIN, "budget": np.int64(5)},
+        {**PLAIN, "nested": {"a": 1}},
+        {**PLAIN, "blocks": ({"id": "A", "size": 1},)},
+        {**PLAIN, "blocks": [{"id": "A", "size": 1, "text": "x"}]},
+        {**PLAIN, "blocks": [{"id": "A", "size": 1}, {"size": 2, "id": "B"}]},
+        {**PLAIN, "blocks": [{"id": "A", "text": "x"}]},
+        {**PLAIN, "blocks": [{"id": "A", "size": 1.0}]},
+        {**PLAIN, "blocks": [{"id": "A", "size": True}]},
+        {**PLAIN, "blocks": [{"id": _Str("A"), "size": 1}]},
+        {**PLAIN, "blocks": [collections.OrderedDict(id="A", size=1)]},
+        {**PLAIN, "blocks": [{"id": "A", "size": 1}, "B"]},
+        {**PLAIN, "required": ["A", 1]},
+        {**PLAIN, "required": [[]]},
+    ],
+)
+def test_anything_but_a_plain_case_is_pickled(case: Any) -> None:
+    assert _plain_copy(case) is None
+    seen: list[Any] = []
+    assert CallablePacker(lambda work: seen.append(work)).answer(case) is None
+    assert pickle.dumps(seen[0]) == pickle.dumps(case)
 
 
 @pytest.mark.parametrize(

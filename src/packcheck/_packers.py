@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import operator
 import os
 import pickle
 import re
@@ -30,6 +31,7 @@ import threading
 import time
 from collections.abc import Callable
 from decimal import Decimal
+from operator import countOf
 from pathlib import Path
 from typing import IO, Any, Protocol, runtime_checkable
 
@@ -110,6 +112,100 @@ def _difference(before: object, after: object, where: str) -> str | None:
     return None if before == after else f"{where} changed"
 
 
+_ID = operator.itemgetter("id")
+_SIZE = operator.itemgetter("size")
+# Values that cannot change in place and that ``==`` tells apart exactly once their
+# types are the same (no float: a NaN is not equal to itself).
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def _plain_blocks(blocks: list[Any]) -> bool:
+    """Whether every entry is a ``dict`` of exactly a ``str`` ``id`` then an ``int``
+    ``size`` (exact types, in that order), told at C speed."""
+    count = len(blocks)
+    try:
+        return (
+            countOf(map(type, blocks), dict) == count
+            and countOf(map(len, blocks), 2) == count
+            and countOf(map(type, map(_ID, blocks)), str) == count
+            and countOf(map(type, map(_SIZE, blocks)), int) == count
+            and countOf(map(next, map(iter, blocks)), "id") == count
+        )
+    except KeyError:
+        return False
+
+
+def _plain_copy(case: object) -> dict[str, Any] | None:
+    """A copy of a plain ``case`` that shares nothing mutable with it, else ``None``.
+
+    Plain: a ``dict`` with ``str`` keys whose values are ``str``, ``int``, ``bool`` or
+    ``None``, lists of ``str``, or lists of blocks ``{"id": str, "size": int}``
+    (:func:`_plain_blocks`), types exact.  The dict, its lists and the blocks are
+    copied; strings and integers, which cannot change, are shared.  A block that stands
+    twice in the list (the same dict) is two dicts in the copy.  Anything else (floats,
+    ``Decimal``, blocks with other keys or in another order, nesting) is ``None``: it
+    is copied by pickling, as it always was.
+    """
+    if type(case) is not dict:
+        return None
+    work: dict[str, Any] = {}
+    for key, value in case.items():
+        kind = type(value)
+        if type(key) is not str:
+            return None
+        if kind in _SCALARS:
+            work[key] = value
+        elif kind is not list:
+            return None
+        elif value and type(value[0]) is dict:
+            if not _plain_blocks(value):
+                return None
+            work[key] = list(map(dict.copy, value))
+        elif countOf(map(type, value), str) == len(value):
+            work[key] = value.copy()
+        else:
+            return None
+    return work
+
+
+def _unchanged(case: dict[str, Any], work: dict[str, Any]) -> bool:
+    """Whether ``work``, a :func:`_plain_copy` of ``case`` the packer had, is still
+    exactly ``case``: the same keys in the same order, equal values of the same exact
+    types, every block's ``id`` before its ``size``."""
+    if list(work) != list(case):
+        return False
+    for key, value in case.items():
+        after = work[key]
+        if type(after) is not type(value):
+            return False
+        if type(after) is not list:
+            continue
+        count = len(after)
+        if not (value and type(value[0]) is dict):
+            if countOf(map(type, after), str) != count:
+                return False
+            continue
+        try:
+            if not (
+                countOf(map(type, after), dict) == count
+                and countOf(map(type, map(_ID, after)), str) == count
+                and countOf(map(type, map(_SIZE, after)), int) == count
+                and countOf(map(next, map(iter, after)), "id") == count
+            ):
+                return False
+        except KeyError:
+            return False
+    return work == case
+
+
+def _located(case: object, work: object) -> None:
+    """Raise the :class:`PackerFault` that says where ``work`` first differs from
+    ``case`` (compared exactly), if it does."""
+    changed = _difference(case, work, "case")
+    if changed:
+        raise PackerFault(f"modified its input ({changed})")
+
+
 class CallablePacker:
     """A Python function called in this process with its own deep copy of each case."""
 
@@ -117,21 +213,37 @@ class CallablePacker:
         self.function = function
 
     def answer(self, case: dict[str, Any]) -> object:
-        """Call the function; an exception or a modified input is a :class:`PackerFault`."""
+        """Call the function; an exception or a modified input is a :class:`PackerFault`.
+
+        A plain case (:func:`_plain_copy`, every generated and probe case of ``int``
+        units) is copied as far as it can change, at C speed, and compared exactly
+        afterwards; any other is copied by a pickle round trip.  Either way a change is
+        located by :func:`_difference`, so both report the same faults.
+        """
+        work = _plain_copy(case)
+        if work is None:
+            return self._pickled(case)
+        result = self._call(work)
+        if not _unchanged(case, work):
+            _located(case, work)
+        return result
+
+    def _call(self, work: dict[str, Any]) -> object:
+        try:
+            return self.function(work)
+        except (Exception, SystemExit) as exc:
+            raise PackerFault(f"raised {type(exc).__name__}: {exc}") from exc
+
+    def _pickled(self, case: object) -> object:
         # A pickle round trip is a deep copy at C speed (JSON data: dicts, lists, str,
         # int, float, bool, None, Decimal), and equal pickles prove an unchanged input.
         before = pickle.dumps(case, protocol=pickle.HIGHEST_PROTOCOL)
         work = pickle.loads(before)
-        try:
-            result = self.function(work)
-        except (Exception, SystemExit) as exc:
-            raise PackerFault(f"raised {type(exc).__name__}: {exc}") from exc
+        result = self._call(work)
         if pickle.dumps(work, protocol=pickle.HIGHEST_PROTOCOL) != before:
             # Different pickles may still be equal data (shared objects replaced by
             # equal ones): the exact comparison decides.
-            changed = _difference(case, work, "case")
-            if changed:
-                raise PackerFault(f"modified its input ({changed})")
+            _located(case, work)
         return result
 
     def close(self) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, UserDict
 from decimal import Decimal
 from typing import Any
 
@@ -200,3 +200,24 @@ def test_a_plain_case_is_read_at_c_speed_to_the_same_case() -> None:
 )
 def test_anything_but_a_plain_case_goes_to_the_general_reader(case: object) -> None:
     assert plain_fields(case) is None
+
+
+@pytest.mark.parametrize(
+    "sizes",
+    [[0], [4, 0, 3], [4, 1, -3, 0], [1] * 300 + [0], [2, -(10**30)], [3, 1, 2, 0, 0]],
+)
+@pytest.mark.parametrize("ids", ["AB", "\U0001f600\ud83d"])
+def test_a_plain_case_with_a_size_below_one_names_the_first_as_the_walk_does(
+    sizes: list[int], ids: str
+) -> None:
+    blocks = [{"id": ids[i % 2], "size": size} for i, size in enumerate(sizes)]
+    plain = _plain(blocks=blocks, required=[ids[0]])
+    # A mapping that is no dict takes the general reader's walk.
+    walked = read_case({**plain, "blocks": [UserDict(b) for b in blocks]})
+    read = read_case(plain)
+    assert isinstance(read, SizeError)
+    assert read == walked
+    assert type(read.value) is int
+    # A malformed block after it is still malformed.
+    with pytest.raises(MalformedCase, match=r"blocks\[\d+\]\.id"):
+        read_case({**plain, "blocks": [*blocks, {"id": 1, "size": 1}]})

@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import collections
 from decimal import Decimal
 from typing import Any
 
 import numpy as np
+import pytest
 from packers import broken
 
 from packcheck import pack
 from packcheck._packers import CallablePacker, PackerFault
+from packcheck._partition.invariants import check_output
 from packcheck._rule.jsonio import dumps
-from packcheck.verify._findings import SHOWN_WHOLE, Finding, examine, explained, show_answer
+from packcheck.verify import _findings
+from packcheck.verify._findings import (
+    SHOWN_WHOLE,
+    Finding,
+    _exactly,
+    examine,
+    explained,
+    show_answer,
+)
+from packcheck.verify._fixtures import Fixture
+from packcheck.verify._oracle import ReferenceOracle
 
 SHORT = {
     "budget": 3,
@@ -172,6 +185,10 @@ def test_examine_passes_the_declared_output_and_nothing_else() -> None:
         assert len(finding.failures) == 2, wrong
 
 
+class _Str(str):
+    """A string that is not a ``str``: equal to one, and not the same JSON type."""
+
+
 def test_exact_types_tell_equal_values_apart() -> None:
     case = {"budget": 2, "blocks": [{"id": "A", "size": 1}], "required": ["B", "C"]}
     expected = pack(case)
@@ -187,8 +204,15 @@ def test_exact_types_tell_equal_values_apart() -> None:
         {**expected, "remaining": 1.0},
         {**expected, "remaining": True},
         {**expected, "kept": ["A"], "extra": 1},
+        {**expected, "missing": ["B", _Str("C")]},  # equal, but not a str
+        {**expected, "kept": [_Str("A")]},
     ):
         assert examine(CallablePacker(lambda c, a=answer: a), case, expected, "x"), answer
+    # Both sides' types count, each list's entries whatever the other's are.
+    assert _exactly(["B", "C"], ["B", "C"])
+    assert not _exactly(["B", "C"], ["B", _Str("C")])
+    assert not _exactly(["B", _Str("C")], ["B", "C"])
+    assert _exactly(["B", _Str("C")], ["B", _Str("C")])
     # 1 == 1.0 == True in a list: equal values, different types.
     assert examine(CallablePacker(lambda c: [1]), case, [1.0], "x") is not None
     assert examine(CallablePacker(lambda c: [True]), case, [1], "x") is not None
@@ -253,3 +277,53 @@ def test_a_finding_that_passes_alone_shows_its_first_case_or_says_only_that() ->
         "  first:    found as case 10 of the run, after 9 others passed: 60 blocks "
         "(--save-failures DIR saves the shrunk case)"
     ) in finding.report()
+
+
+def test_the_checker_runs_unless_the_answer_is_exactly_the_reference_s_output(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    checked: list[object] = []
+
+    def counted(case: object, output: object) -> None:
+        checked.append(output)
+        check_output(case, output)
+
+    monkeypatch.setattr(_findings, "check_output", counted)
+    expected = pack(SHORT)
+    # The reference's output, answered exactly: the checker could only agree.
+    assert examine(CallablePacker(broken.correct), SHORT, expected, "x", declared=True) is None
+    assert checked == []
+    # Not declared (a fixture's recorded output), a partition asked for or carried, an
+    # answer that differs or is no plain dict: the checker runs.
+    assert examine(CallablePacker(broken.correct), SHORT, expected, "x") is None
+    partition = {"packed": ["C"], "available": [], "dropped": ["A"]}
+    carried = CallablePacker(lambda c: {**broken.correct(c), "partition": partition})
+    assert examine(carried, SHORT, expected, "x", declared=True) is None
+    finding = examine(
+        CallablePacker(broken.correct), SHORT, expected, "x", partition=True, declared=True
+    )
+    assert finding is not None
+    assert "no partition captured" in finding.failures[0]
+    ordered = CallablePacker(lambda c: collections.OrderedDict(broken.correct(c)))
+    assert examine(ordered, SHORT, expected, "x", declared=True) is None
+    wrong = CallablePacker(broken.stop_at_first_misfit)
+    finding = examine(wrong, SHORT, expected, "x", declared=True)
+    assert finding is not None
+    assert finding.failures[1].startswith("invariant every skip is forced")
+    assert len(checked) == 5
+
+
+def test_a_fixture_s_recorded_output_is_checked_even_when_answered_exactly() -> None:
+    # A fixture whose recorded output breaks the rule: answering it is no pass.
+    wrong = broken.stop_at_first_misfit(SHORT)
+    fixture = Fixture("bad", SHORT, wrong, "fixture bad.json")
+    oracle = ReferenceOracle(CallablePacker(broken.stop_at_first_misfit))
+    finding = oracle.judge(SHORT, fixture.origin, fixture)
+    assert finding is not None
+    assert len(finding.failures) == 1
+    assert finding.failures[0].startswith("invariant every skip is forced")
+    assert examine(CallablePacker(broken.stop_at_first_misfit), SHORT, wrong, "x") is not None
+    # The same answer judged against the reference's output fails as it always did.
+    finding = oracle.judge(SHORT, "generated")
+    assert finding is not None
+    assert len(finding.failures) == 2

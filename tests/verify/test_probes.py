@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from itertools import pairwise
 from pathlib import Path
@@ -553,16 +552,3 @@ def test_large_only_level_edges_keep_large_blocks_in_a_chunk_with_no_small_one(s
         assert 1 <= sum(lefts[i + 1] < lefts[i] for i in scene) <= 14, probe
         # Near misses: one unit more than is left.
         assert sum(sizes[i] == lefts[i] + 1 for i in scene) > 1000, probe
-
-
-@pytest.mark.parametrize("pool_size", [1, 2, 3, 4, 5])
-@pytest.mark.parametrize("count", [0, 1, 63, 64, 65, 1000, 20_000])
-def test_choices_picks_what_choice_picks_and_leaves_the_same_state(
-    pool_size: int, count: int
-) -> None:
-    from packcheck.verify._probes import _choices
-
-    pool = [f"id{i}" for i in range(pool_size)]
-    one, many = random.Random(f"{pool_size}/{count}"), random.Random(f"{pool_size}/{count}")
-    assert _choices(many, pool, count) == [one.choice(pool) for _ in range(count)]
-    assert many.getstate() == one.getstate()

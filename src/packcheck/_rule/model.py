@@ -6,6 +6,7 @@ import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import compress, count
 
 from .jsonio import show
 from .order import own_utf16, same_utf16
@@ -96,16 +97,11 @@ _ID = operator.itemgetter("id")
 _SIZE = operator.itemgetter("size")
 
 
-def plain_fields(case: object) -> tuple[int, list[str], list[int], list[str]] | None:
-    """``(budget, ids, sizes, required)`` of a plain valid case, read at C speed.
-
-    Plain: the case and its blocks are ``dict``s, IDs ``str`` and sizes ``int >= 1``
-    (exact types: never a ``bool``), the budget an ``int >= 0`` and ``required`` a
-    list of ``str``, no ID holding a surrogate.  Anything else (an error to report, a
-    ``Decimal``, a surrogate pair to join) gives ``None`` and is left to
-    :func:`read_case`, which reads plain cases to the same values.  O(n), every pass
-    in C.
-    """
+def _plain_parts(case: object) -> tuple[int, list[str], list[int], list[str], str] | None:
+    """``(budget, ids, sizes, required, text)`` of a case shaped as a plain one, read at C
+    speed: ``dict`` case and blocks, ``int`` budget ``>= 0`` and sizes (exact types), IDs
+    and ``required`` strings; ``text`` joins the IDs and ``required``.  Sizes may still
+    be below 1 and ``text`` may hold a surrogate.  ``None`` for anything else."""
     if type(case) is not dict:
         return None
     blocks, required, budget = case.get("blocks"), case.get("required"), case.get("budget")
@@ -119,14 +115,33 @@ def plain_fields(case: object) -> tuple[int, list[str], list[int], list[str]] | 
         sizes = list(map(_SIZE, blocks))
     except KeyError:
         return None
-    if operator.countOf(map(type, sizes), int) != n or (n and min(sizes) < 1):
+    if operator.countOf(map(type, sizes), int) != n:
         return None
     try:
-        # join refuses anything but strings; IDs without a surrogate are their own
-        # UTF-16 identity, others may hold a surrogate pair to join.
-        if not own_utf16("".join(ids) + "".join(required)):
-            return None
+        # join refuses anything but strings.
+        text = "".join(ids) + "".join(required)
     except TypeError:
+        return None
+    return budget, ids, sizes, required, text
+
+
+def plain_fields(case: object) -> tuple[int, list[str], list[int], list[str]] | None:
+    """``(budget, ids, sizes, required)`` of a plain valid case, read at C speed.
+
+    Plain: the case and its blocks are ``dict``s, IDs ``str`` and sizes ``int >= 1``
+    (exact types: never a ``bool``), the budget an ``int >= 0`` and ``required`` a
+    list of ``str``, no ID holding a surrogate.  Anything else (an error to report, a
+    ``Decimal``, a surrogate pair to join) gives ``None`` and is left to
+    :func:`read_case`, which reads plain cases to the same values.  O(n), every pass
+    in C.
+    """
+    parts = _plain_parts(case)
+    if parts is None:
+        return None
+    budget, ids, sizes, required, text = parts
+    # IDs without a surrogate are their own UTF-16 identity; others may hold a
+    # surrogate pair to join.
+    if (sizes and min(sizes) < 1) or not own_utf16(text):
         return None
     return budget, ids, sizes, required
 
@@ -141,9 +156,16 @@ def read_case(case: object) -> Case | SizeError:
     than ``budget``, ``blocks``, ``required``, ``id`` and ``size`` are ignored.
     O(n) in the number of blocks and required IDs.
     """
-    plain = plain_fields(case)
-    if plain is not None:
-        return Case(plain[0], tuple(plain[1]), tuple(plain[2]), tuple(plain[3]))
+    parts = _plain_parts(case)
+    if parts is not None:
+        units = parts[2]
+        if units and min(units) < 1:
+            # Shaped as a plain case, with a size below 1: the first one, as the reading
+            # below would find it (nothing else can be wrong), without the walk.
+            index = next(compress(count(), map((1).__gt__, units)))
+            return SizeError(f"blocks[{index}].size", units[index])
+        if own_utf16(parts[4]):
+            return Case(parts[0], tuple(parts[1]), tuple(units), tuple(parts[3]))
     if not isinstance(case, Mapping):
         raise MalformedCase("case", f"expected an object, got {json_type(case)}")
     blocks = case.get("blocks")

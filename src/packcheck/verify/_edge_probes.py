@@ -48,8 +48,10 @@ shrinking a failure by length keeps the scene that fails.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 
 from .._engines.levels import LANDMARKS
+from ._bulk_random import FastRandom, choices, picks, randints
 
 __all__ = ["EDGE_FAMILIES", "EDGE_VARIANTS", "edge_case"]
 
@@ -103,12 +105,35 @@ class _Layout:
         self.sizes: list[int] = []
         self.ends = False  # the list ends here
 
-    def add(self, *sizes: int) -> None:
+    def add(self, size: int) -> None:
+        """Lay out a block of ``size``, clipped to ``1..top``; the rule keeps it if it fits."""
+        if size > self.top:
+            size = self.top
+        elif size < 1:
+            size = 1
+        self.sizes.append(size)
+        if size <= self.left:
+            self.left -= size
+
+    def extend(self, sizes: Iterable[int]) -> None:
+        """Lay out ``sizes``, each clipped to ``1..top``; the rule keeps those that fit."""
+        top, left = self.top, self.left
+        append = self.sizes.append
         for size in sizes:
-            size = max(1, min(size, self.top))
-            self.sizes.append(size)
-            if size <= self.left:
-                self.left -= size
+            if size > top:
+                size = top
+            elif size < 1:
+                size = 1
+            append(size)
+            if size <= left:
+                left -= size
+        self.left = left
+
+    def ones(self, count: int) -> None:
+        """``count`` unit blocks (none for a count below 1): each fits while any is left."""
+        if count > 0:
+            self.sizes += [1] * count
+            self.left = max(0, self.left - count)
 
     def too_large(self) -> int | None:
         """A size above what is left (one unit above, the largest, or between)."""
@@ -126,12 +151,12 @@ class _Layout:
         """1,100 to 1,300 too-large blocks: a scan in levels starts its next level in them."""
         # After a scene something is always too large (the remaining is below int64).
         count = self.rng.randint(1100, 1300)
-        self.sizes += self.rng.choices(self.too_large_ones(), k=count)
+        self.sizes += choices(self.rng, self.too_large_ones(), count)
 
 
 def edge_case(family: str, seed: int, length: int, max_units: int) -> tuple[int, list[int]]:
     """The budget and sizes of probe ``(family, seed)``, cut at ``length`` blocks."""
-    rng = random.Random(f"{family}:{seed}")
+    rng = FastRandom(f"{family}:{seed}")
     variant = (seed & 0xFF) % EDGE_VARIANTS[family]
     lay = None
     if family == "sums past 2**63":
@@ -145,7 +170,7 @@ def edge_case(family: str, seed: int, length: int, max_units: int) -> tuple[int,
         # Landmarks past 2**40: the unit blocks between the large ones must not matter.
         lay = _Layout(_budget(max_units, rng, 1 + variant % 6), max_units, rng)
         if width > _CHUNK:
-            lay.add(*[1] * _CHUNK)
+            lay.ones(_CHUNK)
         if not _search(lay, width, first, gap):
             lay = None
     elif variant >= len(_AIMS) * len(_LEADS) + 8:
@@ -157,7 +182,7 @@ def edge_case(family: str, seed: int, length: int, max_units: int) -> tuple[int,
         small = variant - len(_AIMS) * len(_LEADS)
         lay = _Layout(_budget(max_units, rng, variant), max_units, rng)
         if rng.random() < 0.5:
-            lay.add(*[1] * _CHUNK)
+            lay.ones(_CHUNK)
         _all_small(lay, ("below", "below", "at", "above")[small % 4], small // 4)
     if lay is None:
         # level edges, and any scene the unit range cannot hold: a level that lands.
@@ -167,7 +192,7 @@ def edge_case(family: str, seed: int, length: int, max_units: int) -> tuple[int,
             budget |= 1  # a block leaving its own size at an odd remaining too (R | 1 = R)
         lay = _Layout(budget, max_units, rng)
         if lead == "fits whole":
-            lay.add(*[1] * _CHUNK)
+            lay.ones(_CHUNK)
         elif lead == "too large":
             for _ in range(rng.randint(1, 3000)):
                 if (big := lay.too_large()) is None:
@@ -218,8 +243,7 @@ def _land(lay: _Layout, aim: str) -> bool:
     keeps = 0 if aim == "own" else rng.choice((0, 0, 1, 2, 3))
     style = rng.randrange(4)
     # Enough blocks that fit for a scan to take the chunk as a level, not a sparse one.
-    for _ in range(min(rng.randint(64, 300), (lay.left - target) // 4)):
-        lay.add(1)
+    lay.ones(min(rng.randint(64, 300), (lay.left - target) // 4))
     while (gap := lay.left - target) > 2 * tau:
         roll = rng.random()
         if roll < 0.15:
@@ -259,7 +283,7 @@ def _crowd(lay: _Layout) -> None:
     count = 15 if ones + 15 * (tau + 1) <= lay.left and rng.random() < 0.7 else 14
     if ones + count * (tau + 1) > lay.left:
         return
-    lay.add(*[1] * ones)
+    lay.ones(ones)
     for _ in range(count):
         lay.add(tau + 1)
         if rng.random() < 0.5:
@@ -316,8 +340,7 @@ def _all_small(lay: _Layout, aim: str, depth: int) -> None:
     lay.add(lay.left - target)
     after = {"below": (tau,), "at": (1, tau, tau + 1), "above": (tau, 1, tau)}
     lay.add(rng.choice(after[aim]))
-    while len(lay.sizes) < end:
-        lay.add(rng.randint(1, tau))
+    lay.extend(randints(rng, 1, tau, end - len(lay.sizes)))
 
 
 def _search(lay: _Layout, width: int, first: int, gap: int) -> bool:
@@ -335,20 +358,40 @@ def _search(lay: _Layout, width: int, first: int, gap: int) -> bool:
     second = first + 1 + gap if gap >= 0 else -1
     parity = rng.randrange(2)
     bigs = lay.too_large_ones()
-    for index in range(width):
-        if index in (first, second):
-            exact = index == second and rng.random() < 0.25
-            lay.add(lay.left if exact else rng.randint(tau + 1, max(tau + 1, lay.left // 4)))
-            bigs = lay.too_large_ones()
-        elif index % 2 == parity:
-            lay.add(1)
-        else:
-            if len(bigs) == 1:  # nothing was too large yet (a budget at the top of int64)
-                bigs = lay.too_large_ones()
-            lay.add(rng.choice(bigs))
+    start = 0
+    for place in sorted({first, second} & set(range(width))):
+        _units_and_misses(lay, range(start, place), parity, bigs)
+        exact = place == second and rng.random() < 0.25
+        lay.add(lay.left if exact else rng.randint(tau + 1, max(tau + 1, lay.left // 4)))
+        bigs = lay.too_large_ones()
+        start = place + 1
+    _units_and_misses(lay, range(start, width), parity, bigs)
     # A large block that fits and leaves less than tau: the level ends.
     lay.add(lay.left - rng.randrange(tau))
     return True
+
+
+def _units_and_misses(lay: _Layout, indices: range, parity: int, bigs: tuple[int, ...]) -> None:
+    """A unit block at each index of ``parity``, a pick of ``bigs`` (sizes above what is
+    left) at the others; picked in one go where ``bigs`` are too large for what is left."""
+    rng = lay.rng
+    if len(bigs) == 1:
+        # Nothing was too large yet (a budget at the top of int64): picked one by one.
+        for index in indices:
+            if index % 2 == parity:
+                lay.add(1)
+            else:
+                if len(bigs) == 1:
+                    bigs = lay.too_large_ones()
+                lay.add(rng.choice(bigs))
+        return
+    run = [1] * len(indices)
+    misses = range(indices.start + (indices.start % 2 == parity), indices.stop, 2)
+    run[misses.start - indices.start :: 2] = picks(rng, bigs, len(misses))
+    # The unit blocks fit while anything is left; the others never fit (nor does what
+    # was too large fit later: the remaining only falls).
+    lay.sizes += run
+    lay.left = max(0, lay.left - (len(run) - len(misses)))
 
 
 def _sums_past_2_63(variant: int, max_units: int, rng: random.Random) -> _Layout | None:
@@ -366,7 +409,7 @@ def _sums_past_2_63(variant: int, max_units: int, rng: random.Random) -> _Layout
     if budget > min(max_units - 1, _INT64_MAX):
         return None
     lay = _Layout(budget, max_units, rng)
-    lay.add(*[1] * lead)
+    lay.ones(lead)
     for _ in range(rng.choice((1, 3, 200)) if many else 0):
         lay.add(lay.too_large() or 1)
     # Blocks of exactly tau (or a unit or three under) pass 2**63 by the chunk's middle;
@@ -389,8 +432,8 @@ def _prefix_past_int64(variant: int, max_units: int, rng: random.Random) -> _Lay
         chunk = rng.randrange(5, _CHUNK, 2)  # odd: no power of two
     else:
         chunk = 2 * _CHUNK if shape == "wider chunk" else _CHUNK
-    lead = [rng.randint(1, 2**40) for _ in range(_CHUNK if shape == "wider chunk" else 0)]
-    content = [rng.randint(1, 2**40) for _ in range(chunk)]
+    lead = randints(rng, 1, 2**40, _CHUNK if shape == "wider chunk" else 0)
+    content = randints(rng, 1, 2**40, chunk)
     places = sorted(rng.sample(range(chunk), min(chunk, rng.randint(4, 9))))
     for place in places:
         content[place] = rng.randint(2**62, _INT64_MAX)
@@ -417,7 +460,7 @@ def _prefix_past_int64(variant: int, max_units: int, rng: random.Random) -> _Lay
         content[adjust] = value
     # The landmark is the remaining where the chunk starts, after a lead that fits whole.
     lay = _Layout(budget + sum(lead), max_units, rng)
-    lay.add(*lead, *content)
+    lay.extend(lead + content)
     lay.ends = shape == "short list"
     return lay
 
@@ -437,19 +480,20 @@ def _crowded(variant: int, max_units: int, rng: random.Random) -> _Layout | None
             return None
         lay = _Layout(budget, max_units, rng)
         # 17 blocks of tau fit: as large ones they are more than a level can keep.
-        lay.add(*[tau] * rng.randint(_K + 1, 40), *rng.choices((tau, tau + 1), k=4200))
+        opening = [tau] * rng.randint(_K + 1, 40)
+        lay.extend(opening + choices(rng, (tau, tau + 1), 4200))
         return lay
     budget = _INT64_MAX - rng.randrange(_K)
     if budget + 1 > max_units:
         return None
     lay = _Layout(budget, max_units, rng)
     tau = budget // _K
-    lay.add(*[1] * rng.randrange(300))
+    lay.ones(rng.randrange(300))
     style = variant % 3
     total = sum(lay.sizes)
     while total < 2**63 + 4 * tau:
         size = (tau, tau - rng.randrange(4), rng.randint(tau - tau // 64, tau))[style]
         lay.add(size)
         total += size
-    lay.add(*rng.choices((tau + 1, tau, 1), k=3000))
+    lay.extend(choices(rng, (tau + 1, tau, 1), 3000))
     return lay

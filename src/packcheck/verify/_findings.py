@@ -6,6 +6,7 @@ import hashlib
 import math
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from operator import countOf
 from typing import Any
 
 from .._packers import Packer, PackerFault
@@ -171,7 +172,11 @@ def _exactly(expected: object, answer: object) -> bool:
         if len(expected) != len(answer):
             return False
         if expected == answer:
-            # Equal values; only the types may still differ (1 == 1.0 == True).
+            # Equal values; only the types may still differ (1 == 1.0 == True).  Lists
+            # of exact strings (kept, missing) are told at C speed.
+            size = len(expected)
+            if countOf(map(type, expected), str) == size == countOf(map(type, answer), str):
+                return True
             return all(map(_same_type, expected, answer))
         return all(map(_exactly, expected, answer))
     return same_json(expected, answer)
@@ -184,12 +189,25 @@ def _same_type(left: object, right: object) -> bool:
 
 
 def examine(
-    packer: Packer, case: Any, expected: Any, origin: str, *, partition: bool = False
+    packer: Packer,
+    case: Any,
+    expected: Any,
+    origin: str,
+    *,
+    partition: bool = False,
+    declared: bool = False,
 ) -> Finding | None:
     """Ask ``packer`` about ``case``; a :class:`Finding` unless it answers ``expected``.
 
     A ``partition`` the answer carries is checked, never an extra key; with
     ``partition=True`` one must be there (``packcheck._partition.facts``).
+
+    ``declared=True`` says that ``expected`` is the reference's own output for ``case``
+    (not a fixture's recorded one).  An answer that is exactly that output (a ``dict``
+    with the same keys, values and types, no ``partition``, ``partition=False``) then
+    passes without the invariant checker: the reference's output passes it (the
+    property tests pin that), so the checker could only agree.  On a long list it was
+    the costliest check of a passing case.  Any other answer is checked as always.
     """
     try:
         answer: object = packer.answer(case)
@@ -198,6 +216,8 @@ def examine(
     failures: list[str] = []
     if not _exactly(expected, without_partition(answer)):
         failures.append("output: differs from the declared output (exact JSON and types)")
+    elif declared and not partition and type(answer) is dict and "partition" not in answer:
+        return None
     try:
         check_output(case, answer)
         if partition:

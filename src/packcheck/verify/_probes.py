@@ -25,7 +25,9 @@ probes are laid out deliberately and drawn from the run's seed:
   on an exact sum.
 
 A :class:`Probe` is a recipe, not a case: :func:`Probe.build` makes the case, so a failure
-can be shrunk by shortening the recipe (see :mod:`packcheck.verify._shrink`).
+can be shrunk by shortening the recipe (see :mod:`packcheck.verify._shrink`).  The same
+recipe always builds the same case: whole lists of draws are taken at NumPy speed
+(:mod:`packcheck.verify._bulk_random`), the very numbers ``random.Random`` gives one by one.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from ._bulk_random import FastRandom, below_many, picks, randints, randoms
 from ._edge_probes import EDGE_VARIANTS, edge_case
 
 __all__ = ["FAMILIES", "LADDER", "Probe", "long_probes", "unit_probes", "wide_probes"]
@@ -72,7 +75,7 @@ class Probe:
 
     def build(self) -> dict[str, Any]:
         """The case, JSON-ready; the same probe always builds the same case."""
-        rng = random.Random(f"{self.family}:{self.length}:{self.seed}")
+        rng = FastRandom(f"{self.family}:{self.length}:{self.seed}")
         if self.family == "units":
             return _units_case(self.length, rng)
         if self.family == "run":
@@ -86,7 +89,7 @@ class Probe:
         else:
             budget, sizes = _fill(self.family, self.length, self.max_units, rng)
         pool = rng.sample(_IDS, rng.randint(1, 4))
-        ids = _choices(rng, pool, len(sizes))
+        ids = picks(rng, pool, len(sizes))
         blocks: list[dict[str, Any]] = [
             {"id": i, "size": s} for i, s in zip(ids, sizes, strict=True)
         ]
@@ -118,39 +121,6 @@ class Probe:
         return f"{self.family} list of {self.length} blocks{extra}"
 
 
-def _choices(rng: random.Random, pool: list[str], count: int) -> list[str]:
-    """``[rng.choice(pool) for _ in range(count)]``, the same picks and the same state
-    after, at NumPy speed.
-
-    ``choice`` takes the top ``n.bit_length()`` bits of one 32-bit output of the
-    generator and draws again while they are ``>= n`` (``Random._randbelow``);
-    ``getrandbits(32 * m)`` returns ``m`` such outputs, the first in the lowest bits.
-    The picks are read off a batch of outputs, then the state is rewound and moved on
-    by exactly the outputs they used, so every probe stays the case it always was.
-    """
-    n = len(pool)
-    shift = 32 - n.bit_length()
-    state = rng.getstate()
-    picks: list[int] = []
-    used = 0
-    while len(picks) < count:
-        want = max(64, 2 * (count - len(picks)))
-        raw = rng.getrandbits(32 * want).to_bytes(4 * want, "little")
-        drawn = np.frombuffer(raw, dtype="<u4") >> shift
-        accepted = np.flatnonzero(drawn < n)
-        need = count - len(picks)
-        if len(accepted) >= need:
-            picks += drawn[accepted[:need]].tolist()
-            used += int(accepted[need - 1]) + 1
-            break
-        picks += drawn[accepted].tolist()
-        used += want
-    rng.setstate(state)
-    if used:
-        rng.getrandbits(32 * used)
-    return list(map(pool.__getitem__, picks))
-
-
 def _scale(length: int, max_units: int, rng: random.Random) -> int:
     """The largest size to draw: sums of ``length`` sizes land past 2**32 where allowed."""
     target: int = 1 << rng.randint(38, 44)
@@ -171,33 +141,61 @@ def _fill(family: str, length: int, max_units: int, rng: random.Random) -> tuple
     """
     top = _scale(length, max_units, rng)
     if family == "fits":
-        sizes = [rng.randint(1, top) for _ in range(length)]
+        sizes = randints(rng, 1, top, length)
         return min(max_units, max(0, sum(sizes) - rng.choice((0, 0, 1)))), sizes
     if family == "oversized":
         every = rng.randint(2, 7)
-        small = [rng.randint(1, top) for _ in range(length)]
-        budget = min(max_units - 1, sum(s for i, s in enumerate(small) if i % every))
-        big = [rng.randint(budget + 1, max(budget + 1, min(max_units, 2 * budget + 1)))]
-        return budget, [big[0] if i % every == 0 else s for i, s in enumerate(small)]
-    if family == "sawtooth":
-        unit = max(1, min(top, max_units // (length + 1)))
-        budget = min(max_units, unit * (length + 1))
-        sizes, left = [], budget
-        for i in range(length):
-            if i % 2 == 0 or left + 1 > max_units:
-                size = unit
-            else:
-                # The last large block fits exactly; every other one misses by one unit.
-                size = max(1, left) if i >= length - 2 else left + 1
-            sizes.append(size)
-            left -= size if size <= left else 0
+        sizes = randints(rng, 1, top, length)
+        # Every every-th block (from the first) is too large; the others all fit.
+        budget = min(max_units - 1, sum(sizes) - sum(sizes[::every]))
+        big = rng.randint(budget + 1, max(budget + 1, min(max_units, 2 * budget + 1)))
+        sizes[::every] = [big] * len(range(0, length, every))
         return budget, sizes
-    # mixed
-    sizes = [min(top, int(2 ** rng.uniform(0, top.bit_length()))) or 1 for _ in range(length)]
+    if family == "sawtooth":
+        return _sawtooth(length, max_units, top)
+    # mixed: sizes 2**uniform(0, bits), drawn as uniform() draws them (the same doubles,
+    # the same product, the same pow).
+    # (top < 2**45: the doubles hold every size exactly; 2**x >= 1, so none is 0.)
+    bits = float(top.bit_length())
+    powers = map((2.0).__pow__, (randoms(rng, length) * bits).tolist())
+    drawn = np.fromiter(powers, dtype=np.float64, count=length)
+    sizes = np.minimum(np.trunc(drawn), float(top)).astype(np.int64).tolist()
     # The budget runs out in the last quarter: blocks are kept and evicted to the end.
     budget = min(max_units, sum(sizes[: rng.randint(length * 3 // 4, length)]))
-    for index in range(rng.randrange(17), length, 17):
-        sizes[index] = min(max_units, budget + 1 + rng.randrange(top))
+    start = rng.randrange(17)
+    misses = below_many(rng, top, len(range(start, length, 17)))
+    sizes[start::17] = [min(max_units, budget + 1 + miss) for miss in misses]
+    return budget, sizes
+
+
+def _sawtooth(length: int, max_units: int, top: int) -> tuple[int, list[int]]:
+    """``u, R + 1, u, R' + 1, ...``: each large block misses what is left (``R``) by one
+    unit; the last one fits exactly.
+
+    Laid out as the rule scans it: the first block (of ``u``) always fits, so the
+    remaining stays below ``max_units`` and every later odd block is a miss of
+    ``left + 1``; even blocks fit while ``u`` does.  The last two blocks are laid out one
+    by one.
+    """
+    unit = max(1, min(top, max_units // (length + 1)))
+    budget = min(max_units, unit * (length + 1))
+    body = max(0, length - 2)
+    # Before odd block 2j+1, j+1 blocks of unit were offered, min(j+1, fit) of them kept.
+    fit = budget // unit
+    kept = min(body // 2, fit)
+    misses = list(range(budget + 1 - unit, budget + 1 - unit * (kept + 1), -unit))
+    misses += [budget + 1 - unit * fit] * (body // 2 - kept)
+    sizes = [unit] * body
+    sizes[1::2] = misses
+    left = budget - unit * min((body + 1) // 2, fit)
+    for i in range(body, length):
+        if i % 2 == 0 or left + 1 > max_units:
+            size = unit
+        else:
+            # The last large block fits exactly; every other one misses by one unit.
+            size = max(1, left) if i >= length - 2 else left + 1
+        sizes.append(size)
+        left -= size if size <= left else 0
     return budget, sizes
 
 
@@ -217,12 +215,22 @@ def _adaptive(length: int, max_units: int, rng: random.Random) -> tuple[int, lis
     rate = 1 / rng.choice((16, 64, 256, 1024))
     edges = 30 / max(length, 1)
     spread = rng.choice((1, 2, 4))
-    left, sizes = budget, []
+    left, sizes = budget, list[int]()
     anchor, follow = budget, 0  # what was left at the last 4,096-block boundary
+    random, append = rng.random, sizes.append
+    # Past every edge and miss (roll >= edges + rate), away from the end, no block to
+    # follow: the block takes a share of what is left (the last branch below).
+    common, second_last = edges + rate, length - 2
     for index in range(length):
-        roll = rng.random()
+        roll = random()
         if index % 4096 == 0:
             anchor = left
+        if roll >= common and not follow and index < second_last:
+            size = left // max(64, spread * (length - index)) or 1
+            append(size)
+            if size <= left:
+                left -= size
+            continue
         if follow:
             # Right after the remaining landed on a share of the anchor: a block one
             # larger than it (or, near the end, exactly it).
@@ -256,10 +264,9 @@ def _huge(length: int, max_units: int, rng: random.Random) -> tuple[int, list[in
     low = min(max_units, 2**63 + rng.randint(0, 2**62))
     budget = rng.randint(min(low, max_units), min(max_units, 2**64 + 2**62))
     mean = max(1, min(2**63 - 1, 2 * budget // max(length, 1)))
-    sizes = [
-        max(1, min(max_units, 2**63 - 1, mean * rng.randint(1, 7) // 4)) for _ in range(length)
-    ]
-    return budget, sizes
+    # Each size is one of seven: mean * randint(1, 7) // 4, clipped.
+    shares = [max(1, min(max_units, 2**63 - 1, mean * r // 4)) for r in range(1, 8)]
+    return budget, list(map(shares.__getitem__, below_many(rng, 7, length)))
 
 
 def _big_fits(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
@@ -268,7 +275,7 @@ def _big_fits(length: int, max_units: int, rng: random.Random) -> tuple[int, lis
     taken in two halves (its largest size past 2**62 / its length) ends in a near miss."""
     quarter = max(1, max_units // 4)
     small = max(1, 2 * (max_units * 2 // 5) // max(length, 1))
-    sizes = [rng.randint(1, small) for _ in range(length)]
+    sizes = randints(rng, 1, small, length)
     for _ in range(2):
         sizes[rng.randrange(length)] = rng.randint(max(1, quarter - quarter // 8), quarter)
     total = sum(sizes)
@@ -321,10 +328,24 @@ def _shares(length: int, max_units: int, rng: random.Random) -> tuple[int, list[
             count = rng.choice((2048, 6000))
             segment = [1 if i % 2 == 0 else too_large for i in range(count)]
             segment[rng.randrange(count)] = max(1, budget // rng.choice((2, 3)))
-        for size in segment:
-            sizes.append(min(size, max_units))
-            left -= size if size <= left else 0
+        sizes += segment if max(segment) <= max_units else [min(s, max_units) for s in segment]
+        left = _left_after(segment, left)
     return budget, sizes
+
+
+def _left_after(segment: list[int], left: int) -> int:
+    """What the rule leaves of ``left`` after blocks of ``segment`` (each at least 1).
+
+    A run of one size keeps as many as ``left`` holds, in one step; any other segment
+    is scanned.
+    """
+    first = segment[0]
+    if segment.count(first) == len(segment):
+        return left - first * min(len(segment), left // first)
+    for size in segment:
+        if size <= left:
+            left -= size
+    return left
 
 
 # Families with their own builders (the first ones are laid out by _fill).
