@@ -513,6 +513,9 @@ def _frame(buffer: bytearray) -> bytes | None:
 class CommandPacker(_Process):
     """Any program speaking JSON Lines: one case in, one output object out."""
 
+    #: Its answers are JSON text: a whole number may come as 4 where Python has 4.0.
+    speaks_json = True
+
     def __init__(self, command: str, timeout: float, *, any_json: bool = False) -> None:
         """``any_json``: any JSON value is an answer (``diff``), not only an object."""
         try:

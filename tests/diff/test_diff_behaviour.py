@@ -233,3 +233,47 @@ def test_where_the_kept_lists_part_by_block(
     case: Any, new: list[Any], old: list[Any], block: int | None
 ) -> None:
     assert parting_block(case, _answer({"kept": new}), _answer({"kept": old})) == block
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "same"),
+    [
+        (4, 4.0, True),
+        (4, Decimal("4.0"), True),
+        ({"remaining": 4.0, "kept": ["A"]}, {"remaining": 4, "kept": ["A"]}, True),
+        ([1, 2.0], [1.0, 2], True),
+        (4, 4.5, False),
+        (1, True, False),
+        (0, None, False),
+        (math.nan, 0, False),
+        ({"remaining": 4.0}, {"remaining": 5}, False),
+    ],
+)
+def test_beside_a_json_side_numbers_compare_by_value(left: Any, right: Any, same: bool) -> None:
+    assert same_answer(left, right, json_numbers=True) is same
+    assert same_answer(right, left, json_numbers=True) is same
+    # Between two Python packers the types still count.
+    if same and type(left) is not type(right):
+        assert not same_answer(left, right)
+
+
+def test_the_oracle_compares_numbers_by_value_when_a_side_speaks_json() -> None:
+    from packcheck.diff._oracle import DiffOracle
+
+    class Floats:
+        def answer(self, case: dict[str, Any]) -> object:
+            return {"remaining": float(case["budget"])}
+
+        def close(self) -> None:
+            pass
+
+    class Ints(Floats):
+        speaks_json = True
+
+        def answer(self, case: dict[str, Any]) -> object:
+            return {"remaining": int(case["budget"])}
+
+    case = {"budget": 4.0, "blocks": [], "required": []}
+    assert DiffOracle(Floats(), Ints()).judge(case, "x") is None
+    plain_ints = type("PlainInts", (Floats,), {"answer": Ints.answer})
+    assert DiffOracle(Floats(), plain_ints()).judge(case, "x") is not None

@@ -186,6 +186,8 @@ class _Side:
     def __init__(self, packer: Packer, option: str) -> None:
         self.packer = packer
         self.option = option
+        #: Whether the side answers in JSON text (see packcheck.diff's DiffOracle).
+        self.speaks_json = getattr(packer, "speaks_json", False)
 
     def answer(self, case: dict[str, Any]) -> object:
         try:

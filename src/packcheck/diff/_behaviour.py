@@ -92,22 +92,32 @@ def outcome(packer: Packer, case: dict[str, Any]) -> Outcome:
         return Outcome("raise", fault, *named)
 
 
-def same_answer(left: object, right: object) -> bool:
+def same_answer(left: object, right: object, *, json_numbers: bool = False) -> bool:
     """Equal as JSON, and with the same Python types (``0`` is not ``0.0``).
 
     Values JSON does not have (a NumPy scalar, a ``NaN``) are the same when of one type
     and equal (``NaN`` is ``NaN`` here: both packers gave it).  A command's non-integral
     number is read as a ``Decimal`` with its digits; it is the same number as a Python
     ``float`` whose JSON form (its shortest repr) has that value (``0.0``, ``1.1``).
+    With ``json_numbers`` (a side that answers in JSON text, as a command does, whose
+    language may print a whole double as ``4``) numbers are compared by value alone:
+    ``4``, ``4.0`` and ``Decimal("4.0")`` are one JSON number; ``true`` stays no number.
     """
+    if json_numbers and _number(left) is not None and _number(right) is not None:
+        return _number(left) == _number(right)
     if type(left) is not type(right):
         return _same_json_number(left, right)
     if isinstance(left, dict):
         assert isinstance(right, dict)
-        return left.keys() == right.keys() and all(same_answer(left[k], right[k]) for k in left)
+        return left.keys() == right.keys() and all(
+            same_answer(left[k], right[k], json_numbers=json_numbers) for k in left
+        )
     if isinstance(left, list | tuple):
         assert isinstance(right, list | tuple)
-        return len(left) == len(right) and all(map(same_answer, left, right))
+        return len(left) == len(right) and all(
+            same_answer(one, other, json_numbers=json_numbers)
+            for one, other in zip(left, right, strict=True)
+        )
     if isinstance(left, float) and isinstance(right, float):
         return left == right or (math.isnan(left) and math.isnan(right))
     if isinstance(left, str | int | type(None)):
@@ -116,6 +126,17 @@ def same_answer(left: object, right: object) -> bool:
         return bool(left == right)
     except (TypeError, ValueError):  # an array's == is an array: compare what it shows
         return repr(left) == repr(right)
+
+
+def _number(value: object) -> Decimal | None:
+    """A finite JSON number's value (``int``, ``float`` or ``Decimal``), else ``None``."""
+    if type(value) is int:
+        return Decimal(value)
+    if type(value) is float:
+        return Decimal(repr(value)) if math.isfinite(value) else None
+    if type(value) is Decimal and value.is_finite():
+        return value
+    return None
 
 
 def _same_json_number(left: object, right: object) -> bool:
@@ -127,8 +148,9 @@ def _same_json_number(left: object, right: object) -> bool:
     return right.is_finite() and Decimal(repr(left)) == right
 
 
-def differences(new: Outcome, old: Outcome) -> tuple[str, ...]:
-    """Why NEW's and OLD's outcomes differ, one line each; empty when they agree."""
+def differences(new: Outcome, old: Outcome, *, json_numbers: bool = False) -> tuple[str, ...]:
+    """Why NEW's and OLD's outcomes differ, one line each; empty when they agree
+    (``json_numbers``: see :func:`same_answer`)."""
     faults = tuple(
         f"{side}'s fault: {one.describe()}"
         for side, one in (("NEW", new), ("OLD", old))
@@ -137,7 +159,7 @@ def differences(new: Outcome, old: Outcome) -> tuple[str, ...]:
     if faults:
         return faults
     if new.kind == "answer" and old.kind == "answer":
-        if same_answer(new.value, old.value):
+        if same_answer(new.value, old.value, json_numbers=json_numbers):
             return ()
         return ("output: NEW and OLD answer differently (exact JSON and types)",)
     if new.kind == "raise" and old.kind == "raise":

@@ -107,11 +107,14 @@ class DiffOracle:
     def __init__(self, new: Packer, old: Packer) -> None:
         self.new = new
         self.old = old
+        # A side that answers in JSON text (a command) cannot tell 4 from 4.0: numbers
+        # are then compared by value.
+        self.json_numbers = any(getattr(p, "speaks_json", False) for p in (new, old))
 
     def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
         """A :class:`DiffFinding` unless NEW and OLD behave alike on ``case``."""
         new, old = outcome(self.new, case), outcome(self.old, case)
-        why = differences(new, old)
+        why = differences(new, old, json_numbers=self.json_numbers)
         if not why:
             return None
         return DiffFinding(case, old.value, new.value, why, origin, new=new, old=old)
