@@ -793,7 +793,7 @@ def test_bench_runs_the_agent_sizes_with_the_full_matrix(
     capsys: pytest.CaptureFixture[str], costed: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(_run, "STEPS", 20)
-    monkeypatch.setattr(_run, "DEFAULT_SIZES", (10,))
+    monkeypatch.setattr(bench, "DEFAULT_SIZES", (10,))  # what the command reads
     assert main(["bench", "--repeat", "1", "--min-time", "0"]) == 0
     text = capsys.readouterr().out
     assert "\n\nengines at the sizes agents pack" in text

@@ -196,9 +196,15 @@ def test_sigterm_is_an_exit_through_the_clean_up_and_the_handler_is_put_back() -
     before = signal.getsignal(signal.SIGTERM)
     assert main(["fixtures", str(SEED)]) == 0
     assert signal.getsignal(signal.SIGTERM) is before
-    # Off the main thread no handler can be set: none is.
+    # Off the main thread no handler can be set: none is, and a run goes as usual.
     seen: list[object] = []
-    thread = threading.Thread(target=lambda: seen.append(_cli._stop_on_sigterm()))
+
+    def off_the_main_thread() -> None:
+        seen.append(_cli._stop_on_sigterm())
+        seen.append(main(["fixtures", str(SEED)]))
+
+    thread = threading.Thread(target=off_the_main_thread)
     thread.start()
     thread.join()
-    assert seen == [None]
+    assert seen == [None, 0]
+    assert signal.getsignal(signal.SIGTERM) is before

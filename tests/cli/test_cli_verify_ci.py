@@ -175,6 +175,10 @@ def test_paths_in_the_table_are_relative_to_its_file(
         ('[tool.packcheck]\npartition = "yes"', 'partition: expected true or false, not "yes"'),
         ("[tool.packcheck]\nseed = true", "seed: expected a string or a number, not true"),
         ("[tool.packcheck]\nseed = [1]", "seed: expected a string or a number, not [1]"),
+        (
+            '[tool.packcheck]\nseed = {a = 1, b = "x"}',
+            'seed: expected a string or a number, not {a = 1, b = "x"}',
+        ),
         ('[tool.packcheck]\nformat = "xml"', "format: 'xml' is not one of text, json, github"),
         (
             "[tool.packcheck]\npartition = true\nno-partition = true",

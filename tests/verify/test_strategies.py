@@ -303,3 +303,10 @@ def test_impossible_arguments_are_rejected_when_the_strategy_is_built(
 
 def test_the_default_range_is_the_largest_safe_double_integer() -> None:
     assert MAX_SAFE_UNITS == 2**53 - 1
+
+
+@settings(max_examples=30, database=None)
+@given(block_lists(ids=st.just("q"), max_size=8))
+def test_block_lists_take_ids_from_a_strategy_of_the_callers(blocks: list[dict[str, Any]]) -> None:
+    # Every ID is the caller's "q", or a near-twin made from it ("Q", "q\u00e9", " q").
+    assert all("q" in block["id"].lower() for block in blocks)
