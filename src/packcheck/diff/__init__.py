@@ -21,7 +21,7 @@ from typing import Any
 from .._packers import CallablePacker, Packer, PackerFault, SetupError
 from ..strategies import MAX_SAFE_UNITS
 from ..verify._fixtures import Fixture
-from ..verify._gate import DEFAULT_MAX_EXAMPLES, PHASES, Progress, count, gate
+from ..verify._gate import DEFAULT_MAX_EXAMPLES, PHASES, Progress, gate, phase_counts
 from ._behaviour import Outcome, same_answer
 from ._oracle import DiffFinding, DiffOracle
 
@@ -87,16 +87,7 @@ class DiffSummary:
 
     def counts(self) -> str:
         """``3 fixtures, 1000 generated cases, ...`` for a summary line."""
-        c = self.cases
-        return ", ".join(
-            count(c[phase], noun)
-            for phase, noun in (
-                ("fixtures", "fixture"),
-                ("generated", "generated case"),
-                ("wide ranges", "wide-range case"),
-                ("long lists", "long list"),
-            )
-        )
+        return phase_counts(self.cases)
 
     def shares(self) -> list[str]:
         """Per phase: ``generated: 3 of 1000 cases differ (0.3%)``."""

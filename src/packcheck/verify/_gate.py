@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -144,20 +144,31 @@ class Summary:
 
     def counts(self) -> str:
         """``3 fixtures, 1000 generated cases, ...`` for a summary line."""
-        return ", ".join(
-            count(number, noun)
-            for number, noun in (
-                (self.fixtures, "fixture"),
-                (self.generated, "generated case"),
-                (self.wide, "wide-range case"),
-                (self.long_lists, "long list"),
-            )
+        return phase_counts(
+            {
+                "fixtures": self.fixtures,
+                "generated": self.generated,
+                "wide ranges": self.wide,
+                "long lists": self.long_lists,
+            }
         )
 
 
-def count(number: int, noun: str) -> str:
-    """``1 fixture``, ``3 fixtures``: a count and its noun, in the right number."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+# What a summary line calls the cases of each checked phase.
+_NOUNS = (
+    ("fixtures", "fixture"),
+    ("generated", "generated case"),
+    ("wide ranges", "wide-range case"),
+    ("long lists", "long list"),
+)
+
+
+def phase_counts(cases: Mapping[str, int]) -> str:
+    """``1 fixture, 1000 generated cases, ...``: the cases of each checked phase (keyed
+    as :data:`PHASES` names them), each count with its noun in the right number."""
+    return ", ".join(
+        f"{cases[phase]} {noun}{'' if cases[phase] == 1 else 's'}" for phase, noun in _NOUNS
+    )
 
 
 class _Gate:
