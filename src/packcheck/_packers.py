@@ -44,8 +44,10 @@ __all__ = [
     "Packer",
     "PackerFault",
     "PackerTimeout",
+    "Recipe",
     "SetupError",
     "WorkerPacker",
+    "ask",
     "encode_case",
     "serve",
 ]
@@ -206,6 +208,30 @@ def _located(case: object, work: object) -> None:
         raise PackerFault(f"modified its input ({changed})")
 
 
+class Recipe(Protocol):
+    """A case the caller keeps as its parts: each :meth:`build` is a new ``dict`` that
+    nothing else refers to, and :meth:`holds` tells whether one is still as built."""
+
+    def build(self) -> dict[str, Any]:
+        """A new case."""
+        ...  # pragma: no cover - protocol
+
+    def holds(self, case: object) -> bool:
+        """Whether ``case``, made by :meth:`build`, is still exactly as built."""
+        ...  # pragma: no cover - protocol
+
+
+def ask(packer: Packer, recipe: Recipe) -> object:
+    """``packer``'s answer to the case ``recipe`` builds, built for this call alone.
+
+    A Python function gets it without the copy :meth:`CallablePacker.answer` makes
+    (:meth:`CallablePacker.answer_built`); any other packer as any case.
+    """
+    if isinstance(packer, CallablePacker):
+        return packer.answer_built(recipe)
+    return packer.answer(recipe.build())
+
+
 class CallablePacker:
     """A Python function called in this process with its own deep copy of each case."""
 
@@ -226,6 +252,16 @@ class CallablePacker:
         result = self._call(work)
         if not _unchanged(case, work):
             _located(case, work)
+        return result
+
+    def answer_built(self, recipe: Recipe) -> object:
+        """:meth:`answer` for a case built for this call alone: nothing to copy, so
+        the function gets it as built, and ``recipe`` tells afterwards whether it was
+        changed (located against a second build, as :meth:`answer` locates it)."""
+        work = recipe.build()
+        result = self._call(work)
+        if not recipe.holds(work):
+            _located(recipe.build(), work)
         return result
 
     def _call(self, work: dict[str, Any]) -> object:

@@ -17,6 +17,7 @@ from .._rule.jsonio import dumps, show
 from .._rule.model import MalformedCase
 from ..verify._findings import SHOWN_WHOLE, Finding
 from ..verify._fixtures import Fixture
+from ..verify._plain_case import PlainCase
 from ._behaviour import Outcome, differences, outcome, parting, parting_block
 
 __all__ = ["DiffFinding", "DiffOracle", "shown_outcome"]
@@ -113,6 +114,8 @@ class DiffOracle:
 
     def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
         """A :class:`DiffFinding` unless NEW and OLD behave alike on ``case``."""
+        if isinstance(case, PlainCase):
+            case = case.build()
         new, old = outcome(self.new, case), outcome(self.old, case)
         why = differences(new, old, json_numbers=self.json_numbers)
         if not why:

@@ -9,12 +9,13 @@ from decimal import Decimal
 from operator import countOf
 from typing import Any
 
-from .._packers import Packer, PackerFault
+from .._packers import Packer, PackerFault, ask
 from .._partition.facts import require_partition, without_partition
 from .._partition.invariants import InvariantError, check_output
 from .._rule.jsonio import dumps, same_json, show
 from ._causes import departure, departure_index, named_causes
 from ._confirm import confirm
+from ._plain_case import PlainCase
 
 __all__ = ["SHOWN_WHOLE", "Finding", "diagnosed", "examine", "explained", "show_answer"]
 
@@ -202,6 +203,9 @@ def examine(
     A ``partition`` the answer carries is checked, never an extra key; with
     ``partition=True`` one must be there (``packcheck._partition.facts``).
 
+    ``case`` may be a :class:`PlainCase`: the packer then gets a case built for it
+    alone (:func:`packcheck._packers.ask`), and a finding carries another build.
+
     ``declared=True`` says that ``expected`` is the reference's own output for ``case``
     (not a fixture's recorded one).  An answer that is exactly that output (a ``dict``
     with the same keys, values and types, no ``partition``, ``partition=False``) then
@@ -209,15 +213,19 @@ def examine(
     property tests pin that), so the checker could only agree.  On a long list it was
     the costliest check of a passing case.  Any other answer is checked as always.
     """
+    recipe = case if isinstance(case, PlainCase) else None
     try:
-        answer: object = packer.answer(case)
+        answer: object = packer.answer(case) if recipe is None else ask(packer, recipe)
     except PackerFault as exc:
+        case = case if recipe is None else recipe.build()
         return Finding(case, expected, exc, (f"packer fault: {exc}",), origin)
     failures: list[str] = []
     if not _exactly(expected, without_partition(answer)):
         failures.append("output: differs from the declared output (exact JSON and types)")
     elif declared and not partition and type(answer) is dict and "partition" not in answer:
         return None
+    if recipe is not None:
+        case = recipe.build()
     try:
         check_output(case, answer)
         if partition:

@@ -225,7 +225,8 @@ class _Gate:
     def probes(self, phase: str, probes: list[Probe], origin: str) -> None:
         for probe in probes:
             self.tick(phase, len(probes))
-            finding = self.judge(probe.build(), origin)
+            parts = probe.parts()
+            finding = self.judge(probe.build() if parts is None else parts, origin)
             if finding is not None and self.failed(phase):
                 # Each shrinking try of a case that hangs would wait the whole timeout.
                 timed_out = isinstance(finding.answer, PackerTimeout)

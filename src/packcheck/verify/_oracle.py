@@ -17,6 +17,7 @@ from ..strategies import MAX_SAFE_UNITS
 from ._causes import departure_index
 from ._findings import Finding, diagnosed, examine
 from ._fixtures import Fixture
+from ._plain_case import PlainCase
 
 __all__ = ["Oracle", "ReferenceOracle"]
 
@@ -68,9 +69,8 @@ class ReferenceOracle:
         if fixture is not None:
             return examine(self.packer, case, fixture.expected, origin, partition=self.partition)
         # The reference's own output: an answer exactly equal to it needs no invariant check.
-        return examine(
-            self.packer, case, pack(case), origin, partition=self.partition, declared=True
-        )
+        expected = case.expected() if isinstance(case, PlainCase) else pack(case)
+        return examine(self.packer, case, expected, origin, partition=self.partition, declared=True)
 
     def polish(self, finding: Finding) -> bool:
         """A fault (a raise, a timeout) is shown as Hypothesis left it."""

@@ -41,6 +41,7 @@ import numpy as np
 
 from ._bulk_random import FastRandom, below_many, picks, randints, randoms
 from ._edge_probes import EDGE_VARIANTS, edge_case
+from ._plain_case import PlainCase
 
 __all__ = ["FAMILIES", "LADDER", "Probe", "long_probes", "unit_probes", "wide_probes"]
 
@@ -75,9 +76,17 @@ class Probe:
 
     def build(self) -> dict[str, Any]:
         """The case, JSON-ready; the same probe always builds the same case."""
-        rng = FastRandom(f"{self.family}:{self.length}:{self.seed}")
+        parts = self.parts()
+        if parts is None:
+            return _units_case(self.length, FastRandom(self._seed_text()))
+        return parts.build()
+
+    def parts(self) -> PlainCase | None:
+        """The case as its parts (:class:`PlainCase`), or ``None`` for a unit edge case
+        (not plain: its units are ``true``, ``"4"``, ``2.5`` ...)."""
         if self.family == "units":
-            return _units_case(self.length, rng)
+            return None
+        rng = FastRandom(self._seed_text())
         if self.family == "run":
             budget, sizes = _run(self.length, self.max_units, rng)
         elif self.family in EDGE_VARIANTS:
@@ -90,17 +99,16 @@ class Probe:
             budget, sizes = _fill(self.family, self.length, self.max_units, rng)
         pool = rng.sample(_IDS, rng.randint(1, 4))
         ids = picks(rng, pool, len(sizes))
-        blocks: list[dict[str, Any]] = [
-            {"id": i, "size": s} for i, s in zip(ids, sizes, strict=True)
-        ]
-        tail = [b["id"] for b in blocks[-3:]]
         # IDs no block has, on both sides of the UTF-16/code-point disagreement and
         # repeated, so every answer has a `missing` whose order and repeats matter.
-        required = [*rng.sample(pool, min(2, len(pool))), *tail, *_ABSENT_IDS]
+        required = [*rng.sample(pool, min(2, len(pool))), *ids[-3:], *_ABSENT_IDS]
         rng.shuffle(required)
-        if self.spoil and blocks:
-            blocks[-1]["size"] = 0
-        return {"budget": budget, "blocks": blocks, "required": required}
+        if self.spoil and sizes:
+            sizes = [*sizes[:-1], 0]
+        return PlainCase(budget, ids, sizes, required)
+
+    def _seed_text(self) -> str:
+        return f"{self.family}:{self.length}:{self.seed}"
 
     def shorter(self, length: int) -> Probe:
         """The same recipe at another length."""

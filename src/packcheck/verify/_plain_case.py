@@ -1,0 +1,92 @@
+"""A plain case kept as its parts, so the gate need not copy what it built.
+
+A probe builds long cases (up to 131,073 blocks, 2.6 million a run).  Handed to a
+Python packer as a ``dict``, such a case used to be copied block by block, so the
+packer could not change the gate's own, compared with that copy afterwards, and packed
+once more by the reference: three passes that allocate or walk every block's ``dict``.
+A :class:`PlainCase` keeps the lists the case is made of instead:
+
+* :meth:`PlainCase.build` makes a new ``dict`` each time, which the packer alone owns
+  (nothing else refers to it, so there is nothing to copy);
+* :meth:`PlainCase.holds` says afterwards, from the kept lists, whether the packer left
+  it exactly as built (the same keys in the same order, types and values);
+* :meth:`PlainCase.expected` is the rule's output from the kept sizes
+  (:func:`packcheck.reference.pack_sizes`), equal to ``pack(case)`` on every case,
+  which it falls back to wherever the plain reading does not apply.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from itertools import compress
+from operator import countOf
+from typing import Any
+
+from .. import reference
+from .._engines.pack import pack
+from .._rule.order import missing_ids, own_utf16
+
+__all__ = ["PlainCase"]
+
+_ID = operator.itemgetter("id")
+_SIZE = operator.itemgetter("size")
+_KEYS = ["budget", "blocks", "required"]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PlainCase:
+    """``{"budget": budget, "blocks": [{"id": i, "size": s}, ...], "required": required}``
+    as its parts: an ``int`` budget, ``str`` IDs, ``int`` sizes and ``str`` required IDs
+    (exact types), never changed after it is made."""
+
+    budget: int
+    ids: list[str]
+    sizes: list[int]
+    required: list[str]
+
+    def build(self) -> dict[str, Any]:
+        """A new case, sharing only strings and integers (which cannot change)."""
+        blocks = [{"id": i, "size": s} for i, s in zip(self.ids, self.sizes, strict=True)]
+        return {"budget": self.budget, "blocks": blocks, "required": list(self.required)}
+
+    def holds(self, case: object) -> bool:
+        """Whether ``case`` is still exactly what :meth:`build` made: its keys in order,
+        every value of the same exact type and equal, each block ``id`` then ``size``."""
+        if type(case) is not dict or list(case) != _KEYS:
+            return False
+        budget, blocks, required = case["budget"], case["blocks"], case["required"]
+        if type(budget) is not int or budget != self.budget:
+            return False
+        if type(required) is not list or countOf(map(type, required), str) != len(required):
+            return False
+        count = len(self.ids)
+        if required != self.required or type(blocks) is not list or len(blocks) != count:
+            return False
+        if countOf(map(type, blocks), dict) != count or countOf(map(len, blocks), 2) != count:
+            return False
+        try:
+            ids = list(map(_ID, blocks))
+            sizes = list(map(_SIZE, blocks))
+        except KeyError:
+            return False
+        # Two keys, both read: a block's first key being "id" puts "size" second.
+        return (
+            countOf(map(type, ids), str) == count
+            and countOf(map(type, sizes), int) == count
+            and ids == self.ids
+            and sizes == self.sizes
+            and countOf(map(next, map(iter, blocks)), "id") == count
+        )
+
+    def expected(self) -> dict[str, Any]:
+        """The declared output: ``pack(self.build())``, from the kept sizes when every
+        unit is valid and no ID that reaches the output needs joining as UTF-16."""
+        sizes = self.sizes
+        if self.budget < 0 or (sizes and min(sizes) < 1):
+            return pack(self.build())
+        flags, remaining = reference.pack_sizes(self.budget, sizes)
+        kept = list(compress(self.ids, flags))
+        if not own_utf16("".join(kept) + "".join(self.required)):
+            return pack(self.build())
+        return {"kept": kept, "remaining": remaining, "missing": missing_ids(self.required, kept)}
