@@ -332,7 +332,7 @@ def _blocks_drawer(
     long list's length.  Everything is laid out here once; a draw only takes choices.
     """
     # Ranges and drawers are built once here, not per draw: building dominates otherwise.
-    marks = sorted({1, 16, max_units, *(m for m in _LANDMARKS if m <= max_units)})
+    marks = sorted({1, max_units, *(m for m in (16, *_LANDMARKS) if m <= max_units)})
     any_size = _unit_drawer(1, max_units, allow_floats=True)
     # Per magnitude: any size, one within three of it, or a quarter to a half of it.
     near = {mark: _near(mark, 1, max_units) for mark in marks}

@@ -207,6 +207,15 @@ def test_all_generated_numbers_lie_within_max_units() -> None:
                 assert -1000 <= value <= 1000
 
 
+@pytest.mark.parametrize("max_units", [1, 2, 15, 16])
+def test_a_unit_range_narrower_than_16_draws_cases_within_it(max_units: int) -> None:
+    """Sizes drawn near 16 used to ask Hypothesis for an empty range below 16 units."""
+    drawn = _sample(cases(max_units=max_units), 100)
+    valid = [u for c in drawn for u in _all_units(c) if type(u) is int and u >= 1]
+    assert valid
+    assert max(valid) <= max_units
+
+
 def test_cases_without_invalid_units_are_all_valid() -> None:
     assert all(isinstance(read_case(c), Case) for c in _sample(cases(allow_invalid=False), 200))
 

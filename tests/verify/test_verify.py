@@ -351,3 +351,12 @@ def test_a_failure_that_needs_state_says_so_and_shows_the_case_as_first_found(cr
     assert "  alone:    this case passes when asked again on its own" in report
     assert "  first:    found as case 5 of the run, after 4 others passed: {" in report
     assert "consistent with" not in report
+
+
+@pytest.mark.parametrize("max_units", [1, 255])
+def test_a_narrow_unit_range_runs_every_phase(max_units: int) -> None:
+    """Below 256 units no run of 4,096 equal blocks sums to 2**20: the run probes take
+    the largest size the range allows (they raised ``max()`` of an empty sequence)."""
+    summary = run(pack, seed=1, max_examples=20, max_units=max_units)
+    assert summary.conformant
+    assert summary.long_lists > 150

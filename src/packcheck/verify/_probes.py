@@ -368,8 +368,10 @@ def _run(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int
     """
     count = length + 4096
     # 2**63 where the unit range allows: a sum one bit too narrow wraps exactly there.
-    mark = max(m for m in (2**20, *_LANDMARKS[:4]) if m // count <= max_units)
-    size = max(1, mark // count)
+    fitting = [m for m in (2**20, *_LANDMARKS[:4]) if m // count <= max_units]
+    # Below 256 units no run of 4,096 or more sums to 2**20: its blocks take the largest
+    # size the range allows.
+    size = max(1, max(fitting) // count) if fitting else max_units
     budget = max_units if rng.random() < 0.5 else min(max_units, size * rng.randint(1, 8) + length)
     return budget, [1] * length + [size] * count + [1] * rng.randint(0, 3)
 
