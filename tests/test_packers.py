@@ -316,6 +316,28 @@ def test_a_plain_case_s_copy_is_checked_as_exactly_as_a_pickled_one(change: Any)
     assert pickle.dumps(case) == pickle.dumps(PLAIN)
 
 
+@pytest.mark.parametrize("change", MUTATIONS.values(), ids=MUTATIONS)
+def test_a_worker_s_case_is_checked_by_its_pickle_as_exactly(change: Any) -> None:
+    """In a worker the case read from the pipe is the packer's alone: it is not copied,
+    and a change is found by pickling it again and located as the copying path does."""
+    request = pickle.dumps(copy.deepcopy(PLAIN))
+
+    def packer(work: dict[str, Any]) -> object:
+        change(work)
+        return {}
+
+    with pytest.raises(PackerFault) as copied:
+        CallablePacker(packer).answer(pickle.loads(request))
+    with pytest.raises(PackerFault) as read:
+        CallablePacker(packer).answer_unpickled(pickle.loads(request), request)
+    assert str(read.value) == str(copied.value)
+    seen: list[Any] = []
+    case = pickle.loads(request)
+    keeps = CallablePacker(lambda work: seen.append(work) or {"ok": True})
+    assert keeps.answer_unpickled(case, request) == {"ok": True}
+    assert seen[0] is case
+
+
 def test_a_change_undone_or_to_equal_data_is_no_fault_on_either_path() -> None:
     def undone(work: dict[str, Any]) -> object:
         work["blocks"].reverse()
@@ -326,6 +348,8 @@ def test_a_change_undone_or_to_equal_data_is_no_fault_on_either_path() -> None:
 
     for packer in (CallablePacker(undone).answer, CallablePacker(undone)._pickled):
         assert packer(copy.deepcopy(PLAIN)) == {"ok": True}
+    request = pickle.dumps(PLAIN)
+    assert CallablePacker(undone).answer_unpickled(pickle.loads(request), request) == {"ok": True}
     # Blocks whose size comes first are pickled, and checked as exactly.
     case = {**PLAIN, "blocks": [{"size": 1, "id": "A"}]}
     assert _plain_copy(case) is None

@@ -264,6 +264,16 @@ class CallablePacker:
             _located(recipe.build(), work)
         return result
 
+    def answer_unpickled(self, case: dict[str, Any], pickled: bytes) -> object:
+        """:meth:`answer` for a case read from ``pickled`` that nothing else holds (a
+        worker's): the function gets it uncopied, and a pickle of it afterwards equal
+        to ``pickled`` proves it unchanged; any other is compared exactly with a new read
+        of ``pickled`` and the change located, as :meth:`answer` locates it."""
+        result = self._call(case)
+        if pickle.dumps(case) != pickled:
+            _located(pickle.loads(pickled), case)
+        return result
+
     def _call(self, work: dict[str, Any]) -> object:
         try:
             return self.function(work)
@@ -656,9 +666,9 @@ def serve(function: Callable[[dict[str, Any]], object], inp: IO[bytes], out: IO[
     """The worker loop: answer pickled cases from ``inp`` on ``out`` until end of input."""
     packer = CallablePacker(function)
     while len(header := inp.read(_HEADER.size)) == _HEADER.size:
-        case = pickle.loads(inp.read(_HEADER.unpack(header)[0]))
+        request = inp.read(_HEADER.unpack(header)[0])
         try:
-            reply = pickle.dumps(("ok", packer.answer(case)))
+            reply = pickle.dumps(("ok", packer.answer_unpickled(pickle.loads(request), request)))
         except PackerFault as exc:
             reply = pickle.dumps(("fault", str(exc)))
         except Exception as exc:
