@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from packers import broken
 
+from packcheck import pack
 from packcheck._load import SetupError, load_function
 from packcheck._packers import (
     CallablePacker,
@@ -27,9 +28,11 @@ from packcheck._packers import (
     PackerFault,
     WorkerPacker,
     _plain_copy,
+    ask,
     encode_case,
     serve,
 )
+from packcheck._plain_case import PlainCase
 
 PACKERS = Path(__file__).parent / "packers"
 
@@ -435,10 +438,11 @@ def test_load_function_puts_the_current_directory_on_the_path(
     assert load_function("cwd_packer_mod:pack")({}) == 42
 
 
-def _frames(*cases: Any) -> io.BytesIO:
+def _frames(*cases: Any, tag: bytes = b"c") -> io.BytesIO:
+    """Requests to a worker: each case (or, tagged ``b"r"``, recipe) pickled."""
     data = b""
     for case in cases:
-        body = pickle.dumps(case)
+        body = tag + pickle.dumps(case)
         data += struct.pack(">Q", len(body)) + body
     return io.BytesIO(data)
 
@@ -465,6 +469,40 @@ def test_the_worker_loop_returns_exact_types_and_faults() -> None:
     serve(broken.unpicklable, _frames(TWO), out)
     assert _replies(out) == [("fault", _replies(out)[0][1])]
     assert "cannot be sent back" in _replies(out)[0][1]
+
+
+def test_the_worker_loop_builds_a_recipe_s_case_and_checks_it() -> None:
+    parts = PlainCase(3, ["A", "C"], [4, 2], ["C"])
+    out = io.BytesIO()
+    serve(broken.mutates_input, _frames(parts, parts, tag=b"r"), out)
+    serve(pack, _frames(parts, tag=b"r"), out)
+    serve(pack, _frames(TWO), out)
+    replies = _replies(out)
+    assert [r[0] for r in replies] == ["fault", "fault", "ok", "ok"]
+    assert replies[0][1].startswith("modified its input (case.blocks[0]")
+    assert replies[2][1] == replies[3][1] == ANSWER
+
+
+def _result(packer: Any, parts: PlainCase) -> tuple[str, object]:
+    try:
+        answer = ask(packer, parts)
+    except PackerFault as exc:
+        return "fault", str(exc)
+    return "ok", pickle.dumps(answer)  # exact types too
+
+
+def test_a_worker_gets_a_recipe_and_answers_as_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(PACKERS)
+    parts = PlainCase(3, ["A", "C"], [4, 2], ["C"])
+    statuses = {"mutates_input": "fault", "numpy_remaining": "ok", "raises": "fault"}
+    for name, status in statuses.items():
+        worker = WorkerPacker(f"broken:{name}", timeout=30)
+        try:
+            there = _result(worker, parts)
+        finally:
+            worker.close()
+        assert there == _result(CallablePacker(getattr(broken, name)), parts)
+        assert there[0] == status
 
 
 def test_a_python_packer_in_a_worker_times_out(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,9 +13,9 @@ from test_packers import MUTATIONS
 
 from packcheck import pack
 from packcheck._packers import CallablePacker, PackerFault, ask
+from packcheck._plain_case import PlainCase
 from packcheck.verify._findings import examine
 from packcheck.verify._oracle import ReferenceOracle
-from packcheck.verify._plain_case import PlainCase
 from packcheck.verify._probes import long_probes, unit_probes, wide_probes
 
 PARTS = PlainCase(5, ["A", "B", "\U0001f600"], [1, 2, 3], ["C", "Z"])

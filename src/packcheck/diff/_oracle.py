@@ -13,11 +13,11 @@ from typing import Any
 
 from .._engines.pack import pack
 from .._packers import Packer
+from .._plain_case import PlainCase
 from .._rule.jsonio import dumps, show
 from .._rule.model import MalformedCase
 from ..verify._findings import SHOWN_WHOLE, Finding
 from ..verify._fixtures import Fixture
-from ..verify._plain_case import PlainCase
 from ._behaviour import Outcome, differences, outcome, parting, parting_block
 
 __all__ = ["DiffFinding", "DiffOracle", "shown_outcome"]

@@ -12,10 +12,10 @@ from typing import Any
 from .._packers import Packer, PackerFault, ask
 from .._partition.facts import require_partition, without_partition
 from .._partition.invariants import InvariantError, check_output
+from .._plain_case import PlainCase
 from .._rule.jsonio import dumps, same_json, show
 from ._causes import departure, departure_index, named_causes
 from ._confirm import confirm
-from ._plain_case import PlainCase
 
 __all__ = ["SHOWN_WHOLE", "Finding", "diagnosed", "examine", "explained", "show_answer"]
 

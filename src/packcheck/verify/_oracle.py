@@ -13,11 +13,11 @@ from typing import Any, Protocol
 
 from .._engines.pack import pack
 from .._packers import Packer, PackerFault
+from .._plain_case import PlainCase
 from ..strategies import MAX_SAFE_UNITS
 from ._causes import departure_index
 from ._findings import Finding, diagnosed, examine
 from ._fixtures import Fixture
-from ._plain_case import PlainCase
 
 __all__ = ["Oracle", "ReferenceOracle"]
 

@@ -39,9 +39,9 @@ from typing import Any
 
 import numpy as np
 
+from .._plain_case import PlainCase
 from ._bulk_random import FastRandom, below_many, picks, randints, randoms
 from ._edge_probes import EDGE_VARIANTS, edge_case
-from ._plain_case import PlainCase
 
 __all__ = ["FAMILIES", "LADDER", "Probe", "long_probes", "unit_probes", "wide_probes"]
 

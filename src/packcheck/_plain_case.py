@@ -23,9 +23,9 @@ from itertools import compress
 from operator import countOf
 from typing import Any
 
-from .. import reference
-from .._engines.pack import pack
-from .._rule.order import missing_ids, own_utf16
+from . import reference
+from ._engines.pack import pack
+from ._rule.order import missing_ids, own_utf16
 
 __all__ = ["PlainCase"]
 
