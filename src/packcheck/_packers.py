@@ -221,16 +221,20 @@ class Recipe(Protocol):
         """Whether ``case``, made by :meth:`build`, is still exactly as built."""
         ...  # pragma: no cover - protocol
 
+    def line(self) -> str:
+        """The case as :func:`encode_case` writes :meth:`build`'s, byte for byte."""
+        ...  # pragma: no cover - protocol
+
 
 def ask(packer: Packer, recipe: Recipe) -> object:
     """``packer``'s answer to the case ``recipe`` builds, built for this call alone.
 
     A Python function gets it without the copy :meth:`CallablePacker.answer` makes
     (:meth:`CallablePacker.answer_built`), in a worker too, where the recipe is sent
-    instead of the case (:meth:`WorkerPacker.answer_built`); any other packer as any
-    case.
+    instead of the case (:meth:`WorkerPacker.answer_built`); a command gets the line
+    the recipe writes (:meth:`CommandPacker.answer_built`); any other packer a build.
     """
-    if isinstance(packer, CallablePacker | WorkerPacker):
+    if isinstance(packer, CallablePacker | WorkerPacker | CommandPacker):
         return packer.answer_built(recipe)
     return packer.answer(recipe.build())
 
@@ -586,8 +590,16 @@ class CommandPacker(_Process):
         a missing module): it never ran as a packer.  One that answers the empty case
         failed on ``case`` itself, a :class:`PackerFault` like any other.
         """
+        return self._answer(encode_case(case))
+
+    def answer_built(self, recipe: Recipe) -> object:
+        """:meth:`answer` for the case ``recipe`` builds, sent as the line it writes
+        (the same bytes, without a ``dict`` per block)."""
+        return self._answer(recipe.line())
+
+    def _answer(self, line: str) -> object:
         try:
-            raw = self._line_for(case)
+            raw = self._send(line)
         except _Died as exc:
             if self.answered or self._answers(_EMPTY_CASE):
                 raise
@@ -606,14 +618,14 @@ class CommandPacker(_Process):
             raise PackerFault(f"answered {_clip(raw)}, which is not a JSON object")
         return output
 
-    def _line_for(self, case: dict[str, Any]) -> bytes:
-        """Send ``case`` as one JSON line; the line the command printed back."""
-        return self.exchange((encode_case(case) + "\n").encode("ascii"), _line)
+    def _send(self, line: str) -> bytes:
+        """Send one JSON line; the line the command printed back."""
+        return self.exchange((line + "\n").encode("ascii"), _line)
 
     def _answers(self, case: dict[str, Any]) -> bool:
         """Whether the command, started again if need be, answers ``case`` at all."""
         try:
-            self._line_for(case)
+            self._send(encode_case(case))
         except PackerFault:
             return False
         self.answered = True

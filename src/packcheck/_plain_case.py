@@ -20,11 +20,13 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 from itertools import compress
+from json.encoder import encode_basestring_ascii
 from operator import countOf
 from typing import Any
 
 from . import reference
 from ._engines.pack import pack
+from ._packers import encode_case
 from ._rule.order import missing_ids, own_utf16
 
 __all__ = ["PlainCase"]
@@ -32,6 +34,7 @@ __all__ = ["PlainCase"]
 _ID = operator.itemgetter("id")
 _SIZE = operator.itemgetter("size")
 _KEYS = ["budget", "blocks", "required"]
+_BLOCK = '{"id":%s,"size":%d}'
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -49,6 +52,21 @@ class PlainCase:
         """A new case, sharing only strings and integers (which cannot change)."""
         blocks = [{"id": i, "size": s} for i, s in zip(self.ids, self.sizes, strict=True)]
         return {"budget": self.budget, "blocks": blocks, "required": list(self.required)}
+
+    def line(self) -> str:
+        """The case as one line of ASCII JSON, exactly as
+        :func:`packcheck._packers.encode_case` writes :meth:`build`'s case, written from
+        the parts (a block's ``dict`` is never made)."""
+        code = encode_basestring_ascii
+        try:
+            blocks = ",".join(
+                map(_BLOCK.__mod__, zip(map(code, self.ids), self.sizes, strict=True))
+            )
+            budget = str(self.budget)
+        except ValueError:  # an integer past CPython's 4,300-digit guard
+            return encode_case(self.build())
+        required = ",".join(map(code, self.required))
+        return f'{{"budget":{budget},"blocks":[{blocks}],"required":[{required}]}}'
 
     def holds(self, case: object) -> bool:
         """Whether ``case`` is still exactly what :meth:`build` made: its keys in order,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import pickle
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,12 +14,13 @@ from hypothesis import strategies as st
 from test_packers import MUTATIONS
 
 from packcheck import pack
-from packcheck._packers import CallablePacker, PackerFault, ask
+from packcheck._packers import CallablePacker, CommandPacker, PackerFault, ask, encode_case
 from packcheck._plain_case import PlainCase
 from packcheck.verify._findings import examine
 from packcheck.verify._oracle import ReferenceOracle
 from packcheck.verify._probes import long_probes, unit_probes, wide_probes
 
+LINES_PACKER = Path(__file__).parents[1] / "packers" / "lines_packer.py"
 PARTS = PlainCase(5, ["A", "B", "\U0001f600"], [1, 2, 3], ["C", "Z"])
 # The mutations of a plain case that apply to one of exactly three keys.
 THREE_KEYS = {
@@ -160,6 +163,38 @@ def test_expected_is_the_declared_output_of_the_build(
     parts = PlainCase(budget, [i for i, _ in blocks], [s for _, s in blocks], required)
     declared = pack(parts.build())
     assert pickle.dumps(parts.expected()) == pickle.dumps(declared)
+
+
+_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=4)
+
+
+@given(
+    budget=_UNITS,
+    blocks=st.lists(st.tuples(st.one_of(_IDS, _TEXT), _UNITS), max_size=12),
+    required=st.lists(st.one_of(_IDS, _TEXT), max_size=5),
+)
+def test_line_is_the_build_s_json_line_byte_for_byte(
+    budget: int, blocks: list[tuple[str, int]], required: list[str]
+) -> None:
+    """Quotes, backslashes, control characters, DEL, non-ASCII and lone surrogates in
+    IDs, integers of any size: the very line ``encode_case`` writes."""
+    parts = PlainCase(budget, [i for i, _ in blocks], [s for _, s in blocks], required)
+    assert parts.line() == encode_case(parts.build())
+
+
+def test_a_line_past_the_digit_guard_is_written_as_encode_case_writes_it() -> None:
+    huge = 10**5000 + 7
+    for parts in (PlainCase(huge, ["A"], [1], []), PlainCase(1, ["A"], [huge], ["B"])):
+        assert parts.line() == encode_case(parts.build())
+        assert "1" + "0" * 4999 + "7" in parts.line()
+
+
+def test_a_command_gets_the_line_and_answers_as_for_the_case() -> None:
+    packer = CommandPacker(f"{sys.executable} {LINES_PACKER}", timeout=30)
+    try:
+        assert ask(packer, PARTS) == packer.answer(PARTS.build()) == pack(PARTS.build())
+    finally:
+        packer.close()
 
 
 def test_every_probe_of_a_run_keeps_its_parts_as_its_build() -> None:
