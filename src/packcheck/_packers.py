@@ -232,10 +232,13 @@ def ask(packer: Packer, recipe: Recipe) -> object:
     A Python function gets it without the copy :meth:`CallablePacker.answer` makes
     (:meth:`CallablePacker.answer_built`), in a worker too, where the recipe is sent
     instead of the case (:meth:`WorkerPacker.answer_built`); a command gets the line
-    the recipe writes (:meth:`CommandPacker.answer_built`); any other packer a build.
+    the recipe writes (:meth:`CommandPacker.answer_built`).  A packer without an
+    ``answer_built`` method gets a build.
     """
-    if isinstance(packer, CallablePacker | WorkerPacker | CommandPacker):
-        return packer.answer_built(recipe)
+    answer_built = getattr(packer, "answer_built", None)
+    if answer_built is not None:
+        answer: object = answer_built(recipe)
+        return answer
     return packer.answer(recipe.build())
 
 

@@ -7,11 +7,15 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from packcheck._cli import diff as cli_diff
 from packcheck._cli import main
+from packcheck._cli.diff import _Side
+from packcheck._load import SetupError
+from packcheck._plain_case import PlainCase
 
 PACKERS = Path(__file__).parents[1] / "packers"
 QUICK = ["--seed", "1", "--max-examples", "100", "--no-long-lists"]
@@ -324,3 +328,20 @@ def test_progress_lines_go_to_a_log_and_quiet_turns_them_off(
     assert "packcheck diff: fixtures: 3 cases" in capsys.readouterr().err
     assert main([*args, *QUICK, "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_side_names_its_option_in_a_setup_error_on_a_built_case_too() -> None:
+    class Ends:
+        def answer(self, case: dict[str, Any]) -> object:
+            raise SetupError("--packer-cmd 'x' ended before answering any case")
+
+        def answer_built(self, recipe: Any) -> object:
+            return self.answer(recipe.build())
+
+        def close(self) -> None:
+            """Nothing to release."""
+
+    side = _Side(Ends(), "--old-cmd")
+    for ask_side in (lambda: side.answer({}), lambda: side.answer_built(PlainCase(1, [], [], []))):
+        with pytest.raises(SetupError, match=r"^--old-cmd 'x' ended before answering any case$"):
+            ask_side()

@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import diff
 from .._load import SetupError
-from .._packers import CommandPacker, Packer, WorkerPacker
+from .._packers import CommandPacker, Packer, Recipe, WorkerPacker, ask
 from .._rule.sources import SourceError
 from ..diff import DEFAULT_MAX_EXAMPLES
 from ..diff._reports import DiffOutcome, github, json_report, junit_xml, text
@@ -192,6 +192,12 @@ class _Side:
     def answer(self, case: dict[str, Any]) -> object:
         try:
             return self.packer.answer(case)
+        except SetupError as exc:
+            raise SetupError(_named(str(exc), self.option)) from None
+
+    def answer_built(self, recipe: Recipe) -> object:
+        try:
+            return ask(self.packer, recipe)
         except SetupError as exc:
             raise SetupError(_named(str(exc), self.option)) from None
 

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from .._packers import Packer, PackerFault
+from .._packers import Packer, PackerFault, ask
+from .._plain_case import PlainCase
 from .._rule.jsonio import same_json, show
 
 __all__ = [
@@ -81,9 +82,12 @@ def _exception_named(fault: PackerFault) -> tuple[str, str | None] | None:
     return name, f"raised {line if len(line) <= 200 else line[:197] + '...'} ({status})"
 
 
-def outcome(packer: Packer, case: dict[str, Any]) -> Outcome:
-    """Ask ``packer`` about ``case``; what it did."""
+def outcome(packer: Packer, case: dict[str, Any] | PlainCase) -> Outcome:
+    """Ask ``packer`` about ``case`` (or the case a :class:`PlainCase` builds); what it
+    did."""
     try:
+        if isinstance(case, PlainCase):
+            return Outcome("answer", ask(packer, case))
         return Outcome("answer", packer.answer(case))
     except PackerFault as fault:
         named = _exception_named(fault)

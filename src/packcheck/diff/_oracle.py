@@ -114,12 +114,12 @@ class DiffOracle:
 
     def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
         """A :class:`DiffFinding` unless NEW and OLD behave alike on ``case``."""
-        if isinstance(case, PlainCase):
-            case = case.build()
         new, old = outcome(self.new, case), outcome(self.old, case)
         why = differences(new, old, json_numbers=self.json_numbers)
         if not why:
             return None
+        if isinstance(case, PlainCase):
+            case = case.build()
         return DiffFinding(case, old.value, new.value, why, origin, new=new, old=old)
 
     def polish(self, finding: Finding) -> bool:
