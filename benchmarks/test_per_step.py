@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _scan_check import PACK_ENGINES
 
-from packcheck import ENGINES, pack, pack_many, reference
+from packcheck import pack, pack_many, reference
 from packcheck._engines import levels as scan
 from packcheck.bench._workloads import WORKLOADS, Batch, batch_of_steps
 
@@ -32,7 +33,7 @@ def _case(name: str, n: int) -> dict[str, Any]:
 
 @pytest.mark.parametrize("name", ["uniform-50%", "doc-chunks", "alternating"])
 @pytest.mark.parametrize("n", STEP_SIZES)
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", PACK_ENGINES)
 def test_pack_one_step(benchmark: Any, engine: str, n: int, name: str) -> None:
     case = _case(name, n)
     benchmark.group = f"pack one step: {name}, n={n}"

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+import packcheck
 from packcheck import compiled, reference
 from packcheck._engines import levels as scan
 from packcheck._engines import sizes as _sizes
@@ -35,6 +36,16 @@ ENGINES = [
         marks=pytest.mark.skipif(not HAVE_NUMBA, reason=NO_NUMBA),
     ),
 ]
+#: ``packcheck.ENGINES`` for a test's parameters: ``"numba"`` skipped, with the reason,
+#: where the extra is not installed.
+PACK_ENGINES = [
+    pytest.param(e, marks=pytest.mark.skipif(not HAVE_NUMBA, reason=NO_NUMBA))
+    if e == "numba"
+    else e
+    for e in packcheck.ENGINES
+]
+#: The engines installed here, for a test that loops over them.
+INSTALLED_ENGINES = tuple(e for e in packcheck.ENGINES if e != "numba" or HAVE_NUMBA)
 # Calls the kernel may make per block: the per-element unit checks and conversions
 # of an object array make ~6; the vectorised levels make none.
 PER_BLOCK = 8

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _scan_check import PACK_ENGINES
 
-from packcheck import ENGINES
 from packcheck._cli import main
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
@@ -31,7 +31,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str],
     return status, out.splitlines(), err.splitlines()
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", PACK_ENGINES)
 @pytest.mark.parametrize("name", ["seed.json", "seed.csv"])
 def test_pack_answers_the_seed_files(
     capsys: pytest.CaptureFixture[str], engine: str, name: str
@@ -94,7 +94,7 @@ def test_explain_on_distractor_first(capsys: pytest.CaptureFixture[str]) -> None
     assert "  no packing: blocks[0].size: -1 (number) is not an integer >= 1" in out
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", PACK_ENGINES)
 def test_trace_prints_one_json_line_per_case(
     capsys: pytest.CaptureFixture[str], engine: str
 ) -> None:
@@ -221,7 +221,7 @@ def _readline_within(child: subprocess.Popen[bytes], seconds: float) -> bytes:
 # ---- fixtures ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", PACK_ENGINES)
 def test_fixtures_pass_on_the_seed_files(capsys: pytest.CaptureFixture[str], engine: str) -> None:
     status, out, err = run(
         capsys,

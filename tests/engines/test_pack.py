@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _scan_check import PACK_ENGINES
 
-from packcheck import ENGINES, SIZE_ERROR, Engine, MalformedCase, pack, pack_many
+from packcheck import SIZE_ERROR, Engine, MalformedCase, pack, pack_many
 from packcheck._engines.pack import missing_ids, numpy_packer
 from packcheck._engines.plain import pack_plain
 
@@ -26,7 +27,7 @@ def packed(engine: Engine, budget: Any, sizes: list[Any], required: list[str]) -
     return pack({"budget": budget, "blocks": blocks(*sizes), "required": required}, engine=engine)
 
 
-@pytest.fixture(params=ENGINES)
+@pytest.fixture(params=PACK_ENGINES)
 def engine(request: pytest.FixtureRequest) -> Engine:
     name: Engine = request.param
     return name

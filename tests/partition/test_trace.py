@@ -6,8 +6,9 @@ import json
 from typing import Any
 
 import pytest
+from _scan_check import PACK_ENGINES
 
-from packcheck import ENGINES, Engine, MalformedCase, Partition, Step, Trace, pack, trace
+from packcheck import Engine, MalformedCase, Partition, Step, Trace, pack, trace
 
 
 def case(budget: Any, sizes: list[Any], required: list[str], ids: str = "ABCDEFG") -> Any:
@@ -15,7 +16,7 @@ def case(budget: Any, sizes: list[Any], required: list[str], ids: str = "ABCDEFG
     return {"budget": budget, "blocks": blocks, "required": required}
 
 
-@pytest.fixture(params=ENGINES)
+@pytest.fixture(params=PACK_ENGINES)
 def engine(request: pytest.FixtureRequest) -> Engine:
     name: Engine = request.param
     return name
