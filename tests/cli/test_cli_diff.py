@@ -263,7 +263,7 @@ def test_progress_is_shown_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> Non
     args = ["diff", "--packer", "wild:keep_newest", "--against", "wild:keep_newest", *QUICK]
     assert main(args) == 0
     shown = terminal.getvalue()
-    assert "\r\x1b[Kpackcheck diff: fixtures: 1 cases, 0 s" in shown
+    assert "\r\x1b[Kpackcheck diff: fixtures: 1 case, 0 s" in shown
     assert shown.endswith("\r\x1b[K")
 
 

@@ -212,16 +212,17 @@ def test_progress_is_shown_only_on_a_terminal(
     monkeypatch.setattr(sys, "stderr", terminal)
     assert main(["verify", "--seed", "1", "--max-examples", "30", "--no-long-lists"]) == 0
     shown = terminal.getvalue()
-    assert "\r\x1b[Kpackcheck verify: fixtures: 1 cases, 0 s" in shown
+    assert "\r\x1b[Kpackcheck verify: fixtures: 1 case, 0 s" in shown
     assert shown.endswith("\r\x1b[K")  # the line is cleared before the summary
     log = io.StringIO()
     monkeypatch.setattr(sys, "stderr", log)
     assert main(["verify", "--seed", "1", "--max-examples", "30", "--no-long-lists"]) == 0
-    # A log: whole lines, one as each phase ends (the last one's is the verdict).
+    # A log: whole lines, one as each phase ends (the last one before the report).
     lines = log.getvalue().splitlines(keepends=True)
     assert [line.split(",")[0] for line in lines] == [
         "packcheck verify: fixtures: 3 cases",
         "packcheck verify: generated: 30/30 cases",
+        "packcheck verify: wide ranges: 74/74 cases",
     ]
     assert all(line.endswith(" s\n") for line in lines)
     log.truncate(0)

@@ -6,6 +6,7 @@ import io
 import threading
 
 from packcheck._cli._progress import PlainLines, progress_for
+from packcheck.verify._gate import EXPLAINING
 
 
 class _Log(io.StringIO):
@@ -50,3 +51,20 @@ def test_progress_is_chosen_by_the_stream() -> None:
     plain = progress_for(io.StringIO(), quiet=False)
     assert isinstance(plain, PlainLines)
     plain.close()
+
+
+def test_the_last_phase_gets_its_line_when_the_run_finishes() -> None:
+    log = _Log()
+    lines = PlainLines(log, every=3600)
+    lines("fixtures", 1, None)
+    lines("generated", 1, 1000)
+    lines("shrinking", 1, None)
+    lines(EXPLAINING, 0, None)
+    lines.finish()
+    lines.close()
+    assert [line.split(", ")[0] for line in log.getvalue().splitlines()] == [
+        "packcheck verify: fixtures: 1 case",
+        "packcheck verify: generated: 1/1000 cases",
+        "packcheck verify: shrinking: 1 try",
+        "packcheck verify: explaining the failure",
+    ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from packcheck.verify._gate import (
     seed_fixtures,
     show_answer,
 )
+from packcheck.verify._oracle import ReferenceOracle
 
 WIDE = 2**70
 
@@ -282,7 +284,7 @@ def test_progress_names_every_phase_in_order() -> None:
             seen.append(phase)
 
     run(long.less_than_past_1500, seed=1, max_examples=5, progress=progress, shrink_seconds=1.0)
-    assert seen == ["fixtures", "generated", "wide ranges", "long lists", "shrinking"]
+    assert seen == ["fixtures", "generated", "wide ranges", "long lists", "shrinking", "explaining"]
 
 
 def test_blame_is_by_position_when_every_id_is_the_same() -> None:
@@ -360,3 +362,24 @@ def test_a_narrow_unit_range_runs_every_phase(max_units: int) -> None:
     summary = run(pack, seed=1, max_examples=20, max_units=max_units)
     assert summary.conformant
     assert summary.long_lists > 150
+
+
+def test_explaining_a_failure_counts_in_its_phase_and_shows_in_the_progress(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Confirming a cause asks the packer again, for seconds with a slow one: that time
+    belongs to the run and to the phase that failed, and the progress says so."""
+    real = ReferenceOracle.explained
+
+    def slow(self: ReferenceOracle, finding: Any) -> Any:
+        time.sleep(0.3)
+        return real(self, finding)
+
+    monkeypatch.setattr(ReferenceOracle, "explained", slow)
+    seen: list[tuple[str, int, int | None]] = []
+    summary = run(broken.stop_at_first_misfit, seed=1, progress=lambda *a: seen.append(a))
+    assert summary.finding is not None
+    assert seen[-1] == ("explaining", 0, None)
+    failed = list(summary.phase_seconds)[-1]
+    assert summary.phase_seconds[failed] >= 0.3
+    assert summary.seconds >= sum(summary.phase_seconds.values()) >= 0.3

@@ -1,10 +1,11 @@
 """The gate's progress on stderr (``verify``, ``diff``): a live line on a terminal,
 plain lines in a log.
 
-A CI log is not a terminal: there a line is written as each phase ends and at least
-every :data:`EVERY` seconds (phase, cases done, elapsed), by a timer thread, so that a
-slow case or a slow phase never leaves the log silent.  The last phase's line is the
-verdict's, on stdout; a run that cannot start writes nothing but its one-line error.
+A CI log is not a terminal: there a line is written as each phase ends (the last one
+too, before the report) and at least every :data:`EVERY` seconds (phase, cases done,
+elapsed), by a timer thread, so that a slow case, a slow phase or the explanation of a
+failure never leaves the log silent.  A run that cannot start writes nothing but its
+one-line error.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import threading
 import time
 from typing import IO
 
+from ..verify._gate import EXPLAINING
+
 __all__ = ["EVERY", "LiveLine", "PlainLines", "progress_for"]
 
 #: Seconds between two plain progress lines at most.
@@ -20,8 +23,11 @@ EVERY = 10.0
 
 
 def _state(command: str, phase: str, done: int, total: int | None, elapsed: float) -> str:
+    if phase == EXPLAINING:
+        return f"packcheck {command}: explaining the failure, {elapsed:.0f} s"
     count = f"{done}/{total}" if total else f"{done}"
-    unit = "tries" if phase == "shrinking" else "cases"
+    many = (total or done) != 1
+    unit = ("tries" if many else "try") if phase == "shrinking" else ("cases" if many else "case")
     return f"packcheck {command}: {phase}: {count} {unit}, {elapsed:.0f} s"
 
 
@@ -42,6 +48,9 @@ class LiveLine:
                 f"\r\x1b[K{_state(self.command, phase, done, total, now - self.started)}"
             )
             self.stream.flush()
+
+    def finish(self) -> None:
+        """The run ended: the line is cleared by :meth:`close`."""
 
     def close(self) -> None:
         """Clear the line before the report."""
@@ -84,6 +93,11 @@ class PlainLines:
         while not self._stop.wait(self.every):
             with self._lock:
                 self._write()
+
+    def finish(self) -> None:
+        """The run ended: the last phase's line, before the report."""
+        with self._lock:
+            self._write()
 
     def close(self) -> None:
         """Stop the timer; nothing is written after this returns."""

@@ -323,6 +323,8 @@ def run_diff(args: argparse.Namespace) -> int:
     progress = progress_for(sys.stderr, s.quiet, "diff")
     try:
         outcome = compare(s, progress)
+        if progress is not None:
+            progress.finish()
     except (OSError, SourceError, SetupError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         print(f"packcheck diff: {_config.attributed(why, s.origins)}", file=sys.stderr)

@@ -352,6 +352,8 @@ def run_verify(args: argparse.Namespace) -> int:
     progress = progress_for(sys.stderr, s.quiet)
     try:
         outcome = gate(s, progress)
+        if progress is not None:
+            progress.finish()
     except (OSError, SourceError, SetupError) as exc:
         # SetupError also when a command ended before answering any case.
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)

@@ -56,6 +56,7 @@ from ._shrink import shrink
 __all__ = [
     "DEFAULT_MAX_EXAMPLES",
     "DEFAULT_PACKER",
+    "EXPLAINING",
     "PHASES",
     "SHRINK_SECONDS",
     "Counterexample",
@@ -93,6 +94,9 @@ SHORT_BLOCKS = 12
 _POLISH_TRIES = 400
 #: The phases of a run, in order, as :data:`Progress` names them.
 PHASES = ("fixtures", "generated", "wide ranges", "long lists", "shrinking")
+#: The progress callback's phase while the first failure is explained (its causes
+#: confirmed on a sample): after every phase, before the report.
+EXPLAINING = "explaining"
 
 #: ``progress(phase, cases_done, cases_in_phase_or_None)`` after each case.
 Progress = Callable[[str, int, "int | None"], None]
@@ -118,7 +122,7 @@ class Summary:
     ``fixtures``, ``wide``, ``generated`` and ``long_lists`` count the cases each
     phase checked (the failing one included), ``shrink_tries`` the cases tried while
     shrinking; ``phase_seconds`` maps each phase that ran, in order, to its seconds
-    (shrinking included in the phase that failed); ``finding`` is ``None`` for a
+    (shrinking and explaining included in the phase that failed); ``finding`` is ``None`` for a
     conformant packer.
     """
 
@@ -188,6 +192,8 @@ class _Gate:
         self.counts = dict.fromkeys(PHASES, 0)
         self.failing = dict.fromkeys(PHASES, 0)
         self.first: Finding | None = None
+        #: The phase of the run's first failure.
+        self.failed_in = PHASES[0]
         # The first failure as it was first found, before shrinking.
         self.found: Finding | None = None
 
@@ -199,6 +205,8 @@ class _Gate:
     def failed(self, phase: str) -> bool:
         """Count a failure of ``phase``; whether it is the run's first (to be kept)."""
         self.failing[phase] += 1
+        if self.first is None:
+            self.failed_in = phase
         return self.first is None
 
     def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
@@ -313,7 +321,10 @@ class _Gate:
                         return
                     if any(isinstance(f.answer, PackerTimeout) for f in failures.values()):
                         return  # each try of a case that hangs would wait the timeout
-                self.tick("generated" if first_failure is None else "shrinking", max_examples)
+                if first_failure is None:
+                    self.tick("generated", max_examples)
+                else:
+                    self.tick("shrinking")
                 finding = self.judge(case, origin)
                 if finding is None:
                     return
@@ -399,13 +410,20 @@ def gate(
             phase_seconds[name] = time.monotonic() - began
             if state.done:
                 break
-    finding = state.first
+        finding = state.first
+        if finding is not None:
+            # Confirming a cause asks the packer again: its time is the failing phase's.
+            began = time.monotonic()
+            if progress is not None:
+                progress(EXPLAINING, 0, None)
+            finding = oracle.explained(replace(finding, first=state.found))
+            phase_seconds[state.failed_in] += time.monotonic() - began
     return Tally(
         seed=seed,
         seconds=time.monotonic() - started,
         counts=state.counts,
         failing=state.failing,
-        finding=None if finding is None else oracle.explained(replace(finding, first=state.found)),
+        finding=finding,
         phase_seconds=phase_seconds,
     )
 
