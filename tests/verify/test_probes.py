@@ -15,7 +15,15 @@ from packcheck._engines import levels as scan
 from packcheck._engines.sizes import from_ints
 from packcheck.reference import pack_sizes
 from packcheck.verify._edge_probes import _SEARCHES, EDGE_FAMILIES, EDGE_VARIANTS
-from packcheck.verify._probes import FAMILIES, LADDER, Probe, long_probes, unit_probes, wide_probes
+from packcheck.verify._probes import (
+    _SPARSE,
+    FAMILIES,
+    LADDER,
+    Probe,
+    long_probes,
+    unit_probes,
+    wide_probes,
+)
 
 DEFAULT_UNITS = 2**53 - 1
 WIDE = 2**70
@@ -552,3 +560,17 @@ def test_large_only_level_edges_keep_large_blocks_in_a_chunk_with_no_small_one(s
         assert 1 <= sum(lefts[i + 1] < lefts[i] for i in scene) <= 14, probe
         # Near misses: one unit more than is left.
         assert sum(sizes[i] == lefts[i] + 1 for i in scene) > 1000, probe
+
+
+@pytest.mark.parametrize("max_units", [1, 2, 3, 100, 5000, DEFAULT_UNITS])
+def test_sparse_lists_come_only_where_the_range_is_narrower_than_them(max_units: int) -> None:
+    sparse = [p for p in long_probes(1, max_units) if p.family == "sparse"]
+    assert [p.length for p in sparse] == [n for n in _SPARSE if n > max_units > 1]
+    assert len(sparse) == {1: 0, 2: 19, 3: 19, 100: 16, 5000: 9, DEFAULT_UNITS: 0}[max_units]
+    for probe in sparse[:3]:
+        case = probe.build()
+        kept = _kept(case)
+        assert kept[-1]
+        assert sum(kept) == min(3, max_units - 1)
+        assert case["budget"] == max_units - 1
+    assert Probe("sparse", 1, 0, 100).build()["blocks"][0]["size"] == 1

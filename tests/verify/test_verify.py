@@ -383,3 +383,16 @@ def test_explaining_a_failure_counts_in_its_phase_and_shows_in_the_progress(
     failed = list(summary.phase_seconds)[-1]
     assert summary.phase_seconds[failed] >= 0.3
     assert summary.seconds >= sum(summary.phase_seconds.values()) >= 0.3
+
+
+@pytest.mark.parametrize("max_units", [2, 10, 1000])
+def test_a_unit_range_narrower_than_the_lists_still_finds_a_chunk_boundary_bug(
+    max_units: int,
+) -> None:
+    """At most ``max_units`` blocks fit a budget of at most ``max_units``: the sparse
+    lists put them at the end, past the boundary (4,097 blocks keep block 4,096)."""
+    summary = run(long.skips_chunk_boundary_4096, seed=1, max_examples=20, max_units=max_units)
+    finding = summary.finding
+    assert finding is not None
+    assert finding.origin.startswith("long list (seed 1)")
+    assert len(finding.case["blocks"]) == 4097

@@ -357,7 +357,28 @@ def _left_after(segment: list[int], left: int) -> int:
 
 
 # Families with their own builders (the first ones are laid out by _fill).
-_EXTRA = {"adaptive": _adaptive, "huge": _huge, "big fits": _big_fits, "shares": _shares}
+def _sparse(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+    """Blocks too large for the whole budget, then the last one to three that fit.
+
+    For a unit range narrower than the list: there every other family keeps at most
+    ``max_units`` blocks, all near the start, so nothing past a chunk boundary is ever
+    kept.  Here the kept blocks are the last ones, at the length's boundary (the list
+    of 4,097 blocks keeps block 4,096).  Needs ``max_units >= 2``.
+    """
+    budget = max_units - 1
+    fits = min(3, budget, length)
+    return budget, [max_units] * (length - fits) + [1] * fits
+
+
+_EXTRA = {
+    "adaptive": _adaptive,
+    "huge": _huge,
+    "big fits": _big_fits,
+    "shares": _shares,
+    "sparse": _sparse,
+}
+#: Lengths of the ``sparse`` lists: one past each power of two and each round threshold.
+_SPARSE = (*(2**k + 1 for k in range(4, 18)), 1001, 5001, 10001, 50001, 100_001)
 
 
 def _run(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
@@ -431,6 +452,8 @@ def long_probes(seed: int, max_units: int) -> Iterator[Probe]:
 
     Families rotate along the ladder (from an offset the seed picks), and each family
     gets exactly one of the lengths past 100,000.  A few lists end on an invalid size.
+    Where the unit range is narrower than a list (``max_units`` below its length), the
+    ``sparse`` lists keep blocks at its end too.
     """
     rng = random.Random(seed)
     offset = rng.randrange(len(FAMILIES))
@@ -462,6 +485,11 @@ def long_probes(seed: int, max_units: int) -> Iterator[Probe]:
         for variant in range(variants):
             length = _EDGE_LENGTHS.get(family, 12_300)
             yield Probe(family, length, rng.randrange(2**24) << 8 | variant, max_units)
+    # A unit range narrower than a list keeps nothing late in it but these.
+    if max_units >= 2:
+        for length in _SPARSE:
+            if length > max_units:
+                yield Probe("sparse", length, rng.randrange(2**32), max_units)
 
 
 def wide_probes(seed: int, max_units: int, count: int = 8) -> Iterator[Probe]:
