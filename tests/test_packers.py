@@ -341,14 +341,16 @@ def test_a_worker_s_case_is_checked_by_its_pickle_as_exactly(change: Any) -> Non
     assert seen[0] is case
 
 
-def test_a_change_undone_or_to_equal_data_is_no_fault_on_either_path() -> None:
-    def undone(work: dict[str, Any]) -> object:
-        work["blocks"].reverse()
-        work["blocks"].reverse()
-        work["blocks"][0] = {"id": "A", "size": 1}
-        work["required"] = list(work["required"])
-        return {"ok": True}
+def undone(work: dict[str, Any]) -> object:
+    """A packer that changes its case and undoes it, or swaps in equal data."""
+    work["blocks"].reverse()
+    work["blocks"].reverse()
+    work["blocks"][0] = {"id": "A", "size": 1}
+    work["required"] = list(work["required"])
+    return {"ok": True}
 
+
+def test_a_change_undone_or_to_equal_data_is_no_fault_on_either_path() -> None:
     for packer in (CallablePacker(undone).answer, CallablePacker(undone)._pickled):
         assert packer(copy.deepcopy(PLAIN)) == {"ok": True}
     request = pickle.dumps(PLAIN)

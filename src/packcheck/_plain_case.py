@@ -17,7 +17,6 @@ A :class:`PlainCase` keeps the lists the case is made of instead:
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 from itertools import compress
 from json.encoder import encode_basestring_ascii
@@ -27,12 +26,11 @@ from typing import Any
 from . import reference
 from ._engines.pack import pack
 from ._packers import encode_case
+from ._rule.model import block_columns
 from ._rule.order import missing_ids, own_utf16
 
 __all__ = ["PlainCase"]
 
-_ID = operator.itemgetter("id")
-_SIZE = operator.itemgetter("size")
 _KEYS = ["budget", "blocks", "required"]
 _BLOCK = '{"id":%s,"size":%d}'
 
@@ -83,11 +81,10 @@ class PlainCase:
             return False
         if countOf(map(type, blocks), dict) != count or countOf(map(len, blocks), 2) != count:
             return False
-        try:
-            ids = list(map(_ID, blocks))
-            sizes = list(map(_SIZE, blocks))
-        except KeyError:
+        columns = block_columns(blocks)
+        if columns is None:
             return False
+        ids, sizes = columns
         # Two keys, both read: a block's first key being "id" puts "size" second.
         return (
             countOf(map(type, ids), str) == count

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from itertools import compress, count
+from typing import Any
 
 from .jsonio import show
 from .order import own_utf16, same_utf16
@@ -97,6 +98,15 @@ _ID = operator.itemgetter("id")
 _SIZE = operator.itemgetter("size")
 
 
+def block_columns(blocks: list[dict[str, Any]]) -> tuple[list[Any], list[Any]] | None:
+    """Every block's ``id`` and every block's ``size``, read at C speed, or ``None`` when
+    a block lacks either key (the caller has checked that every block is a ``dict``)."""
+    try:
+        return list(map(_ID, blocks)), list(map(_SIZE, blocks))
+    except KeyError:
+        return None
+
+
 def _plain_parts(case: object) -> tuple[int, list[str], list[int], list[str], str] | None:
     """``(budget, ids, sizes, required, text)`` of a case shaped as a plain one, read at C
     speed: ``dict`` case and blocks, ``int`` budget ``>= 0`` and sizes (exact types), IDs
@@ -110,11 +120,10 @@ def _plain_parts(case: object) -> tuple[int, list[str], list[int], list[str], st
     n = len(blocks)
     if budget < 0 or operator.countOf(map(type, blocks), dict) != n:
         return None
-    try:
-        ids = list(map(_ID, blocks))
-        sizes = list(map(_SIZE, blocks))
-    except KeyError:
+    columns = block_columns(blocks)
+    if columns is None:
         return None
+    ids, sizes = columns
     if operator.countOf(map(type, sizes), int) != n:
         return None
     try:
