@@ -7,7 +7,9 @@ from typing import Any
 import pytest
 
 from packcheck import trace
+from packcheck._cli import explain as explain_cli
 from packcheck._cli.explain import SHOWN_AHEAD, explain, explain_lines, show_id
+from packcheck._rule.jsonio import dumps
 
 
 def case(budget: Any, blocks: list[tuple[str, Any]], required: list[str]) -> dict[str, Any]:
@@ -122,3 +124,9 @@ def test_numbers_past_the_str_int_guard_are_written_in_full() -> None:
     assert ["0", "A", digits, plus_one, "packed"] in rows
     assert f"they used {digits} of {plus_one} units, leaving 1 when B (size 2)" in text
     assert f"A ({digits})" in text
+
+
+def test_numbers_are_written_as_json_writes_them_at_any_length() -> None:
+    for value in (0, 7, -3, 2**64, 10**5000 + 1):
+        assert explain_cli._number(value) == dumps(value)
+    assert explain_cli._number(True) == "true"  # type: ignore[arg-type]

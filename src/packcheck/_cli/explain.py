@@ -25,6 +25,11 @@ def _ids(ids: tuple[str, ...]) -> str:
 
 def _number(value: int) -> str:
     """``value``'s digits at any length (``str()`` refuses past 4,300 digits)."""
+    if type(value) is int:
+        try:
+            return str(value)
+        except ValueError:
+            pass
     return dumps(value)
 
 
