@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import operator
 import os
 import pickle
 import re
@@ -37,6 +36,7 @@ from typing import IO, Any, Protocol, runtime_checkable
 
 from ._load import SetupError, load
 from ._rule.jsonio import JSONError, loads
+from ._rule.model import plain_columns
 
 __all__ = [
     "CallablePacker",
@@ -114,27 +114,9 @@ def _difference(before: object, after: object, where: str) -> str | None:
     return None if before == after else f"{where} changed"
 
 
-_ID = operator.itemgetter("id")
-_SIZE = operator.itemgetter("size")
 # Values that cannot change in place and that ``==`` tells apart exactly once their
 # types are the same (no float: a NaN is not equal to itself).
 _SCALARS = frozenset({str, int, bool, type(None)})
-
-
-def _plain_blocks(blocks: list[Any]) -> bool:
-    """Whether every entry is a ``dict`` of exactly a ``str`` ``id`` then an ``int``
-    ``size`` (exact types, in that order), told at C speed."""
-    count = len(blocks)
-    try:
-        return (
-            countOf(map(type, blocks), dict) == count
-            and countOf(map(len, blocks), 2) == count
-            and countOf(map(type, map(_ID, blocks)), str) == count
-            and countOf(map(type, map(_SIZE, blocks)), int) == count
-            and countOf(map(next, map(iter, blocks)), "id") == count
-        )
-    except KeyError:
-        return False
 
 
 def _plain_copy(case: object) -> dict[str, Any] | None:
@@ -142,9 +124,9 @@ def _plain_copy(case: object) -> dict[str, Any] | None:
 
     Plain: a ``dict`` with ``str`` keys whose values are ``str``, ``int``, ``bool`` or
     ``None``, lists of ``str``, or lists of blocks ``{"id": str, "size": int}``
-    (:func:`_plain_blocks`), types exact.  The dict, its lists and the blocks are
-    copied; strings and integers, which cannot change, are shared.  A block that stands
-    twice in the list (the same dict) is two dicts in the copy.  Anything else (floats,
+    (:func:`packcheck._rule.model.plain_columns`), types exact.  The dict, its lists and
+    the blocks are copied; strings and integers, which cannot change, are shared.  A
+    block that stands twice in the list (the same dict) is two dicts in the copy.  Anything else (floats,
     ``Decimal``, blocks with other keys or in another order, nesting) is ``None``: it
     is copied by pickling, as it always was.
     """
@@ -160,7 +142,7 @@ def _plain_copy(case: object) -> dict[str, Any] | None:
         elif kind is not list:
             return None
         elif value and type(value[0]) is dict:
-            if not _plain_blocks(value):
+            if plain_columns(value) is None:
                 return None
             work[key] = list(map(dict.copy, value))
         elif countOf(map(type, value), str) == len(value):
@@ -182,20 +164,10 @@ def _unchanged(case: dict[str, Any], work: dict[str, Any]) -> bool:
             return False
         if type(after) is not list:
             continue
-        count = len(after)
         if not (value and type(value[0]) is dict):
-            if countOf(map(type, after), str) != count:
+            if countOf(map(type, after), str) != len(after):
                 return False
-            continue
-        try:
-            if not (
-                countOf(map(type, after), dict) == count
-                and countOf(map(type, map(_ID, after)), str) == count
-                and countOf(map(type, map(_SIZE, after)), int) == count
-                and countOf(map(next, map(iter, after)), "id") == count
-            ):
-                return False
-        except KeyError:
+        elif plain_columns(after) is None:
             return False
     return work == case
 

@@ -26,7 +26,7 @@ from typing import Any
 from . import reference
 from ._engines.pack import pack
 from ._packers import encode_case
-from ._rule.model import block_columns
+from ._rule.model import plain_columns
 from ._rule.order import missing_ids, own_utf16
 
 __all__ = ["PlainCase"]
@@ -76,23 +76,9 @@ class PlainCase:
             return False
         if type(required) is not list or countOf(map(type, required), str) != len(required):
             return False
-        count = len(self.ids)
-        if required != self.required or type(blocks) is not list or len(blocks) != count:
+        if required != self.required or type(blocks) is not list or len(blocks) != len(self.ids):
             return False
-        if countOf(map(type, blocks), dict) != count or countOf(map(len, blocks), 2) != count:
-            return False
-        columns = block_columns(blocks)
-        if columns is None:
-            return False
-        ids, sizes = columns
-        # Two keys, both read: a block's first key being "id" puts "size" second.
-        return (
-            countOf(map(type, ids), str) == count
-            and countOf(map(type, sizes), int) == count
-            and ids == self.ids
-            and sizes == self.sizes
-            and countOf(map(next, map(iter, blocks)), "id") == count
-        )
+        return plain_columns(blocks) == (self.ids, self.sizes)
 
     def expected(self) -> dict[str, Any]:
         """The declared output: ``pack(self.build())``, from the kept sizes when every

@@ -60,8 +60,8 @@ class DiffSummary:
     compared and those on which the two differ (with ``counted=False`` the run stops at
     the first divergence, so at most one).  ``finding`` is ``None`` when they agree.
     ``shrink_tries`` counts the cases tried while shrinking it; ``phase_seconds`` maps
-    each phase that ran, in order, to its seconds (shrinking and explaining included in the phase
-    that found the divergence).
+    each phase that ran, in order, to its seconds (shrinking and explaining included in
+    the phase that found the divergence).
     """
 
     seed: int

@@ -122,8 +122,8 @@ class Summary:
     ``fixtures``, ``wide``, ``generated`` and ``long_lists`` count the cases each
     phase checked (the failing one included), ``shrink_tries`` the cases tried while
     shrinking; ``phase_seconds`` maps each phase that ran, in order, to its seconds
-    (shrinking and explaining included in the phase that failed); ``finding`` is ``None`` for a
-    conformant packer.
+    (shrinking and explaining included in the phase that failed); ``finding`` is
+    ``None`` for a conformant packer.
     """
 
     fixtures: int
