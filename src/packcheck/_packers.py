@@ -126,9 +126,9 @@ def _plain_copy(case: object) -> dict[str, Any] | None:
     ``None``, lists of ``str``, or lists of blocks ``{"id": str, "size": int}``
     (:func:`packcheck._rule.model.plain_columns`), types exact.  The dict, its lists and
     the blocks are copied; strings and integers, which cannot change, are shared.  A
-    block that stands twice in the list (the same dict) is two dicts in the copy.  Anything else (floats,
-    ``Decimal``, blocks with other keys or in another order, nesting) is ``None``: it
-    is copied by pickling, as it always was.
+    block that stands twice in the list (the same dict) is two dicts in the copy.
+    Anything else (floats, ``Decimal``, blocks with other keys or in another order,
+    nesting) is ``None``: it is copied by pickling, as it always was.
     """
     if type(case) is not dict:
         return None
