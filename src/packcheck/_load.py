@@ -52,12 +52,7 @@ def load_function(spec: str, option: str = "--packer") -> Callable[[dict[str, An
         raise SetupError(
             f"{option} {spec!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
         ) from None
-    function = getattr(module, function_name, None)
-    if not callable(function):
-        raise SetupError(
-            f"{option} {spec!r}: module {module_name!r} has no function {function_name!r}"
-        )
-    return function  # type: ignore[no-any-return]
+    return _function(module, function_name, f"{option} {spec!r}: module {module_name!r}")
 
 
 def load(spec: str, option: str = "--packer") -> Callable[..., Any]:
@@ -93,9 +88,17 @@ def load(spec: str, option: str = "--packer") -> Callable[..., Any]:
         raise SetupError(
             f"{option} {spec!r}: cannot import {location!r}: {type(exc).__name__}: {exc}"
         ) from None
-    function = getattr(module, name, None)
+    return _function(module, name, f"{option} {spec!r}: {location!r}")
+
+
+def _function(module: Any, name: str, where: str) -> Callable[..., Any]:
+    """``module``'s function ``name``; :class:`SetupError` ``where: ...`` if it has
+    none, or has something else by that name."""
+    if not hasattr(module, name):
+        raise SetupError(f"{where} has no function {name!r}")
+    function = getattr(module, name)
     if not callable(function):
-        raise SetupError(f"{option} {spec!r}: {location!r} has no function {name!r}")
+        raise SetupError(f"{where}: {name!r} is not callable ({type(function).__name__})")
     return function  # type: ignore[no-any-return]
 
 

@@ -34,6 +34,7 @@ from operator import countOf
 from pathlib import Path
 from typing import IO, Any, Protocol, runtime_checkable
 
+from . import _stop
 from ._load import SetupError, load
 from ._rule.jsonio import JSONError, loads
 from ._rule.model import plain_columns
@@ -257,6 +258,7 @@ class CallablePacker:
         return result
 
     def _call(self, work: dict[str, Any]) -> object:
+        _stop.check()
         try:
             return self.function(work)
         except (Exception, SystemExit) as exc:
@@ -375,8 +377,9 @@ class _Process:
         assert proc.stdin
         assert proc.stdout
         assert proc.stderr
-        os.set_blocking(proc.stdin.fileno(), False)
         self._proc, self._buffer = proc, bytearray()
+        _stop.started(proc.pid)
+        os.set_blocking(proc.stdin.fileno(), False)
         self._tail = _Tail(proc.stderr)
 
     def exchange(self, request: bytes, take: Callable[[bytearray], bytes | None]) -> bytes:
@@ -385,6 +388,7 @@ class _Process:
         Within :attr:`timeout` seconds, or the process is killed and a
         :class:`PackerFault` raised; any fault leaves the process stopped.
         """
+        _stop.check()
         if self._proc is None:
             try:
                 self.start()
@@ -403,6 +407,7 @@ class _Process:
         once (a long batch would otherwise fill both pipes); the lines are counted,
         not kept.  Within :attr:`timeout` seconds, or a :class:`PackerFault` as for
         :meth:`exchange`.  For timing many cases through the running process."""
+        _stop.check()
         if self._proc is None:
             try:
                 self.start()
@@ -509,6 +514,7 @@ class _Process:
         # Children may outlive the leader; the group outlives both.
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
+        _stop.ended(proc.pid)
         proc.wait()
         proc.stdout.close()
         self._tail.join()
@@ -620,8 +626,8 @@ class WorkerPacker(_Process):
 
     def __init__(self, spec: str, timeout: float, *, hash_seed: str | None = None) -> None:
         """``hash_seed``: the worker's ``PYTHONHASHSEED`` unless the environment sets one,
-        so that two workers iterate sets of strings in the same order."""
-        load(spec)  # fail early, here, with a one-line setup error
+        so that two workers iterate sets of strings in the same order.  The packer's
+        module is imported in the worker alone (:meth:`start`)."""
         package_root = str(Path(__file__).resolve().parent.parent)
         env = dict(os.environ)
         if hash_seed is not None:
@@ -631,16 +637,37 @@ class WorkerPacker(_Process):
         self.spec = spec
 
     def start(self) -> None:
-        """Start the worker and wait until it has loaded the function (it says so with
-        an empty frame), so that its start-up never counts against a case's timeout."""
+        """Start the worker and wait until it has loaded the function, so that its
+        start-up never counts against a case's timeout.
+
+        The worker says it is running (an empty frame: within
+        :data:`WORKER_START_SECONDS`), then imports the packer's module within
+        :attr:`timeout` seconds and says it is ready (an empty frame) or why it cannot
+        be (the :class:`SetupError`'s one line, raised here).
+        """
         super().start()
-        wait = max(self.timeout, WORKER_START_SECONDS)
         try:
-            self._read(_frame, time.monotonic() + wait)
-        except PackerFault as exc:
+            reply = self._started(WORKER_START_SECONDS, "the worker did not start within {} s")
+            if not reply:
+                late = "importing it took longer than {} s (the timeout); worker stopped"
+                reply = self._started(self.timeout, late)
+        except BaseException:
+            self.stop()  # stopped by a signal while it started: nothing left running
+            raise
+        if reply:
             self.stop()
-            why = f"not ready within {wait:g} s" if isinstance(exc, PackerTimeout) else exc
-            raise SetupError(f"--packer {self.spec!r}: the worker did not start: {why}") from None
+            raise SetupError(pickle.loads(reply))
+
+    def _started(self, wait: float, late: str) -> bytes:
+        try:
+            return self._read(_frame, time.monotonic() + wait)
+        except PackerFault as exc:
+            why = (
+                late.format(f"{wait:g}")
+                if isinstance(exc, PackerTimeout)
+                else f"the worker did not start: {exc}"
+            )
+            raise SetupError(f"--packer {self.spec!r}: {why}") from None
 
     def answer(self, case: dict[str, Any]) -> object:
         """The function's return value, exactly as returned in the worker."""
@@ -694,10 +721,14 @@ def _worker_main(spec: str) -> None:  # pragma: no cover - runs in the worker pr
     # The protocol owns the real stdout; the packer's own prints go to stderr.
     protocol = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
+    protocol.write(_HEADER.pack(0))  # running: the packer's module is imported next
+    protocol.flush()
     try:
         function = load(spec)
     except SetupError as exc:
-        print(exc, file=sys.stderr)
+        reason = pickle.dumps(str(exc))
+        protocol.write(_HEADER.pack(len(reason)) + reason)
+        protocol.flush()
         sys.exit(2)
     protocol.write(_HEADER.pack(0))  # ready
     protocol.flush()

@@ -14,13 +14,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import signal
 import sys
-import threading
 from collections.abc import Sequence
-from typing import Any
 
-from .. import __version__
+from .. import __version__, _stop
 
 __all__ = ["main"]
 
@@ -73,35 +70,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, unknown = build_parser(only).parse_known_args(argv)
     if unknown:
         args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
-    previous = _stop_on_sigterm()
-    try:
-        status: int = args.run(args)
-    except KeyboardInterrupt:
-        print("packcheck: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # The reader went away (``| head``): stop quietly, and point stdout at
-        # /dev/null so the interpreter's final flush cannot fail again.
-        # A check that had already failed keeps its status: `verify | head` in CI
-        # must not pass a packer that does not conform.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return int(getattr(args, "status_if_cut_off", 0))
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+    with _stop.handling():
+        try:
+            status: int = args.run(args)
+            _stop.check()  # a signal that something caught on its way
+        except _stop.Stopped as stop:
+            return _stopped(stop, argv[0] if only else "")
+        except KeyboardInterrupt:
+            print("packcheck: interrupted", file=sys.stderr)
+            return 130
+        except BrokenPipeError:
+            # The reader went away (``| head``): stop quietly, and point stdout at
+            # /dev/null so the interpreter's final flush cannot fail again.
+            # A check that had already failed keeps its status: `verify | head` in CI
+            # must not pass a packer that does not conform.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return int(getattr(args, "status_if_cut_off", 0))
+        finally:
+            _stop.end_all()  # a packer's process that no clean-up reached
     return status
 
 
-def _terminated(signum: int, frame: object) -> None:
-    # An exception, not the default ending: the packers' processes (their whole
-    # process groups) are stopped on the way out, as after Ctrl-C.
-    raise SystemExit(128 + signum)
+def _stopped(stop: _stop.Stopped, command: str) -> int:
+    """Say, on one line, that the run was stopped, how to repeat it and where the
+    failure found so far was saved (with ``--save-failures``); the exit status."""
+    words = [f"packcheck{' ' + command if command else ''}: stopped by {stop}"]
+    notes = _stop.notes
+    if "rerun" in notes:
+        words.append(f"to repeat it: {notes['rerun']}")
+    found, directory = notes.get("found"), notes.get("save")
+    if found is not None and directory is not None and not found.origin.startswith("fixture"):
+        from ..verify._fixtures import save_fixture
 
-
-def _stop_on_sigterm() -> Any:
-    """SIGTERM (a CI job cancelled, ``timeout``) ends the run through its clean-up;
-    the handler it replaces, or ``None`` where signals cannot be set (not the main
-    thread)."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, _terminated)
+        try:
+            words.append(
+                f"the failure found so far saved to {save_fixture(found.fixture(), directory)}"
+            )
+        except OSError as exc:
+            words.append(f"the failure found so far not saved: {exc.strerror or exc}")
+    print("; ".join(words), file=sys.stderr, flush=True)
+    return stop.status

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import diff
+from .. import _stop, diff
 from .._load import SetupError
 from .._packers import CommandPacker, Packer, Recipe, WorkerPacker, ask
 from .._rule.sources import SourceError
@@ -226,6 +226,7 @@ def _side(spec: str | None, command: str | None, timeout: float | None, option: 
             # hanging the run.
             assert spec is not None
             packer = WorkerPacker(spec, timeout or DEFAULT_TIMEOUT, hash_seed=_HASH_SEED)
+            packer.start()
     except SetupError as exc:
         raise SetupError(_named(str(exc), flag)) from None
     return _Side(packer, flag)
@@ -275,6 +276,7 @@ def compare(s: argparse.Namespace, progress: Progress | None = None) -> DiffOutc
     :class:`SourceError` or :class:`SetupError` when it cannot run at all (a command
     that ended before answering any case never ran as a packer)."""
     seed = s.seed if s.seed is not None else random.SystemRandom().randrange(2**32)
+    _stop.note(rerun=_rerun(s, seed), save=s.save_failures)  # said if stopped
     fixtures = seed_fixtures()
     if s.save_failures is not None:
         writable_directory(s.save_failures)

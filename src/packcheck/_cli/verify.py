@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from .. import _stop
 from .._load import SetupError, load
 from .._packers import CallablePacker, CommandPacker, Packer, WorkerPacker
 from .._rule.sources import SourceError
@@ -309,6 +310,7 @@ def gate(s: argparse.Namespace, progress: Progress | None = None) -> Outcome:
     """Run the gate with the settings ``s``; raises :class:`OSError`,
     :class:`SourceError` or :class:`SetupError` when it cannot run at all."""
     seed = s.seed if s.seed is not None else random.SystemRandom().randrange(2**32)
+    _stop.note(rerun=_rerun(s, seed), save=s.save_failures)  # said if stopped
     fixtures = seed_fixtures()
     if s.save_failures is not None:
         writable_directory(s.save_failures)

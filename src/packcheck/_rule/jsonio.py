@@ -33,12 +33,15 @@ from .units import MAX_DIGITS, NumberTooLarge
 
 __all__ = [
     "FAST_NESTING",
+    "SHOWN_DIGITS",
     "JSONError",
     "dumps",
     "loads",
     "same_json",
     "shallow",
+    "shortened",
     "show",
+    "show_int",
     "write_json",
 ]
 
@@ -248,9 +251,51 @@ def same_json(left: Any, right: Any) -> bool:
 
 def show(value: object, limit: int) -> str:
     """``value`` for a one-line message: JSON where it is JSON (``true``, ``"4"``,
-    ``2.5``), else as Python shows it; cut to ``limit`` characters."""
+    ``2.5``), else as Python shows it; cut to ``limit`` characters.  An integer of
+    more than :data:`SHOWN_DIGITS` digits is shortened (:func:`show_int`)."""
     try:
-        text = dumps(value)
+        text = shortened(value, dumps)
     except (TypeError, ValueError):
-        text = repr(value)
+        text = shortened(value, repr)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+#: Integers of more digits are shown shortened in messages (and always compared exactly).
+SHOWN_DIGITS = 40
+_SHOWN_WHOLE = 10**SHOWN_DIGITS
+
+
+def show_int(number: int, *, grouped: bool = False) -> str:
+    """``number`` for a message: its digits (``grouped``: ``1,234``), or past
+    :data:`SHOWN_DIGITS` digits its first and last ones and how many:
+    ``100000000000...000000 (100,001 digits)``.  Never refused for its length."""
+    if -_SHOWN_WHOLE < number < _SHOWN_WHOLE:
+        return f"{number:,}" if grouped else str(number)
+    text = _exact(number)
+    digits = len(text.lstrip("-"))
+    return f"{text[: 12 + (number < 0)]}...{text[-6:]} ({digits:,} digits)"
+
+
+def shortened(value: object, write: Any) -> str:
+    """``write(value)`` (:func:`dumps` or ``repr``) with each integer in it of more than
+    :data:`SHOWN_DIGITS` digits shown by :func:`show_int`."""
+    shown: dict[str, str] = {}
+
+    def marked(item: object) -> object:
+        if type(item) is int and not -_SHOWN_WHOLE < item < _SHOWN_WHOLE:
+            mark = f"<{len(shown)} packcheck digits>"
+            shown[mark] = show_int(item)
+            return mark
+        if type(item) is dict:
+            return {key: marked(inner) for key, inner in item.items()}
+        if type(item) is list:
+            return list(map(marked, item))
+        if type(item) is tuple:
+            return tuple(map(marked, item))
+        return item
+
+    value = marked(value)
+    text: str = write(value)
+    for mark, digits in shown.items():
+        text = text.replace(write(mark), digits)
+    return text

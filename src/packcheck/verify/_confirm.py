@@ -34,6 +34,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
 from .._packers import PackerFault
+from .._rule.jsonio import show_int
 from .._rule.model import Case, SizeError, read_case
 from ..strategies import cases
 from ._causes import LENIENT, _same_value, _scan, _variant
@@ -125,7 +126,8 @@ def int64_wrapped(case: object, answer: object) -> str | None:
     exact.append(rule_output(read)["remaining"])
     for value in exact:
         if got != value and (got - value) % 2**64 == 0:
-            return f"its remaining {got:,} equals the exact {value:,} modulo 2**64"
+            shown = show_int(got, grouped=True), show_int(value, grouped=True)
+            return f"its remaining {shown[0]} equals the exact {shown[1]} modulo 2**64"
     return None
 
 

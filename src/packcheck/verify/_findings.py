@@ -13,7 +13,7 @@ from .._packers import Packer, PackerFault, ask
 from .._partition.facts import require_partition, without_partition
 from .._partition.invariants import InvariantError, check_output
 from .._plain_case import PlainCase
-from .._rule.jsonio import dumps, same_json, show
+from .._rule.jsonio import dumps, same_json, shortened, show
 from ._causes import departure, departure_index, named_causes
 from ._confirm import confirm
 
@@ -142,9 +142,7 @@ def show_answer(answer: object) -> str:
     """JSON when the answer is plain JSON data, else ``repr`` (which shows the types)."""
     if isinstance(answer, PackerFault):
         return f"(no answer: {str(answer).splitlines()[0].removesuffix('; stderr:')})"
-    if _plain_json(answer):
-        return dumps(answer)
-    return repr(answer)
+    return shortened(answer, dumps if _plain_json(answer) else repr)
 
 
 def _plain_json(value: object) -> bool:

@@ -42,6 +42,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
+from .. import _stop
 from .._packers import CallablePacker, Packer, PackerTimeout
 from .._partition.invariants import InvariantError, check_output, check_trace
 from .._rule.jsonio import dumps
@@ -212,6 +213,8 @@ class _Gate:
     def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
         """The oracle's judgement of ``case``; the run's first failure is kept as found."""
         finding = self.oracle.judge(case, origin, fixture)
+        if finding is not None:
+            _stop.note(found=finding)  # said and saved if the run is stopped
         if finding is not None and self.found is None:
             self.found = replace(finding, before=sum(self.counts.values()) - 1)
         return finding

@@ -1,0 +1,95 @@
+"""How a run ends on SIGTERM or SIGINT: at once, whatever it is doing, through its
+clean-up, with exit status 128 + the signal's number.
+
+The command's handler (:func:`handling`) raises :class:`Stopped`, a
+``KeyboardInterrupt``: Hypothesis and its shrinker let that through (``SystemExit``
+they take for a failing test), and so does ``except Exception`` anywhere.  Raised
+from the handler, it also ends a wait on a worker's pipe.  The signal is remembered
+as well: every packer call checks it (:func:`check`), so a phase that caught the
+exception anyway stops at its next case.  Further signals, such as the second one
+``timeout`` sends to its process group, are ignored while the run stops.
+
+Packer processes are recorded while they run (:func:`started`, :func:`ended`), so
+that the way out ends every one still running (:func:`end_all`).  A run notes how to
+repeat it and the latest failure it found (:func:`note`), to be said and saved then.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["Stopped", "check", "end_all", "ended", "handling", "note", "notes", "started"]
+
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_signalled: list[int] = []
+_groups: set[int] = set()
+#: ``rerun`` (the command that repeats the run), ``save`` (``--save-failures``'s
+#: directory) and ``found`` (the latest failing finding) of the run under way.
+notes: dict[str, Any] = {}
+
+
+class Stopped(KeyboardInterrupt):
+    """The run was stopped by the signal ``signum``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+        #: The exit status: 143 for SIGTERM, 130 for SIGINT.
+        self.status = 128 + signum
+
+
+def note(**facts: Any) -> None:
+    """Record facts about the run under way (see :data:`notes`)."""
+    notes.update(facts)
+
+
+def check() -> None:
+    """Raise :class:`Stopped` if a signal has asked the run to stop."""
+    if _signalled:
+        raise Stopped(_signalled[0])
+
+
+def started(pid: int) -> None:
+    """A packer's process ``pid`` leads its own process group, now running."""
+    _groups.add(pid)
+
+
+def ended(pid: int) -> None:
+    """The process group of ``pid`` has been ended."""
+    _groups.discard(pid)
+
+
+def end_all() -> None:
+    """Kill every recorded process group still running."""
+    for pid in list(_groups):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+        ended(pid)
+
+
+def _handler(signum: int, frame: object) -> None:
+    if not _signalled:
+        _signalled.append(signum)
+        raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def handling() -> Iterator[None]:
+    """SIGINT and SIGTERM raise :class:`Stopped` within; the handlers before are
+    restored after.  Nothing is set outside the main thread, where signals cannot be."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _signalled.clear()
+    notes.clear()
+    previous = {signum: signal.signal(signum, _handler) for signum in _SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
