@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,7 +80,8 @@ def test_no_table_and_no_option_is_no_item(pytester: pytest.Pytester) -> None:
 
 def test_a_command_packer_in_the_table(pytester: pytest.Pytester) -> None:
     lines = Path(__file__).parent / "packers" / "lines_packer.py"
-    command = f"python3 {lines}"
+    # This Python, which has NumPy: a python3 on PATH may not (lines_packer imports it).
+    command = shlex.join([sys.executable, str(lines)])
     pytester.makepyprojecttoml(f"[tool.packcheck]\npacker-cmd = '{command}'\n{SETTINGS}")
     result = pytester.runpytest("-p", "no:xdist", "-v")
     result.assert_outcomes(passed=1)

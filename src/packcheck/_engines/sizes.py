@@ -99,16 +99,20 @@ def from_ints(budget: int, sizes: Sequence[int]) -> KernelInput | list[int]:
     return _decided(budget, values, sizes)
 
 
-def from_array(budget: int, sizes: npt.ArrayLike, short: int = SHORT) -> KernelInput | list[int]:
+def from_array(
+    budget: int, sizes: npt.ArrayLike, short: int | None = None
+) -> KernelInput | list[int]:
     """Any array-like of sizes, every element checked to be a unit; see the module.
 
     Raises ``ValueError`` if ``sizes`` is not one-dimensional or holds a number that is
     not whole, ``TypeError`` for a dtype that is not integer or float (``bool``
     included) or an element that is not a number.  Int, uint and float arrays are
     checked by their dtype, object arrays element by element.  An int64 array shorter
-    than ``short`` is handed back as Python ints, unchecked, for the reference's loop
-    (a compiled loop, fast at any length, passes 0).
+    than ``short`` (default: :data:`SHORT` as it is at the call) is handed back as
+    Python ints, unchecked, for the reference's loop (a compiled loop, fast at any
+    length, passes 0).
     """
+    short = SHORT if short is None else short
     shorter = type(sizes) is np.ndarray and sizes.ndim == 1 and sizes.shape[0] < short
     if shorter and sizes.dtype == np.int64:  # type: ignore[union-attr]
         # The reference answers anything exactly, and at this length faster.
