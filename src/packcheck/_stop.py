@@ -80,16 +80,17 @@ def _handler(signum: int, frame: object) -> None:
 
 @contextlib.contextmanager
 def handling() -> Iterator[None]:
-    """SIGINT and SIGTERM raise :class:`Stopped` within; the handlers before are
-    restored after.  Nothing is set outside the main thread, where signals cannot be."""
+    """SIGINT and SIGTERM raise :class:`Stopped` within; the handlers before, and a
+    clean slate (no signal, no notes), are restored after.  Nothing is set outside the main thread, where signals cannot be."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    _signalled.clear()
-    notes.clear()
+    notes.clear()  # a finding of a run made outside (verify.run) is no part of this one
     previous = {signum: signal.signal(signum, _handler) for signum in _SIGNALS}
     try:
         yield
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        _signalled.clear()  # the next run starts afresh
+        notes.clear()

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 import packcheck
-from packcheck import _cli
 from packcheck._cli import build_parser, main
 from packcheck._cli import pack as cli_pack
 
@@ -189,22 +188,14 @@ def test_sigterm_ends_the_run_and_the_packers_processes(tmp_path: Path) -> None:
         run.wait()
 
 
-def test_sigterm_is_an_exit_through_the_clean_up_and_the_handler_is_put_back() -> None:
-    with pytest.raises(SystemExit) as info:
-        _cli._terminated(signal.SIGTERM, None)
-    assert info.value.code == 143
-    before = signal.getsignal(signal.SIGTERM)
+def test_the_signal_handlers_are_put_back_after_a_run() -> None:
+    before = [signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)]
     assert main(["fixtures", str(SEED)]) == 0
-    assert signal.getsignal(signal.SIGTERM) is before
+    assert [signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)] == before
     # Off the main thread no handler can be set: none is, and a run goes as usual.
     seen: list[object] = []
-
-    def off_the_main_thread() -> None:
-        seen.append(_cli._stop_on_sigterm())
-        seen.append(main(["fixtures", str(SEED)]))
-
-    thread = threading.Thread(target=off_the_main_thread)
+    thread = threading.Thread(target=lambda: seen.append(main(["fixtures", str(SEED)])))
     thread.start()
     thread.join()
-    assert seen == [None, 0]
-    assert signal.getsignal(signal.SIGTERM) is before
+    assert seen == [0]
+    assert [signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)] == before

@@ -7,6 +7,7 @@ test knows which phase the run has reached and which worker processes it started
 from __future__ import annotations
 
 import os
+import signal
 import time
 from typing import Any
 
@@ -49,3 +50,11 @@ def fails_slowly(case: dict[str, Any]) -> Any:
 def huge_remaining(case: dict[str, Any]) -> Any:
     """An answer whose ``remaining`` has 100,001 digits."""
     return {**pack(case), "remaining": 10**100_000}
+
+
+def terminates_itself(case: dict[str, Any]) -> Any:
+    """Right, but sends its own process SIGTERM on a case of five blocks or more (a
+    generated one: no seed fixture has that many); for a run in-process."""
+    if _blocks(case) >= 5:
+        os.kill(os.getpid(), signal.SIGTERM)
+    return pack(case)

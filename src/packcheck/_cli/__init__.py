@@ -67,15 +67,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A command named first needs only its own parser; anything else (no command,
     # --help, --version, a typo) gets the whole one, so every command is listed.
     only = argv[0] if argv and argv[0] in COMMANDS else None
-    args, unknown = build_parser(only).parse_known_args(argv)
-    if unknown:
-        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args = None  # until parsed: a signal may come while the command's modules load
     with _stop.handling():
         try:
+            args, unknown = build_parser(only).parse_known_args(argv)
+            if unknown:
+                args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
             status: int = args.run(args)
             _stop.check()  # a signal that something caught on its way
         except _stop.Stopped as stop:
-            return _stopped(stop, argv[0] if only else "")
+            return _stopped(stop, f"packcheck {only}" if only else "packcheck")
         except KeyboardInterrupt:
             print("packcheck: interrupted", file=sys.stderr)
             return 130
@@ -92,9 +93,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _stopped(stop: _stop.Stopped, command: str) -> int:
-    """Say, on one line, that the run was stopped, how to repeat it and where the
+    """Say, on one line, that ``command`` was stopped, how to repeat it and where the
     failure found so far was saved (with ``--save-failures``); the exit status."""
-    words = [f"packcheck{' ' + command if command else ''}: stopped by {stop}"]
+    words = [f"{command}: stopped by {stop}"]
     notes = _stop.notes
     if "rerun" in notes:
         words.append(f"to repeat it: {notes['rerun']}")

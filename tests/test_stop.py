@@ -1,0 +1,111 @@
+"""How a run stops on a signal, in-process (tests/test_ci_job.py runs whole jobs)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from packcheck import _stop
+from packcheck._cli import _stopped, main
+from packcheck._packers import WorkerPacker
+
+CI_JOB = Path(__file__).parent / "packers" / "ci_job.py"
+
+
+def test_a_signal_during_generated_cases_ends_the_run_with_its_status(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    spec = f"{CI_JOB}:terminates_itself"
+    assert main(["verify", "--packer", spec, "--timeout", "0", "--seed", "1", "-q"]) == 143
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        "packcheck verify: stopped by SIGTERM; to repeat it: "
+        f"packcheck verify --packer {spec} --seed 1 --timeout 0\n"
+    )
+
+
+def test_the_first_signal_raises_and_the_next_are_ignored_but_remembered() -> None:
+    with _stop.handling():
+        with pytest.raises(_stop.Stopped) as info:
+            signal.raise_signal(signal.SIGINT)
+        assert info.value.status == 130
+        signal.raise_signal(signal.SIGTERM)  # ignored: the run is stopping already
+        with pytest.raises(_stop.Stopped) as again:
+            _stop.check()  # a packer call after the exception was caught
+        assert again.value.signum == signal.SIGINT
+    _stop.check()  # outside, a new run starts afresh
+    with _stop.handling():
+        _stop.check()
+
+
+def test_no_handler_is_set_off_the_main_thread() -> None:
+    before = signal.getsignal(signal.SIGTERM)
+    seen = []
+
+    def off_the_main_thread() -> None:
+        with _stop.handling():
+            seen.append(signal.getsignal(signal.SIGTERM))
+
+    thread = threading.Thread(target=off_the_main_thread)
+    thread.start()
+    thread.join()
+    assert seen == [before]
+
+
+def test_every_recorded_process_group_is_ended() -> None:
+    sleeper = [sys.executable, "-c", "import time; time.sleep(600)"]
+    process = subprocess.Popen(sleeper, start_new_session=True)
+    try:
+        _stop.started(process.pid)
+        _stop.end_all()
+        assert process.wait(timeout=60) == -signal.SIGKILL
+        _stop.end_all()  # ended, and forgotten
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_a_worker_stopped_while_it_starts_is_left_stopped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def stopped(self: WorkerPacker, wait: float, late: str) -> bytes:
+        raise _stop.Stopped(signal.SIGTERM)
+
+    monkeypatch.setattr(WorkerPacker, "_started", stopped)
+    worker = WorkerPacker(f"{CI_JOB}:slow", 5)
+    with pytest.raises(_stop.Stopped):
+        worker.start()
+    assert worker.pid is None
+
+
+def _finding(origin: str) -> SimpleNamespace:
+    fixture = {"id": "found", "input": {"budget": 1, "blocks": [], "required": []}, "expected": {}}
+    return SimpleNamespace(origin=origin, fixture=lambda: fixture)
+
+
+def test_the_line_says_what_was_saved_or_why_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_stop, "notes", {})
+    assert _stopped(_stop.Stopped(signal.SIGTERM), "packcheck") == 143
+    assert capsys.readouterr().err == "packcheck: stopped by SIGTERM\n"
+    _stop.note(rerun="packcheck verify --seed 3", found=_finding("generated"), save=tmp_path)
+    assert _stopped(_stop.Stopped(signal.SIGINT), "packcheck verify") == 130
+    assert capsys.readouterr().err == (
+        "packcheck verify: stopped by SIGINT; to repeat it: packcheck verify --seed 3; "
+        f"the failure found so far saved to {tmp_path / 'found.json'}\n"
+    )
+    (tmp_path / "file").write_text("")
+    _stop.note(save=tmp_path / "file")
+    _stopped(_stop.Stopped(signal.SIGINT), "packcheck verify")
+    assert "; the failure found so far not saved: " in capsys.readouterr().err
+    _stop.note(found=_finding("fixture seed.json: case 1"), save=tmp_path / "unused")
+    _stopped(_stop.Stopped(signal.SIGINT), "packcheck verify")
+    assert not (tmp_path / "unused").exists()  # a fixture's failure is saved already
