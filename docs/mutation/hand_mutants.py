@@ -307,6 +307,29 @@ MUTANTS = [
         "a block of exactly tau is taken for a large one: 17 of them in one level pass the"
         " level's bound",
     ),
+    # Paths of packcheck's own packer the tests reached and `verify --seed 1` did not
+    # (issue 28): each is killed by the gate's "kernel paths" probes.
+    Mutant(
+        "int64-tail-never-advances",
+        "if misses - fits <= 1:",
+        "if misses - fits <= 2:",
+        "a two-block tail past int64 that does not fit whole keeps no prefix, and the scan"
+        " repeats it until its round bound",
+    ),
+    Mutant(
+        "search-steps-capped",
+        "start, step = upto, _GROWTH * step",
+        "start, step = upto, min(_GROWTH * step, 4 * _FIRST_STEP)",
+        "a level that uses up a small remaining early in a chunk of 65,536 unit blocks"
+        " searches the rest of it 4,096 blocks a round, past the search's bound",
+    ),
+    Mutant(
+        "numpy-cut-over-65536",
+        "_NUMPY_MIN = 1024",
+        "_NUMPY_MIN = 65536",
+        "chunks go to Python 4,096 blocks a round: budget 2**17 with [1, 2**18] x 65,537"
+        " blocks overruns the round bound",
+    ),
 ]
 
 # The compiled engine's loops (`--compiled`): killed by its tests, not by the gate (whose

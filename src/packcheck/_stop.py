@@ -81,7 +81,8 @@ def _handler(signum: int, frame: object) -> None:
 @contextlib.contextmanager
 def handling() -> Iterator[None]:
     """SIGINT and SIGTERM raise :class:`Stopped` within; the handlers before, and a
-    clean slate (no signal, no notes), are restored after.  Nothing is set outside the main thread, where signals cannot be."""
+    clean slate (no signal, no notes), are restored after.  Nothing is set outside
+    the main thread, where signals cannot be."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -671,3 +671,22 @@ def test_small_sums_passing_2_63_just_after_a_level_end_are_cut_before_it(below:
         for size in (tau, tau - 1, tau - 3, tau - tau // 64):
             sizes = [1] * lead + [size] * 18 + [tau + 1, tau, 1] * 1000
             assert_same(budget, sizes)
+
+
+@pytest.mark.parametrize(
+    ("budget", "sizes"),
+    [
+        # A two-block tail past int64 that does not fit whole, after a first chunk kept.
+        (4096 + 2**63 + 5, [1] * 4096 + [2**62 + 7, 2**63 - 1]),
+        # A small remaining used up early in a 65,536-block chunk of unit blocks: the
+        # search for a fitting block runs on to the chunk's end.
+        (61_440 + 3, [1] * (61_440 + 65_536)),
+        # Half the blocks fit and every chunk is a level scan's (issue 28).
+        (2**17, [1, 2**18] * 65_537),
+    ],
+    ids=["int64-tail", "used-up", "cut-over"],
+)
+def test_the_kernel_paths_verify_probes_give_the_reference_answer(
+    budget: int, sizes: list[int]
+) -> None:
+    assert_same(budget, sizes)

@@ -370,13 +370,42 @@ def _sparse(length: int, max_units: int, rng: random.Random) -> tuple[int, list[
     return budget, [max_units] * (length - fits) + [1] * fits
 
 
+def _int64_tail(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+    """Unit blocks kept whole (4,096 of them: the first chunk), then a tail of two int64
+    blocks that each fit what is left, past int64, but not both: the kernel keeps the
+    tail's fitting prefix on sums no int64 holds, from a chunk of two blocks."""
+    units = max(0, length - 2)
+    left = min(max_units - units, 2**63 + rng.randint(0, 2**20))
+    first = rng.randint(max(1, left - 2**63 + 2), 2**63 - 1)
+    tail = [first, rng.randint(max(1, left - first + 1), 2**63 - 1)]
+    return units + left, [1] * units + tail[: length - units]
+
+
+def _used_up(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+    """Unit blocks with a budget that four chunks keep whole (61,440 blocks) and 1 to 15
+    units more: a level in the 65,536-block chunk after them uses the rest up in a few
+    blocks, and the search for a block that fits goes on to the chunk's end."""
+    return min(max_units, 61_440 + rng.randint(1, 15)), [1] * length
+
+
+def _cut_over(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+    """Budget 2**17 and sizes 1, 2**18, 1, 2**18, ...: half the blocks fit, each chunk
+    is a level scan's, never the short stretches' the reference loop takes."""
+    return min(max_units, 2**17), [1, min(max_units, 2**18)] * (length // 2) + [1] * (length % 2)
+
+
 _EXTRA = {
     "adaptive": _adaptive,
     "huge": _huge,
     "big fits": _big_fits,
     "shares": _shares,
     "sparse": _sparse,
+    "int64 tail": _int64_tail,
+    "used up": _used_up,
+    "cut-over": _cut_over,
 }
+#: Lists on paths of the kernel the other families do not reach, at their lengths.
+_KERNEL_PATHS = {"int64 tail": 4098, "used up": 61_440 + 65_536, "cut-over": 2 * 65_537}
 #: Lengths of the ``sparse`` lists: one past each power of two and each round threshold.
 _SPARSE = (*(2**k + 1 for k in range(4, 18)), 1001, 5001, 10001, 50001, 100_001)
 
@@ -490,6 +519,11 @@ def long_probes(seed: int, max_units: int) -> Iterator[Probe]:
         for length in _SPARSE:
             if length > max_units:
                 yield Probe("sparse", length, rng.randrange(2**32), max_units)
+    # Paths of the kernel the other families do not reach (issue 28); a tail past int64
+    # where the unit range allows.
+    for family, length in _KERNEL_PATHS.items():
+        if family != "int64 tail" or max_units > 2**63 + length:
+            yield Probe(family, length, rng.randrange(2**32), max_units)
 
 
 def wide_probes(seed: int, max_units: int, count: int = 8) -> Iterator[Probe]:
