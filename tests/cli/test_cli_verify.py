@@ -30,7 +30,7 @@ def test_the_default_run_verifies_the_numpy_packer(capsys: pytest.CaptureFixture
     out = capsys.readouterr().out
     assert out.startswith(
         "packcheck verify: conformant: 3 fixtures, 100 generated cases, 74 wide-range cases, "
-        "184 long lists, seed 1,"
+        "187 long lists, seed 1,"
     )
     assert "packcheck's NumPy packer" in out
 
