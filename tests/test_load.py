@@ -91,6 +91,7 @@ def test_module_function_specs_import_as_usual() -> None:
     [
         ("/no/such/dir/scan.py:pack_sizes", "no such file '/no/such/dir/scan.py'"),
         ("{lone}:missing", "has no function 'missing'"),
+        ("{lone}:x", "'{lone}': 'x' is not callable (int)"),
         ("{broken}:pack_sizes", "cannot import '{broken}': ZeroDivisionError: division by zero"),
         ("{pkg}/mod.py:f", "cannot import '{pkg}/mod.py': ImportError:"),
         ("scan.py", "expected MODULE:FUNCTION or PATH.py:FUNCTION"),

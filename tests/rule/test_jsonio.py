@@ -8,7 +8,16 @@ from typing import Any
 
 import pytest
 
-from packcheck._rule.jsonio import JSONError, dumps, loads, same_json
+from packcheck._rule.jsonio import (
+    SHOWN_DIGITS,
+    JSONError,
+    dumps,
+    loads,
+    same_json,
+    shortened,
+    show,
+    show_int,
+)
 from packcheck._rule.units import MAX_DIGITS
 
 
@@ -176,3 +185,18 @@ def test_same_json_compares_as_json_values(left: Any, right: Any, same: bool) ->
 def test_same_json_treats_a_surrogate_pair_as_its_character() -> None:
     assert same_json(["\ud83d\ude00"], ["\U0001f600"])
     assert not same_json(["\ud83d"], ["\U0001f600"])
+
+
+def test_huge_integers_are_shown_shortened_and_never_refused() -> None:
+    huge = 10**100_000
+    assert show_int(huge) == "100000000000...000000 (100,001 digits)"
+    assert show_int(-huge - 7, grouped=True) == "-100000000000...000007 (100,001 digits)"
+    assert show_int(-1234, grouped=True) == "-1,234"
+    assert show_int(10**SHOWN_DIGITS - 1) == "9" * SHOWN_DIGITS
+    assert show(huge, 200) == "100000000000...000000 (100,001 digits)"
+    answer = {"kept": ("A",), "remaining": huge, "more": [huge, 2]}
+    assert shortened(answer, repr) == (
+        "{'kept': ('A',), 'remaining': 100000000000...000000 (100,001 digits), "
+        "'more': [100000000000...000000 (100,001 digits), 2]}"
+    )
+    assert shortened([huge, "x"], dumps) == '[100000000000...000000 (100,001 digits),"x"]'
