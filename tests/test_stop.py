@@ -13,6 +13,7 @@ import pytest
 
 from packcheck import _stop
 from packcheck._cli import _stopped, main
+from packcheck._cli import pack as cli_pack
 from packcheck._packers import WorkerPacker
 
 CI_JOB = Path(__file__).parent / "packers" / "ci_job.py"
@@ -40,7 +41,9 @@ def test_the_first_signal_raises_and_the_next_are_ignored_but_remembered() -> No
         with pytest.raises(_stop.Stopped) as again:
             _stop.check()  # a packer call after the exception was caught
         assert again.value.signum == signal.SIGINT
+        assert _stop.pending(RuntimeError()) is not None  # raised instead of Stopped
     _stop.check()  # outside, a new run starts afresh
+    assert _stop.pending(RuntimeError()) is None
     with _stop.handling():
         _stop.check()
 
@@ -109,3 +112,18 @@ def test_the_line_says_what_was_saved_or_why_not(
     _stop.note(found=_finding("fixture seed.json: case 1"), save=tmp_path / "unused")
     _stopped(_stop.Stopped(signal.SIGINT), "packcheck verify")
     assert not (tmp_path / "unused").exists()  # a fixture's failure is saved already
+
+
+def test_a_stop_that_became_another_exception_is_still_a_stop(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def swallows(args: object) -> int:
+        try:
+            signal.raise_signal(signal.SIGTERM)
+        except _stop.Stopped as stop:
+            raise RuntimeError("wrapped") from stop  # as Hypothesis might
+        return 0  # pragma: no cover - the handler raises
+
+    monkeypatch.setattr(cli_pack, "run_pack", swallows)
+    assert main(["pack", "-"]) == 143
+    assert capsys.readouterr().err == "packcheck pack: stopped by SIGTERM\n"

@@ -23,7 +23,17 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["Stopped", "check", "end_all", "ended", "handling", "note", "notes", "started"]
+__all__ = [
+    "Stopped",
+    "check",
+    "end_all",
+    "ended",
+    "handling",
+    "note",
+    "notes",
+    "pending",
+    "started",
+]
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _signalled: list[int] = []
@@ -52,6 +62,14 @@ def check() -> None:
     """Raise :class:`Stopped` if a signal has asked the run to stop."""
     if _signalled:
         raise Stopped(_signalled[0])
+
+
+def pending(exc: BaseException) -> Stopped | None:
+    """The :class:`Stopped` that ``exc`` is, or that a signal asked for while ``exc``
+    was raised instead (Hypothesis wraps what it catches), else ``None``."""
+    if isinstance(exc, Stopped):
+        return exc
+    return Stopped(_signalled[0]) if _signalled else None
 
 
 def started(pid: int) -> None:

@@ -75,12 +75,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
             status: int = args.run(args)
             _stop.check()  # a signal that something caught on its way
-        except _stop.Stopped as stop:
-            return _stopped(stop, f"packcheck {only}" if only else "packcheck")
-        except KeyboardInterrupt:
-            print("packcheck: interrupted", file=sys.stderr)
-            return 130
-        except BrokenPipeError:
+        except BaseException as exc:
+            # A signal's Stopped, whatever became of it on its way (wrapped, replaced).
+            stop = _stop.pending(exc)
+            if stop is not None:
+                return _stopped(stop, f"packcheck {only}" if only else "packcheck")
+            if isinstance(exc, KeyboardInterrupt):
+                print("packcheck: interrupted", file=sys.stderr)
+                return 130
+            if not isinstance(exc, BrokenPipeError):
+                raise
             # The reader went away (``| head``): stop quietly, and point stdout at
             # /dev/null so the interpreter's final flush cannot fail again.
             # A check that had already failed keeps its status: `verify | head` in CI
