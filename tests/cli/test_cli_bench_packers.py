@@ -23,7 +23,7 @@ CASE = f"{PACKERS / 'capture.py'}:declared"
 CAPTURING = f"{PACKERS / 'capture.py'}:correct"
 KERNEL = "packcheck.scan:pack_sizes"
 LINES = f"{sys.executable} {PACKERS / 'lines_packer.py'}"
-TINY = ["bench", "--sizes", "10", "--workload", "pareto", "--min-time", "0"]
+TINY = ["bench", "--sizes", "10", "--workload", "pareto", "--min-time", "0", "--quiet"]
 AB = [*TINY, "--time-budget", "0", "--max-regression", "99%"]
 
 
@@ -72,14 +72,14 @@ def test_case_level_new_against_case_level_old(capsys: pytest.CaptureFixture[str
 def test_commands_are_timed_on_the_command_clock_in_any_mix(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    out = tmp_path / "ab.json"
     # In-process packers are faster than a process reached through pipes.
-    argv = [*AB, "--packer", KERNEL, "--against-cmd", LINES, "--json", str(out)]
+    argv = [*AB, "--packer", KERNEL, "--against-cmd", LINES]
     assert main(argv) == 0
     text = capsys.readouterr().out.splitlines()
     assert text[:2] == [f"NEW {KERNEL} (kernel-level)", f"OLD {LINES} (JSON Lines command)"]
     assert f"on the {'command' if bench_cli.COMMAND_CLOCK else 'wall'} clock" in text[2]
-    data = json.loads(out.read_text())
+    assert main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
     assert data["kinds"] == ["kernel", "command"]
     assert main([*AB, "--packer", CASE, "--against-cmd", LINES]) == 0
     capsys.readouterr()
@@ -151,8 +151,8 @@ def test_compare_needs_a_baseline_of_the_packer_timed(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     base = tmp_path / "base.json"
-    assert main([*TINY, "--repeat", "1", "--packer", CASE, "--json", str(base)]) == 0
-    capsys.readouterr()
+    assert main([*TINY, "--repeat", "1", "--packer", CASE, "--json"]) == 0
+    base.write_text(capsys.readouterr().out)
     assert main([*TINY, "--repeat", "1", "--packer", CAPTURING, "--compare", str(base)]) == 2
     assert capsys.readouterr().err == (
         f"packcheck: --compare {base} holds no baseline for {CAPTURING}; it holds {CASE}\n"
