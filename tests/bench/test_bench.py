@@ -439,7 +439,9 @@ def test_bench_compare_fails_on_a_slowed_engine_and_passes_an_unchanged_one(
     # With --json the verdict goes to stderr, the JSON alone to stdout.
     assert main([*argv, "--compare", str(baseline), "--max-regression", "10%", "--json"]) == 1
     out, err = capsys.readouterr()
-    assert bench.Report.from_json(json.loads(out)).speedup("candidate:pack_sizes", "staircase", 4000)
+    assert bench.Report.from_json(json.loads(out)).speedup(
+        "candidate:pack_sizes", "staircase", 4000
+    )
     assert "2 speedup(s) fell by more than 10%" in err
 
 

@@ -17,6 +17,8 @@ import pytest
 
 from packcheck._cli import bench as bench_cli
 from packcheck._cli import main
+from packcheck.bench import BenchError, CommandSubject
+from packcheck.bench._workloads import workload
 
 PACKERS = Path(__file__).resolve().parent.parent / "packers"
 CASE = f"{PACKERS / 'capture.py'}:declared"
@@ -166,3 +168,49 @@ def test_compare_needs_a_baseline_of_the_packer_timed(
         f"packcheck: --compare {base}: this run and the baseline share no workload and size "
         "with a speedup: nothing to compare\n"
     )
+
+
+def test_a_command_past_its_timeout_in_a_batch_fails_the_run(tmp_path: Path) -> None:
+    script = tmp_path / "stalls.py"  # it answers its first case, then stalls
+    script.write_text(
+        "import json, sys, time\n"
+        "from packcheck import pack\n"
+        "print(json.dumps(pack(json.loads(sys.stdin.readline()))), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    command = f"{sys.executable} {script}"
+    subject = CommandSubject(command, 60)
+    try:
+        cell = subject.cell(workload("pareto"), 10, 0)
+        assert cell.answer() == cell.expected()
+        subject.timeout = 0.1
+        with pytest.raises(BenchError) as error:
+            cell.run(2)
+    finally:
+        subject.close()
+    assert str(error.value) == (
+        f"{command} failed on pareto at n=10 (in 2 case(s)): no answer within 0.2 s "
+        "(timeout); packer stopped"
+    )
+
+
+def test_no_timeout_waits_as_long_as_a_packer_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [*TINY, "--repeat", "1", "--timeout", "0"]
+    assert main([*argv, "--packer", CASE, "--packer-cmd", LINES, "--clock", "wall"]) == 0
+    assert _header(capsys.readouterr().out)[3:5] == ["reference", CASE]
+
+
+def test_a_packer_past_its_limit_ends_the_process_after_stopping_the_commands(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    closed: list[str] = []
+    ended: list[int] = []
+
+    class Command:
+        def close(self) -> None:
+            closed.append("command")
+
+    monkeypatch.setattr(bench_cli.os, "_exit", ended.append)
+    bench_cli._expired([Command()], "p failed on w at n=10: no answer")  # type: ignore[list-item]
+    assert (closed, ended) == (["command"], [1])
+    assert capsys.readouterr().err == "packcheck: p failed on w at n=10: no answer\n"
