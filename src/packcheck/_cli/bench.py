@@ -230,10 +230,6 @@ def _sizes(text: str) -> tuple[int, ...]:
     return tuple(positive(int)(part) for part in text.split(","))
 
 
-class _Usage(Exception):
-    """A usage or setup error: one line, exit status 2."""
-
-
 def run_bench(args: argparse.Namespace) -> int:
     """Dispatch to the mode asked for; 2 on a usage or setup error."""
     subjects: list[Subject] = []
@@ -248,15 +244,17 @@ def run_bench(args: argparse.Namespace) -> int:
                 subjects += _subjects(args, limit)
             clock = _clock(args)
             if args.against or args.against_cmd:
+                old = subjects.pop()
                 new = subjects[0] if subjects else KernelSubject(_NEW, scan.pack_sizes)
-                return run_ab(args, new, _old(args, subjects, limit), clock)
+                subjects.append(old)  # closed with the others
+                return run_ab(args, new, old, clock)
             packers = _matrix(args, subjects)
             # The compiled column is there only where the extra is installed: a baseline
             # recorded without it is still a baseline for the rest.
             required = [name for name in packers if name != "numba"]
             baseline = _baseline(args.compare, required) if args.compare else None
             return _run_matrix(args, packers, baseline, plot, clock)
-        except (_Usage, SetupError) as exc:
+        except SetupError as exc:  # and a usage error
             print(f"packcheck: {exc}", file=sys.stderr)
             return 2
     finally:
@@ -279,32 +277,28 @@ def _check_modes(args: argparse.Namespace) -> None:
     against = args.against or args.against_cmd
     given = args.packer or args.packer_cmd
     if args.history and (against or args.compare or given or args.json or args.steps):
-        raise _Usage("--history reads stored results: it takes only --plot")
+        raise SetupError("--history reads stored results: it takes only --plot")
     if against and (args.steps or args.engines):
-        raise _Usage(
+        raise SetupError(
             "--steps and --engines add packcheck's engines to the matrix; not with --against"
         )
     if against and (args.compare or args.plot or len(args.packer + args.packer_cmd) > 1):
-        raise _Usage("--against compares one --packer (NEW) with OLD; no --compare or --plot")
+        raise SetupError("--against compares one --packer (NEW) with OLD; no --compare or --plot")
     if not against and (args.strict or args.time_budget is not None):
-        raise _Usage("--strict and --time-budget apply to --against only")
+        raise SetupError("--strict and --time-budget apply to --against only")
 
 
 def _subjects(args: argparse.Namespace, limit: Limit | None) -> list[Subject]:
-    """The packers given, Python ones first; a command is started on its first case."""
+    """The packers given, Python ones first, then OLD if given; a command is started
+    on its first case."""
     subjects = [python_subject(spec, load(spec), args.kind, limit=limit) for spec in args.packer]
-    return subjects + [CommandSubject(command, args.timeout) for command in args.packer_cmd]
-
-
-def _old(args: argparse.Namespace, subjects: list[Subject], limit: Limit | None) -> Subject:
+    subjects += [CommandSubject(command, args.timeout) for command in args.packer_cmd]
+    if args.against:
+        old = load(args.against, "--against")
+        subjects.append(python_subject(args.against, old, args.kind, "--against", limit))
     if args.against_cmd:
-        old: Subject = CommandSubject(args.against_cmd, args.timeout)
-    else:
-        with measuring(quiet=True):
-            function = load(args.against, "--against")
-            old = python_subject(args.against, function, args.kind, "--against", limit)
-    subjects.append(old)  # closed with the others
-    return old
+        subjects.append(CommandSubject(args.against_cmd, args.timeout))
+    return subjects
 
 
 def _clock(args: argparse.Namespace) -> str:
@@ -318,7 +312,7 @@ def _clock(args: argparse.Namespace) -> str:
         try:
             commands_clock(args.clock)
         except ValueError as exc:
-            raise _Usage(str(exc)) from None
+            raise SetupError(str(exc)) from None
     return str(args.clock)
 
 
@@ -327,7 +321,7 @@ def _matrix(args: argparse.Namespace, subjects: list[Subject]) -> dict[str, Subj
     NumPy packer when asked (by default only when none is given)."""
     families = {subject.family for subject in subjects}
     if len(families) > 1:
-        raise _Usage(
+        raise SetupError(
             "kernel-level and case-level packers are timed in separate runs (the reference "
             "each is timed against differs)"
         )
@@ -340,7 +334,7 @@ def _matrix(args: argparse.Namespace, subjects: list[Subject]) -> dict[str, Subj
         )
         packers = {"numpy": own, **_compiled(families), **packers}
     if not packers:
-        raise _Usage("--no-engines leaves nothing to time: give --packer or --packer-cmd")
+        raise SetupError("--no-engines leaves nothing to time: give --packer or --packer-cmd")
     return packers
 
 
@@ -374,14 +368,21 @@ def _run_matrix(
         print(table(report, repeat))
         if steps is not None:
             print(f"\n{table_steps(steps, repeat)}")
-    if plot is not None:
-        try:
-            draw(report, plot, args.plot)
-        except OSError as exc:
-            print(f"packcheck: {exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
-            return 2
+    if _plotted(partial(draw, report), plot, args.plot):
+        return 2
     out = sys.stderr if args.json else sys.stdout
     return 0 if baseline is None else _gate(args, baseline, report, out)
+
+
+def _plotted(drawing: Any, plot: Any, path: str) -> bool:
+    """Whether the plot could not be drawn to ``path`` (said in one line)."""
+    if plot is not None:
+        try:
+            drawing(plot, path)
+        except OSError as exc:
+            print(f"packcheck: {exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
+            return True
+    return False
 
 
 def _measure(
@@ -440,12 +441,10 @@ def _gate(
             "it against the old code in one run (--against)")  # fmt: skip
     compared = bench.compared(baseline, report)
     if not compared:
-        print(
-            f"packcheck: --compare {args.compare}: this run and the baseline share no "
-            "workload and size with a speedup: nothing to compare",
-            file=sys.stderr,
+        raise SetupError(
+            f"--compare {args.compare}: this run and the baseline share no workload and "
+            "size with a speedup: nothing to compare"
         )
-        return 2
     say(f"compared with {args.compare}: {_what(compared)}")
     regressions = bench.compare(baseline, report, args.max_regression)
     limit = f"{args.max_regression:.0%}"
@@ -474,35 +473,32 @@ def _run_history(
     args: argparse.Namespace, reports: list[tuple[str, bench.Report]], plot: Any
 ) -> int:
     print(table_history(reports))
-    if plot is not None:
-        try:
-            draw_history(reports, plot, args.plot)
-        except OSError as exc:
-            print(f"packcheck: {exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
-            return 2
-    return 0
+    return 2 if _plotted(partial(draw_history, reports), plot, args.plot) else 0
 
 
-def _read_report(path: Path) -> Any:
+def _report(path: Path, others: bool = False) -> bench.Report | None:
+    """The matrix report stored at ``path``; with ``others``, ``None`` for another
+    kind of JSON (which is otherwise an error)."""
     try:
         with path.open(encoding="utf-8") as stream:
-            return json.load(stream)
+            data = json.load(stream)
+        if others and not (isinstance(data, dict) and data.get("kind") == bench.KIND):
+            return None
+        return bench.Report.from_json(data)
     except OSError as exc:
-        raise _Usage(f"{path}: cannot read: {exc.strerror}") from None
+        raise SetupError(f"{path}: cannot read: {exc.strerror}") from None
     except ValueError as exc:  # JSONDecodeError is one
-        raise _Usage(f"{path}: {exc}") from None
+        raise SetupError(f"{path}: {exc}") from None
 
 
 def _baseline(path: str, engines: list[str]) -> bench.Report:
     """The stored report, which must hold a baseline for every one of ``engines``."""
-    try:
-        baseline = bench.Report.from_json(_read_report(Path(path)))
-    except ValueError as exc:
-        raise _Usage(f"{path}: {exc}") from None
+    baseline = _report(Path(path))
+    assert baseline is not None  # or it raised
     held = [engine for engine in baseline.engines() if engine != bench.REFERENCE]
     missing = [engine for engine in engines if engine not in held]
     if missing:
-        raise _Usage(
+        raise SetupError(
             f"--compare {path} holds no baseline for {', '.join(missing)}; it holds "
             f"{', '.join(held) or 'no packer'}"
         )
@@ -512,18 +508,11 @@ def _baseline(path: str, engines: list[str]) -> bench.Report:
 def _history(directory: str) -> list[tuple[str, bench.Report]]:
     """Every matrix report in ``directory``, oldest first; other JSON files are skipped."""
     if not Path(directory).is_dir():
-        raise _Usage(f"{directory}: not a directory")
-    paths = sorted(Path(directory).glob("*.json"))
-    reports = []
-    for path in paths:
-        data = _read_report(path)
-        if isinstance(data, dict) and data.get("kind") == bench.KIND:
-            try:
-                reports.append((path.stem, bench.Report.from_json(data)))
-            except ValueError as exc:
-                raise _Usage(f"{path}: {exc}") from None
+        raise SetupError(f"{directory}: not a directory")
+    stored = [(path.stem, _report(path, True)) for path in sorted(Path(directory).glob("*.json"))]
+    reports = [(name, report) for name, report in stored if report is not None]
     if not reports:
-        raise _Usage(f"{directory}: no packcheck bench --json results in it")
+        raise SetupError(f"{directory}: no packcheck bench --json results in it")
     reports.sort(key=lambda item: str(item[1].context.get("created") or ""))
     return reports
 
@@ -535,5 +524,5 @@ def _pyplot() -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise _Usage("--plot needs matplotlib: pip install 'packcheck[plot]'") from None
+        raise SetupError("--plot needs matplotlib: pip install 'packcheck[plot]'") from None
     return plt
