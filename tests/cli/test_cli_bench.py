@@ -137,7 +137,7 @@ def test_differing_answers_fail_in_one_line(
     )
 
 
-def test_the_ab_json_is_alone_on_stdout_the_verdict_on_stderr(
+def test_the_ab_json_is_alone_on_stdout_the_text_on_stderr(
     kernels: Callable[..., None], capsys: pytest.CaptureFixture[str]
 ) -> None:
     kernels([1e-3], [1e-3])
@@ -150,7 +150,8 @@ def test_the_ab_json_is_alone_on_stdout_the_verdict_on_stderr(
         "old_kernel:pack_sizes",
     )
     assert data["comparisons"][0]["verdict"] == "same"
-    assert err == "ok: NEW is not slower than OLD by more than 20% on any workload\n"
+    assert err.startswith("NEW new_kernel:pack_sizes (kernel-level)\n")  # the text report
+    assert err.endswith("\nok: NEW is not slower than OLD by more than 20% on any workload\n")
 
 
 def test_new_defaults_to_the_installed_numpy_packer(

@@ -143,8 +143,8 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--json",
         action="store_true",
-        help="the results on stdout as JSON (a baseline for --compare), not as text; "
-        "a verdict then goes to stderr",
+        help="the results on stdout as JSON (a baseline for --compare); the text "
+        "report and verdict then go to stderr",
     )
     p.add_argument(
         "--plot",
@@ -361,16 +361,15 @@ def _run_matrix(
     except bench.BenchError as exc:
         print(f"packcheck: {exc}", file=sys.stderr)
         return 1
+    out = sys.stderr if args.json else sys.stdout
+    print(table(report, repeat), file=out)
+    if steps is not None:
+        print(f"\n{table_steps(steps, repeat)}", file=out)
     if args.json:
         data = report.to_json()
         print(dump(data if steps is None else {**data, "steps": steps.to_json()}))
-    else:
-        print(table(report, repeat))
-        if steps is not None:
-            print(f"\n{table_steps(steps, repeat)}")
     if _plotted(partial(draw, report), plot, args.plot):
         return 2
-    out = sys.stderr if args.json else sys.stdout
     return 0 if baseline is None else _gate(args, baseline, report, out)
 
 

@@ -30,8 +30,8 @@ FULL_BUDGET = 120.0
 
 
 def run_ab(args: argparse.Namespace, new: Subject, old: Subject, clock: str) -> int:
-    """Compare, print the table (or with ``--json`` the JSON, the verdict then on
-    stderr); 1 on a confident slowdown or wrong answers (or, with ``--strict``, an
+    """Compare, print the table and verdict (with ``--json`` on stderr, the JSON on
+    stdout); 1 on a confident slowdown or wrong answers (or, with ``--strict``, an
     inconclusive workload).
 
     Kernels only: the kernel sizes and every workload.  A case-level or command packer
@@ -60,11 +60,11 @@ def run_ab(args: argparse.Namespace, new: Subject, old: Subject, clock: str) -> 
     except bench.BenchError as exc:
         print(f"packcheck: {exc}", file=sys.stderr)
         return 1
+    out = sys.stderr if args.json else sys.stdout
+    print(table_ab(report, new.name, old.name), file=out)
     if args.json:
         print(dump(report.to_json(new.name, old.name)))
-    else:
-        print(table_ab(report, new.name, old.name))
-    return _verdict(report, args.strict, sys.stderr if args.json else sys.stdout)
+    return _verdict(report, args.strict, out)
 
 
 def _verdict(report: bench.ABReport, strict: bool, out: TextIO) -> int:
