@@ -21,18 +21,10 @@ from typing import Any
 
 from ._answers import check_answers, first_answer
 from ._context import context
-from ._kernels import BenchError, Kernel
+from ._kernels import BenchError, Kernel, Progress
 from ._paired import Estimate, Verdict
 from ._subjects import Cell, Subject, as_subject
-from ._timing import (
-    CLOCKS,
-    Progress,
-    calls_per_sample,
-    commands_clock,
-    log_ratio,
-    paired,
-    wall,
-)
+from ._timing import CLOCKS, calls_per_sample, commands_clock, log_ratio, paired, wall
 from ._workloads import WORKLOADS, Workload, workload
 
 __all__ = ["CLOCKS", "ABReport", "Comparison", "ab"]

@@ -26,19 +26,11 @@ from .._engines import levels as scan
 from .._engines.pack import pack, pack_many
 from ._answers import check_answers, first_answer
 from ._context import MACHINE_KEYS, VERSION_KEYS, context, mismatches
-from ._kernels import BenchError, Kernel
+from ._kernels import BenchError, Kernel, Progress
 from ._report import REFERENCE, Report, Timing
 from ._steps import CALLS, StepsReport, StepTiming
 from ._subjects import Subject, as_subject
-from ._timing import (
-    CLOCKS,
-    Progress,
-    Run,
-    calls_per_sample,
-    commands_clock,
-    in_turn,
-    repeated,
-)
+from ._timing import CLOCKS, Run, calls_per_sample, commands_clock, in_turn, repeated
 from ._workloads import WORKLOADS, Batch, Workload, batch_of_steps, workload
 
 __all__ = [

@@ -37,7 +37,6 @@ from ._paired import Estimate, estimate
 __all__ = [
     "CLOCKS",
     "COMMAND_CLOCK",
-    "Progress",
     "Run",
     "calls_per_sample",
     "collector_off",
@@ -104,9 +103,6 @@ CLOCKS: dict[str, Callable[[], float]] = {
 }
 #: ``run(number)``: do the timed work ``number`` times.
 Run = Callable[[int], Any]
-#: ``progress(what, done, total)``: what is measured now, the ``done``-th of ``total``
-#: (as ``verify``'s progress is told).
-Progress = Callable[[str, int, "int | None"], None]
 # A time budget is the caller's: always wall time.  Looked up at each use, so a test
 # can put a whole run on simulated time.
 _wall: Callable[[], float] = time.monotonic
