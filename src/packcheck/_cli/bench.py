@@ -233,7 +233,8 @@ def _sizes(text: str) -> tuple[int, ...]:
 def run_bench(args: argparse.Namespace) -> int:
     """Dispatch to the mode asked for; 2 on a usage or setup error."""
     subjects: list[Subject] = []
-    limit = Limit(args.timeout, partial(_expired, subjects)) if args.timeout else None
+    python = args.timeout and (args.packer or args.against)  # a command has its own
+    limit = Limit(args.timeout, partial(_expired, subjects)) if python else None
     try:
         try:
             _check_modes(args)

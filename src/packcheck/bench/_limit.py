@@ -39,7 +39,7 @@ class Limit:
         self._watched = None
 
     def _watch(self) -> None:
-        while not self._stop.wait(min(0.1, self.seconds / 4)):
+        while not self._stop.wait(min(0.1, max(0.01, self.seconds / 4))):
             watched = self._watched
             if watched is not None and time.monotonic() > watched[0]:
                 self._stop.set()
