@@ -430,7 +430,9 @@ class _Process:
             if view:
                 selector.register(stdin, selectors.EVENT_WRITE)
             while replies > 0:
-                ready = selector.select(max(0.0, deadline - time.monotonic()))
+                # No timeout (``inf``): wait as long as it takes.
+                wait = None if math.isinf(deadline) else max(0.0, deadline - time.monotonic())
+                ready = selector.select(wait)
                 if not ready:
                     raise PackerFault(
                         f"no answer within {self.timeout:g} s (timeout); packer stopped"

@@ -247,13 +247,13 @@ def test_the_collector_is_off_while_timing_and_left_as_found(machine: NoisyMachi
 
 
 def test_progress_names_every_cell(machine: NoisyMachine) -> None:
-    seen: list[str] = []
+    seen: list[tuple[str, int, int | None]] = []
     k = machine.kernel(1.0)
     bench.ab(
         k, k, workloads=["sawtooth"], sizes=[10, 20], min_pairs=6, max_pairs=6, min_time=0.0,
-        progress=seen.append,
+        progress=lambda *state: seen.append(state),
     )  # fmt: skip
-    assert seen == ["[1/2] sawtooth n=10", "[2/2] sawtooth n=20"]
+    assert seen == [("sawtooth n=10", 1, 2), ("sawtooth n=20", 2, 2)]
 
 
 def _off_by_one(budget: int, sizes: npt.NDArray[np.int64]) -> Any:

@@ -192,9 +192,10 @@ def test_the_collector_is_off_while_timing_and_left_as_found(clock: FakeClock) -
 
 
 def test_progress_names_every_cell(clock: FakeClock) -> None:
-    seen: list[str] = []
-    bench.run(sizes=[10, 20], workloads=["sawtooth"], repeat=1, min_time=0, progress=seen.append)
-    assert seen == ["[1/2] sawtooth n=10", "[2/2] sawtooth n=20"]
+    seen: list[tuple[str, int, int | None]] = []
+    progress = lambda *state: seen.append(state)  # noqa: E731
+    bench.run(sizes=[10, 20], workloads=["sawtooth"], repeat=1, min_time=0, progress=progress)
+    assert seen == [("sawtooth n=10", 1, 2), ("sawtooth n=20", 2, 2)]
 
 
 def _wrong(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
@@ -397,8 +398,8 @@ def candidate(monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> Callable[[fl
 def test_bench_prints_the_table_writes_json_and_plots(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], candidate: Callable[[float], None]
 ) -> None:
-    out, png = tmp_path / "bench.json", tmp_path / "bench.png"
-    argv = [*CLI, "--quick", "--packer", "candidate:pack_sizes", "--json", str(out)]
+    png = tmp_path / "bench.png"
+    argv = [*CLI, "--quick", "--packer", "candidate:pack_sizes"]
     # The plot is an optional extra: drawn where matplotlib is installed (CI installs it).
     plotting = importlib.util.find_spec("matplotlib") is not None
     assert main([*argv, *(["--plot", str(png)] if plotting else [])]) == 0
@@ -409,7 +410,10 @@ def test_bench_prints_the_table_writes_json_and_plots(
     assert "40.0x" in text
     assert "scaling exponent" in text
     assert "candidate:pack_sizes at n=4,000: typical median 40.0x" in text
-    saved = bench.Report.from_json(json.loads(out.read_text()))
+    assert main([*argv, "--json"]) == 0  # the JSON alone on stdout, the text on stderr
+    out, err = capsys.readouterr()
+    assert "candidate:pack_sizes at n=4,000: typical median 40.0x" in err
+    saved = bench.Report.from_json(json.loads(out))
     assert saved.speedup("candidate:pack_sizes", "staircase", 4000) == pytest.approx(40.0)
     assert not plotting or png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -419,8 +423,8 @@ def test_bench_compare_fails_on_a_slowed_engine_and_passes_an_unchanged_one(
 ) -> None:
     baseline = tmp_path / "baseline.json"
     argv = [*CLI, "--repeat", "1", "--packer", "candidate:pack_sizes"]
-    assert main([*argv, "--json", str(baseline)]) == 0
-    capsys.readouterr()
+    assert main([*argv, "--json"]) == 0
+    baseline.write_text(capsys.readouterr().out)
     assert main([*argv, "--compare", str(baseline), "--max-regression", "10%"]) == 0
     assert "no speedup fell by more than 10% beyond the noise of both runs, against" in (
         capsys.readouterr().out
@@ -433,17 +437,35 @@ def test_bench_compare_fails_on_a_slowed_engine_and_passes_an_unchanged_one(
     assert "2 speedup(s) fell by more than 10% beyond the noise of both runs" in text
     assert "note:" not in text  # the same machine, versions and clock
     assert main([*argv, "--compare", str(baseline), "--max-regression", "0.25"]) == 0
+    capsys.readouterr()
+    # With --json the verdict goes to stderr, the JSON alone to stdout.
+    assert main([*argv, "--compare", str(baseline), "--max-regression", "10%", "--json"]) == 1
+    out, err = capsys.readouterr()
+    assert bench.Report.from_json(json.loads(out)).speedup(
+        "candidate:pack_sizes", "staircase", 4000
+    )
+    assert "2 speedup(s) fell by more than 10%" in err
 
 
-def test_bench_shows_progress_only_on_a_terminal(
+def test_bench_shows_progress_as_verify_does(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], clock: FakeClock
 ) -> None:
+    # In a log: a line as each workload and size ends (the last before the report).
     assert main([*CLI, "--repeat", "1"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.rsplit(",", 1)[0] for line in lines] == [
+        f"packcheck bench: {name} n={n}: {done}/4 cases"
+        for done, (name, n) in enumerate(
+            [("uniform-50%", "1,000"), ("uniform-50%", "4,000"), ("staircase", "1,000"),
+             ("staircase", "4,000")], 1
+        )
+    ]  # fmt: skip
+    assert main([*CLI, "--repeat", "1", "--quiet"]) == 0
     assert capsys.readouterr().err == ""
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     assert main([*CLI, "--repeat", "1"]) == 0
     err = capsys.readouterr().err
-    assert "[4/4] staircase n=4,000" in err
+    assert err.startswith("\r\033[Kpackcheck bench: uniform-50% n=1,000: 1/4 cases, ")
     assert err.endswith("\r\033[K")
 
 
@@ -516,8 +538,12 @@ def test_an_unreadable_or_invalid_baseline_is_a_usage_error(
 def test_an_unwritable_output_is_a_one_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], clock: FakeClock
 ) -> None:
-    assert main([*CLI, "--repeat", "1", "--json", str(tmp_path)]) == 2
-    assert "cannot write" in capsys.readouterr().err
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "absent" / "bench.png"
+    assert main([*CLI, "--repeat", "1", "--plot", str(path)]) == 2
+    assert capsys.readouterr().err.endswith(
+        f"packcheck: {path}: cannot write: No such file or directory\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -536,9 +562,20 @@ def test_an_unwritable_output_is_a_one_line_error(
         ["--clock", "sundial"],
     ],
 )
-def test_bad_options_are_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_options_are_one_line_usage_errors(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["bench", *argv])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"packcheck bench: error: argument {argv[0]}: ")
+    assert err.count("\n") == 1
+
+
+def test_an_unknown_option_still_shows_the_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", "--sundial"])
     assert exit_info.value.code == 2
     assert "usage:" in capsys.readouterr().err
 
@@ -733,15 +770,16 @@ def test_a_wrong_answer_at_agent_sizes_is_an_error(
 
 
 def test_steps_on_the_real_engines_agree_with_the_reference() -> None:
-    seen: list[str] = []
-    report = bench.run_steps(sizes=[10, 1000], steps=30, repeat=1, min_time=0, progress=seen.append)
+    seen: list[tuple[str, int, int | None]] = []
+    progress = lambda *state: seen.append(state)  # noqa: E731
+    report = bench.run_steps(sizes=[10, 1000], steps=30, repeat=1, min_time=0, progress=progress)
     assert [(t.call, t.workload, t.blocks) for t in report.timings][:6] == [
         ("pack(case)", name, n) for name in bench.STEP_WORKLOADS for n in (10, 1000)
     ]
     assert [t.call for t in report.timings[6:]] == ["pack_batch", "pack_many"]
     assert all(t.cases == 30 for t in report.timings[6:])
-    assert seen[0] == "[steps 1/8] pack(case) uniform-50% n=10"
-    assert seen[-1] == "[steps 8/8] pack_many 30 steps"
+    assert seen[0] == ("steps: pack(case) uniform-50% n=10", 1, 8)
+    assert seen[-1] == ("steps: pack_many 30 steps", 8, 8)
     assert [t.call for t in bench.run_steps(sizes=[10], steps=0, min_time=0).timings] == [
         "pack(case)"
     ] * 3
@@ -762,7 +800,9 @@ def test_bench_steps_adds_the_agent_sizes_table_and_stores_it(
     monkeypatch.setattr(_run, "STEPS", 20)
     out = tmp_path / "bench.json"
     argv = ["bench", "--sizes", "1000", "--workload", "uniform-50%", "--repeat", "2"]
-    argv += ["--min-time", "0", "--json", str(out)]
+    argv += ["--min-time", "0", "--quiet"]
+    assert main([*argv, "--steps", "--json"]) == 0
+    out.write_text(capsys.readouterr().out)
     assert main([*argv, "--steps"]) == 0
     text = capsys.readouterr().out
     matrix, steps = text.split("\n\nengines at the sizes agents pack")
@@ -778,14 +818,14 @@ def test_bench_steps_adds_the_agent_sizes_table_and_stores_it(
     # The matrix still reads back, so --compare and --history take such a file.
     saved = bench.Report.from_json(data)
     assert saved.speedup("numpy", "uniform-50%", 1000) is not None
-    assert main([*argv[:-2], "--compare", str(out)]) == 0
+    assert main([*argv, "--compare", str(out)]) == 0
     assert "no speedup fell" in capsys.readouterr().out
     assert main(["bench", "--history", str(tmp_path)]) == 0
     assert "uniform-50%" in capsys.readouterr().out
     # Asked not to, or narrowed by --sizes or --workload, it stays out.
-    assert main([*argv[:-2], "--no-steps"]) == 0
+    assert main([*argv, "--no-steps"]) == 0
     assert "agents" not in capsys.readouterr().out
-    assert main(argv[:-2]) == 0
+    assert main(argv) == 0
     assert "agents" not in capsys.readouterr().out
 
 
@@ -808,7 +848,7 @@ def test_bench_steps_exits_1_on_a_wrong_answer_at_agent_sizes(
     monkeypatch.setattr(_run, "STEPS", 20)
     monkeypatch.setattr(_run, "pack_many", _wrong_many)
     argv = ["bench", "--sizes", "10", "--workload", "pareto", "--repeat", "1", "--steps"]
-    argv += ["--min-time", "0"]
+    argv += ["--min-time", "0", "--quiet"]
     assert main(argv) == 1
     captured = capsys.readouterr()
     assert captured.out == ""

@@ -137,22 +137,21 @@ def test_differing_answers_fail_in_one_line(
     )
 
 
-def test_the_ab_json_is_written_or_an_unwritable_path_is_one_line(
-    kernels: Callable[..., None], capsys: pytest.CaptureFixture[str], tmp_path: Path
+def test_the_ab_json_is_alone_on_stdout_the_text_on_stderr(
+    kernels: Callable[..., None], capsys: pytest.CaptureFixture[str]
 ) -> None:
     kernels([1e-3], [1e-3])
-    out = tmp_path / "ab.json"
-    assert main([*AB, "--json", str(out)]) == 0
-    data = json.loads(out.read_text())
+    assert main([*AB, "--json", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    data = json.loads(out)
     assert (data["kind"], data["new"], data["old"]) == (
         "packcheck bench A/B",
         "new_kernel:pack_sizes",
         "old_kernel:pack_sizes",
     )
     assert data["comparisons"][0]["verdict"] == "same"
-    capsys.readouterr()
-    assert main([*AB, "--json", str(tmp_path)]) == 2
-    assert capsys.readouterr().err.endswith("cannot write: Is a directory\n")
+    assert err.startswith("NEW new_kernel:pack_sizes (kernel-level)\n")  # the text report
+    assert err.endswith("\nok: NEW is not slower than OLD by more than 20% on any workload\n")
 
 
 def test_new_defaults_to_the_installed_numpy_packer(
@@ -380,9 +379,8 @@ def test_the_matrix_shows_the_compiled_engine_where_numba_is_installed(
         monkeypatch.setattr(
             importlib.util, "find_spec", lambda name: None if name == "numba" else real(name)
         )
-    out = tmp_path / "run.json"
     argv = ["bench", "--sizes", "2000", "--workload", "pareto", "--repeat", "1"]
-    assert main([*argv, "--min-time", "0", "--no-steps", "--json", str(out)]) == 0
-    engines = {result["engine"] for result in json.loads(out.read_text())["results"]}
+    assert main([*argv, "--min-time", "0", "--no-steps", "--json"]) == 0
+    engines = {result["engine"] for result in json.loads(capsys.readouterr().out)["results"]}
     assert engines == ({"reference", "numpy", "numba"} if installed else {"reference", "numpy"})
     capsys.readouterr()

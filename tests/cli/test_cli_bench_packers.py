@@ -17,13 +17,15 @@ import pytest
 
 from packcheck._cli import bench as bench_cli
 from packcheck._cli import main
+from packcheck.bench import BenchError, CommandSubject
+from packcheck.bench._workloads import workload
 
 PACKERS = Path(__file__).resolve().parent.parent / "packers"
 CASE = f"{PACKERS / 'capture.py'}:declared"
 CAPTURING = f"{PACKERS / 'capture.py'}:correct"
 KERNEL = "packcheck.scan:pack_sizes"
 LINES = f"{sys.executable} {PACKERS / 'lines_packer.py'}"
-TINY = ["bench", "--sizes", "10", "--workload", "pareto", "--min-time", "0"]
+TINY = ["bench", "--sizes", "10", "--workload", "pareto", "--min-time", "0", "--quiet"]
 AB = [*TINY, "--time-budget", "0", "--max-regression", "99%"]
 
 
@@ -72,14 +74,14 @@ def test_case_level_new_against_case_level_old(capsys: pytest.CaptureFixture[str
 def test_commands_are_timed_on_the_command_clock_in_any_mix(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    out = tmp_path / "ab.json"
     # In-process packers are faster than a process reached through pipes.
-    argv = [*AB, "--packer", KERNEL, "--against-cmd", LINES, "--json", str(out)]
+    argv = [*AB, "--packer", KERNEL, "--against-cmd", LINES]
     assert main(argv) == 0
     text = capsys.readouterr().out.splitlines()
     assert text[:2] == [f"NEW {KERNEL} (kernel-level)", f"OLD {LINES} (JSON Lines command)"]
     assert f"on the {'command' if bench_cli.COMMAND_CLOCK else 'wall'} clock" in text[2]
-    data = json.loads(out.read_text())
+    assert main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
     assert data["kinds"] == ["kernel", "command"]
     assert main([*AB, "--packer", CASE, "--against-cmd", LINES]) == 0
     capsys.readouterr()
@@ -151,8 +153,8 @@ def test_compare_needs_a_baseline_of_the_packer_timed(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     base = tmp_path / "base.json"
-    assert main([*TINY, "--repeat", "1", "--packer", CASE, "--json", str(base)]) == 0
-    capsys.readouterr()
+    assert main([*TINY, "--repeat", "1", "--packer", CASE, "--json"]) == 0
+    base.write_text(capsys.readouterr().out)
     assert main([*TINY, "--repeat", "1", "--packer", CAPTURING, "--compare", str(base)]) == 2
     assert capsys.readouterr().err == (
         f"packcheck: --compare {base} holds no baseline for {CAPTURING}; it holds {CASE}\n"
@@ -166,3 +168,49 @@ def test_compare_needs_a_baseline_of_the_packer_timed(
         f"packcheck: --compare {base}: this run and the baseline share no workload and size "
         "with a speedup: nothing to compare\n"
     )
+
+
+def test_a_command_past_its_timeout_in_a_batch_fails_the_run(tmp_path: Path) -> None:
+    script = tmp_path / "stalls.py"  # it answers its first case, then stalls
+    script.write_text(
+        "import json, sys, time\n"
+        "from packcheck import pack\n"
+        "print(json.dumps(pack(json.loads(sys.stdin.readline()))), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    command = f"{sys.executable} {script}"
+    subject = CommandSubject(command, 60)
+    try:
+        cell = subject.cell(workload("pareto"), 10, 0)
+        assert cell.answer() == cell.expected()
+        subject.timeout = 0.1
+        with pytest.raises(BenchError) as error:
+            cell.run(2)
+    finally:
+        subject.close()
+    assert str(error.value) == (
+        f"{command} failed on pareto at n=10 (in 2 case(s)): no answer within 0.2 s "
+        "(timeout); packer stopped"
+    )
+
+
+def test_no_timeout_waits_as_long_as_a_packer_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [*TINY, "--repeat", "1", "--timeout", "0"]
+    assert main([*argv, "--packer", CASE, "--packer-cmd", LINES, "--clock", "wall"]) == 0
+    assert _header(capsys.readouterr().out)[3:5] == ["reference", CASE]
+
+
+def test_a_packer_past_its_limit_ends_the_process_after_stopping_the_commands(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    closed: list[str] = []
+    ended: list[int] = []
+
+    class Command:
+        def close(self) -> None:
+            closed.append("command")
+
+    monkeypatch.setattr(bench_cli.os, "_exit", ended.append)
+    bench_cli._expired([Command()], "p failed on w at n=10: no answer")  # type: ignore[list-item]
+    assert (closed, ended) == (["command"], [1])
+    assert capsys.readouterr().err == "packcheck: p failed on w at n=10: no answer\n"

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import io
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from .._engines.choice import ENGINES, Engine, check_engine
 from .._engines.pack import pack
@@ -16,15 +17,60 @@ from .._rule.model import MalformedCase
 from .._rule.sources import Record
 
 __all__ = [
+    "DEFAULT_TIMEOUT",
     "answer",
     "engine_option",
     "engine_ready",
     "flushing",
+    "one_line_errors",
     "opened",
+    "positive",
     "problem",
     "reason",
+    "seconds",
     "writable",
 ]
+
+#: Seconds a packer under test gets per case unless told (``--timeout``).
+DEFAULT_TIMEOUT = 10.0
+
+
+def positive(kind: type[int] | type[float]) -> Callable[[str], Any]:
+    """An option type: a finite number of ``kind`` greater than 0."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not value > 0 or value == math.inf:
+            raise argparse.ArgumentTypeError(f"{text} must be greater than 0")
+        return value
+
+    return parse
+
+
+def seconds(text: str) -> float:
+    """An option type: seconds, 0 or more (for a timeout, 0 is none)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"{text} must be 0 or more")
+    return value
+
+
+def one_line_errors(parser: argparse.ArgumentParser) -> None:
+    """A bad option value is one line (exit 2); an unknown option shows the usage."""
+    usage_error = parser.error
+
+    def error(message: str) -> NoReturn:
+        if message.startswith("argument "):
+            parser.exit(2, f"{parser.prog}: error: {message}\n")
+        usage_error(message)
+
+    parser.error = error  # type: ignore[method-assign]
 
 
 def engine_option(parser: argparse.ArgumentParser) -> None:

@@ -12,16 +12,18 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import sys
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from .. import bench
 from .._engines import compiled
 from .._engines import levels as scan
 from .._engines.pack import pack
 from .._load import SetupError, load
+from ..bench._limit import Limit
 from ..bench._subjects import (
     KINDS,
     CaseSubject,
@@ -32,17 +34,16 @@ from ..bench._subjects import (
 )
 from ..bench._timing import COMMAND_CLOCK, commands_clock
 from ..bench._workloads import WORKLOADS
+from ._common import DEFAULT_TIMEOUT, one_line_errors, positive, seconds
 from .bench_ab import QUICK_BUDGET, WALL_MIN_TIME, run_ab
 from .bench_plot import draw, draw_history
-from .bench_show import progress, progress_done, table, table_history, table_steps, write_json
+from .bench_show import dump, measuring, table, table_history, table_steps
 
 __all__ = ["register"]
 
 _QUICK_REPEAT = 3
 _FULL_REPEAT = 9
 _NEW = "packcheck.scan:pack_sizes"
-# Seconds a command packer gets for one batch of cases.
-_COMMAND_TIMEOUT = 60.0
 
 
 def register(commands: Any) -> None:
@@ -59,11 +60,20 @@ def register(commands: Any) -> None:
             "and adversarial workloads at 10 to 10**6 blocks; a speedup is the "
             "reference's time over the packer's, from the same run; then (--steps) the "
             "engines at the sizes agents pack, whole-case calls and a batch of steps, each "
-            "pair timed in turn; exit 1 on a wrong answer or, with --compare, on a "
-            "speedup regression of the matrix. --history DIR shows the "
-            "speedups of stored --json results. Exit 2 on a usage error."
+            "pair timed in turn; exit 1 on a wrong answer, a packer past --timeout or, "
+            "with --compare, on a speedup regression of the matrix. --history DIR shows "
+            "the speedups of stored --json results. Exit 2 on a usage error."
         ),
     )
+    one_line_errors(p)
+    _packer_options(p)
+    _gate_options(p)
+    _matrix_options(p)
+    _timing_options(p)
+    p.set_defaults(run=run_bench)
+
+
+def _packer_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--packer",
         action="append",
@@ -96,11 +106,23 @@ def register(commands: Any) -> None:
         "apart by signature, or by trying a small case)",
     )
     p.add_argument(
+        "--timeout",
+        type=seconds,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"a case of a packer given (not packcheck's engines) past this ends the run "
+        f"with exit 1 (default: {DEFAULT_TIMEOUT:g}; a batch of N cases gets N times "
+        "it); 0: no limit",
+    )
+    p.add_argument(
         "--engines",
         action=argparse.BooleanOptionalAction,
         help="also time packcheck's NumPy packer in the matrix (default: only without "
         "--packer/--packer-cmd)",
     )
+
+
+def _gate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-regression",
         default="10%",
@@ -110,7 +132,7 @@ def register(commands: Any) -> None:
     )
     p.add_argument(
         "--time-budget",
-        type=_seconds,
+        type=seconds,
         metavar="SECONDS",
         help=f"--against: wall seconds for sampling (default: {QUICK_BUDGET:g} with --quick, "
         "else 120); sampling stops early where every verdict is clear",
@@ -119,11 +141,11 @@ def register(commands: Any) -> None:
         "--strict", action="store_true", help="--against: an inconclusive verdict exits 1"
     )
     p.add_argument(
-        "--quick",
+        "--json",
         action="store_true",
-        help=f"{_QUICK_REPEAT} repeats, not {_FULL_REPEAT}; with --against, n=100000 only",
+        help="the results on stdout as JSON (a baseline for --compare); the text "
+        "report and verdict then go to stderr",
     )
-    p.add_argument("--json", metavar="FILE", help="write the results as JSON (a baseline)")
     p.add_argument(
         "--plot",
         metavar="FILE.png",
@@ -131,6 +153,16 @@ def register(commands: Any) -> None:
     )
     p.add_argument("--compare", metavar="BASELINE.json", help="exit 1 if a speedup fell")
     p.add_argument("--history", metavar="DIR", help="show the speedups of the --json files in DIR")
+    p.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="no progress on stderr (default: a live line on a terminal, else a line "
+        "per workload and size and every 10 s)",
+    )
+
+
+def _matrix_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sizes", type=_sizes, metavar="N,N,...", help="block counts")
     p.add_argument(
         "--workload",
@@ -140,28 +172,12 @@ def register(commands: Any) -> None:
         # argparse expands %-formats in help: the names hold % signs.
         help=f"only this workload (repeatable): {', '.join(WORKLOADS).replace('%', '%%')}",
     )
-    p.add_argument("--repeat", type=_positive, metavar="N", help="repeats (overrides --quick)")
     p.add_argument(
         "--reference-limit",
-        type=_positive,
+        type=positive(int),
         default=10**6,
         metavar="N",
         help="run the reference only up to N blocks (default: 1000000)",
-    )
-    p.add_argument(
-        "--min-time",
-        type=_seconds,
-        metavar="SECONDS",
-        help="time each sample over calls lasting at least this long "
-        "(default: 0.02, with --against 0.005)",
-    )
-    p.add_argument(
-        "--clock",
-        choices=list(bench.CLOCKS),
-        help="thread CPU time (the default: waiting for a busy core is not counted), "
-        "process CPU time (all threads), wall time (for a packer that waits or uses "
-        "other processes), or command: the thread's CPU time plus that of the command "
-        "packers' processes (Linux; the default with a command packer, else wall)",
     )
     p.add_argument(
         "--steps",
@@ -174,7 +190,30 @@ def register(commands: Any) -> None:
         "--sizes nor --workload narrows the matrix and no packer is given)",
     )
     p.add_argument("--seed", type=int, default=0, help="data seed (default: 0)")
-    p.set_defaults(run=run_bench)
+
+
+def _timing_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"{_QUICK_REPEAT} repeats, not {_FULL_REPEAT}; with --against, n=100000 only",
+    )
+    p.add_argument("--repeat", type=positive(int), metavar="N", help="repeats (overrides --quick)")
+    p.add_argument(
+        "--min-time",
+        type=seconds,
+        metavar="SECONDS",
+        help="time each sample over calls lasting at least this long "
+        "(default: 0.02, with --against 0.005)",
+    )
+    p.add_argument(
+        "--clock",
+        choices=list(bench.CLOCKS),
+        help="thread CPU time (the default: waiting for a busy core is not counted), "
+        "process CPU time (all threads), wall time (for a packer that waits or uses "
+        "other processes), or command: the thread's CPU time plus that of the command "
+        "packers' processes (Linux; the default with a command packer, else wall)",
+    )
 
 
 def _fraction(text: str) -> float:
@@ -187,91 +226,80 @@ def _fraction(text: str) -> float:
     return value
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds >= 0")
-    return value
-
-
 def _sizes(text: str) -> tuple[int, ...]:
-    return tuple(_positive(part) for part in text.split(","))
-
-
-class _Usage(Exception):
-    """A usage or setup error: one line, exit status 2."""
+    return tuple(positive(int)(part) for part in text.split(","))
 
 
 def run_bench(args: argparse.Namespace) -> int:
     """Dispatch to the mode asked for; 2 on a usage or setup error."""
     subjects: list[Subject] = []
+    python = args.timeout and (args.packer or args.against)  # a command has its own
+    limit = Limit(args.timeout, partial(_expired, subjects)) if python else None
     try:
         try:
             _check_modes(args)
             plot = _pyplot() if args.plot else None
             if args.history:
                 return _run_history(args, _history(args.history), plot)
-            subjects = _subjects(args)
+            with measuring(quiet=True):  # a packer's prints while it is told apart
+                subjects += _subjects(args, limit)
             clock = _clock(args)
             if args.against or args.against_cmd:
+                old = subjects.pop()
                 new = subjects[0] if subjects else KernelSubject(_NEW, scan.pack_sizes)
-                return run_ab(args, new, _old(args, subjects), clock)
+                subjects.append(old)  # closed with the others
+                return run_ab(args, new, old, clock)
             packers = _matrix(args, subjects)
             # The compiled column is there only where the extra is installed: a baseline
             # recorded without it is still a baseline for the rest.
             required = [name for name in packers if name != "numba"]
             baseline = _baseline(args.compare, required) if args.compare else None
             return _run_matrix(args, packers, baseline, plot, clock)
-        except (_Usage, SetupError) as exc:
+        except SetupError as exc:  # and a usage error
             print(f"packcheck: {exc}", file=sys.stderr)
             return 2
     finally:
+        if limit is not None:
+            limit.close()
         for subject in subjects:
             subject.close()
+
+
+def _expired(subjects: list[Subject], reason: str) -> None:
+    """A Python packer is past its :class:`Limit` (called from the watchdog thread, the
+    packer still running): one line, the command packers stopped, exit 1."""
+    print(f"packcheck: {reason}", file=sys.stderr, flush=True)
+    for subject in subjects:
+        subject.close()
+    os._exit(1)
 
 
 def _check_modes(args: argparse.Namespace) -> None:
     against = args.against or args.against_cmd
     given = args.packer or args.packer_cmd
     if args.history and (against or args.compare or given or args.json or args.steps):
-        raise _Usage("--history reads stored results: it takes only --plot")
+        raise SetupError("--history reads stored results: it takes only --plot")
     if against and (args.steps or args.engines):
-        raise _Usage(
+        raise SetupError(
             "--steps and --engines add packcheck's engines to the matrix; not with --against"
         )
     if against and (args.compare or args.plot or len(args.packer + args.packer_cmd) > 1):
-        raise _Usage("--against compares one --packer (NEW) with OLD; no --compare or --plot")
+        raise SetupError("--against compares one --packer (NEW) with OLD; no --compare or --plot")
     if not against and (args.strict or args.time_budget is not None):
-        raise _Usage("--strict and --time-budget apply to --against only")
+        raise SetupError("--strict and --time-budget apply to --against only")
 
 
-def _subjects(args: argparse.Namespace) -> list[Subject]:
-    """The packers given, Python ones first; a command is started on its first case."""
-    subjects: list[Subject] = [python_subject(spec, load(spec), args.kind) for spec in args.packer]
-    subjects += [CommandSubject(command, _COMMAND_TIMEOUT) for command in args.packer_cmd]
-    return subjects
-
-
-def _old(args: argparse.Namespace, subjects: list[Subject]) -> Subject:
+def _subjects(args: argparse.Namespace, limit: Limit | None) -> list[Subject]:
+    """The packers given, Python ones first, then OLD if given; a command is started
+    on its first case."""
+    subjects = [python_subject(spec, load(spec), args.kind, limit=limit) for spec in args.packer]
+    subjects += [CommandSubject(command, args.timeout) for command in args.packer_cmd]
+    if args.against:
+        old = load(args.against, "--against")
+        subjects.append(python_subject(args.against, old, args.kind, "--against", limit))
     if args.against_cmd:
-        old: Subject = CommandSubject(args.against_cmd, _COMMAND_TIMEOUT)
-    else:
-        old = python_subject(args.against, load(args.against, "--against"), args.kind, "--against")
-    subjects.append(old)  # closed with the others
-    return old
+        subjects.append(CommandSubject(args.against_cmd, args.timeout))
+    return subjects
 
 
 def _clock(args: argparse.Namespace) -> str:
@@ -285,7 +313,7 @@ def _clock(args: argparse.Namespace) -> str:
         try:
             commands_clock(args.clock)
         except ValueError as exc:
-            raise _Usage(str(exc)) from None
+            raise SetupError(str(exc)) from None
     return str(args.clock)
 
 
@@ -294,7 +322,7 @@ def _matrix(args: argparse.Namespace, subjects: list[Subject]) -> dict[str, Subj
     NumPy packer when asked (by default only when none is given)."""
     families = {subject.family for subject in subjects}
     if len(families) > 1:
-        raise _Usage(
+        raise SetupError(
             "kernel-level and case-level packers are timed in separate runs (the reference "
             "each is timed against differs)"
         )
@@ -307,7 +335,7 @@ def _matrix(args: argparse.Namespace, subjects: list[Subject]) -> dict[str, Subj
         )
         packers = {"numpy": own, **_compiled(families), **packers}
     if not packers:
-        raise _Usage("--no-engines leaves nothing to time: give --packer or --packer-cmd")
+        raise SetupError("--no-engines leaves nothing to time: give --packer or --packer-cmd")
     return packers
 
 
@@ -329,12 +357,43 @@ def _run_matrix(
     clock: str,
 ) -> int:
     repeat = args.repeat or (_QUICK_REPEAT if args.quick else _FULL_REPEAT)
+    try:
+        report, steps = _measure(args, packers, repeat, clock)
+    except bench.BenchError as exc:
+        print(f"packcheck: {exc}", file=sys.stderr)
+        return 1
+    out = sys.stderr if args.json else sys.stdout
+    print(table(report, repeat), file=out)
+    if steps is not None:
+        print(f"\n{table_steps(steps, repeat)}", file=out)
+    if args.json:
+        data = report.to_json()
+        print(dump(data if steps is None else {**data, "steps": steps.to_json()}))
+    if _plotted(partial(draw, report), plot, args.plot):
+        return 2
+    return 0 if baseline is None else _gate(args, baseline, report, out)
+
+
+def _plotted(drawing: Any, plot: Any, path: str) -> bool:
+    """Whether the plot could not be drawn to ``path`` (said in one line)."""
+    if plot is not None:
+        try:
+            drawing(plot, path)
+        except OSError as exc:
+            print(f"packcheck: {exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
+            return True
+    return False
+
+
+def _measure(
+    args: argparse.Namespace, packers: dict[str, Subject], repeat: int, clock: str
+) -> tuple[bench.Report, bench.StepsReport | None]:
+    """The matrix, and the steps where asked (by default when nothing narrows it)."""
     min_time = args.min_time if args.min_time is not None else _min_time(clock, 0.02)
-    shown = progress()
     cases = any(packer.family == "case" for packer in packers.values())
     narrowed = args.sizes is not None or args.workload is not None
-    steps = None
-    try:
+    asked = args.packer or args.packer_cmd
+    with measuring(args.quiet) as shown:
         report = bench.run(
             packers=packers,
             sizes=args.sizes or (bench.CASE_SIZES if cases else bench.DEFAULT_SIZES),
@@ -346,34 +405,17 @@ def _run_matrix(
             clock=clock,
             progress=shown,
         )
-        asked = args.packer or args.packer_cmd
-        if args.steps or (args.steps is None and not narrowed and not asked):
-            steps = bench.run_steps(
-                workloads=args.workload,
-                repeat=repeat,
-                seed=args.seed,
-                min_time=min_time,
-                clock=clock,
-                progress=shown,
-            )
-    except bench.BenchError as exc:
-        print(f"packcheck: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        progress_done()
-    print(table(report, repeat))
-    if steps is not None:
-        print(f"\n{table_steps(steps, repeat)}")
-    try:
-        if args.json:
-            data = report.to_json()
-            write_json(args.json, data if steps is None else {**data, "steps": steps.to_json()})
-        if plot is not None:
-            draw(report, plot, args.plot)
-    except OSError as exc:
-        print(f"packcheck: {exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
-        return 2
-    return 0 if baseline is None else _gate(args, baseline, report)
+        if not (args.steps or (args.steps is None and not narrowed and not asked)):
+            return report, None
+        steps = bench.run_steps(
+            workloads=args.workload,
+            repeat=repeat,
+            seed=args.seed,
+            min_time=min_time,
+            clock=clock,
+            progress=shown,
+        )
+    return report, steps
 
 
 def _min_time(clock: str, default: float) -> float:
@@ -381,37 +423,39 @@ def _min_time(clock: str, default: float) -> float:
     return max(default, WALL_MIN_TIME) if clock == "wall" else default
 
 
-def _gate(args: argparse.Namespace, baseline: bench.Report, report: bench.Report) -> int:
+def _gate(
+    args: argparse.Namespace, baseline: bench.Report, report: bench.Report, out: TextIO
+) -> int:
+    """The comparison with ``--compare``'s baseline, said on ``out``; its exit status."""
+    say = partial(print, file=out)
     machines, versions = bench.differences(baseline, report)
     if machines:
-        print(f"note: this comparison is across machines ({'; '.join(machines)})")
+        say(f"note: this comparison is across machines ({'; '.join(machines)})")
     if versions:
-        print(f"note: this comparison is across versions ({'; '.join(versions)})")
+        say(f"note: this comparison is across versions ({'; '.join(versions)})")
     if baseline.clock != report.clock:
-        print(f"note: the baseline was timed on the {baseline.clock} clock, this run on the "
-              f"{report.clock} clock")  # fmt: skip
+        say(f"note: the baseline was timed on the {baseline.clock} clock, this run on the "
+            f"{report.clock} clock")  # fmt: skip
     if machines or versions:
-        print("note: speedups cancel only part of such differences; to gate a change, time "
-              "it against the old code in one run (--against)")  # fmt: skip
+        say("note: speedups cancel only part of such differences; to gate a change, time "
+            "it against the old code in one run (--against)")  # fmt: skip
     compared = bench.compared(baseline, report)
     if not compared:
-        print(
-            f"packcheck: --compare {args.compare}: this run and the baseline share no "
-            "workload and size with a speedup: nothing to compare",
-            file=sys.stderr,
+        raise SetupError(
+            f"--compare {args.compare}: this run and the baseline share no workload and "
+            "size with a speedup: nothing to compare"
         )
-        return 2
-    print(f"compared with {args.compare}: {_what(compared)}")
+    say(f"compared with {args.compare}: {_what(compared)}")
     regressions = bench.compare(baseline, report, args.max_regression)
     limit = f"{args.max_regression:.0%}"
     for regression in regressions:
-        print(f"REGRESSION {regression}")
+        say(f"REGRESSION {regression}")
     beyond = "beyond the noise of both runs"
     if regressions:
-        print(f"{len(regressions)} speedup(s) fell by more than {limit} {beyond}, "
-              f"against {args.compare}")  # fmt: skip
+        say(f"{len(regressions)} speedup(s) fell by more than {limit} {beyond}, "
+            f"against {args.compare}")  # fmt: skip
         return 1
-    print(f"no speedup fell by more than {limit} {beyond}, against {args.compare}")
+    say(f"no speedup fell by more than {limit} {beyond}, against {args.compare}")
     return 0
 
 
@@ -429,35 +473,32 @@ def _run_history(
     args: argparse.Namespace, reports: list[tuple[str, bench.Report]], plot: Any
 ) -> int:
     print(table_history(reports))
-    if plot is not None:
-        try:
-            draw_history(reports, plot, args.plot)
-        except OSError as exc:
-            print(f"packcheck: {exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
-            return 2
-    return 0
+    return 2 if _plotted(partial(draw_history, reports), plot, args.plot) else 0
 
 
-def _read_report(path: Path) -> Any:
+def _report(path: Path, others: bool = False) -> bench.Report | None:
+    """The matrix report stored at ``path``; with ``others``, ``None`` for another
+    kind of JSON (which is otherwise an error)."""
     try:
         with path.open(encoding="utf-8") as stream:
-            return json.load(stream)
+            data = json.load(stream)
+        if others and not (isinstance(data, dict) and data.get("kind") == bench.KIND):
+            return None
+        return bench.Report.from_json(data)
     except OSError as exc:
-        raise _Usage(f"{path}: cannot read: {exc.strerror}") from None
+        raise SetupError(f"{path}: cannot read: {exc.strerror}") from None
     except ValueError as exc:  # JSONDecodeError is one
-        raise _Usage(f"{path}: {exc}") from None
+        raise SetupError(f"{path}: {exc}") from None
 
 
 def _baseline(path: str, engines: list[str]) -> bench.Report:
     """The stored report, which must hold a baseline for every one of ``engines``."""
-    try:
-        baseline = bench.Report.from_json(_read_report(Path(path)))
-    except ValueError as exc:
-        raise _Usage(f"{path}: {exc}") from None
+    baseline = _report(Path(path))
+    assert baseline is not None  # or it raised
     held = [engine for engine in baseline.engines() if engine != bench.REFERENCE]
     missing = [engine for engine in engines if engine not in held]
     if missing:
-        raise _Usage(
+        raise SetupError(
             f"--compare {path} holds no baseline for {', '.join(missing)}; it holds "
             f"{', '.join(held) or 'no packer'}"
         )
@@ -467,18 +508,11 @@ def _baseline(path: str, engines: list[str]) -> bench.Report:
 def _history(directory: str) -> list[tuple[str, bench.Report]]:
     """Every matrix report in ``directory``, oldest first; other JSON files are skipped."""
     if not Path(directory).is_dir():
-        raise _Usage(f"{directory}: not a directory")
-    paths = sorted(Path(directory).glob("*.json"))
-    reports = []
-    for path in paths:
-        data = _read_report(path)
-        if isinstance(data, dict) and data.get("kind") == bench.KIND:
-            try:
-                reports.append((path.stem, bench.Report.from_json(data)))
-            except ValueError as exc:
-                raise _Usage(f"{path}: {exc}") from None
+        raise SetupError(f"{directory}: not a directory")
+    stored = [(path.stem, _report(path, True)) for path in sorted(Path(directory).glob("*.json"))]
+    reports = [(name, report) for name, report in stored if report is not None]
     if not reports:
-        raise _Usage(f"{directory}: no packcheck bench --json results in it")
+        raise SetupError(f"{directory}: no packcheck bench --json results in it")
     reports.sort(key=lambda item: str(item[1].context.get("created") or ""))
     return reports
 
@@ -490,5 +524,5 @@ def _pyplot() -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise _Usage("--plot needs matplotlib: pip install 'packcheck[plot]'") from None
+        raise SetupError("--plot needs matplotlib: pip install 'packcheck[plot]'") from None
     return plt

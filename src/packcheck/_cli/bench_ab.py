@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TextIO
 
 from .. import bench
 from ..bench._subjects import Subject
-from .bench_show import progress, progress_done, table_ab, write_json
+from .bench_show import dump, measuring, table_ab
 
 __all__ = [
     "FULL_BUDGET",
@@ -29,8 +30,9 @@ FULL_BUDGET = 120.0
 
 
 def run_ab(args: argparse.Namespace, new: Subject, old: Subject, clock: str) -> int:
-    """Compare, print the table; 1 on a confident slowdown or wrong answers (or, with
-    ``--strict``, an inconclusive workload), 2 when ``--json`` cannot be written.
+    """Compare, print the table and verdict (with ``--json`` on stderr, the JSON on
+    stdout); 1 on a confident slowdown or wrong answers (or, with ``--strict``, an
+    inconclusive workload).
 
     Kernels only: the kernel sizes and every workload.  A case-level or command packer
     on either side: the case sizes (agent-sized steps and long lists) and workloads.
@@ -41,32 +43,32 @@ def run_ab(args: argparse.Namespace, new: Subject, old: Subject, clock: str) -> 
     else:
         sizes = QUICK_SIZES if args.quick else bench.DEFAULT_SIZES
     default = WALL_MIN_TIME if clock == "wall" else 0.005
-    min_time = default if args.min_time is None else args.min_time
     try:
-        report = bench.ab(
-            new,
-            old,
-            workloads=args.workload or (bench.CASE_WORKLOADS if cases else None),
-            sizes=args.sizes or sizes,
-            threshold=args.max_regression,
-            time_budget=args.time_budget or (QUICK_BUDGET if args.quick else FULL_BUDGET),
-            min_time=min_time,
-            seed=args.seed,
-            clock=clock,
-            progress=progress(),
-        )
+        with measuring(args.quiet) as shown:
+            report = bench.ab(
+                new,
+                old,
+                workloads=args.workload or (bench.CASE_WORKLOADS if cases else None),
+                sizes=args.sizes or sizes,
+                threshold=args.max_regression,
+                time_budget=args.time_budget or (QUICK_BUDGET if args.quick else FULL_BUDGET),
+                min_time=default if args.min_time is None else args.min_time,
+                seed=args.seed,
+                clock=clock,
+                progress=shown,
+            )
     except bench.BenchError as exc:
         print(f"packcheck: {exc}", file=sys.stderr)
         return 1
-    finally:
-        progress_done()
-    print(table_ab(report, new.name, old.name))
+    out = sys.stderr if args.json else sys.stdout
+    print(table_ab(report, new.name, old.name), file=out)
     if args.json:
-        try:
-            write_json(args.json, report.to_json(new.name, old.name))
-        except OSError as exc:
-            print(f"packcheck: {exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
-            return 2
+        print(dump(report.to_json(new.name, old.name)))
+    return _verdict(report, args.strict, out)
+
+
+def _verdict(report: bench.ABReport, strict: bool, out: TextIO) -> int:
+    """The verdict line on ``out``, and the exit status it gives."""
     limit = f"{report.threshold:.0%}"
     slower = [
         f"{c.workload} n={c.n:,}" for c in report.comparisons if c.estimate.verdict == "slower"
@@ -77,11 +79,13 @@ def run_ab(args: argparse.Namespace, new: Subject, old: Subject, clock: str) -> 
         if c.estimate.verdict == "inconclusive"
     ]
     if slower:
-        print(f"FAIL: NEW is slower than OLD by more than {limit} on: {', '.join(slower)}")
+        print(
+            f"FAIL: NEW is slower than OLD by more than {limit} on: {', '.join(slower)}", file=out
+        )
         return 1
     if unsure:
-        status = "fails under --strict" if args.strict else "passes; --strict would fail it"
-        print(f"inconclusive within the time budget on: {', '.join(unsure)} ({status})")
-        return 1 if args.strict else 0
-    print(f"ok: NEW is not slower than OLD by more than {limit} on any workload")
+        status = "fails under --strict" if strict else "passes; --strict would fail it"
+        print(f"inconclusive within the time budget on: {', '.join(unsure)} ({status})", file=out)
+        return 1 if strict else 0
+    print(f"ok: NEW is not slower than OLD by more than {limit} on any workload", file=out)
     return 0

@@ -1,12 +1,14 @@
 """What ``packcheck bench`` prints and writes: the matrix, A/B and history tables,
-progress on a terminal, JSON files."""
+progress on stderr, JSON."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import statistics
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .. import bench
@@ -14,42 +16,42 @@ from ..bench._paired import Verdict
 
 __all__ = [
     "crossover",
+    "dump",
     "format_ratio",
     "format_time",
     "history_point",
-    "progress",
-    "progress_done",
+    "measuring",
     "table",
     "table_ab",
     "table_history",
     "table_steps",
-    "write_json",
 ]
 
 _VERDICTS: tuple[Verdict, ...] = ("slower", "inconclusive", "faster", "same")
 _KIND_NAMES = {"kernel": "kernel-level", "case": "case-level", "command": "JSON Lines command"}
 
 
-def progress() -> Callable[[str], None] | None:
-    """A progress line on stderr when it is a terminal, else nothing."""
-    return _progress if sys.stderr.isatty() else None
+@contextlib.contextmanager
+def measuring(quiet: bool) -> Iterator[Any]:
+    """Progress on stderr as ``verify`` shows it (none when ``quiet``), handed out for
+    the measurement inside; and a Python packer's own prints (its stdout) kept out of
+    the report, as ``verify``'s worker keeps them."""
+    from ._progress import progress_for  # it loads the gate (Hypothesis): only to measure
+
+    shown = progress_for(sys.stderr, quiet, "bench")
+    try:
+        with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
+            yield shown
+        if shown is not None:
+            shown.finish()
+    finally:
+        if shown is not None:
+            shown.close()
 
 
-def _progress(message: str) -> None:
-    print(f"\r\033[K{message}", end="", file=sys.stderr, flush=True)
-
-
-def progress_done() -> None:
-    """Clear the progress line, if there is one."""
-    if sys.stderr.isatty():
-        print("\r\033[K", end="", file=sys.stderr)
-
-
-def write_json(path: str, data: Any) -> None:
-    """``data`` as indented JSON; ``OSError`` if ``path`` cannot be written."""
-    with open(path, "w", encoding="utf-8") as stream:
-        json.dump(data, stream, indent=1)
-        stream.write("\n")
+def dump(data: Any) -> str:
+    """``data`` as the indented JSON ``--json`` prints."""
+    return json.dumps(data, indent=1)
 
 
 def format_time(seconds: float | None) -> str:
@@ -164,7 +166,7 @@ def table_steps(report: bench.StepsReport, repeat: int) -> str:
             f"{t.call:<12}{t.workload:<16}{blocks:>16}"
             f"{format_time(statistics.median(t.reference_samples)):>12}"
             f"{format_time(statistics.median(t.numpy_samples)):>12}"
-            f"{middle:>9}{interval:>18}  {t.faster()}"
+            f"{middle:>9} {interval:>17}  {t.faster()}"
         )
     lines.append("")
     for call in dict.fromkeys(t.call for t in report.timings):
@@ -201,7 +203,7 @@ def table_ab(report: bench.ABReport, new_spec: str, old_spec: str) -> str:
         interval = f"[{e.low:.2f}x, {e.high:.2f}x]"
         lines.append(
             f"{c.workload:<16}{c.family:<13}{c.n:>10,}{format_time(c.new_seconds):>11}"
-            f"{format_time(c.old_seconds):>11}{e.ratio:>8.2f}x{interval:>18}{e.pairs:>7}  "
+            f"{format_time(c.old_seconds):>11}{e.ratio:>8.2f}x {interval:>17}{e.pairs:>7}  "
             f"{e.verdict}"
         )
     tally = ", ".join(f"{report.counts[v]} {v}" for v in _VERDICTS)

@@ -15,13 +15,13 @@ import math
 import random
 import statistics
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._answers import check_answers, first_answer
 from ._context import context
-from ._kernels import BenchError, Kernel
+from ._kernels import BenchError, Kernel, Progress
 from ._paired import Estimate, Verdict
 from ._subjects import Cell, Subject, as_subject
 from ._timing import CLOCKS, calls_per_sample, commands_clock, log_ratio, paired, wall
@@ -116,7 +116,7 @@ def ab(
     min_time: float = 0.005,
     seed: int = 0,
     clock: str = "thread",
-    progress: Callable[[str], None] | None = None,
+    progress: Progress | None = None,
 ) -> ABReport:
     """Time ``new`` against ``old`` on every workload and size, and judge each.
 
@@ -135,28 +135,40 @@ def ab(
     reference agrees with), one is not an answer, a kernel raises or changes its input;
     ``ValueError`` for an unknown clock, an empty matrix or impossible counts.
     """
-    if clock not in CLOCKS:
-        raise ValueError(f"unknown clock {clock!r}; expected one of {', '.join(CLOCKS)}")
     subjects = (as_subject("NEW", new), as_subject("OLD", old))
-    if any(s.kind == "command" for s in subjects):
-        commands_clock(clock)
-    names = list(workloads) if workloads is not None else list(WORKLOADS)
-    cells = [(workload(name), n) for name in names for n in sorted(set(sizes))]
-    if not cells or cells[0][1] < 1 or not 1 <= min_pairs <= max_pairs:
-        raise ValueError("need a workload, sizes >= 1 and 1 <= min_pairs <= max_pairs")
+    cells = _cells(subjects, workloads, sizes, clock, (min_pairs, max_pairs))
     start = wall()
     end = start + time_budget
     rng = random.Random(seed)
     comparisons = []
     for done, (load, n) in enumerate(cells):
         if progress is not None:
-            progress(f"[{done + 1}/{len(cells)}] {load.name} n={n:,}")
+            progress(f"{load.name} n={n:,}", done + 1, len(cells))
         deadline = wall() + max(0.0, end - wall()) / (len(cells) - done)
         pairs = (min_pairs, max_pairs, deadline)
         judging = (threshold, confidence, min_time)
         comparisons.append(_compare(load, n, seed, subjects, pairs, judging, clock, rng))
     kinds = (subjects[0].kind, subjects[1].kind)
     return ABReport(comparisons, threshold, confidence, clock, wall() - start, kinds)
+
+
+def _cells(
+    subjects: tuple[Subject, Subject],
+    workloads: Iterable[str] | None,
+    sizes: Iterable[int],
+    clock: str,
+    pairs: tuple[int, int],
+) -> list[tuple[Workload, int]]:
+    """The workloads at the sizes to compare; ``ValueError`` for what :func:`ab` says."""
+    if clock not in CLOCKS:
+        raise ValueError(f"unknown clock {clock!r}; expected one of {', '.join(CLOCKS)}")
+    if any(s.kind == "command" for s in subjects):
+        commands_clock(clock)
+    names = list(workloads) if workloads is not None else list(WORKLOADS)
+    cells = [(workload(name), n) for name in names for n in sorted(set(sizes))]
+    if not cells or cells[0][1] < 1 or not 1 <= pairs[0] <= pairs[1]:
+        raise ValueError("need a workload, sizes >= 1 and 1 <= min_pairs <= max_pairs")
+    return cells
 
 
 def _compare(

@@ -8,10 +8,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["BenchError", "Kernel", "read_answer"]
+__all__ = ["BenchError", "Kernel", "Progress", "read_answer"]
 
 #: A ``pack_sizes``-compatible function: int64 sizes in, kept flags and remaining out.
 Kernel = Callable[[int, npt.NDArray[np.int64]], tuple[Sequence[bool] | npt.NDArray[np.bool_], int]]
+#: ``progress(what, done, total)``: what a benchmark measures now, the ``done``-th of
+#: ``total`` (as ``verify``'s progress is told).
+Progress = Callable[[str, int, "int | None"], None]
 
 
 class BenchError(Exception):

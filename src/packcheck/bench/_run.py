@@ -26,7 +26,7 @@ from .._engines import levels as scan
 from .._engines.pack import pack, pack_many
 from ._answers import check_answers, first_answer
 from ._context import MACHINE_KEYS, VERSION_KEYS, context, mismatches
-from ._kernels import BenchError, Kernel
+from ._kernels import BenchError, Kernel, Progress
 from ._report import REFERENCE, Report, Timing
 from ._steps import CALLS, StepsReport, StepTiming
 from ._subjects import Subject, as_subject
@@ -74,7 +74,7 @@ def run(
     reference_limit: int = 10**6,
     min_time: float = 0.02,
     clock: str = "thread",
-    progress: Callable[[str], None] | None = None,
+    progress: Progress | None = None,
 ) -> Report:
     """Time ``packers`` (default: the NumPy packer as ``"numpy"``) and the reference.
 
@@ -109,7 +109,7 @@ def run(
     timings: list[Timing] = []
     for done, (load, n) in enumerate(cells):
         if progress is not None:
-            progress(f"[{done + 1}/{len(cells)}] {load.name} n={n:,}")
+            progress(f"{load.name} n={n:,}", done + 1, len(cells))
         timings += _measure(load, n, seed, chosen, (repeat, min_time), n <= reference_limit, timer)
     return Report(timings, context(), clock)
 
@@ -168,7 +168,7 @@ def run_steps(
     seed: int = 0,
     min_time: float = 0.02,
     clock: str = "thread",
-    progress: Callable[[str], None] | None = None,
+    progress: Progress | None = None,
 ) -> StepsReport:
     """The engines at the sizes agents pack, each row's two sides timed in turn.
 
@@ -197,7 +197,7 @@ def run_steps(
 
     def say(message: str) -> None:
         if progress is not None:
-            progress(f"[steps {len(timings) + 1}/{total}] {message}")
+            progress(f"steps: {message}", len(timings) + 1, total)
 
     for load in loads:
         for n in ns:
@@ -207,17 +207,29 @@ def run_steps(
             samples = _pair(one, rounds, timer, f"{load.name} at n={n:,}", "pack(case)")
             timings.append(StepTiming("pack(case)", load.name, 1, n, n, n, seed, *samples))
     if count:
-        batch = batch_of_steps(count, seed)
-        shape = (count, int(batch.offsets[-1]), 10, 200, seed)
-        say(f"pack_batch {count:,} steps")
-        samples = _batch_pair(batch, rounds, timer)
-        timings.append(StepTiming("pack_batch", "batch_of_steps", *shape, *samples))
-        say(f"pack_many {count:,} steps")
-        cases = batch.as_cases()
-        many = (partial(_case_by_case, cases), partial(pack_many, cases, engine="numpy"))
-        samples = _pair(many, rounds, timer, f"{count:,} steps", "pack_many")
-        timings.append(StepTiming("pack_many", "batch_of_steps", *shape, *samples))
+        _batches(count, seed, rounds, timer, say, timings)
     return StepsReport(timings)
+
+
+def _batches(
+    count: int,
+    seed: int,
+    rounds: tuple[int, float],
+    timer: Callable[[], float],
+    say: Callable[[str], None],
+    timings: list[StepTiming],
+) -> None:
+    """The rows of :func:`run_steps` on ``count`` steps in one call, added to ``timings``."""
+    batch = batch_of_steps(count, seed)
+    shape = (count, int(batch.offsets[-1]), 10, 200, seed)
+    say(f"pack_batch {count:,} steps")
+    samples = _batch_pair(batch, rounds, timer)
+    timings.append(StepTiming("pack_batch", "batch_of_steps", *shape, *samples))
+    say(f"pack_many {count:,} steps")
+    cases = batch.as_cases()
+    many = (partial(_case_by_case, cases), partial(pack_many, cases, engine="numpy"))
+    samples = _pair(many, rounds, timer, f"{count:,} steps", "pack_many")
+    timings.append(StepTiming("pack_many", "batch_of_steps", *shape, *samples))
 
 
 def _case_by_case(cases: list[Any]) -> list[dict[str, Any]]:

@@ -16,9 +16,11 @@ any captured ``partition``) with :func:`packcheck.pack`'s.
 from __future__ import annotations
 
 import inspect
+import math
 import pickle
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Literal
 
@@ -27,9 +29,10 @@ import numpy as np
 from .. import reference
 from .._engines.pack import pack
 from .._load import SetupError
-from .._packers import CommandPacker, encode_case
+from .._packers import CommandPacker, PackerFault, encode_case
 from .._partition.facts import without_partition
-from ._kernels import Kernel, read_answer
+from ._kernels import BenchError, Kernel, read_answer
+from ._limit import Limit
 from ._timing import Run, repeated, unwatch, watch
 from ._workloads import Workload, as_case
 
@@ -65,11 +68,26 @@ class Cell:
     shape: str
 
 
+@contextmanager
+def _watching(limit: Limit | None, what: str, calls: int = 1) -> Iterator[None]:
+    """``limit`` (if any) watches ``calls`` calls of ``what`` inside."""
+    if limit is None:
+        yield
+        return
+    limit.watch(what, calls)
+    try:
+        yield
+    finally:
+        limit.done()
+
+
 class Subject:
-    """A packer to time: its ``name`` (as given), its ``kind``, a :class:`Cell` per input."""
+    """A packer to time: its ``name`` (as given), its ``kind``, a :class:`Cell` per input,
+    and the :class:`Limit` of a case (``None``: none; a command has its own)."""
 
     name: str
     kind: Kind
+    limit: Limit | None = None
 
     @property
     def family(self) -> str:
@@ -83,27 +101,45 @@ class Subject:
     def close(self) -> None:
         """Release the packer (a command's process)."""
 
+    def _limited(self, cell: Cell, where: str) -> Cell:
+        """``cell``, its calls watched by :attr:`limit`."""
+        limit, what = self.limit, f"{self.name} failed {where}"
+        if limit is None:
+            return cell
+
+        def run(number: int) -> None:
+            with _watching(limit, what, number):
+                cell.run(number)
+
+        def answer() -> Any:
+            with _watching(limit, what):
+                return cell.answer()
+
+        return replace(cell, run=run, answer=answer)
+
 
 class KernelSubject(Subject):
     """A ``pack_sizes(budget, int64 sizes)`` function, called in this process."""
 
     kind: Kind = "kernel"
 
-    def __init__(self, name: str, kernel: Kernel) -> None:
+    def __init__(self, name: str, kernel: Kernel, limit: Limit | None = None) -> None:
         self.name = name
         self.kernel = kernel
+        self.limit = limit
 
     def cell(self, load: Workload, n: int, seed: int) -> Cell:
         sizes, budget = load.generate(n, seed)
         pristine = sizes.copy()
         call = partial(self.kernel, budget, sizes)
-        return Cell(
+        cell = Cell(
             repeated(call),
             lambda: read_answer(call()),
             lambda: np.array_equal(sizes, pristine),
             lambda: reference.pack_sizes(budget, sizes.tolist()),
             _SHAPE["kernel"],
         )
+        return self._limited(cell, f"on {load.name} at n={n:,}")
 
 
 class CaseSubject(Subject):
@@ -111,42 +147,56 @@ class CaseSubject(Subject):
 
     kind: Kind = "case"
 
-    def __init__(self, name: str, function: Callable[[dict[str, Any]], object]) -> None:
+    def __init__(
+        self, name: str, function: Callable[[dict[str, Any]], object], limit: Limit | None = None
+    ) -> None:
         self.name = name
         self.function = function
+        self.limit = limit
 
     def cell(self, load: Workload, n: int, seed: int) -> Cell:
         case = load.case(n, seed)
         pristine = pickle.dumps(case)
         call = partial(self.function, case)
-        return Cell(
+        cell = Cell(
             repeated(call),
             lambda: without_partition(call()),
             lambda: pickle.dumps(case) == pristine,
             partial(pack, case),
             _SHAPE["case"],
         )
+        return self._limited(cell, f"on {load.name} at n={n:,}")
 
 
 class CommandSubject(Subject):
     """A JSON Lines command, started once; a sample sends a batch of copies of the
-    case through it and waits for as many answers."""
+    case through it and waits for as many answers, within ``timeout`` seconds a case
+    (0: no limit)."""
 
     kind: Kind = "command"
 
     def __init__(self, command: str, timeout: float) -> None:
         self.name = command
-        self.packer = CommandPacker(command, timeout)
+        self.timeout = timeout or math.inf
+        self.packer = CommandPacker(command, self.timeout)
         watch(id(self), lambda: self.packer.pid)  # its work, on the command clock
 
     def cell(self, load: Workload, n: int, seed: int) -> Cell:
         case = load.case(n, seed)
         line = (encode_case(case) + "\n").encode("ascii")
+        where = f"on {load.name} at n={n:,}"
 
         def run(number: int) -> None:
-            self.packer.stream(line * number, number)
+            self.packer.timeout = self.timeout * number
+            try:
+                self.packer.stream(line * number, number)
+            except PackerFault as exc:
+                raise BenchError(
+                    f"{self.name} failed {where} (in {number} case(s)): {exc}"
+                ) from None
 
         def answer() -> object:
+            self.packer.timeout = self.timeout
             return without_partition(self.packer.answer(case))
 
         return Cell(run, answer, lambda: True, partial(pack, case), _SHAPE["case"])
@@ -162,18 +212,24 @@ def as_subject(name: str, packer: Kernel | Subject) -> Subject:
 
 
 def python_subject(
-    name: str, function: Callable[..., Any], kind: str | None = None, option: str = "--packer"
+    name: str,
+    function: Callable[..., Any],
+    kind: str | None = None,
+    option: str = "--packer",
+    limit: Limit | None = None,
 ) -> Subject:
     """``function`` as a kernel or case subject: ``kind`` if given, else told by its
-    signature, or when that cannot tell, by trying a small case each way.
+    signature, or when that cannot tell, by trying a small case each way; every call
+    watched by ``limit``.
 
     Raises :class:`SetupError` (one line, naming ``option``) when neither fits.
     """
     if kind is None:
-        kind = _kind(name, function, option)
+        with _watching(limit, f"{option} {name!r} failed when tried on a small case"):
+            kind = _kind(name, function, option)
     if kind == "kernel":
-        return KernelSubject(name, function)
-    return CaseSubject(name, function)
+        return KernelSubject(name, function, limit)
+    return CaseSubject(name, function, limit)
 
 
 def _kind(name: str, function: Callable[..., Any], option: str) -> str:

@@ -1,0 +1,54 @@
+"""A Python packer's time limit in bench: seconds a case; a case past it ends the run.
+
+``verify`` runs a Python packer in a worker process to time it out and go on.  bench
+times it in its own thread (on the thread clock: a worker would time the pickling), and
+has nothing to go on with: a packer past its limit ends the run.  A watchdog thread
+does that, since a call into the packer cannot be interrupted: it hands the one-line
+reason to ``expire``, which ends the process (the command packers' processes are
+stopped on the way, :meth:`packcheck._packers.CommandPacker.close`).  Armed per call
+or per sample (``calls`` times the limit), outside the packer's own time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+__all__ = ["Limit"]
+
+
+class Limit:
+    """``seconds`` a case for a packer called in this process; ``expire(reason)`` is
+    called from a watchdog thread when a watched call outlasts it."""
+
+    def __init__(self, seconds: float, expire: Callable[[str], None]) -> None:
+        self.seconds = seconds
+        self._expire = expire
+        self._watched: tuple[float, str] | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def watch(self, what: str, calls: int = 1) -> None:
+        """``what`` (the packer and case, for the reason) starts ``calls`` calls now."""
+        self._watched = (time.monotonic() + self.seconds * calls, what)
+
+    def done(self) -> None:
+        """The watched calls returned."""
+        self._watched = None
+
+    def _watch(self) -> None:
+        while not self._stop.wait(min(0.1, max(0.01, self.seconds / 4))):
+            watched = self._watched
+            if watched is not None and time.monotonic() > watched[0]:
+                self._stop.set()
+                self._expire(
+                    f"{watched[1]}: no answer within {self.seconds:g} s a case (timeout); "
+                    "run stopped"
+                )
+
+    def close(self) -> None:
+        """Stop watching."""
+        self._stop.set()
+        self._thread.join()
