@@ -10,6 +10,8 @@ still pending.
 from __future__ import annotations
 
 import logging
+import signal
+import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
@@ -53,16 +55,17 @@ def cluster(
     distributed = _distributed("--workers" if scheduler is None else "--scheduler")
     logging.getLogger("distributed").setLevel(logging.ERROR)
     if scheduler is None:
-        with (
-            distributed.LocalCluster(
+        with _Held() as held:  # half started, a local cluster cannot be stopped cleanly
+            local = distributed.LocalCluster(
                 n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",  # its HTTP server on a free port, never 8787
                 silence_logs=logging.ERROR,
-            ) as local,
-            distributed.Client(local, set_as_default=False) as client,
-        ):
+            )
+            client = distributed.Client(local, set_as_default=False)
+        with local, client:
+            held.release()
             yield dask_runner(client)
         return
     try:
@@ -75,6 +78,27 @@ def cluster(
         except TimeoutError:
             raise ClusterError(f"--scheduler {scheduler}: no worker within {timeout:g} s") from None
         yield dask_runner(client)
+
+
+class _Held:
+    """Ctrl-C and SIGTERM held while in it, and delivered by :meth:`release`."""
+
+    def __enter__(self) -> _Held:
+        self._got: list[int] = []
+        self._before: dict[int, Any] = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._before[sig] = signal.signal(sig, lambda sig, _: self._got.append(sig))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._before.items():
+            signal.signal(sig, handler)
+
+    def release(self) -> None:
+        """The signal held, if any, delivered now (to the handlers it was held from)."""
+        if self._got:
+            signal.raise_signal(self._got[0])
 
 
 def dask_runner(client: Any) -> Runner:
