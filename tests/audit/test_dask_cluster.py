@@ -222,3 +222,34 @@ def test_a_signal_stops_the_local_cluster_and_leaves_nothing_running(
     assert len(err.splitlines()) <= 1
     _, alive = psutil.wait_procs(children, timeout=10)
     assert alive == []
+
+
+def test_a_file_unreadable_midway_stops_the_run_there(
+    scheduler: str, shards: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(Path(shards[1]).read_bytes()[:-30])
+    names = [shards[0], str(cut), *shards[2:]]
+    alone = _run(capsys, "audit", *names)
+    assert alone[0] == 2
+    assert alone[2].splitlines()[-1].startswith(f"packcheck audit: {cut}: cannot read: ")
+    assert _run(capsys, "audit", "--scheduler", scheduler, *names) == alone
+
+
+def test_a_scheduler_without_workers_is_one_line(
+    shards: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as empty:
+        status, out, err = _run(
+            capsys,
+            "audit",
+            "--scheduler",
+            empty.scheduler_address,
+            "--connect-timeout",
+            "0.5",
+            *shards,
+        )
+    assert (status, out) == (2, "")
+    assert (
+        err == f"packcheck audit: --scheduler {empty.scheduler_address}: no worker within 0.5 s\n"
+    )
