@@ -25,7 +25,7 @@ distributed = pytest.importorskip(
 psutil = pytest.importorskip("psutil", reason="comes with distributed")
 
 from packcheck._cli import main  # noqa: E402
-from packcheck.audit import ClusterError, check_runs  # noqa: E402
+from packcheck.audit import ClusterError, ReadError, check_runs  # noqa: E402
 from packcheck.audit._dask import dask_runner  # noqa: E402
 from packcheck.audit._read import count_lines, whole  # noqa: E402
 
@@ -125,6 +125,8 @@ def test_pieces_of_plain_files_on_the_cluster(scheduler: str, tmp_path: Path) ->
     names = [str(run), str(run)]
     with distributed.Client(scheduler, set_as_default=False) as client:
         assert check_runs(names, client=client, piece_bytes=5_000) == check_runs(names)
+        with pytest.raises(ReadError, match="<stdin>: a cluster reads files"):
+            check_runs(["-"], client=client)
 
 
 def test_pack_on_the_cluster_is_byte_identical(

@@ -75,6 +75,8 @@ def check_runs(
     if client is not None:
         from ._dask import dask_runner
 
+        if "-" in names:
+            raise ReadError("<stdin>", "a cluster reads files, not standard input")
         run = dask_runner(client)
     audit = Audit()
     found = tuple(audited(names, audit, run, piece_bytes))
