@@ -25,7 +25,6 @@ from ..audit._read import (
     Piece,
     Runner,
     expand,
-    flushing,
     piece_lines,
     reason,
     whole,
@@ -37,6 +36,7 @@ from ._common import (
     cluster_runner,
     engine_option,
     engine_ready,
+    flushing,
     problem,
     writable,
 )

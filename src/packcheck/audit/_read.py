@@ -28,7 +28,6 @@ __all__ = [
     "Runner",
     "count_lines",
     "expand",
-    "flushing",
     "in_process",
     "opened",
     "piece_lines",
@@ -297,38 +296,3 @@ def pieces(
         else:
             line += count
     return out
-
-
-class _FlushingInput(io.RawIOBase):
-    """The raw bytes of a file descriptor; ``flush`` runs before every read.
-
-    A read from a pipe may wait for its writer, who may be waiting for the answers
-    already written: flushing first means no answer sits in a buffer while the tool
-    waits.  Reads are buffered chunks, so this costs one flush per chunk, not per case.
-    """
-
-    def __init__(self, fd: int, flush: Callable[[], None]) -> None:
-        super().__init__()
-        self._fd = fd
-        self._flush = flush
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        self._flush()
-        data = os.read(self._fd, len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
-
-
-def flushing(stream: IO[bytes], flush: Callable[[], None]) -> IO[bytes]:
-    """``stream``, read so that ``flush`` runs before any read that could wait (a
-    decompressed or remote stream is left as it is)."""
-    if not isinstance(stream, io.BufferedReader | io.FileIO):
-        return stream
-    try:
-        fd = stream.fileno()
-    except (OSError, ValueError):  # an in-memory stream never waits
-        return stream
-    return io.BufferedReader(_FlushingInput(fd, flush), buffer_size=1 << 16)
