@@ -21,7 +21,8 @@ from packcheck._partition.facts import PartitionError, check_partition
 from packcheck._partition.invariants import InvariantError, check_output
 from packcheck._rule.jsonio import JSONError, dumps, loads
 from packcheck._rule.order import same_utf16
-from packcheck.audit import Audit, Violation, _label, record_step
+from packcheck.audit import Audit, Violation, record_step
+from packcheck.audit._check import _label
 from packcheck.strategies import cases
 
 
@@ -29,7 +30,7 @@ class _FullAudit(Audit):
     """Every check in full on every step, from a whole trace."""
 
     def _check_step(
-        self, record: dict[str, Any], number: int, reference: Any, text: str
+        self, record: dict[str, Any], at: tuple[int, str | None], reference: Any, text: str
     ) -> list[Violation]:
         full = trace(record)
         self.steps += 1
@@ -63,9 +64,9 @@ class _FullAudit(Audit):
         else:
             self.correct += 1
         left_out = bool(full.partition.available or full.partition.dropped)
-        self._tally(left_out, full.reasons, number, label)
+        self._tally(left_out, full.reasons, at, label)
         self.violations += len(found)
-        return [Violation(number, check, message, label) for check, message in found]
+        return [Violation(at[0], check, message, label, at[1]) for check, message in found]
 
 
 def _both(lines: Iterable[bytes | str]) -> None:

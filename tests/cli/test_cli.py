@@ -28,7 +28,8 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize(
-    "argv", [[], ["nope"], ["pack", "--engine", "fast"], ["fixtures"], ["pack", "a", "b"]]
+    "argv",
+    [[], ["nope"], ["pack", "--engine", "fast"], ["fixtures"], ["audit", "--workers", "0"]],
 )
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     with pytest.raises(SystemExit) as info:

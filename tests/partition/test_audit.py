@@ -182,8 +182,8 @@ def test_what_the_run_lost_most_frequent_first() -> None:
 
 
 def test_the_tally_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(audit, "MAX_TRACKED_IDS", 1)
-    monkeypatch.setattr(audit, "MAX_STEPS_SHOWN", 1)
+    monkeypatch.setitem(audit.Audit.__init__.__kwdefaults__, "max_tracked", 1)
+    monkeypatch.setattr(audit._check, "MAX_STEPS_SHOWN", 1)
     case: dict[str, Any] = {"budget": 0, "blocks": [], "required": ["A", "B"]}
     summary = check_run([json.dumps(record_step(case))] * 3).summary
     (loss,) = summary.lost
@@ -193,13 +193,13 @@ def test_the_tally_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_round_trip_check_can_fail(monkeypatch: pytest.MonkeyPatch) -> None:
     line = json.dumps(record_step(DISTRACTOR))
-    real = audit.write_json
+    real = audit._check.write_json
     calls = iter(range(10))
     # A writer that changes a record the second time it writes it.
-    monkeypatch.setattr(audit, "write_json", lambda value: real(value) + (" " * next(calls)))
+    monkeypatch.setattr(audit._check, "write_json", lambda value: real(value) + (" " * next(calls)))
     (violation,) = check_run([line]).violations
     assert violation.check == "round-trip"
-    monkeypatch.setattr(audit, "write_json", lambda value: real(value)[:-1])
+    monkeypatch.setattr(audit._check, "write_json", lambda value: real(value)[:-1])
     (violation,) = check_run([line]).violations
     assert violation.check == "round-trip"
     assert "unreadable (invalid JSON" in violation.message

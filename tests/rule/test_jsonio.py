@@ -101,6 +101,9 @@ def test_non_finite_literals_are_refused(text: str) -> None:
         ("[\n1,\n]", "Expecting value at line 3 column 1", False),
         ("[\n1,\n", "Expecting value at line 3 column 1", True),
         ("", "Expecting value at column 1", True),
+        # json's own message ends in "at": said once ("at at column" before).
+        ('{"a": "x', "Unterminated string starting at column 7", False),
+        ('{"a": "x\x01"}', "Invalid control character at column 9", False),
     ],
 )
 def test_invalid_json_says_where_and_whether_it_was_cut_short(

@@ -1,4 +1,5 @@
-"""What the commands share: opening inputs, answering a record, one-line problems."""
+"""What the commands share: opening inputs, answering a record, one-line problems, and
+the options that run ``pack`` and ``audit`` on a Dask cluster."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import io
 import math
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO, Any, NoReturn
 
@@ -15,10 +16,14 @@ from .._engines.choice import ENGINES, Engine, check_engine
 from .._engines.pack import pack
 from .._rule.model import MalformedCase
 from .._rule.sources import Record
+from ..audit._dask import CONNECT_TIMEOUT, ClusterError, cluster
+from ..audit._read import Runner, opened, reason
 
 __all__ = [
     "DEFAULT_TIMEOUT",
     "answer",
+    "cluster_options",
+    "cluster_runner",
     "engine_option",
     "engine_ready",
     "flushing",
@@ -96,15 +101,6 @@ def engine_ready(engine: Engine) -> bool:
     return True
 
 
-@contextmanager
-def opened(name: str) -> Iterator[IO[bytes]]:
-    if name == "-":
-        yield sys.stdin.buffer
-        return
-    with open(name, "rb") as stream:
-        yield stream
-
-
 class _FlushingInput(io.RawIOBase):
     """The raw bytes of a file descriptor; ``flush`` runs before every read.
 
@@ -129,7 +125,10 @@ class _FlushingInput(io.RawIOBase):
 
 
 def flushing(stream: IO[bytes], flush: Callable[[], None]) -> IO[bytes]:
-    """``stream``, read so that ``flush`` runs before any read that could wait."""
+    """``stream``, read so that ``flush`` runs before any read that could wait (a
+    decompressed or remote stream is left as it is)."""
+    if not isinstance(stream, io.BufferedReader | io.FileIO):
+        return stream
     try:
         fd = stream.fileno()
     except (OSError, ValueError):  # an in-memory stream never waits
@@ -163,7 +162,50 @@ def problem(name: str, message: str) -> None:
     print(f"packcheck: {name}: {message}", file=sys.stderr)
 
 
-def reason(exc: Exception) -> str:
-    if isinstance(exc, OSError) and exc.strerror:
-        return f"cannot read: {exc.strerror}"
-    return str(exc)
+def cluster_options(parser: argparse.ArgumentParser) -> None:
+    """``--workers N`` | ``--scheduler ADDRESS``, and ``--connect-timeout SECONDS``."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers",
+        type=_positive,
+        metavar="N",
+        help="run on a local Dask cluster of N processes; the output is the same "
+        "(needs the dask extra: pip install 'packcheck[dask]')",
+    )
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on the Dask cluster at ADDRESS (tcp://host:8786), whose workers "
+        "must reach the files (shared or object storage)",
+    )
+    parser.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=CONNECT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"with --scheduler: give up reaching it after SECONDS (default: {CONNECT_TIMEOUT:g})",
+    )
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value
+
+
+@contextmanager
+def cluster_runner(args: argparse.Namespace, names: Sequence[str]) -> Iterator[Runner | None]:
+    """The cluster ``--workers`` or ``--scheduler`` asks for (``None``: neither), closed
+    on leaving; :class:`ClusterError` if it cannot be had or cannot read ``names``."""
+    if args.workers is None and args.scheduler is None:
+        yield None
+        return
+    flag = "--workers" if args.scheduler is None else "--scheduler"
+    if "-" in names:
+        raise ClusterError(f"{flag} reads FILEs, not standard input")
+    with cluster(args.workers, args.scheduler, args.connect_timeout) as run:
+        yield run

@@ -1,14 +1,18 @@
-"""``packcheck audit``: check every model step of a recorded run (JSON Lines)."""
+"""``packcheck audit``: check every model step of a recorded run (JSON Lines), in one
+process or on a Dask cluster."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import closing
 from typing import Any
 
 from .._rule.jsonio import dumps
-from ..audit import Audit, RunSummary
-from ._common import opened, reason, writable
+from ..audit import Audit, ClusterError, ReadError, RunSummary, Violation
+from ..audit._merge import audited
+from ..audit._read import expand, whole
+from ._common import cluster_options, cluster_runner, writable
 
 __all__ = ["register"]
 
@@ -30,7 +34,13 @@ def register(commands: Any) -> None:
             "violation, 2 unreadable or malformed input (the other lines still checked)."
         ),
     )
-    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="the run (default: -)")
+    p.add_argument(
+        "files",
+        nargs="*",
+        default=["-"],
+        metavar="FILE",
+        help="the run: files, globs, .gz, fsspec URLs, audited as one run (default: -)",
+    )
     p.add_argument(
         "--json",
         action="store_true",
@@ -41,40 +51,35 @@ def register(commands: Any) -> None:
         action="store_true",
         help="exit 1 when no step left any block out (the run cannot show capture works)",
     )
+    cluster_options(p)
     p.set_defaults(run=run_audit)
 
 
 def run_audit(args: argparse.Namespace) -> int:
-    """Audit ``args.file``; 0 clean, 1 a violation (or strict warning), 2 bad input."""
-    name = "<stdin>" if args.file == "-" else args.file
-    out = sys.stdout
+    """Audit ``args.files`` as one run; 0 clean, 1 a violation (or strict warning), 2 bad
+    input (or a cluster that cannot be had)."""
+    try:
+        names = expand(args.files)
+    except ReadError as exc:
+        return _failed(str(exc))
+    name = whole(names[0]).name if len(names) == 1 else f"{len(names)} files"
     audit = Audit()
     try:
-        with opened(args.file) as stream:
-            for number, line in enumerate(stream, start=1):
-                for violation in audit.check_line(line, number):
-                    args.status_if_cut_off = 2 if violation.check == "malformed" else 1
-                    if violation.check == "malformed":
-                        print(
-                            writable(
-                                f"packcheck audit: {name}: line {number}: {violation.message}",
-                                sys.stderr,
-                            ),
-                            file=sys.stderr,
-                        )
-                    text = (
-                        dumps(violation.to_json()) if args.json else writable(str(violation), out)
-                    )
-                    out.write(text + "\n")
+        with (
+            cluster_runner(args, names) as run,
+            closing(audited(names, audit, run)) as found,
+        ):
+            for violation in found:
+                _write(violation, args, name)
     except BrokenPipeError:
         raise  # the reader went away (see _cli.main)
-    except OSError as exc:
-        print(writable(f"packcheck audit: {name}: {reason(exc)}", sys.stderr), file=sys.stderr)
-        return 2
+    except (ReadError, ClusterError) as exc:
+        return _failed(str(exc))
     summary = audit.summary()
     if not summary.steps and not summary.malformed:
-        print(f"packcheck audit: {name}: no steps in input (it is empty)", file=sys.stderr)
-        return 2
+        empty = "it is empty" if len(names) == 1 else "they are empty"
+        return _failed(f"{name}: no steps in input ({empty})")
+    out = sys.stdout
     if args.json:
         out.write(dumps(summary.to_json()) + "\n")
     else:
@@ -83,6 +88,25 @@ def run_audit(args: argparse.Namespace) -> int:
     if summary.warning:
         print(f"packcheck audit: warning: {summary.warning}", file=sys.stderr)
     return summary.status(strict=args.strict)
+
+
+def _failed(why: str) -> int:
+    print(writable(f"packcheck audit: {why}", sys.stderr), file=sys.stderr)
+    return 2
+
+
+def _write(violation: Violation, args: argparse.Namespace, name: str) -> None:
+    """One violation on stdout (a malformed line named on stderr first)."""
+    out = sys.stdout
+    args.status_if_cut_off = 2 if violation.check == "malformed" else 1
+    if violation.check == "malformed":
+        where = f"{violation.file or name}: line {violation.line}"
+        print(
+            writable(f"packcheck audit: {where}: {violation.message}", sys.stderr),
+            file=sys.stderr,
+        )
+    text = dumps(violation.to_json()) if args.json else writable(str(violation), out)
+    out.write(text + "\n")
 
 
 def _count(number: int, noun: str) -> str:

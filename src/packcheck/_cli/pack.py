@@ -1,26 +1,43 @@
-"""``packcheck pack``: a case in, the declared output (or its trace, or a run record) out."""
+"""``packcheck pack``: a case in, the declared output (or its trace, or a run record) out;
+in one process, or on a Dask cluster in pieces, the output the same."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from collections.abc import Iterable, Iterator
+from contextlib import closing
+from dataclasses import dataclass
+from functools import partial
+from typing import IO, Any
 
+from .._engines.choice import Engine
 from .._load import SetupError, load
 from .._packers import CallablePacker, CommandPacker, Packer, PackerFault
 from .._partition.facts import without_partition
 from .._partition.trace import trace
-from .._rule.jsonio import dumps, write_json
-from .._rule.sources import SourceError, read_records
-from ..audit import record_step
+from .._rule.jsonio import JSONError, dumps, loads, write_json
+from .._rule.sources import Record, SourceError, read_lines, read_records
+from ..audit import ClusterError, ReadError, record_step
+from ..audit._read import (
+    PIECE_BYTES,
+    READ_ERRORS,
+    Piece,
+    Runner,
+    expand,
+    piece_lines,
+    reason,
+    whole,
+)
+from ..audit._read import pieces as all_pieces
 from ._common import (
     answer,
+    cluster_options,
+    cluster_runner,
     engine_option,
     engine_ready,
     flushing,
-    opened,
     problem,
-    reason,
     writable,
 )
 from .explain import explain_lines
@@ -38,14 +55,20 @@ def register(commands: Any) -> None:
         help="print the declared output of each case",
         description=(
             "Print the declared output of each case as one compact JSON line, in input "
-            "order. FILE holds one JSON case, JSON Lines (one case per line), a JSON "
+            "order. A FILE holds one JSON case, JSON Lines (one case per line), a JSON "
             "array of {id, input, expected} fixtures, or the seed's CSV table; '-' or "
             "no FILE reads standard input. A malformed case gets an "
             '{"error":"input","detail":...} line, the rest are still answered, and the '
             "exit status is 2."
         ),
     )
-    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="input (default: -)")
+    p.add_argument(
+        "files",
+        nargs="*",
+        default=["-"],
+        metavar="FILE",
+        help="input: files, globs, .gz, fsspec URLs, answered in order (default: -)",
+    )
     engine_option(p)
     shown = p.add_mutually_exclusive_group()
     shown.add_argument(
@@ -76,26 +99,36 @@ def register(commands: Any) -> None:
         metavar="COMMAND",
         help="with --record: the same for a packer speaking JSON Lines",
     )
+    cluster_options(p)
     p.set_defaults(run=run_pack)
 
 
 def run_pack(args: argparse.Namespace) -> int:
-    """Answer every case of ``args.file``; 2 if any was malformed or the file unreadable
-    (or the packer cannot be loaded), 1 if the packer recorded failed on a case."""
+    """Answer every case of ``args.files``; 2 if any was malformed or a file unreadable
+    (or the packer cannot be loaded, or the cluster had), 1 if the packer recorded
+    failed on a case."""
     if (args.packer or args.packer_cmd) and not args.record:
         print(
             "packcheck: --packer and --packer-cmd record a packer's run: they need --record",
             file=sys.stderr,
         )
         return 2
+    if (args.packer or args.packer_cmd) and (args.workers or args.scheduler):
+        print("packcheck: --workers and --scheduler run packcheck's engines only", file=sys.stderr)
+        return 2
     if not engine_ready(args.engine):
         return 2
     packer = None
     try:
+        names = expand(args.files)
         packer = _packer(args)
-        return _pack(args, packer)
-    except SetupError as exc:  # cannot be loaded, or a command that never answered
+        with cluster_runner(args, names) as run:
+            return _pack(names, _How.of(args), packer, run)
+    except (SetupError, ClusterError) as exc:  # cannot be loaded, or never answered
         print(f"packcheck: {exc}", file=sys.stderr)
+        return 2
+    except ReadError as exc:
+        problem(exc.name, exc.why)
         return 2
     finally:
         if packer is not None:
@@ -125,38 +158,106 @@ def _recorded(case: dict[str, Any], packer: Packer) -> dict[str, Any]:
     return {**case, **captured, "result": without_partition(answer)}
 
 
-def _pack(args: argparse.Namespace, packer: Packer | None) -> int:
-    name = "<stdin>" if args.file == "-" else args.file
+@dataclass(frozen=True, slots=True)
+class _How:
+    """What ``pack`` prints per case."""
+
+    engine: Engine
+    explain: bool
+    trace: bool
+    record: bool
+
+    @staticmethod
+    def of(args: argparse.Namespace) -> _How:
+        return _How(args.engine, args.explain, args.trace, args.record)
+
+
+# Per case: its output (lines, each ending in a newline), the problem to name on stderr
+# first (or None), and the exit status it calls for.
+_Answer = tuple[str, str | None, int]
+
+
+def _answers(records: Iterable[Record], how: _How, packer: Packer | None) -> Iterator[_Answer]:
+    for record in records:
+        result, trouble = answer(record, how.engine)
+        if trouble is not None:
+            yield write_json(result) + "\n", trouble, 2
+        elif how.explain:
+            lines = explain_lines(trace(record.case, engine=how.engine), record.where)
+            yield "".join(line + "\n" for line in lines), None, 0
+        elif how.trace:
+            yield write_json(trace(record.case, engine=how.engine).to_json()) + "\n", None, 0
+        elif packer is not None:
+            try:
+                yield dumps(_recorded(record.case, packer)) + "\n", None, 0
+            except PackerFault as exc:
+                why = f"{record.where}: the packer failed: {exc}"
+                yield dumps({"error": "packer", "detail": str(exc)}) + "\n", why, 1
+        elif how.record:
+            yield write_json(record_step(record.case, engine=how.engine)) + "\n", None, 0
+        else:
+            yield write_json(result) + "\n", None, 0
+
+
+def _records(piece: Piece, stream: IO[bytes]) -> Iterator[Record]:
+    if piece.start:
+        return read_lines(stream, piece.first_line)
+    return read_records(stream, csv_hint=piece.name.lower().endswith(".csv"))
+
+
+def _splittable(first: bytes) -> bool:
+    """Whether a file whose first line is ``first`` is JSON Lines whatever follows: that
+    line is a case (an array could be the whole fixture file)."""
+    try:
+        value = loads(first.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
+    except (UnicodeDecodeError, JSONError):
+        return False
+    return isinstance(value, dict)
+
+
+def pack_task(piece: Piece, how: _How) -> tuple[list[_Answer], str | None]:
+    """The answers to ``piece``, wherever it runs, and why its reading stopped if it did."""
+    found: list[_Answer] = []
+    try:
+        with piece_lines(piece) as stream:
+            for one in _answers(_records(piece, stream), how, None):
+                found.append(one)
+    except (*READ_ERRORS, SourceError) as exc:
+        return found, reason(exc)
+    return found, None
+
+
+def _pack(names: list[str], how: _How, packer: Packer | None, run: Runner | None) -> int:
     out = sys.stdout
     status = 0
-    try:
-        with opened(args.file) as stream:
-            source = flushing(stream, out.flush)
-            for record in read_records(source, csv_hint=name.lower().endswith(".csv")):
-                result, trouble = answer(record, args.engine)
-                if trouble is not None:
-                    status = 2
-                    problem(name, trouble)
-                    out.write(write_json(result) + "\n")
-                elif args.explain:
-                    for line in explain_lines(trace(record.case, engine=args.engine), record.where):
-                        out.write(writable(line, out) + "\n")
-                elif args.trace:
-                    out.write(write_json(trace(record.case, engine=args.engine).to_json()) + "\n")
-                elif packer is not None:
-                    try:
-                        out.write(dumps(_recorded(record.case, packer)) + "\n")
-                    except PackerFault as exc:
-                        status = max(status, 1)
-                        problem(name, f"{record.where}: the packer failed: {exc}")
-                        out.write(dumps({"error": "packer", "detail": str(exc)}) + "\n")
-                elif args.record:
-                    out.write(write_json(record_step(record.case, engine=args.engine)) + "\n")
-                else:
-                    out.write(write_json(result) + "\n")
-    except BrokenPipeError:
-        raise  # the reader went away: not a problem with the input (see _cli.main)
-    except (OSError, SourceError) as exc:
-        problem(name, reason(exc))
-        return 2
+    if run is None:
+        for name in names:
+            piece = whole(name)
+            try:
+                with piece_lines(piece) as stream:
+                    source = flushing(stream, out.flush)
+                    for one in _answers(_records(piece, source), how, packer):
+                        status = max(status, _write(one, piece.name, how, out))
+            except BrokenPipeError:
+                raise  # the reader went away: not a problem with the input (see _cli.main)
+            except (*READ_ERRORS, SourceError) as exc:
+                problem(piece.name, reason(exc))
+                return 2
+        return status
+    pieces = all_pieces(names, run, PIECE_BYTES, _splittable)
+    with closing(run(partial(pack_task, how=how), pieces)) as results:
+        for piece, (found, error) in zip(pieces, results, strict=True):
+            for one in found:
+                status = max(status, _write(one, piece.name, how, out))
+            if error is not None:
+                problem(piece.name, error)
+                return 2
+    return status
+
+
+def _write(one: _Answer, name: str, how: _How, out: IO[str]) -> int:
+    text, trouble, status = one
+    if trouble is not None:
+        problem(name, trouble)
+    out.write(writable(text, out) if how.explain else text)
     return status

@@ -156,7 +156,9 @@ def loads(text: str) -> Any:
     except json.JSONDecodeError as exc:
         at = f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
         truncated = exc.pos >= len(text.rstrip(" \t\r\n"))
-        raise JSONError(f"invalid JSON: {exc.msg} at {at}", truncated=truncated) from None
+        # Some of json's messages end in "at" ("Unterminated string starting at").
+        what = exc.msg.removesuffix(" at")
+        raise JSONError(f"invalid JSON: {what} at {at}", truncated=truncated) from None
     except RecursionError:
         raise JSONError("invalid JSON: nesting too deep") from None
     except NumberTooLarge as exc:

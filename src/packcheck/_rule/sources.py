@@ -16,7 +16,7 @@ from typing import IO, Any
 from .jsonio import JSONError, loads
 from .model import json_type
 
-__all__ = ["CSV_COLUMNS", "Record", "SourceError", "read_records"]
+__all__ = ["CSV_COLUMNS", "Record", "SourceError", "read_lines", "read_records"]
 
 #: The seed's editable table: case name, input JSON, expected JSON, reason.
 CSV_COLUMNS = ("Case", "Supplied input", "Expected structured output", "Decision and reason")
@@ -96,8 +96,9 @@ def _line(raw: bytes, number: int) -> Record:
     return decoded if isinstance(decoded, Record) else _parse(decoded, where)
 
 
-def _lines(stream: IO[bytes], start: int) -> Iterator[Record]:
-    # Streamed: one record per line as soon as it is read; memory stays flat.
+def read_lines(stream: IO[bytes], start: int) -> Iterator[Record]:
+    """The records of JSON Lines, numbered from ``start``: a piece of a file whose first
+    line is a case (streamed, one record per line as soon as it is read)."""
     for number, raw in enumerate(stream, start=start):
         if raw.strip():
             yield _line(raw, number)
@@ -108,7 +109,7 @@ def _json_lines(first: bytes, number: int, stream: IO[bytes]) -> Iterator[Record
     text = _decode(first.rstrip(b"\r\n"), where)
     if isinstance(text, Record):
         yield text
-        yield from _lines(stream, number + 1)
+        yield from read_lines(stream, number + 1)
         return
     try:
         value = loads(text)
@@ -124,7 +125,7 @@ def _json_lines(first: bytes, number: int, stream: IO[bytes]) -> Iterator[Record
             record = Record(where, error=f"{exc}; read whole: {whole}")
             stream = io.BytesIO(rest)
         yield record
-        yield from _lines(stream, number + 1)
+        yield from read_lines(stream, number + 1)
         return
     if isinstance(value, list):
         # One line holding an array: the whole fixture file, unless more lines follow.
@@ -138,10 +139,10 @@ def _json_lines(first: bytes, number: int, stream: IO[bytes]) -> Iterator[Record
             return
         yield Record(where, case=value)
         yield _line(later, after)
-        yield from _lines(stream, after + 1)
+        yield from read_lines(stream, after + 1)
         return
     yield Record(where, case=value)
-    yield from _lines(stream, number + 1)
+    yield from read_lines(stream, number + 1)
 
 
 def _whole(data: bytes) -> list[Record] | str:

@@ -1,0 +1,119 @@
+"""`packcheck audit` on Dask against one process, side by side (issue 29's figures).
+
+Usage::
+
+    python benchmarks/dask_scaling.py [--steps 100000] [--pairs 3] [--dir DIR]
+
+Makes (once, kept in DIR) a recorded run of STEPS steps of 5-40 blocks with
+``make_big_inputs.py`` and ``packcheck pack --record``, as one plain file and as 8 gzip
+shards, then times, in alternating pairs of whole ``packcheck audit`` processes:
+
+- one plain process against ``--workers 1`` on the one file (the overhead of Dask);
+- one plain process against ``--workers 2`` on the 8 shards (the speedup).
+
+Each pair's outputs are compared byte for byte.  Prints wall time and CPU (user +
+system of the process and everything it started) per run, the ratio per pair, and the
+load average before and after: the machine is shared, so quote the load with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from make_big_inputs import case_lines  # noqa: E402
+
+PACKCHECK = [sys.executable, "-m", "packcheck"]
+SHARDS = 8
+
+
+def make_inputs(where: Path, steps: int) -> tuple[Path, list[Path]]:
+    """The run as one file and as 8 gzip shards (made once)."""
+    where.mkdir(parents=True, exist_ok=True)
+    run = where / f"run-{steps}.jsonl"
+    shards = [where / f"shard-{steps}-{i}.jsonl.gz" for i in range(SHARDS)]
+    if not run.exists():
+        cases = "".join(case_lines(steps, blocks=5, most=40))
+        done = subprocess.run(
+            [*PACKCHECK, "pack", "--record"], input=cases.encode(), capture_output=True, check=True
+        )
+        run.write_bytes(done.stdout)
+    if not all(shard.exists() for shard in shards):
+        lines = run.read_bytes().splitlines(keepends=True)
+        size = -(-len(lines) // SHARDS)
+        for index, shard in enumerate(shards):
+            with gzip.open(shard, "wb", compresslevel=1) as out:
+                out.writelines(lines[index * size : (index + 1) * size])
+    return run, shards
+
+
+def timed(argv: list[str]) -> tuple[float, float, bytes]:
+    """Wall seconds, CPU seconds (it and its children) and stdout of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if done.returncode not in (0, 1):
+        sys.exit(f"failed ({done.returncode}): {' '.join(argv)}\n{done.stderr.decode()}")
+    return wall, cpu, done.stdout
+
+
+def pairs(plain: list[str], other: list[str], count: int) -> list[tuple[tuple[float, float], ...]]:
+    """``count`` pairs of (plain, other) runs, alternating which goes first."""
+    out = []
+    for index in range(count):
+        order = (plain, other) if index % 2 == 0 else (other, plain)
+        results = {id(argv): timed(argv) for argv in order}
+        first, second = results[id(plain)], results[id(other)]
+        if first[2] != second[2]:
+            sys.exit(f"outputs differ: {' '.join(other)}")
+        out.append(((first[0], first[1]), (second[0], second[1])))
+    return out
+
+
+def row(name: str, measured: list[tuple[tuple[float, float], ...]], speedup: bool) -> str:
+    plain = [p for p, _ in measured]
+    other = [o for _, o in measured]
+    ratios = [(p[0] / o[0]) if speedup else (o[0] / p[0]) for p, o in measured]
+    return (
+        f"| {name} | {statistics.median(w for w, _ in plain):.2f} s "
+        f"({statistics.median(c for _, c in plain):.2f} s) | "
+        f"{statistics.median(w for w, _ in other):.2f} s "
+        f"({statistics.median(c for _, c in other):.2f} s) | "
+        f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f}x) |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=100_000)
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--dir", type=Path, default=Path("/tmp/packcheck-dask-bench"))
+    args = parser.parse_args()
+    run, shards = make_inputs(args.dir, args.steps)
+    audit = [*PACKCHECK, "audit", "--json"]
+    load = os.getloadavg()
+    overhead = pairs([*audit, str(run)], [*audit, "--workers", "1", str(run)], args.pairs)
+    plain = [*audit, *map(str, shards)]
+    scaling = pairs(plain, [*audit, "--workers", "2", *map(str, shards)], args.pairs)
+    print(f"{args.steps:,} steps of 5-40 blocks, {args.pairs} alternating pairs each")
+    print(f"load average before: {load[0]:.1f}, after: {os.getloadavg()[0]:.1f}\n")
+    print("| runs | one process: wall (CPU) | Dask: wall (CPU) | ratio, median (range) |")
+    print("|---|---|---|---|")
+    print(row("one file, `--workers 1` (Dask's time over one process's)", overhead, False))
+    print(row(f"{SHARDS} gzip shards, `--workers 2` (speedup)", scaling, True))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,254 @@
+"""The audit itself: :class:`Audit` checks a run's lines one at a time and keeps only
+counters and the lost IDs; two audits of consecutive parts of a run merge exactly."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._engines.choice import Engine
+from .._partition.expected import Expected, exactly
+from .._partition.facts import (
+    CAPTURE_FACTS,
+    InvariantError,
+    PartitionError,
+    check_partition,
+    partition_json,
+)
+from .._partition.invariants import check_output
+from .._partition.trace import trace
+from .._rule.jsonio import JSONError, dumps, loads, shallow, show, write_json
+from .._rule.model import MalformedCase, json_type, read_case
+from .._rule.order import same_utf16
+from ._report import Loss, RunReport, RunSummary, StepAt, Violation
+
+__all__ = ["CHECKS", "MAX_STEPS_SHOWN", "MAX_TRACKED_IDS", "Audit", "check_run", "record_step"]
+
+#: Every ``check`` a violation can name: the partition facts, then the step's own.
+CHECKS = (*CAPTURE_FACTS, "result", "round-trip", "malformed")
+#: Steps named per lost ID (the first ones met); the count covers them all.
+MAX_STEPS_SHOWN = 10
+#: Distinct lost IDs tallied; past it, losses are only counted (memory stays flat).
+MAX_TRACKED_IDS = 10_000
+_BOM = "\ufeff"
+
+
+@dataclass(slots=True)
+class _Tally:
+    count: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+    steps: list[StepAt] = field(default_factory=list)
+
+
+def _label(record: Mapping[str, Any]) -> Any:
+    return record.get("step", record.get("id"))
+
+
+class Audit:
+    """A run checked one line at a time; :meth:`summary` at any point.
+
+    Memory is flat in the number of steps: counters, and at most ``max_tracked``
+    (:data:`MAX_TRACKED_IDS`) lost IDs with :data:`MAX_STEPS_SHOWN` steps each;
+    ``None`` tracks every lost ID (an audit of one part of a run, to :meth:`merge`).
+    """
+
+    def __init__(self, *, max_tracked: int | None = MAX_TRACKED_IDS) -> None:
+        self.max_tracked = max_tracked
+        self.steps = 0
+        self.correct = 0
+        self.violations = 0
+        self.malformed = 0
+        self.left_out = 0
+        self.untracked = 0
+        self._lost: dict[str, _Tally] = {}
+
+    def check_line(
+        self, line: bytes | str, number: int, file: str | None = None
+    ) -> list[Violation]:
+        """Check the step on line ``number`` (1-based) of ``file``; its violations, if any.
+
+        ``file`` is named in the violations and lost steps (``None``: a run of one
+        file).  A blank line is no step.  A malformed line gives one ``malformed`` violation
+        (counted apart: it is bad input, not a bad capture).  O(n + r log r) in the
+        step's blocks and required IDs.
+        """
+        text: str | bytes = line
+        if isinstance(text, bytes):
+            try:
+                text = text.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return [
+                    self._malformed(
+                        number,
+                        f"not UTF-8: byte 0x{text[exc.start]:02x} at offset {exc.start}",
+                        file,
+                    )
+                ]
+        # Without its line end, so a message's column is on this line.
+        text = text.rstrip("\r\n")
+        if number == 1:
+            text = text.removeprefix(_BOM)
+        if not text.strip():
+            return []
+        try:
+            record = loads(text)
+        except JSONError as exc:
+            return [self._malformed(number, str(exc), file)]
+        if not isinstance(record, dict):
+            why = f"expected a step object, got {json_type(record)}"
+            return [self._malformed(number, why, file)]
+        if record.get("error") == "input" and set(record) == {"error", "detail"}:
+            # What `packcheck pack --record` writes for a line it could not read.
+            why = f"not a step: the recorded input was malformed ({show(record['detail'], 200)})"
+            return [self._malformed(number, why, file)]
+        try:
+            read = read_case(record)
+        except MalformedCase as exc:
+            return [self._malformed(number, str(exc), file)]
+        return self._check_step(record, (number, file), Expected(read), text)
+
+    def _malformed(self, number: int, why: str, file: str | None) -> Violation:
+        self.malformed += 1
+        return Violation(number, "malformed", why, None, file)
+
+    def _check_step(
+        self, record: dict[str, Any], at: tuple[int, str | None], reference: Expected, text: str
+    ) -> list[Violation]:
+        """Each check: a correct step costs equality tests against the reference; the
+        full checkers (and their messages) run only where a check may fail."""
+        self.steps += 1
+        label = _label(record)
+        found: list[tuple[str, str]] = []
+
+        # Check the round trip: written back by packcheck and read again, the same record.
+        # A record written as the very line it was read from reads again as itself;
+        # unless nested deep enough that reading it again, one call deeper, could meet
+        # the recursion limit: such a record goes the whole way, as it always did.
+        written = write_json(record)
+        if written != text or not shallow(text):
+            try:
+                again = write_json(loads(written))
+            except JSONError as exc:
+                again = f"unreadable ({exc})"
+            if again != written:
+                found.append(
+                    ("round-trip", f"written back as {written[:60]}, read again as {again[:60]}")
+                )
+
+        # Check a recorded result: the declared output.
+        kept = None
+        if "result" in record:
+            result = record["result"]
+            if exactly(result, reference.result):
+                kept = reference.result.get("kept")
+            else:
+                try:
+                    check_output(record, result)
+                except InvariantError as exc:
+                    found.append(("result", f"{exc.invariant}: {exc.detail}"))
+                else:
+                    kept = [same_utf16(i) for i in result["kept"]] if "kept" in result else None
+
+        # Check the partition: present, not null, and the one the rule gives.
+        try:
+            partition = record.get("partition")
+            if partition is None:
+                why = "it is null" if "partition" in record else "the step has no 'partition'"
+                raise PartitionError("no-partition", f"no partition captured: {why}")
+            if not exactly(partition, reference.partition_json):
+                check_partition(record, partition, kept=kept, reference=reference.partition())
+        except PartitionError as exc:
+            found.insert(0, (exc.check, exc.detail))
+        else:
+            self.correct += 1
+
+        self._tally(reference.left_out, reference.reasons(), at, label)
+        self.violations += len(found)
+        return [Violation(at[0], check, message, label, at[1]) for check, message in found]
+
+    def _tally(
+        self, left_out: bool, reasons: Mapping[str, str], at: tuple[int, str | None], label: Any
+    ) -> None:
+        if left_out:
+            self.left_out += 1
+        if label is not None and not (
+            type(label) is int or (type(label) is str and len(label) <= 200)
+        ):
+            # Memory stays flat: a label kept for the summary is small.
+            label = dumps(label)[:200]
+        step: StepAt = (at[0], label) if at[1] is None else (at[0], label, at[1])
+        for block_id, reason in reasons.items():
+            tally = self._lost.get(block_id)
+            if tally is None:
+                if self.max_tracked is not None and len(self._lost) >= self.max_tracked:
+                    self.untracked += 1
+                    continue
+                tally = self._lost[block_id] = _Tally()
+            tally.count += 1
+            tally.reasons[reason] += 1
+            if len(tally.steps) < MAX_STEPS_SHOWN:
+                tally.steps.append(step)
+
+    def merge(self, later: Audit) -> None:
+        """Add the audit of the lines that follow this audit's: afterwards this audit is
+        the one that checked them all, in order (``later`` must track every lost ID it
+        met, ``max_tracked=None``, or the IDs past its own limit are only counted)."""
+        self.steps += later.steps
+        self.correct += later.correct
+        self.violations += later.violations
+        self.malformed += later.malformed
+        self.left_out += later.left_out
+        self.untracked += later.untracked
+        for block_id, theirs in later._lost.items():
+            tally = self._lost.get(block_id)
+            if tally is None:
+                if self.max_tracked is not None and len(self._lost) >= self.max_tracked:
+                    self.untracked += theirs.count
+                    continue
+                tally = self._lost[block_id] = _Tally()
+            tally.count += theirs.count
+            tally.reasons.update(theirs.reasons)
+            tally.steps += theirs.steps[: MAX_STEPS_SHOWN - len(tally.steps)]
+
+    def summary(self) -> RunSummary:
+        """The counts so far, lost IDs most frequent first (ties: first met first)."""
+        ranked = sorted(self._lost.items(), key=lambda item: -item[1].count)
+        lost = tuple(
+            Loss(block_id, tally.count, dict(tally.reasons.most_common()), tuple(tally.steps))
+            for block_id, tally in ranked
+        )
+        return RunSummary(
+            self.steps,
+            self.correct,
+            self.violations,
+            self.malformed,
+            self.left_out,
+            lost,
+            self.untracked,
+        )
+
+
+def check_run(lines: Iterable[bytes | str]) -> RunReport:
+    """Audit a recorded run given as its lines (an open file, a list of strings).
+
+    Keeps every violation in the :class:`RunReport`; for a run too large for that, feed
+    :class:`Audit` line by line.  Lines are numbered from 1.
+    """
+    audit = Audit()
+    found: list[Violation] = []
+    for number, line in enumerate(lines, start=1):
+        found += audit.check_line(line, number)
+    return RunReport(tuple(found), audit.summary())
+
+
+def record_step(case: Mapping[str, Any], *, engine: Engine = "reference") -> dict[str, Any]:
+    """``case`` as a run record: its keys, plus the ``partition`` and ``result`` captured.
+
+    What ``packcheck pack --record`` writes, one per line.  A size-error case records
+    the empty partition (nothing was scanned) and ``{"error": "size"}``.  Raises
+    :class:`packcheck.MalformedCase` like :func:`packcheck.pack`.
+    """
+    captured = trace(case, engine=engine)
+    return {**case, "partition": partition_json(captured.partition), "result": captured.result}

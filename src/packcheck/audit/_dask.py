@@ -1,0 +1,127 @@
+"""Running on a Dask cluster: a local one of N processes, or one at a scheduler's address.
+
+Dask (the ``dask`` extra) is imported only here, and only when a cluster is asked for.
+Tasks are submitted a window at a time and their results taken in order; a worker
+lost mid-run has its tasks run again elsewhere (Dask's own rescheduling: every task
+here only reads), and leaving early, by an error, Ctrl-C or SIGTERM, cancels the tasks
+still pending.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from collections import deque
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import contextmanager
+from functools import partial
+from itertools import islice
+from typing import Any, TypeVar
+
+from ._read import Runner
+
+__all__ = ["CONNECT_TIMEOUT", "ClusterError", "cluster", "dask_runner"]
+
+#: Seconds to reach a scheduler (and for it to have a worker) before giving up.
+CONNECT_TIMEOUT = 10.0
+#: Tasks in flight at least (else twice the cluster's threads): results wait in order.
+_WINDOW = 8
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
+
+class ClusterError(Exception):
+    """The cluster cannot be had or reached, or it failed a task: one line."""
+
+
+def _distributed(flag: str) -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterError(f"{flag} needs the dask extra: pip install 'packcheck[dask]'") from None
+    return distributed
+
+
+@contextmanager
+def cluster(
+    workers: int | None = None, scheduler: str | None = None, timeout: float = CONNECT_TIMEOUT
+) -> Iterator[Runner]:
+    """A :class:`Runner` on a local cluster of ``workers`` processes (one thread each),
+    or on the cluster at ``scheduler``; closed (the local one stopped) on leaving.
+
+    Its logging is kept to errors, so that a run prints only its own lines.
+    """
+    distributed = _distributed("--workers" if scheduler is None else "--scheduler")
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    if scheduler is None:
+        with _Held() as held:  # half started, a local cluster cannot be stopped cleanly
+            local = distributed.LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",  # its HTTP server on a free port, never 8787
+                silence_logs=logging.ERROR,
+            )
+            client = distributed.Client(local, set_as_default=False)
+        with local, client:
+            held.release()
+            yield dask_runner(client)
+        return
+    try:
+        client = distributed.Client(scheduler, timeout=timeout, set_as_default=False)
+    except (OSError, ValueError) as exc:
+        raise ClusterError(f"--scheduler {scheduler}: cannot connect: {exc}") from None
+    with client:
+        try:
+            client.wait_for_workers(1, timeout=timeout)
+        except TimeoutError:
+            raise ClusterError(f"--scheduler {scheduler}: no worker within {timeout:g} s") from None
+        yield dask_runner(client)
+
+
+class _Held:
+    """Ctrl-C and SIGTERM held while in it, and delivered by :meth:`release`."""
+
+    def __enter__(self) -> _Held:
+        self._got: list[int] = []
+        self._before: dict[int, Any] = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._before[sig] = signal.signal(sig, lambda sig, _: self._got.append(sig))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._before.items():
+            signal.signal(sig, handler)
+
+    def release(self) -> None:
+        """The signal held, if any, delivered now (to the handlers it was held from)."""
+        if self._got:
+            signal.raise_signal(self._got[0])
+
+
+def dask_runner(client: Any) -> Runner:
+    """The :class:`Runner` of a ``distributed.Client``: each item a task on its cluster."""
+    return partial(_ordered, client)
+
+
+def _ordered(client: Any, fn: Callable[[_T], _R], items: Sequence[_T]) -> Generator[_R, None, None]:
+    window = max(_WINDOW, 2 * sum(client.nthreads().values()))
+    todo = iter(items)
+    pending: deque[Any] = deque()
+    try:
+        pending.extend(client.submit(fn, item, pure=False) for item in islice(todo, window))
+        while pending:
+            future = pending.popleft()
+            try:
+                result = future.result()
+            except Exception as exc:
+                why = f"{type(exc).__name__}: {exc}"
+                raise ClusterError(f"the cluster failed a task: {why}") from exc
+            future.release()
+            pending.extend(client.submit(fn, item, pure=False) for item in islice(todo, 1))
+            yield result
+    finally:
+        if pending:
+            client.cancel(list(pending))

@@ -1,0 +1,298 @@
+"""Reading runs and case files: names and globs, ``-``, ``.gz``, fsspec URLs, and pieces.
+
+A file is read whole in one process.  For a cluster it is cut into pieces of about
+:data:`PIECE_BYTES` at line ends, each read on its own (a ``.gz`` file, which cannot be
+entered midway, is one piece); a piece knows the number of its first line, counted by
+a cheap first pass over the pieces before it (:func:`count_lines`).
+"""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import io
+import os
+import stat
+import sys
+import zlib
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import IO, Any, Protocol, TypeVar, cast
+
+__all__ = [
+    "PIECE_BYTES",
+    "READ_ERRORS",
+    "Piece",
+    "ReadError",
+    "Runner",
+    "count_lines",
+    "expand",
+    "in_process",
+    "opened",
+    "piece_lines",
+    "pieces",
+    "plan",
+    "reason",
+    "whole",
+]
+
+#: The size a file is cut into for a cluster (a piece ends at the first line end past it).
+PIECE_BYTES = 8 << 20
+#: What reading a file can raise: the system's errors, a truncated or corrupt ``.gz``.
+READ_ERRORS = (OSError, EOFError, zlib.error)
+_MAGIC = frozenset("*?[")
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
+
+class ReadError(Exception):
+    """A file that cannot be read (or a glob that matches none): ``name: reason``."""
+
+    def __init__(self, name: str, why: str) -> None:
+        super().__init__(name, why)
+        self.name = name
+        self.why = why
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.why}"
+
+
+def reason(exc: BaseException) -> str:
+    """One line on ``exc``: ``cannot read: ...`` for a read error, else its message."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"cannot read: {exc.strerror}"
+    return f"cannot read: {exc}" if isinstance(exc, READ_ERRORS) else str(exc)
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """Lines ``[start, stop)`` (bytes; ``stop`` ``None``: to the end) of the file shown
+    as ``name`` and opened as ``path``; ``first_line`` is the number of its first line."""
+
+    name: str
+    path: str
+    start: int = 0
+    stop: int | None = None
+    first_line: int = 1
+
+
+def _is_url(name: str) -> bool:
+    return "://" in name
+
+
+def _url_fs(name: str) -> tuple[Any, str]:
+    """The fsspec file system of the URL ``name``, and the path in it; an ``OSError``
+    if fsspec, or its backend for the URL's scheme, is not installed."""
+    try:
+        import fsspec
+
+        fs, path = fsspec.core.url_to_fs(name)
+    except (ImportError, ValueError) as exc:
+        why = "a URL needs fsspec: pip install 'packcheck[dask]'"
+        raise OSError(why if isinstance(exc, ModuleNotFoundError) else str(exc)) from None
+    return fs, path
+
+
+def expand(names: Sequence[str]) -> list[str]:
+    """``names`` with each glob replaced by the files it matches, sorted; a name that
+    exists, or holds no ``*?[``, is kept as given.  :class:`ReadError` if a glob
+    matches nothing."""
+    out: list[str] = []
+    for name in names:
+        if name == "-" or not _MAGIC & set(name) or (not _is_url(name) and os.path.exists(name)):
+            out.append(name)
+            continue
+        try:
+            found = _glob_url(name) if _is_url(name) else sorted(glob.glob(name))
+        except READ_ERRORS as exc:
+            raise ReadError(name, reason(exc)) from None
+        if not found:
+            raise ReadError(name, "no file matches")
+        out += found
+    return out
+
+
+def _glob_url(name: str) -> list[str]:
+    fs, path = _url_fs(name)
+    return [fs.unstrip_protocol(found) for found in sorted(fs.glob(path))]
+
+
+def _compressed(name: str) -> bool:
+    if _is_url(name):
+        _url_fs(name)  # fsspec, and its backend for this URL, are installed
+        from fsspec.utils import infer_compression
+
+        return infer_compression(name) is not None
+    return name.lower().endswith(".gz")
+
+
+def whole(name: str) -> Piece:
+    """The file ``name`` (``-``: standard input, shown as ``<stdin>``) as one piece."""
+    if name == "-":
+        return Piece("<stdin>", "-")
+    return Piece(name, name if _is_url(name) else os.path.abspath(name))
+
+
+@contextmanager
+def opened(name: str) -> Iterator[IO[bytes]]:
+    """The bytes of ``name``: ``-`` standard input, a URL through fsspec (its
+    compression told by its suffix), a ``.gz`` file decompressed, else the file."""
+    if name == "-":
+        yield sys.stdin.buffer
+    elif _is_url(name):
+        fs, path = _url_fs(name)
+        with fs.open(path, "rb", compression="infer") as stream:
+            yield stream
+    elif name.lower().endswith(".gz"):
+        with gzip.open(name, "rb") as unzipped:
+            yield cast(IO[bytes], unzipped)
+    else:
+        with open(name, "rb") as stream:
+            yield stream
+
+
+@contextmanager
+def piece_lines(piece: Piece) -> Iterator[IO[bytes]]:
+    """The bytes of ``piece``, from its ``start`` up to its ``stop``."""
+    with opened(piece.path) as stream:
+        if piece.start:
+            stream.seek(piece.start)
+        if piece.stop is None:
+            yield stream
+        else:
+            yield io.BufferedReader(_Window(stream, piece.stop - piece.start), 1 << 16)
+
+
+class _Window(io.RawIOBase):
+    """At most ``left`` bytes of ``stream``."""
+
+    def __init__(self, stream: IO[bytes], left: int) -> None:
+        super().__init__()
+        self._stream = stream
+        self._left = left
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self._stream.read(min(len(buffer), self._left))
+        buffer[: len(data)] = data
+        self._left -= len(data)
+        return len(data)
+
+
+def plan(
+    name: str, piece_bytes: int, splittable: Callable[[bytes], bool] | None = None
+) -> list[Piece]:
+    """``name`` cut at line ends into pieces of about ``piece_bytes``, numbered from 1
+    (:func:`pieces` numbers them).  Whole: standard input, a compressed file, anything but a regular
+    file, a file ``splittable`` (given its first line) refuses, and a file that cannot
+    be read (its piece then fails where it is read, in order)."""
+    first = whole(name)
+    try:
+        if name == "-" or _compressed(name):
+            return [first]
+        with _sized(first.path) as (stream, size):
+            if size <= piece_bytes or (splittable and not splittable(stream.readline())):
+                return [first]
+            cuts = _cuts(stream, size, piece_bytes)
+    except READ_ERRORS:
+        return [first]
+    edges = [0, *cuts]
+    return [
+        replace(first, start=start, stop=stop)
+        for start, stop in zip(edges, [*cuts, None], strict=True)
+    ]
+
+
+@contextmanager
+def _sized(path: str) -> Iterator[tuple[IO[bytes], int]]:
+    """``path`` opened, and its size (0 if it is not a regular file)."""
+    if _is_url(path):
+        fs, inner = _url_fs(path)
+        with fs.open(inner, "rb") as stream:
+            yield stream, fs.size(inner)
+    else:
+        with open(path, "rb") as stream:
+            info = os.fstat(stream.fileno())
+            yield stream, info.st_size if stat.S_ISREG(info.st_mode) else 0
+
+
+def _cuts(stream: IO[bytes], size: int, piece_bytes: int) -> list[int]:
+    """Offsets just past a line end, each the first at least ``piece_bytes`` past the last."""
+    cuts: list[int] = []
+    cut = 0
+    while True:
+        cut = _line_end(stream, cut + piece_bytes - 1)
+        if cut >= size:
+            return cuts
+        cuts.append(cut)
+
+
+def _line_end(stream: IO[bytes], at: int) -> int:
+    """The offset just past the first newline at or after ``at`` (the size if none)."""
+    stream.seek(at)
+    while True:
+        block = stream.read(1 << 16)
+        found = block.find(b"\n")
+        if found >= 0:
+            return at + found + 1
+        at += len(block)
+        if not block:
+            return at
+
+
+def count_lines(piece: Piece) -> int | str:
+    """The newlines in ``piece`` (the lines the next piece's numbers follow), or why
+    it cannot be read."""
+    count = 0
+    try:
+        with piece_lines(piece) as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                count += block.count(b"\n")
+    except READ_ERRORS as exc:
+        return reason(exc)
+    return count
+
+
+class Runner(Protocol):
+    """Runs ``fn`` on each item, anywhere; the results in the items' order."""
+
+    def __call__(
+        self, fn: Callable[[_T], _R], items: Sequence[_T], /
+    ) -> Generator[_R, None, None]: ...
+
+
+def in_process(fn: Callable[[_T], _R], items: Sequence[_T], /) -> Generator[_R, None, None]:
+    """The :class:`Runner` of one process: ``fn`` on each item in turn, when asked."""
+    for item in items:
+        yield fn(item)
+
+
+def pieces(
+    names: Sequence[str],
+    run: Runner,
+    piece_bytes: int,
+    splittable: Callable[[bytes], bool] | None = None,
+) -> list[Piece]:
+    """The files ``names`` cut by :func:`plan`, each piece numbered: the newlines of
+    the pieces before it in its file are counted by ``run`` (a piece that cannot be
+    counted is read to the end of its file instead, and then fails there)."""
+    planned = [piece for name in names for piece in plan(name, piece_bytes, splittable)]
+    need = [i for i in range(len(planned) - 1) if planned[i + 1].start]
+    counts = dict(zip(need, run(count_lines, [planned[i] for i in need]), strict=True))
+    out: list[Piece] = []
+    line = 1
+    for i, piece in enumerate(planned):
+        if not piece.start:
+            line = 1
+        elif out[-1].stop is None:  # the rest of its file is read whole, from before it
+            continue
+        out.append(replace(piece, first_line=line))
+        count = counts.get(i, 0)
+        if isinstance(count, str):
+            out[-1] = replace(out[-1], stop=None)
+        else:
+            line += count
+    return out

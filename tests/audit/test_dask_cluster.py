@@ -1,0 +1,257 @@
+"""``audit`` and ``pack`` on a real Dask cluster: a ``dask scheduler`` and two ``dask
+worker`` processes on localhost (random ports), shared by the module and stopped after
+it; and ``--workers 2``, a local cluster.  Each output is compared with the one-process
+run's, byte for byte.  Skipped where the ``dask`` extra is not installed."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from runs import planted_run, text
+
+distributed = pytest.importorskip(
+    "distributed", reason="the dask extra is not installed: pip install 'packcheck[dask]'"
+)
+psutil = pytest.importorskip("psutil", reason="comes with distributed")
+
+from packcheck._cli import main  # noqa: E402
+from packcheck.audit import ClusterError, ReadError, check_runs  # noqa: E402
+from packcheck.audit._dask import dask_runner  # noqa: E402
+from packcheck.audit._read import count_lines, whole  # noqa: E402
+
+SHARDS = 8
+
+
+def _start(argv: list[str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", *argv], stdout=out, stderr=out, start_new_session=True
+        )
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """The process and its group (a worker's nanny and the worker) stopped, waited for."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=10)
+            os.killpg(process.pid, signal.SIGKILL)  # anything the nanny left behind
+        except subprocess.TimeoutExpired:
+            continue
+        except ProcessLookupError:
+            return
+
+
+@pytest.fixture(scope="module")
+def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The address of a scheduler with two one-thread workers."""
+    where = tmp_path_factory.mktemp("cluster")
+    file = where / "scheduler.json"
+    started = [
+        _start(
+            [
+                *("distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0"),
+                *("--no-dashboard", "--scheduler-file", str(file)),
+            ],
+            where / "scheduler.log",
+        )
+    ]
+    try:
+        for name in ("one", "two"):
+            started.append(
+                _start(
+                    [
+                        *("distributed.cli.dask_worker", "--scheduler-file", str(file)),
+                        *("--nthreads", "1", "--no-dashboard", "--name", name),
+                    ],
+                    where / f"{name}.log",
+                )
+            )
+        with distributed.Client(scheduler_file=str(file), timeout=60) as client:
+            client.wait_for_workers(2, timeout=120)
+            yield client.scheduler.address
+    finally:
+        for process in reversed(started):
+            _stop(process)
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """A planted run (violations, malformed lines, losses) as 8 gzip shards."""
+    where = tmp_path_factory.mktemp("shards")
+    lines = text(planted_run()[0]).splitlines(keepends=True)
+    lines[5] = "not json\n"
+    names = []
+    for index in range(SHARDS):
+        name = where / f"run-{index}.jsonl.gz"
+        with gzip.open(name, "wt", encoding="utf-8") as stream:
+            stream.writelines(lines[index::SHARDS])
+        names.append(str(name))
+    return names
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("shown", [[], ["--json"]])
+def test_audit_of_gzip_shards_on_the_cluster_is_the_one_process_audit(
+    scheduler: str, shards: list[str], shown: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    alone = _run(capsys, "audit", *shown, *shards)
+    assert alone[0] == 2  # the planted violations, and a malformed line
+    assert "run-0.jsonl.gz" in alone[1]
+    assert _run(capsys, "audit", *shown, "--scheduler", scheduler, *shards) == alone
+
+
+def test_pieces_of_plain_files_on_the_cluster(scheduler: str, tmp_path: Path) -> None:
+    run = tmp_path / "run.jsonl"
+    run.write_text(text(planted_run()[0]) * 3)
+    names = [str(run), str(run)]
+    with distributed.Client(scheduler, set_as_default=False) as client:
+        assert check_runs(names, client=client, piece_bytes=5_000) == check_runs(names)
+        with pytest.raises(ReadError, match="<stdin>: a cluster reads files"):
+            check_runs(["-"], client=client)
+
+
+def test_pack_on_the_cluster_is_byte_identical(
+    scheduler: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    cases = tmp_path / "cases.jsonl"
+    lines = text(planted_run()[0]).splitlines(keepends=True)
+    cases.write_text("".join(lines[:40]) + "{bad\n" + "".join(lines[40:]))
+    monkeypatch.setattr("packcheck._cli.pack.PIECE_BYTES", 4_000)  # several pieces
+    for shown in ([], ["--record"], ["--explain"]):
+        alone = _run(capsys, "pack", *shown, str(cases), str(cases))
+        assert alone[0] == 2
+        assert "line 41: invalid JSON" in alone[2]
+        assert _run(capsys, "pack", *shown, "--scheduler", scheduler, str(cases), str(cases)) == (
+            alone
+        )
+
+
+def test_a_worker_killed_mid_audit_is_survived(scheduler: str, tmp_path: Path) -> None:
+    run = tmp_path / "run.jsonl"
+    run.write_text(text(planted_run()[0]) * 40)  # 12,000 steps in 300 pieces
+    names = [str(run)]
+    expected = check_runs(names)
+    with distributed.Client(scheduler, set_as_default=False) as client:
+        pids = client.run(os.getpid)
+        victim, pid = sorted(pids.items())[0]
+        got: list[Any] = []
+        audit = threading.Thread(
+            target=lambda: got.append(check_runs(names, client=client, piece_bytes=12_000))
+        )
+        audit.start()
+        while not any("audit_task" in str(key) for key in client.processing().get(victim, ())):
+            assert audit.is_alive()
+            time.sleep(0.01)
+        os.kill(pid, signal.SIGKILL)
+        killed_mid_run = audit.is_alive()
+        audit.join()
+        client.wait_for_workers(2, timeout=60)  # its nanny starts it again
+    assert killed_mid_run
+    assert got == [expected]
+
+
+def test_a_failed_task_is_a_cluster_error(scheduler: str, tmp_path: Path) -> None:
+    with distributed.Client(scheduler, set_as_default=False) as client:
+        run = dask_runner(client)
+        assert list(run(count_lines, [whole(str(tmp_path))])) == ["cannot read: Is a directory"]
+        with pytest.raises(ClusterError, match="the cluster failed a task: ZeroDivisionError"):
+            list(run(lambda n: 1 // n, [1, 0, 2]))
+
+
+def test_a_local_cluster_of_two_workers(
+    shards: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    alone = _run(capsys, "audit", "--json", *shards)
+    assert _run(capsys, "audit", "--json", "--workers", "2", *shards) == alone
+
+
+def test_an_unreachable_scheduler_is_one_line(
+    shards: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = _run(
+        capsys, "audit", "--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "1", *shards
+    )
+    assert (status, out) == (2, "")
+    (line,) = err.splitlines()
+    assert line.startswith("packcheck audit: --scheduler tcp://127.0.0.1:9: cannot connect: ")
+    status, _, err = _run(capsys, "pack", "--scheduler", "nowhere:1", "--connect-timeout", "1")
+    assert status == 2
+    assert err.startswith("packcheck: --scheduler reads FILEs, not standard input")
+
+
+@pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_the_local_cluster_and_leaves_nothing_running(
+    tmp_path: Path, sig: signal.Signals, status: int
+) -> None:
+    run = tmp_path / "run.jsonl"
+    run.write_text(text(planted_run()[0]) * 400)  # 120,000 steps: minutes of work
+    process = subprocess.Popen(
+        [sys.executable, "-m", "packcheck", "audit", "--workers", "2", str(run)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        parent = psutil.Process(process.pid)
+        while len(parent.children(recursive=True)) < 2:
+            assert process.poll() is None
+            time.sleep(0.05)
+        time.sleep(1)  # the workers at work
+        children = parent.children(recursive=True)
+        process.send_signal(sig)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == status
+    assert len(err.splitlines()) <= 1
+    _, alive = psutil.wait_procs(children, timeout=10)
+    assert alive == []
+
+
+def test_a_file_unreadable_midway_stops_the_run_there(
+    scheduler: str, shards: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(Path(shards[1]).read_bytes()[:-30])
+    names = [shards[0], str(cut), *shards[2:]]
+    alone = _run(capsys, "audit", *names)
+    assert alone[0] == 2
+    assert alone[2].splitlines()[-1].startswith(f"packcheck audit: {cut}: cannot read: ")
+    assert _run(capsys, "audit", "--scheduler", scheduler, *names) == alone
+
+
+def test_a_scheduler_without_workers_is_one_line(
+    shards: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as empty:
+        status, out, err = _run(
+            capsys,
+            "audit",
+            "--scheduler",
+            empty.scheduler_address,
+            "--connect-timeout",
+            "0.5",
+            *shards,
+        )
+    assert (status, out) == (2, "")
+    assert (
+        err == f"packcheck audit: --scheduler {empty.scheduler_address}: no worker within 0.5 s\n"
+    )

@@ -1,0 +1,304 @@
+"""Many files as one run, read whole or in pieces, in this process (no Dask needed):
+the pieces, merged, give the report of the files read whole; and what ``audit`` and
+``pack`` say about files, globs, ``.gz``, URLs and the cluster options."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import signal
+import sys
+import threading
+from collections.abc import Generator, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from runs import planted_run, text
+
+from packcheck._cli import main
+from packcheck._cli.pack import _splittable
+from packcheck.audit import Audit, ReadError, RunReport, Violation, check_runs
+from packcheck.audit._dask import _Held
+from packcheck.audit._merge import audited
+from packcheck.audit._read import count_lines, expand, in_process, pieces, plan, reason, whole
+
+RUN = text(planted_run()[0])
+LINES = RUN.splitlines(keepends=True)
+
+
+def _in_pieces(names: Sequence[str], piece_bytes: int, run: Any = in_process) -> RunReport:
+    audit = Audit()
+    found = tuple(audited(names, audit, run, piece_bytes))
+    return RunReport(found, audit.summary())
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> list[str]:
+    """The planted run in three files: plain, gzip, plain again with a malformed line."""
+    (tmp_path / "a.jsonl").write_text("".join(LINES[:100]))
+    with gzip.open(tmp_path / "b.jsonl.gz", "wt", encoding="utf-8") as stream:
+        stream.writelines(LINES[100:200])
+    (tmp_path / "c.jsonl").write_text("".join(LINES[200:250]) + "{bad\n" + "".join(LINES[250:]))
+    return [str(tmp_path / name) for name in ("a.jsonl", "b.jsonl.gz", "c.jsonl")]
+
+
+def test_files_audit_as_one_run_each_violation_naming_its_file(
+    tmp_path: Path, files: list[str]
+) -> None:
+    report = check_runs(files)
+    (tmp_path / "whole.jsonl").write_text(RUN)
+    one = check_runs([tmp_path / "whole.jsonl"])
+    assert [(v.check, v.step) for v in report.violations if v.check != "malformed"] == [
+        (v.check, v.step) for v in one.violations
+    ]
+    order = [(files.index(str(v.file)), v.line) for v in report.violations]
+    assert order == sorted(order)
+    assert (report.summary.steps, report.summary.violations, report.summary.malformed) == (
+        300,
+        one.summary.violations,
+        1,
+    )
+    assert [loss.count for loss in report.summary.lost] == [loss.count for loss in one.summary.lost]
+    first = report.violations[0]
+    assert str(first).startswith(f"{files[0]}: line 6 (step 5): no-partition")
+    assert list(first.to_json())[:2] == ["file", "line"]
+    assert first.to_json()["file"] == files[0]
+    loss = report.summary.lost[0]
+    assert all(len(at) == 3 for at in loss.steps)
+    assert loss.to_json()["steps"][0]["file"] in files
+    assert f"{files[0]} line" in str(loss)
+
+
+@pytest.mark.parametrize("piece_bytes", [1, 700, 5_000, 40_000, 10**9])
+def test_pieces_merged_give_the_report_of_whole_files(files: list[str], piece_bytes: int) -> None:
+    expected = check_runs(files)
+    assert _in_pieces(files, piece_bytes) == expected
+    assert _in_pieces(files[2:], piece_bytes) == check_runs(files[2:])
+
+
+def test_merging_keeps_the_limits_of_one_audit(
+    files: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(Audit.__init__.__kwdefaults__, "max_tracked", 3)
+    expected = check_runs(files)
+    assert expected.summary.untracked > 0
+    assert _in_pieces(files, 2_000) == expected
+
+
+def test_a_piece_that_cannot_be_counted_is_read_to_the_end_of_its_file(files: list[str]) -> None:
+    def run(fn: Any, items: Sequence[Any]) -> Generator[Any, None, None]:
+        for item in items:
+            yield "cannot read: gone" if fn is count_lines and item.start else fn(item)
+
+    planned = pieces(files, run, 2_000)
+    assert [p.stop for p in planned if p.path == files[0]][-1] is None
+    assert sum(p.path == files[0] for p in planned) == 2
+    assert _in_pieces(files, 2_000, run) == check_runs(files)
+
+
+def test_plans(tmp_path: Path, files: list[str]) -> None:
+    assert plan("-", 10) == [whole("-")]
+    assert whole("-").name == "<stdin>"
+    assert plan(files[1], 10) == [whole(files[1])]  # a .gz file is one piece
+    assert plan(str(tmp_path / "nope"), 10) == [whole(str(tmp_path / "nope"))]
+    assert plan("/dev/null", 1) == [whole("/dev/null")]
+    long = tmp_path / "long.jsonl"
+    long.write_bytes(b"x" * 100 + b"\n" + b"y\n" * 10 + b"z" * 50)
+    assert [(p.start, p.stop) for p in plan(str(long), 10)] == [
+        (0, 101),
+        (101, 111),
+        (111, 121),
+        (121, None),
+    ]
+    assert plan(str(long), 10, lambda first: first.startswith(b"{")) == [whole(str(long))]
+    assert count_lines(plan(str(long), 10)[1]) == 5
+    assert count_lines(whole(str(tmp_path))) == "cannot read: Is a directory"
+
+
+def test_globs(tmp_path: Path, files: list[str]) -> None:
+    assert expand([str(tmp_path / "*.jsonl*")]) == sorted(files)
+    literal = tmp_path / "[odd].jsonl"
+    literal.write_text("")
+    assert expand([str(literal), "-"]) == [str(literal), "-"]
+    with pytest.raises(ReadError, match=r"nope\*: no file matches"):
+        expand([str(tmp_path / "nope*")])
+
+
+def test_read_errors(tmp_path: Path, files: list[str]) -> None:
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(gzip.compress(RUN.encode())[:3000])
+    with pytest.raises(ReadError, match=r"cut\.jsonl\.gz: cannot read: Compressed file ended"):
+        check_runs([files[0], str(cut)])
+    assert reason(FileNotFoundError(2, "No such file or directory")).endswith("directory")
+    assert reason(EOFError("cut")) == "cannot read: cut"
+    assert reason(ValueError("odd")) == "odd"
+
+
+def test_urls(tmp_path: Path, files: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("fsspec", reason="fsspec comes with the dask extra")
+    urls = [f"file://{name}" for name in files]
+    report = check_runs(urls)
+    assert [(v.check, v.line) for v in report.violations] == [
+        (v.check, v.line) for v in check_runs(files).violations
+    ]
+    assert _in_pieces(urls, 3_000) == report
+    assert expand([f"file://{tmp_path}/*.jsonl"]) == [urls[0], urls[2]]
+    with pytest.raises(ReadError, match="nope://x: cannot read: Protocol not known: nope"):
+        check_runs(["nope://x"])
+    assert plan("nope://x", 10) == [whole("nope://x")]
+    with pytest.raises(ReadError, match=r"nope://\*: cannot read: Protocol not known"):
+        expand(["nope://*"])
+    monkeypatch.setitem(sys.modules, "fsspec", None)
+    with pytest.raises(ReadError, match=r"cannot read: a URL needs fsspec: pip install"):
+        check_runs(urls)
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, list[str]]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err.splitlines()
+
+
+def test_audit_of_several_files(
+    tmp_path: Path, files: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run_cli(capsys, "audit", *files)
+    assert status == 2
+    assert out.startswith(f"{files[0]}: line 6 (step 5): no-partition")
+    assert "packcheck audit: 300 steps, 289 with a correct partition, 12 violations, " in out
+    assert "1 malformed line (3 files)" in out
+    assert err == [
+        f"packcheck audit: {files[2]}: line 51: invalid JSON: Expecting property "
+        "name enclosed in double quotes at column 2"
+    ]
+    status, out, _ = run_cli(capsys, "audit", "--json", *files)
+    assert json.loads(out.splitlines()[0])["file"] == files[0]
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    status, _, err = run_cli(capsys, "audit", str(empty), str(empty))
+    assert (status, err) == (2, ["packcheck audit: 2 files: no steps in input (they are empty)"])
+    status, _, err = run_cli(capsys, "audit", str(tmp_path / "none*"))
+    assert (status, err) == (2, [f"packcheck audit: {tmp_path / 'none*'}: no file matches"])
+
+
+def test_pack_of_several_files(
+    tmp_path: Path, files: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run_cli(capsys, "pack", *files)
+    assert status == 2
+    assert len(out.splitlines()) == 301
+    assert err[0].startswith(f"packcheck: {files[2]}: line 51: invalid JSON")
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(gzip.compress(RUN.encode())[:3000])
+    status, out, err = run_cli(capsys, "pack", files[0], str(cut))
+    assert status == 2
+    assert err[-1].startswith(f"packcheck: {cut}: cannot read: Compressed file ended")
+    status, _, err = run_cli(capsys, "pack", str(tmp_path / "none*"))
+    assert (status, err) == (2, [f"packcheck: {tmp_path / 'none*'}: no file matches"])
+
+
+def test_the_cluster_options_without_the_extra(
+    files: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    need = "--workers needs the dask extra: pip install 'packcheck[dask]'"
+    assert run_cli(capsys, "audit", "--workers", "2", *files) == (
+        2,
+        "",
+        [f"packcheck audit: {need}"],
+    )
+    assert run_cli(capsys, "pack", "--workers", "2", *files) == (2, "", [f"packcheck: {need}"])
+    status, _, err = run_cli(capsys, "pack", "--scheduler", "tcp://h:1", files[0])
+    assert (status, err) == (
+        2,
+        ["packcheck: --scheduler needs the dask extra: pip install 'packcheck[dask]'"],
+    )
+    status, _, err = run_cli(capsys, "audit", "--workers", "2")
+    assert (status, err) == (2, ["packcheck audit: --workers reads FILEs, not standard input"])
+    status, _, err = run_cli(capsys, "pack", "--record", "--packer-cmd", "cat", "--workers", "2")
+    assert err == ["packcheck: --workers and --scheduler run packcheck's engines only"]
+    assert status == 2
+
+
+def test_a_file_is_split_for_pack_only_when_its_first_line_is_a_case() -> None:
+    assert _splittable(b'\xef\xbb\xbf{"budget": 1}\n')
+    assert not _splittable(b"[1, 2]\n")
+    assert not _splittable(b"Case,Supplied input\n")
+    assert not _splittable(b"\xff\n")
+
+
+def test_signals_are_held_while_a_local_cluster_starts() -> None:
+    with _Held() as held:
+        signal.raise_signal(signal.SIGINT)  # held: no KeyboardInterrupt here
+    with pytest.raises(KeyboardInterrupt):
+        held.release()
+    with _Held() as held:
+        pass
+    held.release()  # nothing held: nothing happens
+    done: list[bool] = []
+
+    def elsewhere() -> None:
+        with _Held() as off_main:  # signals are the main thread's: nothing to hold
+            off_main.release()
+        done.append(True)
+
+    thread = threading.Thread(target=elsewhere)
+    thread.start()
+    thread.join()
+    assert done == [True]
+
+
+def test_a_violation_of_one_file_is_shown_as_before() -> None:
+    violation = Violation(3, "shape", "odd", "s")
+    assert (str(violation), violation.to_json()) == (
+        "line 3 (step s): shape: odd",
+        {"line": 3, "check": "shape", "message": "odd", "step": "s"},
+    )
+
+
+@pytest.fixture
+def cluster_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--workers`` runs the pieces in this process (as a cluster would, in order)."""
+
+    @contextmanager
+    def here(args: Any, names: Sequence[str]) -> Iterator[Any]:
+        yield in_process if args.workers else None
+
+    monkeypatch.setattr("packcheck._cli.audit.cluster_runner", here)
+    monkeypatch.setattr("packcheck._cli.pack.cluster_runner", here)
+    monkeypatch.setattr("packcheck._cli.pack.PIECE_BYTES", 3_000)
+    monkeypatch.setattr("packcheck.audit._merge.PIECE_BYTES", 3_000)
+
+
+@pytest.mark.usefixtures("cluster_here")
+@pytest.mark.parametrize("shown", [[], ["--record"], ["--explain"], ["--trace"]])
+def test_pack_in_pieces_is_pack_whole(
+    tmp_path: Path, files: list[str], shown: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(gzip.compress(RUN.encode())[:3000])
+    for names in (files, [files[0], str(cut), files[2]]):
+        alone = run_cli(capsys, "pack", *shown, *names)
+        assert alone[0] == 2
+        assert run_cli(capsys, "pack", *shown, "--workers", "2", *names) == alone
+
+
+@pytest.mark.usefixtures("cluster_here")
+def test_audit_in_pieces_is_audit_whole(
+    tmp_path: Path, files: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(gzip.compress(RUN.encode())[:3000])
+    for names in (files, [files[0], str(cut), files[2]], files[:1]):
+        for shown in ([], ["--json"]):
+            alone = run_cli(capsys, "audit", *shown, *names)
+            assert run_cli(capsys, "audit", *shown, "--workers", "2", *names) == alone
+
+
+def test_a_worker_count_is_a_positive_whole_number(capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in ("0", "x"):
+        with pytest.raises(SystemExit):
+            main(["audit", "--workers", bad])
+        assert "expected a positive whole number" in capsys.readouterr().err
