@@ -32,7 +32,7 @@ from packcheck._packers import (
     encode_case,
     serve,
 )
-from packcheck._plain_case import PlainCase
+from packcheck._gate._plain_case import PlainCase
 
 PACKERS = Path(__file__).parent / "packers"
 

@@ -13,9 +13,9 @@ import pytest
 
 from packcheck._cli import diff as cli_diff
 from packcheck._cli import main
-from packcheck._cli.diff import _Side
+from packcheck._cli._subjects import _Side
 from packcheck._load import SetupError
-from packcheck._plain_case import PlainCase
+from packcheck._gate._plain_case import PlainCase
 
 PACKERS = Path(__file__).parents[1] / "packers"
 QUICK = ["--seed", "1", "--max-examples", "100", "--no-long-lists"]

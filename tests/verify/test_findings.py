@@ -23,7 +23,7 @@ from packcheck.verify._findings import (
     explained,
     show_answer,
 )
-from packcheck.verify._fixtures import Fixture
+from packcheck._gate._fixtures import Fixture
 from packcheck.verify._oracle import ReferenceOracle
 
 SHORT = {

@@ -27,7 +27,7 @@ from packcheck.strategies import (
     required_lists,
     units,
 )
-from packcheck.verify._hypothesis_compat import same_cases_whatever_is_loaded
+from packcheck._gate._hypothesis_compat import same_cases_whatever_is_loaded
 
 SAMPLE = 400
 

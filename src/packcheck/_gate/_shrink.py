@@ -1,6 +1,6 @@
 """Shrinking a failing probe case: shorter first, then simpler, within a time limit.
 
-Hypothesis shrinks the cases it draws; the probes of :mod:`packcheck.verify._probes` are laid
+Hypothesis shrinks the cases it draws; the probes of :mod:`packcheck._gate._probes` are laid
 out by hand, so their failures are shrunk here, greedily, the way Hypothesis would:
 
 1. the same recipe at every shorter length of the ladder, shortest first (a failure
