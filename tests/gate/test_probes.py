@@ -13,7 +13,6 @@ import pytest
 from packcheck import pack
 from packcheck._engines import levels as scan
 from packcheck._engines.sizes import from_ints
-from packcheck.reference import pack_sizes
 from packcheck._gate._edge_probes import _SEARCHES, EDGE_FAMILIES, EDGE_VARIANTS
 from packcheck._gate._probes import (
     _SPARSE,
@@ -24,6 +23,7 @@ from packcheck._gate._probes import (
     unit_probes,
     wide_probes,
 )
+from packcheck.reference import pack_sizes
 
 DEFAULT_UNITS = 2**53 - 1
 WIDE = 2**70

@@ -11,11 +11,11 @@ import pytest
 from packers import broken, wild
 
 from packcheck import pack
-from packcheck._rule.model import Case, read_case
 from packcheck._gate import _shrink
-from packcheck.verify._causes import departure_index
 from packcheck._gate._probes import LADDER, Probe
 from packcheck._gate._shrink import _shorter, _smaller, shrink
+from packcheck._rule.model import Case, read_case
+from packcheck.verify._causes import departure_index
 
 DEFAULT_UNITS = 2**53 - 1
 

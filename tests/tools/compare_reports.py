@@ -28,7 +28,13 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKERS = ROOT / "tests" / "packers"
 MODULES = ("broken", "capture", "faults", "public", "wild", "long")
 #: Packers whose long lists are run too (the rest run --no-long-lists).
-LONG = {"broken:int64_wrap", "broken:correct", "wild:keep_newest", "long:int32_sums", "long:skips_chunk_boundary_4096"}
+LONG = {
+    "broken:int64_wrap",
+    "broken:correct",
+    "wild:keep_newest",
+    "long:int32_sums",
+    "long:skips_chunk_boundary_4096",
+}
 #: Packers left out: they wait out their timeout on every case.
 SLOW = {"broken:hangs", "broken:hangs_past_two_blocks"}
 _MASKS = (
@@ -68,14 +74,30 @@ def runs(max_examples: int) -> list[list[str]]:
     for spec in packers():
         module, function = spec.split(":")
         short = [] if spec in LONG else ["--no-long-lists"]
-        lines.append(["verify", "--packer", f"tests/packers/{module}.py:{function}", *common, *short])
+        lines.append(
+            ["verify", "--packer", f"tests/packers/{module}.py:{function}", *common, *short]
+        )
     node = "node tests/packers/wild.js"
     lines += [
-        ["verify", "--packer-cmd", f"{sys.executable} tests/packers/lines_packer.py correct", *common],
+        [
+            "verify",
+            "--packer-cmd",
+            f"{sys.executable} tests/packers/lines_packer.py correct",
+            *common,
+        ],
         ["verify", "--packer-cmd", f"{node} keep_newest", *common, "--no-long-lists"],
         ["verify", "--seed", "1", "--max-examples", str(max_examples), "--no-long-lists"],
-        ["verify", "--seed", "1", "--max-examples", str(max_examples), "--partition",
-         "--packer", "tests/packers/capture.py:correct", "--no-long-lists"],
+        [
+            "verify",
+            "--seed",
+            "1",
+            "--max-examples",
+            str(max_examples),
+            "--partition",
+            "--packer",
+            "tests/packers/capture.py:correct",
+            "--no-long-lists",
+        ],
     ]
     pairs = [
         ("wild.py:keep_newest_lt", "wild.py:keep_newest"),
@@ -89,10 +111,27 @@ def runs(max_examples: int) -> list[list[str]]:
         sides = ["--packer", f"tests/packers/{new}", "--against", f"tests/packers/{old}"]
         lines.append(["diff", *sides, *common, "--no-long-lists"])
         lines.append(["diff", *sides, *common, "--no-long-lists", "--count"])
-    lines.append(["diff", "--packer-cmd", f"{node} keep_newest_lt", "--against-cmd",
-                  f"{node} keep_newest", *common, "--no-long-lists"])
-    lines.append(["diff", "--packer", "tests/packers/wild.py:keep_newest", "--against",
-                  "tests/packers/wild.py:keep_newest", *common])
+    lines.append(
+        [
+            "diff",
+            "--packer-cmd",
+            f"{node} keep_newest_lt",
+            "--against-cmd",
+            f"{node} keep_newest",
+            *common,
+            "--no-long-lists",
+        ]
+    )
+    lines.append(
+        [
+            "diff",
+            "--packer",
+            "tests/packers/wild.py:keep_newest",
+            "--against",
+            "tests/packers/wild.py:keep_newest",
+            *common,
+        ]
+    )
     return lines
 
 
