@@ -12,10 +12,14 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from .. import diff, verify
 from .._gate import Outcome, Settings
 from .._load import SetupError, load
 from .._packers import CallablePacker, CommandPacker, Packer, Recipe, WorkerPacker, ask
+
+# Imported from the modules, not as attributes of the package: pytester's inline runs
+# drop the modules they imported but not the package's attributes that name them.
+from ..diff import run as diff_run
+from ..verify import run as verify_run
 
 __all__ = ["compared", "verified"]
 
@@ -48,7 +52,7 @@ def verified(s: argparse.Namespace, timeout: float | None, settings: Settings) -
     """``verify``'s run of the packer ``s`` names, through :func:`packcheck.verify.run`."""
     packer, name = _packer(s, timeout)
     try:
-        outcome = verify.run(packer, settings)
+        outcome = verify_run(packer, settings)
     finally:
         packer.close()
     return replace(outcome, subject=name, names={"packer": name})
@@ -122,7 +126,7 @@ def compared(s: argparse.Namespace, timeout: float | None, settings: Settings) -
     try:
         sides.append(_side(s.packer, s.packer_cmd, timeout, "--packer"))
         sides.append(_side(s.against, s.against_cmd, timeout, "--against"))
-        outcome = diff.run(sides[0], sides[1], settings)
+        outcome = diff_run(sides[0], sides[1], settings)
     finally:
         for side in sides:
             side.close()
