@@ -221,18 +221,7 @@ class _Gate:
         tries = 0
         origin = f"generated case (seed {seed}, shrunk)"
 
-        @hypothesis_seed(seed)
-        @settings(
-            max_examples=max_examples,
-            database=None,
-            deadline=None,
-            derandomize=False,
-            phases=(Phase.generate, Phase.shrink),
-            report_multiple_bugs=False,
-            suppress_health_check=list(HealthCheck),
-            verbosity=Verbosity.quiet,
-        )
-        @given(cases(max_units=max_units, max_blocks=SHORT_BLOCKS))
+        @_drawn(seed, max_examples, max_units)
         def conforms(case: dict[str, Any]) -> None:
             nonlocal first_failure, tries
             key = dumps(case)
@@ -265,12 +254,40 @@ class _Gate:
                 conforms()
         except Counted as exc:
             counted.append(exc.finding)
+        self._keep_generated(counted)
+
+    def _keep_generated(self, counted: list[Finding]) -> None:
+        """Count the generated cases' failures; the first, shrunk, may be the run's."""
         if counted and self.failed("generated"):
             first = counted[0]
             tries_left = SHRINK_TRIES if self.count else _POLISH_TRIES
             polish = self.oracle.polish(first)
             self.first = self.shrunk(None, first, tries_left) if polish else first
         self.failing["generated"] += max(0, len(counted) - 1)
+
+
+def _drawn(
+    seed: int, max_examples: int, max_units: int
+) -> Callable[[Callable[[dict[str, Any]], None]], Callable[[], None]]:
+    """A Hypothesis test of ``max_examples`` short cases drawn at ``seed``: generated
+    and shrunk, quiet, with no database, deadline or health check."""
+
+    def test(conforms: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        given_cases = given(cases(max_units=max_units, max_blocks=SHORT_BLOCKS))(conforms)
+        configured = settings(
+            max_examples=max_examples,
+            database=None,
+            deadline=None,
+            derandomize=False,
+            phases=(Phase.generate, Phase.shrink),
+            report_multiple_bugs=False,
+            suppress_health_check=list(HealthCheck),
+            verbosity=Verbosity.quiet,
+        )
+        run: Callable[[], None] = hypothesis_seed(seed)(configured(given_cases))
+        return run
+
+    return test
 
 
 def _phases(
