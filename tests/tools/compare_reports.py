@@ -165,8 +165,9 @@ def main() -> int:
     parser.add_argument("base", type=Path, help="the src folder of the code to compare with")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--max-examples", type=int, default=30)
+    parser.add_argument("--every", type=int, default=1, help="only every Nth run (quicker)")
     args = parser.parse_args()
-    lines = runs(args.max_examples)
+    lines = runs(args.max_examples)[:: args.every]
 
     def compare(line: list[str]) -> list[str]:
         old, new = reports(args.base, line), reports(ROOT / "src", line)
