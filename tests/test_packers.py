@@ -21,6 +21,7 @@ import pytest
 from packers import broken
 
 from packcheck import pack
+from packcheck._gate._plain_case import PlainCase
 from packcheck._load import SetupError, load_function
 from packcheck._packers import (
     CallablePacker,
@@ -32,7 +33,6 @@ from packcheck._packers import (
     encode_case,
     serve,
 )
-from packcheck._plain_case import PlainCase
 
 PACKERS = Path(__file__).parent / "packers"
 

@@ -66,6 +66,7 @@ def test_no_packcheck_turns_it_off(project: pytest.Pytester) -> None:
     result.assert_outcomes(passed=1)
     result = project.runpytest("-p", "no:xdist", "-k", "not packcheck")
     result.assert_outcomes(passed=1, deselected=1)
+    result.stdout.fnmatch_lines(["collected 2 items / 1 deselected / 1 selected"])
 
 
 def test_no_table_and_no_option_is_no_item(pytester: pytest.Pytester) -> None:
@@ -111,6 +112,46 @@ def test_what_stops_the_gate_is_one_line(
     result.assert_outcomes(passed=1 if not option else 2, failed=1)
     result.stdout.fnmatch_lines(["*_ packcheck[[]*[]] _*", message])
     assert "Traceback" not in result.stdout.str()
+
+
+def test_a_bad_packer_in_the_table_is_blamed_on_the_file_and_key(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyprojecttoml(f'[tool.packcheck]\npacker = "missing.py:f"\n{SETTINGS}')
+    result = project.runpytest("-p", "no:xdist")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "packcheck verify: pyproject.toml [[]tool.packcheck[]]: packer 'missing.py:f': "
+            "no such file 'missing.py'"
+        ]
+    )
+
+
+def test_the_diff_pair_of_the_table_is_an_item_too(project: pytest.Pytester) -> None:
+    diff = "[tool.packcheck.diff]\npacker = 'good.py:pack_case'\nagainst = '{}'\n" + SETTINGS
+    project.makepyprojecttoml(diff.format("good.py:pack_case"))
+    result = project.runpytest("-p", "no:xdist", "-v")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        ["pyproject.toml::packcheck-diff[[]good.py:pack_case vs good.py:pack_case[]] PASSED*"]
+    )
+    project.makepyprojecttoml(diff.format("bad.py:pack_case"))
+    result = project.runpytest("-p", "no:xdist")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ packcheck-diff[[]good.py:pack_case vs bad.py:pack_case[]] _*",
+            "DIFFERS fixture seed.json: *",
+            "rerun:    packcheck diff --packer good.py:pack_case --against bad.py:pack_case *",
+            "packcheck diff: DIFFERENT: *",
+        ]
+    )
+    # A pair with a side missing fails its item with the one-line error.
+    project.makepyprojecttoml("[tool.packcheck.diff]\nagainst = 'bad.py:pack_case'\n")
+    result = project.runpytest("-p", "no:xdist")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["packcheck diff: NEW is needed: --packer or --packer-cmd *"])
 
 
 def test_a_table_that_cannot_be_read_fails_its_item(project: pytest.Pytester) -> None:

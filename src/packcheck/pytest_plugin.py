@@ -1,11 +1,14 @@
 """packcheck's pytest plugin: the gate as a test of your suite.
 
 pytest collects one test item for the packer named in ``[tool.packcheck]`` of the
-nearest ``pyproject.toml`` (``packer`` or ``packer-cmd``), and one for each
-``--packcheck PACKER`` option (``MODULE:FUNCTION`` or ``PATH.py:FUNCTION``; the other
-settings come from ``[tool.packcheck]``).  An item runs ``packcheck verify`` with those
-settings; a failure shows the gate's report, not a traceback.  Registered as the
-``packcheck`` plugin (a ``pytest11`` entry point): ``-p no:packcheck`` turns it off.
+nearest ``pyproject.toml`` (``packer`` or ``packer-cmd``), one for each ``--packcheck
+PACKER`` option (``MODULE:FUNCTION`` or ``PATH.py:FUNCTION``; the other settings come
+from ``[tool.packcheck]``), and one for the pair ``[tool.packcheck.diff]`` names
+(``packer`` or ``packer-cmd`` against ``against`` or ``against-cmd``), run as
+``packcheck diff``.  An item resolves its settings from the gate's option table, as
+the command does, and runs the gate through the library; a failure shows the gate's
+report, not a traceback.  Registered as the ``packcheck`` plugin (a ``pytest11`` entry
+point): ``-p no:packcheck`` turns it off.
 """
 
 from __future__ import annotations
@@ -35,30 +38,32 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 class PackcheckItem(pytest.Item):
-    """``packcheck verify`` for one packer (``None``: the one ``[tool.packcheck]`` names)."""
+    """``packcheck COMMAND`` (``verify`` or ``diff``) with the table's settings;
+    ``packer``, if given, replaces the table's (``verify`` only)."""
 
-    def __init__(self, *, packer: str | None, **kwargs: Any) -> None:
+    def __init__(self, *, command: str = "verify", packer: str | None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.command = command
         self.packer = packer
 
     def runtest(self) -> None:
-        from ._cli import build_parser
-        from ._cli._config import ConfigError
-        from ._cli.verify import gate, settings
+        from ._cli import gate
+        from ._cli._config import ConfigError, attributed
+        from ._gate import text
         from ._load import SetupError
         from ._rule.sources import SourceError
-        from .verify._reports import text
 
-        args = build_parser().parse_args(["verify"])
-        if self.packer is not None:
-            args.packer = self.packer
+        given = {"gate_command": self.command, "packer": self.packer}
+        where = f"packcheck {self.command}"
         try:
-            chosen = settings(args, args.command_parser, self.config.invocation_params.dir)
-            chosen.junit_xml = None  # pytest writes its own: --junitxml
-            outcome = gate(chosen)
-        except (ConfigError, OSError, SourceError, SetupError) as exc:
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            raise PackcheckFailure(f"packcheck verify: {why}") from None
+            chosen = gate.settings(given, self.command, self.config.invocation_params.dir)
+        except ConfigError as exc:
+            raise PackcheckFailure(f"{where}: {exc}") from None
+        try:
+            outcome = gate.checked(chosen)
+        except (OSError, SourceError, SetupError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise PackcheckFailure(f"{where}: {attributed(why, chosen.origins)}") from None
         if outcome.status:
             raise PackcheckFailure(text(outcome))
 
@@ -80,8 +85,14 @@ class PackcheckFile(pytest.File):
         return []
 
 
-def _configured(start: Path) -> tuple[Path | None, str | None]:
-    """The ``pyproject.toml`` with ``[tool.packcheck]`` and the packer it names.
+def _named(table: dict[str, Any], *keys: str) -> str | None:
+    named = next((table[key] for key in keys if key in table), None)
+    return None if named is None else str(named)
+
+
+def _configured(start: Path) -> tuple[Path | None, str | None, str | None]:
+    """The ``pyproject.toml`` with ``[tool.packcheck]``, the packer it names, and the
+    diff pair ``[tool.packcheck.diff]`` names (``NEW vs OLD``).
 
     A table that cannot be read gives an item all the same, which fails with the error.
     """
@@ -90,12 +101,16 @@ def _configured(start: Path) -> tuple[Path | None, str | None]:
     try:
         found = find(start)
     except ConfigError:
-        return None, "pyproject.toml"
+        return None, "pyproject.toml", None
     if found is None:
-        return None, None
+        return None, None, None
     path, table = found
-    named = table.get("packer", table.get("packer-cmd"))
-    return path, None if named is None else str(named)
+    pair = table.get("diff")
+    if isinstance(pair, dict):
+        new = _named(pair, "packer", "packer-cmd")
+        old = _named(pair, "against", "against-cmd")
+        pair = f"{new or '?'} vs {old or '?'}"
+    return path, _named(table, "packer", "packer-cmd"), pair if isinstance(pair, str) else None
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -104,13 +119,24 @@ def pytest_collection_modifyitems(
 ) -> None:
     """Add the gate's items (before ``-k`` and ``-m`` select among the items)."""
     names: dict[str, str | None] = {}
-    path, configured = _configured(config.invocation_params.dir)
+    path, configured, pair = _configured(config.invocation_params.dir)
     if configured is not None:
         names[configured] = None
     for spec in config.getoption("packcheck"):
         names.setdefault(spec, spec)
-    if not names:
+    if not names and pair is None:
         return
     where = PackcheckFile.from_parent(session, path=path or config.rootpath / "pyproject.toml")
-    for name, packer in names.items():
-        items.append(PackcheckItem.from_parent(where, name=f"packcheck[{name}]", packer=packer))
+    added = [
+        PackcheckItem.from_parent(where, name=f"packcheck[{name}]", packer=packer)
+        for name, packer in names.items()
+    ]
+    if pair is not None:
+        name = f"packcheck-diff[{pair}]"
+        added.append(PackcheckItem.from_parent(where, name=name, command="diff", packer=None))
+    items.extend(added)
+    # The terminal counts what collect reports carry: without one for these items, a
+    # `-k` that deselects them would say "-1 selected".
+    collected: list[pytest.Item | pytest.Collector] = [*added]
+    report = pytest.CollectReport(where.nodeid, "passed", None, collected)
+    config.hook.pytest_collectreport(report=report)

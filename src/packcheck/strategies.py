@@ -321,6 +321,21 @@ def _strategy_drawer(strategy: st.SearchStrategy[str]) -> Callable[[Draws], str]
     return draw_one
 
 
+#: A block's extra key, sometimes: the rule ignores it.
+_NOTES: tuple[dict[str, str], ...] = ({}, {}, {"text": "ignored"})
+
+
+def _draw_pool(draws: Draws, draw_id: Callable[[Draws], str]) -> list[str]:
+    """A list's pool of one to five IDs, with near-twins of some next to them: "A" and
+    "a", "\u00e9" and "e\u0301"."""
+    pool = [draw_id(draws) for _ in draws.many(1, 5, list_average(1, 5))]
+    for _ in draws.many(0, 3, list_average(0, 3)):
+        index, kind = draws.integer(0, 4), draws.pick(_TWIN_KINDS)
+        at = index % len(pool)
+        pool[at : at + 1] = _twin_pair(pool[at], kind)
+    return pool
+
+
 def _blocks_drawer(
     min_size: int, max_size: int | None, max_units: int, draw_id: Callable[[Draws], str]
 ) -> Callable[[Draws], list[dict[str, Any]]]:
@@ -337,7 +352,6 @@ def _blocks_drawer(
     # Per magnitude: any size, one within three of it, or a quarter to a half of it.
     near = {mark: _near(mark, 1, max_units) for mark in marks}
     part = {mark: (max(1, mark // 4), max(1, mark // 2)) for mark in marks}
-    notes: tuple[dict[str, str], ...] = ({}, {}, {"text": "ignored"})
     short_max = 12 if max_size is None else min(max_size, 12)
     short_min = min(min_size, short_max)
     short_average = list_average(short_min, short_max)
@@ -349,15 +363,10 @@ def _blocks_drawer(
         name = pool[draws.integer(0, 4) % len(pool)] if draws.index(2) == 0 else draw_id(draws)
         kind = draws.index(3)
         size = any_size(draws) if kind == 0 else draws.integer(*(near, part)[kind - 1][mark])
-        return {"id": name, "size": size} | draws.pick(notes)
+        return {"id": name, "size": size} | draws.pick(_NOTES)
 
     def draw_blocks(draws: Draws) -> list[dict[str, Any]]:
-        pool = [draw_id(draws) for _ in draws.many(1, 5, list_average(1, 5))]
-        # Near-twins of pool IDs, next to them: "A" and "a", "\u00e9" and "e\u0301".
-        for _ in draws.many(0, 3, list_average(0, 3)):
-            index, kind = draws.integer(0, 4), draws.pick(_TWIN_KINDS)
-            at = index % len(pool)
-            pool[at : at + 1] = _twin_pair(pool[at], kind)
+        pool = _draw_pool(draws, draw_id)
         mark = draws.pick(marks)
         long = allow_long and draws.integer(0, 255) >= 250
         drawn = [
@@ -386,6 +395,46 @@ def required_lists(*, known: list[str] | None = None) -> st.SearchStrategy[list[
     return st.one_of(st.just([]), st.lists(wanted, max_size=6))
 
 
+def _draw_pick(draws: Draws) -> int | str | tuple[int, str]:
+    """A required ID: a block's ID, a near-twin of one (which a loose comparison would
+    wrongly count as kept), or an ID drawn afresh; the kind is drawn first, so that
+    twins are often drawn."""
+    kind = draws.index(5)
+    if kind == 0:
+        return draws.integer(0, _WINDOW - 1)
+    if kind <= 2:
+        return _draw_id(draws)
+    return draws.integer(0, _WINDOW - 1), draws.pick(_TWIN_KINDS)
+
+
+#: What a budget fitting a subset of the head blocks exactly may have to spare.
+_SLACK = (0, 0, 0, 1, 2)
+
+
+def _draw_budget(draws: Draws, sizes: list[int], any_budget: Callable[[Draws], Any]) -> Any:
+    """A budget drawn from the blocks' ``sizes`` as often as independently.
+
+    Budgets derived from the sizes come first: the shrinker moves towards lower
+    choices, and a derived budget shrinks with the sizes (an independent one drawn near
+    2**53 cannot leave its branch, and kept counterexamples at 2**53-4).
+    """
+    head = sizes[:_WINDOW]
+    mode = draws.integer(0, 4)
+    if mode == 0:
+        # A subset of the first few blocks, drawn as "left out" flags so that the
+        # simplest budget fits every head block exactly.
+        out = [draws.boolean(0.5) for _ in head]
+        budget = sum(s for s, o in zip(head, out, strict=True) if not o)
+        return budget + draws.pick(_SLACK)
+    if mode == 1:
+        return sum(sizes[: len(sizes) - draws.integer(0, len(sizes))])
+    if mode == 2:
+        return any_budget(draws)
+    if mode == 3 and sizes:
+        return min(sizes) - 1  # every block is larger than the whole budget
+    return 0
+
+
 def cases(
     *,
     min_blocks: int = 0,
@@ -411,47 +460,16 @@ def cases(
     any_budget = _unit_drawer(0, max_units, allow_floats=False)
     bad_budget = invalid_units(min_valid=0, max_units=max_units)
     bad_size = invalid_units(min_valid=1, max_units=max_units)
-    slack = (0, 0, 0, 1, 2)
     picks_average = list_average(0, 6)
-
-    def draw_pick(draws: Draws) -> int | str | tuple[int, str]:
-        # A required ID is a block's ID, a near-twin of one (which a loose comparison
-        # would wrongly count as kept), or an ID drawn afresh; the kind is drawn first,
-        # so that twins are often drawn.
-        kind = draws.index(5)
-        if kind == 0:
-            return draws.integer(0, _WINDOW - 1)
-        if kind <= 2:
-            return _draw_id(draws)
-        return draws.integer(0, _WINDOW - 1), draws.pick(_TWIN_KINDS)
 
     def draw_case(draws: Draws) -> dict[str, Any]:
         block_list = draw_blocks(draws)
         sizes = [int(b["size"]) for b in block_list]
-        head = sizes[:_WINDOW]
-        # Budgets derived from the sizes come first: the shrinker moves towards lower
-        # choices, and a derived budget shrinks with the sizes (an independent one drawn
-        # near 2**53 cannot leave its branch, and kept counterexamples at 2**53-4).
-        mode = draws.integer(0, 4)
-        if mode == 0:
-            # A subset of the first few blocks, drawn as "left out" flags so that the
-            # simplest budget fits every head block exactly.
-            out = [draws.boolean(0.5) for _ in head]
-            budget: int | float = sum(s for s, o in zip(head, out, strict=True) if not o)
-            budget += draws.pick(slack)
-        elif mode == 1:
-            budget = sum(sizes[: len(sizes) - draws.integer(0, len(sizes))])
-        elif mode == 2:
-            budget = any_budget(draws)
-        elif mode == 3 and sizes:
-            budget = min(sizes) - 1  # every block is larger than the whole budget
-        else:
-            budget = 0
-        budget = min(max_units, budget)
+        budget: int | float = min(max_units, _draw_budget(draws, sizes, any_budget))
         if budget <= 2**53 and draws.integer(0, 7) == 7:
             budget = float(budget)  # an integral float is a valid unit: 4.0 == 4
         known = [b["id"] for b in block_list[:_WINDOW]]
-        picks = [draw_pick(draws) for _ in draws.many(0, 6, picks_average)]
+        picks = [_draw_pick(draws) for _ in draws.many(0, 6, picks_average)]
         required = [_required_id(known, p) for p in picks]
         case: dict[str, Any] = {"budget": budget, "blocks": block_list, "required": required}
         if allow_invalid and draws.integer(1, 10) >= 7:

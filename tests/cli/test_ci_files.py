@@ -27,11 +27,15 @@ def pack_case(case):
 """
 
 
-def _hook() -> dict[str, str]:
-    """The hook's keys, read from .pre-commit-hooks.yaml (a list of one flat mapping)."""
+def _hook(name: str = "packcheck-verify") -> dict[str, str]:
+    """A hook's keys, read from .pre-commit-hooks.yaml (a list of flat mappings)."""
     text = (ROOT / ".pre-commit-hooks.yaml").read_text()
-    pairs = re.findall(r"^[- ] (\w+): (.*)$", text, flags=re.MULTILINE)
-    return dict(pairs)
+    hooks = [
+        dict(re.findall(r"^[- ] (\w+): (.*)$", part, flags=re.MULTILINE))
+        for part in re.split(r"^(?=- )", text, flags=re.MULTILINE)
+    ]
+    (hook,) = [hook for hook in hooks if hook.get("id") == name]
+    return hook
 
 
 def _project(tmp_path: Path) -> Path:
@@ -62,6 +66,26 @@ def test_the_pre_commit_hook_runs_the_gate_with_the_projects_settings(tmp_path: 
     result = _run(hook["entry"], project)
     assert result.returncode == 1
     assert "rerun:    packcheck verify --packer mine.py:pack_case --seed 1" in result.stdout
+
+
+def test_the_diff_hook_runs_diff_with_its_table(tmp_path: Path) -> None:
+    hook = _hook("packcheck-diff")
+    assert hook.keys() == _hook().keys()
+    assert hook["files"] == _hook()["files"]
+    project = _project(tmp_path)
+    (project / "old.py").write_text(MINE)
+    table = '\n[tool.packcheck.diff]\npacker = "mine.py:pack_case"\nagainst = "old.py:pack_case"\n'
+    with (project / "pyproject.toml").open("a") as stream:
+        stream.write(table + "seed = 1\nmax-examples = 30\nno-long-lists = true\nquiet = true\n")
+    result = _run(hook["entry"], project)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("packcheck diff: agree: 3 fixtures, 30 generated")
+    (project / "old.py").write_text(MINE.replace("return pack(case)", "return {}"))
+    result = _run(hook["entry"], project)
+    assert result.returncode == 1
+    assert "rerun:    packcheck diff --packer mine.py:pack_case --against old.py:pack_case" in (
+        result.stdout
+    )
 
 
 def _workflow() -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 import shutil
 import sys
@@ -12,11 +13,12 @@ from typing import Any
 
 import pytest
 
-from packcheck._cli import diff as cli_diff
-from packcheck._cli import main
-from packcheck._cli.diff import _Side
+from packcheck._cli import _subjects, build_parser, main
+from packcheck._cli import gate as cli_gate
+from packcheck._cli._subjects import _Side
+from packcheck._gate import _run as gate_run
+from packcheck._gate._plain_case import PlainCase
 from packcheck._load import SetupError
-from packcheck._plain_case import PlainCase
 
 PACKERS = Path(__file__).parents[1] / "packers"
 QUICK = ["--seed", "1", "--max-examples", "100", "--no-long-lists"]
@@ -96,13 +98,35 @@ def test_a_python_side_gets_the_default_timeout_against_a_command(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A Python function beside a command runs in a worker too: a hang fails its case.
-    monkeypatch.setattr(cli_diff, "DEFAULT_TIMEOUT", 1.0)
+    monkeypatch.setattr(cli_gate, "DEFAULT_TIMEOUT", 1.0)
     command = f"{sys.executable} lines_packer.py"
     args = ["diff", "--packer", "broken:hangs", "--against-cmd", command, "--seed", "1"]
     assert main(args) == 1
     out = capsys.readouterr().out
     assert "  differs:  NEW's fault: no answer within 1 s (timeout); packer stopped" in out
     assert "1 fixture, 0 generated cases" in out
+
+
+ONE = {"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": []}
+
+
+def test_timeout_0_means_no_timeout_for_both_sides_as_in_verify() -> None:
+    command = f"{sys.executable} lines_packer.py"
+    given = ["diff", "--packer", "wild:keep_newest", "--against-cmd", command, "--timeout", "0"]
+    s = cli_gate.settings(vars(build_parser().parse_args(given)), "diff")
+    assert cli_gate.timeout_of(s) is None
+    assert cli_gate.shown(s)["timeout"] is None
+    assert "--timeout 0" in cli_gate.rerun(s, 1)
+    sides = [
+        _subjects._side(None, command, None, "--against"),
+        _subjects._side("wild:keep_newest", None, None, "--packer"),
+    ]
+    try:
+        assert [side.packer.timeout for side in sides] == [math.inf, math.inf]  # type: ignore[attr-defined]
+        assert sides[0].answer(ONE) == {"kept": ["A"], "remaining": 0, "missing": []}
+    finally:
+        for side in sides:
+            side.close()
 
 
 @needs_node
@@ -208,7 +232,7 @@ def test_both_sides_are_needed(
             ["--packer", "a:b", "--against", "d:e", "--against-cmd", "c"],
             "argument --against-cmd: not allowed with argument --against",
         ),
-        (["--packer", "a:b", "--against", "d:e", "--timeout", "0"], "0 must be greater than 0"),
+        (["--packer", "a:b", "--against", "d:e", "--timeout", "-1"], "-1 must be 0 (no timeout)"),
         (["--packer", "a:b", "--against", "d:e", "--format", "xml"], "invalid choice: 'xml'"),
     ],
 )
@@ -245,7 +269,7 @@ def test_a_divergence_that_cannot_be_saved_is_still_reported(
     def full(finding: object, directory: Path) -> Path:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cli_diff, "_save", full)
+    monkeypatch.setattr(gate_run, "save_fixture", full)
     args = ["diff", "--packer", "wild:keep_newest_lt", "--against", "wild:keep_newest", *QUICK]
     assert main([*args, "--save-failures", str(tmp_path), "--max-units", "2**40"]) == 1
     out = capsys.readouterr().out

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from packcheck._cli import main
-from packcheck._cli import verify as cli_verify
+from packcheck._cli._options import parse_units
 from packcheck._cli._progress import LiveLine
-from packcheck._cli.verify import parse_units
+from packcheck._gate import _run as gate_run
 
 PACKERS = Path(__file__).parents[1] / "packers"
 LINES = f"{sys.executable} {PACKERS / 'lines_packer.py'}"
@@ -272,7 +272,7 @@ def test_the_module_entry_point_runs_the_gate() -> None:
     ],
 )
 def test_the_rerun_line_writes_max_units_as_the_user_would(units: int, text: str) -> None:
-    from packcheck._cli.verify import _power_text
+    from packcheck._cli._options import power_text as _power_text
 
     assert _power_text(units) == text
 
@@ -358,7 +358,7 @@ def test_a_counterexample_that_cannot_be_saved_is_still_reported(
     def full(finding: object, directory: Path) -> Path:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cli_verify, "_save", full)
+    monkeypatch.setattr(gate_run, "save_fixture", full)
     args = ["verify", "--packer", "broken:missing_dedup", "--seed", "3", "--no-long-lists"]
     assert main([*args, "--save-failures", str(tmp_path)]) == 1
     out = capsys.readouterr().out

@@ -7,11 +7,12 @@ import json
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from packcheck._cli import build_parser, main
-from packcheck._cli import verify as cli_verify
+from packcheck._cli import _subjects, build_parser, main
+from packcheck._cli import gate as cli_gate
 from packcheck._packers import CallablePacker, CommandPacker, WorkerPacker
 
 PACKERS = Path(__file__).parents[1] / "packers"
@@ -113,10 +114,10 @@ def test_settings_come_from_tool_packcheck_and_the_command_line_overrides_them(
     _project(
         tmp_path,
         f'[tool.packcheck]\npacker = "{BROKEN}:missing_dedup"\nseed = 3\n'
-        'max-examples = 300\nno-long-lists = true\nformat = "json"\nquiet = true\n'
+        "max-examples = 300\nno-long-lists = true\nquiet = true\n"
         'max-units = "2**40"\ntimeout = 20\npartition = false\n',
     )
-    assert main(["verify"]) == 1
+    assert main(["verify", "--format", "json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["seed"] == 3
     assert report["settings"] == {
@@ -136,7 +137,8 @@ def test_settings_come_from_tool_packcheck_and_the_command_line_overrides_them(
     out = capsys.readouterr().out
     assert out.startswith("packcheck verify: conformant: 3 fixtures, 300 generated cases")
     assert ", seed 4, " in out
-    assert main(["verify", "--long-lists", "--timeout", "0", "--max-examples", "1"]) == 1
+    args = ["verify", "--long-lists", "--timeout", "0", "--max-examples", "1", "--format", "json"]
+    assert main(args) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["settings"]["long_lists"] is True
     assert report["settings"]["timeout"] is None
@@ -149,7 +151,7 @@ def test_paths_in_the_table_are_relative_to_its_file(
     _project(
         tmp_path,
         '[tool.packcheck]\npacker = "pack.py:missing_dedup"\nsave-failures = "failures"\n'
-        'junit-xml = "out/verify.xml"\nlong-lists = false\nseed = 3\nmax-examples = 300\n',
+        "long-lists = false\nseed = 3\nmax-examples = 300\n",
     )
     (tmp_path / "out").mkdir()
     # pytest's way: below the project, in a folder with a pyproject.toml of its own
@@ -162,7 +164,6 @@ def test_paths_in_the_table_are_relative_to_its_file(
     out = capsys.readouterr().out
     assert "rerun:    packcheck verify --packer ../../pack.py:missing_dedup --seed 3" in out
     assert list((tmp_path / "failures").glob("*.json"))
-    assert (tmp_path / "out" / "verify.xml").is_file()
 
 
 @pytest.mark.parametrize(
@@ -179,7 +180,8 @@ def test_paths_in_the_table_are_relative_to_its_file(
             '[tool.packcheck]\nseed = {a = 1, b = "x"}',
             'seed: expected a string or a number, not {a = 1, b = "x"}',
         ),
-        ('[tool.packcheck]\nformat = "xml"', "format: 'xml' is not one of text, json, github"),
+        ('[tool.packcheck]\nformat = "json"', "format: a command-line option only (--format)"),
+        ('[tool.packcheck]\njunit-xml = "x.xml"', "junit-xml: a command-line option only"),
         (
             "[tool.packcheck]\npartition = true\nno-partition = true",
             "no-partition: set twice",
@@ -242,23 +244,26 @@ def test_a_table_above_the_current_directory_is_named_by_its_path(
 
 
 def _settings(*argv: str) -> argparse.Namespace:
-    args = build_parser().parse_args(["verify", *argv])
-    return cli_verify.settings(args, args.command_parser)
+    return cli_gate.settings(vars(build_parser().parse_args(["verify", *argv])), "verify")
+
+
+def _packer(s: argparse.Namespace) -> Any:
+    return _subjects._packer(s, cli_gate.timeout_of(s))
 
 
 def test_python_packers_get_the_default_timeout_in_a_worker() -> None:
-    chosen, _ = cli_verify._packer(_settings("--packer", f"{BROKEN}:correct"))
+    chosen, _ = _packer(_settings("--packer", f"{BROKEN}:correct"))
     try:
         assert isinstance(chosen, WorkerPacker)
-        assert chosen.timeout == cli_verify.DEFAULT_TIMEOUT == 10
+        assert chosen.timeout == cli_gate.DEFAULT_TIMEOUT == 10
     finally:
         chosen.close()
-    chosen, _ = cli_verify._packer(_settings("--packer", f"{BROKEN}:correct", "--timeout", "0"))
+    chosen, _ = _packer(_settings("--packer", f"{BROKEN}:correct", "--timeout", "0"))
     assert isinstance(chosen, CallablePacker)
-    chosen, name = cli_verify._packer(_settings())
+    chosen, name = _packer(_settings())
     assert isinstance(chosen, CallablePacker)  # packcheck's own: in-process
     assert name == "packcheck's NumPy packer"
-    chosen, _ = cli_verify._packer(_settings("--timeout", "5"))
+    chosen, _ = _packer(_settings("--timeout", "5"))
     try:
         assert isinstance(chosen, WorkerPacker)
     finally:
@@ -268,7 +273,7 @@ def test_python_packers_get_the_default_timeout_in_a_worker() -> None:
 def test_a_command_without_a_timeout_waits_as_long_as_it_takes(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    chosen, _ = cli_verify._packer(_settings("--packer-cmd", LINES, "--timeout", "0"))
+    chosen, _ = _packer(_settings("--packer-cmd", LINES, "--timeout", "0"))
     try:
         assert isinstance(chosen, CommandPacker)
         assert chosen.timeout == float("inf")

@@ -6,7 +6,7 @@ import io
 import threading
 
 from packcheck._cli._progress import PlainLines, progress_for
-from packcheck.verify._gate import EXPLAINING
+from packcheck._gate import EXPLAINING
 
 
 class _Log(io.StringIO):

@@ -8,10 +8,13 @@ from typing import Any
 
 import numpy as np
 
+from packcheck._gate import Outcome as DiffOutcome
+from packcheck._gate import junit_xml, text
+from packcheck._gate._outcome import github, json_report
 from packcheck._packers import CallablePacker, PackerFault
 from packcheck.diff import COUNTED_PHASES, DiffFinding, DiffSummary
 from packcheck.diff._behaviour import Outcome, outcome
-from packcheck.diff._reports import DiffOutcome, github, json_report, junit_xml, text
+from packcheck.diff._oracle import DIFF
 
 CASE: dict[str, Any] = {"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": []}
 RULE = {"kept": ["A"], "remaining": 0, "missing": []}
@@ -70,18 +73,23 @@ def _outcome(
     if finding is None or counted:
         seconds |= {"wide ranges": 0.5, "long lists": 2.0}
     default = {"generated": 1} if finding is not None else {}
-    summary = DiffSummary(
+    failing = {phase: (differing or default).get(phase, 0) for phase in COUNTED_PHASES}
+    return DiffSummary(
+        command=DIFF,
         seed=7,
         seconds=4.25,
-        counted=counted,
-        cases=cases,
-        differing={phase: (differing or default).get(phase, 0) for phase in COUNTED_PHASES},
+        checked=cases | {"shrinking": 12 if finding else 0},
+        failing=failing | {"shrinking": 0},
         finding=finding,
-        shrink_tries=12 if finding else 0,
+        phase=next((phase for phase in COUNTED_PHASES if failing[phase]), None),
         phase_seconds=seconds,
+        counted=counted,
+        subject="NEW new.py:f, OLD old.py:f",
+        names={"new": "new.py:f", "old": "old.py:f"},
+        rerun=RERUN,
+        settings={"max_examples": 40, "count": counted},
+        **more,
     )
-    settings = {"max_examples": 40, "count": counted}
-    return DiffOutcome(summary, "new.py:f", "old.py:f", RERUN, settings=settings, **more)
 
 
 def test_the_json_report_of_an_agreeing_run() -> None:

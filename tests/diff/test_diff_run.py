@@ -10,13 +10,13 @@ import pytest
 from packers import broken, wild
 
 from packcheck import diff
+from packcheck._gate._fixtures import Fixture, seed_fixtures
+from packcheck._gate._probes import long_probes
+from packcheck._gate._run import SHRINK_TRIES, _Gate
 from packcheck._packers import CallablePacker
 from packcheck.diff import DiffFinding, DiffSummary, Divergence
 from packcheck.diff._oracle import DiffOracle
 from packcheck.strategies import MAX_SAFE_UNITS
-from packcheck.verify._fixtures import Fixture, seed_fixtures
-from packcheck.verify._gate import SHRINK_TRIES, _Gate
-from packcheck.verify._probes import long_probes
 
 QUICK: dict[str, Any] = {"max_examples": 200, "long_lists": False}
 

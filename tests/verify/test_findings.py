@@ -11,6 +11,7 @@ import pytest
 from packers import broken
 
 from packcheck import pack
+from packcheck._gate._fixtures import Fixture
 from packcheck._packers import CallablePacker, PackerFault
 from packcheck._partition.invariants import check_output
 from packcheck._rule.jsonio import dumps
@@ -23,7 +24,6 @@ from packcheck.verify._findings import (
     explained,
     show_answer,
 )
-from packcheck.verify._fixtures import Fixture
 from packcheck.verify._oracle import ReferenceOracle
 
 SHORT = {

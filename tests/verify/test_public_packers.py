@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from packers import public
 
-from packcheck.verify._gate import run
+from packcheck.verify import run
 
 #: Bugs the seed fixtures cannot show, found by the generated phase alone (no
 #: fixtures): the failed invariant the shrunk case must report.

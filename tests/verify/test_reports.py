@@ -9,9 +9,11 @@ from typing import Any
 import pytest
 from packers import broken
 
+from packcheck._gate import Outcome, junit_xml, text
+from packcheck._gate._outcome import github, json_report
 from packcheck.verify import PackerFault, Summary, run
 from packcheck.verify._findings import Finding
-from packcheck.verify._reports import Outcome, github, json_report, junit_xml, text
+from packcheck.verify._oracle import VERIFY
 
 CASE = {"budget": 0, "blocks": [], "required": ["A", "A"]}
 EXPECTED = {"kept": [], "remaining": 0, "missing": ["A", "A"]}
@@ -26,19 +28,29 @@ def _outcome(finding: Finding | None, long_lists: int = 0, **more: Any) -> Outco
     seconds = {"fixtures": 0.25, "generated": 1.5}
     if finding is None:
         seconds |= {"wide ranges": 0.5, "long lists": 2.0}
-    summary = Summary(
-        fixtures=3,
-        generated=40,
+    checked = {
+        "fixtures": 3,
+        "generated": 40,
+        "wide ranges": 0 if finding else 74,
+        "long lists": long_lists,
+        "shrinking": 12 if finding else 0,
+    }
+    failing = dict.fromkeys(checked, 0) | ({"generated": 1} if finding else {})
+    return Summary(
+        command=VERIFY,
         seed=7,
         seconds=4.25,
-        wide=0 if finding else 74,
-        long_lists=long_lists,
+        checked=checked,
+        failing=failing,
         finding=finding,
-        shrink_tries=12 if finding else 0,
+        phase="generated" if finding else None,
         phase_seconds=seconds,
+        subject="p.py:f",
+        names={"packer": "p.py:f"},
+        rerun="packcheck verify --packer p.py:f --seed 7",
+        settings={"max_examples": 40},
+        **more,
     )
-    rerun = "packcheck verify --packer p.py:f --seed 7"
-    return Outcome(summary, "p.py:f", rerun, settings={"max_examples": 40}, **more)
 
 
 def test_the_json_report_of_a_conformant_run() -> None:
@@ -194,8 +206,7 @@ def test_junit_writes_what_xml_cannot_hold_as_escapes() -> None:
 def test_the_failing_phase_is_the_one_the_gate_stopped_in(
     packer: Any, examples: int, phase: str
 ) -> None:
-    summary = run(packer, seed=1, max_examples=examples, max_units=2**70, long_lists=False)
-    outcome = Outcome(summary, "p", "rerun")
-    assert outcome.phase() == phase
-    assert list(summary.phase_seconds)[-1] == phase
+    outcome = run(packer, seed=1, max_examples=examples, max_units=2**70, long_lists=False)
+    assert outcome.phase == phase
+    assert list(outcome.phase_seconds)[-1] == phase
     assert json.loads(json_report(outcome))["failure"]["phase"] == phase

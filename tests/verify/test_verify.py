@@ -14,8 +14,8 @@ import pytest
 from packers import broken, long
 
 from packcheck import pack
-from packcheck.verify import _gate as gate_module
-from packcheck.verify._gate import (
+from packcheck._gate import _run as gate_module
+from packcheck.verify import (
     Counterexample,
     Finding,
     Fixture,
@@ -178,10 +178,10 @@ def test_show_answer_uses_json_only_for_plain_json() -> None:
     assert show_answer(2.5) == "2.5"
 
 
-def test_shrinking_stops_after_its_time_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("packcheck.verify._gate.SHRINK_SECONDS", 0.0)
-    finding = _caught(broken.less_than)
-    assert finding.failures  # the best case found before the budget ran out
+def test_shrinking_stops_after_its_time_budget() -> None:
+    with pytest.raises(Counterexample) as info:
+        check(broken.less_than, long_lists=False, seed=0, fixtures=(), shrink_seconds=0.0)
+    assert info.value.finding.failures  # the best case found before the budget ran out
 
 
 def test_show_answer_writes_a_command_packers_fraction_as_read() -> None:
@@ -211,7 +211,7 @@ def test_a_hypothesis_without_local_constants_is_left_as_it_is(
 ) -> None:
     from hypothesis.internal.conjecture import providers
 
-    from packcheck.verify._hypothesis_compat import same_cases_whatever_is_loaded
+    from packcheck._gate._hypothesis_compat import same_cases_whatever_is_loaded
 
     collect = providers._get_local_constants
     with same_cases_whatever_is_loaded():

@@ -14,7 +14,7 @@ import pytest
 from packers import capture
 
 from packcheck._cli import main
-from packcheck.verify._gate import Counterexample, Fixture, check
+from packcheck.verify import Counterexample, Fixture, check
 
 PACKERS = Path(__file__).parents[1] / "packers"
 LINES = f"{sys.executable} {PACKERS / 'capture_lines.py'}"

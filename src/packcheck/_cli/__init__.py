@@ -105,7 +105,7 @@ def _stopped(stop: _stop.Stopped, command: str) -> int:
         words.append(f"to repeat it: {notes['rerun']}")
     found, directory = notes.get("found"), notes.get("save")
     if found is not None and directory is not None and not found.origin.startswith("fixture"):
-        from ..verify._fixtures import save_fixture
+        from .._gate._fixtures import save_fixture
 
         try:
             words.append(

@@ -7,9 +7,11 @@ The file is found as pytest finds its root: the first ``pyproject.toml`` holding
 options without the dashes (``packer``, ``max-units``, ``no-long-lists``...); each
 value is read as that option's value would be on the command line, and the command
 line overrides it.  Paths in the table (a ``PATH.py:FUNCTION`` packer, ``against``,
-``save-failures``, ``junit-xml``) are relative to the file's folder.  An unknown key,
-a value of the wrong kind or a file that is not TOML is a :class:`ConfigError`: one
-line, naming the file, the table and the key.
+``save-failures``) are relative to the file's folder.  ``format`` and ``junit-xml``
+are the command line's alone (where a report goes is the caller's choice: a table
+that set them would make every local and pre-commit run rewrite CI's files).  An
+unknown key, a value of the wrong kind or a file that is not TOML is a
+:class:`ConfigError`: one line, naming the file, the table and the key.
 """
 
 from __future__ import annotations
@@ -18,14 +20,13 @@ import argparse
 import json
 import os
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SECTIONS", "ConfigError", "find", "read", "resolve", "shown"]
+__all__ = ["SECTIONS", "ConfigError", "Key", "find", "read", "resolve", "shown"]
 
-#: Options that are no settings: they say what to do, not how.
-_NOT_SETTINGS = frozenset({"help"})
 #: The commands with a table of their own inside ``[tool.packcheck]``.
 SECTIONS = ("diff",)
 #: Keys whose value may be a ``PATH.py:FUNCTION`` spec.
@@ -34,6 +35,21 @@ _SPECS = ("packer", "against")
 
 class ConfigError(Exception):
     """``[tool.packcheck]`` cannot be used; one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """A key of the table: the setting it sets (``dest``) and how its value is read.
+
+    ``parse`` reads a value as the command line would (``None``: the key is true or
+    false; ``negated``: ``no-long-lists = true`` sets ``long_lists`` to false);
+    ``command_line_only`` keys are refused.
+    """
+
+    dest: str
+    parse: Callable[[str], object] | None = None
+    negated: bool = False
+    command_line_only: bool = False
 
 
 def find(start: Path) -> tuple[Path, dict[str, Any]] | None:
@@ -74,31 +90,29 @@ def _relative(folder: Path, text: str) -> str:
     return os.path.relpath(folder / text)
 
 
-def _value(action: argparse.Action, key: str, value: object, folder: Path) -> object:
+def _value(key: Key, name: str, value: object, folder: Path) -> object:
     """``value`` as the command line's parser reads the option, or :class:`ConfigError`."""
-    flag = action.nargs == 0
-    if flag:
+    if key.command_line_only:
+        raise ConfigError(
+            f"{name}: a command-line option only (--{name}): where the report goes is "
+            "the caller's choice"
+        )
+    if key.parse is None:
         if not isinstance(value, bool):
-            raise ConfigError(f"{key}: expected true or false, not {_toml(value)}")
-        if isinstance(action, argparse.BooleanOptionalAction):
-            return value if f"--{key}" in action.option_strings[:1] else not value
-        return value
+            raise ConfigError(f"{name}: expected true or false, not {_toml(value)}")
+        return value != key.negated
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise ConfigError(f"{key}: expected a string or a number, not {_toml(value)}")
+        raise ConfigError(f"{name}: expected a string or a number, not {_toml(value)}")
     text = str(value)
-    if key in ("save-failures", "junit-xml"):
+    if name == "save-failures":
         text = _relative(folder, text)
-    elif key in _SPECS and text.rpartition(":")[0].endswith(".py"):
+    elif name in _SPECS and text.rpartition(":")[0].endswith(".py"):
         location, _, function = text.rpartition(":")
         text = f"{_relative(folder, location)}:{function}"
     try:
-        parsed = action.type(text) if callable(action.type) else text
+        return key.parse(text)
     except argparse.ArgumentTypeError as exc:
-        raise ConfigError(f"{key}: {exc}") from None
-    if action.choices is not None and parsed not in action.choices:
-        choices = ", ".join(map(str, action.choices))
-        raise ConfigError(f"{key}: {text!r} is not one of {choices}")
-    return parsed
+        raise ConfigError(f"{name}: {exc}") from None
 
 
 def _toml(value: object) -> str:
@@ -134,10 +148,10 @@ def _where(path: Path, section: str | None) -> str:
 
 
 def read(
-    parser: argparse.ArgumentParser, start: Path, section: str | None = None
+    keys: Mapping[str, Key], start: Path, section: str | None = None
 ) -> tuple[Path | None, dict[str, Any]]:
-    """The settings ``[tool.packcheck]`` (or its ``section`` table) gives, by ``parser``
-    destination, and its file.
+    """The settings ``[tool.packcheck]`` (or its ``section`` table) gives, by ``dest``,
+    and its file.
 
     Raises :class:`ConfigError` for an unknown key or a value the option refuses.
     """
@@ -146,65 +160,57 @@ def read(
         return None, {}
     path, whole = found
     table = _table(path, whole, section)
-    options = {
-        option[2:]: action
-        for action in parser._actions
-        for option in action.option_strings
-        if option.startswith("--") and action.dest not in _NOT_SETTINGS
-    }
     settings: dict[str, Any] = {}
     where = _where(path, section)
-    for key, value in table.items():
-        action = options.get(key)
-        if action is None:
-            known = ", ".join(sorted(options))
-            raise ConfigError(f"{where}: unknown key {key!r} (keys: {known})")
-        if action.dest in settings:
-            raise ConfigError(f"{where}: {key}: set twice")
+    for name, value in table.items():
+        key = keys.get(name)
+        if key is None:
+            known = ", ".join(sorted(keys))
+            raise ConfigError(f"{where}: unknown key {name!r} (keys: {known})")
+        if key.dest in settings:
+            raise ConfigError(f"{where}: {name}: set twice")
         try:
-            settings[action.dest] = _value(action, key, value, path.parent)
+            settings[key.dest] = _value(key, name, value, path.parent)
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}") from None
     return path, settings
 
 
 def resolve(
-    args: argparse.Namespace,
-    parser: argparse.ArgumentParser,
+    given: Mapping[str, Any],
+    keys: Mapping[str, Key],
     defaults: Mapping[str, Any],
     *,
     start: Path,
     section: str | None = None,
     choices: Sequence[tuple[str, str]] = (),
 ) -> argparse.Namespace:
-    """A run's settings: the command line's, then the table's, then ``defaults``.
+    """A run's settings: ``given`` (the command line's), then the table's, then
+    ``defaults``; ``None`` in ``given`` is not given.
 
     Each pair of ``choices`` (``("packer", "packer_cmd")``) names one thing two ways:
     the table may give only one of them, and either given on the command line replaces
     both keys of the table.  Raises :class:`ConfigError`.
     """
-    path, table = read(parser, start, section)
+    path, table = read(keys, start, section)
     for one, other in choices:
         if path is not None and one in table and other in table:
             names = f"{one.replace('_', '-')} and {other.replace('_', '-')}"
             raise ConfigError(f"{_where(path, section)}: {names} exclude each other")
-        if getattr(args, one) is not None or getattr(args, other) is not None:
+        if given.get(one) is not None or given.get(other) is not None:
             table.pop(one, None)
             table.pop(other, None)
-    resolved = argparse.Namespace(**vars(args))
-    flags = {
-        action.dest: action.option_strings[0]
-        for action in parser._actions
-        if action.option_strings and action.option_strings[0].startswith("--")
-    }
+    resolved = argparse.Namespace(**given)
     #: Where a setting taken from the table came from, by its option: error messages
     #: that name ``--packer`` name the file's key instead.
     origins: dict[str, str] = {}
     for dest, default in defaults.items():
-        given = getattr(args, dest, None)
-        setattr(resolved, dest, given if given is not None else table.get(dest, default))
-        if given is None and dest in table and path is not None and dest in flags:
-            origins[flags[dest]] = f"{_where(path, section)}: {flags[dest][2:]}"
+        value = given.get(dest)
+        setattr(resolved, dest, value if value is not None else table.get(dest, default))
+        if value is None and dest in table and path is not None:
+            name = next(name for name, key in keys.items() if key.dest == dest)
+            flag = "--" + name.removeprefix("no-")
+            origins[flag] = f"{_where(path, section)}: {flag[2:]}"
     resolved.config = path
     resolved.origins = origins
     return resolved

@@ -14,7 +14,7 @@ import threading
 import time
 from typing import IO
 
-from ..verify._gate import EXPLAINING
+from .._gate import EXPLAINING
 
 __all__ = ["EVERY", "LiveLine", "PlainLines", "progress_for"]
 

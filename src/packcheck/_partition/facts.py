@@ -23,8 +23,10 @@ reference's partition (asserted at the end, not checked a second time).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 from .._rule.jsonio import show
-from .._rule.model import SizeError, json_type, read_case
+from .._rule.model import Case, SizeError, json_type, read_case
 from .._rule.order import same_utf16
 from .trace import Bucket, Partition, trace
 
@@ -172,6 +174,73 @@ def _next(ids: list[str], position: int, past: str = "-") -> str:
     return _show(ids[position]) if position < len(ids) else past
 
 
+def _packed_not_kept(packed: list[str], kept: list[str]) -> str:
+    """Where ``packed`` first differs from the answer's ``kept``."""
+    at = next(
+        (i for i, pair in enumerate(zip(packed, kept, strict=False)) if len(set(pair)) > 1),
+        min(len(kept), len(packed)),
+    )
+    return (
+        f"packed[{at}] is {_next(packed, at, 'absent')} but kept[{at}] is "
+        f"{_next(kept, at, 'absent')} (packed holds {len(packed)}, kept {len(kept)})"
+    )
+
+
+def _next_in_none(
+    captured: dict[str, list[str]],
+    position: Mapping[str, int],
+    index: int,
+    block_id: str,
+    blocks: int,
+) -> str:
+    """Block ``index`` is next in no bucket: what each holds next instead."""
+    following = ", ".join(f"{name} {_next(captured[name], position[name])}" for name in BUCKETS)
+    total = sum(map(len, captured.values()))
+    return (
+        f"blocks[{index}] (id {_show(block_id)}) is next in none of the lists (next: "
+        f"{following}); {_holding(total, blocks)}"
+    )
+
+
+def _check_walk(
+    read: Case, captured: dict[str, list[str]], broken: Callable[[str, str], PartitionError]
+) -> None:
+    """Raise ``broken(check, detail)`` unless, block by block, the bucket the rule gives
+    holds the block next, and no bucket holds more."""
+    # Invariant: ``left`` is the budget less the sizes of the blocks packed so far.
+    position: dict[str, int] = dict.fromkeys(BUCKETS, 0)
+    left = read.budget
+    total = sum(map(len, captured.values()))
+    for index, (block_id, size) in enumerate(zip(read.ids, read.sizes, strict=True)):
+        want = bucket_for(size, left, read.budget)
+        ids = captured[want]
+        if position[want] < len(ids) and ids[position[want]] == block_id:
+            position[want] += 1
+            left -= size if want == "packed" else 0
+            continue
+        holders = [
+            name
+            for name in BUCKETS
+            if position[name] < len(captured[name]) and captured[name][position[name]] == block_id
+        ]
+        if holders:
+            raise broken(
+                "bucket",
+                f"blocks[{index}] (id {_show(block_id)}, size {_show(size)}) is in {holders[0]}, "
+                f"but belongs in {want}: {_why(want, size, left, read.budget)}",
+            )
+        raise broken(
+            "merged-by-position", _next_in_none(captured, position, index, block_id, len(read.ids))
+        )
+    for name in BUCKETS:
+        if position[name] < len(captured[name]):
+            raise broken(
+                "merged-by-position",
+                f"{name}[{position[name]}] = {_next(captured[name], position[name])} is left "
+                f"over after the last block; {_holding(total, len(read.ids))}",
+            )
+
+
 def check_partition(
     case: object,
     partition: object,
@@ -205,57 +274,10 @@ def check_partition(
 
     # Check packed is kept: the answer's kept blocks, in order, repeats and all.
     if kept is not None and captured["packed"] != kept:
-        at = next(
-            (
-                i
-                for i, pair in enumerate(zip(captured["packed"], kept, strict=False))
-                if len(set(pair)) > 1
-            ),
-            min(len(kept), len(captured["packed"])),
-        )
-        raise broken(
-            "packed-is-kept",
-            f"packed[{at}] is {_next(captured['packed'], at, 'absent')} but kept[{at}] is "
-            f"{_next(kept, at, 'absent')} (packed holds {len(captured['packed'])}, kept "
-            f"{len(kept)})",
-        )
+        raise broken("packed-is-kept", _packed_not_kept(captured["packed"], kept))
 
     # Check the walk: block by block, the bucket the rule gives must hold it next.
-    # Invariant: ``left`` is the budget less the sizes of the blocks packed so far.
-    position = dict.fromkeys(BUCKETS, 0)
-    left = read.budget
-    total = sum(map(len, captured.values()))
-    for index, (block_id, size) in enumerate(zip(read.ids, read.sizes, strict=True)):
-        want = bucket_for(size, left, read.budget)
-        ids = captured[want]
-        if position[want] < len(ids) and ids[position[want]] == block_id:
-            position[want] += 1
-            left -= size if want == "packed" else 0
-            continue
-        holders = [
-            name
-            for name in BUCKETS
-            if position[name] < len(captured[name]) and captured[name][position[name]] == block_id
-        ]
-        if holders:
-            raise broken(
-                "bucket",
-                f"blocks[{index}] (id {_show(block_id)}, size {_show(size)}) is in {holders[0]}, "
-                f"but belongs in {want}: {_why(want, size, left, read.budget)}",
-            )
-        following = ", ".join(f"{name} {_next(captured[name], position[name])}" for name in BUCKETS)
-        raise broken(
-            "merged-by-position",
-            f"blocks[{index}] (id {_show(block_id)}) is next in none of the lists (next: "
-            f"{following}); {_holding(total, len(read.ids))}",
-        )
-    for name in BUCKETS:
-        if position[name] < len(captured[name]):
-            raise broken(
-                "merged-by-position",
-                f"{name}[{position[name]}] = {_next(captured[name], position[name])} is left "
-                f"over after the last block; {_holding(total, len(read.ids))}",
-            )
+    _check_walk(read, captured, broken)
     # Invariant: the walk fixed every bucket, so this is the reference's partition.
     assert captured == partition_json(expected()), captured
 

@@ -173,6 +173,37 @@ def plain_fields(case: object) -> tuple[int, list[str], list[int], list[str]] | 
     return budget, ids, sizes, required
 
 
+def _block_shapes(blocks: list[Any]) -> tuple[list[str], list[object]]:
+    """Each block's ID (as the rule compares it) and raw size; raises
+    :class:`MalformedCase` for a block that is not an object with a string ``id``."""
+    ids: list[str] = []
+    raw_sizes: list[object] = []
+    for index, block in enumerate(blocks):
+        # ``type(...) is dict`` first: the ABC check costs more than the rest of the loop.
+        if type(block) is not dict and not isinstance(block, Mapping):
+            raise MalformedCase(f"blocks[{index}]", f"expected an object, got {json_type(block)}")
+        block_id = block.get("id")
+        if not isinstance(block_id, str):
+            got = "absent" if "id" not in block else json_type(block_id)
+            raise MalformedCase(f"blocks[{index}].id", f"expected a string, got {got}")
+        ids.append(block_id if block_id.isascii() else same_utf16(block_id))
+        raw_sizes.append(block.get("size"))
+    return ids, raw_sizes
+
+
+def _required_ids(case: Mapping[str, Any]) -> tuple[str, ...]:
+    """The required IDs (as the rule compares them); raises :class:`MalformedCase`
+    unless ``required`` is a list of strings."""
+    required = case.get("required")
+    if not isinstance(required, list):
+        got = "absent" if "required" not in case else json_type(required)
+        raise MalformedCase("required", f"expected an array of strings, got {got}")
+    for index, wanted in enumerate(required):
+        if not isinstance(wanted, str):
+            raise MalformedCase(f"required[{index}]", f"expected a string, got {json_type(wanted)}")
+    return tuple(w if w.isascii() else same_utf16(w) for w in required)
+
+
 def read_case(case: object) -> Case | SizeError:
     """Read one case: a :class:`Case`, or a :class:`SizeError` for an invalid unit.
 
@@ -199,26 +230,8 @@ def read_case(case: object) -> Case | SizeError:
     if not isinstance(blocks, list):
         got = "absent" if "blocks" not in case else json_type(blocks)
         raise MalformedCase("blocks", f"expected an array of blocks, got {got}")
-    ids: list[str] = []
-    raw_sizes: list[object] = []
-    for index, block in enumerate(blocks):
-        # ``type(...) is dict`` first: the ABC check costs more than the rest of the loop.
-        if type(block) is not dict and not isinstance(block, Mapping):
-            raise MalformedCase(f"blocks[{index}]", f"expected an object, got {json_type(block)}")
-        block_id = block.get("id")
-        if not isinstance(block_id, str):
-            got = "absent" if "id" not in block else json_type(block_id)
-            raise MalformedCase(f"blocks[{index}].id", f"expected a string, got {got}")
-        ids.append(block_id if block_id.isascii() else same_utf16(block_id))
-        raw_sizes.append(block.get("size"))
-    required = case.get("required")
-    if not isinstance(required, list):
-        got = "absent" if "required" not in case else json_type(required)
-        raise MalformedCase("required", f"expected an array of strings, got {got}")
-    for index, wanted in enumerate(required):
-        if not isinstance(wanted, str):
-            raise MalformedCase(f"required[{index}]", f"expected a string, got {json_type(wanted)}")
-    wanted_ids = tuple(w if w.isascii() else same_utf16(w) for w in required)
+    ids, raw_sizes = _block_shapes(blocks)
+    wanted_ids = _required_ids(case)
 
     budget = _unit(case.get("budget"), "budget")
     if budget is None or budget < 0:

@@ -14,16 +14,14 @@ which the two differ is counted per phase.  :func:`check` raises :class:`Diverge
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
+from .._gate import CHECKED, DEFAULT_MAX_EXAMPLES, Settings, run_gate, settings_of
+from .._gate import Outcome as GateOutcome
 from .._packers import CallablePacker, Packer, PackerFault, SetupError
-from ..strategies import MAX_SAFE_UNITS
-from ..verify._fixtures import Fixture
-from ..verify._gate import DEFAULT_MAX_EXAMPLES, PHASES, Progress, gate, phase_counts
 from ._behaviour import Outcome, same_answer
-from ._oracle import DiffFinding, DiffOracle
+from ._oracle import DIFF, DiffFinding, DiffOracle
 
 __all__ = [
     "COUNTED_PHASES",
@@ -34,6 +32,7 @@ __all__ = [
     "Outcome",
     "Packer",
     "PackerFault",
+    "Settings",
     "SetupError",
     "check",
     "run",
@@ -41,7 +40,7 @@ __all__ = [
 ]
 
 #: The phases whose cases are counted, in order (shrinking is not a phase of cases).
-COUNTED_PHASES = tuple(phase for phase in PHASES if phase != "shrinking")
+COUNTED_PHASES = CHECKED
 
 
 class Divergence(AssertionError):
@@ -52,26 +51,15 @@ class Divergence(AssertionError):
         self.finding = finding
 
 
-@dataclass(frozen=True, slots=True)
-class DiffSummary:
-    """What a run compared, and the first divergence if it found one.
+class DiffSummary(GateOutcome):
+    """A ``diff`` run's :class:`~packcheck._gate.Outcome`, in ``diff``'s words.
 
     ``cases`` and ``differing`` map each of :data:`COUNTED_PHASES` to the cases it
-    compared and those on which the two differ (with ``counted=False`` the run stops at
-    the first divergence, so at most one).  ``finding`` is ``None`` when they agree.
-    ``shrink_tries`` counts the cases tried while shrinking it; ``phase_seconds`` maps
-    each phase that ran, in order, to its seconds (shrinking and explaining included in
-    the phase that found the divergence).
+    compared and those on which the two differ (without ``count`` the run stops at the
+    first divergence, so at most one).  ``finding`` is ``None`` when they agree.
     """
 
-    seed: int
-    seconds: float
-    counted: bool
-    cases: dict[str, int] = field(default_factory=dict)
-    differing: dict[str, int] = field(default_factory=dict)
-    finding: DiffFinding | None = None
-    shrink_tries: int = 0
-    phase_seconds: dict[str, float] = field(default_factory=dict)
+    __slots__ = ()
 
     @property
     def agree(self) -> bool:
@@ -79,24 +67,12 @@ class DiffSummary:
         return self.finding is None
 
     @property
-    def phase(self) -> str | None:
-        """The phase that found the divergence (``None`` when the two agree)."""
-        if self.finding is None:
-            return None
-        return next(phase for phase in COUNTED_PHASES if self.differing[phase])
+    def cases(self) -> dict[str, int]:
+        return {phase: self.checked[phase] for phase in COUNTED_PHASES}
 
-    def counts(self) -> str:
-        """``3 fixtures, 1000 generated cases, ...`` for a summary line."""
-        return phase_counts(self.cases)
-
-    def shares(self) -> list[str]:
-        """Per phase: ``generated: 3 of 1000 cases differ (0.3%)``."""
-        lines = []
-        for phase in COUNTED_PHASES:
-            total, differ = self.cases[phase], self.differing[phase]
-            share = f"{100 * differ / total:.3g}%" if total else "no cases"
-            lines.append(f"{phase}: {differ} of {total} cases differ ({share})")
-        return lines
+    @property
+    def differing(self) -> dict[str, int]:
+        return {phase: self.failing[phase] for phase in COUNTED_PHASES}
 
 
 def _adapter(packer: Callable[[dict[str, Any]], object] | Packer) -> Packer:
@@ -106,73 +82,34 @@ def _adapter(packer: Callable[[dict[str, Any]], object] | Packer) -> Packer:
 def run(
     new: Callable[[dict[str, Any]], object] | Packer,
     old: Callable[[dict[str, Any]], object] | Packer,
-    *,
-    seed: int | None = None,
-    max_examples: int = DEFAULT_MAX_EXAMPLES,
-    max_units: int = MAX_SAFE_UNITS,
-    fixtures: Iterable[Fixture] | None = None,
-    long_lists: bool = True,
-    progress: Progress | None = None,
-    shrink_seconds: float | None = None,
-    count: bool = False,
+    settings: Settings | None = None,
+    **changes: Any,
 ) -> DiffSummary:
     """Compare ``new`` with ``old`` on every case of the gate's phases.
 
     Each is a function ``case -> output`` (called with its own deep copy of each case)
-    or a :class:`Packer` adapter (not closed here).  The options are
+    or a :class:`Packer` adapter (not closed here).  The settings are
     :func:`packcheck.verify.run`'s; ``fixtures`` (default: the seed cases) are replayed
     on both sides, their expected outputs unused.  ``count=True`` runs every phase to
     its end and counts the cases on which the two differ; only the first divergence is
     shrunk.
     """
-    tally = gate(
-        DiffOracle(_adapter(new), _adapter(old)),
-        seed=seed,
-        max_examples=max_examples,
-        max_units=max_units,
-        fixtures=fixtures,
-        long_lists=long_lists,
-        progress=progress,
-        shrink_seconds=shrink_seconds,
-        count=count,
-    )
-    finding = tally.finding
-    assert finding is None or isinstance(finding, DiffFinding)
-    return DiffSummary(
-        seed=tally.seed,
-        seconds=tally.seconds,
-        counted=count,
-        cases={phase: tally.counts[phase] for phase in COUNTED_PHASES},
-        differing={phase: tally.failing[phase] for phase in COUNTED_PHASES},
-        finding=finding,
-        shrink_tries=tally.counts["shrinking"],
-        phase_seconds=tally.phase_seconds,
-    )
+    oracle = DiffOracle(_adapter(new), _adapter(old))
+    return run_gate(oracle, settings_of(settings, changes), DIFF, DiffSummary)
 
 
 def check(
     new: Callable[[dict[str, Any]], object] | Packer,
     old: Callable[[dict[str, Any]], object] | Packer,
-    *,
-    seed: int | None = None,
-    max_examples: int = DEFAULT_MAX_EXAMPLES,
-    max_units: int = MAX_SAFE_UNITS,
-    fixtures: Iterable[Fixture] | None = None,
-    long_lists: bool = True,
+    settings: Settings | None = None,
+    **changes: Any,
 ) -> DiffSummary:
     """:func:`run`, raising :class:`Divergence` if NEW and OLD differ on any case.
 
     For a test suite: ``packcheck.diff.check(pack_v2, pack_v1, seed=1)``.
     """
-    summary = run(
-        new,
-        old,
-        seed=seed,
-        max_examples=max_examples,
-        max_units=max_units,
-        fixtures=fixtures,
-        long_lists=long_lists,
-    )
+    summary = run(new, old, settings, **changes)
     if summary.finding is not None:
+        assert isinstance(summary.finding, DiffFinding)
         raise Divergence(summary.finding)
     return summary

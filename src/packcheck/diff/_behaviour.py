@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
+from .._gate._plain_case import PlainCase
 from .._packers import Packer, PackerFault, ask
-from .._plain_case import PlainCase
 from .._rule.jsonio import same_json, show
 
 __all__ = [

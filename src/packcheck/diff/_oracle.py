@@ -7,20 +7,21 @@ context only, and where the two ``kept`` lists first part.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 from typing import Any
 
 from .._engines.pack import pack
+from .._gate import SHOWN_WHOLE, Command, Finding, Fixture, plain_json
+from .._gate._plain_case import PlainCase
 from .._packers import Packer
-from .._plain_case import PlainCase
 from .._rule.jsonio import dumps, show
 from .._rule.model import MalformedCase
-from ..verify._findings import SHOWN_WHOLE, Finding
-from ..verify._fixtures import Fixture
 from ._behaviour import Outcome, differences, outcome, parting, parting_block
 
-__all__ = ["DiffFinding", "DiffOracle", "shown_outcome"]
+__all__ = ["DIFF", "DiffFinding", "DiffOracle", "shown_outcome"]
+
+#: ``diff``'s words in its reports.
+DIFF = Command("diff", "agree", "DIFFERENT", "divergence", "Divergence", counting=True)
 
 _HEAD, _TAIL = 3, 2
 
@@ -34,19 +35,34 @@ class DiffFinding(Finding):
     answer (context only); ``parts`` where the ``kept`` lists first part.
     """
 
+    PREFIX = "diff"
+
     new: Outcome | None = None
     old: Outcome | None = None
     rule: Any = None
     parts: str | None = None
 
-    def fixture(self) -> dict[str, Any]:
-        """The case as a fixture ``{"id", "input", "expected"}``, with the declared output.
+    def declared(self) -> Any:
+        """The declared rule's answer: ``diff`` replays a saved fixture's input on both
+        packers, so the same file serves ``verify`` and ``fixtures`` too."""
+        return self.rule
 
-        ``diff`` replays a fixture's input on both packers; ``expected`` is the declared
-        rule's answer, so the same file serves ``verify`` and ``fixtures`` too.
-        """
-        digest = hashlib.sha256(dumps(self.case).encode()).hexdigest()[:12]
-        return {"id": self.name or f"diff-{digest}", "input": self.case, "expected": self.rule}
+    def verdict(self) -> str:
+        """``diverge``: they behave differently; ``error``: a side could not answer
+        the case at all (a fault: a timeout, a dead process)."""
+        faulted = any(side is not None and side.kind == "fault" for side in (self.new, self.old))
+        return "error" if faulted else "diverge"
+
+    def json(self) -> dict[str, Any]:
+        """How the two differ, the case, both sides, the rule's answer, the parting."""
+        return {
+            "differs": list(self.failures),
+            "case": self.case,
+            "new": _side(self.new),
+            "old": _side(self.old),
+            "rule": self.rule,
+            "parts": self.parts,
+        }
 
     def report(self) -> str:
         """A few lines for a person: origin, how the two differ, both answers, the rule's."""
@@ -75,6 +91,19 @@ def shown_outcome(side: Outcome | None, whole: bool) -> str:
     if side.kind == "raise":
         return f"({side.describe()})"
     return f"(no answer: {side.describe()})"
+
+
+def _side(side: Outcome | None) -> dict[str, Any]:
+    """One side's outcome as JSON data."""
+    assert side is not None
+    plain = side.kind == "answer" and plain_json(side.value)
+    return {
+        "kind": side.kind,
+        "answer": side.value if plain else None,
+        "text": shown_outcome(side, whole=True),
+        "raised": side.raised,
+        "fault": side.describe() if side.kind == "fault" else None,
+    }
 
 
 def _summarised(output: object, whole: bool) -> str:

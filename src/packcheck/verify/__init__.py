@@ -1,31 +1,36 @@
 """The differential gate: does a packer give the declared output on every case?
 
 :func:`run` checks a packer (a Python callable or a command speaking JSON Lines)
-against the reference, phase by phase, and returns a :class:`Summary`;
-:func:`check` is the same gate for a test suite and raises :class:`Counterexample`.
+against the reference, phase by phase (:mod:`packcheck._gate`), and returns a
+:class:`Summary`; :func:`check` is the same gate for a test suite and raises
+:class:`Counterexample`.  Both take a :class:`Settings` and/or its fields as keywords.
 """
 
 from __future__ import annotations
 
-from .._packers import Packer, PackerFault, SetupError
-from ._gate import (
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .._gate import (
     DEFAULT_MAX_EXAMPLES,
     PHASES,
     SHRINK_SECONDS,
-    Counterexample,
-    Finding,
     Fixture,
-    InvariantError,
+    Outcome,
     Progress,
-    Summary,
-    check,
-    check_output,
-    check_trace,
+    Settings,
     read_fixtures,
-    run,
+    run_gate,
     seed_fixtures,
+    seeded,
+    settings_of,
     show_answer,
 )
+from .._packers import CallablePacker, Packer, PackerFault, SetupError
+from .._partition.invariants import InvariantError, check_output, check_trace
+from ._findings import Finding
+from ._oracle import VERIFY, ReferenceOracle
 
 __all__ = [
     "DEFAULT_MAX_EXAMPLES",
@@ -38,6 +43,7 @@ __all__ = [
     "Packer",
     "PackerFault",
     "Progress",
+    "Settings",
     "SetupError",
     "Summary",
     "check",
@@ -48,3 +54,96 @@ __all__ = [
     "seed_fixtures",
     "show_answer",
 ]
+
+
+class Counterexample(AssertionError):
+    """The packer does not conform; :attr:`finding` holds the (shrunk) case, and
+    :attr:`saved` the fixture file it was saved to, if it was."""
+
+    def __init__(self, finding: Finding, saved: Path | None = None) -> None:
+        report = finding.report()
+        if saved is not None:
+            report += f"\nsaved:    {saved}"
+        super().__init__(report)
+        self.finding = finding
+        self.saved = saved
+
+
+class Summary(Outcome):
+    """A ``verify`` run's :class:`~packcheck._gate.Outcome`, in ``verify``'s words.
+
+    ``fixtures``, ``generated``, ``wide`` and ``long_lists`` count the cases each phase
+    checked (the failing one included), ``shrink_tries`` the cases tried while
+    shrinking; ``finding`` is ``None`` for a conformant packer.
+    """
+
+    __slots__ = ()
+
+    @property
+    def conformant(self) -> bool:
+        """No counterexample was found."""
+        return self.finding is None
+
+    @property
+    def fixtures(self) -> int:
+        return self.checked["fixtures"]
+
+    @property
+    def generated(self) -> int:
+        return self.checked["generated"]
+
+    @property
+    def wide(self) -> int:
+        return self.checked["wide ranges"]
+
+    @property
+    def long_lists(self) -> int:
+        return self.checked["long lists"]
+
+    @property
+    def cases(self) -> int:
+        """Every case checked, in all phases."""
+        return self.fixtures + self.wide + self.generated + self.long_lists
+
+
+def run(
+    packer: Callable[[dict[str, Any]], object] | Packer,
+    settings: Settings | None = None,
+    **changes: Any,
+) -> Summary:
+    """Check ``packer`` against the declared rule; the :class:`Summary` says how it went.
+
+    ``packer`` is a function ``case -> output`` (called with its own deep copy of each
+    case) or a :class:`Packer` adapter (which this function does not close).  The
+    run's settings are ``settings`` (default: :class:`Settings`'s) with ``changes``,
+    keywords named as its fields (``seed=1``, ``max_examples=200``, ``partition=True``,
+    ``save_failures=DIR``, ``progress=callback``...).  With ``partition=True`` every
+    answer but ``{"error": "size"}`` must capture its partition (docs/rule.md); a
+    captured one is always checked.  Hypothesis's files go to
+    ``~/.cache/packcheck/hypothesis`` (or ``$HYPOTHESIS_STORAGE_DIRECTORY``), never to
+    the current directory.
+    """
+    s = seeded(settings_of(settings, changes))  # causes are confirmed on a sample of the seed
+    adapter = packer if isinstance(packer, Packer) else CallablePacker(packer)
+    assert s.seed is not None
+    oracle = ReferenceOracle(adapter, partition=s.partition, seed=s.seed, max_units=s.max_units)
+    return run_gate(oracle, s, VERIFY, Summary)
+
+
+def check(
+    packer: Callable[[dict[str, Any]], object] | Packer,
+    settings: Settings | None = None,
+    **changes: Any,
+) -> Summary:
+    """:func:`run`, raising :class:`Counterexample` if the packer does not conform.
+
+    For a test suite: ``packcheck.verify.check(my_packer, seed=1)``.  With
+    ``save_failures=DIR`` (``packcheck verify --save-failures DIR``), the fixtures in
+    ``DIR/*.json`` are replayed after ``fixtures``, and a new counterexample is saved
+    there whole, as a fixture.
+    """
+    summary = run(packer, settings, **changes)
+    if summary.finding is not None:
+        assert isinstance(summary.finding, Finding)
+        raise Counterexample(summary.finding, summary.saved_to)
+    return summary

@@ -289,14 +289,9 @@ def named_causes(case: object, answer: object, expected: object) -> list[str]:
     return found
 
 
-def _walk(case: object, answer: object) -> tuple[int, int | None, str] | None:
-    """Position in ``kept``, block index and message of the first departure, if any.
-
-    The departure is at the first block where the two scans part: the block the rule
-    keeps and the answer does not, or, when it comes first, the block the rule skips
-    and the answer keeps (the first skipped block since the last agreement that
-    carries the answer's ID).
-    """
+def _scannable(case: object, answer: object) -> tuple[Case, list[Any]] | None:
+    """The case as read and the answer's ``kept`` (IDs as the rule compares them), or
+    ``None`` when either cannot be walked (no ``kept`` list, a malformed case)."""
     if not isinstance(answer, dict) or not isinstance(answer.get("kept"), list):
         return None
     try:
@@ -305,7 +300,21 @@ def _walk(case: object, answer: object) -> tuple[int, int | None, str] | None:
         return None
     if isinstance(read, SizeError):
         return None
-    theirs = [same_utf16(k) if isinstance(k, str) else k for k in answer["kept"]]
+    return read, [same_utf16(k) if isinstance(k, str) else k for k in answer["kept"]]
+
+
+def _walk(case: object, answer: object) -> tuple[int, int | None, str] | None:
+    """Position in ``kept``, block index and message of the first departure, if any.
+
+    The departure is at the first block where the two scans part: the block the rule
+    keeps and the answer does not, or, when it comes first, the block the rule skips
+    and the answer keeps (the first skipped block since the last agreement that
+    carries the answer's ID).
+    """
+    both = _scannable(case, answer)
+    if both is None:
+        return None
+    read, theirs = both
     left = read.budget
     position = 0
     skipped: list[tuple[int, int]] = []  # (index, left before it) since the last agreement

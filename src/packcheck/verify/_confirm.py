@@ -33,12 +33,12 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
+from .._gate._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
 from .._packers import PackerFault
 from .._rule.jsonio import show_int
 from .._rule.model import Case, SizeError, read_case
 from ..strategies import cases
 from ._causes import LENIENT, _same_value, _scan, _variant
-from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
 from ._variants import ALL, Variant, rule_output
 
 __all__ = ["AGREEMENT", "LEAST", "SAMPLE", "Confirmed", "confirm", "int64_wrapped"]

@@ -1,32 +1,28 @@
-"""A finding: one case a packer got wrong, the checks it failed, and how to show it."""
+"""``verify``'s finding: a counterexample to the declared rule, and how it is found."""
 
 from __future__ import annotations
 
-import hashlib
-import math
 from dataclasses import dataclass, field, replace
-from decimal import Decimal
 from operator import countOf
 from typing import Any
 
+from .._gate import SHOWN_WHOLE, plain_json, show_answer
+from .._gate import Finding as GateFinding
+from .._gate._plain_case import PlainCase
 from .._packers import Packer, PackerFault, ask
 from .._partition.facts import require_partition, without_partition
 from .._partition.invariants import InvariantError, check_output
-from .._plain_case import PlainCase
-from .._rule.jsonio import dumps, same_json, shortened, show
+from .._rule.jsonio import dumps, same_json, show
 from ._causes import departure, departure_index, named_causes
 from ._confirm import confirm
 
 __all__ = ["SHOWN_WHOLE", "Finding", "diagnosed", "examine", "explained", "show_answer"]
 
-#: A counterexample with more blocks than this is summarised on the terminal (length,
-#: where the answer departs, the blocks around it) and saved whole as a fixture.
-SHOWN_WHOLE = 50
 _AROUND = 3
 
 
 @dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(GateFinding):
     """One case the packer got wrong: what it answered and which checks failed.
 
     ``causes`` names the known wrong variants of the rule the answer agrees with
@@ -36,32 +32,32 @@ class Finding:
     ``alone`` is ``False`` when the case passed when asked again on its own.
     """
 
-    case: Any
-    expected: Any
-    answer: Any
-    failures: tuple[str, ...]
-    origin: str
-    name: str | None = None
     causes: tuple[str, ...] = field(default=())
     departs: str | None = None
     support: str | None = None
-    first: Finding | None = None
-    before: int | None = None
     alone: bool | None = None
 
-    def fixture(self) -> dict[str, Any]:
-        """The case as a fixture ``{"id", "input", "expected"}``, ready to save."""
-        digest = hashlib.sha256(dumps(self.case).encode()).hexdigest()[:12]
-        return {
-            "id": self.name or f"verify-{digest}",
-            "input": self.case,
-            "expected": self.expected,
-        }
+    def verdict(self) -> str:
+        """``not conformant``."""
+        return "not conformant"
 
-    def blocks(self) -> int:
-        """How many blocks the case has (0 when it has no list of blocks)."""
-        blocks = self.case.get("blocks") if isinstance(self.case, dict) else None
-        return len(blocks) if isinstance(blocks, list) else 0
+    def json(self) -> dict[str, Any]:
+        """The failed checks, the answer (as JSON data when it is plain JSON), the
+        expected output, where ``kept`` departs and the causes."""
+        fault = self.answer if isinstance(self.answer, PackerFault) else None
+        plain = fault is None and plain_json(self.answer)
+        return {
+            "check": self.failures[0],
+            "checks": list(self.failures),
+            "case": self.case,
+            "answer": self.answer if plain else None,
+            "answer_text": show_answer(self.answer),
+            "fault": None if fault is None else str(fault),
+            "expected": self.expected,
+            "departure": self.departs,
+            "causes": list(self.causes),
+            "cause": None if fault is not None else "; ".join(self.causes) or "no known cause",
+        }
 
     def report(self) -> str:
         """A few lines for a person: origin, failed checks, cause, answer, fixture.
@@ -136,25 +132,6 @@ def _summarised(output: object) -> str:
         else:
             parts.append(f"{dumps(key)}:{show(value, 200)}")
     return "{" + ",".join(parts) + "}"
-
-
-def show_answer(answer: object) -> str:
-    """JSON when the answer is plain JSON data, else ``repr`` (which shows the types)."""
-    if isinstance(answer, PackerFault):
-        return f"(no answer: {str(answer).splitlines()[0].removesuffix('; stderr:')})"
-    return shortened(answer, dumps if _plain_json(answer) else repr)
-
-
-def _plain_json(value: object) -> bool:
-    if type(value) is dict:
-        return all(type(k) is str and _plain_json(v) for k, v in value.items())
-    if type(value) is list:
-        return all(map(_plain_json, value))
-    if type(value) is float:
-        # 0.0 is written 0.0, never 0: JSON shows the type; NaN and infinities it cannot.
-        return math.isfinite(value)
-    # Decimal: a command packer's non-integral number, written back as it was read.
-    return type(value) in (str, int, bool, type(None), Decimal)
 
 
 def _exactly(expected: object, answer: object) -> bool:

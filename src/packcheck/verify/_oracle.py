@@ -1,49 +1,28 @@
-"""What the gate compares a packer's answers with: the oracle of a run.
+"""``verify``'s oracle: the declared rule.
 
-The gate's phases (fixtures, generated cases, wide ranges, long lists, shrinking) only
-produce cases; an :class:`Oracle` says whether the packer under test answers a case as
-expected, and makes the first finding ready to report.  ``verify``'s oracle is
-:class:`ReferenceOracle`: the fixture's expected output, else the reference's, plus the
-invariant checker.  ``packcheck diff`` plugs in the packer's previous version instead.
+The gate's phases (:mod:`packcheck._gate`) only produce cases; :class:`ReferenceOracle`
+says whether the packer under test answers one as declared (the fixture's expected
+output, else the reference's, plus the invariant checker) and explains the first
+finding.  ``packcheck diff`` plugs in the packer's previous version instead.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 from .._engines.pack import pack
+from .._gate import Command, Fixture
+from .._gate import Finding as GateFinding
+from .._gate._plain_case import PlainCase
 from .._packers import Packer, PackerFault
-from .._plain_case import PlainCase
 from ..strategies import MAX_SAFE_UNITS
 from ._causes import departure_index
 from ._findings import Finding, diagnosed, examine
-from ._fixtures import Fixture
 
-__all__ = ["Oracle", "ReferenceOracle"]
+__all__ = ["VERIFY", "ReferenceOracle"]
 
-
-class Oracle(Protocol):
-    """Judges one case at a time for the gate."""
-
-    def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
-        """A :class:`Finding` unless the answer for ``case`` is the expected one.
-
-        ``fixture`` is given when the case is a fixture's (with its expected output).
-        """
-        ...  # pragma: no cover - protocol
-
-    def polish(self, finding: Finding) -> bool:
-        """Whether a failure Hypothesis has shrunk is worth more shrinking of packcheck's."""
-        ...  # pragma: no cover - protocol
-
-    def departs(self, finding: Finding) -> int | None:
-        """The index of the block where the finding's answer departs from the expected
-        one, if known: shrinking tries the case cut just past it."""
-        ...  # pragma: no cover - protocol
-
-    def explained(self, finding: Finding) -> Finding:
-        """The reported finding with whatever explanation is worth computing once."""
-        ...  # pragma: no cover - protocol
+#: ``verify``'s words in its reports.
+VERIFY = Command("verify", "conformant", "NOT conformant", "failure", "Counterexample")
 
 
 class ReferenceOracle:
@@ -72,17 +51,18 @@ class ReferenceOracle:
         expected = case.expected() if isinstance(case, PlainCase) else pack(case)
         return examine(self.packer, case, expected, origin, partition=self.partition, declared=True)
 
-    def polish(self, finding: Finding) -> bool:
+    def polish(self, finding: GateFinding) -> bool:
         """A fault (a raise, a timeout) is shown as Hypothesis left it."""
         return not isinstance(finding.answer, PackerFault)
 
-    def departs(self, finding: Finding) -> int | None:
+    def departs(self, finding: GateFinding) -> int | None:
         """Where the answer's ``kept`` first departs from the rule's, by block."""
         return departure_index(finding.case, finding.answer)
 
-    def explained(self, finding: Finding) -> Finding:
+    def explained(self, finding: GateFinding) -> Finding:
         """Named causes, each confirmed on a sample, and the position where ``kept``
         departs from the rule's; or, when the case passes alone, that it needs state."""
+        assert isinstance(finding, Finding)
         return diagnosed(
             finding,
             self.packer,

@@ -23,11 +23,11 @@ from json.encoder import encode_basestring_ascii
 from operator import countOf
 from typing import Any
 
-from . import reference
-from ._engines.pack import pack
-from ._packers import encode_case
-from ._rule.model import plain_columns
-from ._rule.order import missing_ids, own_utf16
+from .. import reference
+from .._engines.pack import pack
+from .._packers import encode_case
+from .._rule.model import plain_columns
+from .._rule.order import missing_ids, own_utf16
 
 __all__ = ["PlainCase"]
 

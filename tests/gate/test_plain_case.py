@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from test_packers import MUTATIONS, undone
 
 from packcheck import pack
+from packcheck._gate._plain_case import PlainCase
+from packcheck._gate._probes import long_probes, unit_probes, wide_probes
 from packcheck._packers import CallablePacker, CommandPacker, PackerFault, ask, encode_case
-from packcheck._plain_case import PlainCase
 from packcheck.verify._findings import examine
 from packcheck.verify._oracle import ReferenceOracle
-from packcheck.verify._probes import long_probes, unit_probes, wide_probes
 
 LINES_PACKER = Path(__file__).parents[1] / "packers" / "lines_packer.py"
 PARTS = PlainCase(5, ["A", "B", "\U0001f600"], [1, 2, 3], ["C", "Z"])

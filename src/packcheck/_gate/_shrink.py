@@ -1,6 +1,6 @@
 """Shrinking a failing probe case: shorter first, then simpler, within a time limit.
 
-Hypothesis shrinks the cases it draws; the probes of :mod:`packcheck.verify._probes` are laid
+Hypothesis shrinks the cases it draws; the probes of :mod:`packcheck._gate._probes` are laid
 out by hand, so their failures are shrunk here, greedily, the way Hypothesis would:
 
 1. the same recipe at every shorter length of the ladder, shortest first (a failure
@@ -90,20 +90,27 @@ def shrink(
         _cut(attempt, best, departs)
         attempt_changed(attempt, best, _whole_floats_as_ints(best))
         _scale_down(attempt, lambda: best)
-        for _ in range(_PASSES):
-            before = best
-            for simpler in _simpler(lambda: best):
-                attempt(simpler)
-            if len(best["blocks"]) <= _FINE:
-                # Simpler blocks may do without some of them: all alike, say.
-                _delta(best, attempt, lambda: best)
-            if best is before:
-                break
+        _simplify(attempt, lambda: best)
         # Shrinking may have moved the departure: cut again just past it.
         _cut(attempt, best, departs)
     except _Out:
         pass
     return best
+
+
+def _simplify(
+    attempt: Callable[[dict[str, Any]], bool], current: Callable[[], dict[str, Any]]
+) -> None:
+    """Simpler blocks, pass after pass while a pass changes the case."""
+    for _ in range(_PASSES):
+        before = current()
+        for simpler in _simpler(current):
+            attempt(simpler)
+        if len(current()["blocks"]) <= _FINE:
+            # Simpler blocks may do without some of them: all alike, say.
+            _delta(current(), attempt, current)
+        if current() is before:
+            break
 
 
 def _cut(

@@ -1,4 +1,4 @@
-"""``packcheck.verify._bulk_random``: the library's draws, the same numbers and state after."""
+"""``packcheck._gate._bulk_random``: the library's draws, the same numbers and state after."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from packcheck.verify._bulk_random import FastRandom, below_many, choices, picks, randints, randoms
+from packcheck._gate._bulk_random import FastRandom, below_many, choices, picks, randints, randoms
 
 # Bounds on every side of one and two 32-bit words, powers of two (half the candidates
 # rejected) and just past them, and beyond two words (drawn one at a time).

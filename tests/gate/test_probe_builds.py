@@ -1,6 +1,6 @@
 """Every probe builds the case it always built: builds checked against recorded digests.
 
-A probe is a recipe (``packcheck.verify._probes``): a failure is reported and shrunk by
+A probe is a recipe (``packcheck._gate._probes``): a failure is reported and shrunk by
 rebuilding it, and ``--seed`` reruns a run, so how a probe is built may get faster but
 must never change what it builds.  ``probe_builds.json`` holds, for seeds 1 to 3 and
 four unit ranges, a digest of every probe's case per family (the full lengths, and for
@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from packcheck.verify._edge_probes import _Layout
-from packcheck.verify._probes import Probe, long_probes, unit_probes, wide_probes
+from packcheck._gate._edge_probes import _Layout
+from packcheck._gate._probes import Probe, long_probes, unit_probes, wide_probes
 
 RECORDED = Path(__file__).with_name("probe_builds.json")
 SEEDS = (1, 2, 3)

@@ -1,6 +1,6 @@
 """Random draws for the probes, exactly as :class:`random.Random` makes them, in bulk.
 
-A probe is a recipe (:mod:`packcheck.verify._probes`): the same probe must always build
+A probe is a recipe (:mod:`packcheck._gate._probes`): the same probe must always build
 the same case, so a failure can be reported by its recipe and shrunk by rebuilding it.
 Drawing a long list one ``randint`` at a time cost most of a probe's build.  What here
 gives the same numbers as :class:`random.Random`, leaves the generator in the same

@@ -1,0 +1,160 @@
+"""Option types and report options any command can use, each with one meaning.
+
+``positive(int)`` / ``positive(float)``, :func:`timeout` (seconds; 0: no timeout),
+:func:`seed`, :func:`parse_units` (``2**70``), :func:`one_line_errors`, and the report
+options ``--format`` and ``--junit-xml`` with :func:`publish`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import NoReturn
+
+__all__ = [
+    "add_report_options",
+    "one_line_errors",
+    "parse_units",
+    "positive",
+    "power_text",
+    "publish",
+    "seed",
+    "timeout",
+    "writable_file",
+]
+
+_TERM = r"\d+(?:\*\*\d+)?"
+_EXPRESSION = re.compile(rf"{_TERM}(?:[+-]{_TERM})*")
+#: The largest ``--max-units`` is ``2**_MAX_BITS``: about 4,200 digits, within what
+#: Python (and most JSON readers) will convert between integers and text.
+_MAX_BITS = 14_000
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
+def parse_units(text: str) -> int:
+    """``--max-units``: digits or a sum of powers such as ``2**70`` or ``2**53-1``."""
+    text = text.replace(" ", "").replace("_", "")
+    if not _EXPRESSION.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{_clip(text)!r} is not a number such as 9007199254740991 or 2**70"
+        )
+    too_large = f"is too large (at most 2**{_MAX_BITS})"
+    total = 0
+    for sign, term in re.findall(rf"([+-]?)({_TERM})", text):
+        base, _, power = term.partition("**")
+        if max(len(base), len(power)) > 4000:  # int() refuses more than 4300 digits
+            raise argparse.ArgumentTypeError(f"{_clip(term)} {too_large}")
+        value, exponent = int(base), int(power or 1)
+        if value > 1 and exponent * math.log2(value) > _MAX_BITS + 1:
+            raise argparse.ArgumentTypeError(f"{_clip(term)} {too_large}")
+        total += -(value**exponent) if sign == "-" else value**exponent
+    if total < 1:
+        raise argparse.ArgumentTypeError(f"{_clip(text)} must be at least 1")
+    if total > 2**_MAX_BITS:
+        raise argparse.ArgumentTypeError(f"{_clip(text)} {too_large}")
+    return total
+
+
+def power_text(units: int) -> str:
+    """``2**70`` or ``2**53-1`` where ``units`` has that form, else its digits."""
+    for exact, suffix in ((units, ""), (units + 1, "-1")):
+        if exact >= 2**8 and exact & (exact - 1) == 0:
+            return f"2**{exact.bit_length() - 1}{suffix}"
+    return str(units)
+
+
+def _number(kind: type[int] | type[float], text: str) -> int | float:
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
+def positive(kind: type[int] | type[float]) -> Callable[[str], int | float]:
+    """The type of an option that is a finite number greater than 0."""
+
+    def parse(text: str) -> int | float:
+        value = _number(kind, text)
+        if not value > 0 or value == math.inf:
+            raise argparse.ArgumentTypeError(f"{text} must be greater than 0")
+        return value
+
+    return parse
+
+
+def timeout(text: str) -> float:
+    """``--timeout``: seconds, or 0 for none."""
+    value = float(_number(float, text))
+    if not 0 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"{text} must be 0 (no timeout) or more")
+    return value
+
+
+def seed(text: str) -> int:
+    """``--seed``: a non-negative integer."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative integer")
+    return int(text)
+
+
+def one_line_errors(parser: argparse.ArgumentParser) -> None:
+    """A bad option value is one line (exit 2); an unknown option shows the usage."""
+    usage_error = parser.error
+
+    def error(message: str) -> NoReturn:
+        if message.startswith("argument "):
+            parser.exit(2, f"{parser.prog}: error: {message}\n")
+        usage_error(message)
+
+    parser.error = error  # type: ignore[method-assign]
+
+
+def add_report_options(parser: argparse.ArgumentParser, formats: Sequence[str]) -> None:
+    """Add ``--format`` (one of ``formats``, default ``text``) and ``--junit-xml PATH``."""
+    parser.add_argument(
+        "--format",
+        choices=formats,
+        default="text",
+        help="the report on stdout: text, json (one object) or github (Actions "
+        "annotations, then the text) (default: text)",
+    )
+    parser.add_argument(
+        "--junit-xml",
+        type=Path,
+        metavar="PATH",
+        help="also write the report as JUnit XML to PATH (a test case per phase)",
+    )
+
+
+def writable_file(path: Path) -> None:
+    """Raise :class:`OSError` unless a report can be written at ``path``."""
+    if path.is_dir():
+        raise OSError(f"--junit-xml {path}: is a directory")
+    folder = path.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise OSError(f"--junit-xml {path}: {folder} is not a writable directory")
+
+
+def publish(
+    command: str, report: str, junit: Path | None, xml: Callable[[], bytes], status: int
+) -> int:
+    """Print ``report``, write ``xml()`` to ``junit`` if given; the exit status.
+
+    A JUnit file that cannot be written is a one-line error on stderr, exit 2.
+    """
+    print(report)
+    if junit is not None:
+        try:
+            junit.write_bytes(xml())
+        except OSError as exc:
+            print(f"packcheck {command}: --junit-xml {junit}: {exc.strerror}", file=sys.stderr)
+            return 2
+    return status

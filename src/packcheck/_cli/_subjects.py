@@ -1,0 +1,135 @@
+"""What the gate's commands check: the packer adapters they start, run through the API.
+
+``verify`` checks one packer (packcheck's own when none is named); ``diff`` two, NEW
+and OLD, each in a worker process of its own.  A setup error names the option (or
+the table's key) that chose the packer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import replace
+from typing import Any
+
+from .._gate import Outcome, Settings
+from .._load import SetupError, load
+from .._packers import CallablePacker, CommandPacker, Packer, Recipe, WorkerPacker, ask
+
+# Imported from the modules, not as attributes of the package: pytester's inline runs
+# drop the modules they imported but not the package's attributes that name them.
+from ..diff import run as diff_run
+from ..verify import run as verify_run
+
+__all__ = ["compared", "verified"]
+
+#: The packer ``verify`` checks when none is named: packcheck's NumPy kernel.
+DEFAULT_PACKER = "packcheck._engines.pack:numpy_packer"
+#: ``PYTHONHASHSEED`` of both sides' worker processes, unless the environment sets one.
+_HASH_SEED = "0"
+
+
+def _packer(s: argparse.Namespace, timeout: float | None) -> tuple[Packer, str]:
+    """The adapter for ``verify``'s packer, and its name; raises :class:`SetupError`.
+
+    A Python packer runs in a worker process, for its ``timeout``; packcheck's own, or
+    any with no timeout, in this process.
+    """
+    if s.packer_cmd is not None:
+        command = CommandPacker(s.packer_cmd, timeout or math.inf)
+        command.start()
+        return command, f"command {s.packer_cmd!r}"
+    spec = s.packer or DEFAULT_PACKER
+    name = s.packer or "packcheck's NumPy packer"
+    if timeout is None:
+        return CallablePacker(load(spec)), name
+    worker = WorkerPacker(spec, timeout)
+    worker.start()
+    return worker, name
+
+
+def verified(s: argparse.Namespace, timeout: float | None, settings: Settings) -> Outcome:
+    """``verify``'s run of the packer ``s`` names, through :func:`packcheck.verify.run`."""
+    packer, name = _packer(s, timeout)
+    try:
+        outcome = verify_run(packer, settings)
+    finally:
+        packer.close()
+    return replace(outcome, subject=name, names={"packer": name})
+
+
+def _named(message: str, option: str) -> str:
+    """A setup error of one side, naming the option the user gave for that side."""
+    for flag in ("--packer-cmd", "--packer"):
+        if message.startswith(flag):
+            return option + message[len(flag) :]
+    return f"{option}: {message}"
+
+
+class _Side:
+    """A packer adapter whose setup errors name the option that chose it."""
+
+    def __init__(self, packer: Packer, option: str) -> None:
+        self.packer = packer
+        self.option = option
+        #: Whether the side answers in JSON text (see packcheck.diff's DiffOracle).
+        self.speaks_json = getattr(packer, "speaks_json", False)
+
+    def answer(self, case: dict[str, Any]) -> object:
+        try:
+            return self.packer.answer(case)
+        except SetupError as exc:
+            raise SetupError(_named(str(exc), self.option)) from None
+
+    def answer_built(self, recipe: Recipe) -> object:
+        try:
+            return ask(self.packer, recipe)
+        except SetupError as exc:
+            raise SetupError(_named(str(exc), self.option)) from None
+
+    def close(self) -> None:
+        self.packer.close()
+
+
+def _side(spec: str | None, command: str | None, timeout: float | None, option: str) -> _Side:
+    """The adapter for one side; raises :class:`SetupError` naming its option.
+
+    Each side gets ``timeout`` seconds a case (``None``: no timeout).  A Python
+    function runs in a worker process of its own: a hang fails its case, and OLD's
+    modules (a ``helpers.py`` beside the old file) are never taken from NEW's, which
+    Python would otherwise find already imported under the same name.  Workers share
+    one hash seed: a packer that iterates a set of strings does so in the same order on
+    both sides.
+    """
+    flag = f"{option}-cmd" if command is not None else option
+    seconds = math.inf if timeout is None else timeout
+    try:
+        packer: Packer
+        if command is not None:
+            packer = CommandPacker(command, seconds, any_json=True)
+            packer.start()
+        else:
+            assert spec is not None
+            packer = WorkerPacker(spec, seconds, hash_seed=_HASH_SEED)
+            packer.start()
+    except SetupError as exc:
+        raise SetupError(_named(str(exc), flag)) from None
+    return _Side(packer, flag)
+
+
+def _name(spec: str | None, command: str | None) -> str:
+    return f"command {command!r}" if command is not None else str(spec)
+
+
+def compared(s: argparse.Namespace, timeout: float | None, settings: Settings) -> Outcome:
+    """``diff``'s run of NEW against OLD, through :func:`packcheck.diff.run`."""
+    sides: list[_Side] = []
+    try:
+        sides.append(_side(s.packer, s.packer_cmd, timeout, "--packer"))
+        sides.append(_side(s.against, s.against_cmd, timeout, "--against"))
+        outcome = diff_run(sides[0], sides[1], settings)
+    finally:
+        for side in sides:
+            side.close()
+    new, old = _name(s.packer, s.packer_cmd), _name(s.against, s.against_cmd)
+    return replace(outcome, subject=f"NEW {new}, OLD {old}", names={"new": new, "old": old})

@@ -1,0 +1,35 @@
+"""The gate: one run of phases (fixtures, generated cases, wide ranges, long lists,
+shrinking) whose cases an oracle judges; ``verify`` and ``diff`` are its two oracles."""
+
+from ._findings import SHOWN_WHOLE, Finding, plain_json, show_answer
+from ._fixtures import Fixture, read_fixtures, seed_fixtures
+from ._outcome import CHECKED, FORMATS, PHASES, Command, Outcome, junit_xml, render, text
+from ._run import EXPLAINING, Oracle, run_gate
+from ._settings import DEFAULT_MAX_EXAMPLES, SHRINK_SECONDS, Progress, Settings, seeded, settings_of
+
+__all__ = [
+    "CHECKED",
+    "DEFAULT_MAX_EXAMPLES",
+    "EXPLAINING",
+    "FORMATS",
+    "PHASES",
+    "SHOWN_WHOLE",
+    "SHRINK_SECONDS",
+    "Command",
+    "Finding",
+    "Fixture",
+    "Oracle",
+    "Outcome",
+    "Progress",
+    "Settings",
+    "junit_xml",
+    "plain_json",
+    "read_fixtures",
+    "render",
+    "run_gate",
+    "seed_fixtures",
+    "seeded",
+    "settings_of",
+    "show_answer",
+    "text",
+]

@@ -1,0 +1,96 @@
+"""A finding: one case on which the packer under test did not answer as the oracle expects.
+
+The gate keeps, shrinks and saves findings; each oracle's finding (``verify``'s
+counterexample, ``diff``'s divergence) says how to show itself: its text report, its
+part of the JSON report, and the JSON report's verdict.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from .._packers import PackerFault
+from .._rule.jsonio import dumps, shortened
+
+__all__ = ["SHOWN_WHOLE", "Finding", "plain_json", "show_answer"]
+
+#: A case with more blocks than this is summarised on the terminal (its length, the
+#: blocks around where the answers part) and saved whole as a fixture.
+SHOWN_WHOLE = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A case the packer under test answered wrongly, and which checks it failed.
+
+    ``expected`` is what the oracle expected and ``answer`` what came (a
+    :class:`PackerFault` when nothing did); ``name`` is the fixture's.  ``first`` is the
+    finding as first found (before shrinking) and ``before`` how many cases the run
+    checked before it.
+    """
+
+    #: The start of a saved fixture's id: ``verify-`` and a digest of the case.
+    PREFIX: ClassVar[str] = "verify"
+
+    case: Any
+    expected: Any
+    answer: Any
+    failures: tuple[str, ...]
+    origin: str
+    name: str | None = None
+    first: Finding | None = None
+    before: int | None = None
+
+    def declared(self) -> Any:
+        """The declared rule's output for the case, as a saved fixture expects it."""
+        return self.expected
+
+    def fixture(self) -> dict[str, Any]:
+        """The case as a fixture ``{"id", "input", "expected"}``, ready to save."""
+        digest = hashlib.sha256(dumps(self.case).encode()).hexdigest()[:12]
+        return {
+            "id": self.name or f"{self.PREFIX}-{digest}",
+            "input": self.case,
+            "expected": self.declared(),
+        }
+
+    def blocks(self) -> int:
+        """How many blocks the case has (0 when it has no list of blocks)."""
+        blocks = self.case.get("blocks") if isinstance(self.case, dict) else None
+        return len(blocks) if isinstance(blocks, list) else 0
+
+    def report(self) -> str:
+        """A few lines for a person (each oracle's finding writes its own)."""
+        raise NotImplementedError  # pragma: no cover - each oracle's finding has its own
+
+    def verdict(self) -> str:
+        """The JSON report's ``verdict`` for a run that found this."""
+        raise NotImplementedError  # pragma: no cover - each oracle's finding has its own
+
+    def json(self) -> dict[str, Any]:
+        """This finding's own keys of the JSON report's failure object."""
+        raise NotImplementedError  # pragma: no cover - each oracle's finding has its own
+
+
+def show_answer(answer: object) -> str:
+    """JSON when the answer is plain JSON data, else ``repr`` (which shows the types)."""
+    if isinstance(answer, PackerFault):
+        return f"(no answer: {str(answer).splitlines()[0].removesuffix('; stderr:')})"
+    return shortened(answer, dumps if plain_json(answer) else repr)
+
+
+def plain_json(value: object) -> bool:
+    """Whether ``value`` is JSON data as JSON writes it back (exact types)."""
+    if type(value) is dict:
+        return all(type(k) is str and plain_json(v) for k, v in value.items())
+    if type(value) is list:
+        return all(map(plain_json, value))
+    if type(value) is float:
+        # 0.0 is written 0.0, never 0: JSON shows the type; NaN and infinities it cannot.
+        return math.isfinite(value)
+    # Decimal: a command packer's non-integral number, written back as it was read.
+    return type(value) in (str, int, bool, type(None), Decimal)

@@ -1,0 +1,231 @@
+"""A finished gate run, and its report in the forms CI reads: text, JSON, GitHub, JUnit.
+
+One :class:`Outcome` records every run, ``verify``'s and ``diff``'s; every form is
+built from it, never by parsing the text, and the finding supplies its own part (its
+text report, its JSON keys, its verdict).  The command's words (``conformant``,
+``agree``...) are its :class:`Command`.  The JSON shapes (docs/ci.md) are stable: keys
+are added, never renamed or removed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._rule.jsonio import dumps
+from . import _forms as forms
+from ._findings import Finding
+
+__all__ = ["CHECKED", "FORMATS", "JSON_VERSION", "Command", "Outcome", "render", "text"]
+
+#: The values of ``--format``.
+FORMATS = forms.FORMATS
+#: ``"format"`` in the JSON reports: raised only if a key changes meaning or goes away.
+JSON_VERSION = forms.JSON_VERSION
+#: The phases of a run, in order, as :data:`Progress` names them.
+PHASES = ("fixtures", "generated", "wide ranges", "long lists", "shrinking")
+#: The phases whose cases are checked and reported (shrinking is part of the phase
+#: whose failure it shrinks).
+CHECKED: tuple[str, ...] = PHASES[:-1]
+# What a summary line calls the cases of each checked phase.
+_NOUNS = ("fixture", "generated case", "wide-range case", "long list")
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A gate command's words: ``name`` (``verify``), its verdicts in the text
+    (``passed``, ``failed``), the JSON report's key for the finding, the JUnit failure's
+    type; ``counting``: its runs may count failures per phase (``--count``), and its
+    reports say how many."""
+
+    name: str
+    passed: str
+    failed: str
+    failure_key: str
+    exception: str
+    counting: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one gate run checked, and the first finding if it found one.
+
+    ``checked`` and ``failing`` map each phase of :data:`PHASES` to the cases it
+    checked (the failing one included; for ``shrinking``, the tries) and to those that
+    failed; ``phase`` is the phase of the reported ``finding``; ``phase_seconds`` maps
+    each phase that ran, in order, to its seconds (shrinking and explaining included in
+    the phase that failed).  The rest is for the reports: ``subject`` names what was
+    checked (``names`` as the JSON report keys it), ``rerun`` repeats the run, ``saved``
+    is the line after ``saved:`` (where a new finding was saved, ``saved_to``, or why it
+    was not) and ``settings`` what decided what was checked.
+    """
+
+    command: Command
+    seed: int
+    seconds: float
+    checked: Mapping[str, int]
+    failing: Mapping[str, int]
+    finding: Finding | None = None
+    phase: str | None = None
+    phase_seconds: Mapping[str, float] = field(default_factory=dict)
+    counted: bool = False
+    subject: str = ""
+    names: Mapping[str, str] = field(default_factory=dict)
+    rerun: str = ""
+    saved: str | None = None
+    saved_to: Path | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def status(self) -> int:
+        """The exit status: 0 passed, 1 not."""
+        return 0 if self.finding is None else 1
+
+    @property
+    def shrink_tries(self) -> int:
+        """The cases tried while shrinking the finding."""
+        return self.checked.get("shrinking", 0)
+
+    def counts(self) -> str:
+        """``1 fixture, 1000 generated cases, ...``: the cases of each checked phase,
+        each count with its noun in the right number."""
+        return ", ".join(
+            f"{self.checked[phase]} {noun}{'' if self.checked[phase] == 1 else 's'}"
+            for phase, noun in zip(CHECKED, _NOUNS, strict=True)
+        )
+
+    def shares(self) -> list[str]:
+        """Per phase: ``generated: 3 of 1000 cases differ (0.3%)``."""
+        lines = []
+        for phase in CHECKED:
+            total, failing = self.checked[phase], self.failing[phase]
+            share = f"{100 * failing / total:.3g}%" if total else "no cases"
+            lines.append(f"{phase}: {failing} of {total} cases differ ({share})")
+        return lines
+
+    def verdict_line(self) -> str:
+        """The last line of the text report."""
+        verdict = self.command.passed if self.finding is None else self.command.failed
+        line = f"{self.counts()}, seed {self.seed}, {self.seconds:.1f} s ({self.subject})"
+        return f"packcheck {self.command.name}: {verdict}: {line}"
+
+
+def text(outcome: Outcome) -> str:
+    """The report for a person: the finding (if any), the shares of a counted run,
+    where it was saved, the rerun command, and the verdict line."""
+    shares = [f"share:    {share}" for share in outcome.shares()] if outcome.counted else []
+    if outcome.finding is None:
+        return "\n".join([*shares, outcome.verdict_line()])
+    lines = [outcome.finding.report(), *shares]
+    if outcome.saved is not None:
+        lines.append(f"saved:    {outcome.saved}")
+    lines.append(f"rerun:    {outcome.rerun}")
+    lines.append(outcome.verdict_line())
+    return "\n".join(lines)
+
+
+def _failure(outcome: Outcome, finding: Finding) -> dict[str, Any]:
+    return {
+        "phase": outcome.phase,
+        "origin": finding.origin,
+        "name": finding.name,
+        **finding.json(),
+        "fixture": finding.fixture(),
+        "saved": outcome.saved,
+        "rerun": outcome.rerun,
+        "report": text(outcome),
+    }
+
+
+def _phase(outcome: Outcome, name: str) -> dict[str, Any]:
+    cases = outcome.checked[name]
+    entry: dict[str, Any] = {
+        "name": name,
+        "cases": cases,
+        "seconds": round(outcome.phase_seconds.get(name, 0.0), 3),
+    }
+    if outcome.command.counting:
+        share = round(outcome.failing[name] / cases, 6) if outcome.counted and cases else None
+        entry.update(differing=outcome.failing[name], share=share)
+    return entry
+
+
+def json_report(outcome: Outcome) -> str:
+    """One JSON object (one line): verdict, seed, what was checked, phases, the finding.
+
+    Integers are exact at any size (cases past 2**53 keep their digits).
+    """
+    command, finding = outcome.command, outcome.finding
+    report: dict[str, Any] = {"format": JSON_VERSION}
+    if command.counting:
+        report["command"] = command.name
+    report["verdict"] = command.passed if finding is None else finding.verdict()
+    report.update(status=outcome.status, seed=outcome.seed, **outcome.names)
+    report["settings"] = dict(outcome.settings)
+    if command.counting:
+        report["counted"] = outcome.counted
+    report["cases"] = sum(outcome.checked[name] for name in CHECKED)
+    report["seconds"] = round(outcome.seconds, 3)
+    report["phases"] = [_phase(outcome, name) for name in CHECKED]
+    report["shrink_tries"] = outcome.shrink_tries
+    report[command.failure_key] = None if finding is None else _failure(outcome, finding)
+    report["rerun"] = outcome.rerun
+    return dumps(report)
+
+
+def github(outcome: Outcome) -> str:
+    """GitHub Actions workflow commands, then the text report.
+
+    An ``::error`` for the finding, titled with the phase and the failed check, its
+    message the report with the rerun command; a passing run gets a ``::notice``.
+    """
+    finding, report, name = outcome.finding, text(outcome), outcome.command.name
+    if finding is None:
+        title, message = outcome.command.passed, outcome.verdict_line()
+        return forms.github(name, passed=True, title=title, message=message, text=report)
+    title = f"{outcome.phase}: {finding.failures[0]}"
+    return forms.github(name, passed=False, title=title, message=report, text=report)
+
+
+def _testcase(outcome: Outcome, name: str, stopped: bool) -> forms.TestCase:
+    """One phase as a JUnit test case (``stopped``: an earlier phase failed)."""
+    seconds, cases = outcome.phase_seconds.get(name, 0.0), outcome.checked[name]
+    failing = outcome.failing[name]
+    if stopped or not cases:
+        why = "an earlier phase failed" if stopped else "no cases: left out"
+        return forms.TestCase(name, seconds, skipped=why)
+    kind = outcome.command.exception
+    if name == outcome.phase:
+        assert outcome.finding is not None
+        failure = forms.Failure(outcome.finding.failures[0], kind, text(outcome))
+        return forms.TestCase(name, seconds, failure=failure)
+    if failing:
+        share = f"{failing} of {cases} cases differ"
+        shown = f"{share}; the first divergence, shrunk, is reported under {outcome.phase}"
+        return forms.TestCase(name, seconds, failure=forms.Failure(share, kind, shown))
+    return forms.TestCase(name, seconds, out=f"{cases} cases")
+
+
+def junit_xml(outcome: Outcome) -> bytes:
+    """JUnit XML: a ``testsuite`` for the run, a ``testcase`` per phase.
+
+    The phase that failed holds a ``failure`` whose text is the report; a run stops
+    there, so the phases after it are ``skipped``.  A counted run runs every phase, and
+    each other phase with failing cases holds a ``failure`` too, saying how many.  A
+    phase with no cases (``--no-long-lists``) is ``skipped``.
+    """
+    cases = []
+    after_failure = False
+    for name in CHECKED:
+        cases.append(_testcase(outcome, name, after_failure and not outcome.counted))
+        after_failure = after_failure or name == outcome.phase
+    properties = {"seed": outcome.seed, "rerun": outcome.rerun, **outcome.settings}
+    name = outcome.command.name
+    return forms.junit_xml(name, outcome.subject, outcome.seconds, properties, cases)
+
+
+def render(outcome: Outcome, form: str) -> str:
+    """The report on stdout in ``form``, one of :data:`FORMATS`."""
+    return {"text": text, "json": json_report, "github": github}[form](outcome)

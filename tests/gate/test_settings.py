@@ -1,0 +1,54 @@
+"""``packcheck._gate._settings``: one Settings, built from keywords named as its fields."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from packcheck import diff, pack, verify
+from packcheck._gate import DEFAULT_MAX_EXAMPLES, Settings, seeded, settings_of
+
+
+def test_keywords_change_the_defaults_and_paths_become_paths() -> None:
+    s = settings_of(None, {"seed": 3, "save_failures": "here"})
+    assert s == Settings(seed=3, save_failures=Path("here"))
+    assert s.max_examples == DEFAULT_MAX_EXAMPLES
+    assert settings_of(s, {"max_examples": 5}) == Settings(
+        seed=3, save_failures=Path("here"), max_examples=5
+    )
+
+
+def test_an_unknown_keyword_is_a_type_error_in_every_entry_point() -> None:
+    with pytest.raises(TypeError, match="unexpected keyword argument 'max_exmaples'"):
+        settings_of(None, {"max_exmaples": 5})
+    with pytest.raises(TypeError, match="'counts'"):
+        diff.check(pack, pack, counts=True)
+    with pytest.raises(TypeError, match="'quick'"):
+        verify.run(pack, quick=True)
+
+
+def test_a_seed_is_kept_or_picked() -> None:
+    assert seeded(Settings(seed=7)).seed == 7
+    picked = seeded(Settings()).seed
+    assert picked is not None
+    assert 0 <= picked < 2**32
+
+
+def test_settings_and_keywords_together(tmp_path: Path) -> None:
+    base = Settings(seed=1, max_examples=5, long_lists=False, fixtures=())
+    summary = verify.run(pack, base, max_examples=3)
+    assert (summary.seed, summary.generated, summary.long_lists) == (1, 3, 0)
+    assert summary.conformant
+    assert summary.cases == summary.generated + summary.wide
+    agreed = diff.check(pack, pack, base, count=True)
+    assert agreed.agree
+    assert agreed.counted
+    assert agreed.shares()[1] == "generated: 0 of 5 cases differ (0%)"
+
+
+def test_a_missing_folder_of_saved_fixtures_holds_none(tmp_path: Path) -> None:
+    from packcheck._gate._fixtures import saved_fixtures
+
+    assert saved_fixtures(tmp_path / "absent") == []
+    assert not (tmp_path / "absent").exists()
