@@ -127,7 +127,7 @@ def test_case_candidates_reach_the_exact_fit_a_regression_changes() -> None:
     def answer(candidate: dict[str, Any]) -> Hashable:
         return shape(message_overhead.pack(candidate))
 
-    found = case_candidates(answer, case, max_units=2**53)
+    found = case_candidates(answer, case, max_units=2**53, calls=64)
     assert case not in found
     assert message_overhead.pack_ge(case) == message_overhead.pack(case)
     assert any(message_overhead.pack_ge(c) != message_overhead.pack(c) for c in found)
@@ -138,6 +138,10 @@ def test_case_candidates_reach_the_exact_fit_a_regression_changes() -> None:
     walked = [c for c in found if c["budget"] == 30 and c["blocks"][:2] == case["blocks"][:2]]
     sizes = sorted(c["blocks"][2]["size"] for c in walked)
     assert sizes == [2, 3, 4, 13, 14, 15, 23, 24, 25]
+    # At 8 calls a side, the nearest point each way is found, the second one down is not.
+    nearest = case_candidates(answer, case, max_units=2**53, calls=8)
+    budgets = sorted(c["budget"] for c in nearest if c["blocks"] == case["blocks"])
+    assert budgets == [21, 22, 23, 32, 33, 34]
 
 
 def test_case_candidates_walk_integer_units_within_range_only() -> None:

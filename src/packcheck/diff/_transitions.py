@@ -29,6 +29,9 @@ from typing import Any
 __all__ = ["candidates", "case_candidates", "shape", "transitions"]
 
 _NUMBER = "#"
+# Each side of a walk may ask this many values at least: a point up to 2**7 away (a
+# per-item cost beside small sizes, a budget of 0 beside them).
+_LEAST_CALLS = 16
 
 
 class _Spent(Exception):
@@ -157,30 +160,34 @@ def case_candidates(
     case: dict[str, Any],
     *,
     max_units: int,
-    calls: int = 64,
+    calls: int | None = None,
     blocks: int = 12,
 ) -> list[dict[str, Any]]:
     """The cases beside ``case`` worth asking NEW about: along the budget (in ``[0,
-    max_units]``) and the size of each of the first ``blocks`` blocks (in ``[1,
-    max_units]``), each point where ``answer`` (OLD's outcome of a case, comparable)
-    changes and one unit either side.  Only integer values are walked; ``calls`` bounds
-    each side of each walk.  The case itself is not among them.
+    max_units]``) and the size of each of the first ``blocks`` blocks with an integer
+    size (in ``[1, max_units]``): each point where ``answer`` (OLD's outcome of a case,
+    comparable) changes, and one unit either side.  Only integer values are walked;
+    ``calls`` bounds each side of each walk, by default ``2 * log2(scale) + 2`` (at least
+    16) for the largest of the case's units in range, walked or not (what a point that
+    far costs).  The case itself is not among them.
     """
     coordinates: list[tuple[int, int, Callable[[int], dict[str, Any]]]] = []
-    if _unit(case.get("budget")):
+    budget_walked = _unit(case.get("budget")) and 0 <= case["budget"] <= max_units
+    if budget_walked:
         coordinates.append((case["budget"], 0, partial(_with_budget, case)))
     listed = case.get("blocks")
-    for index, block in enumerate(listed[:blocks] if isinstance(listed, list) else []):
-        if isinstance(block, dict) and _unit(block.get("size")):
+    for index, block in enumerate(listed if isinstance(listed, list) else []):
+        if isinstance(block, dict) and _unit(block.get("size")) and 1 <= block["size"] <= max_units:
             coordinates.append((block["size"], 1, partial(_with_size, case, index)))
+    scale = max((value for value, _, _ in coordinates), default=0)
+    per_side = max(2 * scale.bit_length() + 2, _LEAST_CALLS) if calls is None else calls
+    coordinates = coordinates[: 1 + blocks] if budget_walked else coordinates[:blocks]
     found: list[dict[str, Any]] = []
     for value, least, at in coordinates:
-        if not least <= value <= max_units:
-            continue
 
         def answer_at(v: int, at: Callable[[int], dict[str, Any]] = at) -> Hashable:
             return answer(at(v))
 
-        points = transitions(answer_at, value, least, max_units, calls=calls)
+        points = transitions(answer_at, value, least, max_units, calls=per_side)
         found += [at(v) for v in candidates(points, least, max_units) if v != value]
     return found
