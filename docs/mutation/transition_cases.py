@@ -18,7 +18,9 @@ regression (NEW) of a packer (OLD) and each seed (1-3; 1-10 for
    each block's size, asking OLD alone, and gives the cases at each point where OLD's
    answer changes and one unit either side;
 3. NEW and OLD answer each candidate: ``found`` when they differ on one, with its block
-   count; the OLD calls spent and the candidates compared are counted.
+   count; the OLD calls spent and the candidates compared are counted, and so are the
+   drawn cases themselves on which NEW and OLD differ (``drawn differing``: what the
+   drawn cases find without the candidates).
 
 With ``--gate``, the candidates of a seed also go to today's ``packcheck.diff.run`` as
 fixtures (after the seed fixtures, long lists left out), so that its shrinking and
@@ -98,6 +100,7 @@ def trial(
 
     base = drawn(seed, count)
     bases = [case for case in base if answered(old, case)]
+    plain = sum(outcome(new, case) != outcome(old, case) for case in base)
     tried: list[dict[str, Any]] = []
     first: dict[str, Any] | None = None
     for case in bases:
@@ -110,6 +113,7 @@ def trial(
                 first = candidate
     return {
         "drawn": len(base),
+        "plain": plain,
         "bases": len(bases),
         "candidates": tried,
         "old_calls": asked,
@@ -151,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
                 verdict = "missed" if first is None else f"found ({len(first['blocks'])} blocks)"
                 line = (
                     f"{module_name}:{regression:28} seed {seed:2}  {verdict:18} "
+                    f"drawn differing {result['plain']:3}  "
                     f"bases {result['bases']:3}/{result['drawn']:3}  "
                     f"candidates {len(result['candidates']):5}  OLD calls {result['old_calls']:6}  "
                     f"{time.monotonic() - began:5.1f} s"
