@@ -94,7 +94,7 @@ def test_calls_are_bounded_per_side() -> None:
         return value >= 3000
 
     assert transitions(answer_at, 0, 0, 2**20, per_side=1) == [3000]
-    # 13 galloping steps (1 .. 4096) and 11 bisecting ones: 2 * ceil(log2(3000)) + 1.
+    # The start, 13 galloping steps (1 .. 4096) and 11 bisecting ones: 2 * ceil(log2(3000)) + 1.
     assert len(asked) == len(set(asked)) <= 2 * 12 + 1
     asked.clear()
     assert transitions(answer_at, 0, 0, 2**20, calls=5) == []

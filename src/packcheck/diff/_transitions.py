@@ -13,7 +13,7 @@ that answer differently, so a point it returns is a real transition even where O
 not monotonic; it is the nearest one only where OLD is.  From each point found the
 walk goes on (stepping past it) while calls remain, so neighbouring points are found
 too.  Cost: at most ``calls`` values are asked on each side (answers are remembered); one
-point at distance ``d`` costs at most ``2 * ceil(log2(d)) + 1`` calls.
+point at distance ``d`` costs at most ``2 * ceil(log2(d)) + 2`` calls, its start included.
 
 :func:`shape` is the comparable outcome of a JSON answer along a coordinate: the answer
 with every number blanked, so that ``remaining`` (which moves with every unit of the
