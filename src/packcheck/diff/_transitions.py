@@ -1,0 +1,193 @@
+"""Where OLD's answer changes along one number of a case, found by asking OLD alone.
+
+An off-by-one comparison or a per-item cost shows only where OLD's answer changes: the
+budget at which a block starts to fit, the size at which it stops fitting.  No formula
+for those points is assumed (a per-item cost, a reserve, a threshold each move them):
+:func:`transitions` walks one coordinate of a case (the budget, or one block's size)
+from the case's own value, galloping then bisecting, and returns the points ``t`` at
+which ``answer_at(t - 1) != answer_at(t)``.  :func:`candidates` gives each point and
+one unit either side: the values at which NEW is worth asking.
+
+Bisection between two values that answer differently always ends on two neighbours
+that answer differently, so a point it returns is a real transition even where OLD is
+not monotonic; it is the nearest one only where OLD is.  From each point found the
+walk goes on (stepping past it) while calls remain, so neighbouring points are found
+too.  Cost: at most ``calls`` values are asked on each side (answers are remembered); one
+point at distance ``d`` costs at most ``2 * ceil(log2(d)) + 2`` calls, its start included.
+
+:func:`shape` is the comparable outcome of a JSON answer along a coordinate: the answer
+with every number blanked, so that ``remaining`` (which moves with every unit of the
+budget) is no transition, while a change of what is kept is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+from functools import partial
+from typing import Any
+
+__all__ = ["candidates", "case_candidates", "shape", "transitions"]
+
+_NUMBER = "#"
+# Each side of a walk may ask this many values at least: a point up to 2**7 away (a
+# per-item cost beside small sizes, a budget of 0 beside them).
+_LEAST_CALLS = 16
+
+
+class _Spent(Exception):
+    """The calls allowed for a walk are used up."""
+
+
+def shape(answer: object) -> Hashable:
+    """``answer`` (JSON: dicts, lists, strings, numbers, ``None``, bools) as a hashable
+    value with every number (not a bool) replaced by one marker."""
+    if isinstance(answer, bool) or answer is None or isinstance(answer, str):
+        return answer
+    if isinstance(answer, int | float):
+        return _NUMBER
+    if isinstance(answer, dict):
+        return tuple(sorted((str(key), shape(value)) for key, value in answer.items()))
+    if isinstance(answer, list | tuple):
+        return tuple(shape(item) for item in answer)
+    return repr(answer)
+
+
+class _Asker:
+    """``answer_at`` with its answers remembered, and at most ``calls`` new values asked
+    per side of the walk (:meth:`side` starts the count again)."""
+
+    def __init__(self, answer_at: Callable[[int], Hashable], calls: int) -> None:
+        self.answer_at = answer_at
+        self.calls = calls
+        self.left = calls
+        self.seen: dict[int, Hashable] = {}
+
+    def side(self) -> None:
+        self.left = self.calls
+
+    def __call__(self, value: int) -> Hashable:
+        if value not in self.seen:
+            if self.left <= 0:
+                raise _Spent
+            self.left -= 1
+            self.seen[value] = self.answer_at(value)
+        return self.seen[value]
+
+
+def _next_point(ask: Callable[[int], Hashable], start: int, end: int) -> int | None:
+    """A point between ``start`` and ``end`` (either side), the nearest where monotonic,
+    as the upper value of the neighbouring pair; ``None`` when ``end`` answers as
+    ``start`` and every galloping step did too."""
+    sign = 1 if end > start else -1
+    here = ask(start)
+    same, step = start, 1
+    while True:
+        probe = start + sign * min(step, abs(end - start))
+        if ask(probe) != here:
+            break
+        if probe == end:
+            return None
+        same, step = probe, 2 * step
+    # Invariant: ask(same) == here != ask(probe).
+    while abs(probe - same) > 1:
+        middle = (same + probe) // 2
+        if ask(middle) == here:
+            same = middle
+        else:
+            probe = middle
+    return max(same, probe)
+
+
+def transitions(
+    answer_at: Callable[[int], Hashable],
+    start: int,
+    low: int,
+    high: int,
+    *,
+    calls: int = 64,
+    per_side: int = 2,
+) -> list[int]:
+    """Points ``t`` in ``(low, high]`` with ``answer_at(t - 1) != answer_at(t)``, sorted.
+
+    The walk starts at ``start`` (the case's own value, within ``[low, high]``) and goes
+    each way, finding at most ``per_side`` points on each side (the nearest first where
+    ``answer_at`` is monotonic), asking at most ``calls`` values not asked before on
+    each side.  An exception from ``answer_at`` is not caught: make it an outcome first.
+    """
+    if not low <= start <= high:
+        raise ValueError(f"start {start} is outside [{low}, {high}]")
+    ask = _Asker(answer_at, calls)
+    found: set[int] = set()
+    for end in (high, low):
+        ask.side()
+        here = start
+        try:
+            for _ in range(per_side):
+                if here == end:
+                    break
+                point = _next_point(ask, here, end)
+                if point is None:
+                    break
+                found.add(point)
+                # Past the point: its far value, which answers differently from ``here``.
+                here = point if end > here else point - 1
+        except _Spent:
+            pass
+    return sorted(found)
+
+
+def candidates(points: Iterable[int], low: int, high: int) -> list[int]:
+    """Each point and one unit either side, within ``[low, high]``, sorted, once each."""
+    return sorted({v for p in points for v in (p - 1, p, p + 1) if low <= v <= high})
+
+
+def _unit(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _with_budget(case: dict[str, Any], value: int) -> dict[str, Any]:
+    return {**case, "budget": value}
+
+
+def _with_size(case: dict[str, Any], index: int, value: int) -> dict[str, Any]:
+    blocks = list(case["blocks"])
+    blocks[index] = {**blocks[index], "size": value}
+    return {**case, "blocks": blocks}
+
+
+def case_candidates(
+    answer: Callable[[dict[str, Any]], Hashable],
+    case: dict[str, Any],
+    *,
+    max_units: int,
+    calls: int | None = None,
+    blocks: int = 12,
+) -> list[dict[str, Any]]:
+    """The cases beside ``case`` worth asking NEW about: along the budget (in ``[0,
+    max_units]``) and the size of each of the first ``blocks`` blocks with an integer
+    size (in ``[1, max_units]``): each point where ``answer`` (OLD's outcome of a case,
+    comparable) changes, and one unit either side.  Only integer values are walked;
+    ``calls`` bounds each side of each walk, by default ``2 * log2(scale) + 2`` (at least
+    16) for the largest of the case's units in range, walked or not (what a point that
+    far costs).  The case itself is not among them.
+    """
+    coordinates: list[tuple[int, int, Callable[[int], dict[str, Any]]]] = []
+    budget_walked = _unit(case.get("budget")) and 0 <= case["budget"] <= max_units
+    if budget_walked:
+        coordinates.append((case["budget"], 0, partial(_with_budget, case)))
+    listed = case.get("blocks")
+    for index, block in enumerate(listed if isinstance(listed, list) else []):
+        if isinstance(block, dict) and _unit(block.get("size")) and 1 <= block["size"] <= max_units:
+            coordinates.append((block["size"], 1, partial(_with_size, case, index)))
+    scale = max((value for value, _, _ in coordinates), default=0)
+    per_side = max(2 * scale.bit_length() + 2, _LEAST_CALLS) if calls is None else calls
+    coordinates = coordinates[: 1 + blocks] if budget_walked else coordinates[:blocks]
+    found: list[dict[str, Any]] = []
+    for value, least, at in coordinates:
+
+        def answer_at(v: int, at: Callable[[int], dict[str, Any]] = at) -> Hashable:
+            return answer(at(v))
+
+        points = transitions(answer_at, value, least, max_units, calls=per_side)
+        found += [at(v) for v in candidates(points, least, max_units) if v != value]
+    return found
