@@ -47,10 +47,10 @@ sys.path.insert(0, str(ROOT.parent / "tests"))
 from diff_power import TEN_SEEDS, corpus  # noqa: E402
 
 from packcheck import diff  # noqa: E402
+from packcheck._gate._fixtures import Fixture  # noqa: E402
 from packcheck.diff._transitions import case_candidates, shape  # noqa: E402
 from packcheck.strategies import MAX_SAFE_UNITS, cases  # noqa: E402
 from packcheck.verify import seed_fixtures  # noqa: E402
-from packcheck.verify._fixtures import Fixture  # noqa: E402
 
 Packer = Callable[[dict[str, Any]], object]
 
