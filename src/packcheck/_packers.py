@@ -649,10 +649,9 @@ class WorkerPacker(_Process):
         """
         super().start()
         try:
-            reply = self._started(WORKER_START_SECONDS, "the worker did not start within {} s")
-            if not reply:
-                late = "importing it took longer than {} s (the timeout); worker stopped"
-                reply = self._started(self.timeout, late)
+            self._started(WORKER_START_SECONDS, "the worker did not start within {} s")
+            late = "importing it took longer than {} s (the timeout); worker stopped"
+            reply = self._started(self.timeout, late)
         except BaseException:
             self.stop()  # stopped by a signal while it started: nothing left running
             raise
