@@ -229,7 +229,17 @@ def test_a_file_is_split_for_pack_only_when_its_first_line_is_a_case() -> None:
     assert not _splittable(b"\xff\n")
 
 
-def test_signals_are_held_while_a_local_cluster_starts() -> None:
+def test_signals_are_held_while_a_local_cluster_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An xdist worker ignores SIGINT: the default handler, as a command has it.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    monkeypatch.setattr("signal.SIGINT", signal.SIGINT)  # restored below either way
+    try:
+        _held_then_released()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _held_then_released() -> None:
     with _Held() as held:
         signal.raise_signal(signal.SIGINT)  # held: no KeyboardInterrupt here
     with pytest.raises(KeyboardInterrupt):
