@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import IO, Any, NoReturn
+from typing import IO, Any
 
 from .._engines.choice import ENGINES, Engine, check_engine
 from .._engines.pack import pack
@@ -27,7 +27,6 @@ __all__ = [
     "engine_option",
     "engine_ready",
     "flushing",
-    "one_line_errors",
     "opened",
     "positive",
     "problem",
@@ -64,18 +63,6 @@ def seconds(text: str) -> float:
     if not 0 <= value < math.inf:
         raise argparse.ArgumentTypeError(f"{text} must be 0 or more")
     return value
-
-
-def one_line_errors(parser: argparse.ArgumentParser) -> None:
-    """A bad option value is one line (exit 2); an unknown option shows the usage."""
-    usage_error = parser.error
-
-    def error(message: str) -> NoReturn:
-        if message.startswith("argument "):
-            parser.exit(2, f"{parser.prog}: error: {message}\n")
-        usage_error(message)
-
-    parser.error = error  # type: ignore[method-assign]
 
 
 def engine_option(parser: argparse.ArgumentParser) -> None:

@@ -34,7 +34,8 @@ from ..bench._subjects import (
 )
 from ..bench._timing import COMMAND_CLOCK, commands_clock
 from ..bench._workloads import WORKLOADS
-from ._common import DEFAULT_TIMEOUT, one_line_errors, positive, seconds
+from ._common import DEFAULT_TIMEOUT, positive, seconds
+from ._options import one_line_errors
 from .bench_ab import QUICK_BUDGET, WALL_MIN_TIME, run_ab
 from .bench_plot import draw, draw_history
 from .bench_show import dump, measuring, table, table_history, table_steps
