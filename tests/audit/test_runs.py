@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import signal
 import sys
 import threading
@@ -20,7 +21,7 @@ from runs import planted_run, text
 from packcheck._cli import main
 from packcheck._cli.pack import _splittable
 from packcheck.audit import Audit, ReadError, RunReport, Violation, check_runs
-from packcheck.audit._dask import _Held
+from packcheck.audit._dask import _Held, _own_signals
 from packcheck.audit._merge import audited
 from packcheck.audit._read import count_lines, expand, in_process, pieces, plan, reason, whole
 
@@ -258,6 +259,23 @@ def _held_then_released() -> None:
     thread.start()
     thread.join()
     assert done == [True]
+
+
+def test_a_process_forked_while_signals_are_held_has_pythons_own_handlers() -> None:
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    dask_logs = logging.getLogger("distributed")
+    level = dask_logs.level
+    _own_signals()  # not holding: nothing changes
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+    with _Held():
+        _own_signals()  # what the at-fork hook runs in the child
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+        assert dask_logs.level == logging.CRITICAL
+        dask_logs.setLevel(level)
+        _own_signals()  # once only
+        assert not _Held._holding
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
 
 
 def test_a_violation_of_one_file_is_shown_as_before() -> None:
