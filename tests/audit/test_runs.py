@@ -326,7 +326,7 @@ def test_audit_in_pieces_is_audit_whole(
 
 
 def test_a_worker_count_is_a_positive_whole_number(capsys: pytest.CaptureFixture[str]) -> None:
-    for bad in ("0", "x"):
+    for bad, why in (("0", "0 must be greater than 0"), ("x", "'x' is not a whole number")):
         with pytest.raises(SystemExit):
             main(["audit", "--workers", bad])
-        assert "expected a positive whole number" in capsys.readouterr().err
+        assert capsys.readouterr().err.endswith(f"--workers: {why}\n")

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from packcheck._cli._common import positive, seconds
+from packcheck._cli._options import positive, seconds
 from packcheck.bench._limit import Limit
 
 
@@ -33,7 +33,7 @@ def test_a_watched_call_past_the_limit_is_reported_once_and_a_done_one_never() -
 @pytest.mark.parametrize(
     ("parse", "text", "message"),
     [
-        (positive(int), "abc", "'abc' is not a number"),
+        (positive(int), "abc", "'abc' is not a whole number"),
         (positive(int), "0", "0 must be greater than 0"),
         (positive(float), "inf", "inf must be greater than 0"),
         (seconds, "soon", "'soon' is not a number"),

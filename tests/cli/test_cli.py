@@ -27,15 +27,31 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out == f"packcheck {packcheck.__version__}\n"
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [[], ["nope"], ["pack", "--engine", "fast"], ["fixtures"], ["audit", "--workers", "0"]],
-)
+@pytest.mark.parametrize("argv", [[], ["nope"], ["fixtures"], ["audit", "--bogus"]])
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main(argv)
     assert info.value.code == 2
     assert capsys.readouterr().err.startswith("usage: packcheck")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["pack", "--engine", "fast"], "packcheck pack: error: argument --engine: invalid choice"),
+        (["audit", "--workers", "0"], "packcheck audit: error: argument --workers: 0 must be"),
+        (["fixtures", "x", "--engine", "y"], "packcheck fixtures: error: argument --engine:"),
+        (["bench", "--repeat", "x"], "packcheck bench: error: argument --repeat: 'x' is not a"),
+    ],
+)
+def test_a_bad_value_is_one_line_in_every_command(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(message)
 
 
 def test_every_command_is_registered() -> None:

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__, _stop
+from ._options import one_line_errors
 
 __all__ = ["main"]
 
@@ -43,6 +44,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for command in commands.choices.values():
         # An unknown option is reported with the usage of the command it was given to.
         command.set_defaults(command_parser=command)
+        one_line_errors(command)  # a bad value: one line, in every command
     return parser
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import math
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -18,9 +17,9 @@ from .._rule.model import MalformedCase
 from .._rule.sources import Record
 from ..audit._dask import CONNECT_TIMEOUT, ClusterError, cluster
 from ..audit._read import Runner, opened, reason
+from ._options import positive
 
 __all__ = [
-    "DEFAULT_TIMEOUT",
     "answer",
     "cluster_options",
     "cluster_runner",
@@ -28,41 +27,10 @@ __all__ = [
     "engine_ready",
     "flushing",
     "opened",
-    "positive",
     "problem",
     "reason",
-    "seconds",
     "writable",
 ]
-
-#: Seconds a packer under test gets per case unless told (``--timeout``).
-DEFAULT_TIMEOUT = 10.0
-
-
-def positive(kind: type[int] | type[float]) -> Callable[[str], Any]:
-    """An option type: a finite number of ``kind`` greater than 0."""
-
-    def parse(text: str) -> int | float:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not value > 0 or value == math.inf:
-            raise argparse.ArgumentTypeError(f"{text} must be greater than 0")
-        return value
-
-    return parse
-
-
-def seconds(text: str) -> float:
-    """An option type: seconds, 0 or more (for a timeout, 0 is none)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 <= value < math.inf:
-        raise argparse.ArgumentTypeError(f"{text} must be 0 or more")
-    return value
 
 
 def engine_option(parser: argparse.ArgumentParser) -> None:
@@ -154,7 +122,7 @@ def cluster_options(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--workers",
-        type=_positive,
+        type=positive(int),
         metavar="N",
         help="run on a local Dask cluster of N processes; the output is the same "
         "(needs the dask extra: pip install 'packcheck[dask]')",
@@ -172,16 +140,6 @@ def cluster_options(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help=f"with --scheduler: give up reaching it after SECONDS (default: {CONNECT_TIMEOUT:g})",
     )
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
-    return value
 
 
 @contextmanager

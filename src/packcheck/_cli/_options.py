@@ -1,6 +1,7 @@
 """Option types and report options any command can use, each with one meaning.
 
-``positive(int)`` / ``positive(float)``, :func:`timeout` (seconds; 0: no timeout),
+``positive(int)`` / ``positive(float)``, :func:`seconds` (0 or more), :func:`timeout`
+(seconds; 0: no timeout, :data:`DEFAULT_TIMEOUT` unless told),
 :func:`seed`, :func:`parse_units` (``2**70``), :func:`one_line_errors`, and the report
 options ``--format`` and ``--junit-xml`` with :func:`publish`.
 """
@@ -14,20 +15,25 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 __all__ = [
+    "DEFAULT_TIMEOUT",
     "add_report_options",
     "one_line_errors",
     "parse_units",
     "positive",
     "power_text",
     "publish",
+    "seconds",
     "seed",
     "timeout",
     "writable_file",
 ]
 
+#: Seconds a packer under test gets per case unless told (``--timeout``).
+DEFAULT_TIMEOUT = 10.0
+_N = TypeVar("_N", int, float)
 _TERM = r"\d+(?:\*\*\d+)?"
 _EXPRESSION = re.compile(rf"{_TERM}(?:[+-]{_TERM})*")
 #: The largest ``--max-units`` is ``2**_MAX_BITS``: about 4,200 digits, within what
@@ -71,17 +77,18 @@ def power_text(units: int) -> str:
     return str(units)
 
 
-def _number(kind: type[int] | type[float], text: str) -> int | float:
+def _number(kind: type[_N], text: str) -> _N:
     try:
         return kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        what = "a whole number" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
 
 
-def positive(kind: type[int] | type[float]) -> Callable[[str], int | float]:
+def positive(kind: type[_N]) -> Callable[[str], _N]:
     """The type of an option that is a finite number greater than 0."""
 
-    def parse(text: str) -> int | float:
+    def parse(text: str) -> _N:
         value = _number(kind, text)
         if not value > 0 or value == math.inf:
             raise argparse.ArgumentTypeError(f"{text} must be greater than 0")
@@ -90,12 +97,17 @@ def positive(kind: type[int] | type[float]) -> Callable[[str], int | float]:
     return parse
 
 
-def timeout(text: str) -> float:
-    """``--timeout``: seconds, or 0 for none."""
+def seconds(text: str, zero: str = "") -> float:
+    """The type of an option that is seconds, 0 or more (``zero``: what 0 means)."""
     value = float(_number(float, text))
     if not 0 <= value < math.inf:
-        raise argparse.ArgumentTypeError(f"{text} must be 0 (no timeout) or more")
+        raise argparse.ArgumentTypeError(f"{text} must be 0{zero} or more")
     return value
+
+
+def timeout(text: str) -> float:
+    """``--timeout``: seconds, or 0 for none."""
+    return seconds(text, " (no timeout)")
 
 
 def seed(text: str) -> int:

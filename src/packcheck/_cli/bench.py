@@ -34,8 +34,7 @@ from ..bench._subjects import (
 )
 from ..bench._timing import COMMAND_CLOCK, commands_clock
 from ..bench._workloads import WORKLOADS
-from ._common import DEFAULT_TIMEOUT, positive, seconds
-from ._options import one_line_errors
+from ._options import DEFAULT_TIMEOUT, positive, seconds, timeout
 from .bench_ab import QUICK_BUDGET, WALL_MIN_TIME, run_ab
 from .bench_plot import draw, draw_history
 from .bench_show import dump, measuring, table, table_history, table_steps
@@ -66,7 +65,6 @@ def register(commands: Any) -> None:
             "the speedups of stored --json results. Exit 2 on a usage error."
         ),
     )
-    one_line_errors(p)
     _packer_options(p)
     _gate_options(p)
     _matrix_options(p)
@@ -108,7 +106,7 @@ def _packer_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--timeout",
-        type=seconds,
+        type=timeout,
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help=f"a case of a packer given (not packcheck's engines) past this ends the run "

@@ -27,8 +27,8 @@ from .._rule.sources import SourceError
 from ..strategies import MAX_SAFE_UNITS
 from . import _config
 from ._options import (
+    DEFAULT_TIMEOUT,
     add_report_options,
-    one_line_errors,
     parse_units,
     positive,
     power_text,
@@ -173,8 +173,6 @@ OPTIONS = (
 )
 #: The report options, added by :func:`add_report_options`.
 _REPORTS = ("--format", "--junit-xml")
-#: Seconds a packer gets per case (a Python packer runs in a worker process for it).
-DEFAULT_TIMEOUT = 10.0
 #: ``--max-units`` for packcheck's own packer: budgets and sums past int64.
 OWN_MAX_UNITS = 2**70
 
@@ -211,7 +209,6 @@ def register(commands: Any, command: str) -> None:
     """Add ``command`` (``verify`` or ``diff``) to the ``packcheck`` subcommands."""
     summary, description = _DESCRIPTIONS[command]
     p = commands.add_parser(command, help=summary, description=description)
-    one_line_errors(p)
     groups: dict[str, Any] = {}
     # Every default is None: an option not given may come from the table.
     for option in options(command):
