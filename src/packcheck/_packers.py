@@ -382,18 +382,22 @@ class _Process:
         os.set_blocking(proc.stdin.fileno(), False)
         self._tail = _Tail(proc.stderr)
 
-    def exchange(self, request: bytes, take: Callable[[bytearray], bytes | None]) -> bytes:
-        """Send ``request`` and return the reply ``take`` cuts from the output.
-
-        Within :attr:`timeout` seconds, or the process is killed and a
-        :class:`PackerFault` raised; any fault leaves the process stopped.
-        """
+    def _running(self) -> None:
+        """The process running (started if it is not); a setup failure a fault."""
         _stop.check()
         if self._proc is None:
             try:
                 self.start()
             except SetupError as exc:
                 raise PackerFault(str(exc)) from None
+
+    def exchange(self, request: bytes, take: Callable[[bytearray], bytes | None]) -> bytes:
+        """Send ``request`` and return the reply ``take`` cuts from the output.
+
+        Within :attr:`timeout` seconds, or the process is killed and a
+        :class:`PackerFault` raised; any fault leaves the process stopped.
+        """
+        self._running()
         deadline = time.monotonic() + self.timeout
         try:
             self._write(request, deadline)
@@ -407,12 +411,7 @@ class _Process:
         once (a long batch would otherwise fill both pipes); the lines are counted,
         not kept.  Within :attr:`timeout` seconds, or a :class:`PackerFault` as for
         :meth:`exchange`.  For timing many cases through the running process."""
-        _stop.check()
-        if self._proc is None:
-            try:
-                self.start()
-            except SetupError as exc:
-                raise PackerFault(str(exc)) from None
+        self._running()
         try:
             self._stream(request, replies, time.monotonic() + self.timeout)
         except PackerFault:

@@ -25,6 +25,7 @@ __all__ = [
     "cluster_runner",
     "engine_option",
     "engine_ready",
+    "files_argument",
     "flushing",
     "opened",
     "problem",
@@ -115,6 +116,17 @@ def writable(text: str, stream: IO[str]) -> str:
 
 def problem(name: str, message: str) -> None:
     print(f"packcheck: {name}: {message}", file=sys.stderr)
+
+
+def files_argument(parser: argparse.ArgumentParser, how: str) -> None:
+    """``FILE...``: files, globs, ``.gz`` and fsspec URLs, standard input if none."""
+    parser.add_argument(
+        "files",
+        nargs="*",
+        default=["-"],
+        metavar="FILE",
+        help=f"input: files, globs, .gz, fsspec URLs, {how} (default: -)",
+    )
 
 
 def cluster_options(parser: argparse.ArgumentParser) -> None:

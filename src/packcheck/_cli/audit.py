@@ -12,7 +12,7 @@ from .._rule.jsonio import dumps
 from ..audit import Audit, ClusterError, ReadError, RunSummary, Violation
 from ..audit._merge import audited
 from ..audit._read import expand, whole
-from ._common import cluster_options, cluster_runner, writable
+from ._common import cluster_options, cluster_runner, files_argument, writable
 
 __all__ = ["register"]
 
@@ -34,13 +34,7 @@ def register(commands: Any) -> None:
             "violation, 2 unreadable or malformed input (the other lines still checked)."
         ),
     )
-    p.add_argument(
-        "files",
-        nargs="*",
-        default=["-"],
-        metavar="FILE",
-        help="the run: files, globs, .gz, fsspec URLs, audited as one run (default: -)",
-    )
+    files_argument(p, "audited as one run")
     p.add_argument(
         "--json",
         action="store_true",

@@ -62,25 +62,12 @@ def explain_lines(trace: Trace, where: str) -> Iterator[str]:
         yield f"  no packing: {trace.size_error}"
         return
     header = ("index", "id", "size", "remaining before", "bucket")
-    widths = [len(title) for title in header]
-    for s in trace.steps:
-        cells = (
-            str(s.index),
-            show_id(s.id),
-            _number(s.size),
-            _number(s.remaining_before),
-            s.bucket,
-        )
-        widths = [max(width, len(cell)) for width, cell in zip(widths, cells, strict=True)]
-    yield _row(header, widths)
-    for s in trace.steps:
-        cells = (
-            str(s.index),
-            show_id(s.id),
-            _number(s.size),
-            _number(s.remaining_before),
-            s.bucket,
-        )
+    rows = [
+        (str(s.index), show_id(s.id), _number(s.size), _number(s.remaining_before), s.bucket)
+        for s in trace.steps
+    ]
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+    for cells in (header, *rows):
         yield _row(cells, widths)
     if not trace.steps:
         yield "  (no blocks)"

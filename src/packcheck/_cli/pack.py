@@ -36,6 +36,7 @@ from ._common import (
     cluster_runner,
     engine_option,
     engine_ready,
+    files_argument,
     flushing,
     problem,
     writable,
@@ -62,13 +63,7 @@ def register(commands: Any) -> None:
             "exit status is 2."
         ),
     )
-    p.add_argument(
-        "files",
-        nargs="*",
-        default=["-"],
-        metavar="FILE",
-        help="input: files, globs, .gz, fsspec URLs, answered in order (default: -)",
-    )
+    files_argument(p, "answered in order")
     engine_option(p)
     shown = p.add_mutually_exclusive_group()
     shown.add_argument(
