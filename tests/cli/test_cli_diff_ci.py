@@ -242,7 +242,7 @@ def test_each_command_reads_its_own_table(
         (
             "[tool.packcheck.diff]\npartition = true",
             "pyproject.toml [tool.packcheck.diff]: unknown key 'partition' (keys: against, "
-            "against-cmd, count, format, junit-xml, long-lists, max-examples, max-units, "
+            "against-cmd, count, long-lists, max-examples, max-units, "
             "no-count, no-long-lists, packer, packer-cmd, quiet, save-failures, seed, timeout)",
         ),
         ("[tool.packcheck.diff]\ntimeout = -1", "[tool.packcheck.diff]: timeout: -1 must be 0"),

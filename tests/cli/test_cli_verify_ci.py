@@ -169,7 +169,11 @@ def test_paths_in_the_table_are_relative_to_its_file(
 @pytest.mark.parametrize(
     ("table", "message"),
     [
-        ("[tool.packcheck]\njson = true", "unknown key 'json' (keys: format, junit-xml,"),
+        ("[tool.packcheck]\njson = true", "unknown key 'json' (keys: long-lists, max-exa"),
+        (
+            "[tool.packcheck]\nno-long-list = true",
+            "unknown key 'no-long-list' (did you mean 'no-long-lists'? keys: long-lists,",
+        ),
         ("[tool.packcheck]\nhelp = true", "unknown key 'help'"),
         ('[tool.packcheck]\nseed = "x"', "seed: 'x' is not a non-negative integer"),
         ('[tool.packcheck]\nmax-units = "2**20000"', "max-units: 2**20000 is too large"),

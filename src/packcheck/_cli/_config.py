@@ -17,6 +17,7 @@ unknown key, a value of the wrong kind or a file that is not TOML is a
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import tomllib
@@ -165,8 +166,7 @@ def read(
     for name, value in table.items():
         key = keys.get(name)
         if key is None:
-            known = ", ".join(sorted(keys))
-            raise ConfigError(f"{where}: unknown key {name!r} (keys: {known})")
+            raise ConfigError(f"{where}: unknown key {name!r} ({_known(name, keys)})")
         if key.dest in settings:
             raise ConfigError(f"{where}: {name}: set twice")
         try:
@@ -221,3 +221,11 @@ def attributed(message: str, origins: Mapping[str, str]) -> str:
     (``--packer 'x:y': ...`` becomes ``pyproject.toml [tool.packcheck]: packer 'x:y': ...``)."""
     flag = message.split(" ", 1)[0]
     return origins[flag] + message[len(flag) :] if flag in origins else message
+
+
+def _known(name: str, keys: Mapping[str, Key]) -> str:
+    """The keys a table may hold, the nearest to ``name`` first if one is near."""
+    allowed = sorted(key for key, spec in keys.items() if not spec.command_line_only)
+    near = difflib.get_close_matches(name, allowed, n=1)
+    listed = f"keys: {', '.join(allowed)}"
+    return f"did you mean {near[0]!r}? {listed}" if near else listed
