@@ -82,6 +82,24 @@ def test_a_package_module_and_a_lone_file_load(tmp_path: Path, old_checkout: Pat
     assert load(f"{lone}:pack_sizes") is kernel
 
 
+def test_a_file_of_a_package_imports_its_own_tree_not_another_on_the_path(
+    tmp_path: Path,
+) -> None:
+    """``src/myapp/packer.py`` importing ``myapp.costs`` gets its own ``costs``, though
+    another copy of ``myapp`` comes first on ``sys.path`` (``PYTHONPATH=src`` of the
+    new version, where ``diff``'s OLD runs)."""
+    for version, cost in (("new", 3), ("old", 2)):
+        package = tmp_path / version / "src" / "myapp"
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text("")
+        (package / "costs.py").write_text(f"OVERHEAD = {cost}\n")
+        (package / "packer.py").write_text(
+            "from myapp.costs import OVERHEAD\n\ndef cost():\n    return OVERHEAD\n"
+        )
+    sys.path.insert(0, str(tmp_path / "new" / "src"))
+    assert load(f"{tmp_path / 'old' / 'src' / 'myapp' / 'packer.py'}:cost")() == 2
+
+
 def test_module_function_specs_import_as_usual() -> None:
     assert load("packcheck.scan:pack_sizes") is scan.pack_sizes
 
@@ -97,6 +115,12 @@ def test_module_function_specs_import_as_usual() -> None:
         ("scan.py", "expected MODULE:FUNCTION or PATH.py:FUNCTION"),
         ("{exits}:pack", "cannot import '{exits}': SystemExit: 0"),
         ("exits_at_import:pack", "cannot import 'exits_at_import': SystemExit: 3"),
+        (
+            "myapp.packer:pack",
+            "ModuleNotFoundError: No module named 'myapp' (it is imported from {here} and the "
+            "installed packages: install the project, or name the file, as src/PACKAGE/",
+        ),
+        ("pkg.absent:f", "No module named 'pkg.absent'"),  # its package is found: no hint
     ],
 )
 def test_a_kernel_that_cannot_be_loaded_is_a_one_line_error(
@@ -118,6 +142,7 @@ def test_a_kernel_that_cannot_be_loaded_is_a_one_line_error(
         "broken": tmp_path / "broken.py",
         "exits": tmp_path / "exits.py",
         "pkg": package,
+        "here": tmp_path,
     }
     before = set(sys.modules)
     with pytest.raises(SetupError) as error:

@@ -5,10 +5,12 @@
 above it holding an ``__init__.py`` are the package, imported under an alias unique to
 its location (``_packcheck_kernel_<hash>``), so ``/tmp/old/src/packcheck/scan.py`` and
 its ``from ._engines.levels import ...`` run beside the installed packcheck without
-touching it.  Absolute imports inside the old package (``import packcheck``) would
-still reach the installed one; packcheck's own modules import each other relatively.
-A lone file (no ``__init__.py`` beside it) gets its folder importable, as
-``python PATH.py`` would.
+touching it.  The folder above the package is put first on ``sys.path``, so that the
+package's absolute imports (``src/myapp/packer.py`` importing ``myapp.costs``) reach
+the file's own tree, not another copy installed or on ``PYTHONPATH`` (``diff``'s OLD
+and NEW, each in a process of its own); a package already imported under that name
+(packcheck itself, loaded in ``bench``'s process) stays the one imported.  A lone file
+(no ``__init__.py`` beside it) gets its folder importable, as ``python PATH.py`` would.
 """
 
 from __future__ import annotations
@@ -49,8 +51,14 @@ def load_function(spec: str, option: str = "--packer") -> Callable[[dict[str, An
         module = importlib.import_module(module_name)
     except (Exception, SystemExit) as exc:
         # A module that calls sys.exit() (or runs argparse) at import is not a packer.
+        hint = ""
+        if isinstance(exc, ModuleNotFoundError) and exc.name == module_name.split(".")[0]:
+            hint = (
+                f" (it is imported from {os.getcwd()} and the installed packages: install "
+                "the project, or name the file, as src/PACKAGE/MODULE.py:FUNCTION)"
+            )
         raise SetupError(
-            f"{option} {spec!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
+            f"{option} {spec!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}{hint}"
         ) from None
     return _function(module, function_name, f"{option} {spec!r}: module {module_name!r}")
 
@@ -74,6 +82,7 @@ def load(spec: str, option: str = "--packer") -> Callable[..., Any]:
     alias = "_packcheck_kernel_" + hashlib.sha256(str(root).encode()).hexdigest()[:12]
     try:
         if (root / "__init__.py").is_file():
+            importable(str(root.parent))
             _import_package(alias, root)
             parts = path.relative_to(root).with_suffix("").parts
             module_name = ".".join([alias, *parts]).removesuffix(".__init__")
