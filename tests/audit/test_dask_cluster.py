@@ -26,7 +26,7 @@ psutil = pytest.importorskip("psutil", reason="comes with distributed")
 
 from packcheck._cli import main  # noqa: E402
 from packcheck.audit import ClusterError, ReadError, check_runs  # noqa: E402
-from packcheck.audit._dask import dask_runner  # noqa: E402
+from packcheck.audit._dask import cluster, dask_runner  # noqa: E402
 from packcheck.audit._read import count_lines, whole  # noqa: E402
 
 SHARDS = 8
@@ -177,6 +177,18 @@ def test_a_failed_task_is_a_cluster_error(scheduler: str, tmp_path: Path) -> Non
             list(run(lambda n: 1 // n, [1, 0, 2]))
 
 
+def _worker_signals(_: int) -> tuple[object, object]:
+    return signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
+def test_a_local_clusters_workers_ignore_ctrl_c_and_end_on_sigterm() -> None:
+    """A terminal's Ctrl-C reaches every process of the job: the client stops the
+    cluster, and the workers print no ``KeyboardInterrupt`` of their own."""
+    with cluster(workers=1) as run:
+        assert list(run(_worker_signals, [0])) == [(signal.SIG_IGN, signal.SIG_DFL)]
+
+
 def test_a_local_cluster_of_two_workers(
     shards: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -198,16 +210,22 @@ def test_an_unreachable_scheduler_is_one_line(
     assert err.startswith("packcheck: --scheduler reads FILEs, not standard input")
 
 
-@pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(
+    ("sig", "status", "group"),
+    [(signal.SIGINT, 130, False), (signal.SIGTERM, 143, False), (signal.SIGINT, 130, True)],
+)
 def test_a_signal_stops_the_local_cluster_and_leaves_nothing_running(
-    tmp_path: Path, sig: signal.Signals, status: int
+    tmp_path: Path, sig: signal.Signals, status: int, group: bool
 ) -> None:
+    """``group``: sent to every process of the job, as a terminal's Ctrl-C is: the
+    workers print nothing of it."""
     run = tmp_path / "run.jsonl"
     run.write_text(text(planted_run()[0]) * 400)  # 120,000 steps: minutes of work
     process = subprocess.Popen(
         [sys.executable, "-m", "packcheck", "audit", "--workers", "2", str(run)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        start_new_session=group,
     )
     try:
         parent = psutil.Process(process.pid)
@@ -216,7 +234,10 @@ def test_a_signal_stops_the_local_cluster_and_leaves_nothing_running(
             time.sleep(0.05)
         time.sleep(1)  # the workers at work
         children = parent.children(recursive=True)
-        process.send_signal(sig)
+        if group:
+            os.killpg(process.pid, sig)
+        else:
+            process.send_signal(sig)
         _, err = process.communicate(timeout=60)
     finally:
         process.kill()

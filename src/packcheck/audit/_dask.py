@@ -100,11 +100,13 @@ def cluster(
 class _Held:
     """Ctrl-C and SIGTERM held while in it, and delivered by :meth:`release`.
 
-    A process forked while they are held (a local cluster's worker) starts with Python's
-    own handlers instead, as a spawned one would, so that it stops when it is told to; and
-    it keeps Dask's logging to what is critical: a worker that outlives the scheduler by a
-    heartbeat, as one stopped by a signal can, would log a traceback of it.  A task's
-    failure comes back to the client, and is told there.
+    A process forked while they are held (a local cluster's worker) ignores Ctrl-C, which
+    a terminal sends to every process of the job: the client stops the cluster, and the
+    worker would print a ``KeyboardInterrupt`` traceback first.  SIGTERM ends it, as it
+    would a spawned one, so that it stops when it is told to.  It keeps Dask's logging
+    to what is critical: a worker that outlives the scheduler by a heartbeat, as one
+    stopped by a signal can, would log a traceback of it.  A task's failure comes back
+    to the client, and is told there.
     """
 
     _holding = False
@@ -130,10 +132,10 @@ class _Held:
 
 
 def _own_signals() -> None:
-    """In a child forked while signals are held: Python's default handlers."""
+    """In a child forked while signals are held: Ctrl-C ignored, SIGTERM's default."""
     if _Held._holding:
         _Held._holding = False
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         logging.getLogger("distributed").setLevel(logging.CRITICAL)
 
