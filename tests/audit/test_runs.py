@@ -191,6 +191,13 @@ def test_pack_of_several_files(
     assert status == 2
     assert len(out.splitlines()) == 301
     assert err[0].startswith(f"packcheck: {files[2]}: line 51: invalid JSON")
+    # The input-error record names its file too: a record of several files is read
+    # without knowing them (`pack --record a b > run`, then `audit run`).
+    detail = json.loads(out.splitlines()[250])["detail"]
+    assert detail.startswith(f"{files[2]}: line 51: invalid JSON")
+    assert json.loads(run_cli(capsys, "pack", files[2])[1].splitlines()[50])["detail"].startswith(
+        "line 51: invalid JSON"
+    )
     cut = tmp_path / "cut.jsonl.gz"
     cut.write_bytes(gzip.compress(RUN.encode())[:3000])
     status, out, err = run_cli(capsys, "pack", files[0], str(cut))

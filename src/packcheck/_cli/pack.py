@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import IO, Any
 
@@ -118,7 +118,7 @@ def run_pack(args: argparse.Namespace) -> int:
         names = expand(args.files)
         packer = _packer(args)
         with cluster_runner(args, names) as run:
-            return _pack(names, _How.of(args), packer, run)
+            return _pack(names, _How.of(args, several=len(names) > 1), packer, run)
     except (SetupError, ClusterError) as exc:  # cannot be loaded, or never answered
         print(f"packcheck: {exc}", file=sys.stderr)
         return 2
@@ -155,16 +155,17 @@ def _recorded(case: dict[str, Any], packer: Packer) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class _How:
-    """What ``pack`` prints per case."""
+    """What ``pack`` prints per case; ``several``: files, each case's place naming its own."""
 
     engine: Engine
     explain: bool
     trace: bool
     record: bool
+    several: bool = False
 
     @staticmethod
-    def of(args: argparse.Namespace) -> _How:
-        return _How(args.engine, args.explain, args.trace, args.record)
+    def of(args: argparse.Namespace, several: bool) -> _How:
+        return _How(args.engine, args.explain, args.trace, args.record, several)
 
 
 # Per case: its output (lines, each ending in a newline), the problem to name on stderr
@@ -194,10 +195,14 @@ def _answers(records: Iterable[Record], how: _How, packer: Packer | None) -> Ite
             yield write_json(result) + "\n", None, 0
 
 
-def _records(piece: Piece, stream: IO[bytes]) -> Iterator[Record]:
+def _records(piece: Piece, stream: IO[bytes], how: _How) -> Iterator[Record]:
     if piece.start:
-        return read_lines(stream, piece.first_line)
-    return read_records(stream, csv_hint=piece.name.lower().endswith(".csv"))
+        records = read_lines(stream, piece.first_line)
+    else:
+        records = read_records(stream, csv_hint=piece.name.lower().endswith(".csv"))
+    if not how.several:
+        return records
+    return (replace(record, where=f"{piece.name}: {record.where}") for record in records)
 
 
 def _splittable(first: bytes) -> bool:
@@ -215,7 +220,7 @@ def pack_task(piece: Piece, how: _How) -> tuple[list[_Answer], str | None]:
     found: list[_Answer] = []
     try:
         with piece_lines(piece) as stream:
-            for one in _answers(_records(piece, stream), how, None):
+            for one in _answers(_records(piece, stream, how), how, None):
                 found.append(one)
     except (*READ_ERRORS, SourceError) as exc:
         return found, reason(exc)
@@ -231,7 +236,7 @@ def _pack(names: list[str], how: _How, packer: Packer | None, run: Runner | None
             try:
                 with piece_lines(piece) as stream:
                     source = flushing(stream, out.flush)
-                    for one in _answers(_records(piece, source), how, packer):
+                    for one in _answers(_records(piece, source, how), how, packer):
                         status = max(status, _write(one, piece.name, how, out))
             except BrokenPipeError:
                 raise  # the reader went away: not a problem with the input (see _cli.main)
@@ -252,7 +257,7 @@ def _pack(names: list[str], how: _How, packer: Packer | None, run: Runner | None
 
 def _write(one: _Answer, name: str, how: _How, out: IO[str]) -> int:
     text, trouble, status = one
-    if trouble is not None:
-        problem(name, trouble)
+    if trouble is not None:  # with several files, it names its file already
+        print(f"packcheck: {trouble}", file=sys.stderr) if how.several else problem(name, trouble)
     out.write(writable(text, out) if how.explain else text)
     return status
