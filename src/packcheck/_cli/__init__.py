@@ -35,7 +35,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="packcheck",
         description="Check a context packer against the declared packing rule.",
-        epilog="Exit status: 0 ok, 1 a check failed, 2 usage or input error.",
+        epilog="Exit status: 0 ok, 1 a check failed, 2 usage or input error, "
+        "130 or 143 stopped by Ctrl-C or SIGTERM.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
