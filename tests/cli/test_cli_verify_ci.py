@@ -169,7 +169,10 @@ def test_paths_in_the_table_are_relative_to_its_file(
 @pytest.mark.parametrize(
     ("table", "message"),
     [
-        ("[tool.packcheck]\njson = true", "unknown key 'json' (keys: format, junit-xml,"),
+        (
+            "[tool.packcheck]\njson = true",
+            "unknown key 'json' (keys: connect-timeout, format, junit-xml,",
+        ),
         ("[tool.packcheck]\nhelp = true", "unknown key 'help'"),
         ('[tool.packcheck]\nseed = "x"', "seed: 'x' is not a non-negative integer"),
         ('[tool.packcheck]\nmax-units = "2**20000"', "max-units: 2**20000 is too large"),

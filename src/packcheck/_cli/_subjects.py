@@ -110,7 +110,11 @@ class _Side:
 
 
 def _side(
-    spec: str | None, command: str | None, timeout: float | None, option: str, cwd: str | None
+    spec: str | None,
+    command: str | None,
+    timeout: float | None,
+    option: str,
+    cwd: str | None = None,
 ) -> _Side:
     """The adapter for one side; raises :class:`SetupError` naming its option.
 

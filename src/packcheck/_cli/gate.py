@@ -21,8 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from .. import _stop
-from .._gate import DEFAULT_MAX_EXAMPLES, FORMATS, Outcome, Progress, Settings, junit_xml, render
-from .._gate._outcome import seeds_text
+from .._gate import (
+    DEFAULT_MAX_EXAMPLES,
+    FORMATS,
+    Outcome,
+    Progress,
+    Settings,
+    junit_xml,
+    render,
+    seeds_text,
+)
 from .._load import SetupError
 from .._rule.sources import SourceError
 from ..strategies import MAX_SAFE_UNITS
