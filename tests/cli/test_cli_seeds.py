@@ -9,10 +9,13 @@ import io
 import json
 import re
 import sys
+import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from packcheck import _stop
 from packcheck._cli import _options, _seeds, gate
 from packcheck._cli import main as cli_main
 from packcheck._cli._progress import SEEDS, LiveLine, PlainLines
@@ -39,8 +42,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     try:
         status = cli_main(list(argv))
     except SystemExit as exc:  # a usage error, from argparse
-        assert isinstance(exc.code, int)
-        status = exc.code
+        status = int(str(exc.code))
     out, err = capsys.readouterr()
     return status, out, err
 
@@ -256,3 +258,64 @@ def test_without_the_dask_extra_a_cluster_flag_says_so(
         assert (status, out) == (2, "")
         extra = "needs the dask extra: pip install 'packcheck[dask]'"
         assert err == f"packcheck {command[0]}: {flag[0]} {extra}\n"
+
+
+def test_a_task_is_cancelled_once_it_is_no_longer_wanted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_seeds, "WATCH_SECONDS", 0.01)
+    looks: list[bool] = []
+    cancelled = threading.Event()
+
+    def wanted() -> bool:
+        looks.append(len(looks) < 3)
+        return looks[-1]
+
+    with _seeds._watching(cancelled.set, wanted):
+        assert cancelled.wait(60)
+    assert looks == [True, True, True, False]
+    with _seeds._watching(cancelled.clear, lambda: True):
+        pass  # left before the first look
+    with _seeds._watching(cancelled.clear, None):
+        pass
+    assert cancelled.is_set()
+
+
+def test_a_task_on_a_worker_is_wanted_while_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    tasks = {"k": SimpleNamespace(state="executing")}
+    worker = SimpleNamespace(
+        get_current_task=lambda: "k",
+        state=SimpleNamespace(tasks=tasks),
+        status=SimpleNamespace(name="running"),
+    )
+
+    def get_worker() -> object:
+        if worker.status.name == "none":
+            raise ValueError("No worker found")
+        return worker
+
+    monkeypatch.setitem(sys.modules, "distributed", SimpleNamespace(get_worker=get_worker))
+    wanted = _seeds._wanted()
+    assert wanted is not None
+    assert wanted()
+    tasks["k"].state = "cancelled"
+    assert not wanted()
+    tasks["k"].state = "long-running"
+    assert wanted()
+    worker.status.name = "closing"
+    assert not wanted()
+    worker.status.name = "paused"
+    del tasks["k"]
+    assert not wanted()
+    worker.status.name = "none"
+    assert _seeds._wanted() is None
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    assert _seeds._wanted() is None
+
+
+def test_a_cancelled_task_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    def stopped(job: object, progress: object) -> None:
+        raise _stop.Stopped(15)
+
+    monkeypatch.setattr(_seeds, "_run", stopped)
+    assert _seeds.run_task(_seeds.Job(_options_of(), 1)) == "cancelled"

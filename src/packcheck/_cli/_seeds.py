@@ -10,15 +10,21 @@ cancelled.  A task starts its packer's processes in this process's directory, so
 here (where a worker has no such directory, in its own).  Fixtures saved in
 ``--save-failures`` are read here and sent with each task; a new failure is saved
 here, once.  Dask is imported only when a cluster is asked for.
+
+A task no longer wanted (cancelled when this process stops, or its worker closing) is
+stopped on its worker within :data:`WATCH_SECONDS`, its packer's processes ended.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import random
+import sys
+import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
@@ -32,7 +38,14 @@ from .._rule.sources import SourceError
 from . import gate
 from ._progress import SEEDS
 
-__all__ = ["Job", "checked_seeds", "run_task"]
+__all__ = ["WATCH_SECONDS", "Job", "checked_seeds", "run_task"]
+
+#: Seconds between two looks, on a worker, at whether its task is still wanted.
+WATCH_SECONDS = 0.2
+#: Worker states of a task still wanted.
+_RUNNING = ("executing", "long-running")
+# Whether this process ends the packer processes left at its exit (a worker's).
+_ENDS_AT_EXIT: list[bool] = []
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,13 +75,63 @@ def _run(job: Job, progress: Progress | None) -> Outcome:
 def run_task(job: Job) -> Outcome | str:
     """A cluster's task: the run of ``job``'s seed, or the one line that says why it
     cannot run (a packer that cannot be loaded or started, fixtures that cannot be
-    read), as the command would say it."""
+    read), as the command would say it; ``"cancelled"`` when it was stopped."""
     if job.cwd is not None and not os.path.isdir(job.cwd):
         job = replace(job, cwd=None)
+    if not _ENDS_AT_EXIT:  # a worker that closes leaves no packer running
+        _ENDS_AT_EXIT.append(True)
+        atexit.register(_stop.end_all)
     try:
-        return _run(job, None)
+        with _stop.cancellable() as cancel, _watching(cancel, _wanted()):
+            return _run(job, None)
+    except _stop.Stopped:
+        return "cancelled"  # nobody waits for it
     except (OSError, SourceError, SetupError) as exc:
         return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+
+
+def _wanted() -> Callable[[], bool] | None:
+    """On a Dask worker, whether the task running in this thread is still wanted
+    (``None`` elsewhere)."""
+    distributed = sys.modules.get("distributed")
+    if distributed is None:
+        return None
+    try:
+        worker = distributed.get_worker()
+    except ValueError:  # not in a worker's task
+        return None
+    key = worker.get_current_task()
+
+    def wanted() -> bool:
+        task = worker.state.tasks.get(key)
+        running = worker.status.name in ("running", "paused")
+        return running and task is not None and task.state in _RUNNING
+
+    return wanted
+
+
+@contextmanager
+def _watching(cancel: Callable[[], None], wanted: Callable[[], bool] | None) -> Iterator[None]:
+    """Within: ``cancel()`` called once ``wanted()`` is false, looked at every
+    :data:`WATCH_SECONDS` by a thread of its own (``wanted`` ``None``: never)."""
+    if wanted is None:
+        yield
+        return
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(WATCH_SECONDS):
+            if not wanted():
+                cancel()
+                return
+
+    watcher = threading.Thread(target=watch, name="packcheck-watch", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
 
 
 def _answered(result: Outcome | str) -> Outcome:
@@ -97,11 +160,11 @@ def _outcomes(
     timeout = CONNECT_TIMEOUT if s.connect_timeout is None else s.connect_timeout
     sent = [replace(job, cwd=os.getcwd()) for job in jobs]
     try:
-        with cluster(s.workers, s.scheduler, timeout) as run:
-            if progress is not None:
-                progress(SEEDS, 0, len(jobs))  # the cluster is up: its progress begins
-            with closing(run(run_task, sent)) as results:
-                yield (_answered(result) for result in results)
+        with (
+            cluster(s.workers, s.scheduler, timeout) as run,
+            closing(run(run_task, sent)) as results,
+        ):
+            yield (_answered(result) for result in results)
     except ClusterError as exc:
         raise SetupError(str(exc)) from None
 
