@@ -216,6 +216,7 @@ def test_a_seed_done_is_written_at_once_and_once() -> None:
     live = LiveLine(io.StringIO())
     live("fixtures", 1, None)
     live(SEEDS, 1, 2)  # within 0.1 s of the last, shown all the same
+    live("fixtures", 2, None)  # within 0.1 s: not shown
     assert live.stream.getvalue().endswith("seed 1 of 2 done, 0 s")  # type: ignore[attr-defined]
 
 
