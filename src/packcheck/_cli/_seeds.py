@@ -24,10 +24,13 @@ import random
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
+
+from hypothesis.errors import HypothesisDeprecationWarning
 
 from .. import _stop
 from .._gate import CHECKED, PHASES, Fixture, Outcome, Progress, seed_fixtures
@@ -44,8 +47,8 @@ __all__ = ["WATCH_SECONDS", "Job", "checked_seeds", "run_task"]
 WATCH_SECONDS = 0.2
 #: Worker states of a task still wanted.
 _RUNNING = ("executing", "long-running")
-# Whether this process ends the packer processes left at its exit (a worker's).
-_ENDS_AT_EXIT: list[bool] = []
+# Whether this process is ready to run tasks (a worker's): see :func:`_ready`.
+_READY: list[bool] = []
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +81,7 @@ def run_task(job: Job) -> Outcome | str:
     read), as the command would say it; ``"cancelled"`` when it was stopped."""
     if job.cwd is not None and not os.path.isdir(job.cwd):
         job = replace(job, cwd=None)
-    if not _ENDS_AT_EXIT:  # a worker that closes leaves no packer running
-        _ENDS_AT_EXIT.append(True)
-        atexit.register(_stop.end_all)
+    _ready()
     try:
         with _stop.cancellable() as cancel, _watching(cancel, _wanted()):
             return _run(job, None)
@@ -88,6 +89,21 @@ def run_task(job: Job) -> Outcome | str:
         return "cancelled"  # nobody waits for it
     except (OSError, SourceError, SetupError) as exc:
         return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+
+
+def _ready() -> None:
+    """This process made ready for tasks, once: a worker that closes leaves no packer
+    running, and Hypothesis's warning that the ``random`` module's state changed while
+    it drew a case is not shown.  On a Dask worker Hypothesis gives that warning at
+    run (distributed 2026.8.0), though the gate uses its own ``random.Random`` alone, and
+    every report is the one-process run's (tests/cli/test_seeds_cluster.py)."""
+    if _READY:
+        return
+    _READY.append(True)
+    atexit.register(_stop.end_all)
+    warnings.filterwarnings(
+        "ignore", "Do not use the `random` module inside strategies", HypothesisDeprecationWarning
+    )
 
 
 def _wanted() -> Callable[[], bool] | None:
