@@ -186,3 +186,15 @@ def test_a_stopped_run_leaves_nothing_running_on_the_scheduler_s_workers(schedul
             time.sleep(0.1)
         assert _packers_running(client) == 0
         assert not any(client.processing().values())
+
+
+def test_of_several_failing_seeds_the_lowest_is_the_verdict(
+    scheduler: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    both = ["verify", "--packer", "broken:missing_dedup", *QUICK]
+    alone = run(capsys, *both, "--seed", "2")
+    assert alone[0] == 1
+    assert masked(alone[1]) != masked(run(capsys, *both, "--seed", "3")[1])
+    for where in ([], ["--scheduler", scheduler]):
+        seeds = run(capsys, *both, "--seeds", "4,2,3", *where)  # every one fails
+        assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))

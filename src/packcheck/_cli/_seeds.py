@@ -94,7 +94,7 @@ def run_task(job: Job) -> Outcome | str:
 def _ready() -> None:
     """This process made ready for tasks, once: a worker that closes leaves no packer
     running, and Hypothesis's warning that the ``random`` module's state changed while
-    it drew a case is not shown.  On a Dask worker Hypothesis gives that warning at
+    it drew a case is not shown.  On a Dask worker Hypothesis gives that warning at every
     run (distributed 2026.8.0), though the gate uses its own ``random.Random`` alone, and
     every report is the one-process run's (tests/cli/test_seeds_cluster.py)."""
     if _READY:
@@ -220,20 +220,18 @@ def checked_seeds(s: argparse.Namespace, progress: Progress | None) -> Outcome:
     settings = _options_only(s)
     jobs = [Job(settings, seed, None, fixtures) for seed in seeds]
     started = time.monotonic()
-    passed: list[Outcome] = []
+    runs: list[Outcome] = []
     with _outcomes(s, jobs, progress) as outcomes:
         for outcome in outcomes:
-            passed.append(
-                replace(outcome, rerun=gate.rerun(s, outcome.seed), settings=gate.shown(s))
-            )
+            runs.append(replace(outcome, rerun=gate.rerun(s, outcome.seed), settings=gate.shown(s)))
             if progress is not None:
-                progress(SEEDS, len(passed), len(jobs))
-            if outcome.finding is not None:
-                return save_new(passed[-1], s.save_failures)
+                progress(SEEDS, len(runs), len(jobs))
+            if outcome.finding is not None:  # the lowest failing seed: the rest cancelled
+                return save_new(runs[-1], s.save_failures)
     if s.seeds is None:  # one seed, run on a cluster: its own report
-        return passed[0]
+        return runs[0]
     return replace(
-        _all_passed(passed, time.monotonic() - started),
+        _all_passed(runs, time.monotonic() - started),
         rerun=gate.rerun(s, None),
         settings=gate.shown(s),
     )
