@@ -320,3 +320,10 @@ def test_a_cancelled_task_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(_seeds, "_run", stopped)
     assert _seeds.run_task(_seeds.Job(_options_of(), 1)) == "cancelled"
+
+
+def test_the_connect_timeout_s_default_is_the_cluster_s() -> None:
+    from packcheck.audit._dask import CONNECT_TIMEOUT
+
+    (option,) = [o for o in gate.OPTIONS if o.flag == "--connect-timeout"]
+    assert f"(default: {CONNECT_TIMEOUT:g})" in option.help
