@@ -127,3 +127,40 @@ def test_a_stop_that_became_another_exception_is_still_a_stop(
     monkeypatch.setattr(cli_pack, "run_pack", swallows)
     assert main(["pack", "-"]) == 143
     assert capsys.readouterr().err == "packcheck pack: stopped by SIGTERM\n"
+
+
+def test_a_run_in_another_thread_is_cancelled_with_its_packers_alone() -> None:
+    packers = str(CI_JOB.parent)
+    other = WorkerPacker("broken:hangs", 600, cwd=packers)  # started here: not cancelled
+    other.start()
+    got: list[object] = []
+    ready = threading.Event()
+    cancels: list[object] = []
+
+    def run() -> None:
+        with _stop.cancellable() as cancel:
+            packer = WorkerPacker("broken:hangs", 600, cwd=packers)
+            packer.start()
+            cancels.append(cancel)
+            ready.set()
+            try:
+                packer.answer({"budget": 5, "blocks": [{"id": "a", "size": 1}] * 2, "required": []})
+            except Exception as exc:  # the packer killed: its case faults
+                got.append(type(exc).__name__)
+            try:
+                _stop.check()
+            except _stop.Stopped as exc:
+                got.append(exc.status)
+            packer.close()
+        _stop.check()  # free again
+        got.append("free")
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    ready.wait(60)
+    _stop.check()  # this thread is not cancelled
+    cancels[0]()  # type: ignore[operator]
+    thread.join(60)
+    assert got == ["_Died", 143, "free"]
+    assert other.pid in _stop._groups
+    other.close()

@@ -348,10 +348,18 @@ class _Tail:
 class _Process:
     """A long-running packer process in its own session, restarted after a fault."""
 
-    def __init__(self, argv: list[str], timeout: float, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        argv: list[str],
+        timeout: float,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> None:
+        """``cwd``: the directory the process starts in (default: this one's)."""
         self.argv = argv
         self.timeout = timeout
         self._env = env
+        self._cwd = cwd
         self._proc: subprocess.Popen[bytes] | None = None
         self._tail: _Tail | None = None
         self._buffer = bytearray()
@@ -371,6 +379,7 @@ class _Process:
                 stderr=subprocess.PIPE,
                 start_new_session=True,  # its own process group: killpg ends its children
                 env=self._env,
+                cwd=self._cwd,
             )
         except OSError as exc:
             raise SetupError(f"cannot start {shlex.join(self.argv)}: {exc.strerror}") from None
@@ -551,15 +560,18 @@ class CommandPacker(_Process):
     #: Its answers are JSON text: a whole number may come as 4 where Python has 4.0.
     speaks_json = True
 
-    def __init__(self, command: str, timeout: float, *, any_json: bool = False) -> None:
-        """``any_json``: any JSON value is an answer (``diff``), not only an object."""
+    def __init__(
+        self, command: str, timeout: float, *, any_json: bool = False, cwd: str | None = None
+    ) -> None:
+        """``any_json``: any JSON value is an answer (``diff``), not only an object;
+        ``cwd``: the directory the command runs in (default: this process's)."""
         try:
             argv = shlex.split(command)
         except ValueError as exc:
             raise SetupError(f"--packer-cmd {command!r}: {exc}") from None
         if not argv:
             raise SetupError("--packer-cmd is empty")
-        super().__init__(argv, timeout)
+        super().__init__(argv, timeout, cwd=cwd)
         self.command = command
         self.answered = False
         self.any_json = any_json
@@ -625,16 +637,20 @@ def _clip(raw: bytes) -> str:
 class WorkerPacker(_Process):
     """A Python ``MODULE:FUNCTION`` run in a worker process, so a hang can be timed out."""
 
-    def __init__(self, spec: str, timeout: float, *, hash_seed: str | None = None) -> None:
+    def __init__(
+        self, spec: str, timeout: float, *, hash_seed: str | None = None, cwd: str | None = None
+    ) -> None:
         """``hash_seed``: the worker's ``PYTHONHASHSEED`` unless the environment sets one,
         so that two workers iterate sets of strings in the same order.  The packer's
-        module is imported in the worker alone (:meth:`start`)."""
+        module is imported in the worker alone (:meth:`start`), started in ``cwd``
+        (default: this process's directory), which its ``MODULE`` or ``PATH.py`` is
+        read from."""
         package_root = str(Path(__file__).resolve().parent.parent)
         env = dict(os.environ)
         if hash_seed is not None:
             env.setdefault("PYTHONHASHSEED", hash_seed)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
-        super().__init__([sys.executable, "-m", "packcheck._packers", spec], timeout, env)
+        super().__init__([sys.executable, "-m", "packcheck._packers", spec], timeout, env, cwd)
         self.spec = spec
 
     def start(self) -> None:

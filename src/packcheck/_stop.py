@@ -12,6 +12,10 @@ exception anyway stops at its next case.  Further signals, such as the second on
 Packer processes are recorded while they run (:func:`started`, :func:`ended`), so
 that the way out ends every one still running (:func:`end_all`).  A run notes how to
 repeat it and the latest failure it found (:func:`note`), to be said and saved then.
+
+A run in a thread other than the main one (a Dask worker's task) is stopped from
+another thread by :func:`cancellable`'s function: its next packer call raises
+:class:`Stopped`, and the packer processes it started are ended at once.
 """
 
 from __future__ import annotations
@@ -20,11 +24,12 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = [
     "Stopped",
+    "cancellable",
     "check",
     "end_all",
     "ended",
@@ -37,7 +42,10 @@ __all__ = [
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _signalled: list[int] = []
-_groups: set[int] = set()
+#: The packer process groups running, each by the thread that started it.
+_groups: dict[int, int] = {}
+#: The threads whose runs are to stop (:func:`cancellable`).
+_cancelled: set[int] = set()
 #: ``rerun`` (the command that repeats the run), ``save`` (``--save-failures``'s
 #: directory) and ``found`` (the latest failing finding) of the run under way.
 notes: dict[str, Any] = {}
@@ -59,9 +67,12 @@ def note(**facts: Any) -> None:
 
 
 def check() -> None:
-    """Raise :class:`Stopped` if a signal has asked the run to stop."""
+    """Raise :class:`Stopped` if a signal has asked the run to stop (or, for a run in
+    a thread of its own, its cancellation: as by SIGTERM)."""
     if _signalled:
         raise Stopped(_signalled[0])
+    if _cancelled and threading.get_ident() in _cancelled:
+        raise Stopped(signal.SIGTERM)
 
 
 def pending(exc: BaseException) -> Stopped | None:
@@ -74,20 +85,38 @@ def pending(exc: BaseException) -> Stopped | None:
 
 def started(pid: int) -> None:
     """A packer's process ``pid`` leads its own process group, now running."""
-    _groups.add(pid)
+    _groups[pid] = threading.get_ident()
 
 
 def ended(pid: int) -> None:
     """The process group of ``pid`` has been ended."""
-    _groups.discard(pid)
+    _groups.pop(pid, None)
 
 
-def end_all() -> None:
-    """Kill every recorded process group still running."""
-    for pid in list(_groups):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
-        ended(pid)
+def end_all(thread: int | None = None) -> None:
+    """Kill every recorded process group still running (``thread``: those it started)."""
+    for pid, owner in list(_groups.items()):
+        if thread is None or owner == thread:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+            ended(pid)
+
+
+@contextlib.contextmanager
+def cancellable() -> Iterator[Callable[[], None]]:
+    """Within: a function that, called from any thread, stops the run in this thread
+    (its next packer call raises :class:`Stopped`) and ends the packer processes it
+    started; on leaving, the thread runs freely again."""
+    thread = threading.get_ident()
+
+    def cancel() -> None:
+        _cancelled.add(thread)
+        end_all(thread)
+
+    try:
+        yield cancel
+    finally:
+        _cancelled.discard(thread)
 
 
 def _handler(signum: int, frame: object) -> None:

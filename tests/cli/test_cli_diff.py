@@ -163,7 +163,9 @@ def test_a_python_port_agrees_with_the_node_original(capsys: pytest.CaptureFixtu
         (
             ["--packer", "nosuch:f", "--against", "wild.py:keep_newest"],
             "packcheck diff: --packer 'nosuch:f': cannot import 'nosuch': "
-            "ModuleNotFoundError: No module named 'nosuch'\n",
+            "ModuleNotFoundError: No module named 'nosuch' (it is imported from "
+            f"{PACKERS} and the installed packages: install the project, or name the file, "
+            "as src/PACKAGE/MODULE.py:FUNCTION)\n",
         ),
         (
             ["--packer", "wild:keep_newest", "--against-cmd", "/nonexistent/packer"],

@@ -242,8 +242,9 @@ def test_each_command_reads_its_own_table(
         (
             "[tool.packcheck.diff]\npartition = true",
             "pyproject.toml [tool.packcheck.diff]: unknown key 'partition' (keys: against, "
-            "against-cmd, count, long-lists, max-examples, max-units, "
-            "no-count, no-long-lists, packer, packer-cmd, quiet, save-failures, seed, timeout)",
+            "against-cmd, connect-timeout, count, long-lists, max-examples, max-units, "
+            "no-count, no-long-lists, packer, packer-cmd, quiet, save-failures, scheduler, "
+            "seed, seeds, timeout, workers)",
         ),
         ("[tool.packcheck.diff]\ntimeout = -1", "[tool.packcheck.diff]: timeout: -1 must be 0"),
         ('[tool.packcheck.diff]\ncount = "yes"', 'count: expected true or false, not "yes"'),

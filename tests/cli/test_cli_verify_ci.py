@@ -169,10 +169,10 @@ def test_paths_in_the_table_are_relative_to_its_file(
 @pytest.mark.parametrize(
     ("table", "message"),
     [
-        ("[tool.packcheck]\njson = true", "unknown key 'json' (keys: long-lists, max-exa"),
+        ("[tool.packcheck]\njson = true", "unknown key 'json' (keys: connect-timeout, long-lists,"),
         (
             "[tool.packcheck]\nno-long-list = true",
-            "unknown key 'no-long-list' (did you mean 'no-long-lists'? keys: long-lists,",
+            "unknown key 'no-long-list' (did you mean 'no-long-lists'? keys: connect-timeout,",
         ),
         ("[tool.packcheck]\nhelp = true", "unknown key 'help'"),
         ('[tool.packcheck]\nseed = "x"', "seed: 'x' is not a non-negative integer"),

@@ -1,9 +1,10 @@
 """Option types and report options any command can use, each with one meaning.
 
 ``positive(int)`` / ``positive(float)``, :func:`seconds` (0 or more), :func:`timeout`
-(seconds; 0: no timeout, :data:`DEFAULT_TIMEOUT` unless told),
-:func:`seed`, :func:`parse_units` (``2**70``), :func:`one_line_errors`, and the report
-options ``--format`` and ``--junit-xml`` with :func:`publish`.
+(seconds; 0: no timeout, :data:`DEFAULT_TIMEOUT` unless told), :func:`seed`,
+:func:`seeds` (``1-8``, ``1,4,9``), :func:`parse_units` (``2**70``),
+:func:`one_line_errors`, and the report options ``--format`` and ``--junit-xml`` with
+:func:`publish`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ __all__ = [
     "publish",
     "seconds",
     "seed",
+    "seeds",
     "timeout",
     "writable_file",
 ]
@@ -115,6 +117,29 @@ def seed(text: str) -> int:
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative integer")
     return int(text)
+
+
+#: At most this many seeds in one ``--seeds``.
+MAX_SEEDS = 100_000
+
+
+def seeds(text: str) -> tuple[int, ...]:
+    """``--seeds``: a range ``A-B``, a list ``1,4,9``, or both (``1-4,9``); the seeds
+    in increasing order, each once."""
+    found: set[int] = set()
+    for item in text.replace(" ", "").split(","):
+        first, dash, last = item.partition("-")
+        if not first.isdigit() or (dash and not last.isdigit()):
+            raise argparse.ArgumentTypeError(
+                f"{_clip(text)!r} is not a range A-B or a list of seeds such as 1,4,9"
+            )
+        low, high = int(first), int(last or first)
+        if low > high:
+            raise argparse.ArgumentTypeError(f"{item}: the range ends before it starts")
+        if high - low + len(found) >= MAX_SEEDS:
+            raise argparse.ArgumentTypeError(f"{_clip(text)}: more than {MAX_SEEDS:,} seeds")
+        found.update(range(low, high + 1))
+    return tuple(sorted(found))
 
 
 def one_line_errors(parser: argparse.ArgumentParser) -> None:

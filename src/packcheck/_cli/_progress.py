@@ -4,8 +4,9 @@ plain lines in a log.
 A CI log is not a terminal: there a line is written as each phase ends (the last one
 too, before the report) and at least every :data:`EVERY` seconds (phase, cases done,
 elapsed), by a timer thread, so that a slow case, a slow phase or the explanation of a
-failure never leaves the log silent.  A run that cannot start writes nothing but its
-one-line error.
+failure never leaves the log silent.  A run of several seeds (``--seeds``) writes a line
+as each seed is done (:data:`SEEDS`), at once.  A run that cannot start writes nothing
+but its one-line error.
 """
 
 from __future__ import annotations
@@ -16,13 +17,17 @@ from typing import IO
 
 from .._gate import EXPLAINING
 
-__all__ = ["EVERY", "LiveLine", "PlainLines", "progress_for"]
+__all__ = ["EVERY", "SEEDS", "LiveLine", "PlainLines", "progress_for"]
 
 #: Seconds between two plain progress lines at most.
 EVERY = 10.0
+#: The progress "phase" of a run of several seeds: ``done`` seeds of ``total`` are done.
+SEEDS = "seeds"
 
 
 def _state(command: str, phase: str, done: int, total: int | None, elapsed: float) -> str:
+    if phase == SEEDS:
+        return f"packcheck {command}: seed {done} of {total} done, {elapsed:.0f} s"
     if phase == EXPLAINING:
         return f"packcheck {command}: explaining the failure, {elapsed:.0f} s"
     count = f"{done}/{total}" if total else f"{done}"
@@ -42,7 +47,7 @@ class LiveLine:
 
     def __call__(self, phase: str, done: int, total: int | None) -> None:
         now = time.monotonic()
-        if now - self.shown >= 0.1:
+        if now - self.shown >= 0.1 or phase == SEEDS:
             self.shown = now
             self.stream.write(
                 f"\r\x1b[K{_state(self.command, phase, done, total, now - self.started)}"
@@ -69,15 +74,20 @@ class PlainLines:
         self.started = time.monotonic()
         self._lock = threading.Lock()
         self._state: tuple[str, int, int | None] | None = None
+        # The state has been written already (a seed done is written at once).
+        self._written = False
         self._stop = threading.Event()
         self._timer = threading.Thread(target=self._beat, daemon=True)
         self._timer.start()
 
     def __call__(self, phase: str, done: int, total: int | None) -> None:
         with self._lock:
-            if self._state is not None and self._state[0] != phase:
+            if self._state is not None and self._state[0] != phase and not self._written:
                 self._write()  # the phase that just ended, with its count
             self._state = (phase, done, total)
+            self._written = phase == SEEDS
+            if self._written:
+                self._write()
 
     def _write(self) -> None:
         if self._state is None or self._stop.is_set():
@@ -97,7 +107,8 @@ class PlainLines:
     def finish(self) -> None:
         """The run ended: the last phase's line, before the report."""
         with self._lock:
-            self._write()
+            if not self._written:
+                self._write()
 
     def close(self) -> None:
         """Stop the timer; nothing is written after this returns."""

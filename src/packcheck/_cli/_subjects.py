@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from dataclasses import replace
 from typing import Any
 
 from .._gate import Outcome, Settings
-from .._load import SetupError, load
+from .._load import SetupError, importable, load
 from .._packers import CallablePacker, CommandPacker, Packer, Recipe, WorkerPacker, ask
 
 # Imported from the modules, not as attributes of the package: pytester's inline runs
@@ -29,28 +30,45 @@ DEFAULT_PACKER = "packcheck._engines.pack:numpy_packer"
 _HASH_SEED = "0"
 
 
-def _packer(s: argparse.Namespace, timeout: float | None) -> tuple[Packer, str]:
+def _loaded(spec: str, cwd: str | None) -> CallablePacker:
+    """The packer ``spec`` names, loaded in this process as if from ``cwd``: a relative
+    ``PATH.py`` is read there, and ``cwd`` is importable for a ``MODULE``."""
+    if cwd is not None:
+        importable(cwd)
+        location, _, function = spec.rpartition(":")
+        if location.endswith(".py"):
+            spec = f"{os.path.join(cwd, location)}:{function}"
+    return CallablePacker(load(spec))
+
+
+def _packer(
+    s: argparse.Namespace, timeout: float | None, cwd: str | None = None
+) -> tuple[Packer, str]:
     """The adapter for ``verify``'s packer, and its name; raises :class:`SetupError`.
 
     A Python packer runs in a worker process, for its ``timeout``; packcheck's own, or
-    any with no timeout, in this process.
+    any with no timeout, in this process.  ``cwd``: the directory a packer's process
+    starts in and its spec is read from (default: this process's).
     """
     if s.packer_cmd is not None:
-        command = CommandPacker(s.packer_cmd, timeout or math.inf)
+        command = CommandPacker(s.packer_cmd, timeout or math.inf, cwd=cwd)
         command.start()
         return command, f"command {s.packer_cmd!r}"
     spec = s.packer or DEFAULT_PACKER
     name = s.packer or "packcheck's NumPy packer"
     if timeout is None:
-        return CallablePacker(load(spec)), name
-    worker = WorkerPacker(spec, timeout)
+        return _loaded(spec, cwd), name
+    worker = WorkerPacker(spec, timeout, cwd=cwd)
     worker.start()
     return worker, name
 
 
-def verified(s: argparse.Namespace, timeout: float | None, settings: Settings) -> Outcome:
-    """``verify``'s run of the packer ``s`` names, through :func:`packcheck.verify.run`."""
-    packer, name = _packer(s, timeout)
+def verified(
+    s: argparse.Namespace, timeout: float | None, settings: Settings, cwd: str | None = None
+) -> Outcome:
+    """``verify``'s run of the packer ``s`` names, through :func:`packcheck.verify.run`;
+    its packer started in ``cwd`` (default: this process's directory)."""
+    packer, name = _packer(s, timeout, cwd)
     try:
         outcome = verify_run(packer, settings)
     finally:
@@ -91,7 +109,13 @@ class _Side:
         self.packer.close()
 
 
-def _side(spec: str | None, command: str | None, timeout: float | None, option: str) -> _Side:
+def _side(
+    spec: str | None,
+    command: str | None,
+    timeout: float | None,
+    option: str,
+    cwd: str | None = None,
+) -> _Side:
     """The adapter for one side; raises :class:`SetupError` naming its option.
 
     Each side gets ``timeout`` seconds a case (``None``: no timeout).  A Python
@@ -99,18 +123,18 @@ def _side(spec: str | None, command: str | None, timeout: float | None, option: 
     modules (a ``helpers.py`` beside the old file) are never taken from NEW's, which
     Python would otherwise find already imported under the same name.  Workers share
     one hash seed: a packer that iterates a set of strings does so in the same order on
-    both sides.
+    both sides.  Its process starts in ``cwd`` (default: this process's directory).
     """
     flag = f"{option}-cmd" if command is not None else option
     seconds = math.inf if timeout is None else timeout
     try:
         packer: Packer
         if command is not None:
-            packer = CommandPacker(command, seconds, any_json=True)
+            packer = CommandPacker(command, seconds, any_json=True, cwd=cwd)
             packer.start()
         else:
             assert spec is not None
-            packer = WorkerPacker(spec, seconds, hash_seed=_HASH_SEED)
+            packer = WorkerPacker(spec, seconds, hash_seed=_HASH_SEED, cwd=cwd)
             packer.start()
     except SetupError as exc:
         raise SetupError(_named(str(exc), flag)) from None
@@ -121,12 +145,15 @@ def _name(spec: str | None, command: str | None) -> str:
     return f"command {command!r}" if command is not None else str(spec)
 
 
-def compared(s: argparse.Namespace, timeout: float | None, settings: Settings) -> Outcome:
-    """``diff``'s run of NEW against OLD, through :func:`packcheck.diff.run`."""
+def compared(
+    s: argparse.Namespace, timeout: float | None, settings: Settings, cwd: str | None = None
+) -> Outcome:
+    """``diff``'s run of NEW against OLD, through :func:`packcheck.diff.run`; both
+    sides started in ``cwd`` (default: this process's directory)."""
     sides: list[_Side] = []
     try:
-        sides.append(_side(s.packer, s.packer_cmd, timeout, "--packer"))
-        sides.append(_side(s.against, s.against_cmd, timeout, "--against"))
+        sides.append(_side(s.packer, s.packer_cmd, timeout, "--packer", cwd))
+        sides.append(_side(s.against, s.against_cmd, timeout, "--against", cwd))
         outcome = diff_run(sides[0], sides[1], settings)
     finally:
         for side in sides:

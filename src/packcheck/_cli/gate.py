@@ -21,7 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from .. import _stop
-from .._gate import DEFAULT_MAX_EXAMPLES, FORMATS, Outcome, Progress, Settings, junit_xml, render
+from .._gate import (
+    DEFAULT_MAX_EXAMPLES,
+    FORMATS,
+    Outcome,
+    Progress,
+    Settings,
+    junit_xml,
+    render,
+    seeds_text,
+)
 from .._load import SetupError
 from .._rule.sources import SourceError
 from ..strategies import MAX_SAFE_UNITS
@@ -34,12 +43,13 @@ from ._options import (
     power_text,
     publish,
     seed,
+    seeds,
     timeout,
     writable_file,
 )
 from ._progress import progress_for
 
-__all__ = ["OPTIONS", "Option", "checked", "keys", "register", "settings"]
+__all__ = ["OPTIONS", "Option", "checked", "gate_settings", "keys", "register", "settings"]
 
 BOTH = ("verify", "diff")
 
@@ -97,7 +107,42 @@ OPTIONS = (
         group="old",
     ),
     Option("--against-cmd", "OLD, as --packer-cmd", ("diff",), metavar="COMMAND", group="old"),
-    Option("--seed", "reproduce a run (default: random, printed)", parse=seed),
+    Option("--seed", "reproduce a run (default: random, printed)", parse=seed, group="seed"),
+    Option(
+        "--seeds",
+        "run the gate once per seed, A-B or a list such as 1,4,9: one after another, or "
+        "across --workers / --scheduler; the verdict is the lowest failing seed's run, "
+        "reported as --seed would",
+        parse=seeds,
+        metavar="SEEDS",
+        group="seed",
+        text=seeds_text,
+    ),
+    Option(
+        "--workers",
+        "run the seeds on a local Dask cluster of N processes (needs the dask extra: "
+        "pip install 'packcheck[dask]')",
+        parse=positive(int),
+        metavar="N",
+        group="cluster",
+        rerun=False,
+    ),
+    Option(
+        "--scheduler",
+        "run the seeds on the Dask cluster at ADDRESS (tcp://host:8786), whose workers "
+        "have packcheck and reach the packer (the same paths, or the module installed)",
+        metavar="ADDRESS",
+        group="cluster",
+        rerun=False,
+    ),
+    Option(
+        "--connect-timeout",
+        "with --scheduler: give up reaching it (and a worker) after SECONDS (default: 10)",
+        parse=positive(float),
+        metavar="SECONDS",
+        rerun=False,
+        text="{:g}".format,
+    ),
     Option(
         "--max-examples",
         f"generated cases (default: {DEFAULT_MAX_EXAMPLES})",
@@ -260,7 +305,7 @@ def settings(
         {option.dest: option.default for option in options(command)},
         start=Path.cwd() if start is None else start,
         section=None if command == "verify" else command,
-        choices=sides,
+        choices=[*sides, ("seed", "seeds"), ("workers", "scheduler")],
     )
     for side, (spec, program) in zip(("NEW", "OLD"), sides, strict=False):
         if command == "diff" and getattr(s, spec) is None and getattr(s, program) is None:
@@ -293,12 +338,17 @@ def max_units(s: argparse.Namespace) -> int:
     return OWN_MAX_UNITS if _own(s) else MAX_SAFE_UNITS
 
 
-def rerun(s: argparse.Namespace, run_seed: int) -> str:
+def rerun(s: argparse.Namespace, run_seed: int | None) -> str:
     """The command that repeats this run: every setting that changes what it checks
-    (those read from the table too, so it repeats the run from anywhere)."""
+    (those read from the table too, so it repeats the run from anywhere).
+
+    With ``run_seed``, the run of that seed alone (``--seed``, never ``--seeds``);
+    ``None``: the run of ``--seeds``.
+    """
     words = ["packcheck", s.gate_command]
+    given = {"--seed": run_seed, "--seeds": None} if run_seed is not None else {}
     for option in options(s.gate_command):
-        value = run_seed if option.flag == "--seed" else getattr(s, option.dest)
+        value = given.get(option.flag, getattr(s, option.dest))
         if not option.rerun or value is None or value == option.default:
             continue
         if option.parse is None:
@@ -322,21 +372,32 @@ def shown(s: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def gate_settings(s: argparse.Namespace, seed: int, progress: Progress | None) -> Settings:
+    """The :class:`Settings` of the run of ``seed`` with the settings ``s``."""
+    fields = {o.dest: getattr(s, o.dest) for o in options(s.gate_command) if o.shown}
+    fields.update(max_units=max_units(s), seed=seed, progress=progress)
+    del fields["timeout"]
+    return Settings(**fields)
+
+
 def checked(s: argparse.Namespace, progress: Progress | None = None) -> Outcome:
     """Run the gate with the settings ``s``; raises :class:`OSError`,
     :class:`SourceError` or :class:`SetupError` when it cannot run at all (a command
-    that ended before answering any case never ran as a packer)."""
-    from ._subjects import compared, verified
-
+    that ended before answering any case never ran as a packer, a cluster that cannot
+    be had).  With ``--seeds``, ``--workers`` or ``--scheduler``, the run of each seed
+    (:mod:`packcheck._cli._seeds`)."""
     if s.junit_xml is not None:
         writable_file(s.junit_xml)
-    fields = {o.dest: getattr(s, o.dest) for o in options(s.gate_command) if o.shown}
+    if s.seeds is not None or s.workers is not None or s.scheduler is not None:
+        from ._seeds import checked_seeds
+
+        return checked_seeds(s, progress)
+    from ._subjects import compared, verified
+
     seed = s.seed if s.seed is not None else random.SystemRandom().randrange(2**32)
     _stop.note(rerun=rerun(s, seed), save=s.save_failures)  # said if stopped
-    fields.update(max_units=max_units(s), seed=seed, progress=progress)
-    del fields["timeout"]
     run = verified if s.gate_command == "verify" else compared
-    outcome = run(s, timeout_of(s), Settings(**fields))
+    outcome = run(s, timeout_of(s), gate_settings(s, seed, progress))
     return replace(outcome, rerun=rerun(s, outcome.seed), settings=shown(s))
 
 

@@ -3,7 +3,17 @@ shrinking) whose cases an oracle judges; ``verify`` and ``diff`` are its two ora
 
 from ._findings import SHOWN_WHOLE, Finding, plain_json, show_answer
 from ._fixtures import Fixture, read_fixtures, seed_fixtures
-from ._outcome import CHECKED, FORMATS, PHASES, Command, Outcome, junit_xml, render, text
+from ._outcome import (
+    CHECKED,
+    FORMATS,
+    PHASES,
+    Command,
+    Outcome,
+    junit_xml,
+    render,
+    seeds_text,
+    text,
+)
 from ._run import EXPLAINING, Oracle, run_gate
 from ._settings import DEFAULT_MAX_EXAMPLES, SHRINK_SECONDS, Progress, Settings, seeded, settings_of
 
@@ -29,6 +39,7 @@ __all__ = [
     "run_gate",
     "seed_fixtures",
     "seeded",
+    "seeds_text",
     "settings_of",
     "show_answer",
     "text",

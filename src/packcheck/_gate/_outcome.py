@@ -18,7 +18,16 @@ from .._rule.jsonio import dumps
 from . import _forms as forms
 from ._findings import Finding
 
-__all__ = ["CHECKED", "FORMATS", "JSON_VERSION", "Command", "Outcome", "render", "text"]
+__all__ = [
+    "CHECKED",
+    "FORMATS",
+    "JSON_VERSION",
+    "Command",
+    "Outcome",
+    "render",
+    "seeds_text",
+    "text",
+]
 
 #: The values of ``--format``.
 FORMATS = forms.FORMATS
@@ -59,7 +68,9 @@ class Outcome:
     the phase that failed).  The rest is for the reports: ``subject`` names what was
     checked (``names`` as the JSON report keys it), ``rerun`` repeats the run, ``saved``
     is the line after ``saved:`` (where a new finding was saved, ``saved_to``, or why it
-    was not) and ``settings`` what decided what was checked.
+    was not) and ``settings`` what decided what was checked.  ``seeds``: the seeds of
+    a run of several (``--seeds``) that all passed, whose counts and seconds are summed
+    (a failing one is reported as the run of its seed alone).
     """
 
     command: Command
@@ -77,6 +88,7 @@ class Outcome:
     saved: str | None = None
     saved_to: Path | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)
+    seeds: tuple[int, ...] = ()
 
     @property
     def status(self) -> int:
@@ -108,8 +120,27 @@ class Outcome:
     def verdict_line(self) -> str:
         """The last line of the text report."""
         verdict = self.command.passed if self.finding is None else self.command.failed
-        line = f"{self.counts()}, seed {self.seed}, {self.seconds:.1f} s ({self.subject})"
+        if self.seeds:
+            many = "s" if len(self.seeds) != 1 else ""
+            seeds = f"{len(self.seeds)} seed{many} passed (seeds {seeds_text(self.seeds)})"
+            line = f"{seeds}, in all {self.counts()}, {self.seconds:.1f} s ({self.subject})"
+        else:
+            line = f"{self.counts()}, seed {self.seed}, {self.seconds:.1f} s ({self.subject})"
         return f"packcheck {self.command.name}: {verdict}: {line}"
+
+
+def seeds_text(seeds: tuple[int, ...]) -> str:
+    """``1-8`` or ``1,4,9``: increasing ``seeds``, each run of consecutive ones as A-B."""
+    parts: list[str] = []
+    start = previous = seeds[0]
+    for seed in (*seeds[1:], None):
+        if seed is not None and seed == previous + 1:
+            previous = seed
+            continue
+        parts.append(str(start) if start == previous else f"{start}-{previous}")
+        if seed is not None:
+            start = previous = seed
+    return ",".join(parts)
 
 
 def text(outcome: Outcome) -> str:
@@ -162,7 +193,10 @@ def json_report(outcome: Outcome) -> str:
     if command.counting:
         report["command"] = command.name
     report["verdict"] = command.passed if finding is None else finding.verdict()
-    report.update(status=outcome.status, seed=outcome.seed, **outcome.names)
+    report.update(status=outcome.status, seed=None if outcome.seeds else outcome.seed)
+    if outcome.seeds:
+        report["seeds"] = list(outcome.seeds)
+    report.update(outcome.names)
     report["settings"] = dict(outcome.settings)
     if command.counting:
         report["counted"] = outcome.counted
@@ -221,7 +255,8 @@ def junit_xml(outcome: Outcome) -> bytes:
     for name in CHECKED:
         cases.append(_testcase(outcome, name, after_failure and not outcome.counted))
         after_failure = after_failure or name == outcome.phase
-    properties = {"seed": outcome.seed, "rerun": outcome.rerun, **outcome.settings}
+    seed = {"seeds": seeds_text(outcome.seeds)} if outcome.seeds else {"seed": outcome.seed}
+    properties = {**seed, "rerun": outcome.rerun, **outcome.settings}
     name = outcome.command.name
     return forms.junit_xml(name, outcome.subject, outcome.seconds, properties, cases)
 

@@ -1,0 +1,237 @@
+"""``--seeds``: the gate once per seed, one after another in this process, or across
+the workers of a Dask cluster (``--workers N``, ``--scheduler ADDRESS``).
+
+Each seed's run is the one ``--seed`` gives: its report, whole, is the verdict when it
+is the lowest seed that fails; when every seed passes, one report counts them all.  On
+a cluster each seed is a task (:func:`run_task`), its results taken in seed order, so
+the first failure found is the lowest seed's, and the tasks still pending are then
+cancelled.  A task starts its packer's processes in this process's directory, so a
+``MODULE:FUNCTION``, a ``PATH.py`` and a command's relative paths mean what they mean
+here (where a worker has no such directory, in its own).  Fixtures saved in
+``--save-failures`` are read here and sent with each task; a new failure is saved
+here, once.  Dask is imported only when a cluster is asked for.
+
+A task no longer wanted (cancelled when this process stops, or its worker closing) is
+stopped on its worker within :data:`WATCH_SECONDS`, its packer's processes ended.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import os
+import random
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing, contextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+from hypothesis.errors import HypothesisDeprecationWarning
+
+from .. import _stop
+from .._gate import CHECKED, PHASES, Fixture, Outcome, Progress, seed_fixtures
+from .._gate._fixtures import saved_fixtures, writable_directory
+from .._gate._run import save_new
+from .._load import SetupError
+from .._rule.sources import SourceError
+from . import gate
+from ._progress import SEEDS
+
+__all__ = ["WATCH_SECONDS", "Job", "checked_seeds", "run_task"]
+
+#: Seconds between two looks, on a worker, at whether its task is still wanted.
+WATCH_SECONDS = 0.2
+#: Worker states of a task still wanted.
+_RUNNING = ("executing", "long-running")
+# Whether this process is ready to run tasks (a worker's): see :func:`_ready`.
+_READY: list[bool] = []
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One seed's run: the command's ``settings`` (its options, nothing else), the
+    ``seed``, the directory its packer runs in (``cwd``) and the ``fixtures`` to replay
+    (``None``: the seed cases)."""
+
+    settings: argparse.Namespace
+    seed: int
+    cwd: str | None = None
+    fixtures: tuple[Fixture, ...] | None = None
+
+
+def _run(job: Job, progress: Progress | None) -> Outcome:
+    """The run of ``job``'s seed, as ``--seed`` runs it, but saving nothing."""
+    from ._subjects import compared, verified
+
+    s = job.settings
+    settings = replace(
+        gate.gate_settings(s, job.seed, progress), save_failures=None, fixtures=job.fixtures
+    )
+    run = verified if s.gate_command == "verify" else compared
+    return run(s, gate.timeout_of(s), settings, job.cwd)
+
+
+def run_task(job: Job) -> Outcome | str:
+    """A cluster's task: the run of ``job``'s seed, or the one line that says why it
+    cannot run (a packer that cannot be loaded or started, fixtures that cannot be
+    read), as the command would say it; ``"cancelled"`` when it was stopped."""
+    if job.cwd is not None and not os.path.isdir(job.cwd):
+        job = replace(job, cwd=None)
+    _ready()
+    try:
+        with _stop.cancellable() as cancel, _watching(cancel, _wanted()):
+            return _run(job, None)
+    except _stop.Stopped:
+        return "cancelled"  # nobody waits for it
+    except (OSError, SourceError, SetupError) as exc:
+        return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+
+
+def _ready() -> None:
+    """This process made ready for tasks, once: a worker that closes leaves no packer
+    running, and Hypothesis's warning that the ``random`` module's state changed while
+    it drew a case is not shown.  On a Dask worker Hypothesis gives that warning at every
+    run (distributed 2026.8.0), though the gate uses its own ``random.Random`` alone, and
+    every report is the one-process run's (tests/cli/test_seeds_cluster.py)."""
+    if _READY:
+        return
+    _READY.append(True)
+    atexit.register(_stop.end_all)
+    warnings.filterwarnings(
+        "ignore", "Do not use the `random` module inside strategies", HypothesisDeprecationWarning
+    )
+
+
+def _wanted() -> Callable[[], bool] | None:
+    """On a Dask worker, whether the task running in this thread is still wanted
+    (``None`` elsewhere)."""
+    distributed = sys.modules.get("distributed")
+    if distributed is None:
+        return None
+    try:
+        worker = distributed.get_worker()
+    except ValueError:  # not in a worker's task
+        return None
+    key = worker.get_current_task()
+
+    def wanted() -> bool:
+        task = worker.state.tasks.get(key)
+        running = worker.status.name in ("running", "paused")
+        return running and task is not None and task.state in _RUNNING
+
+    return wanted
+
+
+@contextmanager
+def _watching(cancel: Callable[[], None], wanted: Callable[[], bool] | None) -> Iterator[None]:
+    """Within: ``cancel()`` called once ``wanted()`` is false, looked at every
+    :data:`WATCH_SECONDS` by a thread of its own (``wanted`` ``None``: never)."""
+    if wanted is None:
+        yield
+        return
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(WATCH_SECONDS):
+            if not wanted():
+                cancel()
+                return
+
+    watcher = threading.Thread(target=watch, name="packcheck-watch", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+
+
+def _answered(result: Outcome | str) -> Outcome:
+    if isinstance(result, str):
+        raise SetupError(result)
+    return result
+
+
+def _options_only(s: argparse.Namespace) -> argparse.Namespace:
+    """``s`` with only what a run reads: the command and its options' values."""
+    values = {o.dest: getattr(s, o.dest) for o in gate.options(s.gate_command)}
+    return argparse.Namespace(gate_command=s.gate_command, **values)
+
+
+@contextmanager
+def _outcomes(
+    s: argparse.Namespace, jobs: Sequence[Job], progress: Progress | None
+) -> Iterator[Iterator[Outcome]]:
+    """The runs of ``jobs``, in order: here, one after another, or on the cluster
+    ``s`` asks for (stopped, its tasks still pending cancelled, on leaving)."""
+    if s.workers is None and s.scheduler is None:
+        yield (_run(job, progress) for job in jobs)
+        return
+    from ..audit._dask import CONNECT_TIMEOUT, ClusterError, cluster
+
+    timeout = CONNECT_TIMEOUT if s.connect_timeout is None else s.connect_timeout
+    sent = [replace(job, cwd=os.getcwd()) for job in jobs]
+    try:
+        with (
+            cluster(s.workers, s.scheduler, timeout) as run,
+            closing(run(run_task, sent)) as results,
+        ):
+            yield (_answered(result) for result in results)
+    except ClusterError as exc:
+        raise SetupError(str(exc)) from None
+
+
+def _all_passed(outcomes: Sequence[Outcome], seconds: float) -> Outcome:
+    """One outcome for runs that all passed: their seeds, cases and phases summed."""
+
+    def total(field: str, phases: Sequence[str]) -> dict[str, Any]:
+        return {p: sum(getattr(o, field).get(p, 0) for o in outcomes) for p in phases}
+
+    ran = [p for p in CHECKED if any(p in o.phase_seconds for o in outcomes)]
+    return replace(
+        outcomes[0],
+        seconds=seconds,
+        checked=total("checked", PHASES),
+        failing=total("failing", PHASES),
+        phase_seconds=total("phase_seconds", ran),
+        seeds=tuple(o.seed for o in outcomes),
+    )
+
+
+def checked_seeds(s: argparse.Namespace, progress: Progress | None) -> Outcome:
+    """The verdict of the runs of ``s.seeds`` (or of the one seed ``--seed`` or chance
+    gives, on a cluster): the lowest failing seed's run, saved if new, else one outcome
+    for them all.  Raises :class:`OSError`, :class:`SourceError` or
+    :class:`SetupError` (also for a cluster that cannot be had) as the run of one seed
+    would."""
+    if s.seeds is not None:
+        seeds: tuple[int, ...] = s.seeds
+    else:
+        seeds = (s.seed if s.seed is not None else random.SystemRandom().randrange(2**32),)
+    fixtures = None
+    if s.save_failures is not None:
+        writable_directory(s.save_failures)
+        fixtures = (*seed_fixtures(), *saved_fixtures(s.save_failures))
+    _stop.note(rerun=gate.rerun(s, None if s.seeds else seeds[0]), save=s.save_failures)
+    settings = _options_only(s)
+    jobs = [Job(settings, seed, None, fixtures) for seed in seeds]
+    started = time.monotonic()
+    runs: list[Outcome] = []
+    with _outcomes(s, jobs, progress) as outcomes:
+        for outcome in outcomes:
+            runs.append(replace(outcome, rerun=gate.rerun(s, outcome.seed), settings=gate.shown(s)))
+            if progress is not None:
+                progress(SEEDS, len(runs), len(jobs))
+            if outcome.finding is not None:  # the lowest failing seed: the rest cancelled
+                return save_new(runs[-1], s.save_failures)
+    if s.seeds is None:  # one seed, run on a cluster: its own report
+        return runs[0]
+    return replace(
+        _all_passed(runs, time.monotonic() - started),
+        rerun=gate.rerun(s, None),
+        settings=gate.shown(s),
+    )

@@ -1,0 +1,329 @@
+"""``verify --seeds`` and ``diff --seeds`` in one process: the gate once per seed, the
+lowest failing seed's run reported as ``--seed`` reports it, byte for byte (timings
+aside); the usage errors; the cluster flags without the dask extra."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import re
+import sys
+import threading
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from packcheck import _stop
+from packcheck._cli import _options, _seeds, gate
+from packcheck._cli import main as cli_main
+from packcheck._cli._progress import SEEDS, LiveLine, PlainLines
+from packcheck._gate import seeds_text
+
+PACKERS = Path(__file__).parents[1] / "packers"
+#: Quick runs: of seeds 1-8, ``rare:rare`` fails at seed 5 alone (tests/packers/rare.py).
+QUICK = ["--max-examples", "30", "--no-long-lists", "--quiet"]
+
+
+@pytest.fixture(autouse=True)
+def _in_packers_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(PACKERS)
+
+
+def masked(report: str) -> str:
+    """``report`` with its timings (text, JSON, JUnit) written as ``T``."""
+    report = re.sub(r"\d+\.\d s \(", "T s (", report)
+    report = re.sub(r'"seconds":\d+(\.\d+)?', '"seconds":T', report)
+    return re.sub(r'time="[\d.]+"', 'time="T"', report)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        status = cli_main(list(argv))
+    except SystemExit as exc:  # a usage error, from argparse
+        status = int(str(exc.code))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_the_seeds_run_one_after_another_and_the_lowest_failure_is_the_verdict(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    for form in (["--format", "text"], ["--format", "json"], ["--format", "github"]):
+        junit_one, junit_all = tmp_path / "one.xml", tmp_path / "all.xml"
+        alone = run(capsys, "verify", "--packer", "rare:rare", "--seed", "5", *QUICK, *form,
+                    "--junit-xml", str(junit_one))  # fmt: skip
+        assert alone[0] == 1
+        assert "seed 5" in alone[1]
+        seeds = run(capsys, "verify", "--packer", "rare:rare", "--seeds", "1-8", *QUICK, *form,
+                    "--junit-xml", str(junit_all))  # fmt: skip
+        assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))
+        assert masked(junit_all.read_text()) == masked(junit_one.read_text())
+
+
+def test_every_seed_passing_says_how_many(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "verify", "--packer", "broken:correct", "--seeds", "1-3,9", *QUICK)
+    assert status == 0
+    (line,) = out.splitlines()
+    assert line.startswith(
+        "packcheck verify: conformant: 4 seeds passed (seeds 1-3,9), in all 12 fixtures, "
+        "120 generated cases, 200 wide-range cases, 0 long lists, "
+    )
+    assert line.endswith(" s (broken:correct)")
+    status, out, _ = run(capsys, "verify", "--seeds", "2", *QUICK, "--format", "json")
+    report = json.loads(out)
+    assert (status, report["seed"], report["seeds"], report["cases"]) == (0, None, [2], 3 + 30 + 74)
+    assert report["rerun"] == "packcheck verify --seeds 2 --max-examples 30 --no-long-lists"
+    assert "1 seed passed (seeds 2)" in run(capsys, "verify", "--seeds", "2", *QUICK)[1]
+
+
+def test_a_junit_report_of_seeds_that_passed_names_them(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    xml = tmp_path / "report.xml"
+    assert run(capsys, "verify", "--seeds", "4,6", *QUICK, "--junit-xml", str(xml))[0] == 0
+    text = xml.read_text()
+    assert '<property name="seeds" value="4,6" />' in text
+    assert 'name="seed"' not in text
+
+
+def test_diff_takes_seeds_too(capsys: pytest.CaptureFixture[str]) -> None:
+    both = ["--packer", "rare:rare", "--against", "broken:correct", *QUICK]
+    alone = run(capsys, "diff", *both, "--seed", "5")
+    seeds = run(capsys, "diff", *both, "--seeds", "1-8")
+    assert alone[0] == 1
+    assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))
+    status, out, _ = run(capsys, "diff", *both, "--seeds", "1-4")
+    assert status == 0
+    assert out.startswith("packcheck diff: agree: 4 seeds passed (seeds 1-4), in all ")
+
+
+def test_a_new_failure_is_saved_once(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    one, every = tmp_path / "one", tmp_path / "every"
+    both = ["verify", "--packer", "rare:rare", *QUICK]
+    alone = run(capsys, *both, "--seed", "5", "--save-failures", str(one))
+    seeds = run(capsys, *both, "--seeds", "1-8", "--save-failures", str(every))
+    assert masked(seeds[1]).replace(str(every), str(one)) == masked(alone[1])
+    ((saved,),) = [list(every.glob("*.json"))]
+    assert saved.read_text() == next(one.glob("*.json")).read_text()
+    # Replayed first next time, at every seed: seed 1 fails now, in its fixtures.
+    status, out, _ = run(capsys, *both, "--seeds", "1-8", "--save-failures", str(every))
+    assert status == 1
+    assert f"FAIL fixture {saved}" in out
+    assert out.splitlines()[-1].split(", seed ")[1].startswith("1,")
+    assert "saved:" not in out
+    assert list(every.glob("*.json")) == [saved]
+
+
+def test_a_setup_error_is_the_one_seed_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    alone = run(capsys, "verify", "--packer", "broken:nope", "--seed", "1")
+    assert alone[0] == 2
+    assert run(capsys, "verify", "--packer", "broken:nope", "--seeds", "1-3") == alone
+    not_a_folder = ["--save-failures", str(PACKERS / "broken.py")]
+    alone = run(capsys, "verify", "--seed", "1", *not_a_folder)
+    assert alone[0] == 2
+    assert run(capsys, "verify", "--seeds", "1-2", *not_a_folder) == alone
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seeds", "3-1"], "argument --seeds: 3-1: the range ends before it starts"),
+        (["--seeds", "1-"], "argument --seeds: '1-' is not a range A-B or a list of seeds"),
+        (["--seeds", "a,2"], "argument --seeds: 'a,2' is not a range A-B or a list of seeds"),
+        (["--seeds", "-2"], "argument --seeds: '-2' is not a range A-B or a list of seeds"),
+        (["--seeds", "0-100000"], "argument --seeds: 0-100000: more than 100,000 seeds"),
+        (["--seeds", "1-8", "--seed", "3"], "argument --seed: not allowed with argument --seeds"),
+        (["--workers", "2", "--scheduler", "x"], "argument --scheduler: not allowed with"),
+        (["--workers", "0"], "argument --workers: 0 must be greater than 0"),
+        (["--connect-timeout", "0"], "argument --connect-timeout: 0 must be greater than 0"),
+    ],
+)
+@pytest.mark.parametrize("command", ["verify", "diff"])
+def test_a_usage_error_is_one_line(
+    capsys: pytest.CaptureFixture[str], command: str, args: list[str], message: str
+) -> None:
+    status, out, err = run(capsys, command, *args)
+    assert (status, out) == (2, "")
+    (line,) = err.splitlines()
+    assert line.startswith(f"packcheck {command}: error: {message}")
+
+
+def test_seeds_are_ranges_or_lists() -> None:
+    assert _options.seeds("1-8") == tuple(range(1, 9))
+    assert _options.seeds("9, 1,4,4,2-3") == (1, 2, 3, 4, 9)
+    assert _options.seeds("7") == (7,)
+    assert _options.seeds("99990-99999,0-99989") == tuple(range(100_000))
+    for seeds in [(1,), (1, 2), (1, 3, 4, 5, 9), (0, 2, 4), tuple(range(7))]:
+        assert _options.seeds(seeds_text(seeds)) == seeds
+    assert seeds_text((1, 3, 4, 5, 9)) == "1,3-5,9"
+
+
+def test_the_table_may_give_seeds_and_the_command_line_a_seed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.packcheck]\nseeds = "1-2"\nmax-examples = 5\n')
+    monkeypatch.chdir(tmp_path)
+    s = gate.settings({"seed": 3, "gate_command": "verify"}, "verify")
+    assert (s.seed, s.seeds) == (3, None)
+    s = gate.settings({"gate_command": "verify"}, "verify")
+    assert (s.seed, s.seeds) == (None, (1, 2))
+    assert gate.rerun(s, None) == "packcheck verify --seeds 1-2 --max-examples 5"
+    assert gate.rerun(s, 2) == "packcheck verify --seed 2 --max-examples 5"
+    (tmp_path / "pyproject.toml").write_text('[tool.packcheck]\nseeds = "1-2"\nseed = 4\n')
+    status, _, err = run(capsys, "verify")
+    assert status == 2
+    assert err.endswith("[tool.packcheck]: seed and seeds exclude each other\n")
+
+
+def test_the_rerun_of_a_stopped_run_repeats_its_seeds() -> None:
+    s = gate.settings(
+        {"seeds": (1, 2, 3), "workers": 2, "connect_timeout": 3.0, "gate_command": "verify"},
+        "verify",
+    )
+    assert gate.rerun(s, None) == "packcheck verify --seeds 1-3"
+    assert gate.rerun(s, 3) == "packcheck verify --seed 3"
+
+
+def test_progress_counts_the_seeds_done(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["verify", "--packer", "broken:correct", "--seeds", "1-3", *QUICK[:-1]]
+    status, _, err = run(capsys, *argv)
+    assert status == 0
+    done = [line for line in err.splitlines() if " of 3 done" in line]
+    assert [line.split(",")[0] for line in done] == [
+        f"packcheck verify: seed {n} of 3 done" for n in (1, 2, 3)
+    ]
+    assert err.splitlines()[-1] == done[-1]  # written once, not again at the end
+    assert "packcheck verify: fixtures: 3 cases" in err  # each seed's own phases
+
+
+def test_a_seed_done_is_written_at_once_and_once() -> None:
+    stream = io.StringIO()
+    lines = PlainLines(stream, every=3600)
+    lines(SEEDS, 0, 2)
+    lines(SEEDS, 1, 2)
+    lines("fixtures", 1, None)
+    lines(SEEDS, 2, 2)
+    lines.finish()
+    lines.close()
+    assert [line.split(",")[0] for line in stream.getvalue().splitlines()] == [
+        "packcheck verify: seed 0 of 2 done",
+        "packcheck verify: seed 1 of 2 done",
+        "packcheck verify: fixtures: 1 case",
+        "packcheck verify: seed 2 of 2 done",
+    ]
+    live = LiveLine(io.StringIO())
+    live("fixtures", 1, None)
+    live(SEEDS, 1, 2)  # within 0.1 s of the last, shown all the same
+    live("fixtures", 2, None)  # within 0.1 s: not shown
+    assert live.stream.getvalue().endswith("seed 1 of 2 done, 0 s")  # type: ignore[attr-defined]
+
+
+def _options_of(**given: object) -> argparse.Namespace:
+    return _seeds._options_only(gate.settings({**given, "gate_command": "verify"}, "verify"))
+
+
+def test_a_task_says_in_one_line_why_its_seed_cannot_run() -> None:
+    job = _seeds.Job(_options_of(packer="broken:nope", max_examples=5), 1, str(PACKERS))
+    assert _seeds.run_task(job) == "--packer 'broken:nope': module 'broken' has no function 'nope'"
+
+
+@pytest.mark.parametrize("timeout", [None, 0.0])
+def test_a_task_runs_its_packer_from_the_given_directory(
+    timeout: float | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # not where the packer is
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    quick = {"max_examples": 5, "long_lists": False, "timeout": timeout}
+    for spec in ("rare.py:rare", "broken:correct"):
+        job = _seeds.Job(_options_of(packer=spec, **quick), 1, str(PACKERS))
+        outcome = _seeds.run_task(job)
+        assert not isinstance(outcome, str), outcome
+        assert outcome.finding is None
+    # A directory the worker does not have: its own, where the packer is not.
+    job = _seeds.Job(_options_of(packer="rare.py:rare", **quick), 1, str(tmp_path / "no"))
+    assert "no such file 'rare.py'" in str(_seeds.run_task(job))
+
+
+@pytest.mark.parametrize("flag", [["--workers", "2"], ["--scheduler", "tcp://127.0.0.1:9"]])
+def test_without_the_dask_extra_a_cluster_flag_says_so(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, flag: list[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    for command in (
+        ["verify"],
+        ["diff", "--packer", "broken:correct", "--against", "broken:correct"],
+    ):
+        status, out, err = run(capsys, *command, "--seeds", "1-2", *flag, *QUICK)
+        assert (status, out) == (2, "")
+        extra = "needs the dask extra: pip install 'packcheck[dask]'"
+        assert err == f"packcheck {command[0]}: {flag[0]} {extra}\n"
+
+
+def test_a_task_is_cancelled_once_it_is_no_longer_wanted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_seeds, "WATCH_SECONDS", 0.01)
+    looks: list[bool] = []
+    cancelled = threading.Event()
+
+    def wanted() -> bool:
+        looks.append(len(looks) < 3)
+        return looks[-1]
+
+    with _seeds._watching(cancelled.set, wanted):
+        assert cancelled.wait(60)
+    assert looks == [True, True, True, False]
+    with _seeds._watching(cancelled.clear, lambda: True):
+        pass  # left before the first look
+    with _seeds._watching(cancelled.clear, None):
+        pass
+    assert cancelled.is_set()
+
+
+def test_a_task_on_a_worker_is_wanted_while_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    tasks = {"k": SimpleNamespace(state="executing")}
+    worker = SimpleNamespace(
+        get_current_task=lambda: "k",
+        state=SimpleNamespace(tasks=tasks),
+        status=SimpleNamespace(name="running"),
+    )
+
+    def get_worker() -> object:
+        if worker.status.name == "none":
+            raise ValueError("No worker found")
+        return worker
+
+    monkeypatch.setitem(sys.modules, "distributed", SimpleNamespace(get_worker=get_worker))
+    wanted = _seeds._wanted()
+    assert wanted is not None
+    assert wanted()
+    tasks["k"].state = "cancelled"
+    assert not wanted()
+    tasks["k"].state = "long-running"
+    assert wanted()
+    worker.status.name = "closing"
+    assert not wanted()
+    worker.status.name = "paused"
+    del tasks["k"]
+    assert not wanted()
+    worker.status.name = "none"
+    assert _seeds._wanted() is None
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    assert _seeds._wanted() is None
+
+
+def test_a_cancelled_task_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    def stopped(job: object, progress: object) -> None:
+        raise _stop.Stopped(15)
+
+    monkeypatch.setattr(_seeds, "_run", stopped)
+    assert _seeds.run_task(_seeds.Job(_options_of(), 1)) == "cancelled"
+
+
+def test_the_connect_timeout_s_default_is_the_cluster_s() -> None:
+    from packcheck.audit._dask import CONNECT_TIMEOUT
+
+    (option,) = [o for o in gate.OPTIONS if o.flag == "--connect-timeout"]
+    assert f"(default: {CONNECT_TIMEOUT:g})" in option.help

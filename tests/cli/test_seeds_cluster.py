@@ -1,0 +1,200 @@
+"""``verify --seeds`` and ``diff --seeds`` on a real Dask cluster: a ``dask scheduler``
+and two ``dask worker`` processes (tests/conftest.py's ``scheduler``, whose workers run
+in another directory than the packers'), and ``--workers 2``.  Each report is the one
+the run of the lowest failing seed gives alone, byte for byte (timings aside).  Skipped
+where the ``dask`` extra is not installed."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_cli_seeds import PACKERS, QUICK, masked, run
+
+distributed = pytest.importorskip(
+    "distributed", reason="the dask extra is not installed: pip install 'packcheck[dask]'"
+)
+psutil = pytest.importorskip("psutil", reason="comes with distributed")
+
+
+@pytest.fixture(autouse=True)
+def _in_packers_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(PACKERS)
+
+
+@pytest.mark.parametrize("form", ["text", "json", "github"])
+def test_a_wrong_packer_on_the_cluster_is_its_lowest_failing_seeds_run(
+    scheduler: str, form: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    both = ["verify", "--packer", "rare:rare", *QUICK, "--format", form, "--junit-xml"]
+    alone = run(capsys, *both, str(tmp_path / "one.xml"), "--seed", "5")
+    assert alone[0] == 1
+    seeds = run(
+        capsys, *both, str(tmp_path / "all.xml"), "--seeds", "1-8", "--scheduler", scheduler
+    )
+    assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))
+    one, every = (masked((tmp_path / f"{n}.xml").read_text()) for n in ("one", "all"))
+    assert every == one
+
+
+def test_a_conformant_packer_on_the_cluster(
+    scheduler: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--packer", "broken:correct", "--seeds", "1-8", *QUICK]
+    alone = run(capsys, "verify", *args)
+    assert alone[0] == 0
+    assert alone[1].startswith("packcheck verify: conformant: 8 seeds passed (seeds 1-8), ")
+    assert masked(run(capsys, "verify", *args, "--scheduler", scheduler)[1]) == masked(alone[1])
+    status, _, err = run(capsys, "verify", *args[:-1], "--scheduler", scheduler)
+    assert status == 0
+    assert [line.split(",")[0] for line in err.splitlines()] == [
+        f"packcheck verify: seed {n} of 8 done" for n in range(1, 9)
+    ]
+
+
+def test_a_new_failure_found_on_the_cluster_is_saved_once_here(
+    scheduler: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    one, every = tmp_path / "one", tmp_path / "every"
+    both = ["verify", "--packer", "rare:rare", *QUICK]
+    alone = run(capsys, *both, "--seed", "5", "--save-failures", str(one))
+    on_cluster = ["--seeds", "1-8", "--scheduler", scheduler, "--save-failures", str(every)]
+    seeds = run(capsys, *both, *on_cluster)
+    assert masked(seeds[1]).replace(str(every), str(one)) == masked(alone[1])
+    (saved,) = every.glob("*.json")
+    assert saved.read_text() == next(one.glob("*.json")).read_text()
+    again = run(capsys, *both, *on_cluster)  # replayed first on the workers, at every seed
+    assert again[0] == 1
+    assert f"FAIL fixture {saved}" in again[1]
+    assert list(every.glob("*.json")) == [saved]
+
+
+def test_diff_on_the_cluster(scheduler: str, capsys: pytest.CaptureFixture[str]) -> None:
+    both = ["diff", "--packer", "rare:rare", "--against-cmd", f"{sys.executable} lines_packer.py"]
+    alone = run(capsys, *both, *QUICK, "--seed", "5")
+    assert alone[0] == 1
+    seeds = run(capsys, *both, *QUICK, "--seeds", "1-8", "--scheduler", scheduler)
+    assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))
+
+
+def test_a_packer_the_workers_cannot_load_is_the_one_seed_runs_error(
+    scheduler: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    alone = run(capsys, "verify", "--packer", "broken:nope", "--seed", "1")
+    assert alone[0] == 2
+    assert run(capsys, "verify", "--packer", "broken:nope", "--seeds", "1-3", "--scheduler",
+               scheduler) == alone  # fmt: skip
+
+
+def test_one_seed_may_run_on_the_cluster_too(
+    scheduler: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["verify", "--packer", "rare.py:rare", "--seed", "5", *QUICK]
+    alone = run(capsys, *args)
+    assert masked(run(capsys, *args, "--scheduler", scheduler)[1]) == masked(alone[1])
+    status, out, _ = run(capsys, "verify", *QUICK, "--scheduler", scheduler)
+    assert status == 0
+    assert ", seed " in out
+
+
+def test_a_local_cluster_of_two_workers(capsys: pytest.CaptureFixture[str]) -> None:
+    both = ["verify", "--packer", "rare.py:rare", *QUICK]
+    alone = run(capsys, *both, "--seed", "5")
+    seeds = run(capsys, *both, "--seeds", "1-8", "--workers", "2")
+    assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))
+
+
+def test_an_unreachable_scheduler_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    where = ["--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "1"]
+    status, out, err = run(capsys, "verify", "--seeds", "1-2", *where)
+    assert (status, out) == (2, "")
+    (line,) = err.splitlines()
+    assert line.startswith("packcheck verify: --scheduler tcp://127.0.0.1:9: cannot connect: ")
+
+
+@pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_the_cluster_and_leaves_nothing_running(
+    sig: signal.Signals, status: int
+) -> None:
+    process = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "packcheck", "verify", "--packer", "broken:hangs"),
+            *("--seeds", "1-8", "--workers", "2", "--timeout", "600"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=PACKERS,
+    )
+    try:
+        parent = psutil.Process(process.pid)
+        while len(parent.children(recursive=True)) < 4:  # two workers, each with its packer
+            assert process.poll() is None
+            time.sleep(0.05)
+        time.sleep(1)  # the packers at work
+        children = parent.children(recursive=True)
+        process.send_signal(sig)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == status
+    lines = err.decode().splitlines()
+    assert lines[-1].startswith(f"packcheck verify: stopped by {sig.name}; to repeat it: ")
+    assert lines[-1].endswith("packcheck verify --packer broken:hangs --seeds 1-8 --timeout 600")
+    _, alive = psutil.wait_procs(children, timeout=10)
+    assert alive == []
+
+
+def _packers_running(client: object) -> int:
+    """The processes the cluster's workers have started (their packers)."""
+
+    def children() -> int:
+        import psutil
+
+        return len(psutil.Process().children(recursive=True))
+
+    return sum(client.run(children).values())  # type: ignore[attr-defined]
+
+
+def test_a_stopped_run_leaves_nothing_running_on_the_scheduler_s_workers(scheduler: str) -> None:
+    process = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "packcheck", "verify", "--packer", "broken:hangs"),
+            *("--seeds", "1-8", "--scheduler", scheduler, "--timeout", "600"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=PACKERS,
+    )
+    with distributed.Client(scheduler, set_as_default=False) as client:
+        try:
+            while _packers_running(client) < 2:  # a hanging packer on each worker
+                assert process.poll() is None
+                time.sleep(0.1)
+            process.send_signal(signal.SIGINT)
+            _, err = process.communicate(timeout=60)
+        finally:
+            process.kill()
+        assert process.returncode == 130
+        assert err.decode().startswith("packcheck verify: stopped by SIGINT; to repeat it: ")
+        for _ in range(300):
+            if _packers_running(client) == 0 and not any(client.processing().values()):
+                break
+            time.sleep(0.1)
+        assert _packers_running(client) == 0
+        assert not any(client.processing().values())
+
+
+def test_of_several_failing_seeds_the_lowest_is_the_verdict(
+    scheduler: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    both = ["verify", "--packer", "broken:missing_dedup", *QUICK]
+    alone = run(capsys, *both, "--seed", "2")
+    assert alone[0] == 1
+    assert masked(alone[1]) != masked(run(capsys, *both, "--seed", "3")[1])
+    for where in ([], ["--scheduler", scheduler]):
+        seeds = run(capsys, *both, "--seeds", "4,2,3", *where)  # every one fails
+        assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))

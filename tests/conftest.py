@@ -1,0 +1,73 @@
+"""Fixtures shared by the test packages: a real Dask cluster on localhost."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+def _start(argv: list[str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", *argv], stdout=out, stderr=out, start_new_session=True
+        )
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """The process and its group (a worker's nanny and the worker) stopped, waited for."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=10)
+            os.killpg(process.pid, signal.SIGKILL)  # anything the nanny left behind
+        except subprocess.TimeoutExpired:
+            continue
+        except ProcessLookupError:
+            return
+
+
+@pytest.fixture(scope="module")
+def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The address of a real ``dask scheduler`` with two one-thread ``dask worker``
+    processes (random ports, this directory), shared by the module and stopped after
+    it; skipped where the ``dask`` extra is not installed."""
+    distributed = pytest.importorskip(
+        "distributed", reason="the dask extra is not installed: pip install 'packcheck[dask]'"
+    )
+    where = tmp_path_factory.mktemp("cluster")
+    file = where / "scheduler.json"
+    started = [
+        _start(
+            [
+                *("distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0"),
+                *("--no-dashboard", "--scheduler-file", str(file)),
+            ],
+            where / "scheduler.log",
+        )
+    ]
+    try:
+        for name in ("one", "two"):
+            started.append(
+                _start(
+                    [
+                        *("distributed.cli.dask_worker", "--scheduler-file", str(file)),
+                        *("--nthreads", "1", "--no-dashboard", "--name", name),
+                    ],
+                    where / f"{name}.log",
+                )
+            )
+        with distributed.Client(scheduler_file=str(file), timeout=60) as client:
+            client.wait_for_workers(2, timeout=120)
+            yield client.scheduler.address
+    finally:
+        for process in reversed(started):
+            _stop(process)
