@@ -106,3 +106,49 @@ def test_the_workflows_steps_run(tmp_path: Path) -> None:
     suite = ET.parse(project / "packcheck.xml").getroot().find("testsuite")
     assert suite is not None
     assert len(suite.findall("testcase")) == 4
+
+
+def _local_hooks() -> list[dict[str, str]]:
+    """The hooks of the ``repo: local`` config in docs/ci.md (flat mappings)."""
+    page = (ROOT / "docs" / "ci.md").read_text()
+    (config,) = re.findall(r"```yaml\n(# \.pre-commit-config\.yaml\n.*?)```", page, flags=re.DOTALL)
+    assert "  - repo: local\n" in config
+    parts = re.split(r"^      - ", config.split("hooks:\n", 1)[1], flags=re.MULTILINE)[1:]
+    return [
+        dict(re.findall(r"^(\w+): ([^#\n]*?)\s*(?:#.*)?$", "\n".join(
+            line.strip() for line in part.splitlines()
+        ), flags=re.MULTILINE))
+        for part in parts
+    ]  # fmt: skip
+
+
+def test_the_docs_local_hooks_are_the_published_ones_on_the_projects_packcheck() -> None:
+    hooks = _local_hooks()
+    assert [hook["id"] for hook in hooks] == ["packcheck-verify", "packcheck-diff"]
+    for hook in hooks:
+        published = _hook(hook["id"])
+        assert hook.pop("language") == "system"  # the packcheck of the project's environment
+        assert published.pop("language") == "python"
+        published.pop("description")
+        assert hook == published
+
+
+def test_no_rev_in_the_docs_names_a_tag() -> None:
+    # packcheck has no release tag: a `rev: v0.1.0` fails `git checkout` in pre-commit.
+    page = (ROOT / "docs" / "ci.md").read_text()
+    revs = re.findall(r"^\s+rev: (\S+)", page, flags=re.MULTILINE)
+    assert revs
+    assert all(re.fullmatch(r"[0-9a-f]{40}", rev) for rev in revs), revs
+
+
+def test_the_workflows_verify_runs_a_src_layout_packer_from_the_table(tmp_path: Path) -> None:
+    _, verify = _workflow()
+    (tmp_path / "src" / "mine").mkdir(parents=True)
+    (tmp_path / "src" / "mine" / "__init__.py").write_text("")
+    (tmp_path / "src" / "mine" / "_impl.py").write_text(MINE)
+    (tmp_path / "src" / "mine" / "pack.py").write_text("from ._impl import pack_case\n")
+    table = TABLE.replace("mine.py:pack_case", "src/mine/pack.py:pack_case")
+    (tmp_path / "pyproject.toml").write_text(f"[project]\nname = 'mine'\n{table}")
+    result = _run(verify, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "(src/mine/pack.py:pack_case)" in result.stdout

@@ -96,6 +96,17 @@ def test_the_same_speed_passes_with_a_table_of_verdicts(
     assert out[-1] == "ok: NEW is not slower than OLD by more than 20% on any workload"
 
 
+def test_a_ratio_of_three_figures_stays_apart_from_its_interval(
+    kernels: Callable[..., None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # NEW 353 times as slow: the ratio fills its column, and a space still parts it
+    # from the interval (issue 28: `353.06x[238.20x, 930.14x]` ran together).
+    kernels([0.353], [1e-3])
+    assert main(AB) == 1
+    row = capsys.readouterr().out.splitlines()[5]
+    assert " 353.00x [353.00x, 353.00x] " in row, row
+
+
 def test_a_slower_new_fails_naming_the_workload(
     kernels: Callable[..., None], capsys: pytest.CaptureFixture[str]
 ) -> None:
