@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -9,6 +10,7 @@ from packers import broken, capture, faults
 
 from packcheck import pack
 from packcheck._packers import CallablePacker, PackerFault
+from packcheck.verify import run
 from packcheck.verify._causes import named_causes
 from packcheck.verify._confirm import AGREEMENT, LEAST, SAMPLE, confirm, int64_wrapped
 from packcheck.verify._findings import Finding, diagnosed, examine
@@ -272,3 +274,89 @@ def test_the_capture_bugs_of_the_partition_tests_are_named_alone(name: str, caus
     }
     finding = _diagnosed(getattr(capture, name), case, partition=True)
     assert finding.causes == (cause,), finding.report()
+
+
+WHOLE_FLOATS = "refuses whole floats (1.0) as units"
+SIZE_ERROR = {"error": "size"}
+# The new user's shrunk case: a whole float, refused by `isinstance(value, int)`.
+FLOAT_CASE = {"budget": 0, "blocks": [{"id": "A", "size": 1.0}], "required": []}
+README = Path(__file__).parents[2] / "README.md"
+
+
+def _readme_packer(*, ints_only: bool) -> Any:
+    """README's "Write a packer" packer; with ``ints_only``, its unit test made
+    ``isinstance(value, int)`` (so 1.0 is refused)."""
+    section = README.read_text(encoding="utf-8").split("## Write a packer", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    if ints_only:
+        lenient = "not isinstance(value, (int, float, Decimal))"
+        assert lenient in code
+        code = code.replace(lenient, "not isinstance(value, int)")
+    namespace: dict[str, Any] = {}
+    exec(compile(code, str(README), "exec"), namespace)
+    return namespace["pack_case"]
+
+
+def test_the_readme_packer_refusing_whole_floats_is_named_precisely() -> None:
+    summary = run(_readme_packer(ints_only=True), seed=1, max_examples=200, long_lists=False)
+    finding = summary.finding
+    assert isinstance(finding, Finding)
+    assert finding.answer == SIZE_ERROR
+    mirror = [f for f in finding.failures if f.startswith("invariant size error: ")]
+    assert len(mirror) == 1
+    assert mirror[0].endswith(' is the unit 1, so the output must not be {"error":"size"}')
+    assert finding.causes == (WHOLE_FLOATS,)
+    assert finding.support is not None
+    assert finding.support.startswith("behaves like it on ")
+    assert f"consistent with: {WHOLE_FLOATS} (behaves like it on " in finding.report()
+    # The README's packer as it is accepts the same case.
+    assert _readme_packer(ints_only=False)(finding.case) == pack(finding.case)
+
+
+def _refuses_budget_zero(case: dict[str, Any]) -> Any:
+    """Another fault that answers the size error on the case: not whole floats."""
+    return SIZE_ERROR if case["budget"] == 0 else pack(case)
+
+
+def _refuses_whole_floats(case: dict[str, Any]) -> Any:
+    units = [case["budget"], *(block["size"] for block in case["blocks"])]
+    return SIZE_ERROR if any(type(unit) is float for unit in units) else pack(case)
+
+
+def test_refusing_whole_floats_is_a_cause_the_sample_must_confirm() -> None:
+    named = _diagnosed(_refuses_whole_floats, FLOAT_CASE)
+    assert named.causes == (WHOLE_FLOATS,)
+    assert named.failures[-1] == (
+        "invariant size error: blocks[0].size: 1.0 is the unit 1, so the output must not be "
+        '{"error":"size"}'
+    )
+    # The same answer on the same case, from a packer the sample contradicts.
+    assert _diagnosed(_refuses_budget_zero, FLOAT_CASE).causes == ()
+    # Every unit an int: nothing a stricter reading refuses, and the check says so.
+    valid = _case(0, [1])
+    finding = _diagnosed(_refuses_budget_zero, valid)
+    assert finding.causes == ()
+    assert finding.failures[-1] == (
+        "invariant size error: every unit is valid (the budget an integer >= 0, every size "
+        'an integer >= 1), so the output must not be {"error":"size"}'
+    )
+    budget = {**valid, "budget": 0.0}
+    assert (
+        _diagnosed(_refuses_budget_zero, budget)
+        .failures[-1]
+        .startswith("invariant size error: budget: 0.0 is the unit 0, so")
+    )
+
+
+def test_refusing_whole_floats_must_hold_on_the_case_as_first_found() -> None:
+    answer_of = CallablePacker(_refuses_whole_floats).answer
+    floated = {"budget": 5.0, "blocks": [{"id": "B", "size": 2}], "required": []}
+
+    def confirmed(first: tuple[object, object] | None) -> tuple[str, ...]:
+        found = confirm(FLOAT_CASE, SIZE_ERROR, answer_of, first=first, seed=1, max_units=2**53 - 1)
+        return found.causes
+
+    assert confirmed(None) == (WHOLE_FLOATS,)
+    assert confirmed((floated, SIZE_ERROR)) == (WHOLE_FLOATS,)
+    assert confirmed((_case(5, [2]), SIZE_ERROR)) == ()  # no float to refuse there
+    assert confirmed((floated, pack(floated))) == ()  # answered otherwise there

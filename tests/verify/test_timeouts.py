@@ -3,25 +3,56 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from packers import broken
 
 from packcheck import _packers
+from packcheck._gate import _run
 from packcheck._packers import PackerTimeout, WorkerPacker
 from packcheck.verify import SetupError, run
 
 BROKEN = Path(__file__).parents[1] / "packers" / "broken.py"
+NOT_SHRUNK = "not shrunk: no answer within the timeout"
+
+
+class _Watched:
+    """A packer adapter that counts what is asked of it after its first timeout."""
+
+    def __init__(self, packer: WorkerPacker) -> None:
+        self.packer = packer
+        self.timed_out = False
+        self.asked_after = 0
+
+    def answer(self, case: dict[str, Any]) -> object:
+        self.asked_after += self.timed_out
+        try:
+            return self.packer.answer(case)
+        except PackerTimeout:
+            self.timed_out = True
+            raise
+
+    def close(self) -> None:
+        self.packer.close()
 
 
 @pytest.mark.parametrize(
     ("function", "phase", "origin"),
     [
-        ("hangs_past_two_blocks", "generated", "generated case (seed 1"),
+        ("hangs_past_two_blocks", "generated", f"generated case (seed 1, {NOT_SHRUNK})"),
         ("hangs_on_long_lists", "long lists", "long list (seed 1)"),
     ],
 )
-def test_a_timed_out_case_is_reported_unshrunk(function: str, phase: str, origin: str) -> None:
-    packer = WorkerPacker(f"{BROKEN}:{function}", 0.5)
+def test_a_timed_out_case_is_reported_unshrunk(
+    function: str, phase: str, origin: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    packer = _Watched(WorkerPacker(f"{BROKEN}:{function}", 0.5))
+    # Hypothesis's test starts with `dumps(case)`: after the timeout it must not run again
+    # (refused tries would leave Hypothesis's shrinker at work for seconds of CPU).
+    tried_after = []
+    dumps = _run.dumps
+    monkeypatch.setattr(_run, "dumps", lambda v: tried_after.append(packer.timed_out) or dumps(v))
     try:
         summary = run(packer, seed=1, max_examples=200, fixtures=())
     finally:
@@ -30,9 +61,60 @@ def test_a_timed_out_case_is_reported_unshrunk(function: str, phase: str, origin
     assert finding is not None
     assert isinstance(finding.answer, PackerTimeout)
     assert finding.failures == ("packer fault: no answer within 0.5 s (timeout); packer stopped",)
-    assert finding.origin.startswith(origin)
+    assert finding.origin == origin
     assert list(summary.phase_seconds)[-1] == phase
     assert summary.shrink_tries == 0
+    # Nothing more is asked (explaining it would wait the timeout once more); the case is
+    # as found, whole.
+    assert packer.asked_after == 0
+    assert not any(tried_after)
+    if phase == "generated":
+        assert finding.blocks() > 2
+        assert finding.first is not None
+        assert finding.first.case == finding.case
+
+
+_WRONG_THEN_HANGS = """
+import time
+from packcheck import pack
+
+def pack_case(case):
+    out = pack(case)
+    if len(case["blocks"]) >= 3 and "remaining" in out:
+        return {**out, "remaining": out["remaining"] + 1}
+    if len(case["blocks"]) == 2 and case.get("budget") == 0:
+        time.sleep(3600)
+    return out
+"""
+
+
+def test_shrinking_stops_at_a_case_that_times_out(tmp_path: Path) -> None:
+    """A try of the shrinker that gets no answer is reported, said to stop the shrinking."""
+    module = tmp_path / "wrong_then_hangs.py"
+    module.write_text(_WRONG_THEN_HANGS)
+    packer = _Watched(WorkerPacker(f"{module}:pack_case", 0.5))
+    try:
+        summary = run(packer, seed=1, max_examples=200, fixtures=())
+    finally:
+        packer.close()
+    finding = summary.finding
+    assert finding is not None
+    assert isinstance(finding.answer, PackerTimeout)
+    stopped = "shrinking stopped: this case got no answer within the timeout"
+    assert finding.origin == f"generated case (seed 1, {stopped})"
+    assert finding.blocks() == 2
+    assert summary.shrink_tries > 0
+    assert packer.asked_after == 0
+
+
+def test_a_fault_counted_as_found_is_not_said_shrunk() -> None:
+    """With ``count`` a fault is neither shrunk by Hypothesis nor by packcheck."""
+    summary = run(broken.raises, seed=1, max_examples=20, fixtures=(), count=True)
+    finding = summary.finding
+    assert finding is not None
+    shown = "not shrunk: a packer fault is shown as found"
+    assert finding.origin == f"generated case (seed 1, {shown})"
+    assert summary.failing["generated"] > 1
 
 
 _SLOW_IN_WORKER = """

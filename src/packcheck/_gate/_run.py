@@ -100,6 +100,19 @@ class Counted(Exception):
         self.finding = finding
 
 
+class _Unanswered(BaseException):
+    """Raised inside Hypothesis's test when a case gets no answer within the timeout:
+    it ends Hypothesis's run at once (a ``BaseException``, which Hypothesis lets
+    through), as each new try could wait the timeout and, refused, would leave
+    Hypothesis's shrinker trying passing cases for seconds of CPU.  ``shrinking``: the
+    case was a try while shrinking an earlier failure."""
+
+    def __init__(self, finding: Finding, shrinking: bool) -> None:
+        super().__init__(finding.origin)
+        self.finding = finding
+        self.shrinking = shrinking
+
+
 class _Gate:
     """One run's state: the oracle, the clock, the progress callback, the counts.
 
@@ -235,8 +248,6 @@ class _Gate:
                     tries += 1
                     if tries > SHRINK_TRIES or now - first_failure > self.shrink_seconds:
                         return
-                    if any(isinstance(f.answer, PackerTimeout) for f in failures.values()):
-                        return  # each try of a case that hangs would wait the timeout
                 if first_failure is None:
                     self.tick("generated", max_examples)
                 else:
@@ -249,6 +260,8 @@ class _Gate:
                     return
                 first_failure = first_failure or now
                 failures[key] = finding
+                if isinstance(finding.answer, PackerTimeout):
+                    raise _Unanswered(finding, shrinking=len(failures) > 1)
             # One raise site: Hypothesis tells failures apart by where they are raised.
             raise Counted(finding)
 
@@ -257,16 +270,35 @@ class _Gate:
                 conforms()
         except Counted as exc:
             counted.append(exc.finding)
-        self._keep_generated(counted)
+        except _Unanswered as exc:
+            why = (
+                "shrinking stopped: this case got no answer within the timeout"
+                if exc.shrinking
+                else _unshrunk(exc.finding)
+            )
+            counted.append(replace(exc.finding, origin=f"generated case (seed {seed}, {why})"))
+        self._keep_generated(counted, seed)
 
-    def _keep_generated(self, counted: list[Finding]) -> None:
+    def _keep_generated(self, counted: list[Finding], seed: int) -> None:
         """Count the generated cases' failures; the first, shrunk, may be the run's."""
         if counted and self.failed("generated"):
             first = counted[0]
             tries_left = SHRINK_TRIES if self.count else _POLISH_TRIES
-            polish = self.oracle.polish(first)
-            self.first = self.shrunk(None, first, tries_left) if polish else first
+            if self.oracle.polish(first):
+                self.first = self.shrunk(None, first, tries_left)
+            elif self.count:  # counted as found: neither Hypothesis nor packcheck shrank it
+                why = _unshrunk(first)
+                self.first = replace(first, origin=f"generated case (seed {seed}, {why})")
+            else:
+                self.first = first
         self.failing["generated"] += max(0, len(counted) - 1)
+
+
+def _unshrunk(finding: Finding) -> str:
+    """Why a failure counted as found was not shrunk: a fault is shown as found."""
+    if isinstance(finding.answer, PackerTimeout):
+        return "not shrunk: no answer within the timeout"
+    return "not shrunk: a packer fault is shown as found"
 
 
 def _drawn(

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any, TypeGuard
 
 from .._rule.jsonio import show
 from .._rule.model import SizeError, read_case
 from .._rule.order import same_utf16, sorted_utf16
+from .._rule.units import as_unit
 from .facts import (
     InvariantError,
     PartitionError,
@@ -49,6 +51,27 @@ def _kept_before(kept: Sequence[object], matched: int) -> str:
     return f"{matched:,} kept before it, the last {_show(kept[matched - 3 : matched])}"
 
 
+def _size_error(output: object) -> TypeGuard[dict[str, Any]]:
+    """Whether ``output`` is ``{"error":"size"}`` (a captured partition aside)."""
+    return (
+        isinstance(output, dict)
+        and [key for key in output if key != _PARTITION] == ["error"]
+        and type(output["error"]) is str
+        and output["error"] == "size"
+    )
+
+
+def _valid_units(case: Any) -> str:
+    """Why a valid case's units are valid: its first unit that is not an ``int`` (a
+    whole float such as ``1.0``, which a check like ``isinstance(v, int)`` refuses)."""
+    units = [("budget", case.get("budget"))]
+    units += [(f"blocks[{i}].size", block.get("size")) for i, block in enumerate(case["blocks"])]
+    for where, value in units:
+        if type(value) is not int:
+            return f"{where}: {_show(value)} is the unit {as_unit(value)}"
+    return "every unit is valid (the budget an integer >= 0, every size an integer >= 1)"
+
+
 def check_output(case: object, output: object) -> None:
     """Raise :class:`InvariantError` unless ``output`` is the declared output of ``case``.
 
@@ -62,12 +85,7 @@ def check_output(case: object, output: object) -> None:
     read = read_case(case)
     # Check the size error: one invalid unit anywhere decides the whole case.
     if isinstance(read, SizeError):
-        if not (
-            isinstance(output, dict)
-            and [key for key in output if key != _PARTITION] == ["error"]
-            and type(output["error"]) is str
-            and output["error"] == "size"
-        ):
+        if not _size_error(output):
             raise InvariantError(
                 "size error",
                 f'{read.reason}, so the output must be {{"error":"size"}}; got {_show(output)}',
@@ -79,6 +97,11 @@ def check_output(case: object, output: object) -> None:
                 f"got partition {_show(output[_PARTITION])}",
             )
         return
+    # Check the size error's mirror: every unit is valid, so no {"error":"size"}.
+    if _size_error(output):
+        raise InvariantError(
+            "size error", f'{_valid_units(case)}, so the output must not be {{"error":"size"}}'
+        )
 
     # Check the shape: exactly the three keys, with exact types.
     if not isinstance(output, dict):

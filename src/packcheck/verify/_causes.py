@@ -21,7 +21,7 @@ from .._rule.model import Case, SizeError, read_case
 from .._rule.order import same_utf16, sorted_utf16
 from .._rule.units import as_unit
 
-__all__ = ["CAUSES", "LENIENT", "departure", "departure_index", "named_causes"]
+__all__ = ["CAUSES", "LENIENT", "STRICT", "departure", "departure_index", "named_causes"]
 
 _Scan = Callable[[Case], tuple[list[str], object]]
 
@@ -232,6 +232,19 @@ LENIENT: tuple[tuple[str, Callable[[dict[str, Any]], Case | None]], ...] = (
     ("a size of 0 accepted (sizes must be >= 1)", lambda c: _lenient_case(c, zero=True)),
     ("sizes not checked once the budget is spent", _validating_while_room),
     ("sizes not checked when the budget is 0", _unchecked_at_zero),
+)
+
+
+def _whole_floats_refused(case: dict[str, Any]) -> bool:
+    """Whether ``isinstance(value, int)`` refuses a unit of ``case``: a whole float."""
+    units = [case.get("budget"), *(block.get("size") for block in case["blocks"])]
+    return any(type(unit) is float for unit in units)
+
+
+#: For a valid case answered ``{"error":"size"}``: stricter readings of a unit, each
+#: true when it refuses one of the case's units.
+STRICT: tuple[tuple[str, Callable[[dict[str, Any]], bool]], ...] = (
+    ("refuses whole floats (1.0) as units", _whole_floats_refused),
 )
 
 

@@ -38,7 +38,7 @@ from .._packers import PackerFault
 from .._rule.jsonio import show_int
 from .._rule.model import Case, SizeError, read_case
 from ..strategies import cases
-from ._causes import LENIENT, _same_value, _scan, _variant
+from ._causes import LENIENT, STRICT, _same_value, _scan, _variant
 from ._variants import ALL, Variant, rule_output
 
 __all__ = ["AGREEMENT", "LEAST", "SAMPLE", "Confirmed", "confirm", "int64_wrapped"]
@@ -269,6 +269,60 @@ def _lenient(
     return _sampled(outs, pool, rules, answer_of)
 
 
+_SIZE_ERROR = {"error": "size"}
+
+
+def _floated(case: dict[str, Any], rng: random.Random, count: int) -> Iterator[dict[str, Any]]:
+    """``case`` with its budget or one size (or all of them) written as a float."""
+    for _ in range(count):
+        floated = {**case, "blocks": [dict(b) for b in case["blocks"]]}
+        holders = [floated, *floated["blocks"]]
+        keys = ["budget", *("size" for _ in floated["blocks"])]
+        picked = range(len(holders)) if rng.random() < 0.25 else [rng.randrange(len(holders))]
+        for at in picked:
+            value = holders[at].get(keys[at])
+            if type(value) is int and abs(value) <= 2**53:
+                holders[at][keys[at]] = float(value)
+        yield floated
+
+
+def _strict(
+    case: dict[str, Any],
+    answer: object,
+    answer_of: Answer,
+    first: tuple[object, object] | None,
+    seed: int,
+    max_units: int,
+) -> Confirmed:
+    """Causes for ``{"error":"size"}`` answered to a valid case: stricter readings of
+    a unit, each confirmed on cases with a unit made a whole float and as they are.
+
+    A reading must refuse the case, and the case as first found, which must have been
+    answered ``{"error":"size"}`` too."""
+    found = [(case, answer), *([] if first is None else [first])]
+    readings = [
+        (Variant(name, _scan_rule), refuses)
+        for name, refuses in STRICT
+        if all(isinstance(c, dict) and refuses(c) and _agrees(a, _SIZE_ERROR) for c, a in found)
+    ]
+    if not readings:
+        return Confirmed((), None)
+    rng = random.Random(f"confirm:{seed}")
+    bases = [case, *_small(rng, 100), *_drawn(seed, max_units, _DRAWN, False)]
+    pool = [c for base in bases for c in (base, *_floated(base, rng, 2))]
+    pool = [c for c in pool if _readable(c) is not None]
+    rng.shuffle(pool)
+    rules = [_declared(c) for c in pool]
+    # Where the variant is the rule, its output leaves the partition out (as a scan
+    # variant's does): a packer that captures none agrees with it.
+    scans = [{k: v for k, v in rule.items() if k != "partition"} for rule in rules]
+    outs = [
+        (variant, [_SIZE_ERROR if refuses(c) else out for c, out in zip(pool, scans, strict=True)])
+        for variant, refuses in readings
+    ]
+    return _sampled(outs, pool, rules, answer_of)
+
+
 def _declared(case: dict[str, Any]) -> dict[str, Any]:
     try:
         read = read_case(case)
@@ -296,6 +350,8 @@ def confirm(
         if isinstance(case, dict) and _declared(case) == {"error": "size"}:
             return _lenient(case, answer, answer_of, seed, max_units)
         return Confirmed((), None)
+    if isinstance(case, dict) and _agrees(answer, _SIZE_ERROR):
+        return _strict(case, answer, answer_of, first, seed, max_units)
     wrap = int64_wrapped(case, answer) or (first and int64_wrapped(*first))
     if wrap:
         return Confirmed((WRAP,), wrap)

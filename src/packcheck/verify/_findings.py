@@ -9,7 +9,7 @@ from typing import Any
 from .._gate import SHOWN_WHOLE, plain_json, show_answer
 from .._gate import Finding as GateFinding
 from .._gate._plain_case import PlainCase
-from .._packers import Packer, PackerFault, ask
+from .._packers import Packer, PackerFault, PackerTimeout, ask
 from .._partition.facts import require_partition, without_partition
 from .._partition.invariants import InvariantError, check_output
 from .._rule.jsonio import dumps, same_json, show
@@ -235,11 +235,14 @@ def diagnosed(
 ) -> Finding:
     """``finding`` explained, its causes confirmed on a sample, and asked again alone.
 
-    The case is sent to ``packer`` once more: if it now passes, the failure needs
-    state from earlier calls, and the finding says so (no cause is named).  Otherwise
+    Unless it timed out, the case is sent to ``packer`` once more: if it now passes,
+    the failure needs state from earlier calls, and the finding says so (no cause is
+    named); a timeout is reported as it is (asked again, it would wait once more).  Otherwise
     each cause the answer agrees with is confirmed on further cases
     (:mod:`packcheck.verify._confirm`); only confirmed ones are named.
     """
+    if isinstance(finding.answer, PackerTimeout):
+        return finding  # asked again, it would wait the timeout once more
     first = finding.first or finding
     again = examine(packer, finding.case, finding.expected, finding.origin, partition=partition)
     if again is None:
