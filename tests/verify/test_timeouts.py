@@ -37,6 +37,19 @@ class _Watched:
         self.packer.close()
 
 
+def _timed_out(packer: _Watched) -> tuple[Any, Any]:
+    """The run (seed 1, 200 cases, no fixtures) of ``packer``, closed after it, and its
+    finding: a case that got no answer, the packer stopped."""
+    try:
+        summary = run(packer, seed=1, max_examples=200, fixtures=())
+    finally:
+        packer.close()
+    finding = summary.finding
+    assert finding is not None
+    assert isinstance(finding.answer, PackerTimeout)
+    return summary, finding
+
+
 @pytest.mark.parametrize(
     ("function", "phase", "origin"),
     [
@@ -53,13 +66,7 @@ def test_a_timed_out_case_is_reported_unshrunk(
     tried_after = []
     dumps = _run.dumps
     monkeypatch.setattr(_run, "dumps", lambda v: tried_after.append(packer.timed_out) or dumps(v))
-    try:
-        summary = run(packer, seed=1, max_examples=200, fixtures=())
-    finally:
-        packer.close()
-    finding = summary.finding
-    assert finding is not None
-    assert isinstance(finding.answer, PackerTimeout)
+    summary, finding = _timed_out(packer)
     assert finding.failures == ("packer fault: no answer within 0.5 s (timeout); packer stopped",)
     assert finding.origin == origin
     assert list(summary.phase_seconds)[-1] == phase
@@ -93,13 +100,7 @@ def test_shrinking_stops_at_a_case_that_times_out(tmp_path: Path) -> None:
     module = tmp_path / "wrong_then_hangs.py"
     module.write_text(_WRONG_THEN_HANGS)
     packer = _Watched(WorkerPacker(f"{module}:pack_case", 0.5))
-    try:
-        summary = run(packer, seed=1, max_examples=200, fixtures=())
-    finally:
-        packer.close()
-    finding = summary.finding
-    assert finding is not None
-    assert isinstance(finding.answer, PackerTimeout)
+    summary, finding = _timed_out(packer)
     stopped = "shrinking stopped: this case got no answer within the timeout"
     assert finding.origin == f"generated case (seed 1, {stopped})"
     assert finding.blocks() == 2
