@@ -105,7 +105,7 @@ def test_a_local_cluster_of_two_workers(capsys: pytest.CaptureFixture[str]) -> N
     both = ["verify", "--packer", "rare.py:rare", *QUICK]
     alone = run(capsys, *both, "--seed", "5")
     seeds = run(capsys, *both, "--seeds", "1-8", "--workers", "2")
-    assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))
+    assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1])), seeds[2]
 
 
 def test_an_unreachable_scheduler_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import atexit
 import os
-import random
 import sys
 import threading
 import time
@@ -208,10 +207,7 @@ def checked_seeds(s: argparse.Namespace, progress: Progress | None) -> Outcome:
     for them all.  Raises :class:`OSError`, :class:`SourceError` or
     :class:`SetupError` (also for a cluster that cannot be had) as the run of one seed
     would."""
-    if s.seeds is not None:
-        seeds: tuple[int, ...] = s.seeds
-    else:
-        seeds = (s.seed if s.seed is not None else random.SystemRandom().randrange(2**32),)
+    seeds: tuple[int, ...] = s.seeds if s.seeds is not None else (gate.run_seed(s),)
     fixtures = None
     if s.save_failures is not None:
         writable_directory(s.save_failures)

@@ -49,7 +49,16 @@ from ._options import (
 )
 from ._progress import progress_for
 
-__all__ = ["OPTIONS", "Option", "checked", "gate_settings", "keys", "register", "settings"]
+__all__ = [
+    "OPTIONS",
+    "Option",
+    "checked",
+    "gate_settings",
+    "keys",
+    "register",
+    "run_seed",
+    "settings",
+]
 
 BOTH = ("verify", "diff")
 
@@ -380,6 +389,11 @@ def gate_settings(s: argparse.Namespace, seed: int, progress: Progress | None) -
     return Settings(**fields)
 
 
+def run_seed(s: argparse.Namespace) -> int:
+    """The seed ``--seed`` gives, or one picked at random (and printed in the report)."""
+    return s.seed if s.seed is not None else random.SystemRandom().randrange(2**32)
+
+
 def checked(s: argparse.Namespace, progress: Progress | None = None) -> Outcome:
     """Run the gate with the settings ``s``; raises :class:`OSError`,
     :class:`SourceError` or :class:`SetupError` when it cannot run at all (a command
@@ -394,7 +408,7 @@ def checked(s: argparse.Namespace, progress: Progress | None = None) -> Outcome:
         return checked_seeds(s, progress)
     from ._subjects import compared, verified
 
-    seed = s.seed if s.seed is not None else random.SystemRandom().randrange(2**32)
+    seed = run_seed(s)
     _stop.note(rerun=rerun(s, seed), save=s.save_failures)  # said if stopped
     run = verified if s.gate_command == "verify" else compared
     outcome = run(s, timeout_of(s), gate_settings(s, seed, progress))

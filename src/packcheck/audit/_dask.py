@@ -71,8 +71,8 @@ def cluster(
             "distributed.worker.multiprocessing-method": _START,
             "distributed.worker.profile.enabled": False,  # its sampling thread costs CPU
         }
-        with _Held() as held, dask.config.set(local_settings):  # half started, a
-            # local cluster cannot be stopped cleanly
+        # Signals held: half started, a local cluster cannot be stopped cleanly.
+        with _Held() as held, dask.config.set(local_settings):
             local = distributed.LocalCluster(
                 n_workers=workers,
                 threads_per_worker=1,
