@@ -176,7 +176,7 @@ def _outcomes(
     sent = [replace(job, cwd=os.getcwd()) for job in jobs]
     try:
         with (
-            cluster(s.workers, s.scheduler, timeout) as run,
+            cluster(s.workers, s.scheduler, timeout, fork=False) as run,
             closing(run(run_task, sent)) as results,
         ):
             yield (_answered(result) for result in results)

@@ -55,10 +55,18 @@ def _distributed(flag: str) -> Any:
 
 @contextmanager
 def cluster(
-    workers: int | None = None, scheduler: str | None = None, timeout: float = CONNECT_TIMEOUT
+    workers: int | None = None,
+    scheduler: str | None = None,
+    timeout: float = CONNECT_TIMEOUT,
+    *,
+    fork: bool = True,
 ) -> Iterator[Runner]:
     """A :class:`Runner` on a local cluster of ``workers`` processes (one thread each),
     or on the cluster at ``scheduler``; closed (the local one stopped) on leaving.
+
+    ``fork`` ``False``: a local cluster's workers are spawned, whatever the platform,
+    for tasks that must not inherit this process's state (a gate run's Hypothesis,
+    forked from a process in the middle of its own, once reported a flaky failure).
 
     Its logging is kept to errors, so that a run prints only its own lines.
     """
@@ -68,7 +76,7 @@ def cluster(
         import dask
 
         local_settings = {
-            "distributed.worker.multiprocessing-method": _START,
+            "distributed.worker.multiprocessing-method": _START if fork else "spawn",
             "distributed.worker.profile.enabled": False,  # its sampling thread costs CPU
         }
         # Signals held: half started, a local cluster cannot be stopped cleanly.
