@@ -395,3 +395,25 @@ def test_the_matrix_shows_the_compiled_engine_where_numba_is_installed(
     engines = {result["engine"] for result in json.loads(capsys.readouterr().out)["results"]}
     assert engines == ({"reference", "numpy", "numba"} if installed else {"reference", "numpy"})
     capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [
+        (None, "-"),
+        (0.0009996, "1 ms"),
+        (0.0009994, "999 µs"),
+        (9.996e-07, "1 µs"),
+        (0.9996, "1 s"),
+        (2.5, "2.5 s"),
+        (999.96, "1,000 s"),
+        (1234.5, "1,234 s"),
+        (5e-10, "0.5 ns"),
+    ],
+)
+def test_a_time_is_shown_in_the_unit_its_rounded_figure_needs(
+    seconds: float | None, shown: str
+) -> None:
+    from packcheck._cli.bench_show import format_time
+
+    assert format_time(seconds) == shown

@@ -57,9 +57,14 @@ def dump(data: Any) -> str:
 def format_time(seconds: float | None) -> str:
     if seconds is None:
         return "-"
+    if seconds >= 999.5:  # three figures would need an exponent
+        return f"{seconds:,.0f} s"
+    # The unit is chosen after rounding to three figures: 0.9996 ms is "1 ms", never
+    # "1e+03 µs".
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
+        shown = f"{seconds / scale:.3g}"
+        if float(shown) >= 1:
+            return f"{shown} {unit}"
     return f"{seconds / 1e-9:.3g} ns"
 
 
