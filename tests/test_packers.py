@@ -22,17 +22,18 @@ from packers import broken
 
 from packcheck import pack
 from packcheck._gate._plain_case import PlainCase
-from packcheck._load import SetupError, load_function
 from packcheck._packers import (
     CallablePacker,
     CommandPacker,
     PackerFault,
+    SetupError,
     WorkerPacker,
-    _plain_copy,
     ask,
     encode_case,
+    load_function,
     serve,
 )
+from packcheck._packers._callable import _plain_copy
 
 PACKERS = Path(__file__).parent / "packers"
 
@@ -144,7 +145,7 @@ def test_a_command_that_closes_stdin_is_a_fault() -> None:
 
 
 def test_an_endless_answer_line_is_a_fault(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("packcheck._packers.MAX_ANSWER_BYTES", 10)
+    monkeypatch.setattr("packcheck._packers._process.MAX_ANSWER_BYTES", 10)
     packer = CommandPacker("sh -c 'printf %0100d 0; sleep 60'", timeout=5)
     with pytest.raises(PackerFault, match="answer longer than 10 bytes"):
         packer.answer(SMALL)

@@ -50,7 +50,7 @@ class PackcheckItem(pytest.Item):
         from ._cli import gate
         from ._cli._config import ConfigError, attributed
         from ._gate import text
-        from ._load import SetupError
+        from ._packers import SetupError
         from ._rule.sources import SourceError
 
         given = {"gate_command": self.command, "packer": self.packer}

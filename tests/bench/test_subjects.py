@@ -19,8 +19,7 @@ import pytest
 
 from packcheck import bench, pack
 from packcheck._engines import levels as scan
-from packcheck._load import SetupError
-from packcheck._packers import CommandPacker, PackerFault
+from packcheck._packers import CommandPacker, PackerFault, SetupError
 from packcheck.bench import _timing
 from packcheck.bench._subjects import (
     CaseSubject,

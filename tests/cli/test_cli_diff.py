@@ -18,7 +18,7 @@ from packcheck._cli import gate as cli_gate
 from packcheck._cli._subjects import _Side
 from packcheck._gate import _run as gate_run
 from packcheck._gate._plain_case import PlainCase
-from packcheck._load import SetupError
+from packcheck._packers import SetupError
 
 PACKERS = Path(__file__).parents[1] / "packers"
 QUICK = ["--seed", "1", "--max-examples", "100", "--no-long-lists"]

@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 from packers import broken
 
-from packcheck import _packers
 from packcheck._gate import _run
-from packcheck._packers import PackerTimeout, WorkerPacker
+from packcheck._packers import PackerTimeout, WorkerPacker, _worker
 from packcheck.verify import SetupError, run
 
 BROKEN = Path(__file__).parents[1] / "packers" / "broken.py"
@@ -121,7 +120,7 @@ def test_a_fault_counted_as_found_is_not_said_shrunk() -> None:
 _SLOW_IN_WORKER = """
 import sys, time
 main = sys.modules["__main__"]
-if getattr(main.__spec__, "name", None) == "packcheck._packers":
+if getattr(main.__spec__, "name", None) == "packcheck._packers.__main__":
     {action}
 def pack(case):
     return None
@@ -142,7 +141,7 @@ def test_a_worker_that_does_not_start_is_a_setup_error(
 ) -> None:
     module = tmp_path / "slow_start.py"
     module.write_text(_SLOW_IN_WORKER.format(action=action))
-    monkeypatch.setattr(_packers, "WORKER_START_SECONDS", wait)
+    monkeypatch.setattr(_worker, "WORKER_START_SECONDS", wait)
     packer = WorkerPacker(f"{module}:pack", 0.1)
     with pytest.raises(SetupError, match=message):
         packer.start()

@@ -35,7 +35,7 @@ from .. import _stop
 from .._gate import CHECKED, PHASES, Fixture, Outcome, Progress, seed_fixtures
 from .._gate._fixtures import saved_fixtures, writable_directory
 from .._gate._run import save_new
-from .._load import SetupError
+from .._packers import SetupError
 from .._rule.sources import SourceError
 from . import gate
 from ._progress import SEEDS

@@ -14,8 +14,17 @@ from dataclasses import replace
 from typing import Any
 
 from .._gate import Outcome, Settings
-from .._load import SetupError, importable, load
-from .._packers import CallablePacker, CommandPacker, Packer, Recipe, WorkerPacker, ask
+from .._packers import (
+    CallablePacker,
+    CommandPacker,
+    Packer,
+    Recipe,
+    SetupError,
+    WorkerPacker,
+    ask,
+    importable,
+    load,
+)
 
 # Imported from the modules, not as attributes of the package: pytester's inline runs
 # drop the modules they imported but not the package's attributes that name them.

@@ -22,7 +22,7 @@ from .. import bench
 from .._engines import compiled
 from .._engines import levels as scan
 from .._engines.pack import pack
-from .._load import SetupError, load
+from .._packers import SetupError, load
 from ..bench._limit import Limit
 from ..bench._subjects import (
     KINDS,

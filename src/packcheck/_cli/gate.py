@@ -31,7 +31,7 @@ from .._gate import (
     render,
     seeds_text,
 )
-from .._load import SetupError
+from .._packers import SetupError
 from .._rule.sources import SourceError
 from ..strategies import MAX_SAFE_UNITS
 from . import _config

@@ -12,8 +12,7 @@ from functools import partial
 from typing import IO, Any
 
 from .._engines.choice import Engine
-from .._load import SetupError, load
-from .._packers import CallablePacker, CommandPacker, Packer, PackerFault
+from .._packers import CallablePacker, CommandPacker, Packer, PackerFault, SetupError, load
 from .._partition.facts import without_partition
 from .._partition.trace import trace
 from .._rule.jsonio import JSONError, dumps, loads, write_json

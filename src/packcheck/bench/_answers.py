@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._load import SetupError
-from .._packers import PackerFault
+from .._packers import PackerFault, SetupError
 from ._kernels import BenchError
 
 __all__ = ["check_answers", "first_answer"]

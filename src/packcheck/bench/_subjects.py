@@ -28,8 +28,7 @@ import numpy as np
 
 from .. import reference
 from .._engines.pack import pack
-from .._load import SetupError
-from .._packers import CommandPacker, PackerFault, encode_case
+from .._packers import CommandPacker, PackerFault, SetupError, encode_case
 from .._partition.facts import without_partition
 from ._kernels import BenchError, Kernel, read_answer
 from ._limit import Limit

@@ -1,0 +1,222 @@
+"""A Python function called in this process: its own copy of each case, a change located.
+
+Also what every packer adapter is (:class:`Packer`), the fault it raises
+(:class:`PackerFault`) and a case kept as its parts (:class:`Recipe`, :func:`ask`).
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable
+from operator import countOf
+from typing import Any, Protocol, runtime_checkable
+
+from .. import _stop
+from .._rule.model import plain_columns
+
+__all__ = ["CallablePacker", "Packer", "PackerFault", "Recipe", "ask"]
+
+
+class PackerFault(Exception):
+    """The packer failed on one case (raised, died, timed out, ...); one line."""
+
+
+@runtime_checkable
+class Packer(Protocol):
+    """What ``verify`` needs from a packer under test."""
+
+    def answer(self, case: dict[str, Any]) -> object:
+        """The packer's output for ``case``; raises :class:`PackerFault`."""
+        ...  # pragma: no cover - protocol
+
+    def close(self) -> None:
+        """Release the packer (end its process, if any)."""
+        ...  # pragma: no cover - protocol
+
+
+def _difference(before: object, after: object, where: str) -> str | None:
+    """Where ``after`` first differs from ``before``, comparing types exactly."""
+    if type(before) is not type(after):
+        return f"{where} changed type"
+    if isinstance(before, dict) and isinstance(after, dict):
+        if list(before) != list(after):
+            return f"{where} keys changed"
+        for key in before:
+            found = _difference(before[key], after[key], f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(before, list) and isinstance(after, list):
+        if len(before) != len(after):
+            return f"{where} length changed from {len(before)} to {len(after)}"
+        for index, (old, new) in enumerate(zip(before, after, strict=True)):
+            found = _difference(old, new, f"{where}[{index}]")
+            if found:
+                return found
+        return None
+    return None if before == after else f"{where} changed"
+
+
+# Values that cannot change in place and that ``==`` tells apart exactly once their
+# types are the same (no float: a NaN is not equal to itself).
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def _plain_copy(case: object) -> dict[str, Any] | None:
+    """A copy of a plain ``case`` that shares nothing mutable with it, else ``None``.
+
+    Plain: a ``dict`` with ``str`` keys whose values are ``str``, ``int``, ``bool`` or
+    ``None``, lists of ``str``, or lists of blocks ``{"id": str, "size": int}``
+    (:func:`packcheck._rule.model.plain_columns`), types exact.  The dict, its lists and
+    the blocks are copied; strings and integers, which cannot change, are shared.  A
+    block that stands twice in the list (the same dict) is two dicts in the copy.
+    Anything else (floats, ``Decimal``, blocks with other keys or in another order,
+    nesting) is ``None``: it is copied by pickling, as it always was.
+    """
+    if type(case) is not dict:
+        return None
+    work: dict[str, Any] = {}
+    for key, value in case.items():
+        kind = type(value)
+        if type(key) is not str:
+            return None
+        if kind in _SCALARS:
+            work[key] = value
+        elif kind is not list:
+            return None
+        elif value and type(value[0]) is dict:
+            if plain_columns(value) is None:
+                return None
+            work[key] = list(map(dict.copy, value))
+        elif countOf(map(type, value), str) == len(value):
+            work[key] = value.copy()
+        else:
+            return None
+    return work
+
+
+def _unchanged(case: dict[str, Any], work: dict[str, Any]) -> bool:
+    """Whether ``work``, a :func:`_plain_copy` of ``case`` the packer had, is still
+    exactly ``case``: the same keys in the same order, equal values of the same exact
+    types, every block's ``id`` before its ``size``."""
+    if list(work) != list(case):
+        return False
+    for key, value in case.items():
+        after = work[key]
+        if type(after) is not type(value):
+            return False
+        if type(after) is not list:
+            continue
+        if not (value and type(value[0]) is dict):
+            if countOf(map(type, after), str) != len(after):
+                return False
+        elif plain_columns(after) is None:
+            return False
+    return work == case
+
+
+def _located(case: object, work: object) -> None:
+    """Raise the :class:`PackerFault` that says where ``work`` first differs from
+    ``case`` (compared exactly), if it does."""
+    changed = _difference(case, work, "case")
+    if changed:
+        raise PackerFault(f"modified its input ({changed})")
+
+
+class Recipe(Protocol):
+    """A case the caller keeps as its parts: each :meth:`build` is a new ``dict`` that
+    nothing else refers to, and :meth:`holds` tells whether one is still as built.
+    Picklable, of a class a worker can import, to be sent to one."""
+
+    def build(self) -> dict[str, Any]:
+        """A new case."""
+        ...  # pragma: no cover - protocol
+
+    def holds(self, case: object) -> bool:
+        """Whether ``case``, made by :meth:`build`, is still exactly as built."""
+        ...  # pragma: no cover - protocol
+
+    def line(self) -> str:
+        """The case as :func:`~packcheck._rule.jsonio.dumps` writes :meth:`build`'s, to the byte."""
+        ...  # pragma: no cover - protocol
+
+
+def ask(packer: Packer, recipe: Recipe) -> object:
+    """``packer``'s answer to the case ``recipe`` builds, built for this call alone.
+
+    A Python function gets it without the copy :meth:`CallablePacker.answer` makes
+    (:meth:`CallablePacker.answer_built`), in a worker too, where the recipe is sent
+    instead of the case (:meth:`WorkerPacker.answer_built`); a command gets the line
+    the recipe writes (:meth:`CommandPacker.answer_built`).  A packer without an
+    ``answer_built`` method gets a build.
+    """
+    answer_built = getattr(packer, "answer_built", None)
+    if answer_built is not None:
+        answer: object = answer_built(recipe)
+        return answer
+    return packer.answer(recipe.build())
+
+
+class CallablePacker:
+    """A Python function called in this process with its own deep copy of each case."""
+
+    def __init__(self, function: Callable[[dict[str, Any]], object]) -> None:
+        self.function = function
+
+    def answer(self, case: dict[str, Any]) -> object:
+        """Call the function; an exception or a modified input is a :class:`PackerFault`.
+
+        A plain case (:func:`_plain_copy`, every generated and probe case of ``int``
+        units) is copied as far as it can change, at C speed, and compared exactly
+        afterwards; any other is copied by a pickle round trip.  Either way a change is
+        located by :func:`_difference`, so both report the same faults.
+        """
+        work = _plain_copy(case)
+        if work is None:
+            return self._pickled(case)
+        result = self._call(work)
+        if not _unchanged(case, work):
+            _located(case, work)
+        return result
+
+    def answer_built(self, recipe: Recipe) -> object:
+        """:meth:`answer` for a case built for this call alone: nothing to copy, so
+        the function gets it as built, and ``recipe`` tells afterwards whether it was
+        changed (located against a second build, as :meth:`answer` locates it)."""
+        work = recipe.build()
+        result = self._call(work)
+        if not recipe.holds(work):
+            _located(recipe.build(), work)
+        return result
+
+    def answer_unpickled(self, case: dict[str, Any], pickled: bytes) -> object:
+        """:meth:`answer` for a case read from ``pickled`` that nothing else holds (a
+        worker's): the function gets it uncopied, and a pickle of it afterwards equal
+        to ``pickled`` proves it unchanged; any other is compared exactly with a new read
+        of ``pickled`` and the change located, as :meth:`answer` locates it."""
+        result = self._call(case)
+        if pickle.dumps(case) != pickled:
+            _located(pickle.loads(pickled), case)
+        return result
+
+    def _call(self, work: dict[str, Any]) -> object:
+        _stop.check()
+        try:
+            return self.function(work)
+        except (Exception, SystemExit) as exc:
+            raise PackerFault(f"raised {type(exc).__name__}: {exc}") from exc
+
+    def _pickled(self, case: object) -> object:
+        # A pickle round trip is a deep copy at C speed (JSON data: dicts, lists, str,
+        # int, float, bool, None, Decimal), and equal pickles prove an unchanged input.
+        before = pickle.dumps(case, protocol=pickle.HIGHEST_PROTOCOL)
+        work = pickle.loads(before)
+        result = self._call(work)
+        if pickle.dumps(work, protocol=pickle.HIGHEST_PROTOCOL) != before:
+            # Different pickles may still be equal data (shared objects replaced by
+            # equal ones): the exact comparison decides.
+            _located(case, work)
+        return result
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,93 @@
+"""A packer that is any program speaking JSON Lines: one case in, one output object out."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from .._rule.jsonio import JSONError, dumps, loads
+from ._callable import PackerFault, Recipe
+from ._load import SetupError
+from ._process import Process, _Died, cut_line
+
+__all__ = ["CommandPacker"]
+
+
+class CommandPacker(Process):
+    """Any program speaking JSON Lines: one case in, one output object out."""
+
+    #: Its answers are JSON text: a whole number may come as 4 where Python has 4.0.
+    speaks_json = True
+
+    def __init__(
+        self, command: str, timeout: float, *, any_json: bool = False, cwd: str | None = None
+    ) -> None:
+        """``any_json``: any JSON value is an answer (``diff``), not only an object;
+        ``cwd``: the directory the command runs in (default: this process's)."""
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise SetupError(f"--packer-cmd {command!r}: {exc}") from None
+        if not argv:
+            raise SetupError("--packer-cmd is empty")
+        super().__init__(argv, timeout, cwd=cwd)
+        self.command = command
+        self.answered = False
+        self.any_json = any_json
+
+    def answer(self, case: dict[str, Any]) -> object:
+        """The parsed object the command printed for ``case``.
+
+        Raises :class:`SetupError` if the command ends before it has answered any
+        case and, started again, ends on the empty case too (a mistyped script path,
+        a missing module): it never ran as a packer.  One that answers the empty case
+        failed on ``case`` itself, a :class:`PackerFault` like any other.
+        """
+        return self._answer(dumps(case))
+
+    def answer_built(self, recipe: Recipe) -> object:
+        """:meth:`answer` for the case ``recipe`` builds, sent as the line it writes
+        (the same bytes, without a ``dict`` per block)."""
+        return self._answer(recipe.line())
+
+    def _answer(self, line: str) -> object:
+        try:
+            raw = self._send(line)
+        except _Died as exc:
+            if self.answered or self._answers(_EMPTY_CASE):
+                raise
+            raise SetupError(
+                f"--packer-cmd {self.command!r} ended before answering any case, and "
+                f"again when given the empty case: {exc}"
+            ) from None
+        self.answered = True
+        try:
+            output = loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, JSONError) as exc:
+            self.stop()
+            raise PackerFault(f"answered {_clip(raw)}, which is not JSON ({exc})") from None
+        if not isinstance(output, dict) and not self.any_json:
+            self.stop()
+            raise PackerFault(f"answered {_clip(raw)}, which is not a JSON object")
+        return output
+
+    def _send(self, line: str) -> bytes:
+        """Send one JSON line; the line the command printed back."""
+        return self.exchange((line + "\n").encode("ascii"), cut_line)
+
+    def _answers(self, case: dict[str, Any]) -> bool:
+        """Whether the command, started again if need be, answers ``case`` at all."""
+        try:
+            self._send(dumps(case))
+        except PackerFault:
+            return False
+        self.answered = True
+        return True
+
+
+_EMPTY_CASE: dict[str, Any] = {"budget": 0, "blocks": [], "required": []}
+
+
+def _clip(raw: bytes) -> str:
+    text = raw.decode("utf-8", "replace")
+    return repr(text if len(text) <= 80 else text[:77] + "...")
