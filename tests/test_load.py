@@ -13,7 +13,7 @@ import pytest
 import packcheck
 from packcheck._engines import levels as scan
 from packcheck._packers import SetupError, load
-from packcheck.bench._kernels import read_answer
+from packcheck.bench._answers import read_answer
 
 PACKAGE = Path(packcheck.__file__).parent
 

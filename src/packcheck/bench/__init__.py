@@ -11,9 +11,9 @@ function, a JSON Lines command: :func:`python_subject`, :class:`CommandSubject`)
 from __future__ import annotations
 
 from ._ab import CLOCKS, ABReport, Comparison, ab
+from ._answers import BenchError, Kernel
 from ._context import context
-from ._kernels import BenchError, Kernel
-from ._report import KIND, REFERENCE, Report, Timing
+from ._report import CALLS, KIND, REFERENCE, TIE, Report, StepsReport, StepTiming, Timing
 from ._run import (
     CASE_SIZES,
     CASE_WORKLOADS,
@@ -28,7 +28,6 @@ from ._run import (
     run,
     run_steps,
 )
-from ._steps import CALLS, TIE, StepsReport, StepTiming
 from ._subjects import CaseSubject, CommandSubject, KernelSubject, Subject, python_subject
 from ._workloads import WORKLOADS
 

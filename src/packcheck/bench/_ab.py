@@ -19,9 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._answers import check_answers, first_answer
+from ._answers import BenchError, Kernel, Progress, check_answers, first_answer
 from ._context import context
-from ._kernels import BenchError, Kernel, Progress
 from ._paired import Estimate, Verdict
 from ._subjects import Cell, Subject, as_subject
 from ._timing import CLOCKS, calls_per_sample, commands_clock, log_ratio, paired, wall

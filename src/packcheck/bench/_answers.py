@@ -2,18 +2,46 @@
 
 :func:`first_answer` makes the first, untimed call (an exception becomes a one-line
 :class:`BenchError`); :func:`check_answers` compares what the timed sides answered
-with what the rule gives.
+with what the rule gives; :func:`read_answer` reads a kernel's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .._packers import PackerFault, SetupError
-from ._kernels import BenchError
+import numpy as np
+import numpy.typing as npt
 
-__all__ = ["check_answers", "first_answer"]
+from .._packers import PackerFault, SetupError
+
+__all__ = ["BenchError", "Kernel", "Progress", "check_answers", "first_answer", "read_answer"]
+
+#: A ``pack_sizes``-compatible function: int64 sizes in, kept flags and remaining out.
+Kernel = Callable[[int, npt.NDArray[np.int64]], tuple[Sequence[bool] | npt.NDArray[np.bool_], int]]
+#: ``progress(what, done, total)``: what a benchmark measures now, the ``done``-th of
+#: ``total`` (as ``verify``'s progress is told).
+Progress = Callable[[str, int, "int | None"], None]
+
+
+class BenchError(Exception):
+    """A packer gave a wrong answer or changed its input; ``str()`` is one line."""
+
+
+def read_answer(answer: Any) -> tuple[list[bool], int] | None:
+    """``(flags, remaining)`` as plain Python values, or ``None`` if it is not an answer.
+
+    ``remaining`` must be an ``int`` (not a NumPy scalar or a bool); the flags any
+    sequence or array, compared by value.
+    """
+    try:
+        mask, remaining = answer
+        flags = mask.tolist() if isinstance(mask, np.ndarray) else list(mask)
+    except (TypeError, ValueError):
+        return None
+    if type(remaining) is not int:
+        return None
+    return flags, remaining
 
 
 def first_answer(

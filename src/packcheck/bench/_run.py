@@ -24,11 +24,9 @@ import numpy as np
 from .. import reference
 from .._engines import levels as scan
 from .._engines.pack import pack, pack_many
-from ._answers import check_answers, first_answer
+from ._answers import BenchError, Kernel, Progress, check_answers, first_answer
 from ._context import MACHINE_KEYS, VERSION_KEYS, context, mismatches
-from ._kernels import BenchError, Kernel, Progress
-from ._report import REFERENCE, Report, Timing
-from ._steps import CALLS, StepsReport, StepTiming
+from ._report import CALLS, REFERENCE, Report, StepsReport, StepTiming, Timing
 from ._subjects import Subject, as_subject
 from ._timing import CLOCKS, Run, calls_per_sample, commands_clock, in_turn, repeated
 from ._workloads import WORKLOADS, Batch, Workload, batch_of_steps, workload

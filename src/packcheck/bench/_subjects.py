@@ -30,7 +30,7 @@ from .. import reference
 from .._engines.pack import pack
 from .._packers import CommandPacker, PackerFault, SetupError, encode_case
 from .._partition.facts import without_partition
-from ._kernels import BenchError, Kernel, read_answer
+from ._answers import BenchError, Kernel, read_answer
 from ._limit import Limit
 from ._timing import Run, repeated, unwatch, watch
 from ._workloads import Workload, as_case
