@@ -13,7 +13,7 @@ from .jsonio import show
 from .order import own_utf16, same_utf16
 from .units import NumberTooLarge, as_unit
 
-__all__ = ["Case", "MalformedCase", "SizeError", "json_type", "plain_fields", "read_case"]
+__all__ = ["Case", "MalformedCase", "SizeError", "json_type", "plain_columns", "read_case"]
 
 
 class MalformedCase(ValueError):
@@ -62,7 +62,7 @@ class SizeError:
         if self.absent or self.value is None:
             got = "absent" if self.absent else "null"
         else:
-            got = f"{_show(self.value)} ({json_type(self.value)})"
+            got = f"{show(self.value, 40)} ({json_type(self.value)})"
         return f"{self.where}: {got} is not an integer >= {floor}"
 
 
@@ -81,10 +81,6 @@ def json_type(value: object) -> str:
     if isinstance(value, list | tuple):
         return "array"
     return type(value).__name__
-
-
-def _show(value: object) -> str:
-    return show(value, 40)
 
 
 def _unit(value: object, where: str) -> int | None:
@@ -150,27 +146,6 @@ def _plain_parts(case: object) -> tuple[int, list[str], list[int], list[str], st
     except TypeError:
         return None
     return budget, ids, sizes, required, text
-
-
-def plain_fields(case: object) -> tuple[int, list[str], list[int], list[str]] | None:
-    """``(budget, ids, sizes, required)`` of a plain valid case, read at C speed.
-
-    Plain: the case and its blocks are ``dict``s, IDs ``str`` and sizes ``int >= 1``
-    (exact types: never a ``bool``), the budget an ``int >= 0`` and ``required`` a
-    list of ``str``, no ID holding a surrogate.  Anything else (an error to report, a
-    ``Decimal``, a surrogate pair to join) gives ``None`` and is left to
-    :func:`read_case`, which reads plain cases to the same values.  O(n), every pass
-    in C.
-    """
-    parts = _plain_parts(case)
-    if parts is None:
-        return None
-    budget, ids, sizes, required, text = parts
-    # IDs without a surrogate are their own UTF-16 identity; others may hold a
-    # surrogate pair to join.
-    if (sizes and min(sizes) < 1) or not own_utf16(text):
-        return None
-    return budget, ids, sizes, required
 
 
 def _block_shapes(blocks: list[Any]) -> tuple[list[str], list[object]]:
