@@ -26,6 +26,7 @@ __all__ = [
     "Piece",
     "ReadError",
     "Runner",
+    "buffered",
     "count_lines",
     "expand",
     "in_process",
@@ -161,25 +162,37 @@ def piece_lines(piece: Piece) -> Iterator[IO[bytes]]:
         if piece.stop is None:
             yield stream
         else:
-            yield io.BufferedReader(_Window(stream, piece.stop - piece.start), 1 << 16)
+            left = piece.stop - piece.start
+
+            def window(size: int) -> bytes:
+                nonlocal left
+                data = stream.read(min(size, left))
+                left -= len(data)
+                return data
+
+            yield buffered(window)
 
 
-class _Window(io.RawIOBase):
-    """At most ``left`` bytes of ``stream``."""
+class _Raw(io.RawIOBase):
+    """The bytes ``read(size)`` gives, as a raw stream."""
 
-    def __init__(self, stream: IO[bytes], left: int) -> None:
+    def __init__(self, read: Callable[[int], bytes]) -> None:
         super().__init__()
-        self._stream = stream
-        self._left = left
+        self._read = read
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: Any) -> int:
-        data = self._stream.read(min(len(buffer), self._left))
+        data = self._read(len(buffer))
         buffer[: len(data)] = data
-        self._left -= len(data)
         return len(data)
+
+
+def buffered(read: Callable[[int], bytes]) -> IO[bytes]:
+    """A stream of the bytes ``read(size)`` gives (at most ``size``; none at the end),
+    read in chunks of 64 KiB."""
+    return io.BufferedReader(_Raw(read), buffer_size=1 << 16)
 
 
 def plan(
