@@ -180,16 +180,23 @@ class Audit:
             label = dumps(label)[:200]
         step: StepAt = (at[0], label) if at[1] is None else (at[0], label, at[1])
         for block_id, reason in reasons.items():
-            tally = self._lost.get(block_id)
-            if tally is None:
-                if self.max_tracked is not None and len(self._lost) >= self.max_tracked:
-                    self.untracked += 1
-                    continue
-                tally = self._lost[block_id] = _Tally()
-            tally.count += 1
-            tally.reasons[reason] += 1
-            if len(tally.steps) < MAX_STEPS_SHOWN:
-                tally.steps.append(step)
+            tally = self._tally_of(block_id, 1)
+            if tally is not None:
+                tally.count += 1
+                tally.reasons[reason] += 1
+                if len(tally.steps) < MAX_STEPS_SHOWN:
+                    tally.steps.append(step)
+
+    def _tally_of(self, block_id: str, losses: int) -> _Tally | None:
+        """The tally of ``block_id``, new if need be; ``None`` (its ``losses`` counted
+        as untracked) when it is new and :attr:`max_tracked` IDs are tracked already."""
+        tally = self._lost.get(block_id)
+        if tally is None:
+            if self.max_tracked is not None and len(self._lost) >= self.max_tracked:
+                self.untracked += losses
+                return None
+            tally = self._lost[block_id] = _Tally()
+        return tally
 
     def merge(self, later: Audit) -> None:
         """Add the audit of the lines that follow this audit's: afterwards this audit is
@@ -202,15 +209,11 @@ class Audit:
         self.left_out += later.left_out
         self.untracked += later.untracked
         for block_id, theirs in later._lost.items():
-            tally = self._lost.get(block_id)
-            if tally is None:
-                if self.max_tracked is not None and len(self._lost) >= self.max_tracked:
-                    self.untracked += theirs.count
-                    continue
-                tally = self._lost[block_id] = _Tally()
-            tally.count += theirs.count
-            tally.reasons.update(theirs.reasons)
-            tally.steps += theirs.steps[: MAX_STEPS_SHOWN - len(tally.steps)]
+            tally = self._tally_of(block_id, theirs.count)
+            if tally is not None:
+                tally.count += theirs.count
+                tally.reasons.update(theirs.reasons)
+                tally.steps += theirs.steps[: MAX_STEPS_SHOWN - len(tally.steps)]
 
     def summary(self) -> RunSummary:
         """The counts so far, lost IDs most frequent first (ties: first met first)."""
