@@ -16,10 +16,11 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "add_command",
     "add_report_options",
     "one_line_errors",
     "parse_units",
@@ -140,6 +141,22 @@ def seeds(text: str) -> tuple[int, ...]:
             raise argparse.ArgumentTypeError(f"{_clip(text)}: more than {MAX_SEEDS:,} seeds")
         found.update(range(low, high + 1))
     return tuple(sorted(found))
+
+
+def add_command(
+    commands: Any,
+    name: str,
+    summary: str,
+    description: str,
+    run: Callable[[argparse.Namespace], int],
+) -> argparse.ArgumentParser:
+    """Add the subcommand ``name`` (``summary`` in ``packcheck --help``, ``description``
+    in its own, blanks collapsed), run by ``run``; its parser, for its options."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        name, help=summary, description=description
+    )
+    parser.set_defaults(run=run)
+    return parser
 
 
 def one_line_errors(parser: argparse.ArgumentParser) -> None:

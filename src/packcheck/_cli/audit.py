@@ -13,6 +13,7 @@ from ..audit import Audit, ClusterError, ReadError, RunSummary, Violation
 from ..audit._merge import audited
 from ..audit._read import expand, whole
 from ._common import cluster_options, cluster_runner, files_argument, writable
+from ._options import add_command
 
 __all__ = ["register"]
 
@@ -22,17 +23,17 @@ LOST_SHOWN = 10
 
 def register(commands: Any) -> None:
     """Add ``audit`` to the ``packcheck`` subcommands."""
-    p = commands.add_parser(
+    p = add_command(
+        commands,
         "audit",
-        help="check the partitions a system recorded over a run",
-        description=(
-            "Check a recorded run: JSON Lines, one model step per line, each the step's "
-            "case plus the partition captured (and, when recorded, the result). Every "
-            "step must carry the partition the declared rule gives, a recorded result "
-            "must be the declared output. Prints one line per violation, then a summary "
-            "with the required IDs the run lost, how often and why. Exit 0 clean, 1 any "
-            "violation, 2 unreadable or malformed input (the other lines still checked)."
-        ),
+        "check the partitions a system recorded over a run",
+        """Check a recorded run: JSON Lines, one model step per line, each the step's case
+        plus the partition captured (and, when recorded, the result). Every step must
+        carry the partition the declared rule gives, a recorded result must be the
+        declared output. Prints one line per violation, then a summary with the required
+        IDs the run lost, how often and why. Exit 0 clean, 1 any violation, 2 unreadable
+        or malformed input (the other lines still checked).""",
+        run_audit,
     )
     files_argument(p, "audited as one run")
     p.add_argument(
@@ -46,7 +47,6 @@ def register(commands: Any) -> None:
         help="exit 1 when no step left any block out (the run cannot show capture works)",
     )
     cluster_options(p)
-    p.set_defaults(run=run_audit)
 
 
 def run_audit(args: argparse.Namespace) -> int:

@@ -34,7 +34,7 @@ from ..bench._subjects import (
 )
 from ..bench._timing import COMMAND_CLOCK, commands_clock
 from ..bench._workloads import WORKLOADS
-from ._options import DEFAULT_TIMEOUT, positive, seconds, timeout
+from ._options import DEFAULT_TIMEOUT, add_command, positive, seconds, timeout
 from .bench_ab import QUICK_BUDGET, WALL_MIN_TIME, run_ab
 from .bench_plot import draw, draw_history
 from .bench_show import dump, measuring, table, table_history, table_steps
@@ -48,28 +48,27 @@ _NEW = "packcheck.scan:pack_sizes"
 
 def register(commands: Any) -> None:
     """Add ``bench`` to the ``packcheck`` subcommands."""
-    p = commands.add_parser(
+    p = add_command(
+        commands,
         "bench",
-        help="time packers side by side; gate a change on speed",
-        description=(
-            "With --against OLD: time NEW (--packer, default the installed NumPy packer) "
-            "against OLD in one process, in pairs on the same inputs, and judge each "
-            "workload slower, faster, same or inconclusive; exit 1 on a confident "
-            "slowdown beyond --max-regression or on differing answers. Without it: time "
-            "the NumPy packer (and any --packer) against the reference on seeded typical "
-            "and adversarial workloads at 10 to 10**6 blocks; a speedup is the "
-            "reference's time over the packer's, from the same run; then (--steps) the "
-            "engines at the sizes agents pack, whole-case calls and a batch of steps, each "
-            "pair timed in turn; exit 1 on a wrong answer, a packer past --timeout or, "
-            "with --compare, on a speedup regression of the matrix. --history DIR shows "
-            "the speedups of stored --json results. Exit 2 on a usage error."
-        ),
+        "time packers side by side; gate a change on speed",
+        """With --against OLD: time NEW (--packer, default the installed NumPy packer)
+        against OLD in one process, in pairs on the same inputs, and judge each workload
+        slower, faster, same or inconclusive; exit 1 on a confident slowdown beyond
+        --max-regression or on differing answers. Without it: time the NumPy packer (and
+        any --packer) against the reference on seeded typical and adversarial workloads
+        at 10 to 10**6 blocks; a speedup is the reference's time over the packer's, from
+        the same run; then (--steps) the engines at the sizes agents pack, whole-case
+        calls and a batch of steps, each pair timed in turn; exit 1 on a wrong answer, a
+        packer past --timeout or, with --compare, on a speedup regression of the matrix.
+        --history DIR shows the speedups of stored --json results. Exit 2 on a usage
+        error.""",
+        run_bench,
     )
     _packer_options(p)
     _gate_options(p)
     _matrix_options(p)
     _timing_options(p)
-    p.set_defaults(run=run_bench)
 
 
 def _packer_options(p: argparse.ArgumentParser) -> None:

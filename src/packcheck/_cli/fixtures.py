@@ -9,24 +9,24 @@ from typing import Any
 from .._rule.jsonio import dumps, same_json
 from .._rule.sources import Record, SourceError, read_records
 from ._common import answer, engine_option, engine_ready, opened, problem, reason, writable
+from ._options import add_command
 
 __all__ = ["register"]
 
 
 def register(commands: Any) -> None:
     """Add ``fixtures`` to the ``packcheck`` subcommands."""
-    f = commands.add_parser(
+    f = add_command(
+        commands,
         "fixtures",
-        help="check fixture files against their expected outputs",
-        description=(
-            "Check every fixture in each FILE (a JSON array of {id, input, expected} or "
-            "the seed's CSV table). Exit 1 and print the case, the expected and the "
-            "actual output on a mismatch; exit 2 when a file or fixture cannot be read."
-        ),
+        "check fixture files against their expected outputs",
+        """Check every fixture in each FILE (a JSON array of {id, input, expected} or the
+        seed's CSV table). Exit 1 and print the case, the expected and the actual output
+        on a mismatch; exit 2 when a file or fixture cannot be read.""",
+        run_fixtures,
     )
     f.add_argument("files", nargs="+", metavar="FILE")
     engine_option(f)
-    f.set_defaults(run=run_fixtures)
 
 
 def _matches(expected: Any, actual: dict[str, Any]) -> bool:

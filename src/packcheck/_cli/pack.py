@@ -40,27 +40,24 @@ from ._common import (
     problem,
     writable,
 )
+from ._options import DEFAULT_TIMEOUT, add_command
 from .explain import explain_lines
 
 __all__ = ["register"]
 
-# Seconds a command packer gets per case (as verify gives it).
-_COMMAND_TIMEOUT = 10.0
-
 
 def register(commands: Any) -> None:
     """Add ``pack`` to the ``packcheck`` subcommands."""
-    p = commands.add_parser(
+    p = add_command(
+        commands,
         "pack",
-        help="print the declared output of each case",
-        description=(
-            "Print the declared output of each case as one compact JSON line, in input "
-            "order. A FILE holds one JSON case, JSON Lines (one case per line), a JSON "
-            "array of {id, input, expected} fixtures, or the seed's CSV table; '-' or "
-            "no FILE reads standard input. A malformed case gets an "
-            '{"error":"input","detail":...} line, the rest are still answered, and the '
-            "exit status is 2."
-        ),
+        "print the declared output of each case",
+        """Print the declared output of each case as one compact JSON line, in input order.
+        A FILE holds one JSON case, JSON Lines (one case per line), a JSON array of {id,
+        input, expected} fixtures, or the seed's CSV table; '-' or no FILE reads standard
+        input. A malformed case gets an {"error":"input","detail":...} line, the rest are
+        still answered, and the exit status is 2.""",
+        run_pack,
     )
     files_argument(p, "answered in order")
     engine_option(p)
@@ -94,7 +91,6 @@ def register(commands: Any) -> None:
         help="with --record: the same for a packer speaking JSON Lines",
     )
     cluster_options(p)
-    p.set_defaults(run=run_pack)
 
 
 def run_pack(args: argparse.Namespace) -> int:
@@ -131,7 +127,7 @@ def run_pack(args: argparse.Namespace) -> int:
 
 def _packer(args: argparse.Namespace) -> Packer | None:
     if args.packer_cmd is not None:
-        return CommandPacker(args.packer_cmd, _COMMAND_TIMEOUT)
+        return CommandPacker(args.packer_cmd, DEFAULT_TIMEOUT)
     return None if args.packer is None else CallablePacker(load(args.packer))
 
 
