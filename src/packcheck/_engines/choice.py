@@ -18,29 +18,19 @@ Engine = Literal["reference", "numpy", "numba"]
 ENGINES: tuple[Engine, ...] = ("reference", "numpy", "numba")
 
 #: Below this many blocks ``"numpy"`` runs the reference's Python loop: converting a
-#: list to an array and back costs more than the loop saves (see :func:`kept_mask`).
+#: list to an array and back costs more than the loop saves.
 CROSSOVER = 16384
 
 
 def kept_mask(budget: int, sizes: Sequence[int], engine: Engine) -> tuple[Sequence[bool], int]:
     """One kept flag per block and the remaining units, computed by ``engine``.
 
-    ``sizes`` are units already read (Python ints).  ``"numpy"`` picks the faster path
-    for the input: below :data:`CROSSOVER` blocks the reference's loop (answers are
-    identical by construction), from there :func:`packcheck.scan.pack_sizes` on int64
-    sizes, read by :mod:`packcheck._engines.sizes` (clipped where int64 cannot hold them, the
-    exact reference where even that fails: no value is ever rounded or wrapped).
-
-    Where the crossover lies: cases read by :func:`packcheck.read_case` (what
-    :func:`packcheck.trace` and :func:`packcheck.pack` use for cases that are not
-    plain), timed side by side on every ``packcheck bench`` workload at 1,000 to
-    64,000 blocks (best of 5, interleaved, 2-core machine at load 7-8).  The kernel
-    path (list to int64, kernel, flags back) reached the reference's speed between
-    4,000 and 16,000 blocks on the typical workloads and by 64,000 on the staircase;
-    below 16,384 blocks it was 0.6-1.0x, so those go through the loop.  Reading the
-    case costs both engines alike and dominates at every size, which keeps the
-    whole-call ratio near 1 there.  Plain cases never get here from ``pack``: see
-    :func:`packcheck.pack`.
+    ``sizes`` are units already read (Python ints).  ``"numpy"`` runs the reference's
+    loop below :data:`CROSSOVER` blocks (identical answers, faster there), from there
+    :func:`packcheck.scan.pack_sizes` on the sizes :mod:`packcheck._engines.sizes` reads
+    (clipped where int64 cannot hold them, exact where even that fails: never rounded or
+    wrapped).  Where the crossover lies: docs/performance.md, "Engines at the sizes
+    agents pack".
     """
     flags, remaining = kept_flags(budget, sizes, engine)
     return flags if isinstance(flags, list) else [bool(flag) for flag in flags], remaining

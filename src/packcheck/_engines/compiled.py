@@ -1,20 +1,13 @@
 """The compiled engine: the reference's loop over int64 sizes, compiled by Numba.
 
-Numba is an optional extra (``pip install 'packcheck[numba]'``): nothing here imports
-it until a kernel is first called, so ``import packcheck`` never does.  The loops are
-plain Python functions (:func:`scan_loop`, :func:`batch_loop`), compiled on first use;
-the tests run them as they are too, so their lines are checked where a compiled body
-cannot be traced.
+Numba (the ``numba`` extra) is imported when a kernel is first called, never by
+``import packcheck``; the loops are plain functions, which the tests also run as they are.
 
-Exact at any magnitude: the loop keeps a block iff ``size <= remaining`` and then
-subtracts it, so ``remaining`` only shrinks by sizes that fit and stays in
-``[0, budget]`` for sizes ``>= 1`` and a budget ``>= 0``: int64 never overflows (there
-is no prefix sum).  The loop checks the sizes as it goes, at no extra pass: only a
-block of size below 1 that fits could raise the remaining, and it stops there.  Such
-inputs, budgets past int64 and sizes that int64 cannot hold even clipped are answered
-by the reference, after the same checks as :mod:`packcheck.scan`
-(:mod:`packcheck._engines.sizes` reads the sizes for both).  An int64 array goes to
-the loop as it is; other inputs are read into one first.
+Exact at any magnitude: a block is kept iff ``size <= remaining``, so ``remaining``
+stays in ``[0, budget]`` for sizes ``>= 1`` and int64 never overflows (no prefix sum).
+The loop checks the sizes as it goes (:func:`scan_loop`); what is outside its guarantees
+(a size below 1 that fits, a budget past int64, sizes int64 cannot hold even clipped)
+is answered by the reference, after the checks of :mod:`packcheck.scan`.
 """
 
 from __future__ import annotations

@@ -100,13 +100,11 @@ def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_]
     Returns one kept flag per block and the remaining units (a Python ``int``).  The
     answer is exact at any magnitude: sizes above the budget are clipped to
     ``budget + 1`` (they never fit), and int64 arrays stay on the vectorised path at
-    any budget (sums are bounded, not the budget).  Object arrays holding integers
-    past int64 with a budget of ``2**63 - 1`` or more cannot be represented in int64
-    even clipped: the reference scans their Python integers directly, after the
-    check that each is a unit.  Floats past 2**53 are answered by the reference too,
-    and so are inputs outside the contract (a negative budget, a size below 1), where
-    the vectorised argument does not hold.  How sizes become int64 is decided in one
-    place, :mod:`packcheck._engines.sizes`; this module is the kernel.
+    any budget (sums are bounded, not the budget).  The reference answers, exactly,
+    what int64 cannot hold even clipped (integers past int64 under a budget of
+    ``2**63 - 1`` or more), floats past 2**53, and inputs outside the contract (a
+    negative budget, a size below 1), where the vectorised argument does not hold
+    (how sizes become int64: :mod:`packcheck._engines.sizes`).
 
     ``O(n + K log(budget) * 4096)`` time with ``K = 16``, whatever the order of the
     sizes; ``O(65,536)`` extra memory besides the result (plus one int64 copy when
@@ -114,12 +112,9 @@ def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_]
     answer, only the speed.
 
     Units are never rounded: raises ``ValueError`` if ``sizes`` is not one-dimensional
-    or holds a number that is not a whole number (a float such as 2.5, NaN or an
-    infinity, in a float or an object array), and ``TypeError`` if the budget is not
-    an integer or is a ``bool``, if the dtype is not integer or float (``bool``
-    included: a ``bool`` is never a unit), or if an object array holds anything but
-    numbers (strings, ``None``, ``bool``).  Int, uint and float arrays are checked by
-    their dtype; object arrays element by element.
+    or holds a number that is not whole (2.5, NaN, an infinity), and ``TypeError`` if
+    the budget is not an integer or is a ``bool``, if the dtype is not integer or float
+    (a ``bool`` is never a unit), or if an object array holds anything but numbers.
     """
     budget = _sizes.budget_of(budget)
     return pack_input(budget, _sizes.from_array(budget, sizes))
@@ -139,10 +134,8 @@ def pack_batch(
     budget).
 
     Cases of up to :data:`_BATCH_LONG` blocks are packed together in vectorised rounds
-    (:mod:`packcheck._engines.batch`); longer ones go through :func:`pack_sizes`'s kernel one
-    by one.  On 10,000 cases of 10-200 blocks this is 3.7-4.3x faster than calling
-    the reference once per case (``benchmarks/agent_sizes.py``).  ``O(total blocks)``
-    per round.
+    (:mod:`packcheck._engines.batch`, ``O(total blocks)`` per round); longer ones go
+    through :func:`pack_sizes`'s kernel one by one.
     """
     budget_array = _sizes.budgets_of(budgets)
     cap = max(int(budget_array.max()), 0) if budget_array.size else 0
@@ -197,10 +190,8 @@ def pack_input(
 def _scan(
     values: npt.NDArray[np.int64], budget: int, smallest: int, kept: npt.NDArray[np.bool_]
 ) -> int:
-    """Mark the kept blocks of ``values`` (minimum ``smallest`` >= 1) in ``kept``.
-
-    Returns the remaining units.
-    """
+    """Mark the kept blocks of ``values`` (minimum ``smallest`` >= 1) in ``kept``; the
+    remaining units."""
     n = values.shape[0]
     remaining = budget
     start = 0
@@ -264,10 +255,9 @@ def _maybe_sparse(chunk: npt.NDArray[np.int64], remaining: int) -> bool:
     """Whether few enough blocks of ``chunk`` may fit ``remaining`` for :func:`_sparse`.
 
     Judged on every _SAMPLE-th block (a prime, so that no short period of the sizes
-    hides from it), allowing twice the sparse share: where many blocks fit, a full
-    pass to find them cost 5-45% of the whole scan (issue 20: huge-budget-alt 1.45x,
-    typical orders 1.05-1.10x slower than the kernel of 2026-11-29, which had no sparse
-    path).  Only the path depends on it, never the answer.
+    hides from it), allowing twice the sparse share: where many blocks fit, a full pass
+    to find them cost 5-45% of the whole scan.  Only the path depends on it, never the
+    answer.
     """
     seen = int(np.count_nonzero(chunk[::_SAMPLE] <= remaining))
     return seen * _SAMPLE <= 2 * max(_SPARSE, int(chunk.shape[0]) // _SPARSE)

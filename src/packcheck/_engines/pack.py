@@ -45,15 +45,11 @@ def pack(case: object, *, engine: Engine = "reference") -> dict[str, Any]:
     ``"numba"`` raises ``ImportError`` (naming the extra) when Numba is not installed.
     The input is not modified.
 
-    Where the engines cross: nowhere, for plain cases (``dict`` blocks, ``int`` sizes,
-    string IDs): both read and pack them in one loop, since reading the blocks' dicts
-    costs more than any packing.  Timed side by side (best of 3, interleaved), handing
-    their sizes to the NumPy kernel instead ran at 0.25-1.3x the loop's speed at
-    16,384 and 32,768 blocks and 0.4-1.0x at 131,072 and 10**6, on every
-    ``packcheck bench`` workload.  Other cases (``Decimal`` or ``float`` units, a
-    ``Mapping`` that is not a ``dict``, surrogate pairs) are read by :func:`read_case`;
-    ``"numpy"`` packs them with the kernel from :data:`packcheck._engines.choice.CROSSOVER`
-    blocks on.
+    Plain cases (``dict`` blocks, ``int`` sizes, string IDs) are read and packed in one
+    loop whatever the engine: reading the blocks' dicts costs more than any packing.
+    Others are read by :func:`read_case`, and ``"numpy"`` packs them with the kernel from
+    :data:`packcheck._engines.choice.CROSSOVER` blocks on (docs/performance.md, "Engines
+    at the sizes agents pack").
     """
     check_engine(engine)
     answer = pack_plain(case)
@@ -67,15 +63,12 @@ def pack(case: object, *, engine: Engine = "reference") -> dict[str, Any]:
 
 
 def pack_many(cases: Iterable[object], *, engine: Engine = "reference") -> list[dict[str, Any]]:
-    """:func:`pack` of every case, in order.
+    """:func:`pack` of every case, in order; :class:`packcheck.MalformedCase` for the
+    first malformed case.
 
-    Each case is packed as it is read (see :func:`pack`), whatever the engine: for
-    case dicts that is faster than reading every case first and packing them all in
-    one call of :func:`packcheck.scan.pack_batch` (measured side by side on 10,000
-    cases of 10-200 blocks: the one-loop path took about half the time), since
-    reading the blocks' dicts costs more than the packing loop.  Raises
-    :class:`packcheck.MalformedCase` for the first malformed case, as :func:`pack`
-    would.
+    Case by case, whatever the engine: for case dicts that is faster than one call of
+    :func:`packcheck.scan.pack_batch` on them all (docs/performance.md, "Reading a
+    case, and batches of steps").
     """
     check_engine(engine)
     return [pack(case, engine=engine) for case in cases]

@@ -1,17 +1,11 @@
 """Plain cases packed as they are read: one loop over the blocks, no lists between.
 
-Most cases are *plain*: the case and its blocks are ``dict``s, IDs ``str``, sizes
-``int >= 1`` (exact types, never a ``bool``), the budget an ``int >= 0``, ``required``
-a list of ``str``, and no ID that reaches the output (kept or required) holding a
-surrogate.  For those, reading and packing are one pass: each block's size is checked and
-compared as it is read, and only kept IDs are collected.  Reading a case first and
-packing its sizes after costs about three times the packing loop; this costs little
-more than the loop itself.
-
-Anything else (an error to report, a ``Decimal`` or integral ``float``, a surrogate
-pair to join, a ``Mapping`` that is not a ``dict``) gives ``None`` and is read by
-:func:`packcheck.read_case`, which reads plain cases to the same values: the answer
-never depends on which path a case took.
+*Plain*: the case and its blocks are ``dict``s, IDs ``str``, sizes ``int >= 1`` (exact
+types, never a ``bool``), the budget an ``int >= 0``, ``required`` a list of ``str``,
+and no ID that reaches the output holding a surrogate.  Anything else (an error to
+report, a ``Decimal`` or integral ``float``, a ``Mapping`` that is not a ``dict``) is
+read by :func:`packcheck.read_case`, which reads plain cases to the same values: the
+answer never depends on the path a case took.
 """
 
 from __future__ import annotations
