@@ -35,9 +35,9 @@ from ..bench._subjects import (
 from ..bench._timing import COMMAND_CLOCK, commands_clock
 from ..bench._workloads import WORKLOADS
 from ._options import DEFAULT_TIMEOUT, add_command, positive, seconds, timeout
-from .bench_ab import QUICK_BUDGET, WALL_MIN_TIME, run_ab
+from .bench_ab import QUICK_BUDGET, min_time, run_ab
 from .bench_plot import draw, draw_history
-from .bench_show import dump, measuring, table, table_history, table_steps
+from .bench_show import measuring, published, table, table_history, table_steps
 
 __all__ = ["register"]
 
@@ -256,6 +256,9 @@ def run_bench(args: argparse.Namespace) -> int:
         except SetupError as exc:  # and a usage error
             print(f"packcheck: {exc}", file=sys.stderr)
             return 2
+        except bench.BenchError as exc:  # a wrong answer, or a packer that failed
+            print(f"packcheck: {exc}", file=sys.stderr)
+            return 1
     finally:
         if limit is not None:
             limit.close()
@@ -355,18 +358,13 @@ def _run_matrix(
     clock: str,
 ) -> int:
     repeat = args.repeat or (_QUICK_REPEAT if args.quick else _FULL_REPEAT)
-    try:
-        report, steps = _measure(args, packers, repeat, clock)
-    except bench.BenchError as exc:
-        print(f"packcheck: {exc}", file=sys.stderr)
-        return 1
-    out = sys.stderr if args.json else sys.stdout
-    print(table(report, repeat), file=out)
-    if steps is not None:
-        print(f"\n{table_steps(steps, repeat)}", file=out)
-    if args.json:
-        data = report.to_json()
-        print(dump(data if steps is None else {**data, "steps": steps.to_json()}))
+    report, steps = _measure(args, packers, repeat, clock)
+    text = table(report, repeat)
+    if steps is None:
+        out = published(text, report.to_json, args.json)
+    else:
+        text += f"\n\n{table_steps(steps, repeat)}"
+        out = published(text, lambda: {**report.to_json(), "steps": steps.to_json()}, args.json)
     if _plotted(partial(draw, report), plot, args.plot):
         return 2
     return 0 if baseline is None else _gate(args, baseline, report, out)
@@ -387,7 +385,7 @@ def _measure(
     args: argparse.Namespace, packers: dict[str, Subject], repeat: int, clock: str
 ) -> tuple[bench.Report, bench.StepsReport | None]:
     """The matrix, and the steps where asked (by default when nothing narrows it)."""
-    min_time = args.min_time if args.min_time is not None else _min_time(clock, 0.02)
+    least = min_time(args, clock, 0.02)
     cases = any(packer.family == "case" for packer in packers.values())
     narrowed = args.sizes is not None or args.workload is not None
     asked = args.packer or args.packer_cmd
@@ -399,7 +397,7 @@ def _measure(
             repeat=repeat,
             seed=args.seed,
             reference_limit=args.reference_limit,
-            min_time=min_time,
+            min_time=least,
             clock=clock,
             progress=shown,
         )
@@ -409,16 +407,11 @@ def _measure(
             workloads=args.workload,
             repeat=repeat,
             seed=args.seed,
-            min_time=min_time,
+            min_time=least,
             clock=clock,
             progress=shown,
         )
     return report, steps
-
-
-def _min_time(clock: str, default: float) -> float:
-    """``default``, or on the wall clock at least :data:`WALL_MIN_TIME`."""
-    return max(default, WALL_MIN_TIME) if clock == "wall" else default
 
 
 def _gate(

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TextIO
 
 from .. import bench
 from ..bench._subjects import Subject
-from .bench_show import dump, measuring, table_ab
+from .bench_show import measuring, published, table_ab
 
 __all__ = [
     "FULL_BUDGET",
@@ -16,6 +15,7 @@ __all__ = [
     "QUICK_CASE_SIZES",
     "QUICK_SIZES",
     "WALL_MIN_TIME",
+    "min_time",
     "run_ab",
 ]
 
@@ -42,42 +42,38 @@ def run_ab(args: argparse.Namespace, new: Subject, old: Subject, clock: str) -> 
         sizes = QUICK_CASE_SIZES if args.quick else bench.CASE_SIZES
     else:
         sizes = QUICK_SIZES if args.quick else bench.DEFAULT_SIZES
-    default = WALL_MIN_TIME if clock == "wall" else 0.005
-    try:
-        with measuring(args.quiet) as shown:
-            report = bench.ab(
-                new,
-                old,
-                workloads=args.workload or (bench.CASE_WORKLOADS if cases else None),
-                sizes=args.sizes or sizes,
-                threshold=args.max_regression,
-                time_budget=args.time_budget or (QUICK_BUDGET if args.quick else FULL_BUDGET),
-                min_time=default if args.min_time is None else args.min_time,
-                seed=args.seed,
-                clock=clock,
-                progress=shown,
-            )
-    except bench.BenchError as exc:
-        print(f"packcheck: {exc}", file=sys.stderr)
-        return 1
-    out = sys.stderr if args.json else sys.stdout
-    print(table_ab(report, new.name, old.name), file=out)
-    if args.json:
-        print(dump(report.to_json(new.name, old.name)))
+    with measuring(args.quiet) as shown:
+        report = bench.ab(
+            new,
+            old,
+            workloads=args.workload or (bench.CASE_WORKLOADS if cases else None),
+            sizes=args.sizes or sizes,
+            threshold=args.max_regression,
+            time_budget=args.time_budget or (QUICK_BUDGET if args.quick else FULL_BUDGET),
+            min_time=min_time(args, clock, 0.005),
+            seed=args.seed,
+            clock=clock,
+            progress=shown,
+        )
+    text = table_ab(report, new.name, old.name)
+    out = published(text, lambda: report.to_json(new.name, old.name), args.json)
     return _verdict(report, args.strict, out)
+
+
+def min_time(args: argparse.Namespace, clock: str, default: float) -> float:
+    """``--min-time``, else ``default`` (on the wall clock at least :data:`WALL_MIN_TIME`)."""
+    if args.min_time is not None:
+        return float(args.min_time)
+    return max(default, WALL_MIN_TIME) if clock == "wall" else default
 
 
 def _verdict(report: bench.ABReport, strict: bool, out: TextIO) -> int:
     """The verdict line on ``out``, and the exit status it gives."""
     limit = f"{report.threshold:.0%}"
-    slower = [
-        f"{c.workload} n={c.n:,}" for c in report.comparisons if c.estimate.verdict == "slower"
-    ]
-    unsure = [
-        f"{c.workload} n={c.n:,}"
-        for c in report.comparisons
-        if c.estimate.verdict == "inconclusive"
-    ]
+    slower, unsure = (
+        [f"{c.workload} n={c.n:,}" for c in report.comparisons if c.estimate.verdict == verdict]
+        for verdict in ("slower", "inconclusive")
+    )
     if slower:
         print(
             f"FAIL: NEW is slower than OLD by more than {limit} on: {', '.join(slower)}", file=out

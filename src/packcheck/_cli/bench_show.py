@@ -8,19 +8,19 @@ import json
 import os
 import statistics
 import sys
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TextIO
 
 from .. import bench
 from ..bench._paired import Verdict
 
 __all__ = [
     "crossover",
-    "dump",
     "format_ratio",
     "format_time",
     "history_point",
     "measuring",
+    "published",
     "table",
     "table_ab",
     "table_history",
@@ -49,9 +49,14 @@ def measuring(quiet: bool) -> Iterator[Any]:
             shown.close()
 
 
-def dump(data: Any) -> str:
-    """``data`` as the indented JSON ``--json`` prints."""
-    return json.dumps(data, indent=1)
+def published(text: str, data: Callable[[], Any], as_json: bool) -> TextIO:
+    """Print the report ``text``; with ``--json`` (``as_json``) on stderr, and
+    ``data()`` on stdout as indented JSON.  The stream the rest of the report goes to."""
+    out = sys.stderr if as_json else sys.stdout
+    print(text, file=out)
+    if as_json:
+        print(json.dumps(data(), indent=1))
+    return out
 
 
 def format_time(seconds: float | None) -> str:
