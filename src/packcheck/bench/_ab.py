@@ -1,12 +1,10 @@
-"""NEW against OLD: two kernels timed in one process, in pairs, on the same inputs.
+"""NEW against OLD: two packers timed in one process, in pairs, on the same inputs.
 
-A stored baseline compares today's machine with another day's; two kernels timed
-side by side compare only the kernels.  Each pair is one sample of each, taken back
-to back in a random order (seeded), so both see the same load and neither always
-runs first; the verdict comes from the paired ratios (:mod:`packcheck.bench._paired`), and
-sampling goes on while it is inconclusive and the time budget lasts.
-
-How samples are taken and on which clock: :mod:`packcheck.bench._timing`.
+A stored baseline compares today's machine with another day's; two packers timed side
+by side compare only the packers.  Each pair is one sample of each, back to back in a
+seeded random order; the verdict comes from the paired ratios
+(:mod:`packcheck.bench._paired`), and sampling goes on while it is inconclusive and the
+time budget lasts.
 """
 
 from __future__ import annotations
@@ -121,14 +119,13 @@ def ab(
 
     ``new`` and ``old`` are kernels (``pack_sizes(budget, sizes)`` functions) or any
     :class:`Subject` (a case-level function, a command), in any mix; a command needs
-    the ``wall`` clock (its work is in another process).  Per cell: the data come
-    from ``seed``; both answers are checked (equal to each other, or in mixed kinds
-    each to the rule's; inputs untouched), then each side is warmed up and one call of each sets
-    how many calls make a sample last ``min_time``.  Pairs are taken until the
-    verdict is not ``inconclusive`` (looked at from ``min_pairs`` on), ``max_pairs``
-    is reached, or the cell's share of what is left of ``time_budget`` (wall seconds)
-    is spent; every cell gets ``min_pairs`` pairs whatever the budget.  The garbage
-    collector is off while timing.
+    the ``command`` or ``wall`` clock.  Per cell: the data come from ``seed``; both
+    answers are checked (equal to each other, or in mixed kinds each to the rule's;
+    inputs untouched), then each side is warmed up and one call of each sets how many
+    calls make a sample last ``min_time``.  Pairs are taken until the verdict is not
+    ``inconclusive`` (looked at from ``min_pairs`` on), ``max_pairs`` is reached, or
+    the cell's share of what is left of ``time_budget`` (wall seconds) is spent; every
+    cell gets ``min_pairs`` pairs whatever the budget.
 
     Raises :class:`BenchError` when the answers differ (saying which one the
     reference agrees with), one is not an answer, a kernel raises or changes its input;

@@ -1,12 +1,9 @@
 """A Python packer's time limit in bench: seconds a case; a case past it ends the run.
 
-``verify`` runs a Python packer in a worker process to time it out and go on.  bench
-times it in its own thread (on the thread clock: a worker would time the pickling), and
-has nothing to go on with: a packer past its limit ends the run.  A watchdog thread
-does that, since a call into the packer cannot be interrupted: it hands the one-line
-reason to ``expire``, which ends the process (the command packers' processes are
-stopped on the way, :meth:`packcheck._packers.CommandPacker.close`).  Armed per call
-or per sample (``calls`` times the limit), outside the packer's own time.
+bench times a Python packer in its own thread (a worker, as ``verify`` uses, would time
+the pickling), where a call cannot be interrupted: a watchdog thread hands the one-line
+reason to ``expire``, which ends the process.  Armed per call or per sample (``calls``
+times the limit), outside the packer's own time.
 """
 
 from __future__ import annotations
@@ -35,7 +32,6 @@ class Limit:
         self._watched = (time.monotonic() + self.seconds * calls, what)
 
     def done(self) -> None:
-        """The watched calls returned."""
         self._watched = None
 
     def _watch(self) -> None:
@@ -49,6 +45,5 @@ class Limit:
                 )
 
     def close(self) -> None:
-        """Stop watching."""
         self._stop.set()
         self._thread.join()

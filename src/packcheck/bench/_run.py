@@ -1,14 +1,9 @@
-"""Benchmarks of the packers, measured side by side, and gates on their speed.
+"""The matrix (:func:`run`), the engines at agents' sizes (:func:`run_steps`) and the
+check of a run against a stored baseline (:func:`compare`).
 
-:func:`ab` is the gate to use: a new kernel against an old one, timed in pairs in
-one process, a verdict per workload (:mod:`packcheck.bench._ab`).  :func:`run` times every
-packer and the reference on the same seeded data, repeat by repeat in turn, so
-machine load hits both alike; a packer's *speedup* is the reference's time over its
-own.  :func:`compare` checks a run against a stored baseline on speedups, allowing
-for the noise measured in both.  Every packer's answer is checked against the
-reference's (or, above ``reference_limit``, the NumPy packer's, which the tests tie
-to the reference).  Times are the calling thread's CPU time unless told otherwise
-(``clock``; why: :mod:`packcheck.bench._ab`).
+Every packer and the reference are timed on the same seeded data, repeat by repeat in
+turn, so that machine load hits both alike; a packer's *speedup* is the reference's
+time over its own.
 """
 
 from __future__ import annotations
@@ -79,15 +74,13 @@ def run(
     A packer is a kernel (``pack_sizes(budget, sizes)``) or any :class:`Subject`; the
     packers of one run are all kernel-level (the reference is
     :func:`packcheck.reference.pack_sizes` on a list) or all case-level and commands
-    (the reference is ``pack(case)``); a command needs the ``wall`` clock.
+    (the reference is ``pack(case)``); a command needs the ``command`` or ``wall`` clock.
 
-    For every workload and size: the data are generated from ``seed``, each packer's
-    answer is checked, then ``repeat`` rounds each time every packer in turn; a
-    timing is the median over rounds.  The reference (given a Python list) runs only
-    up to ``reference_limit`` blocks, so no speedup is reported above that.  In a
-    repeat each packer is called often enough to take ``min_time`` seconds (judged by
-    a warm-up call), so a fast call is timed over many.  ``clock`` names one of
-    :data:`CLOCKS`.  The garbage collector is off while timing.
+    For every workload and size: the data come from ``seed``, each packer's answer is
+    checked (against the NumPy packer's above ``reference_limit`` blocks, where the
+    reference does not run and no speedup is reported), then ``repeat`` rounds time
+    every packer in turn, each over calls lasting ``min_time`` seconds; a timing is the
+    median over rounds, on the clock ``clock`` (one of :data:`CLOCKS`).
 
     Raises :class:`BenchError` when a packer's answer is wrong or it mutates its
     input, ``ValueError`` for an unknown workload or a size or repeat below 1.
@@ -170,14 +163,11 @@ def run_steps(
 ) -> StepsReport:
     """The engines at the sizes agents pack, each row's two sides timed in turn.
 
-    Whole-case calls, the way an agent calls: ``pack(case)`` with either engine on one
-    case of each of ``sizes`` blocks from each of ``workloads`` (default
-    :data:`STEP_WORKLOADS`).  Then ``steps`` model steps of 10-200 blocks
-    (:func:`packcheck.bench._workloads.batch_of_steps`; default :data:`STEPS`, 0 for none):
-    the reference once per step against :func:`packcheck.scan.pack_batch` on all of
-    them, and ``pack`` case by case against ``pack_many(cases, engine="numpy")``
-    (:data:`CALLS`).  Timed as :func:`run` times: the same ``repeat``, ``min_time``
-    and ``clock``, both sides of a row in turn in every repeat.
+    ``pack(case)`` with either engine on a case of each of ``sizes`` blocks from each of
+    ``workloads`` (default :data:`STEP_WORKLOADS`); then, on ``steps`` model steps of
+    10-200 blocks (default :data:`STEPS`, 0 for none), the reference once per step
+    against :func:`packcheck.scan.pack_batch`, and ``pack`` case by case against
+    ``pack_many(cases, engine="numpy")`` (:data:`CALLS`).  Timed as :func:`run` times.
 
     Raises :class:`BenchError` when the NumPy side's answer differs from the
     reference side's or it changes its input, ``ValueError`` for an unknown

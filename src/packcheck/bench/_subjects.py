@@ -1,16 +1,11 @@
 """What a benchmark times: any packer ``verify`` accepts, at the level it works at.
 
-Three kinds.  A *kernel* is ``pack_sizes(budget, int64 sizes) -> (kept, remaining)``,
-timed on a workload's arrays.  A *case* packer is ``case -> answer`` (what ``verify
---packer`` takes), timed on the workload as a case (:func:`as_case`).  A *command*
-speaks JSON Lines (what ``verify --packer-cmd`` takes); it is started once and each
-sample sends a batch of cases through the running process, so its start-up is not
-what is measured (its work is in another process: time it on the ``command`` clock,
-which adds that process's CPU time, or on the wall clock).
-
-Answers are compared in the kind's own terms: a kernel's ``(flags, remaining)``
-with :func:`packcheck.reference.pack_sizes`, a case's or a command's output (less
-any captured ``partition``) with :func:`packcheck.pack`'s.
+A *kernel* (``pack_sizes(budget, int64 sizes) -> (kept, remaining)``) is timed on a
+workload's arrays, a *case* packer (``case -> answer``) on the workload as a case, a
+*command* (JSON Lines) by sending batches of cases through its running process, so
+that its start-up is not what is measured.  Answers are compared in the kind's own
+terms: a kernel's ``(flags, remaining)`` with :func:`packcheck.reference.pack_sizes`,
+an output (less any captured ``partition``) with :func:`packcheck.pack`'s.
 """
 
 from __future__ import annotations

@@ -7,18 +7,13 @@ the steps); :func:`paired` takes NEW/OLD pairs back to back in a seeded random
 order until the verdict is clear (the A/B gate).  The garbage collector is off
 while timing, as ``timeit`` does: a collection would land on whichever call runs.
 
-A timed thing is a :data:`Run`: ``run(number)`` does the work ``number`` times.
-:func:`repeated` makes one of a plain call; a command packer's run sends ``number``
-cases through its running process at once (:mod:`packcheck.bench._subjects`).
+A timed thing is a :data:`Run`: ``run(number)`` does the work ``number`` times (a
+command packer's sends ``number`` cases through its running process at once).
 
-The default clock is the calling thread's CPU time: time the thread spends waiting
-for a core on a busy machine is not counted, nor work done by other processes or by
-other threads of this one.  What still reaches it (cache and memory bandwidth
-shared with the neighbours, a slower clock speed) reaches both sides alike.  Work
-done in other threads or processes, or waiting, needs the ``process`` or ``wall``
-clock.  A command packer's work is counted by the ``command`` clock: this thread's
-CPU time plus that of every thread of the packers' processes (Linux), so that waiting
-for a core is not counted there either.
+The default clock is the calling thread's CPU time: waiting for a core on a busy
+machine is not counted, nor work in other threads or processes, which needs the
+``process`` or ``wall`` clock; the ``command`` clock adds the CPU time of the command
+packers' processes (Linux).  Why: docs/performance.md, "Running the benchmarks".
 """
 
 from __future__ import annotations
@@ -63,7 +58,6 @@ def watch(key: int, pid: Callable[[], int | None]) -> None:
 
 
 def unwatch(key: int) -> None:
-    """Stop adding what :func:`watch` added under ``key``."""
     _watched.pop(key, None)
 
 
