@@ -50,6 +50,24 @@ def _loaded(spec: str, cwd: str | None) -> CallablePacker:
     return CallablePacker(load(spec))
 
 
+def _started(
+    spec: str | None, command: str | None, timeout: float | None, cwd: str | None, diff: bool
+) -> CommandPacker | WorkerPacker:
+    """The process of ``command``, or of the Python ``spec`` in a worker, started in
+    ``cwd`` (default: this process's directory), ``timeout`` seconds a case (``None``:
+    none); ``diff``'s sides take any JSON answer and share one hash seed, so that a
+    packer iterating a set of strings does so in the same order on both sides."""
+    packer: CommandPacker | WorkerPacker
+    if command is not None:
+        packer = CommandPacker(command, timeout or math.inf, any_json=diff, cwd=cwd)
+    else:
+        assert spec is not None
+        seed = _HASH_SEED if diff else None
+        packer = WorkerPacker(spec, timeout or math.inf, hash_seed=seed, cwd=cwd)
+    packer.start()
+    return packer
+
+
 def _packer(
     s: argparse.Namespace, timeout: float | None, cwd: str | None = None
 ) -> tuple[Packer, str]:
@@ -59,17 +77,11 @@ def _packer(
     any with no timeout, in this process.  ``cwd``: the directory a packer's process
     starts in and its spec is read from (default: this process's).
     """
-    if s.packer_cmd is not None:
-        command = CommandPacker(s.packer_cmd, timeout or math.inf, cwd=cwd)
-        command.start()
-        return command, f"command {s.packer_cmd!r}"
+    name = _name(s.packer or "packcheck's NumPy packer", s.packer_cmd)
     spec = s.packer or DEFAULT_PACKER
-    name = s.packer or "packcheck's NumPy packer"
-    if timeout is None:
+    if s.packer_cmd is None and timeout is None:
         return _loaded(spec, cwd), name
-    worker = WorkerPacker(spec, timeout, cwd=cwd)
-    worker.start()
-    return worker, name
+    return _started(spec, s.packer_cmd, timeout, cwd, diff=False), name
 
 
 def verified(
@@ -127,24 +139,13 @@ def _side(
 ) -> _Side:
     """The adapter for one side; raises :class:`SetupError` naming its option.
 
-    Each side gets ``timeout`` seconds a case (``None``: no timeout).  A Python
-    function runs in a worker process of its own: a hang fails its case, and OLD's
-    modules (a ``helpers.py`` beside the old file) are never taken from NEW's, which
-    Python would otherwise find already imported under the same name.  Workers share
-    one hash seed: a packer that iterates a set of strings does so in the same order on
-    both sides.  Its process starts in ``cwd`` (default: this process's directory).
+    A Python function runs in a worker process of its own: a hang fails its case, and
+    OLD's modules (a ``helpers.py`` beside the old file) are never taken from NEW's,
+    which Python would otherwise find already imported under the same name.
     """
     flag = f"{option}-cmd" if command is not None else option
-    seconds = math.inf if timeout is None else timeout
     try:
-        packer: Packer
-        if command is not None:
-            packer = CommandPacker(command, seconds, any_json=True, cwd=cwd)
-            packer.start()
-        else:
-            assert spec is not None
-            packer = WorkerPacker(spec, seconds, hash_seed=_HASH_SEED, cwd=cwd)
-            packer.start()
+        packer = _started(spec, command, timeout, cwd, diff=True)
     except SetupError as exc:
         raise SetupError(_named(str(exc), flag)) from None
     return _Side(packer, flag)
