@@ -42,47 +42,20 @@ MAX_SAFE_UNITS = 2**53 - 1
 LONG_MIN = 1_000
 _LANDMARKS = (2**8, 2**16, 2**31, 2**32, 2**52, 2**53, 2**62, 2**63, 2**64)
 # Code points where UTF-16 order and code-point order disagree, and their neighbours:
-# astral characters (surrogate pairs) sort *before* U+E000-U+FFFF in UTF-16.
+# astral characters (surrogate pairs) sort *before* U+E000-U+FFFF in UTF-16.  Then lone
+# surrogates, and composed and decomposed characters: U+00E9 is "e\u0301" after NFD,
+# U+212B (Angstrom sign) is U+00C5 after NFC.
 _BOUNDARY_IDS = (
-    "\U0001f600",
-    "\U00010000",
-    "\U0010ffff",
-    "\ue000",
-    "\uff00",
-    "\uffff",
-    "\ud800",
-    "\udbff",
-    "\udc00",
-    "\udfff",
-    "\ud83d",
-    "a\U0001f600",
-    "a\uff00",
-    "Z",
-    # Composed and decomposed characters: U+00E9 is "e\u0301" after NFD, U+212B
-    # (Angstrom sign) is U+00C5 after NFC.
-    "\u00e9",
-    "e\u0301",
-    "\u212b",
+    *("\U0001f600", "\U00010000", "\U0010ffff", "\ue000", "\uff00", "\uffff"),
+    *("\ud800", "\udbff", "\udc00", "\udfff", "\ud83d", "a\U0001f600", "a\uff00", "Z"),
+    *("\u00e9", "e\u0301", "\u212b"),
 )
 # How an ID gets a near-twin: a packer comparing IDs loosely (casefold, strip, Unicode
 # normalisation, lossy encoding) takes the twin for the ID itself.  Case and NFD come
 # three times: only IDs with a cased or composable character have such a twin.
-_TWIN_KINDS = (
-    "case",
-    "case",
-    "case",
-    "nfd",
-    "nfd",
-    "nfd",
-    "space before",
-    "space after",
-    "tab after",
-    "astral after",
-    "private after",
-    "surrogate after",
-)
 _PADS = {"space before": (" ", ""), "space after": ("", " "), "tab after": ("", "\t")}
 _SUFFIXES = {"astral after": "\U0001f600", "private after": "\uff00", "surrogate after": "\udc00"}
+_TWIN_KINDS = ("case",) * 3 + ("nfd",) * 3 + (*_PADS, *_SUFFIXES)
 _ACCENTS = ("\u00e9", "e\u0301", "\u00c5", "\u212b", "A\u030a")
 # Numeric strings: "4" is not the unit 4, however a lenient reader converts it.
 _DIGIT_STRINGS = ("4", "1", "0", "4.0", "", " 4", "1e1", "-1")
@@ -237,27 +210,19 @@ def _draw_id(draws: Draws) -> str:
 
 
 def _twin_of(text: str, kind: str) -> str:
-    """A near-twin of ``text``: another ID that a loose comparison takes for it.
-
-    ``kind`` is one of ``case`` (``"a"``/``"A"``, ``"\u00df"``/``"SS"``), ``nfd``
-    (composed ``"\u00e9"``/decomposed ``"e\u0301"``, either way), ``space before``,
-    ``space after``, ``tab after`` (``" A"``/``"A"``), ``astral after``, ``private
-    after`` and ``surrogate after`` (a character a lossy encoding drops or replaces).
-    Where ``text`` has no twin of that kind (no cased or composable character), the
-    other of case and NFD, else a padded one.
+    """A near-twin of ``text`` of one of :data:`_TWIN_KINDS`: ``"a"``/``"A"``,
+    ``"\u00e9"``/``"e\u0301"``, ``" A"``/``"A"``, or a character a lossy encoding drops
+    after it.  Where ``text`` has no twin of that kind (no cased or composable
+    character), the other of case and NFD, else a padded one.
     """
     if kind in _SUFFIXES:
         return _as_in_json(text + _SUFFIXES[kind])
     if kind in _PADS:
         before, after = _PADS[kind]
         return before + text + after
-    tries = [_swapped(text), _normalised(text)]
+    tries = [text.swapcase(), _normalised(text)]
     tries = tries if kind == "case" else tries[::-1]
     return next((t for t in tries if t != text), text + " ")
-
-
-def _swapped(text: str) -> str:
-    return text.swapcase()
 
 
 def _normalised(text: str) -> str:
@@ -268,7 +233,7 @@ def _normalised(text: str) -> str:
 
 def _has_twin(text: str, kind: str) -> bool:
     if kind == "case":
-        return _swapped(text) != text
+        return text.swapcase() != text
     return kind != "nfd" or _normalised(text) != text
 
 
