@@ -1,21 +1,13 @@
 """How a run ends on SIGTERM or SIGINT: at once, whatever it is doing, through its
 clean-up, with exit status 128 + the signal's number.
 
-The command's handler (:func:`handling`) raises :class:`Stopped`, a
-``KeyboardInterrupt``: Hypothesis and its shrinker let that through (``SystemExit``
-they take for a failing test), and so does ``except Exception`` anywhere.  Raised
-from the handler, it also ends a wait on a worker's pipe.  The signal is remembered
-as well: every packer call checks it (:func:`check`), so a phase that caught the
-exception anyway stops at its next case.  Further signals, such as the second one
-``timeout`` sends to its process group, are ignored while the run stops.
-
-Packer processes are recorded while they run (:func:`started`, :func:`ended`), so
-that the way out ends every one still running (:func:`end_all`).  A run notes how to
-repeat it and the latest failure it found (:func:`note`), to be said and saved then.
-
-A run in a thread other than the main one (a Dask worker's task) is stopped from
-another thread by :func:`cancellable`'s function: its next packer call raises
-:class:`Stopped`, and the packer processes it started are ended at once.
+The handler (:func:`handling`) raises :class:`Stopped`, a ``KeyboardInterrupt``, which
+Hypothesis, its shrinker and ``except Exception`` let through; the signal is also
+remembered, so that a phase that caught it anyway stops at its next packer call
+(:func:`check`).  Further signals are ignored while the run stops.  Packer processes
+are recorded while they run, so that the way out ends every one still running
+(:func:`end_all`).  A run in another thread (a Dask worker's task) is stopped by
+:func:`cancellable`'s function.
 """
 
 from __future__ import annotations
@@ -62,7 +54,7 @@ class Stopped(KeyboardInterrupt):
 
 
 def note(**facts: Any) -> None:
-    """Record facts about the run under way (see :data:`notes`)."""
+    """Record facts about the run under way (:data:`notes`): said and saved if it stops."""
     notes.update(facts)
 
 
