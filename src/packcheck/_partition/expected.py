@@ -15,7 +15,7 @@ from typing import Any
 from .. import reference as _reference
 from .._engines.pack import SIZE_ERROR, declared_output
 from .._rule.model import Case, SizeError
-from .trace import Partition
+from .trace import Partition, Reason, reasons
 
 __all__ = ["Expected", "exactly"]
 
@@ -70,19 +70,6 @@ class Expected:
             tuple(self.partition_json["packed"]), tuple(self.available), tuple(self.dropped)
         )
 
-    def reasons(self) -> dict[str, str]:
-        """Why each distinct missing ID is missing, in ``missing``'s order: ``evicted``
-        (a copy is available), ``oversized`` (every copy dropped), ``not-retrieved``."""
-        missing = self.result.get("missing")
-        if not missing:
-            return {}
-        evicted = set(missing).intersection(self.available)
-        oversized = set(missing).intersection(self.dropped)
-        return {
-            block_id: "evicted"
-            if block_id in evicted
-            else "oversized"
-            if block_id in oversized
-            else "not-retrieved"
-            for block_id in missing
-        }
+    def reasons(self) -> dict[str, Reason]:
+        """Why each distinct missing ID is missing (:func:`packcheck.trace`'s reasons)."""
+        return reasons(self.result.get("missing") or [], self.available, self.dropped)

@@ -11,6 +11,7 @@ Each block lands in exactly one bucket of the partition:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -18,7 +19,7 @@ from .._engines.choice import Engine, kept_mask
 from .._engines.pack import SIZE_ERROR, declared_output
 from .._rule.model import SizeError, read_case
 
-__all__ = ["Bucket", "Partition", "Reason", "Step", "Trace", "trace"]
+__all__ = ["Bucket", "Partition", "Reason", "Step", "Trace", "reasons", "trace"]
 
 Bucket = Literal["packed", "available", "dropped"]
 Reason = Literal["evicted", "oversized", "not-retrieved"]
@@ -96,12 +97,9 @@ class Trace:
 
 
 def trace(case: object, *, engine: Engine = "reference") -> Trace:
-    """Pack ``case`` and capture its steps, partition and the reason of each missing ID.
-
-    Reasons, for each distinct missing required ID: ``evicted`` (some block with the
-    ID is ``available``), ``oversized`` (every block with the ID is ``dropped``),
-    ``not-retrieved`` (no block has the ID).  Raises :class:`packcheck.MalformedCase`
-    like :func:`packcheck.pack`.  O(n + r log r).
+    """Pack ``case`` and capture its steps, partition and the reason of each missing ID
+    (:func:`reasons`).  Raises :class:`packcheck.MalformedCase` like
+    :func:`packcheck.pack`.  O(n + r log r).
     """
     read = read_case(case)
     if isinstance(read, SizeError):
@@ -111,35 +109,39 @@ def trace(case: object, *, engine: Engine = "reference") -> Trace:
 
     steps: list[Step] = []
     buckets: dict[Bucket, list[str]] = {"packed": [], "available": [], "dropped": []}
-    seen: dict[str, Bucket] = {}
     left = read.budget
     for index, (block_id, size, keep) in enumerate(zip(read.ids, read.sizes, kept, strict=True)):
         bucket: Bucket = "packed" if keep else "available" if size <= read.budget else "dropped"
         steps.append(Step(index, block_id, size, left, bucket))
         buckets[bucket].append(block_id)
-        # "available" outranks "dropped" for the reason: one evictable copy is enough.
-        if seen.get(block_id) != "available":
-            seen[block_id] = bucket
         if keep:
             left -= size
     # Invariant: the trace's own scan agrees with the engine's answer.
     assert left == remaining, (left, remaining)
-
-    reasons: dict[str, Reason] = {}
-    for block_id in result["missing"]:
-        bucket_of = seen.get(block_id)
-        reasons[block_id] = (
-            "not-retrieved"
-            if bucket_of is None
-            else "evicted"
-            if bucket_of == "available"
-            else "oversized"
-        )
+    available, dropped = buckets["available"], buckets["dropped"]
     return Trace(
         result=result,
         steps=tuple(steps),
-        partition=Partition(
-            tuple(buckets["packed"]), tuple(buckets["available"]), tuple(buckets["dropped"])
-        ),
-        reasons=reasons,
+        partition=Partition(tuple(buckets["packed"]), tuple(available), tuple(dropped)),
+        reasons=reasons(result["missing"], available, dropped),
     )
+
+
+def reasons(
+    missing: Sequence[str], available: Iterable[str], dropped: Iterable[str]
+) -> dict[str, Reason]:
+    """Why each distinct missing ID is missing, in ``missing``'s order: ``evicted`` (a
+    block with the ID is ``available``), ``oversized`` (every block with it is
+    ``dropped``), ``not-retrieved`` (no block has it).  Only ``missing`` is hashed."""
+    if not missing:
+        return {}
+    evicted = set(missing).intersection(available)
+    oversized = set(missing).intersection(dropped)
+    return {
+        block_id: "evicted"
+        if block_id in evicted
+        else "oversized"
+        if block_id in oversized
+        else "not-retrieved"
+        for block_id in missing
+    }
