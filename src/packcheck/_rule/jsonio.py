@@ -7,17 +7,11 @@ digits is refused before it is converted.  Writing: non-ASCII is escaped, so lon
 surrogates survive as ``\\udXXX`` escapes, and integers of any length are printed.
 
 Speed: msgspec reads and writes first, and its answer is used only where it cannot
-differ from the exact code's (the standard library's ``json`` with the hooks below);
-anything it refuses, or might read or write differently, goes the exact way, line
-by line.  Reading: msgspec is given :func:`_parse_float` as its float hook, so a
-fraction is the same ``Decimal``; it keeps integers exact up to CPython's 4,300-digit
-guard and refuses longer ones, lone surrogates, ``NaN`` and bad syntax (all read by
-the exact code, which gives the value or the one-line error); it reads only documents
-nested at most :data:`FAST_NESTING` deep, far inside what the exact reader reads, so
-"nesting too deep" is always the exact reader's verdict.  Writing
-(:func:`write_json`): msgspec's text is used only when it is ASCII with no backslash
-and no DEL, where the two writers agree; escapes, non-ASCII, control characters and
-integers past the guard are written by :func:`dumps`.
+differ from the exact code's (the standard library's ``json`` with the hooks below):
+it reads with the same float hook, and refuses what it would read differently
+(integers past CPython's 4,300-digit guard, lone surrogates, ``NaN``, bad syntax,
+nesting past :data:`FAST_NESTING`); its text is written only where it is ASCII with no
+backslash and no DEL (:func:`write_json`).  The rest goes the exact way, line by line.
 """
 
 from __future__ import annotations
@@ -113,11 +107,9 @@ _NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'[]{}"')))
 def shallow(text: str) -> bool:
     """True when ``text`` is nested at most :data:`FAST_NESTING` deep as JSON.
 
-    Exact for any text msgspec reads (strict JSON); for other text the answer does not
-    matter, as msgspec refuses it.  Few brackets settle it at once; otherwise the
-    brackets outside strings are counted.  O(n), in C; the arrays hold only the
-    brackets and quotes (a few bytes each), so a line of 10**6 blocks costs little
-    memory beside its own.
+    Exact for any text msgspec reads (strict JSON); other text it refuses anyway.  Few
+    brackets settle it at once; otherwise the brackets outside strings are counted.
+    O(n), in C, on arrays of the brackets and quotes alone.
     """
     if text.count("[") + text.count("{") <= FAST_NESTING:
         return True
@@ -135,10 +127,9 @@ def shallow(text: str) -> bool:
 def loads(text: str) -> Any:
     """Parse one JSON document strictly; raise :class:`JSONError` with a one-line reason.
 
-    msgspec reads it when its answer cannot differ (see the module's notes); else the
-    exact reader does.  Integers are read by the C scanner; only a document holding an
-    integer of more than CPython's 4300-digit ``int(str)`` guard is read again with the
-    exact (slower) big-integer reader, so common input pays nothing for exactness.
+    msgspec reads it when its answer cannot differ (see the module's notes), else the
+    exact reader; a document holding an integer past CPython's 4300-digit ``int(str)``
+    guard is read again by the (slower) big-integer reader.
     """
     if shallow(text):
         try:
@@ -203,9 +194,8 @@ def dumps(value: Any) -> str:
     """Compact, key-order-preserving, ASCII-only JSON for results, inputs and errors.
 
     Integers of any length and the :class:`~decimal.Decimal` fractions the reader
-    produces are written exactly (the slower exact writer runs only when the standard
-    encoder refuses: an integer over CPython's 4300-digit ``str(int)`` guard, or a
-    ``Decimal``).
+    produces are written exactly (by the slower exact writer, where the standard
+    encoder refuses).
     """
     try:
         return _ENCODER.encode(value)
@@ -216,11 +206,9 @@ def dumps(value: Any) -> str:
 def write_json(value: Any) -> str:
     """:func:`dumps` of a value read by :func:`loads` or built by packcheck, faster.
 
-    For JSON values without ``float`` (the reader gives :class:`~decimal.Decimal`):
+    For JSON values without ``float`` (the reader gives :class:`~decimal.Decimal`): a
     ``float`` is written as msgspec writes it (``1e16``, not ``1e+16``), so messages
-    about arbitrary Python values use :func:`dumps`.  msgspec's text is kept only when
-    it is ASCII with no backslash and no DEL; else, or when msgspec refuses the value,
-    :func:`dumps` writes it.
+    about arbitrary Python values use :func:`dumps`.
     """
     try:
         data = _FAST_ENCODE(value)
