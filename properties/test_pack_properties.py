@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 
 from packcheck import MalformedCase, pack, read_case, reference
 from packcheck._engines.choice import kept_mask
-from packcheck._engines.pack import declared_output
-from packcheck._engines.plain import pack_plain
+from packcheck._engines.pack import declared_output, pack_plain
 from packcheck._partition.invariants import check_output
 from packcheck._rule.jsonio import same_json
 from packcheck._rule.model import SizeError

@@ -13,8 +13,7 @@ import pytest
 from _scan_check import PACK_ENGINES
 
 from packcheck import SIZE_ERROR, Engine, MalformedCase, pack, pack_many
-from packcheck._engines.pack import missing_ids, numpy_packer
-from packcheck._engines.plain import pack_plain
+from packcheck._engines.pack import missing_ids, numpy_packer, pack_plain
 
 SEED = json.loads((Path(__file__).parents[1] / "fixtures" / "seed.json").read_text())
 
