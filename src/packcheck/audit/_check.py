@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._engines.choice import Engine
-from .._partition.expected import Expected, exactly
 from .._partition.facts import (
     CAPTURE_FACTS,
     InvariantError,
@@ -18,7 +17,7 @@ from .._partition.facts import (
     partition_json,
 )
 from .._partition.invariants import check_output
-from .._partition.trace import trace
+from .._partition.trace import Expected, exactly, trace
 from .._rule.jsonio import JSONError, dumps, loads, shallow, show, write_json
 from .._rule.model import MalformedCase, json_type, read_case
 from .._rule.order import same_utf16
