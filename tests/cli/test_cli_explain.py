@@ -6,10 +6,14 @@ from typing import Any
 
 import pytest
 
-from packcheck import trace
+from packcheck import Trace, trace
 from packcheck._cli import explain as explain_cli
-from packcheck._cli.explain import SHOWN_AHEAD, explain, explain_lines, show_id
+from packcheck._cli.explain import SHOWN_AHEAD, explain_lines, show_id
 from packcheck._rule.jsonio import dumps
+
+
+def explain(trace: Trace, where: str) -> str:
+    return "\n".join(explain_lines(trace, where))
 
 
 def case(budget: Any, blocks: list[tuple[str, Any]], required: list[str]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from .._partition.trace import Trace
 from .._rule.jsonio import dumps
 
-__all__ = ["SHOWN_AHEAD", "explain", "explain_lines"]
+__all__ = ["SHOWN_AHEAD", "explain_lines"]
 
 
 def show_id(block_id: str) -> str:
@@ -41,19 +41,13 @@ def _units(count: int, noun: str = "unit") -> str:
 SHOWN_AHEAD = 8
 
 
-def explain(trace: Trace, where: str) -> str:
-    """A multi-line, human-readable account of ``trace`` for the case at ``where``.
+def explain_lines(trace: Trace, where: str) -> Iterator[str]:
+    """A human-readable account of ``trace`` for the case at ``where``, line by line
+    (a trace of 10**6 steps streams).
 
     Shows the steps (index, id, size, remaining before, bucket), the partition, the
     result, and each missing ID with its reason; an evicted ID names the kept blocks
     ahead of it that used the budget (the first :data:`SHOWN_AHEAD`, then a count).
-    """
-    return "\n".join(explain_lines(trace, where))
-
-
-def explain_lines(trace: Trace, where: str) -> Iterator[str]:
-    """The lines of :func:`explain`, one at a time (a trace of 10**6 steps streams).
-
     O(n + r) for n steps and r missing IDs.
     """
     yield f"{where}:"
