@@ -134,7 +134,7 @@ def cluster_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--connect-timeout",
-        type=float,
+        type=positive(float),
         default=CONNECT_TIMEOUT,
         metavar="SECONDS",
         help=f"with --scheduler: give up reaching it after SECONDS (default: {CONNECT_TIMEOUT:g})",

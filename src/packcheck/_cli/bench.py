@@ -34,7 +34,7 @@ from ..bench._subjects import (
 )
 from ..bench._timing import COMMAND_CLOCK, commands_clock
 from ..bench._workloads import WORKLOADS
-from ._options import DEFAULT_TIMEOUT, add_command, positive, seconds, timeout
+from ._options import DEFAULT_TIMEOUT, add_command, positive, seconds, seed, timeout
 from .bench_ab import QUICK_BUDGET, min_time, run_ab
 from .bench_plot import draw, draw_history
 from .bench_show import measuring, published, table, table_history, table_steps
@@ -187,7 +187,7 @@ def _matrix_options(p: argparse.ArgumentParser) -> None:
         'pack_many(engine="numpy") against pack case by case (default: on when neither '
         "--sizes nor --workload narrows the matrix and no packer is given)",
     )
-    p.add_argument("--seed", type=int, default=0, help="data seed (default: 0)")
+    p.add_argument("--seed", type=seed, default=0, help="data seed (default: 0)")
 
 
 def _timing_options(p: argparse.ArgumentParser) -> None:
