@@ -112,8 +112,9 @@ def run_pack(args: argparse.Namespace) -> int:
     try:
         names = expand(args.files)
         packer = _packer(args)
+        how = _How(args.engine, args.explain, args.trace, args.record, len(names) > 1)
         with cluster_runner(args, names) as run:
-            return _pack(names, _How.of(args, several=len(names) > 1), packer, run)
+            return _pack(names, how, packer, run)
     except (SetupError, ClusterError) as exc:  # cannot be loaded, or never answered
         print(f"packcheck: {exc}", file=sys.stderr)
         return 2
@@ -156,11 +157,7 @@ class _How:
     explain: bool
     trace: bool
     record: bool
-    several: bool = False
-
-    @staticmethod
-    def of(args: argparse.Namespace, several: bool) -> _How:
-        return _How(args.engine, args.explain, args.trace, args.record, several)
+    several: bool
 
 
 # Per case: its output (lines, each ending in a newline), the problem to name on stderr
