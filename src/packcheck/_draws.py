@@ -20,8 +20,6 @@ from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
-__all__ = ["Draws"]
-
 T = TypeVar("T")
 
 

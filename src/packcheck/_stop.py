@@ -19,19 +19,6 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = [
-    "Stopped",
-    "cancellable",
-    "check",
-    "end_all",
-    "ended",
-    "handling",
-    "note",
-    "notes",
-    "pending",
-    "started",
-]
-
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _signalled: list[int] = []
 #: The packer process groups running, each by the thread that started it.

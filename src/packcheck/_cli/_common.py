@@ -16,22 +16,8 @@ from .._engines.pack import pack
 from .._rule.model import MalformedCase
 from .._rule.sources import Record
 from ..audit._dask import CONNECT_TIMEOUT, ClusterError, cluster
-from ..audit._read import Runner, buffered, opened, reason
+from ..audit._read import Runner, buffered
 from ._options import positive
-
-__all__ = [
-    "answer",
-    "cluster_options",
-    "cluster_runner",
-    "engine_option",
-    "engine_ready",
-    "files_argument",
-    "flushing",
-    "opened",
-    "problem",
-    "reason",
-    "writable",
-]
 
 
 def engine_option(parser: argparse.ArgumentParser) -> None:

@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SECTIONS", "ConfigError", "Key", "find", "read", "resolve", "shown"]
-
 #: The commands with a table of their own inside ``[tool.packcheck]``.
 SECTIONS = ("diff",)
 #: Keys whose value may be a ``PATH.py:FUNCTION`` spec.

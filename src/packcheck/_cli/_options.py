@@ -18,22 +18,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "add_command",
-    "add_report_options",
-    "one_line_errors",
-    "parse_units",
-    "positive",
-    "power_text",
-    "publish",
-    "seconds",
-    "seed",
-    "seeds",
-    "timeout",
-    "writable_file",
-]
-
 #: Seconds a packer under test gets per case unless told (``--timeout``).
 DEFAULT_TIMEOUT = 10.0
 _N = TypeVar("_N", int, float)

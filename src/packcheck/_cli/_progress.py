@@ -17,8 +17,6 @@ from typing import IO
 
 from .._gate import EXPLAINING
 
-__all__ = ["EVERY", "SEEDS", "LiveLine", "PlainLines", "progress_for"]
-
 #: Seconds between two plain progress lines at most.
 EVERY = 10.0
 #: The progress "phase" of a run of several seeds: ``done`` seeds of ``total`` are done.

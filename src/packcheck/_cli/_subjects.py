@@ -31,8 +31,6 @@ from .._packers import (
 from ..diff import run as diff_run
 from ..verify import run as verify_run
 
-__all__ = ["compared", "verified"]
-
 #: The packer ``verify`` checks when none is named: packcheck's NumPy kernel.
 DEFAULT_PACKER = "packcheck._engines.pack:numpy_packer"
 #: ``PYTHONHASHSEED`` of both sides' worker processes, unless the environment sets one.

@@ -15,8 +15,6 @@ from ..audit._read import expand, whole
 from ._common import cluster_options, cluster_runner, files_argument, writable
 from ._options import add_command
 
-__all__ = ["register"]
-
 #: Lost IDs listed in the text summary (``--json`` lists every one tallied).
 LOST_SHOWN = 10
 

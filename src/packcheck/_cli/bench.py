@@ -39,8 +39,6 @@ from .bench_ab import QUICK_BUDGET, min_time, run_ab
 from .bench_plot import draw, draw_history
 from .bench_show import measuring, published, table, table_history, table_steps
 
-__all__ = ["register"]
-
 _QUICK_REPEAT = 3
 _FULL_REPEAT = 9
 _NEW = "packcheck.scan:pack_sizes"

@@ -9,16 +9,6 @@ from .. import bench
 from ..bench._subjects import Subject
 from .bench_show import measuring, published, table_ab
 
-__all__ = [
-    "FULL_BUDGET",
-    "QUICK_BUDGET",
-    "QUICK_CASE_SIZES",
-    "QUICK_SIZES",
-    "WALL_MIN_TIME",
-    "min_time",
-    "run_ab",
-]
-
 #: ``--quick``: one size (for case-level and command packers an agent-sized step and
 #: a long list), half a minute.  Without it: every size, two minutes.
 QUICK_SIZES = (10**5,)

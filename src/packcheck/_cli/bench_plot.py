@@ -8,8 +8,6 @@ from typing import Any
 from .. import bench
 from .bench_show import history_point, history_size
 
-__all__ = ["draw", "draw_history"]
-
 
 def draw(report: bench.Report, plt: Any, path: str) -> None:
     """Plot time per block against n, one panel per workload, one line per engine."""

@@ -14,19 +14,6 @@ from typing import Any, TextIO
 from .. import bench
 from ..bench._paired import Verdict
 
-__all__ = [
-    "crossover",
-    "format_ratio",
-    "format_time",
-    "history_point",
-    "measuring",
-    "published",
-    "table",
-    "table_ab",
-    "table_history",
-    "table_steps",
-]
-
 _VERDICTS: tuple[Verdict, ...] = ("slower", "inconclusive", "faster", "same")
 _KIND_NAMES = {"kernel": "kernel-level", "case": "case-level", "command": "JSON Lines command"}
 

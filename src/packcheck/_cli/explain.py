@@ -8,8 +8,6 @@ from collections.abc import Iterator
 from .._partition.trace import Trace
 from .._rule.jsonio import dumps
 
-__all__ = ["SHOWN_AHEAD", "explain_lines"]
-
 
 def show_id(block_id: str) -> str:
     """An ID as typed: plain when printable, JSON-escaped (quoted) otherwise."""

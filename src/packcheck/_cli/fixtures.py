@@ -8,10 +8,9 @@ from typing import Any
 
 from .._rule.jsonio import dumps, same_json
 from .._rule.sources import Record, SourceError, read_records
-from ._common import answer, engine_option, engine_ready, opened, problem, reason, writable
+from ..audit._read import opened, reason
+from ._common import answer, engine_option, engine_ready, problem, writable
 from ._options import add_command
-
-__all__ = ["register"]
 
 
 def register(commands: Any) -> None:

@@ -43,8 +43,6 @@ from ._common import (
 from ._options import DEFAULT_TIMEOUT, add_command
 from .explain import explain_lines
 
-__all__ = ["register"]
-
 
 def register(commands: Any) -> None:
     """Add ``pack`` to the ``packcheck`` subcommands."""

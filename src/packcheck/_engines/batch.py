@@ -26,8 +26,6 @@ import numpy.typing as npt
 
 from .. import reference
 
-__all__ = ["pack_exact_cases", "pack_short_cases"]
-
 _INT64_MAX = int(np.iinfo(np.int64).max)
 # Bound on vectorised rounds: each one decides the skipped block of every live case,
 # so a case of n blocks needs at most n; adversarial orders finish in Python instead.

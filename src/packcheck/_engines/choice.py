@@ -10,8 +10,6 @@ from . import compiled
 from . import levels as scan
 from . import sizes as _sizes
 
-__all__ = ["CROSSOVER", "ENGINES", "Engine", "check_engine", "kept_flags", "kept_mask"]
-
 Engine = Literal["reference", "numpy", "numba"]
 #: The engine names accepted by :func:`packcheck.pack`, :func:`packcheck.trace` and the CLI.
 #: ``"numba"`` needs the optional extra (``pip install 'packcheck[numba]'``).

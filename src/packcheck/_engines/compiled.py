@@ -22,16 +22,6 @@ from .. import reference
 from . import batch as _batch
 from . import sizes as _sizes
 
-__all__ = [
-    "MISSING",
-    "batch_loop",
-    "kernels",
-    "pack_batch",
-    "pack_input",
-    "pack_sizes",
-    "scan_loop",
-]
-
 #: The one-line error when the extra is not installed.
 MISSING = "the compiled engine needs Numba: pip install 'packcheck[numba]'"
 

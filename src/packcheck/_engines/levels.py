@@ -39,8 +39,6 @@ from .. import reference
 from . import batch as _batch
 from . import sizes as _sizes
 
-__all__ = ["LANDMARKS", "KernelError", "pack_batch", "pack_input", "pack_sizes"]
-
 _INT64_MAX = _sizes.INT64_MAX
 _INT64_MIN = int(np.iinfo(np.int64).min)
 # Whole-chunk sums below this are taken in one int64 sum, a factor 2 below overflow.

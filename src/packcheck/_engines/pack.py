@@ -20,15 +20,6 @@ from .._rule.order import missing_ids, own_utf16
 from . import levels, sizes
 from .choice import Engine, check_engine, kept_flags
 
-__all__ = [
-    "SIZE_ERROR",
-    "declared_output",
-    "numpy_packer",
-    "pack",
-    "pack_many",
-    "pack_plain",
-]
-
 #: The declared result of a case with an invalid budget or size.
 SIZE_ERROR: dict[str, Any] = {"error": "size"}
 

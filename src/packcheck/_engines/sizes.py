@@ -25,18 +25,6 @@ import numpy.typing as npt
 
 from .._rule.units import as_unit
 
-__all__ = [
-    "INT64_MAX",
-    "SHORT",
-    "KernelInput",
-    "budget_of",
-    "budgets_of",
-    "from_array",
-    "from_ints",
-    "offsets_of",
-    "unit_of",
-]
-
 INT64_MAX = int(np.iinfo(np.int64).max)
 _INT64_MIN = int(np.iinfo(np.int64).min)
 #: Int64 arrays shorter than this go to the reference's loop: a round of NumPy calls

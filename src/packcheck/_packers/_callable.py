@@ -14,8 +14,6 @@ from typing import Any, Protocol, runtime_checkable
 from .. import _stop
 from .._rule.model import plain_columns
 
-__all__ = ["CallablePacker", "Packer", "PackerFault", "Recipe", "ask"]
-
 
 class PackerFault(Exception):
     """The packer failed on one case (raised, died, timed out, ...); one line."""

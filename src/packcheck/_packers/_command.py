@@ -10,8 +10,6 @@ from ._callable import PackerFault, Recipe
 from ._load import SetupError
 from ._process import Process, _Died, cut_line
 
-__all__ = ["CommandPacker"]
-
 
 class CommandPacker(Process):
     """Any program speaking JSON Lines: one case in, one output object out."""

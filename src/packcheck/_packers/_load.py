@@ -24,8 +24,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SetupError", "importable", "load", "load_function"]
-
 
 class SetupError(Exception):
     """The packer cannot be loaded or started at all; one line."""

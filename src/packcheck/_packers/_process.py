@@ -20,8 +20,6 @@ from .. import _stop
 from ._callable import PackerFault
 from ._load import SetupError
 
-__all__ = ["MAX_ANSWER_BYTES", "PackerTimeout", "Process", "cut_line"]
-
 #: An answer line longer than this is a fault, not something to buffer forever.
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
 _STDERR_TAIL = 4000

@@ -19,8 +19,6 @@ from ._callable import CallablePacker, PackerFault, Recipe
 from ._load import SetupError, load
 from ._process import PackerTimeout, Process
 
-__all__ = ["WORKER_START_SECONDS", "WorkerPacker", "main", "serve"]
-
 _HEADER = struct.Struct(">Q")
 #: A worker process may take this long to start (import NumPy, the packer's module):
 #: on a loaded machine that is seconds, and it must not count against the first case.

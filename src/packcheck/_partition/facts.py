@@ -30,20 +30,6 @@ from .._rule.model import Case, SizeError, json_type, read_case
 from .._rule.order import same_utf16
 from .trace import Bucket, Partition, trace
 
-__all__ = [
-    "BUCKETS",
-    "CAPTURE_FACTS",
-    "FACTS",
-    "InvariantError",
-    "PartitionError",
-    "bucket_for",
-    "check_partition",
-    "partition_json",
-    "require_partition",
-    "type_name",
-    "without_partition",
-]
-
 BUCKETS: tuple[Bucket, ...] = ("packed", "available", "dropped")
 
 #: The facts :func:`check_partition` checks of a captured partition: each one's short

@@ -27,18 +27,6 @@ from .._engines.choice import Engine, kept_mask
 from .._engines.pack import SIZE_ERROR, declared_output
 from .._rule.model import Case, SizeError, read_case
 
-__all__ = [
-    "Bucket",
-    "Expected",
-    "Partition",
-    "Reason",
-    "Step",
-    "Trace",
-    "exactly",
-    "reasons",
-    "trace",
-]
-
 Bucket = Literal["packed", "available", "dropped"]
 Reason = Literal["evicted", "oversized", "not-retrieved"]
 

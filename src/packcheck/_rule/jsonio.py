@@ -25,20 +25,6 @@ import msgspec
 from .order import same_utf16
 from .units import MAX_DIGITS, NumberTooLarge
 
-__all__ = [
-    "FAST_NESTING",
-    "SHOWN_DIGITS",
-    "JSONError",
-    "dumps",
-    "loads",
-    "same_json",
-    "shallow",
-    "shortened",
-    "show",
-    "show_int",
-    "write_json",
-]
-
 #: Deepest nesting msgspec reads; deeper documents are read by the exact reader alone.
 FAST_NESTING = 256
 

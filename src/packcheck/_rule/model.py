@@ -13,8 +13,6 @@ from .jsonio import show
 from .order import own_utf16, same_utf16
 from .units import NumberTooLarge, as_unit
 
-__all__ = ["Case", "MalformedCase", "SizeError", "json_type", "plain_columns", "read_case"]
-
 
 class MalformedCase(ValueError):
     """The input is not a case at all (outside the declared rule).

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["missing_ids", "own_utf16", "same_utf16", "sorted_utf16", "utf16_key"]
-
 
 def utf16_key(text: str) -> bytes:
     """Sort key comparing ``text`` by UTF-16 code units.

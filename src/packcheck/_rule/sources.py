@@ -16,8 +16,6 @@ from typing import IO, Any
 from .jsonio import JSONError, loads
 from .model import json_type
 
-__all__ = ["CSV_COLUMNS", "Record", "SourceError", "read_lines", "read_records"]
-
 #: The seed's editable table: case name, input JSON, expected JSON, reason.
 CSV_COLUMNS = ("Case", "Supplied input", "Expected structured output", "Decision and reason")
 _BOM = b"\xef\xbb\xbf"

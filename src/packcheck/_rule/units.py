@@ -15,8 +15,6 @@ import numbers
 import operator
 from decimal import Decimal
 
-__all__ = ["MAX_DIGITS", "NumberTooLarge", "as_unit"]
-
 #: Largest number of decimal digits packcheck reads in one number.  Exact integer
 #: arithmetic has no limit, but turning text into an ``int`` is quadratic in CPython,
 #: so an unbounded literal would let one input line stall the tool.

@@ -23,8 +23,6 @@ from .._rule.model import MalformedCase, json_type, read_case
 from .._rule.order import same_utf16
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
 
-__all__ = ["CHECKS", "MAX_STEPS_SHOWN", "MAX_TRACKED_IDS", "Audit", "check_run", "record_step"]
-
 #: Every ``check`` a violation can name: the partition facts, then the step's own.
 CHECKS = (*CAPTURE_FACTS, "result", "round-trip", "malformed")
 #: Steps named per lost ID (the first ones met); the count covers them all.

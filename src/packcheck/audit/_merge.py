@@ -22,8 +22,6 @@ from ._read import (
 )
 from ._report import Violation
 
-__all__ = ["audit_piece", "audit_task", "audited"]
-
 
 def audit_piece(piece: Piece, audit: Audit, several: bool) -> Iterator[Violation]:
     """The violations on the lines of ``piece``, as ``audit`` checks them (naming the

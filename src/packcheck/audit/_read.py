@@ -20,24 +20,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import IO, Any, Protocol, TypeVar, cast
 
-__all__ = [
-    "PIECE_BYTES",
-    "READ_ERRORS",
-    "Piece",
-    "ReadError",
-    "Runner",
-    "buffered",
-    "count_lines",
-    "expand",
-    "in_process",
-    "opened",
-    "piece_lines",
-    "pieces",
-    "plan",
-    "reason",
-    "whole",
-]
-
 #: The size a file is cut into for a cluster (a piece ends at the first line end past it).
 PIECE_BYTES = 8 << 20
 #: What reading a file can raise: the system's errors, a truncated or corrupt ``.gz``.

@@ -12,8 +12,6 @@ from typing import Any
 
 from .._rule.jsonio import dumps, show
 
-__all__ = ["Loss", "RunReport", "RunSummary", "StepAt", "Violation"]
-
 #: Where a lost ID was missing: ``(line, label)``, or ``(line, label, file)`` in an
 #: audit of several files; ``label`` is the step's own ``step`` (or ``id``) or ``None``.
 StepAt = tuple[int, Any] | tuple[int, Any, str]

@@ -10,7 +10,7 @@ function, a JSON Lines command: :func:`python_subject`, :class:`CommandSubject`)
 
 from __future__ import annotations
 
-from ._ab import CLOCKS, ABReport, Comparison, ab
+from ._ab import ABReport, Comparison, ab
 from ._answers import BenchError, Kernel
 from ._context import context
 from ._report import CALLS, KIND, REFERENCE, TIE, Report, StepsReport, StepTiming, Timing
@@ -29,6 +29,7 @@ from ._run import (
     run_steps,
 )
 from ._subjects import CaseSubject, CommandSubject, KernelSubject, Subject, python_subject
+from ._timing import CLOCKS
 from ._workloads import WORKLOADS
 
 __all__ = [

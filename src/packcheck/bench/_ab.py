@@ -24,8 +24,6 @@ from ._subjects import Cell, Subject, as_subject
 from ._timing import CLOCKS, calls_per_sample, commands_clock, log_ratio, paired, wall
 from ._workloads import WORKLOADS, Workload, workload
 
-__all__ = ["CLOCKS", "ABReport", "Comparison", "ab"]
-
 # Untimed calls of each kernel before the one that sets the calls per sample.
 _WARMUP = 2
 

@@ -15,8 +15,6 @@ import numpy.typing as npt
 
 from .._packers import PackerFault, SetupError
 
-__all__ = ["BenchError", "Kernel", "Progress", "check_answers", "first_answer", "read_answer"]
-
 #: A ``pack_sizes``-compatible function: int64 sizes in, kept flags and remaining out.
 Kernel = Callable[[int, npt.NDArray[np.int64]], tuple[Sequence[bool] | npt.NDArray[np.bool_], int]]
 #: ``progress(what, done, total)``: what a benchmark measures now, the ``done``-th of

@@ -18,8 +18,6 @@ import numpy as np
 
 from .. import __version__
 
-__all__ = ["MACHINE_KEYS", "VERSION_KEYS", "context", "machine", "mismatches"]
-
 #: What identifies the hardware and system, and what identifies the software.
 MACHINE_KEYS = ("system", "machine", "cpu", "cpus")
 VERSION_KEYS = ("python", "numpy")

@@ -12,8 +12,6 @@ import threading
 import time
 from collections.abc import Callable
 
-__all__ = ["Limit"]
-
 
 class Limit:
     """``seconds`` a case for a packer called in this process; ``expire(reason)`` is

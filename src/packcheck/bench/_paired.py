@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-__all__ = ["Estimate", "Verdict", "estimate", "median_interval"]
-
 #: ``slower``/``faster``: NEW's time differs from OLD's by more than the threshold,
 #: with confidence; ``same``: the whole interval is within the threshold.
 Verdict = Literal["slower", "faster", "same", "inconclusive"]

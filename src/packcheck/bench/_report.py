@@ -23,18 +23,6 @@ import numpy as np
 
 from ._paired import median_interval
 
-__all__ = [
-    "CALLS",
-    "KIND",
-    "REFERENCE",
-    "TIE",
-    "Faster",
-    "Report",
-    "StepTiming",
-    "StepsReport",
-    "Timing",
-]
-
 #: The name under which the reference (given a Python list) appears in a report.
 REFERENCE = "reference"
 #: The ``kind`` of a report written by :meth:`Report.to_json`.

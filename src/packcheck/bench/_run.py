@@ -26,21 +26,6 @@ from ._subjects import Subject, as_subject
 from ._timing import CLOCKS, Run, calls_per_sample, commands_clock, in_turn, repeated
 from ._workloads import WORKLOADS, Batch, Workload, batch_of_steps, workload
 
-__all__ = [
-    "CASE_SIZES",
-    "CASE_WORKLOADS",
-    "DEFAULT_SIZES",
-    "STEPS",
-    "STEP_SIZES",
-    "STEP_WORKLOADS",
-    "Regression",
-    "compare",
-    "compared",
-    "differences",
-    "run",
-    "run_steps",
-]
-
 #: Powers of ten from 10 blocks (one model step packs tens to a thousand) to 10**6.
 DEFAULT_SIZES: tuple[int, ...] = (10, 10**2, 10**3, 10**4, 10**5, 10**6)
 #: Sizes for case-level and command packers: agent-sized steps, then long lists.

@@ -30,18 +30,6 @@ from ._limit import Limit
 from ._timing import Run, repeated, unwatch, watch
 from ._workloads import Workload, as_case
 
-__all__ = [
-    "KINDS",
-    "CaseSubject",
-    "Cell",
-    "CommandSubject",
-    "KernelSubject",
-    "Kind",
-    "Subject",
-    "as_subject",
-    "python_subject",
-]
-
 Kind = Literal["kernel", "case", "command"]
 #: The kinds a Python function can be: ``--kind``'s choices.
 KINDS: tuple[str, ...] = ("case", "kernel")

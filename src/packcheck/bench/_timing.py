@@ -29,24 +29,6 @@ from typing import Any
 
 from ._paired import Estimate, estimate
 
-__all__ = [
-    "CLOCKS",
-    "COMMAND_CLOCK",
-    "Run",
-    "calls_per_sample",
-    "collector_off",
-    "command_clock",
-    "commands_clock",
-    "in_turn",
-    "log_ratio",
-    "paired",
-    "repeated",
-    "sample",
-    "unwatch",
-    "wall",
-    "watch",
-]
-
 # The processes whose CPU time the ``command`` clock adds, by who watches them.
 _watched: dict[int, Callable[[], int | None]] = {}
 

@@ -15,17 +15,6 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-__all__ = [
-    "REQUIRED",
-    "WORKLOADS",
-    "Batch",
-    "Family",
-    "Workload",
-    "as_case",
-    "batch_of_steps",
-    "workload",
-]
-
 Family = Literal["typical", "adversarial"]
 Sizes = npt.NDArray[np.int64]
 _Make = Callable[[int, np.random.Generator], tuple[Sizes, int]]
