@@ -9,6 +9,7 @@ still pending.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import signal
@@ -39,6 +40,8 @@ _START = (
 _WINDOW = 8
 _T = TypeVar("_T")
 _R = TypeVar("_R")
+# Whether this process is ready for a cluster: see :func:`_distributed`.
+_READY: list[bool] = []
 
 
 class ClusterError(Exception):
@@ -51,6 +54,19 @@ def _distributed(flag: str) -> Any:
     except ImportError:
         raise ClusterError(f"{flag} needs the dask extra: pip install 'packcheck[dask]'") from None
     return distributed
+
+
+def _ready() -> None:
+    """This process made ready for a cluster: the at-fork hook of :class:`_Held`
+    registered (once), and what is alive frozen."""
+    if not _READY:
+        _READY.append(True)
+        if hasattr(os, "register_at_fork"):  # pragma: no branch (POSIX)
+            os.register_at_fork(after_in_child=_own_signals)
+    # What is alive now, Dask's modules above all, is left out of the collector from
+    # here on (a forked worker inherits it so): at exit CPython's last collections
+    # would tear it all down, 0.15-0.2 s measured, a twentieth of a 100,000-step audit.
+    gc.freeze()
 
 
 @contextmanager
@@ -71,6 +87,7 @@ def cluster(
     Its logging is kept to errors, so that a run prints only its own lines.
     """
     distributed = _distributed("--workers" if scheduler is None else "--scheduler")
+    _ready()
     logging.getLogger("distributed").setLevel(logging.ERROR)
     if scheduler is None:
         import dask
@@ -146,10 +163,6 @@ def _own_signals() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         logging.getLogger("distributed").setLevel(logging.CRITICAL)
-
-
-if hasattr(os, "register_at_fork"):  # pragma: no branch (POSIX)
-    os.register_at_fork(after_in_child=_own_signals)
 
 
 def dask_runner(client: Any) -> Runner:
