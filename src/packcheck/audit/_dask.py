@@ -36,6 +36,18 @@ CONNECT_TIMEOUT = 10.0
 _START = (
     "spawn" if sys.platform != "linux" else "fork" if sys.version_info < (3, 12) else "forkserver"
 )
+#: A local cluster's housekeeping, made rare: each wakes a process's event loop, whose
+#: thread then takes the GIL from the task's.  Its profiler's sampling thread is off;
+#: the health check of each event loop (every 20 ms by default), the system monitor
+#: (for a dashboard: 500 ms) and the memory monitor (100 ms) run seldom.  Measured on
+#: a 100,000-step audit with ``--workers 1`` at load 6-7: the worker's CPU beside its
+#: task's fell from 0.17 s to 0.07 s, the client's while it waited from 0.26 to 0.09 s.
+_QUIET = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
 #: Tasks in flight at least (else twice the cluster's threads): results wait in order.
 _WINDOW = 8
 _T = TypeVar("_T")
@@ -94,7 +106,7 @@ def cluster(
 
         local_settings = {
             "distributed.worker.multiprocessing-method": _START if fork else "spawn",
-            "distributed.worker.profile.enabled": False,  # its sampling thread costs CPU
+            **_QUIET,
         }
         # Signals held: half started, a local cluster cannot be stopped cleanly.
         with _Held() as held, dask.config.set(local_settings):
