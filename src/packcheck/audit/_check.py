@@ -42,10 +42,6 @@ class _Tally:
     steps: list[StepAt] = field(default_factory=list)
 
 
-def _shifted(at: StepAt, shift: int) -> StepAt:
-    return (at[0] + shift, *at[1:])
-
-
 def _label(record: Mapping[str, Any]) -> Any:
     return record.get("step", record.get("id"))
 
@@ -195,12 +191,10 @@ class Audit:
             if len(tally.steps) < MAX_STEPS_SHOWN:
                 tally.steps.append(step)
 
-    def merge(self, later: Audit, *, shift: int = 0) -> None:
+    def merge(self, later: Audit) -> None:
         """Add the audit of the lines that follow this audit's: afterwards this audit is
         the one that checked them all, in order (``later`` must track every lost ID it
-        met, ``max_tracked=None``, or the IDs past its own limit are only counted).
-        ``shift`` is added to the line numbers of ``later``'s steps (a piece of a file
-        audited before the lines ahead of it were counted)."""
+        met, ``max_tracked=None``, or the IDs past its own limit are only counted)."""
         self.steps += later.steps
         self.correct += later.correct
         self.violations += later.violations
@@ -216,8 +210,7 @@ class Audit:
                 tally = self._lost[block_id] = _Tally()
             tally.count += theirs.count
             tally.reasons.update(theirs.reasons)
-            steps = theirs.steps[: MAX_STEPS_SHOWN - len(tally.steps)]
-            tally.steps += [_shifted(at, shift) for at in steps] if shift else steps
+            tally.steps += theirs.steps[: MAX_STEPS_SHOWN - len(tally.steps)]
 
     def summary(self) -> RunSummary:
         """The counts so far, lost IDs most frequent first (ties: first met first)."""
@@ -235,6 +228,12 @@ class Audit:
             lost,
             self.untracked,
         )
+
+    def shift(self, lines: int) -> None:
+        """Number the steps it names ``lines`` further on: the audit of a piece of a
+        file, made before the lines ahead of the piece were counted."""
+        for tally in self._lost.values():
+            tally.steps = [(at[0] + lines, *at[1:]) for at in tally.steps]
 
 
 def check_run(lines: Iterable[bytes | str]) -> RunReport:

@@ -82,8 +82,11 @@ def audited(
         for piece, (found, part, read, error) in zip(planned, results, strict=True):
             line = line if piece.start else 1
             shift = line - piece.first_line
-            yield from (replace(v, line=v.line + shift) for v in found) if shift else found
-            audit.merge(part, shift=shift)
+            if shift:
+                found = [replace(v, line=v.line + shift) for v in found]
+                part.shift(shift)
+            yield from found
+            audit.merge(part)
             if error is not None:
                 raise error
             line += read
