@@ -12,14 +12,18 @@ shards, then times, in alternating pairs of whole ``packcheck audit`` processes:
 - one plain process against ``--workers 1`` on the one file (the overhead of Dask);
 - one plain process against ``--workers 2`` on the 8 shards (the speedup);
 - with ``--big-steps``, the same speedup on 8 gzip shards of a run of BIG_STEPS steps
-  (1,000,000: shards of about 10 MB compressed, 105 MB of JSON Lines, 125,000 steps,
+  (1,000,000: shards of about 15 MB compressed, 105 MB of JSON Lines, 125,000 steps,
   each about 4 s to audit: a cluster's start-up is then a few percent of the run, as
   on a fleet's runs, where it is less).
 
 Each pair's outputs are compared byte for byte.  Prints wall time and CPU (user +
 system of the process and everything it started) per run, the ratio per pair (median
 and range), and the load average before and after each row: the machine is shared, so
-quote the load with the figures.
+quote the load with the figures.  On Linux with autogroup (``cat
+/proc/sys/kernel/sched_autogroup_enabled``), a session shares the cores with the other
+busy sessions as one: while two other sessions are busy, this one gets one core, and
+``--workers 2`` cannot be faster than one process; its speedup shows only at a load
+average of about 1 or less from elsewhere.
 """
 
 from __future__ import annotations
