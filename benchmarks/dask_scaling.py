@@ -11,7 +11,9 @@ shards, then times, in alternating pairs of whole ``packcheck audit`` processes:
 
 - one plain process against ``--workers 1`` on the one file (the overhead of Dask);
 - one plain process against ``--workers 2`` on the 8 shards (the speedup);
-- with ``--big-steps``, the same speedup on 8 gzip shards of a run of BIG_STEPS steps
+- one plain process against two plain processes at once, 4 of the shards each: the
+  speedup the machine allows at the moment, with no Dask (the ceiling);
+- with ``--big-steps``, the last two on 8 gzip shards of a run of BIG_STEPS steps
   (1,000,000: shards of about 15 MB compressed, 105 MB of JSON Lines, 125,000 steps,
   each about 4 s to audit: a cluster's start-up is then a few percent of the run, as
   on a fleet's runs, where it is less).
@@ -75,28 +77,37 @@ def make_inputs(where: Path, steps: int) -> tuple[Path, list[Path]]:
     return run, shards
 
 
-def timed(argv: list[str]) -> tuple[float, float, bytes]:
-    """Wall seconds, CPU seconds (it and its children) and stdout of one run."""
+def timed(*argvs: list[str]) -> tuple[float, float, bytes]:
+    """Wall seconds, CPU seconds (they and their children) and stdout of ``argvs`` run
+    at once, the wall time until the last ends."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, check=False)
+    running = [
+        subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for argv in argvs
+    ]
+    done = [(process, *process.communicate()) for process in running]
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if done.returncode not in (0, 1):
-        sys.exit(f"failed ({done.returncode}): {' '.join(argv)}\n{done.stderr.decode()}")
-    return wall, cpu, done.stdout
+    for argv, (process, _, err) in zip(argvs, done, strict=True):
+        if process.returncode not in (0, 1):
+            sys.exit(f"failed ({process.returncode}): {' '.join(argv)}\n{err.decode()}")
+    return wall, cpu, b"".join(out for _, out, _ in done)
 
 
-def pairs(plain: list[str], other: list[str], count: int) -> list[tuple[tuple[float, float], ...]]:
-    """``count`` pairs of (plain, other) runs, alternating which goes first."""
+def pairs(
+    plain: list[list[str]], other: list[list[str]], count: int, same: bool = True
+) -> list[tuple[tuple[float, float], ...]]:
+    """``count`` pairs of (plain, other) runs, alternating which goes first; each run's
+    commands at once.  ``same``: their outputs must be the same."""
     out = []
     for index in range(count):
-        order = (plain, other) if index % 2 == 0 else (other, plain)
-        results = {id(argv): timed(argv) for argv in order}
-        first, second = results[id(plain)], results[id(other)]
-        if first[2] != second[2]:
-            sys.exit(f"outputs differ: {' '.join(other)}")
+        if index % 2 == 0:
+            first, second = timed(*plain), timed(*other)
+        else:
+            second, first = timed(*other), timed(*plain)
+        if same and first[2] != second[2]:
+            sys.exit(f"outputs differ: {' '.join(other[0])}")
         out.append(((first[0], first[1]), (second[0], second[1])))
     return out
 
@@ -116,10 +127,12 @@ def row(
     )
 
 
-def loaded(plain: list[str], other: list[str], count: int) -> tuple[Any, str]:
+def loaded(
+    plain: list[list[str]], other: list[list[str]], count: int, same: bool = True
+) -> tuple[Any, str]:
     """:func:`pairs`, and the load average (1 minute) before and after them."""
     before = os.getloadavg()[0]
-    measured = pairs(plain, other, count)
+    measured = pairs(plain, other, count, same)
     return measured, f"{before:.1f}-{os.getloadavg()[0]:.1f}"
 
 
@@ -136,7 +149,7 @@ def main() -> None:
     rows = [
         (
             f"{args.steps:,} steps, one file, `--workers 1` (Dask's time over one process's)",
-            loaded(plain, one, args.pairs),
+            loaded([plain], [one], args.pairs),
             False,
         ),
     ]
@@ -144,15 +157,19 @@ def main() -> None:
     if args.big_steps:
         runs.append((args.big_steps, make_inputs(args.dir, args.big_steps)[1]))
     for steps, files in runs:
-        plain = [*audit, *map(str, files)]
-        two = [*audit, "--workers", "2", *map(str, files)]
-        name = f"{steps:,} steps, {SHARDS} gzip shards, `--workers 2` (speedup)"
-        rows.append((name, loaded(plain, two, args.pairs), True))
+        names = list(map(str, files))
+        plain = [*audit, *names]
+        two = [*audit, "--workers", "2", *names]
+        halves = [[*audit, *names[: SHARDS // 2]], [*audit, *names[SHARDS // 2 :]]]
+        name = f"{steps:,} steps, {SHARDS} gzip shards"
+        rows.append((f"{name}, `--workers 2` (speedup)", loaded([plain], [two], args.pairs), True))
+        ceiling = loaded([plain], halves, args.pairs, same=False)
+        rows.append((f"{name}, two plain processes at once, 4 each (the ceiling)", ceiling, True))
     print(f"steps of 5-40 blocks, {args.pairs} alternating pairs a row, {sys.version.split()[0]}")
-    print("\n| runs | load | one process: wall (CPU) | Dask: wall (CPU) | ratio, median (range) |")
+    print("\n| runs | load | one process: wall (CPU) | other: wall (CPU) | ratio, median (range) |")
     print("|---|---|---|---|---|")
-    for name, (measured, load), speedup in rows:
-        print(row(name, load, measured, speedup))
+    for row_name, (measured, load), speedup in rows:
+        print(row(row_name, load, measured, speedup))
 
 
 if __name__ == "__main__":
