@@ -59,6 +59,7 @@ __all__ = [
     "keys",
     "register",
     "run_seed",
+    "seed_runs",
     "settings",
 ]
 
