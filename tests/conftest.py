@@ -35,11 +35,12 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             return
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The address of a real ``dask scheduler`` with two one-thread ``dask worker``
-    processes (random ports, this directory), shared by the module and stopped after
-    it; skipped where the ``dask`` extra is not installed."""
+    processes (random ports, this directory), shared by every test of the session (of
+    one xdist worker) and stopped after it; skipped where the ``dask`` extra is not
+    installed."""
     distributed = pytest.importorskip(
         "distributed", reason="the dask extra is not installed: pip install 'packcheck[dask]'"
     )

@@ -26,7 +26,7 @@ psutil = pytest.importorskip("psutil", reason="comes with distributed")
 
 from packcheck._cli import main  # noqa: E402
 from packcheck.audit import ClusterError, ReadError, check_runs  # noqa: E402
-from packcheck.audit._dask import cluster, dask_runner  # noqa: E402
+from packcheck.audit._dask import _QUIET, cluster, dask_runner  # noqa: E402
 from packcheck.audit._read import count_lines, whole  # noqa: E402
 
 SHARDS = 8
@@ -125,12 +125,21 @@ def _worker_signals(_: int) -> tuple[object, object]:
     return signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
 
 
+def _worker_settings(_: int) -> list[object]:
+    import dask
+
+    return [dask.config.get(key) for key in _QUIET]
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
 def test_a_local_clusters_workers_ignore_ctrl_c_and_end_on_sigterm() -> None:
     """A terminal's Ctrl-C reaches every process of the job: the client stops the
-    cluster, and the workers print no ``KeyboardInterrupt`` of their own."""
+    cluster, and the workers print no ``KeyboardInterrupt`` of their own.  Their
+    housekeeping runs seldom."""
     with cluster(workers=1) as run:
         assert list(run(_worker_signals, [0])) == [(signal.SIG_IGN, signal.SIG_DFL)]
+        assert list(run(_worker_settings, [0])) == [list(_QUIET.values())]
+    assert _QUIET["distributed.admin.tick.interval"] == "1s"
 
 
 def test_a_local_cluster_of_two_workers(

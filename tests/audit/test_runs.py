@@ -4,14 +4,18 @@ the pieces, merged, give the report of the files read whole; and what ``audit`` 
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 import logging
+import os
 import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Generator, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +24,9 @@ from runs import planted_run, text
 
 from packcheck._cli import main
 from packcheck._cli.pack import _splittable
-from packcheck.audit import Audit, ReadError, RunReport, Violation, check_runs
+from packcheck.audit import Audit, ReadError, RunReport, Violation, _dask, check_runs
 from packcheck.audit._dask import _Held, _own_signals
-from packcheck.audit._merge import audited
+from packcheck.audit._merge import audit_task, audited
 from packcheck.audit._read import count_lines, expand, in_process, pieces, plan, reason, whole
 
 RUN = text(planted_run()[0])
@@ -88,7 +92,9 @@ def test_merging_keeps_the_limits_of_one_audit(
     assert _in_pieces(files, 2_000) == expected
 
 
-def test_a_piece_that_cannot_be_counted_is_read_to_the_end_of_its_file(files: list[str]) -> None:
+def test_pack_reads_a_piece_that_cannot_be_counted_to_the_end_of_its_file(
+    files: list[str],
+) -> None:
     def run(fn: Any, items: Sequence[Any]) -> Generator[Any, None, None]:
         for item in items:
             yield "cannot read: gone" if fn is count_lines and item.start else fn(item)
@@ -96,7 +102,50 @@ def test_a_piece_that_cannot_be_counted_is_read_to_the_end_of_its_file(files: li
     planned = pieces(files, run, 2_000)
     assert [p.stop for p in planned if p.path == files[0]][-1] is None
     assert sum(p.path == files[0] for p in planned) == 2
+    assert _in_pieces(files, 2_000, run) == check_runs(files)  # audit counts nothing
+
+
+def test_an_audit_in_pieces_reads_each_piece_once(files: list[str]) -> None:
+    ran: list[tuple[Any, Any]] = []
+
+    def run(fn: Any, items: Sequence[Any]) -> Generator[Any, None, None]:
+        for item in items:
+            ran.append((fn, item))
+            yield fn(item)
+
     assert _in_pieces(files, 2_000, run) == check_runs(files)
+    planned = [piece for name in files for piece in plan(name, 2_000)]
+    assert [item for _, item in ran] == planned
+    assert len(planned) > len(files)
+    assert {fn.func for fn, _ in ran} == {audit_task}
+
+
+def test_only_a_file_s_first_line_may_start_with_a_bom(tmp_path: Path) -> None:
+    bom = tmp_path / "bom.jsonl"
+    bom.write_text("\ufeff" + "".join(LINES[:3]) + "\ufeff" + "".join(LINES[3:9]))
+    expected = check_runs([bom])
+    assert [(v.line, v.check) for v in expected.violations if v.check == "malformed"] == [
+        (4, "malformed")
+    ]
+    for piece_bytes in (1, 500, 2_000):
+        assert _in_pieces([str(bom)], piece_bytes) == expected
+
+
+def test_a_piece_that_cannot_be_read_ends_the_audit_there(files: list[str]) -> None:
+    def run(fn: Any, items: Sequence[Any]) -> Generator[Any, None, None]:
+        for item in items:
+            gone = item.start and item.path == files[2]
+            yield fn(replace(item, path=item.path + ".gone") if gone else item)
+
+    audit = Audit()
+    found: list[Violation] = []
+    with pytest.raises(ReadError, match=r"c\.jsonl: cannot read: No such file"):
+        found += audited(files, audit, run, 2_000)
+    start = plan(files[2], 2_000)[1].start
+    first_line = Path(files[2]).read_bytes()[:start].count(b"\n") + 1
+    whole_run = check_runs(files).violations
+    assert found == [v for v in whole_run if v.file != files[2] or v.line < first_line]
+    assert 200 < audit.steps < check_runs(files).summary.steps  # a and b, and part of c
 
 
 def test_plans(tmp_path: Path, files: list[str]) -> None:
@@ -283,6 +332,31 @@ def test_a_process_forked_while_signals_are_held_ignores_ctrl_c_and_ends_on_sigt
         _own_signals()  # once only
         assert not _Held._holding
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+def test_a_process_is_made_ready_for_a_cluster_once_and_only_when_it_makes_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    registered: list[Any] = []
+    monkeypatch.setattr(_dask, "_READY", [])
+    monkeypatch.setattr(os, "register_at_fork", lambda **hooks: registered.append(hooks))
+    _dask._ready()
+    _dask._ready()
+    try:
+        assert registered == [{"after_in_child": _own_signals}]
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+    # Importing packcheck's audit and CLI registers nothing: only making a cluster does.
+    script = (
+        "import os; hooks = []; os.register_at_fork = lambda **k: hooks.extend(k.values()); "
+        "import packcheck.audit, packcheck._cli.audit, packcheck._cli.pack; "
+        "print(sorted({hook.__qualname__ for hook in hooks}))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() != "[]"  # the hooks are seen (the standard library's)
+    assert "_own_signals" not in done.stdout
 
 
 def test_a_violation_of_one_file_is_shown_as_before() -> None:

@@ -4,7 +4,6 @@ aside); the usage errors; the cluster flags without the dask extra."""
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import re
@@ -220,12 +219,15 @@ def test_a_seed_done_is_written_at_once_and_once() -> None:
     assert live.stream.getvalue().endswith("seed 1 of 2 done, 0 s")  # type: ignore[attr-defined]
 
 
-def _options_of(**given: object) -> argparse.Namespace:
-    return _seeds._options_only(gate.settings({**given, "gate_command": "verify"}, "verify"))
+def _job_of(cwd: str | None = None, **given: object) -> _seeds.Job:
+    """The job of seed 1 of ``verify`` with the options ``given``, run in ``cwd``."""
+    runs = gate.seed_runs(gate.settings({**given, "gate_command": "verify", "seed": 1}, "verify"))
+    assert runs.seeds == (1,)
+    return _seeds.Job(runs.options, runs.settings(1, None), runs.timeout, cwd)
 
 
 def test_a_task_says_in_one_line_why_its_seed_cannot_run() -> None:
-    job = _seeds.Job(_options_of(packer="broken:nope", max_examples=5), 1, str(PACKERS))
+    job = _job_of(str(PACKERS), packer="broken:nope", max_examples=5)
     assert _seeds.run_task(job) == "--packer 'broken:nope': module 'broken' has no function 'nope'"
 
 
@@ -237,12 +239,12 @@ def test_a_task_runs_its_packer_from_the_given_directory(
     monkeypatch.setattr(sys, "path", list(sys.path))
     quick = {"max_examples": 5, "long_lists": False, "timeout": timeout}
     for spec in ("rare.py:rare", "broken:correct"):
-        job = _seeds.Job(_options_of(packer=spec, **quick), 1, str(PACKERS))
+        job = _job_of(str(PACKERS), packer=spec, **quick)
         outcome = _seeds.run_task(job)
         assert not isinstance(outcome, str), outcome
         assert outcome.finding is None
     # A directory the worker does not have: its own, where the packer is not.
-    job = _seeds.Job(_options_of(packer="rare.py:rare", **quick), 1, str(tmp_path / "no"))
+    job = _job_of(str(tmp_path / "no"), packer="rare.py:rare", **quick)
     assert "no such file 'rare.py'" in str(_seeds.run_task(job))
 
 
@@ -319,7 +321,7 @@ def test_a_cancelled_task_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
         raise _stop.Stopped(15)
 
     monkeypatch.setattr(_seeds, "_run", stopped)
-    assert _seeds.run_task(_seeds.Job(_options_of(), 1)) == "cancelled"
+    assert _seeds.run_task(_job_of()) == "cancelled"
 
 
 def test_the_connect_timeout_s_default_is_the_cluster_s() -> None:

@@ -2,7 +2,10 @@
 and two ``dask worker`` processes (tests/conftest.py's ``scheduler``, whose workers run
 in another directory than the packers'), and ``--workers 2``.  Each report is the one
 the run of the lowest failing seed gives alone, byte for byte (timings aside).  Skipped
-where the ``dask`` extra is not installed."""
+where the ``dask`` extra is not installed.
+
+``rare:rare`` fails at seed 5 alone of seeds 1-8 (tests/packers/rare.py): ``--seeds
+3-6`` has passing seeds on either side of it, and two per worker, at half the cost."""
 
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ def test_a_wrong_packer_on_the_cluster_is_its_lowest_failing_seeds_run(
     alone = run(capsys, *both, str(tmp_path / "one.xml"), "--seed", "5")
     assert alone[0] == 1
     seeds = run(
-        capsys, *both, str(tmp_path / "all.xml"), "--seeds", "1-8", "--scheduler", scheduler
+        capsys, *both, str(tmp_path / "all.xml"), "--seeds", "3-6", "--scheduler", scheduler
     )
     assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))
     one, every = (masked((tmp_path / f"{n}.xml").read_text()) for n in ("one", "all"))
@@ -44,15 +47,14 @@ def test_a_wrong_packer_on_the_cluster_is_its_lowest_failing_seeds_run(
 def test_a_conformant_packer_on_the_cluster(
     scheduler: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    args = ["--packer", "broken:correct", "--seeds", "1-8", *QUICK]
+    args = ["--packer", "broken:correct", "--seeds", "1-3", *QUICK[:-1]]  # progress shown
     alone = run(capsys, "verify", *args)
     assert alone[0] == 0
-    assert alone[1].startswith("packcheck verify: conformant: 8 seeds passed (seeds 1-8), ")
-    assert masked(run(capsys, "verify", *args, "--scheduler", scheduler)[1]) == masked(alone[1])
-    status, _, err = run(capsys, "verify", *args[:-1], "--scheduler", scheduler)
-    assert status == 0
+    assert alone[1].startswith("packcheck verify: conformant: 3 seeds passed (seeds 1-3), ")
+    status, out, err = run(capsys, "verify", *args, "--scheduler", scheduler)
+    assert (status, masked(out)) == (0, masked(alone[1]))
     assert [line.split(",")[0] for line in err.splitlines()] == [
-        f"packcheck verify: seed {n} of 8 done" for n in range(1, 9)
+        f"packcheck verify: seed {n} of 3 done" for n in range(1, 4)
     ]
 
 
@@ -62,7 +64,7 @@ def test_a_new_failure_found_on_the_cluster_is_saved_once_here(
     one, every = tmp_path / "one", tmp_path / "every"
     both = ["verify", "--packer", "rare:rare", *QUICK]
     alone = run(capsys, *both, "--seed", "5", "--save-failures", str(one))
-    on_cluster = ["--seeds", "1-8", "--scheduler", scheduler, "--save-failures", str(every)]
+    on_cluster = ["--seeds", "3-6", "--scheduler", scheduler, "--save-failures", str(every)]
     seeds = run(capsys, *both, *on_cluster)
     assert masked(seeds[1]).replace(str(every), str(one)) == masked(alone[1])
     (saved,) = every.glob("*.json")
@@ -77,7 +79,7 @@ def test_diff_on_the_cluster(scheduler: str, capsys: pytest.CaptureFixture[str])
     both = ["diff", "--packer", "rare:rare", "--against-cmd", f"{sys.executable} lines_packer.py"]
     alone = run(capsys, *both, *QUICK, "--seed", "5")
     assert alone[0] == 1
-    seeds = run(capsys, *both, *QUICK, "--seeds", "1-8", "--scheduler", scheduler)
+    seeds = run(capsys, *both, *QUICK, "--seeds", "3-6", "--scheduler", scheduler)
     assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))
 
 
@@ -104,7 +106,7 @@ def test_one_seed_may_run_on_the_cluster_too(
 def test_a_local_cluster_of_two_workers(capsys: pytest.CaptureFixture[str]) -> None:
     both = ["verify", "--packer", "rare.py:rare", *QUICK]
     alone = run(capsys, *both, "--seed", "5")
-    seeds = run(capsys, *both, "--seeds", "1-8", "--workers", "2")
+    seeds = run(capsys, *both, "--seeds", "3-6", "--workers", "2")
     assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1])), seeds[2]
 
 

@@ -32,15 +32,14 @@ from typing import Any
 from hypothesis.errors import HypothesisDeprecationWarning
 
 from .. import _stop
-from .._gate import CHECKED, PHASES, Fixture, Outcome, Progress, seed_fixtures
+from .._gate import CHECKED, PHASES, Outcome, Progress, Settings, seed_fixtures
 from .._gate._fixtures import saved_fixtures, writable_directory
 from .._gate._run import save_new
 from .._packers import SetupError
 from .._rule.sources import SourceError
-from . import gate
 from ._progress import SEEDS
 
-__all__ = ["WATCH_SECONDS", "Job", "checked_seeds", "run_task"]
+__all__ = ["WATCH_SECONDS", "Job", "Runs", "checked_seeds", "run_task"]
 
 #: Seconds between two looks, on a worker, at whether its task is still wanted.
 WATCH_SECONDS = 0.2
@@ -51,27 +50,41 @@ _READY: list[bool] = []
 
 
 @dataclass(frozen=True, slots=True)
-class Job:
-    """One seed's run: the command's ``settings`` (its options, nothing else), the
-    ``seed``, the directory its packer runs in (``cwd``) and the ``fixtures`` to replay
-    (``None``: the seed cases)."""
+class Runs:
+    """What the command (:mod:`packcheck._cli.gate`, which imports this module, never
+    the reverse) tells ``--seeds`` of its settings: the ``seeds`` to run; the command
+    and its options' values, all that a run reads (``options``); a seed's gate
+    settings (``settings``); the seconds a packer gets per case (``timeout``); the
+    command that repeats the run of one seed, or ``None``: of them all (``rerun``);
+    and what a report shows of the settings (``shown``)."""
 
-    settings: argparse.Namespace
-    seed: int
+    seeds: tuple[int, ...]
+    options: argparse.Namespace
+    settings: Callable[[int, Progress | None], Settings]
+    timeout: float | None
+    rerun: Callable[[int | None], str]
+    shown: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One seed's run, sent whole to where it runs: the command and its options'
+    values (``options``), the gate's ``settings`` of the seed (its fixtures to replay
+    among them; no progress), the ``timeout`` per case and the directory its packer
+    runs in (``cwd``)."""
+
+    options: argparse.Namespace
+    settings: Settings
+    timeout: float | None
     cwd: str | None = None
-    fixtures: tuple[Fixture, ...] | None = None
 
 
 def _run(job: Job, progress: Progress | None) -> Outcome:
     """The run of ``job``'s seed, as ``--seed`` runs it, but saving nothing."""
     from ._subjects import compared, verified
 
-    s = job.settings
-    settings = replace(
-        gate.gate_settings(s, job.seed, progress), save_failures=None, fixtures=job.fixtures
-    )
-    run = verified if s.gate_command == "verify" else compared
-    return run(s, gate.timeout_of(s), settings, job.cwd)
+    run = verified if job.options.gate_command == "verify" else compared
+    return run(job.options, job.timeout, replace(job.settings, progress=progress), job.cwd)
 
 
 def run_task(job: Job) -> Outcome | str:
@@ -155,12 +168,6 @@ def _answered(result: Outcome | str) -> Outcome:
     return result
 
 
-def _options_only(s: argparse.Namespace) -> argparse.Namespace:
-    """``s`` with only what a run reads: the command and its options' values."""
-    values = {o.dest: getattr(s, o.dest) for o in gate.options(s.gate_command)}
-    return argparse.Namespace(gate_command=s.gate_command, **values)
-
-
 @contextmanager
 def _outcomes(
     s: argparse.Namespace, jobs: Sequence[Job], progress: Progress | None
@@ -201,33 +208,38 @@ def _all_passed(outcomes: Sequence[Outcome], seconds: float) -> Outcome:
     )
 
 
-def checked_seeds(s: argparse.Namespace, progress: Progress | None) -> Outcome:
-    """The verdict of the runs of ``s.seeds`` (or of the one seed ``--seed`` or chance
-    gives, on a cluster): the lowest failing seed's run, saved if new, else one outcome
-    for them all.  Raises :class:`OSError`, :class:`SourceError` or
+def checked_seeds(s: argparse.Namespace, progress: Progress | None, runs: Runs) -> Outcome:
+    """The verdict of the runs of ``runs.seeds`` (``s.seeds``, or the one seed ``--seed``
+    or chance gives, on a cluster): the lowest failing seed's run, saved if new, else
+    one outcome for them all.  Raises :class:`OSError`, :class:`SourceError` or
     :class:`SetupError` (also for a cluster that cannot be had) as the run of one seed
     would."""
-    seeds: tuple[int, ...] = s.seeds if s.seeds is not None else (gate.run_seed(s),)
     fixtures = None
     if s.save_failures is not None:
         writable_directory(s.save_failures)
         fixtures = (*seed_fixtures(), *saved_fixtures(s.save_failures))
-    _stop.note(rerun=gate.rerun(s, None if s.seeds else seeds[0]), save=s.save_failures)
-    settings = _options_only(s)
-    jobs = [Job(settings, seed, None, fixtures) for seed in seeds]
+    _stop.note(rerun=runs.rerun(None if s.seeds else runs.seeds[0]), save=s.save_failures)
+    jobs = [
+        Job(
+            runs.options,
+            replace(runs.settings(seed, None), save_failures=None, fixtures=fixtures),
+            runs.timeout,
+        )
+        for seed in runs.seeds
+    ]
     started = time.monotonic()
-    runs: list[Outcome] = []
-    with _outcomes(s, jobs, progress) as outcomes:
-        for outcome in outcomes:
-            runs.append(replace(outcome, rerun=gate.rerun(s, outcome.seed), settings=gate.shown(s)))
+    outcomes: list[Outcome] = []
+    with _outcomes(s, jobs, progress) as ran:
+        for outcome in ran:
+            outcomes.append(replace(outcome, rerun=runs.rerun(outcome.seed), settings=runs.shown))
             if progress is not None:
-                progress(SEEDS, len(runs), len(jobs))
+                progress(SEEDS, len(outcomes), len(jobs))
             if outcome.finding is not None:  # the lowest failing seed: the rest cancelled
-                return save_new(runs[-1], s.save_failures)
+                return save_new(outcomes[-1], s.save_failures)
     if s.seeds is None:  # one seed, run on a cluster: its own report
-        return runs[0]
+        return outcomes[0]
     return replace(
-        _all_passed(runs, time.monotonic() - started),
-        rerun=gate.rerun(s, None),
-        settings=gate.shown(s),
+        _all_passed(outcomes, time.monotonic() - started),
+        rerun=runs.rerun(None),
+        settings=runs.shown,
     )

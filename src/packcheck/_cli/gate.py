@@ -17,6 +17,7 @@ import shlex
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ from ._options import (
     writable_file,
 )
 from ._progress import progress_for
+from ._seeds import Runs, checked_seeds
 
 __all__ = [
     "OPTIONS",
@@ -57,6 +59,7 @@ __all__ = [
     "keys",
     "register",
     "run_seed",
+    "seed_runs",
     "settings",
 ]
 
@@ -394,6 +397,19 @@ def run_seed(s: argparse.Namespace) -> int:
     return s.seed if s.seed is not None else random.SystemRandom().randrange(2**32)
 
 
+def seed_runs(s: argparse.Namespace) -> Runs:
+    """What ``--seeds`` runs of the settings ``s`` (:class:`_seeds.Runs`)."""
+    values = {o.dest: getattr(s, o.dest) for o in options(s.gate_command)}
+    return Runs(
+        s.seeds if s.seeds is not None else (run_seed(s),),
+        argparse.Namespace(gate_command=s.gate_command, **values),
+        partial(gate_settings, s),
+        timeout_of(s),
+        partial(rerun, s),
+        shown(s),
+    )
+
+
 def checked(s: argparse.Namespace, progress: Progress | None = None) -> Outcome:
     """Run the gate with the settings ``s``; raises :class:`OSError`,
     :class:`SourceError` or :class:`SetupError` when it cannot run at all (a command
@@ -403,9 +419,7 @@ def checked(s: argparse.Namespace, progress: Progress | None = None) -> Outcome:
     if s.junit_xml is not None:
         writable_file(s.junit_xml)
     if s.seeds is not None or s.workers is not None or s.scheduler is not None:
-        from ._seeds import checked_seeds
-
-        return checked_seeds(s, progress)
+        return checked_seeds(s, progress, seed_runs(s))
     from ._subjects import compared, verified
 
     seed = run_seed(s)

@@ -229,6 +229,12 @@ class Audit:
             self.untracked,
         )
 
+    def shift(self, lines: int) -> None:
+        """Number the steps it names ``lines`` further on: the audit of a piece of a
+        file, made before the lines ahead of the piece were counted."""
+        for tally in self._lost.values():
+            tally.steps = [(at[0] + lines, *at[1:]) for at in tally.steps]
+
 
 def check_run(lines: Iterable[bytes | str]) -> RunReport:
     """Audit a recorded run given as its lines (an open file, a list of strings).

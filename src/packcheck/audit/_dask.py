@@ -9,6 +9,7 @@ still pending.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import signal
@@ -35,10 +36,24 @@ CONNECT_TIMEOUT = 10.0
 _START = (
     "spawn" if sys.platform != "linux" else "fork" if sys.version_info < (3, 12) else "forkserver"
 )
+#: A local cluster's housekeeping, made rare: each wakes a process's event loop, whose
+#: thread then takes the GIL from the task's.  Its profiler's sampling thread is off;
+#: the health check of each event loop (every 20 ms by default), the system monitor
+#: (for a dashboard: 500 ms) and the memory monitor (100 ms) run seldom.  Measured on
+#: a 100,000-step audit with ``--workers 1`` at load 6-7: the worker's CPU beside its
+#: task's fell from 0.17 s to 0.07 s, the client's while it waited from 0.26 to 0.09 s.
+_QUIET = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
 #: Tasks in flight at least (else twice the cluster's threads): results wait in order.
 _WINDOW = 8
 _T = TypeVar("_T")
 _R = TypeVar("_R")
+# Whether this process is ready for a cluster: see :func:`_distributed`.
+_READY: list[bool] = []
 
 
 class ClusterError(Exception):
@@ -51,6 +66,19 @@ def _distributed(flag: str) -> Any:
     except ImportError:
         raise ClusterError(f"{flag} needs the dask extra: pip install 'packcheck[dask]'") from None
     return distributed
+
+
+def _ready() -> None:
+    """This process made ready for a cluster: the at-fork hook of :class:`_Held`
+    registered (once), and what is alive frozen."""
+    if not _READY:
+        _READY.append(True)
+        if hasattr(os, "register_at_fork"):  # pragma: no branch (POSIX)
+            os.register_at_fork(after_in_child=_own_signals)
+    # What is alive now, Dask's modules above all, is left out of the collector from
+    # here on (a forked worker inherits it so): at exit CPython's last collections
+    # would tear it all down, 0.15-0.2 s measured, a twentieth of a 100,000-step audit.
+    gc.freeze()
 
 
 @contextmanager
@@ -71,13 +99,14 @@ def cluster(
     Its logging is kept to errors, so that a run prints only its own lines.
     """
     distributed = _distributed("--workers" if scheduler is None else "--scheduler")
+    _ready()
     logging.getLogger("distributed").setLevel(logging.ERROR)
     if scheduler is None:
         import dask
 
         local_settings = {
             "distributed.worker.multiprocessing-method": _START if fork else "spawn",
-            "distributed.worker.profile.enabled": False,  # its sampling thread costs CPU
+            **_QUIET,
         }
         # Signals held: half started, a local cluster cannot be stopped cleanly.
         with _Held() as held, dask.config.set(local_settings):
@@ -146,10 +175,6 @@ def _own_signals() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         logging.getLogger("distributed").setLevel(logging.CRITICAL)
-
-
-if hasattr(os, "register_at_fork"):  # pragma: no branch (POSIX)
-    os.register_at_fork(after_in_child=_own_signals)
 
 
 def dask_runner(client: Any) -> Runner:

@@ -4,8 +4,9 @@ the report is the same either way."""
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Generator, Sequence
 from contextlib import closing
+from dataclasses import replace
 from functools import partial
 
 from ._check import Audit
@@ -16,36 +17,44 @@ from ._read import (
     ReadError,
     Runner,
     piece_lines,
-    pieces,
+    plan,
     reason,
     whole,
 )
 from ._report import Violation
 
+#: A piece audited on a worker: its violations, its audit (every lost ID tracked, to
+#: merge), the lines it read, and the error that ended it, if any.
+PieceAudit = tuple[list[Violation], Audit, int, ReadError | None]
 
-def audit_piece(piece: Piece, audit: Audit, several: bool) -> Iterator[Violation]:
+
+def audit_piece(piece: Piece, audit: Audit, several: bool) -> Generator[Violation, None, int]:
     """The violations on the lines of ``piece``, as ``audit`` checks them (naming the
-    file if ``several``); :class:`ReadError` where it cannot be read, after them."""
+    file if ``several``); :class:`ReadError` where it cannot be read, after them.
+    Returns the number of lines read."""
     file = piece.name if several else None
+    read = 0
     try:
         with piece_lines(piece) as stream:
-            for number, line in enumerate(stream, start=piece.first_line):
-                yield from audit.check_line(line, number, file)
+            for read, line in enumerate(stream, start=1):
+                yield from audit.check_line(line, piece.first_line + read - 1, file)
     except READ_ERRORS as exc:
         raise ReadError(piece.name, reason(exc)) from None
+    return read
 
 
-def audit_task(piece: Piece, several: bool) -> tuple[list[Violation], Audit, ReadError | None]:
-    """``piece`` audited on its own, wherever it runs: its violations, its audit (every
-    lost ID tracked, to merge) and the error that ended it, if any."""
+def audit_task(piece: Piece, several: bool) -> PieceAudit:
+    """``piece`` audited on its own, wherever it runs (:data:`PieceAudit`)."""
     audit = Audit(max_tracked=None)
     found: list[Violation] = []
+    steps = audit_piece(piece, audit, several)
     try:
-        for violation in audit_piece(piece, audit, several):
-            found.append(violation)
+        while True:
+            found.append(next(steps))
+    except StopIteration as end:
+        return found, audit, end.value, None
     except ReadError as exc:
-        return found, audit, exc
-    return found, audit, None
+        return found, audit, 0, exc
 
 
 def audited(
@@ -55,17 +64,27 @@ def audited(
     (the whole run's) checks them; :class:`ReadError` where a file cannot be read.
 
     ``run`` ``None``: file after file, in this process, as they are read.  Else the
-    files are cut into pieces of about ``piece_bytes`` and each is audited by ``run``.
+    files are cut into pieces of about ``piece_bytes`` (:func:`plan`), each audited by
+    ``run``; a piece's line numbers are shifted here, when the lines of the pieces
+    before it in its file are known (one pass over the files, not two).
     """
     several = len(names) > 1
     if run is None:
         for name in names:
             yield from audit_piece(whole(name), audit, several)
         return
+    planned = [piece for name in names for piece in plan(name, piece_bytes)]
     task = partial(audit_task, several=several)
-    with closing(run(task, pieces(names, run, piece_bytes))) as results:
-        for found, part, error in results:
+    line = 1
+    with closing(run(task, planned)) as results:
+        for piece, (found, part, read, error) in zip(planned, results, strict=True):
+            line = line if piece.start else 1
+            shift = line - piece.first_line
+            if shift:
+                found = [replace(v, line=v.line + shift) for v in found]
+                part.shift(shift)
             yield from found
             audit.merge(part)
             if error is not None:
                 raise error
+            line += read

@@ -2,8 +2,11 @@
 
 A file is read whole in one process.  For a cluster it is cut into pieces of about
 :data:`PIECE_BYTES` at line ends, each read on its own (a ``.gz`` file, which cannot be
-entered midway, is one piece); a piece knows the number of its first line, counted by
-a cheap first pass over the pieces before it (:func:`count_lines`).
+entered midway, is one piece).  A piece past a file's start is numbered from 2 when
+planned: its lines are not the file's first (line 1 alone may start with a BOM), and
+their true numbers are known once the pieces before it are read.  ``pack`` needs them
+before: :func:`pieces` counts them in a first pass (:func:`count_lines`); ``audit``
+shifts its pieces' line numbers as their results come back in order.
 """
 
 from __future__ import annotations
@@ -51,7 +54,8 @@ def reason(exc: BaseException) -> str:
 @dataclass(frozen=True, slots=True)
 class Piece:
     """Lines ``[start, stop)`` (bytes; ``stop`` ``None``: to the end) of the file shown
-    as ``name`` and opened as ``path``; ``first_line`` is the number of its first line."""
+    as ``name`` and opened as ``path``; ``first_line`` is the number its first line is
+    given (2 for a piece past the file's start, until counted)."""
 
     name: str
     path: str
@@ -180,10 +184,11 @@ def buffered(read: Callable[[int], bytes]) -> IO[bytes]:
 def plan(
     name: str, piece_bytes: int, splittable: Callable[[bytes], bool] | None = None
 ) -> list[Piece]:
-    """``name`` cut at line ends into pieces of about ``piece_bytes``, numbered from 1
-    (:func:`pieces` numbers them).  Whole: standard input, a compressed file, anything but a regular
-    file, a file ``splittable`` (given its first line) refuses, and a file that cannot
-    be read (its piece then fails where it is read, in order)."""
+    """``name`` cut at line ends into pieces of about ``piece_bytes``, the first
+    numbered from 1, the others from 2 (:func:`pieces` counts their numbers).  Whole:
+    standard input, a compressed file, anything but a regular file, a file
+    ``splittable`` (given its first line) refuses, and a file that cannot be read (its
+    piece then fails where it is read, in order)."""
     first = whole(name)
     try:
         if name == "-" or _compressed(name):
@@ -196,7 +201,7 @@ def plan(
         return [first]
     edges = [0, *cuts]
     return [
-        replace(first, start=start, stop=stop)
+        replace(first, start=start, stop=stop, first_line=2 if start else 1)
         for start, stop in zip(edges, [*cuts, None], strict=True)
     ]
 
