@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_cli_seeds import PACKERS, QUICK, masked, run
+from test_cli_seeds import PACKERS, QUICK, RARE_SEED, masked, run
 
 distributed = pytest.importorskip(
     "distributed", reason="the dask extra is not installed: pip install 'packcheck[dask]'"
@@ -31,7 +31,7 @@ def test_a_wrong_packer_on_the_cluster_is_its_lowest_failing_seeds_run(
     scheduler: str, form: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     both = ["verify", "--packer", "rare:rare", *QUICK, "--format", form, "--junit-xml"]
-    alone = run(capsys, *both, str(tmp_path / "one.xml"), "--seed", "5")
+    alone = run(capsys, *both, str(tmp_path / "one.xml"), "--seed", RARE_SEED)
     assert alone[0] == 1
     seeds = run(
         capsys, *both, str(tmp_path / "all.xml"), "--seeds", "1-8", "--scheduler", scheduler
@@ -61,7 +61,7 @@ def test_a_new_failure_found_on_the_cluster_is_saved_once_here(
 ) -> None:
     one, every = tmp_path / "one", tmp_path / "every"
     both = ["verify", "--packer", "rare:rare", *QUICK]
-    alone = run(capsys, *both, "--seed", "5", "--save-failures", str(one))
+    alone = run(capsys, *both, "--seed", RARE_SEED, "--save-failures", str(one))
     on_cluster = ["--seeds", "1-8", "--scheduler", scheduler, "--save-failures", str(every)]
     seeds = run(capsys, *both, *on_cluster)
     assert masked(seeds[1]).replace(str(every), str(one)) == masked(alone[1])
@@ -75,7 +75,7 @@ def test_a_new_failure_found_on_the_cluster_is_saved_once_here(
 
 def test_diff_on_the_cluster(scheduler: str, capsys: pytest.CaptureFixture[str]) -> None:
     both = ["diff", "--packer", "rare:rare", "--against-cmd", f"{sys.executable} lines_packer.py"]
-    alone = run(capsys, *both, *QUICK, "--seed", "5")
+    alone = run(capsys, *both, *QUICK, "--seed", RARE_SEED)
     assert alone[0] == 1
     seeds = run(capsys, *both, *QUICK, "--seeds", "1-8", "--scheduler", scheduler)
     assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))
@@ -93,7 +93,7 @@ def test_a_packer_the_workers_cannot_load_is_the_one_seed_runs_error(
 def test_one_seed_may_run_on_the_cluster_too(
     scheduler: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    args = ["verify", "--packer", "rare.py:rare", "--seed", "5", *QUICK]
+    args = ["verify", "--packer", "rare.py:rare", "--seed", RARE_SEED, *QUICK]
     alone = run(capsys, *args)
     assert masked(run(capsys, *args, "--scheduler", scheduler)[1]) == masked(alone[1])
     status, out, _ = run(capsys, "verify", *QUICK, "--scheduler", scheduler)
@@ -103,7 +103,7 @@ def test_one_seed_may_run_on_the_cluster_too(
 
 def test_a_local_cluster_of_two_workers(capsys: pytest.CaptureFixture[str]) -> None:
     both = ["verify", "--packer", "rare.py:rare", *QUICK]
-    alone = run(capsys, *both, "--seed", "5")
+    alone = run(capsys, *both, "--seed", RARE_SEED)
     seeds = run(capsys, *both, "--seeds", "1-8", "--workers", "2")
     assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1])), seeds[2]
 
