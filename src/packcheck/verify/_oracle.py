@@ -8,6 +8,7 @@ finding.  ``packcheck diff`` plugs in the packer's previous version instead.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Hashable
 from typing import Any
 
@@ -17,6 +18,7 @@ from .._gate import Finding as GateFinding
 from .._gate._plain_case import PlainCase
 from .._gate._transitions import shape
 from .._packers import Packer, PackerFault
+from .._rule.jsonio import dumps
 from ..strategies import MAX_SAFE_UNITS
 from ._causes import departure_index
 from ._findings import Finding, diagnosed, examine
@@ -31,17 +33,10 @@ class ReferenceOracle:
     """``verify``'s oracle: the declared output (the fixture's, else the reference's)."""
 
     def __init__(
-        self,
-        packer: Packer,
-        *,
-        partition: bool = False,
-        seed: int = 0,
-        max_units: int = MAX_SAFE_UNITS,
+        self, packer: Packer, *, partition: bool = False, max_units: int = MAX_SAFE_UNITS
     ) -> None:
         self.packer = packer
         self.partition = partition
-        # Where the sample that confirms a cause is drawn from.
-        self.seed = seed
         self.max_units = max_units
         self.last: str | None = None
 
@@ -82,12 +77,16 @@ class ReferenceOracle:
 
     def explained(self, finding: GateFinding) -> Finding:
         """Named causes, each confirmed on a sample, and the position where ``kept``
-        departs from the rule's; or, when the case passes alone, that it needs state."""
+        departs from the rule's; or, when the case passes alone, that it needs state.
+
+        The sample is drawn from the counterexample (a digest of it), not the run's
+        seed: the same counterexample is given the same causes on every seed."""
         assert isinstance(finding, Finding)
+        digest = hashlib.sha256(dumps(finding.case).encode()).hexdigest()
         return diagnosed(
             finding,
             self.packer,
-            seed=self.seed,
+            seed=int(digest[:8], 16),
             max_units=self.max_units,
             partition=self.partition,
         )
