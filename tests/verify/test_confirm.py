@@ -12,7 +12,14 @@ from packcheck import pack
 from packcheck._packers import CallablePacker, PackerFault
 from packcheck.verify import run
 from packcheck.verify._causes import named_causes
-from packcheck.verify._confirm import AGREEMENT, LEAST, SAMPLE, confirm, int64_wrapped
+from packcheck.verify._confirm import (
+    AGREEMENT,
+    LEAST,
+    SAMPLE,
+    _closest,
+    confirm,
+    int64_wrapped,
+)
 from packcheck.verify._findings import Finding, diagnosed, examine
 from packcheck.verify._variants import ALL, COSTS, SHARES, VARIANTS, partition_of, rule_output
 
@@ -389,3 +396,14 @@ def test_the_same_counterexample_is_given_the_same_cause_on_every_seed(name: str
     ((named, support),) = causes
     assert named
     assert support is not None
+
+
+def test_the_closest_variant_is_named_only_past_half_its_cases() -> None:
+    less = next(v for v in ALL if v.name == LESS)
+    assert _closest([(0.65, 0, less, 0, 40)]) is None
+    assert _closest([]) is None
+    shown = _closest([(0.65, 0, less, 0, 40), (0.83, 0, less, 35, 40)])
+    assert shown == (
+        f"closest: {LESS}, like it on 35 of 40 sampled cases where it differs from the rule "
+        "and on 83% of those where either departs (90% and 80% needed)"
+    )
