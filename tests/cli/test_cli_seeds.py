@@ -121,6 +121,18 @@ def test_diff_takes_seeds_too(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "diff", *both, "--seeds", "1-4")
     assert status == 0
     assert out.startswith("packcheck diff: agree: 4 seeds passed (seeds 1-4), in all ")
+    # What OLD did, the cases set aside and those beside transition points: summed.
+    json_of = ["--format", "json", "--count"]
+    alone = [json.loads(run(capsys, "diff", *both, "--seed", s, *json_of)[1]) for s in "12"]
+    both_seeds = json.loads(run(capsys, "diff", *both, "--seeds", "1-2", *json_of)[1])
+    for key in ("old", "set_aside", "transition_cases"):
+        summed = both_seeds["phases"][1][key]
+        if isinstance(summed, dict):
+            assert summed == {k: sum(r["phases"][1][key][k] for r in alone) for k in summed}
+        else:
+            assert summed == sum(r["phases"][1][key] for r in alone)
+    assert both_seeds["phases"][1]["transition_cases"] > 0
+    assert sum(both_seeds["phases"][1]["old"].values()) == 2 * 30
 
 
 def test_a_new_failure_is_saved_once(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

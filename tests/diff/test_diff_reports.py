@@ -11,7 +11,7 @@ import numpy as np
 
 from packcheck._gate import Outcome as DiffOutcome
 from packcheck._gate import junit_xml, text
-from packcheck._gate._outcome import github, json_report
+from packcheck._gate._outcome import github, json_report, tallies
 from packcheck._packers import CallablePacker, PackerFault
 from packcheck.diff import COUNTED_PHASES, DiffFinding, DiffSummary
 from packcheck.diff._behaviour import Outcome, outcome
@@ -361,3 +361,19 @@ def test_junit_of_an_agreeing_run() -> None:
         "50 cases",
         "151 cases",
     ]
+
+
+def test_the_tallies_of_several_seeds_are_summed_and_their_notes_kept_by_seed() -> None:
+    one = replace(_outcome(None), seen={"generated": {"answer": 3, "raise": 1}}, set_aside=2)
+    two = replace(
+        _outcome(None),
+        seed=8,
+        seen={"generated": {"answer": 4}, "long lists": {"fault": 1}},
+        notes=("1 case where OLD gave no answer within 10 s was not compared",),
+        set_aside=5,
+    )
+    assert tallies([one, two]) == {
+        "seen": {"generated": {"answer": 7, "raise": 1}, "long lists": {"fault": 1}},
+        "notes": ("seed 8: 1 case where OLD gave no answer within 10 s was not compared",),
+        "set_aside": 7,
+    }

@@ -9,7 +9,8 @@ are added, never renamed or removed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ __all__ = [
     "Outcome",
     "render",
     "seeds_text",
+    "tallies",
     "text",
 ]
 
@@ -164,6 +166,19 @@ class Outcome:
         else:
             line = f"{self.counts()}, seed {self.seed}, {self.seconds:.1f} s ({self.subject})"
         return f"packcheck {self.command.name}: {verdict}: {line}"
+
+
+def tallies(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """The runs of several seeds' tallies as one outcome's fields: what the followed side
+    did and the cases set aside, summed; each seed's notes, with its seed."""
+    phases = {phase for o in outcomes for phase in o.seen}
+    return {
+        "seen": {
+            p: dict(sum((Counter(o.seen.get(p, {})) for o in outcomes), Counter())) for p in phases
+        },
+        "notes": tuple(f"seed {o.seed}: {note}" for o in outcomes for note in o.notes),
+        "set_aside": sum(o.set_aside for o in outcomes),
+    }
 
 
 def seeds_text(seeds: tuple[int, ...]) -> str:
