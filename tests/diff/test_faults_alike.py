@@ -132,6 +132,13 @@ def test_faults_alike_are_not_compared_and_other_faults_are() -> None:
     oracle = DiffOracle(Side(_faults(died)), Side(_faults(died)))
     assert oracle.judge(_case(2), "generated case") is None
     assert oracle.notes() == ("1 case where both sides faulted alike was not compared",)
+    # Beside a case OLD gave no answer to, the hint follows the timeout's line.
+    oracle.old = Side(_hangs_past(-1))
+    assert oracle.judge(_case(2), "generated case") is None
+    assert oracle.notes() == (
+        "1 case where both sides faulted alike was not compared",
+        "1 case where OLD gave no answer within 1 s was not compared; --timeout raises the limit",
+    )
     other = DiffOracle(Side(_faults(died)), Side(_faults("exited with status 4")))
     finding = other.judge(_case(2), "generated case")
     assert finding is not None

@@ -239,13 +239,14 @@ class DiffOracle:
     def notes(self) -> tuple[str, ...]:
         """What was not compared, and why."""
         limit = f"{self.limit:g} s"
+        # The lines a longer timeout changes come last, the hint after them.
         counted = [
+            (self.faults_alike, "where both sides faulted alike"),
             (self.unanswered, f"where OLD gave no answer within {limit}"),
             (
                 self.slow,
                 f"where NEW gave no answer within {limit} and OLD took more than half of that",
             ),
-            (self.faults_alike, "where both sides faulted alike"),
         ]
         lines = [_counted(n, "case", why, "not compared") for n, why in counted if n]
         if self.left_out:
