@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from packers import broken
+from packers import broken, message_overhead
 
 from packcheck import diff
 from packcheck._gate import text
@@ -21,6 +21,7 @@ from packcheck.strategies import MAX_SAFE_UNITS
 
 Answer = Callable[[dict[str, Any]], object]
 STOPPED = "no answer within 1 s (timeout); packer stopped"
+QUICK: dict[str, Any] = {"max_examples": 300, "long_lists": False}
 
 
 class Side:
@@ -119,7 +120,8 @@ def test_new_giving_no_answer_where_old_was_slow_is_not_compared() -> None:
     assert second.endswith(
         " s, more than a quarter of the timeout, on a list of 60 blocks; --timeout raises the limit"
     )
-    # Where OLD answered in time, NEW giving none is NEW's fault.
+    # On a short case, or where OLD answered in time, NEW giving none is NEW's fault.
+    assert slow.judge(_case(3), "generated case") is not None
     prompt = DiffOracle(Side(timeout), Side(broken.correct, timeout=math.inf))
     finding = prompt.judge(_case(60), "long list")
     assert finding is not None
@@ -148,3 +150,32 @@ def test_faults_alike_are_not_compared_and_other_faults_are() -> None:
     assert not alike(
         outcome(Side(broken.correct), _case(1)), outcome(Side(broken.correct), _case(1))
     )
+
+
+def test_a_walk_old_gives_no_answer_in_stops_and_compares_nothing_more() -> None:
+    def old(case: dict[str, Any]) -> object:
+        budget = case.get("budget")
+        if type(budget) is int and budget % 2:  # a walk asks the budget beside its own
+            raise PackerTimeout(STOPPED)
+        return message_overhead.pack(case)
+
+    summary = diff.run(message_overhead.pack_ge, Side(old), seed=3, **QUICK)
+    assert summary.checked["transition points"] == 0
+    assert summary.seen["generated"]["fault"] > 0
+    assert summary.agree  # seed 3 draws no case where the two differ: the walk would find one
+
+
+def test_a_fault_beside_a_transition_point_is_shown_unshrunk() -> None:
+    def new(case: dict[str, Any]) -> object:
+        if message_overhead.pack_ge(case) != message_overhead.pack(case):
+            raise PackerTimeout(STOPPED)
+        return message_overhead.pack(case)
+
+    summary = diff.run(Side(new), message_overhead.pack, seed=3, **QUICK)
+    finding = summary.finding
+    assert finding is not None
+    assert finding.origin == (
+        "generated case (seed 3, at a transition point, not shrunk: no answer within the timeout)"
+    )
+    assert summary.failing["transition points"] == 1
+    assert summary.shrink_tries == 0

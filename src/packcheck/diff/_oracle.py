@@ -6,9 +6,9 @@ context only, and where the two ``kept`` lists first part.
 
 OLD is asked first.  A case OLD gives no answer to within its timeout is not compared
 (NEW is not asked: nothing could be compared with its answer), nor one on which both
-sides fault alike, nor one NEW gives no answer to where OLD took more than half the
-timeout (a busy machine decides that one).  Once OLD gave no answer to a list of more
-than :data:`SHOWN_WHOLE` blocks, or took more than a quarter of its timeout on one
+sides fault alike, nor a long list (more than :data:`SHOWN_WHOLE` blocks) NEW gives no
+answer to where OLD took more than half the timeout (a busy machine decides that one).
+Once OLD gave no answer to a long list, or took more than a quarter of its timeout on one
 (twice as long a list takes four times as long in a quadratic loop, as in libraries
 that count the whole history again after each message), lists as long or longer are
 not asked.  The report's notes count all of these.
@@ -185,10 +185,12 @@ class DiffOracle:
         self.why_long = ""
         self.left_out = 0
 
-    def _long(self, case: Any, why: str) -> None:
+    def _long(self, case: Any, why: str) -> bool:
+        """Whether ``case`` is a long list; if so, lists as long are left out from now on."""
         length = _length(case)
         if length > SHOWN_WHOLE and (self.too_long is None or length < self.too_long):
             self.too_long, self.why_long = length, why
+        return length > SHOWN_WHOLE
 
     def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
         """A :class:`DiffFinding` unless NEW and OLD behave alike on ``case`` (or the
@@ -201,10 +203,11 @@ class DiffOracle:
             self.unanswered += 1
             self._long(case, f"gave no answer within {self.limit:g} s to")
             return None
-        if took > self.limit / 4:
-            self._long(case, f"took {took:.1f} s, more than a quarter of the timeout, on")
+        slow = took > self.limit / 4 and self._long(
+            case, f"took {took:.1f} s, more than a quarter of the timeout, on"
+        )
         new = outcome(self.new, case)
-        if took > self.limit / 2 and isinstance(new.value, PackerTimeout):
+        if slow and took > self.limit / 2 and isinstance(new.value, PackerTimeout):
             self.slow += 1
             return None
         if alike(new, old):
