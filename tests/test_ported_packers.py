@@ -7,9 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from packers import autogen_context, langchain_trim, llama_memory, message_overhead
+from packers import (
+    autogen_context,
+    langchain_token_buffer,
+    langchain_trim,
+    llama_memory,
+    message_overhead,
+)
 
-PORTS = (autogen_context, llama_memory, langchain_trim, message_overhead)
+PORTS = (autogen_context, llama_memory, langchain_trim, message_overhead, langchain_token_buffer)
 
 # (budget, sizes) on which each regression answers otherwise than its packer.
 WITNESSES = {
@@ -25,6 +31,9 @@ WITNESSES = {
     "pack_ge": (8, [1]),
     "pack_overhead_6": (7, [1]),
     "pack_skip": (8, [1, 2]),
+    "prune_ge": (3, [1, 1]),
+    "prune_newest": (3, [1, 1]),
+    "prune_no_prefix": (2, [1, 1]),
 }
 REGRESSIONS = [
     (port, base, regression)

@@ -41,7 +41,13 @@ from typing import NamedTuple
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
 #: The port modules with a ``REGRESSIONS`` table (``tests/packers/<name>.py``).
-PORTS = ("autogen_context", "llama_memory", "langchain_trim", "message_overhead")
+PORTS = (
+    "autogen_context",
+    "llama_memory",
+    "langchain_trim",
+    "message_overhead",
+    "langchain_token_buffer",
+)
 #: Packers of ``wild.py`` and their one-line changes (that file has no table).
 WILD = {
     "keep_newest": {

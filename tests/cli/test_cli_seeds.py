@@ -19,10 +19,14 @@ from packcheck._cli import _options, _seeds, gate
 from packcheck._cli import main as cli_main
 from packcheck._cli._progress import SEEDS, LiveLine, PlainLines
 from packcheck._gate import seeds_text
+from packcheck.diff import run as diff_run
+from packcheck.verify import run as verify_run
 
 PACKERS = Path(__file__).parents[1] / "packers"
-#: Quick runs: of seeds 1-8, ``rare:rare`` fails at seed 5 alone (tests/packers/rare.py).
+#: Quick runs: of seeds 1-8, ``rare:rare`` fails at seed :data:`RARE_SEED` alone
+#: (tests/packers/rare.py), for ``verify`` and for ``diff`` against a correct packer.
 QUICK = ["--max-examples", "30", "--no-long-lists", "--quiet"]
+RARE_SEED = "6"
 
 
 @pytest.fixture(autouse=True)
@@ -51,14 +55,34 @@ def test_the_seeds_run_one_after_another_and_the_lowest_failure_is_the_verdict(
 ) -> None:
     for form in (["--format", "text"], ["--format", "json"], ["--format", "github"]):
         junit_one, junit_all = tmp_path / "one.xml", tmp_path / "all.xml"
-        alone = run(capsys, "verify", "--packer", "rare:rare", "--seed", "5", *QUICK, *form,
+        alone = run(capsys, "verify", "--packer", "rare:rare", "--seed", RARE_SEED, *QUICK, *form,
                     "--junit-xml", str(junit_one))  # fmt: skip
         assert alone[0] == 1
-        assert "seed 5" in alone[1]
+        assert f"seed {RARE_SEED}" in alone[1]
         seeds = run(capsys, "verify", "--packer", "rare:rare", "--seeds", "1-8", *QUICK, *form,
                     "--junit-xml", str(junit_all))  # fmt: skip
         assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))
         assert masked(junit_all.read_text()) == masked(junit_one.read_text())
+
+
+def test_rare_fails_at_one_seed_of_eight_only_and_not_the_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The premise of the tests here: the lowest failing seed of 1-8 is not 1.
+    monkeypatch.syspath_prepend(str(PACKERS))
+    from broken import correct
+    from rare import rare
+
+    quick = {"max_examples": 30, "long_lists": False}
+    runs = {
+        "verify": [verify_run(rare, seed=seed, **quick) for seed in range(1, 9)],
+        "diff": [diff_run(rare, correct, seed=seed, **quick) for seed in range(1, 9)],
+    }
+    for outcomes in runs.values():
+        assert [s.seed for s in outcomes if s.finding is not None] == [int(RARE_SEED)]
+    # The wrong answer is caught wherever the shape is drawn: a shrunk counterexample.
+    (finding,) = [s.finding for s in runs["verify"] if s.finding is not None]
+    assert len(finding.case["blocks"]) == 6
 
 
 def test_every_seed_passing_says_how_many(capsys: pytest.CaptureFixture[str]) -> None:
@@ -89,19 +113,31 @@ def test_a_junit_report_of_seeds_that_passed_names_them(
 
 def test_diff_takes_seeds_too(capsys: pytest.CaptureFixture[str]) -> None:
     both = ["--packer", "rare:rare", "--against", "broken:correct", *QUICK]
-    alone = run(capsys, "diff", *both, "--seed", "5")
+    alone = run(capsys, "diff", *both, "--seed", RARE_SEED)
     seeds = run(capsys, "diff", *both, "--seeds", "1-8")
     assert alone[0] == 1
     assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))
     status, out, _ = run(capsys, "diff", *both, "--seeds", "1-4")
     assert status == 0
     assert out.startswith("packcheck diff: agree: 4 seeds passed (seeds 1-4), in all ")
+    # What OLD did, the cases set aside and those beside transition points: summed.
+    json_of = ["--format", "json", "--count"]
+    alone = [json.loads(run(capsys, "diff", *both, "--seed", s, *json_of)[1]) for s in "12"]
+    both_seeds = json.loads(run(capsys, "diff", *both, "--seeds", "1-2", *json_of)[1])
+    for key in ("old", "set_aside", "transition_cases"):
+        summed = both_seeds["phases"][1][key]
+        if isinstance(summed, dict):
+            assert summed == {k: sum(r["phases"][1][key][k] for r in alone) for k in summed}
+        else:
+            assert summed == sum(r["phases"][1][key] for r in alone)
+    assert both_seeds["phases"][1]["transition_cases"] > 0
+    assert sum(both_seeds["phases"][1]["old"].values()) == 2 * 30
 
 
 def test_a_new_failure_is_saved_once(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     one, every = tmp_path / "one", tmp_path / "every"
     both = ["verify", "--packer", "rare:rare", *QUICK]
-    alone = run(capsys, *both, "--seed", "5", "--save-failures", str(one))
+    alone = run(capsys, *both, "--seed", RARE_SEED, "--save-failures", str(one))
     seeds = run(capsys, *both, "--seeds", "1-8", "--save-failures", str(every))
     assert masked(seeds[1]).replace(str(every), str(one)) == masked(alone[1])
     ((saved,),) = [list(every.glob("*.json"))]

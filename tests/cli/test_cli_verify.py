@@ -219,7 +219,13 @@ def test_progress_is_shown_only_on_a_terminal(
     assert main(["verify", "--seed", "1", "--max-examples", "30", "--no-long-lists"]) == 0
     # A log: whole lines, one as each phase ends (the last one before the report).
     lines = log.getvalue().splitlines(keepends=True)
-    assert [line.split(",")[0] for line in lines] == [
+    assert [line.split(":")[1] for line in lines] == [
+        " fixtures",
+        " generated",
+        " transition points",
+        " wide ranges",
+    ]
+    assert [line.split(",")[0] for line in lines if "transition" not in line] == [
         "packcheck verify: fixtures: 3 cases",
         "packcheck verify: generated: 30/30 cases",
         "packcheck verify: wide ranges: 74/74 cases",
@@ -296,7 +302,8 @@ def test_a_seed_gives_the_same_cases_whatever_was_imported_and_whichever_entry_p
     (tmp_path / "local_constants.py").write_text(_CONSTANTS)
     library = (
         "from packcheck.verify import check; import recorder; "
-        "check(recorder.rec, seed=1, max_examples=60, long_lists=False)"
+        "print(check(recorder.rec, seed=1, max_examples=60, long_lists=False).checked"
+        "['transition points'])"
     )
     cli = ["-m", "packcheck", "verify", "--packer", "recorder:rec", "--seed", "1"]
     cli += ["--max-examples", "60", "--no-long-lists"]
@@ -323,7 +330,11 @@ def test_a_seed_gives_the_same_cases_whatever_was_imported_and_whichever_entry_p
         )
         assert result.returncode == 0, (name, result.stdout, result.stderr)
         recorded[name] = record.read_text().splitlines()
-    assert len(recorded["library"]) == 3 + 60 + 50  # fixtures, generated, wide ranges
+        if name == "library":
+            near = int(result.stdout)
+    # Fixtures, generated cases, those beside transition points, wide ranges.
+    assert near > 0
+    assert len(recorded["library"]) == 3 + 60 + near + 50
     assert all(cases == recorded["library"] for cases in recorded.values())
 
 

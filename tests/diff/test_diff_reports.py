@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from packcheck._gate import Outcome as DiffOutcome
 from packcheck._gate import junit_xml, text
-from packcheck._gate._outcome import github, json_report
+from packcheck._gate._outcome import github, json_report, tallies
 from packcheck._packers import CallablePacker, PackerFault
 from packcheck.diff import COUNTED_PHASES, DiffFinding, DiffSummary
 from packcheck.diff._behaviour import Outcome, outcome
@@ -92,8 +93,18 @@ def _outcome(
     )
 
 
+NONE_SEEN = {"answer": 0, "error": 0, "raise": 0, "fault": 0}
+
+
 def test_the_json_report_of_an_agreeing_run() -> None:
     report = json.loads(json_report(_outcome(None, long_lists=151)))
+    for phase in report["phases"]:
+        assert phase.pop("old") == NONE_SEEN
+    generated = report["phases"][1]
+    extra = {key: generated.pop(key) for key in ("set_aside", "transition_cases")}
+    assert extra | {"differing": generated.pop("transition_differing")} == dict.fromkeys(
+        ("set_aside", "transition_cases", "differing"), 0
+    )
     assert report == {
         "format": 1,
         "command": "diff",
@@ -113,9 +124,53 @@ def test_the_json_report_of_an_agreeing_run() -> None:
             {"name": "long lists", "cases": 151, "seconds": 2.0, "differing": 0, "share": None},
         ],
         "shrink_tries": 0,
+        "notes": [],
         "divergence": None,
         "rerun": RERUN,
     }
+
+
+def test_what_old_did_is_tallied_per_phase_with_the_cases_set_aside_and_the_notes() -> None:
+    seen = {
+        "fixtures": {"answer": 3},
+        "generated": {"raise": 4, "answer": 36},
+        "transition points": {"answer": 9, "error": 1},
+    }
+    notes = ("2 cases where OLD gave no answer within 10 s were not compared",)
+    more = {"seen": seen, "notes": notes, "set_aside": 17}
+    outcome = _outcome(None, counted=True, **more)
+    outcome = replace(
+        outcome,
+        checked={**outcome.checked, "transition points": 10},
+        failing={**outcome.failing, "transition points": 0},
+    )
+    report = json.loads(json_report(outcome))
+    assert [phase["old"] for phase in report["phases"]] == [
+        NONE_SEEN | {"answer": 3},
+        NONE_SEEN | {"answer": 36, "raise": 4},
+        NONE_SEEN,
+        NONE_SEEN,
+    ]
+    generated = report["phases"][1]
+    assert (generated["set_aside"], generated["transition_cases"]) == (17, 10)
+    assert report["notes"] == list(notes)
+    assert report["cases"] == 3 + 40 + 50  # the transition cases are counted apart
+    lines = text(outcome).splitlines()
+    assert lines[:-1] == [
+        "share:    fixtures: 0 of 3 cases differ (0%)",
+        "share:    generated: 0 of 40 cases differ (0%)",
+        "share:    wide ranges: 0 of 50 cases differ (0%)",
+        "share:    long lists: 0 of 0 cases differ (no cases)",
+        "share:    transition points: 0 of 10 cases differ (0%)",
+        "OLD:      fixtures: answered 100%",
+        "OLD:      generated: answered 90%, raised 10% (17 more, failed alike, set aside)",
+        "OLD:      transition points: answered 90%, answered an error 10%",
+        "note:     2 cases where OLD gave no answer within 10 s were not compared",
+    ]
+    assert lines[-1].startswith("packcheck diff: agree: 3 fixtures, 40 generated cases, ")
+    # Not counted: the notes alone, before the verdict.
+    lines = text(_outcome(None, **more)).splitlines()
+    assert lines[:-1] == [f"note:     {notes[0]}"]
 
 
 def test_the_json_report_of_a_divergence_carries_what_a_person_reads() -> None:
@@ -306,3 +361,19 @@ def test_junit_of_an_agreeing_run() -> None:
         "50 cases",
         "151 cases",
     ]
+
+
+def test_the_tallies_of_several_seeds_are_summed_and_their_notes_kept_by_seed() -> None:
+    one = replace(_outcome(None), seen={"generated": {"answer": 3, "raise": 1}}, set_aside=2)
+    two = replace(
+        _outcome(None),
+        seed=8,
+        seen={"generated": {"answer": 4}, "long lists": {"fault": 1}},
+        notes=("1 case where OLD gave no answer within 10 s was not compared",),
+        set_aside=5,
+    )
+    assert tallies([one, two]) == {
+        "seen": {"generated": {"answer": 7, "raise": 1}, "long lists": {"fault": 1}},
+        "notes": ("seed 8: 1 case where OLD gave no answer within 10 s was not compared",),
+        "set_aside": 7,
+    }

@@ -147,7 +147,8 @@ def mongodb_include_chunks_for_max_tokens(case: dict[str, Any]) -> dict[str, Any
 # ``break``s once ``len(used_docs) >= max_docs``.  Ported with the budget as
 # ``max_chars`` and the default ``max_docs=3``.  Two ways to stop early: the first
 # misfit and a fourth block that fits.  Expected: FAIL on skip-large-continue
-# (2 blocks), "stops at the first block that does not fit".
+# (2 blocks), no cause named: "stops at the first block that does not fit" comes
+# closest, but the second stop departs from it on too many sampled cases (35 of 40).
 def envyay_build_context(case: dict[str, Any]) -> dict[str, Any]:
     items = _items(case, int)
     if items is None:
@@ -222,12 +223,13 @@ def vivica_trim_history(case: dict[str, Any]) -> dict[str, Any]:
 
 
 #: Every port, with the verdict expected from ``packcheck verify``: ``None`` for a
-#: pass, else the named cause expected in ``finding.causes`` ("" when none applies).
+#: pass, else the named cause expected in ``finding.causes`` ("" when none applies;
+#: "closest: ..." when none is named and the report gives the closest).
 EXPECTED: dict[str, str | None] = {
     "urc_sro_context_allocator": None,
     "langchain_reduce_tokens_below_limit": "stops at the first block that does not fit",
     "mongodb_include_chunks_for_max_tokens": "stops at the first block that does not fit",
-    "envyay_build_context": "stops at the first block that does not fit",
+    "envyay_build_context": "closest: stops at the first block that does not fit",
     "vue3_chartgpt_limit_message_tokens": "keeps the newest blocks (the longest suffix that fits, "
     "scanning from the end)",
     "vivica_trim_history": "keeps the newest blocks (the longest suffix that fits, scanning from "

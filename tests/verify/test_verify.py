@@ -285,7 +285,15 @@ def test_progress_names_every_phase_in_order() -> None:
             seen.append(phase)
 
     run(long.less_than_past_1500, seed=1, max_examples=5, progress=progress, shrink_seconds=1.0)
-    assert seen == ["fixtures", "generated", "wide ranges", "long lists", "shrinking", "explaining"]
+    assert seen == [
+        "fixtures",
+        "generated",
+        "transition points",
+        "wide ranges",
+        "long lists",
+        "shrinking",
+        "explaining",
+    ]
 
 
 def test_blame_is_by_position_when_every_id_is_the_same() -> None:

@@ -34,6 +34,7 @@ from hypothesis.errors import HypothesisDeprecationWarning
 from .. import _stop
 from .._gate import CHECKED, PHASES, Outcome, Progress, Settings, seed_fixtures
 from .._gate._fixtures import saved_fixtures, writable_directory
+from .._gate._outcome import NEAR, tallies
 from .._gate._run import save_new
 from .._packers import SetupError
 from .._rule.sources import SourceError
@@ -201,10 +202,11 @@ def _all_passed(outcomes: Sequence[Outcome], seconds: float) -> Outcome:
     return replace(
         outcomes[0],
         seconds=seconds,
-        checked=total("checked", PHASES),
-        failing=total("failing", PHASES),
+        checked=total("checked", (*PHASES, NEAR)),
+        failing=total("failing", (*PHASES, NEAR)),
         phase_seconds=total("phase_seconds", ran),
         seeds=tuple(o.seed for o in outcomes),
+        **tallies(outcomes),
     )
 
 

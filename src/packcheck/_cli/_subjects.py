@@ -111,6 +111,8 @@ class _Side:
         self.option = option
         #: Whether the side answers in JSON text (see packcheck.diff's DiffOracle).
         self.speaks_json = getattr(packer, "speaks_json", False)
+        #: Its seconds a case (what diff's notes say when a side gives no answer).
+        self.timeout: float = getattr(packer, "timeout", math.inf)
 
     def answer(self, case: dict[str, Any]) -> object:
         try:

@@ -174,7 +174,8 @@ OPTIONS = (
     ),
     Option(
         "--timeout",
-        "seconds per case (and side), then that case fails (default: 10); a Python packer "
+        "seconds per case (and side), then that case fails (diff: one OLD gives no answer "
+        "to is not compared) (default: 10); a Python packer "
         "runs in a worker process for it; 0: no timeout (verify then runs a Python packer "
         "in this process)",
         parse=timeout,
@@ -194,7 +195,8 @@ OPTIONS = (
     Option(
         "--count",
         "run every phase to its end and report, per phase, the share of cases on which "
-        "the two differ (the first divergence is still shrunk and shown); --no-count "
+        "the two differ and what share OLD answered, answered an error, raised on or gave "
+        "no answer to (the first divergence is still shrunk and shown); --no-count "
         "undoes count = true",
         ("diff",),
         default=False,

@@ -9,7 +9,8 @@ are added, never renamed or removed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,13 @@ __all__ = [
     "CHECKED",
     "FORMATS",
     "JSON_VERSION",
+    "NEAR",
+    "SEEN",
     "Command",
     "Outcome",
     "render",
     "seeds_text",
+    "tallies",
     "text",
 ]
 
@@ -38,8 +42,19 @@ PHASES = ("fixtures", "generated", "wide ranges", "long lists", "shrinking")
 #: The phases whose cases are checked and reported (shrinking is part of the phase
 #: whose failure it shrinks).
 CHECKED: tuple[str, ...] = PHASES[:-1]
+#: The cases asked beside the transition points of the generated cases (where the
+#: oracle's answer changes along the budget or a size): counted apart, so that the
+#: count of generated cases stays ``max_examples``; their time is the generated phase's.
+NEAR = "transition points"
 # What a summary line calls the cases of each checked phase.
 _NOUNS = ("fixture", "generated case", "wide-range case", "long list")
+#: What the followed side did on a case, as the oracle's ``seen`` names it, in words.
+SEEN = {
+    "answer": "answered",
+    "error": "answered an error",
+    "raise": "raised",
+    "fault": "gave no answer",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +62,8 @@ class Command:
     """A gate command's words: ``name`` (``verify``), its verdicts in the text
     (``passed``, ``failed``), the JSON report's key for the finding, the JUnit failure's
     type; ``counting``: its runs may count failures per phase (``--count``), and its
-    reports say how many."""
+    reports say how many; ``follows``: the side whose behaviour generation follows and
+    whose outcomes the reports tally (``OLD``), ``None`` for the declared rule."""
 
     name: str
     passed: str
@@ -55,6 +71,7 @@ class Command:
     failure_key: str
     exception: str
     counting: bool = False
+    follows: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +87,10 @@ class Outcome:
     is the line after ``saved:`` (where a new finding was saved, ``saved_to``, or why it
     was not) and ``settings`` what decided what was checked.  ``seeds``: the seeds of
     a run of several (``--seeds``) that all passed, whose counts and seconds are summed
-    (a failing one is reported as the run of its seed alone).
+    (a failing one is reported as the run of its seed alone).  ``seen`` tallies, per
+    phase, what the followed side did (:data:`SEEN`); ``notes`` are lines that say what
+    was not compared and why; ``set_aside``: generated cases on which both sides failed
+    alike, drawn past their share and replaced by others.
     """
 
     command: Command
@@ -89,6 +109,9 @@ class Outcome:
     saved_to: Path | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)
     seeds: tuple[int, ...] = ()
+    seen: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    set_aside: int = 0
 
     @property
     def status(self) -> int:
@@ -109,12 +132,28 @@ class Outcome:
         )
 
     def shares(self) -> list[str]:
-        """Per phase: ``generated: 3 of 1000 cases differ (0.3%)``."""
+        """Per phase: ``generated: 3 of 1000 cases differ (0.3%)``; the cases beside
+        transition points last, when there were any."""
         lines = []
-        for phase in CHECKED:
-            total, failing = self.checked[phase], self.failing[phase]
+        for phase in (*CHECKED, *([NEAR] if self.checked.get(NEAR) else [])):
+            total, failing = self.checked[phase], self.failing.get(phase, 0)
             share = f"{100 * failing / total:.3g}%" if total else "no cases"
             lines.append(f"{phase}: {failing} of {total} cases differ ({share})")
+        return lines
+
+    def followed(self) -> list[str]:
+        """Per phase with cases: ``generated: answered 85%, raised 15%``, what the
+        followed side did, as shares of the phase's cases."""
+        lines = []
+        for phase in (*CHECKED, NEAR):
+            seen = self.seen.get(phase, {})
+            tally = {word: seen[word] for word in SEEN if seen.get(word)}
+            total = sum(tally.values())
+            if total:
+                done = ", ".join(f"{SEEN[w]} {100 * n / total:.3g}%" for w, n in tally.items())
+                if phase == "generated" and self.set_aside:
+                    done += f" ({self.set_aside} more, failed alike, set aside)"
+                lines.append(f"{phase}: {done}")
         return lines
 
     def verdict_line(self) -> str:
@@ -127,6 +166,19 @@ class Outcome:
         else:
             line = f"{self.counts()}, seed {self.seed}, {self.seconds:.1f} s ({self.subject})"
         return f"packcheck {self.command.name}: {verdict}: {line}"
+
+
+def tallies(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """The runs of several seeds' tallies as one outcome's fields: what the followed side
+    did and the cases set aside, summed; each seed's notes, with its seed."""
+    phases = {phase for o in outcomes for phase in o.seen}
+    return {
+        "seen": {
+            p: dict(sum((Counter(o.seen.get(p, {})) for o in outcomes), Counter())) for p in phases
+        },
+        "notes": tuple(f"seed {o.seed}: {note}" for o in outcomes for note in o.notes),
+        "set_aside": sum(o.set_aside for o in outcomes),
+    }
 
 
 def seeds_text(seeds: tuple[int, ...]) -> str:
@@ -147,6 +199,9 @@ def text(outcome: Outcome) -> str:
     """The report for a person: the finding (if any), the shares of a counted run,
     where it was saved, the rerun command, and the verdict line."""
     shares = [f"share:    {share}" for share in outcome.shares()] if outcome.counted else []
+    if outcome.counted and outcome.command.follows:
+        shares += [f"{outcome.command.follows + ':':10}{line}" for line in outcome.followed()]
+    shares += [f"note:     {note}" for note in outcome.notes]
     if outcome.finding is None:
         return "\n".join([*shares, outcome.verdict_line()])
     lines = [outcome.finding.report(), *shares]
@@ -180,6 +235,15 @@ def _phase(outcome: Outcome, name: str) -> dict[str, Any]:
     if outcome.command.counting:
         share = round(outcome.failing[name] / cases, 6) if outcome.counted and cases else None
         entry.update(differing=outcome.failing[name], share=share)
+    if outcome.command.follows:
+        tally = dict.fromkeys(SEEN, 0) | dict(outcome.seen.get(name, {}))
+        entry[outcome.command.follows.lower()] = tally
+        if name == "generated":
+            entry.update(
+                set_aside=outcome.set_aside,
+                transition_cases=outcome.checked.get(NEAR, 0),
+                transition_differing=outcome.failing.get(NEAR, 0),
+            )
     return entry
 
 
@@ -204,6 +268,8 @@ def json_report(outcome: Outcome) -> str:
     report["seconds"] = round(outcome.seconds, 3)
     report["phases"] = [_phase(outcome, name) for name in CHECKED]
     report["shrink_tries"] = outcome.shrink_tries
+    if command.follows:
+        report["notes"] = list(outcome.notes)
     report[command.failure_key] = None if finding is None else _failure(outcome, finding)
     report["rerun"] = outcome.rerun
     return dumps(report)

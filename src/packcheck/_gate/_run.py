@@ -4,7 +4,10 @@
 
 1. **fixtures**: the seed cases shipped with packcheck, plus any saved regressions;
 2. **generated**: ``max_examples`` short cases from :func:`packcheck.strategies.cases`,
-   drawn and shrunk by Hypothesis;
+   drawn and shrunk by Hypothesis; then the cases beside the transition points of the
+   first :data:`TRANSITION_BASES` the oracle's side answered (where its answer changes
+   along the budget or one block's size: :mod:`packcheck._gate._transitions`), each
+   point and one unit either side, counted apart (:data:`~._outcome.NEAR`);
 3. **wide ranges**: every edge of what a unit is (``true``, ``"4"``, ``2.5``, ``0``,
    an absent key, ``4.0``, as the budget and after the budget is spent), and short
    cases whose budgets and sums cross 2**31, 2**32, 2**53, 2**63 and 2**64, those
@@ -20,33 +23,44 @@ The phases only make cases: what an answer is compared with is the run's
 :class:`Oracle`, the declared rule for ``verify`` (:mod:`packcheck.verify`) and the
 packer's previous version for ``diff`` (:mod:`packcheck.diff`).  The first failure is
 shrunk (by Hypothesis, or for a probe by :mod:`packcheck._gate._shrink`: shorter
-first), explained by the oracle, saved when new, and returned in the
+first; then its budget and sizes lowered: :mod:`packcheck._gate._magnitudes`),
+explained by the oracle, saved when new, and returned in the
 :class:`~packcheck._gate._outcome.Outcome`.  With ``count`` every phase runs to its end
 and its failures are counted.
+
+A command that follows its oracle's side (``diff``: OLD) draws about one case in
+sixteen with an invalid unit rather than one in two, and sets a generated case aside
+(drawing another) when both sides failed alike on it and such cases already passed
+:data:`ALIKE_SHARE` of those kept; the oracle may leave out long lists its side cannot
+answer in time.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
 from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
 
 from .. import _stop
-from .._packers import PackerTimeout
+from .._packers import PackerFault, PackerTimeout
 from .._rule.jsonio import dumps
 from ..strategies import cases
-from ._findings import Finding
+from ._findings import SHOWN_WHOLE, Finding
 from ._fixtures import Fixture, save_fixture, saved_fixtures, seed_fixtures, writable_directory
 from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
-from ._outcome import PHASES, Command, Outcome
+from ._magnitudes import smaller_magnitudes
+from ._outcome import NEAR, PHASES, Command, Outcome
 from ._probes import Probe, long_probes, unit_probes, wide_probes
-from ._settings import Progress, Settings, seeded
+from ._settings import Settings, seeded
 from ._shrink import shrink
+from ._transitions import case_candidates
 
 __all__ = ["EXPLAINING", "Oracle", "run_gate", "save_new"]
 
@@ -59,6 +73,18 @@ SHRINK_TRIES = 2000
 SHORT_BLOCKS = 12
 # After Hypothesis's shrinker, a few hundred tries of packcheck's own (blocks, detail).
 _POLISH_TRIES = 400
+# Then at most this many tries lowering the budget and sizes.
+_MAGNITUDE_TRIES = 200
+#: This many generated cases the oracle's side answered, spread evenly over the phase,
+#: are walked for transition points (about 60 oracle calls each: budget, one size) ...
+TRANSITION_BASES = 100
+#: ... by ``diff``; by ``verify``, whose cases are drawn for the rule's transitions (exact
+#: fits of subsets and prefixes), an eighth as many: docs/mutation/verify_transitions.py.
+DECLARED_TRANSITION_BASES = 12
+#: Generated cases on which both sides failed alike are kept up to this share of those
+#: kept (never none: a NEW that starts raising must still be met); past it, one is set
+#: aside and another drawn, at most ``max_examples // 2`` times a run.
+ALIKE_SHARE = 0.1
 #: The progress callback's phase while the first failure is explained (its causes
 #: confirmed on a sample): after every phase, before the report.
 EXPLAINING = "explaining"
@@ -88,6 +114,26 @@ class Oracle(Protocol):
 
     def explained(self, finding: Finding) -> Finding:
         """The reported finding with whatever explanation is worth computing once."""
+        ...  # pragma: no cover - protocol
+
+    def seen(self) -> str | None:
+        """What the oracle's side did on the case last judged (a key of
+        :data:`~._outcome.SEEN`; ``"answer"``: worth walking for transition points)."""
+        ...  # pragma: no cover - protocol
+
+    def expected_shape(self, case: dict[str, Any]) -> Hashable:
+        """The expected outcome of ``case``, comparable with its numbers blanked: where
+        it changes along a coordinate is a transition point.  Raises
+        :class:`PackerFault` when the side gives no answer (the walk stops)."""
+        ...  # pragma: no cover - protocol
+
+    def skips(self, case: Any) -> bool:
+        """Whether a probe's ``case`` is left out (its side cannot answer so long a
+        list in time); the oracle counts it for its notes."""
+        ...  # pragma: no cover - protocol
+
+    def notes(self) -> tuple[str, ...]:
+        """Lines for the report: the cases not compared, and why."""
         ...  # pragma: no cover - protocol
 
 
@@ -120,15 +166,21 @@ class _Gate:
     end, counting its failures, and only the first failure is shrunk.
     """
 
-    def __init__(
-        self, oracle: Oracle, progress: Progress | None, shrink_seconds: float, count: bool
-    ) -> None:
+    def __init__(self, oracle: Oracle, s: Settings, command: Command) -> None:
         self.oracle = oracle
-        self.progress = progress
-        self.shrink_seconds = shrink_seconds
-        self.count = count
-        self.counts = dict.fromkeys(PHASES, 0)
-        self.failing = dict.fromkeys(PHASES, 0)
+        self.progress = s.progress
+        self.shrink_seconds = s.shrink_seconds
+        self.count = s.count
+        self.follows = command.follows is not None
+        self.counts = dict.fromkeys((*PHASES, NEAR), 0)
+        self.failing = dict.fromkeys((*PHASES, NEAR), 0)
+        #: Per phase, what the oracle's side did on each case (:meth:`Oracle.seen`).
+        self.seen: dict[str, Counter[str]] = {phase: Counter() for phase in self.counts}
+        self.phase = PHASES[0]
+        # Generated cases the oracle's side answered, to walk for transition points.
+        self.bases: list[dict[str, Any]] = []
+        # Generated cases kept on which both sides failed alike; those set aside.
+        self.alike = self.set_aside = 0
         self.first: Finding | None = None
         #: The phase of the run's first failure.
         self.failed_in = PHASES[0]
@@ -136,6 +188,7 @@ class _Gate:
         self.found: Finding | None = None
 
     def tick(self, phase: str, total: int | None = None) -> None:
+        self.phase = phase
         self.counts[phase] += 1
         if self.progress is not None:
             self.progress(phase, self.counts[phase], total)
@@ -144,12 +197,15 @@ class _Gate:
         """Count a failure of ``phase``; whether it is the run's first (to be kept)."""
         self.failing[phase] += 1
         if self.first is None:
-            self.failed_in = phase
+            self.failed_in = "generated" if phase == NEAR else phase
         return self.first is None
 
     def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
         """The oracle's judgement of ``case``; the run's first failure is kept as found."""
         finding = self.oracle.judge(case, origin, fixture)
+        seen = self.oracle.seen()
+        if seen is not None:
+            self.seen[self.phase][seen] += 1
         if finding is not None:
             _stop.note(found=finding)  # said and saved if the run is stopped
         if finding is not None and self.found is None:
@@ -172,9 +228,12 @@ class _Gate:
 
     def probes(self, phase: str, probes: list[Probe], origin: str) -> None:
         for probe in probes:
-            self.tick(phase, len(probes))
             parts = probe.parts()
-            finding = self.judge(probe.build() if parts is None else parts, origin)
+            case = probe.build() if parts is None else parts
+            if self.oracle.skips(case):
+                continue
+            self.tick(phase, len(probes))
+            finding = self.judge(case, origin)
             if finding is not None and self.failed(phase):
                 # Each shrinking try of a case that hangs would wait the whole timeout.
                 timed_out = isinstance(finding.answer, PackerTimeout)
@@ -207,14 +266,14 @@ class _Gate:
             return self.oracle.departs(found[dumps(case)])
 
         found[dumps(finding.case)] = finding
+        deadline = time.monotonic() + self.shrink_seconds
         best = shrink(
-            finding.case,
-            fails,
-            probe=probe,
-            deadline=time.monotonic() + self.shrink_seconds,
-            tries=tries,
-            departs=departs,
+            finding.case, fails, probe=probe, deadline=deadline, tries=tries, departs=departs
         )
+        if isinstance(best, dict) and len(best.get("blocks") or ()) <= SHOWN_WHOLE:
+            best = smaller_magnitudes(
+                best, lambda c: time.monotonic() < deadline and fails(c), tries=_MAGNITUDE_TRIES
+            )
         result = found[dumps(best)]
         if probe is None:
             return result
@@ -237,7 +296,7 @@ class _Gate:
         tries = 0
         origin = f"generated case (seed {seed}, shrunk)"
 
-        @_drawn(seed, max_examples, max_units)
+        @_drawn(seed, max_examples, max_units, follows=self.follows)
         def conforms(case: dict[str, Any]) -> None:
             nonlocal first_failure, tries
             key = dumps(case)
@@ -254,6 +313,8 @@ class _Gate:
                     self.tick("shrinking")
                 finding = self.judge(case, origin)
                 if finding is None:
+                    if first_failure is None:
+                        self._passed(case, max_examples)
                     return
                 if self.count:
                     counted.append(finding)
@@ -278,6 +339,55 @@ class _Gate:
             )
             counted.append(replace(exc.finding, origin=f"generated case (seed {seed}, {why})"))
         self._keep_generated(counted, seed)
+        if not self.done:
+            self.near(seed, max_units)
+
+    def _passed(self, case: dict[str, Any], max_examples: int) -> None:
+        """A generated case that passed: a base for transition points if the oracle's
+        side answered it and it has blocks; set aside (Hypothesis draws another) if
+        both sides failed alike on it and such cases passed :data:`ALIKE_SHARE` of those
+        kept."""
+        seen = self.oracle.seen()
+        if seen == "answer" and case["blocks"]:
+            self.bases.append(case)
+        if not self.follows or seen in (None, "answer"):
+            return
+        if self.alike > ALIKE_SHARE * self.counts["generated"] and (
+            self.set_aside < max_examples // 2
+        ):
+            self.counts["generated"] -= 1
+            self.seen["generated"][seen] -= 1
+            self.set_aside += 1
+            reject()
+        self.alike += 1
+
+    def near(self, seed: int, max_units: int) -> None:
+        """The cases beside the transition points of some of :attr:`bases`, evenly
+        spread: the budget and one block's size of each (the next block for each base)
+        walked by asking the oracle's side alone, then each point and one unit either
+        side judged."""
+        origin = f"generated case (seed {seed}, at a transition point"
+        wanted = TRANSITION_BASES if self.follows else DECLARED_TRANSITION_BASES
+        chosen = self.bases[:: max(1, len(self.bases) // max(1, wanted))][:wanted]
+        for index, base in enumerate(chosen):
+            sizes = (index % len(base["blocks"]),)
+            try:
+                found = case_candidates(
+                    self.oracle.expected_shape, base, max_units=max_units, sizes=sizes
+                )
+            except PackerFault:  # no answer: every further call of the walk could wait
+                return
+            for candidate in found:
+                self.tick(NEAR)
+                finding = self.judge(candidate, f"{origin})")
+                if finding is not None and self.failed(NEAR):
+                    if self.oracle.polish(finding):
+                        shrunk = replace(finding, origin=f"{origin}, shrunk)")
+                        self.first = self.shrunk(None, shrunk, SHRINK_TRIES)
+                    else:
+                        self.first = replace(finding, origin=f"{origin}, {_unshrunk(finding)})")
+                if self.done or (finding is not None and isinstance(finding.answer, PackerTimeout)):
+                    return
 
     def _keep_generated(self, counted: list[Finding], seed: int) -> None:
         """Count the generated cases' failures; the first, shrunk, may be the run's."""
@@ -302,13 +412,21 @@ def _unshrunk(finding: Finding) -> str:
 
 
 def _drawn(
-    seed: int, max_examples: int, max_units: int
+    seed: int, max_examples: int, max_units: int, *, follows: bool
 ) -> Callable[[Callable[[dict[str, Any]], None]], Callable[[], None]]:
     """A Hypothesis test of ``max_examples`` short cases drawn at ``seed``: generated
-    and shrunk, quiet, with no database, deadline or health check."""
+    and shrunk, quiet, with no database, deadline or health check.  ``follows``: one
+    draw in ten (the last value of a roll, away from where shrinking goes) from all
+    cases, the others from cases with valid units only: about 6% of the cases carry an
+    invalid unit, not half."""
 
     def test(conforms: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
-        given_cases = given(cases(max_units=max_units, max_blocks=SHORT_BLOCKS))(conforms)
+        anything = cases(max_units=max_units, max_blocks=SHORT_BLOCKS)
+        drawn = anything
+        if follows:
+            valid = cases(max_units=max_units, max_blocks=SHORT_BLOCKS, allow_invalid=False)
+            drawn = st.integers(0, 9).flatmap(lambda roll: anything if roll == 9 else valid)
+        given_cases = given(drawn)(conforms)
         configured = settings(
             max_examples=max_examples,
             database=None,
@@ -379,7 +497,7 @@ def run_gate(oracle: Oracle, s: Settings, command: Command, record: type[R], **r
     assert s.seed is not None
     seed = s.seed
     started = time.monotonic()
-    state = _Gate(oracle, s.progress, s.shrink_seconds, s.count)
+    state = _Gate(oracle, s, command)
     phase_seconds: dict[str, float] = {}
     # Hypothesis's files (its Unicode tables) go to packcheck's cache, not the cwd.
     with private_hypothesis_storage():
@@ -407,6 +525,9 @@ def run_gate(oracle: Oracle, s: Settings, command: Command, record: type[R], **r
         phase=None if finding is None else state.failed_in,
         phase_seconds=phase_seconds,
         counted=s.count,
+        seen={phase: dict(tally) for phase, tally in state.seen.items() if tally},
+        notes=oracle.notes(),
+        set_aside=state.set_aside,
         **report,
     )
     return save_new(outcome, s.save_failures)

@@ -10,7 +10,8 @@ A packer's behaviour on a case is one of three things (an :class:`Outcome`):
   ending without naming an exception, output that is not JSON, a modified input).
 
 Two outcomes agree when both are answers equal as JSON with exact types, or both raise
-the same type of exception.  A fault never agrees with anything: it is that side's.
+the same type of exception.  A fault never agrees with anything: it is that side's;
+two faults alike (:func:`alike`: of one type, said in the same words) are not compared.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from .._rule.jsonio import same_json, show
 
 __all__ = [
     "Outcome",
+    "alike",
     "differences",
     "outcome",
     "parting",
@@ -173,6 +175,16 @@ def differences(new: Outcome, old: Outcome, *, json_numbers: bool = False) -> tu
     side, one = ("NEW", new) if new.kind == "raise" else ("OLD", old)
     other = "OLD" if side == "NEW" else "NEW"
     return (f"exception: {side} {one.describe()}, where {other} answers",)
+
+
+def alike(new: Outcome, old: Outcome) -> bool:
+    """Both sides faulted the same way: the same kind of fault, said in the same first
+    line (both killed by one signal, both modifying the input alike)."""
+    return (
+        new.kind == old.kind == "fault"
+        and type(new.value) is type(old.value)
+        and new.describe() == old.describe()
+    )
 
 
 def _kept_lists(new: Outcome, old: Outcome) -> tuple[Any, Any] | None:

@@ -3,25 +3,40 @@
 A case is a finding when NEW and OLD behave differently on it (see
 :mod:`._behaviour`); the reported finding also carries the declared rule's answer, for
 context only, and where the two ``kept`` lists first part.
+
+OLD is asked first.  A case OLD gives no answer to within its timeout is not compared
+(NEW is not asked: nothing could be compared with its answer), nor one on which both
+sides fault alike, nor a long list (more than :data:`SHOWN_WHOLE` blocks) NEW gives no
+answer to where OLD took more than half the timeout (a busy machine decides that one).
+Once OLD gave no answer to a long list, or took more than a quarter of its timeout on one
+(twice as long a list takes four times as long in a quadratic loop, as in libraries
+that count the whole history again after each message), lists as long or longer are
+not asked.  The report's notes count all of these.
 """
 
 from __future__ import annotations
 
+import math
+import time
+from collections.abc import Hashable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from .._engines.pack import pack
 from .._gate import SHOWN_WHOLE, Command, Finding, Fixture, plain_json
 from .._gate._plain_case import PlainCase
-from .._packers import Packer
+from .._gate._transitions import shape
+from .._packers import Packer, PackerTimeout
 from .._rule.jsonio import dumps, show
 from .._rule.model import MalformedCase
-from ._behaviour import Outcome, differences, outcome, parting, parting_block
+from ._behaviour import Outcome, alike, differences, outcome, parting, parting_block
 
 __all__ = ["DIFF", "DiffFinding", "DiffOracle", "shown_outcome"]
 
 #: ``diff``'s words in its reports.
-DIFF = Command("diff", "agree", "DIFFERENT", "divergence", "Divergence", counting=True)
+DIFF = Command(
+    "diff", "agree", "DIFFERENT", "divergence", "Divergence", counting=True, follows="OLD"
+)
 
 _HEAD, _TAIL = 3, 2
 
@@ -82,6 +97,12 @@ class DiffFinding(Finding):
         return "\n".join(lines)
 
 
+def _counted(count: int, noun: str, which: str, what: str) -> str:
+    """``1 case WHICH was WHAT`` or ``3 cases WHICH were WHAT``."""
+    many = count != 1
+    return f"{count:,} {noun}{'s' * many} {which} {'were' if many else 'was'} {what}"
+
+
 def shown_outcome(side: Outcome | None, whole: bool) -> str:
     """One side's outcome as the report shows it: its answer (long lists cut unless
     ``whole``), ``(raised ...)`` or ``(no answer: ...)``."""
@@ -131,6 +152,20 @@ def _case_summary(case: dict[str, Any]) -> str:
     )
 
 
+def _kind(side: Outcome) -> str:
+    """What a side did, as the reports tally it (``_gate._outcome.SEEN``)."""
+    if side.kind != "answer":
+        return side.kind
+    return "error" if isinstance(side.value, dict) and "error" in side.value else "answer"
+
+
+def _length(case: Any) -> int:
+    if isinstance(case, PlainCase):
+        return len(case.sizes)
+    blocks = case.get("blocks") if isinstance(case, dict) else None
+    return len(blocks) if isinstance(blocks, list) else 0
+
+
 class DiffOracle:
     """NEW is judged by OLD: each case goes to both, their outcomes are compared."""
 
@@ -140,16 +175,91 @@ class DiffOracle:
         # A side that answers in JSON text (a command) cannot tell 4 from 4.0: numbers
         # are then compared by value.
         self.json_numbers = any(getattr(p, "speaks_json", False) for p in (new, old))
+        #: OLD's seconds a case (its adapter's timeout; none in this process).
+        self.limit: float = getattr(old, "timeout", math.inf)
+        self.last: str | None = None
+        # Cases not compared: OLD gave no answer; NEW none where OLD was slow; faults alike.
+        self.unanswered = self.slow = self.faults_alike = 0
+        # The shortest long list OLD could not answer in time, why, and those left out.
+        self.too_long: int | None = None
+        self.why_long = ""
+        self.left_out = 0
+
+    def _long(self, case: Any, why: str) -> bool:
+        """Whether ``case`` is a long list; if so, lists as long are left out from now on."""
+        length = _length(case)
+        if length > SHOWN_WHOLE and (self.too_long is None or length < self.too_long):
+            self.too_long, self.why_long = length, why
+        return length > SHOWN_WHOLE
 
     def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
-        """A :class:`DiffFinding` unless NEW and OLD behave alike on ``case``."""
-        new, old = outcome(self.new, case), outcome(self.old, case)
+        """A :class:`DiffFinding` unless NEW and OLD behave alike on ``case`` (or the
+        case is not compared: see the module's words)."""
+        began = time.monotonic()
+        old = outcome(self.old, case)
+        took = time.monotonic() - began
+        self.last = _kind(old)
+        if isinstance(old.value, PackerTimeout):
+            self.unanswered += 1
+            self._long(case, f"gave no answer within {self.limit:g} s to")
+            return None
+        slow = took > self.limit / 4 and self._long(
+            case, f"took {took:.1f} s, more than a quarter of the timeout, on"
+        )
+        new = outcome(self.new, case)
+        if slow and took > self.limit / 2 and isinstance(new.value, PackerTimeout):
+            self.slow += 1
+            return None
+        if alike(new, old):
+            self.faults_alike += 1
+            return None
         why = differences(new, old, json_numbers=self.json_numbers)
         if not why:
             return None
         if isinstance(case, PlainCase):
             case = case.build()
         return DiffFinding(case, old.value, new.value, why, origin, new=new, old=old)
+
+    def seen(self) -> str | None:
+        """What OLD did on the case last judged."""
+        return self.last
+
+    def expected_shape(self, case: dict[str, Any]) -> Hashable:
+        """OLD's outcome of ``case``, numbers blanked; raises if it gave no answer."""
+        old = outcome(self.old, case)
+        if old.kind == "answer":
+            return old.kind, shape(old.value)
+        if isinstance(old.value, PackerTimeout):
+            raise old.value
+        return old.kind, old.raised or type(old.value).__name__
+
+    def skips(self, case: Any) -> bool:
+        """Lists as long as one OLD could not answer in time, or longer, are left out."""
+        skipped = self.too_long is not None and _length(case) >= self.too_long
+        self.left_out += skipped
+        return skipped
+
+    def notes(self) -> tuple[str, ...]:
+        """What was not compared, and why."""
+        limit = f"{self.limit:g} s"
+        # The lines a longer timeout changes come last, the hint after them.
+        counted = [
+            (self.faults_alike, "where both sides faulted alike"),
+            (self.unanswered, f"where OLD gave no answer within {limit}"),
+            (
+                self.slow,
+                f"where NEW gave no answer within {limit} and OLD took more than half of that",
+            ),
+        ]
+        lines = [_counted(n, "case", why, "not compared") for n, why in counted if n]
+        if self.left_out:
+            lines.append(
+                _counted(self.left_out, "long list", f"of {self.too_long:,} blocks or more", "not")
+                + f" asked: OLD {self.why_long} a list of {self.too_long:,} blocks"
+            )
+        if self.unanswered or self.slow or self.left_out:
+            lines[-1] += "; --timeout raises the limit"
+        return tuple(lines)
 
     def polish(self, finding: Finding) -> bool:
         """A raise is shrunk like any difference; a fault (a timeout) is shown as found."""

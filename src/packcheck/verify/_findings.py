@@ -74,7 +74,7 @@ class Finding(GateFinding):
             lines += self._not_alone()
         elif self.failures and not isinstance(self.answer, PackerFault):
             causes = "; ".join(self.causes) if self.causes else "no known cause"
-            support = f" ({self.support})" if self.causes and self.support else ""
+            support = f" ({self.support})" if self.support else ""
             lines.append(f"  cause:    consistent with: {causes}{support}")
         if self.blocks() <= SHOWN_WHOLE:
             lines.append(f"  answer:   {show_answer(self.answer)}")

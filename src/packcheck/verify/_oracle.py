@@ -8,13 +8,17 @@ finding.  ``packcheck diff`` plugs in the packer's previous version instead.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Hashable
 from typing import Any
 
 from .._engines.pack import pack
 from .._gate import Command, Fixture
 from .._gate import Finding as GateFinding
 from .._gate._plain_case import PlainCase
+from .._gate._transitions import shape
 from .._packers import Packer, PackerFault
+from .._rule.jsonio import dumps
 from ..strategies import MAX_SAFE_UNITS
 from ._causes import departure_index
 from ._findings import Finding, diagnosed, examine
@@ -29,27 +33,39 @@ class ReferenceOracle:
     """``verify``'s oracle: the declared output (the fixture's, else the reference's)."""
 
     def __init__(
-        self,
-        packer: Packer,
-        *,
-        partition: bool = False,
-        seed: int = 0,
-        max_units: int = MAX_SAFE_UNITS,
+        self, packer: Packer, *, partition: bool = False, max_units: int = MAX_SAFE_UNITS
     ) -> None:
         self.packer = packer
         self.partition = partition
-        # Where the sample that confirms a cause is drawn from.
-        self.seed = seed
         self.max_units = max_units
+        self.last: str | None = None
 
     def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
         """Ask the packer; compare with the declared output and check the invariants
         (unless the answer is exactly the reference's output, which passes them)."""
         if fixture is not None:
+            self.last = None
             return examine(self.packer, case, fixture.expected, origin, partition=self.partition)
         # The reference's own output: an answer exactly equal to it needs no invariant check.
         expected = case.expected() if isinstance(case, PlainCase) else pack(case)
+        self.last = "error" if "error" in expected else "answer"
         return examine(self.packer, case, expected, origin, partition=self.partition, declared=True)
+
+    def seen(self) -> str | None:
+        """Whether the rule answered the case last judged (else ``{"error":"size"}``)."""
+        return self.last
+
+    def expected_shape(self, case: dict[str, Any]) -> Hashable:
+        """The rule's answer for ``case``, numbers blanked."""
+        return shape(pack(case))
+
+    def skips(self, case: Any) -> bool:
+        """Every probe is asked."""
+        return False
+
+    def notes(self) -> tuple[str, ...]:
+        """Every case is compared."""
+        return ()
 
     def polish(self, finding: GateFinding) -> bool:
         """A fault (a raise, a timeout) is shown as Hypothesis left it."""
@@ -61,12 +77,16 @@ class ReferenceOracle:
 
     def explained(self, finding: GateFinding) -> Finding:
         """Named causes, each confirmed on a sample, and the position where ``kept``
-        departs from the rule's; or, when the case passes alone, that it needs state."""
+        departs from the rule's; or, when the case passes alone, that it needs state.
+
+        The sample is drawn from the counterexample (a digest of it), not the run's
+        seed: the same counterexample is given the same causes on every seed."""
         assert isinstance(finding, Finding)
+        digest = hashlib.sha256(dumps(finding.case).encode()).hexdigest()
         return diagnosed(
             finding,
             self.packer,
-            seed=self.seed,
+            seed=int(digest[:8], 16),
             max_units=self.max_units,
             partition=self.partition,
         )

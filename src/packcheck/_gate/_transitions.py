@@ -22,7 +22,7 @@ budget) is no transition, while a change of what is kept is.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable
 from functools import partial
 from typing import Any
 
@@ -161,27 +161,27 @@ def case_candidates(
     *,
     max_units: int,
     calls: int | None = None,
-    blocks: int = 12,
+    sizes: Collection[int] | None = None,
 ) -> list[dict[str, Any]]:
     """The cases beside ``case`` worth asking NEW about: along the budget (in ``[0,
-    max_units]``) and the size of each of the first ``blocks`` blocks with an integer
-    size (in ``[1, max_units]``): each point where ``answer`` (OLD's outcome of a case,
-    comparable) changes, and one unit either side.  Only integer values are walked;
-    ``calls`` bounds each side of each walk, by default ``2 * log2(scale) + 2`` (at least
-    16) for the largest of the case's units in range, walked or not (what a point that
-    far costs).  The case itself is not among them.
+    max_units]``) and the size of each block indexed in ``sizes`` (default: every
+    block) with an integer size (in ``[1, max_units]``): each point where ``answer``
+    (OLD's outcome of a case, comparable) changes, and one unit either side.  Only
+    integer values are walked; ``calls`` bounds each side of each walk, by default
+    ``2 * log2(scale) + 2`` (at least 16) for the largest of the case's units in range,
+    walked or not (what a point that far costs).  The case itself is not among them.
     """
     coordinates: list[tuple[int, int, Callable[[int], dict[str, Any]]]] = []
-    budget_walked = _unit(case.get("budget")) and 0 <= case["budget"] <= max_units
-    if budget_walked:
+    if _unit(case.get("budget")) and 0 <= case["budget"] <= max_units:
         coordinates.append((case["budget"], 0, partial(_with_budget, case)))
     listed = case.get("blocks")
+    scale = max((value for value, _, _ in coordinates), default=0)
     for index, block in enumerate(listed if isinstance(listed, list) else []):
         if isinstance(block, dict) and _unit(block.get("size")) and 1 <= block["size"] <= max_units:
-            coordinates.append((block["size"], 1, partial(_with_size, case, index)))
-    scale = max((value for value, _, _ in coordinates), default=0)
+            scale = max(scale, block["size"])
+            if sizes is None or index in sizes:
+                coordinates.append((block["size"], 1, partial(_with_size, case, index)))
     per_side = max(2 * scale.bit_length() + 2, _LEAST_CALLS) if calls is None else calls
-    coordinates = coordinates[: 1 + blocks] if budget_walked else coordinates[:blocks]
     found: list[dict[str, Any]] = []
     for value, least, at in coordinates:
 

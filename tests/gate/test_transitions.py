@@ -1,4 +1,4 @@
-"""The transition-point search of diff (packcheck.diff._transitions), on functions and
+"""The transition-point search of the gate (packcheck._gate._transitions), on functions and
 packers whose transitions are known."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from packers import message_overhead
 
 from packcheck._engines.pack import pack
-from packcheck.diff._transitions import candidates, case_candidates, shape, transitions
+from packcheck._gate._transitions import candidates, case_candidates, shape, transitions
 
 CASE = {
     "budget": 10,
@@ -138,6 +138,13 @@ def test_case_candidates_reach_the_exact_fit_a_regression_changes() -> None:
     walked = [c for c in found if c["budget"] == 30 and c["blocks"][:2] == case["blocks"][:2]]
     sizes = sorted(c["blocks"][2]["size"] for c in walked)
     assert sizes == [2, 3, 4, 13, 14, 15, 23, 24, 25]
+    # Walking C's size alone (and the budget): no candidate changes A's or B's.
+    only_c = case_candidates(answer, case, max_units=2**53, calls=64, sizes=(2,))
+    assert all(c["blocks"][:2] == case["blocks"][:2] for c in only_c)
+    assert sorted(c["blocks"][2]["size"] for c in only_c if c["budget"] == 30) == sizes
+    assert case_candidates(answer, case, max_units=2**53, calls=64, sizes=()) == [
+        c for c in only_c if c["blocks"] == case["blocks"]
+    ]
     # At 8 calls a side, the nearest point each way is found, the second one down is not.
     nearest = case_candidates(answer, case, max_units=2**53, calls=8)
     budgets = sorted(c["budget"] for c in nearest if c["blocks"] == case["blocks"])

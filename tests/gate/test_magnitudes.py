@@ -1,4 +1,4 @@
-"""The magnitude shrinker of diff (packcheck.diff._magnitudes)."""
+"""The magnitude shrinker of the gate (packcheck._gate._magnitudes)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from packers import message_overhead, wild
 
-from packcheck.diff._magnitudes import smaller_magnitudes
+from packcheck._gate._magnitudes import smaller_magnitudes
 
 BIG = 9007199254740957
 
