@@ -23,12 +23,13 @@ reference's partition (asserted at the end, not checked a second time).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping
 
 from .._rule.jsonio import show
 from .._rule.model import Case, SizeError, json_type, read_case
-from .._rule.order import same_utf16
-from .trace import Bucket, Partition, trace
+from .._rule.order import all_same_utf16
+from .trace import Bucket, Expected, Partition
 
 BUCKETS: tuple[Bucket, ...] = ("packed", "available", "dropped")
 
@@ -137,12 +138,12 @@ def _read(partition: object) -> dict[str, list[str]]:
             raise PartitionError(
                 "shape", f"{name} is {type_name(ids)} {_show(ids)}, not a list of IDs"
             )
-        for index, item in enumerate(ids):
-            if type(item) is not str:
-                raise PartitionError(
-                    "shape", f"{name}[{index}] is {type_name(item)} {_show(item)}, not an ID"
-                )
-        lists[name] = [same_utf16(item) for item in ids]
+        if operator.countOf(map(type, ids), str) != len(ids):
+            index, item = next((i, x) for i, x in enumerate(ids) if type(x) is not str)
+            raise PartitionError(
+                "shape", f"{name}[{index}] is {type_name(item)} {_show(item)}, not an ID"
+            )
+        lists[name] = all_same_utf16(ids)
     return lists
 
 
@@ -239,7 +240,9 @@ def check_partition(
     ``case`` must be well-formed; ``kept``, when given, is the answer's own ``kept``
     (``packed`` must be exactly it).  ``None`` is no partition.  IDs compare as
     UTF-16 code units.  ``reference``, the reference's partition of ``case`` when the
-    caller has it, saves a trace.  O(n), plus a trace unless ``reference`` is given.
+    caller has it, saves the reference's scan.  O(n), plus that scan (the reference's
+    kept flags, split as :class:`~packcheck._partition.trace.Expected` splits them: no
+    per-block steps) unless ``reference`` is given.
     """
     if partition is None:
         raise PartitionError("no-partition", "no partition captured: it is null")
@@ -247,7 +250,7 @@ def check_partition(
     captured = _read(partition)
 
     def expected() -> Partition:
-        return trace(case).partition if reference is None else reference
+        return Expected(read).partition() if reference is None else reference
 
     def broken(check: str, detail: str) -> PartitionError:
         return PartitionError(check, detail, _table(captured, expected()))

@@ -15,13 +15,14 @@ that can pass, and the output is fully determined: the checks are the rule.
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any, TypeGuard
 
 from .._rule.jsonio import show
 from .._rule.model import SizeError, read_case
-from .._rule.order import same_utf16, sorted_utf16
+from .._rule.order import all_same_utf16, sorted_utf16
 from .._rule.units import as_unit
 from .facts import (
     InvariantError,
@@ -116,18 +117,18 @@ def check_output(case: object, output: object) -> None:
     for name, ids in (("kept", kept), ("missing", missing)):
         if type(ids) is not list:
             raise InvariantError("types", f"{name} is {type_name(ids)}, not a list")
-        for index, item in enumerate(ids):
-            if type(item) is not str:
-                raise InvariantError(
-                    "types", f"{name}[{index}] is {type_name(item)} {_show(item)}, not str"
-                )
+        if operator.countOf(map(type, ids), str) != len(ids):
+            index, item = next((i, x) for i, x in enumerate(ids) if type(x) is not str)
+            raise InvariantError(
+                "types", f"{name}[{index}] is {type_name(item)} {_show(item)}, not str"
+            )
     if type(remaining) is not int:
         raise InvariantError(
             "types", f"remaining is {type_name(remaining)} {_show(remaining)}, not int"
         )
     # IDs compare as UTF-16 code units, as read_case reads the case's own IDs.
-    kept = [same_utf16(item) for item in kept]
-    missing = [same_utf16(item) for item in missing]
+    kept = all_same_utf16(kept)
+    missing = all_same_utf16(missing)
 
     # Check remaining >= 0.
     if remaining < 0:

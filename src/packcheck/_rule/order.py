@@ -39,6 +39,14 @@ def same_utf16(text: str) -> str:
     return text
 
 
+def all_same_utf16(texts: list[str]) -> list[str]:
+    """``[same_utf16(text) for text in texts]``: when no text holds a surrogate (one pass
+    in C over them joined), a copy of the list, without a call per text."""
+    if own_utf16("".join(texts)):
+        return list(texts)
+    return [same_utf16(text) for text in texts]
+
+
 def own_utf16(text: str) -> bool:
     """Whether ``text`` is already what :func:`same_utf16` makes of it: no surrogate.
 
