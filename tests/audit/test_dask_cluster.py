@@ -7,6 +7,7 @@ extra is not installed."""
 from __future__ import annotations
 
 import gzip
+import logging
 import os
 import signal
 import subprocess
@@ -125,6 +126,13 @@ def _worker_signals(_: int) -> tuple[object, object]:
     return signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
 
 
+def _worker_quiet(_: int) -> tuple[bool, int]:
+    import logging
+
+    blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    return blocked, logging.getLogger("distributed.worker").getEffectiveLevel()
+
+
 def _worker_settings(_: int) -> list[object]:
     import dask
 
@@ -140,6 +148,20 @@ def test_a_local_clusters_workers_ignore_ctrl_c_and_end_on_sigterm() -> None:
         assert list(run(_worker_signals, [0])) == [(signal.SIG_IGN, signal.SIG_DFL)]
         assert list(run(_worker_settings, [0])) == [list(_QUIET.values())]
     assert _QUIET["distributed.admin.tick.interval"] == "1s"
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_a_local_clusters_workers_never_see_ctrl_c_and_log_only_what_is_critical(
+    fork: bool,
+) -> None:
+    """Forked or spawned (as ``--seeds`` spawns them), a worker has Ctrl-C blocked from
+    its start, and its Dask logs nothing below critical: a heartbeat that outlives the
+    scheduler when the cluster stops prints nothing."""
+    with cluster(workers=2, fork=fork) as run:
+        assert set(run(_worker_quiet, range(4))) == {(True, logging.CRITICAL)}
+        scheduler = logging.getLogger("distributed.scheduler")  # in this process
+        assert scheduler.getEffectiveLevel() == logging.CRITICAL
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
 
 
 def test_a_local_cluster_of_two_workers(

@@ -25,7 +25,7 @@ from runs import planted_run, text
 from packcheck._cli import main
 from packcheck._cli.pack import _splittable
 from packcheck.audit import Audit, ReadError, RunReport, Violation, _dask, check_runs
-from packcheck.audit._dask import _Held, _own_signals
+from packcheck.audit._dask import _Held, _own_signals, _quiet_spawned_logs
 from packcheck.audit._merge import audit_task, audited
 from packcheck.audit._read import count_lines, expand, in_process, pieces, plan, reason, whole
 
@@ -296,11 +296,41 @@ def test_signals_are_held_while_a_local_cluster_starts(monkeypatch: pytest.Monke
         signal.signal(signal.SIGINT, previous)
 
 
+def _blocked() -> set[signal.Signals]:
+    return signal.pthread_sigmask(signal.SIG_BLOCK, [])
+
+
+def _left_by_an_error() -> None:
+    with _Held():
+        signal.raise_signal(signal.SIGINT)
+        raise ValueError
+
+
 def _held_then_released() -> None:
+    seen: list[set[signal.Signals]] = []
     with _Held() as held:
         signal.raise_signal(signal.SIGINT)  # held: no KeyboardInterrupt here
+        thread = threading.Thread(target=lambda: seen.append(_blocked()))
+        thread.start()
+        thread.join()
+    assert signal.SIGINT in seen[0]  # what is started meanwhile never sees Ctrl-C
+    assert signal.SIGINT in _blocked()  # still held: the cluster is not yet in hand
     with pytest.raises(KeyboardInterrupt):
         held.release()
+    assert signal.SIGINT not in _blocked()
+    with pytest.raises(KeyboardInterrupt):  # leaving by an error delivers it too
+        _left_by_an_error()
+    assert signal.SIGINT not in _blocked()
+    got: list[int] = []
+    before = signal.signal(signal.SIGTERM, lambda sig, _: got.append(sig))
+    try:
+        with _Held() as held:
+            signal.raise_signal(signal.SIGTERM)  # held, as the handler it came from
+        assert got == []
+        held.release()
+        assert got == [signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGTERM, before)
     with _Held() as held:
         pass
     held.release()  # nothing held: nothing happens
@@ -317,13 +347,27 @@ def _held_then_released() -> None:
     assert done == [True]
 
 
+@pytest.mark.parametrize("before", [None, "info"])
+def test_a_worker_spawned_while_a_cluster_starts_logs_what_is_critical_only(
+    monkeypatch: pytest.MonkeyPatch, before: str | None
+) -> None:
+    name = "DASK_LOGGING__DISTRIBUTED"
+    if before is None:
+        monkeypatch.delenv(name, raising=False)
+    else:
+        monkeypatch.setenv(name, before)
+    with _quiet_spawned_logs():
+        assert os.environ[name] == "critical"
+    assert os.environ.get(name) == before
+
+
 def test_a_process_forked_while_signals_are_held_ignores_ctrl_c_and_ends_on_sigterm() -> None:
     before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     dask_logs = logging.getLogger("distributed")
     level = dask_logs.level
     _own_signals()  # not holding: nothing changes
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
-    with _Held():
+    with _Held() as held:
         _own_signals()  # what the at-fork hook runs in the child
         assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
         assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
@@ -331,6 +375,8 @@ def test_a_process_forked_while_signals_are_held_ignores_ctrl_c_and_ends_on_sigt
         dask_logs.setLevel(level)
         _own_signals()  # once only
         assert not _Held._holding
+    held.release()  # Ctrl-C unblocked
+    assert signal.SIGINT not in _blocked()
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
 
 

@@ -225,9 +225,9 @@ def test_progress_counts_the_seeds_done(capsys: pytest.CaptureFixture[str]) -> N
     argv = ["verify", "--packer", "broken:correct", "--seeds", "1-3", *QUICK[:-1]]
     status, _, err = run(capsys, *argv)
     assert status == 0
-    done = [line for line in err.splitlines() if " of 3 done" in line]
+    done = [line for line in err.splitlines() if " of 3 seeds done" in line]
     assert [line.split(",")[0] for line in done] == [
-        f"packcheck verify: seed {n} of 3 done" for n in (1, 2, 3)
+        f"packcheck verify: {n} of 3 seeds done" for n in (1, 2, 3)
     ]
     assert err.splitlines()[-1] == done[-1]  # written once, not again at the end
     assert "packcheck verify: fixtures: 3 cases" in err  # each seed's own phases
@@ -243,16 +243,16 @@ def test_a_seed_done_is_written_at_once_and_once() -> None:
     lines.finish()
     lines.close()
     assert [line.split(",")[0] for line in stream.getvalue().splitlines()] == [
-        "packcheck verify: seed 0 of 2 done",
-        "packcheck verify: seed 1 of 2 done",
+        "packcheck verify: 0 of 2 seeds done",
+        "packcheck verify: 1 of 2 seeds done",
         "packcheck verify: fixtures: 1 case",
-        "packcheck verify: seed 2 of 2 done",
+        "packcheck verify: 2 of 2 seeds done",
     ]
     live = LiveLine(io.StringIO())
     live("fixtures", 1, None)
     live(SEEDS, 1, 2)  # within 0.1 s of the last, shown all the same
     live("fixtures", 2, None)  # within 0.1 s: not shown
-    assert live.stream.getvalue().endswith("seed 1 of 2 done, 0 s")  # type: ignore[attr-defined]
+    assert live.stream.getvalue().endswith("1 of 2 seeds done, 0 s")  # type: ignore[attr-defined]
 
 
 def _job_of(cwd: str | None = None, **given: object) -> _seeds.Job:

@@ -25,7 +25,7 @@ SEEDS = "seeds"
 
 def _state(command: str, phase: str, done: int, total: int | None, elapsed: float) -> str:
     if phase == SEEDS:
-        return f"packcheck {command}: seed {done} of {total} done, {elapsed:.0f} s"
+        return f"packcheck {command}: {done} of {total} seeds done, {elapsed:.0f} s"
     if phase == EXPLAINING:
         return f"packcheck {command}: explaining the failure, {elapsed:.0f} s"
     count = f"{done}/{total}" if total else f"{done}"

@@ -20,6 +20,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from itertools import islice
+from multiprocessing import resource_tracker
 from typing import Any, TypeVar
 
 from ._read import Runner
@@ -96,26 +97,31 @@ def cluster(
     for tasks that must not inherit this process's state (a gate run's Hypothesis,
     forked from a process in the middle of its own, once reported a flaky failure).
 
-    Its logging is kept to errors, so that a run prints only its own lines.
+    Its logging, the client's and a local scheduler's as its workers', is kept to what is
+    critical, so that a run prints only its own lines: a scheduler asked for a task
+    cancelled by Ctrl-C logs an error of it.  A task's failure comes back as an
+    exception, and is told.
     """
     distributed = _distributed("--workers" if scheduler is None else "--scheduler")
     _ready()
-    logging.getLogger("distributed").setLevel(logging.ERROR)
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
     if scheduler is None:
         import dask
 
-        local_settings = {
-            "distributed.worker.multiprocessing-method": _START if fork else "spawn",
-            **_QUIET,
-        }
+        start = _START if fork else "spawn"
+        local_settings = {"distributed.worker.multiprocessing-method": start, **_QUIET}
+        if start != "fork":
+            # Started later, from Dask's thread, it would unblock that thread's Ctrl-C
+            # (see _Held), and the workers that thread starts would inherit it.
+            resource_tracker.ensure_running()
         # Signals held: half started, a local cluster cannot be stopped cleanly.
-        with _Held() as held, dask.config.set(local_settings):
+        with _Held() as held, dask.config.set(local_settings), _quiet_spawned_logs():
             local = distributed.LocalCluster(
                 n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=":0",  # its HTTP server on a free port, never 8787
-                silence_logs=logging.ERROR,
+                silence_logs=logging.CRITICAL,
             )
             client = distributed.Client(local, set_as_default=False)
         with local, client:
@@ -137,13 +143,15 @@ def cluster(
 class _Held:
     """Ctrl-C and SIGTERM held while in it, and delivered by :meth:`release`.
 
-    A process forked while they are held (a local cluster's worker) ignores Ctrl-C, which
-    a terminal sends to every process of the job: the client stops the cluster, and the
-    worker would print a ``KeyboardInterrupt`` traceback first.  SIGTERM ends it, as it
-    would a spawned one, so that it stops when it is told to.  It keeps Dask's logging
-    to what is critical: a worker that outlives the scheduler by a heartbeat, as one
-    stopped by a signal can, would log a traceback of it.  A task's failure comes back
-    to the client, and is told there.
+    Ctrl-C is blocked (the thread's signal mask), and a terminal sends it to every
+    process of the job: each process or thread started meanwhile, a local cluster's
+    workers forked or spawned, Dask's threads and the workers they start again, inherits
+    the mask and never sees it; the client stops the cluster, where a worker would print
+    a ``KeyboardInterrupt`` traceback first.  A process forked while they are held
+    ignores Ctrl-C and ends on SIGTERM, so that it stops when it is told to.  It keeps
+    Dask's logging to what is critical: a worker that outlives the scheduler by a
+    heartbeat, as one stopped by a signal can, would log a traceback of it.  A task's
+    failure comes back to the client, and is told there.
     """
 
     _holding = False
@@ -151,21 +159,45 @@ class _Held:
     def __enter__(self) -> _Held:
         self._got: list[int] = []
         self._before: dict[int, Any] = {}
+        self._mask: set[int | signal.Signals] | None = None
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGINT, signal.SIGTERM):
                 self._before[sig] = signal.signal(sig, lambda sig, _: self._got.append(sig))
+            if hasattr(signal, "pthread_sigmask"):  # pragma: no branch (POSIX)
+                self._mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
             _Held._holding = True
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, *exc: object) -> None:
         _Held._holding = False
         for sig, handler in self._before.items():
             signal.signal(sig, handler)
+        if kind is not None:
+            self.release()
 
     def release(self) -> None:
         """The signal held, if any, delivered now (to the handlers it was held from)."""
+        if self._mask is not None:
+            mask, self._mask = self._mask, None
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C pending raises here
         if self._got:
             signal.raise_signal(self._got[0])
+
+
+@contextmanager
+def _quiet_spawned_logs() -> Iterator[None]:
+    """A worker spawned in it logs what is critical only, as a forked one does (see
+    :class:`_Held`): Dask reads its logging levels from the environment at import."""
+    name = "DASK_LOGGING__DISTRIBUTED"
+    before = os.environ.get(name)
+    os.environ[name] = "critical"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = before
 
 
 def _own_signals() -> None:
