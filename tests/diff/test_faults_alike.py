@@ -179,3 +179,17 @@ def test_a_fault_beside_a_transition_point_is_shown_unshrunk() -> None:
     )
     assert summary.failing["transition points"] == 1
     assert summary.shrink_tries == 0
+
+
+def test_new_giving_no_answer_on_a_long_list_old_answers_is_shown_unshrunk() -> None:
+    def new(case: dict[str, Any]) -> object:
+        if len(case.get("blocks") or ()) > 5000:
+            raise PackerTimeout(STOPPED)
+        return broken.correct(case)
+
+    summary = diff.run(Side(new), broken.correct, seed=1, max_examples=20)
+    finding = summary.finding
+    assert finding is not None
+    assert finding.origin == "long list (seed 1, not shrunk: no answer within the timeout)"
+    assert finding.blocks() > 5000
+    assert summary.shrink_tries == 0

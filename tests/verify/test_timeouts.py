@@ -53,7 +53,7 @@ def _timed_out(packer: _Watched) -> tuple[Any, Any]:
     ("function", "phase", "origin"),
     [
         ("hangs_past_two_blocks", "generated", f"generated case (seed 1, {NOT_SHRUNK})"),
-        ("hangs_on_long_lists", "long lists", "long list (seed 1)"),
+        ("hangs_on_long_lists", "long lists", f"long list (seed 1, {NOT_SHRUNK})"),
     ],
 )
 def test_a_timed_out_case_is_reported_unshrunk(

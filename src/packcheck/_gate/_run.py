@@ -236,8 +236,11 @@ class _Gate:
             finding = self.judge(case, origin)
             if finding is not None and self.failed(phase):
                 # Each shrinking try of a case that hangs would wait the whole timeout.
-                timed_out = isinstance(finding.answer, PackerTimeout)
-                self.first = finding if timed_out else self.shrunk(probe, finding, SHRINK_TRIES)
+                if isinstance(finding.answer, PackerTimeout):
+                    why = _unshrunk(finding)
+                    self.first = replace(finding, origin=f"{origin.removesuffix(')')}, {why})")
+                else:
+                    self.first = self.shrunk(probe, finding, SHRINK_TRIES)
             if self.done:
                 return
 
