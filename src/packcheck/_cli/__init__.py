@@ -1,7 +1,8 @@
 """The ``packcheck`` command: a thin dispatcher over one module per subcommand.
 
-Every subcommand module has ``register(subparsers)``, which adds its parser and sets
-``run``: a function from the parsed arguments to the exit status.  Exit statuses:
+Every subcommand's module has ``register(subparsers, name)``, which adds its parser
+and sets ``run``: a function from the parsed arguments to the exit status (``verify``
+and ``diff`` share one, :mod:`.gate`).  Exit statuses:
 0 success, 1 a check failed, 2 usage, input or setup error.
 
 A command's module is imported only when its parser is needed: ``packcheck pack``,
@@ -41,7 +42,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
     for name in COMMANDS if only is None else (only,):
-        importlib.import_module(f".{name}", __package__).register(commands)
+        module = "gate" if name in ("verify", "diff") else name
+        importlib.import_module(f".{module}", __package__).register(commands, name)
     for command in commands.choices.values():
         # An unknown option is reported with the usage of the command it was given to.
         command.set_defaults(command_parser=command)

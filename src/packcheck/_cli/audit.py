@@ -19,11 +19,11 @@ from ._options import add_command
 LOST_SHOWN = 10
 
 
-def register(commands: Any) -> None:
+def register(commands: Any, name: str) -> None:
     """Add ``audit`` to the ``packcheck`` subcommands."""
     p = add_command(
         commands,
-        "audit",
+        name,
         "check the partitions a system recorded over a run",
         """Check a recorded run: JSON Lines, one model step per line, each the step's case
         plus the partition captured (and, when recorded, the result). Every step must

@@ -44,11 +44,11 @@ _FULL_REPEAT = 9
 _NEW = "packcheck.scan:pack_sizes"
 
 
-def register(commands: Any) -> None:
+def register(commands: Any, name: str) -> None:
     """Add ``bench`` to the ``packcheck`` subcommands."""
     p = add_command(
         commands,
-        "bench",
+        name,
         "time packers side by side; gate a change on speed",
         """With --against OLD: time NEW (--packer, default the installed NumPy packer)
         against OLD in one process, in pairs on the same inputs, and judge each workload

@@ -13,11 +13,11 @@ from ._common import answer, engine_option, engine_ready, problem, writable
 from ._options import add_command
 
 
-def register(commands: Any) -> None:
+def register(commands: Any, name: str) -> None:
     """Add ``fixtures`` to the ``packcheck`` subcommands."""
     f = add_command(
         commands,
-        "fixtures",
+        name,
         "check fixture files against their expected outputs",
         """Check every fixture in each FILE (a JSON array of {id, input, expected} or the
         seed's CSV table). Exit 1 and print the case, the expected and the actual output

@@ -44,11 +44,11 @@ from ._options import DEFAULT_TIMEOUT, add_command
 from .explain import explain_lines
 
 
-def register(commands: Any) -> None:
+def register(commands: Any, name: str) -> None:
     """Add ``pack`` to the ``packcheck`` subcommands."""
     p = add_command(
         commands,
-        "pack",
+        name,
         "print the declared output of each case",
         """Print the declared output of each case as one compact JSON line, in input order.
         A FILE holds one JSON case, JSON Lines (one case per line), a JSON array of {id,

@@ -3,9 +3,9 @@ shrinking) whose cases an oracle judges; ``verify`` and ``diff`` are its two ora
 
 from ._findings import SHOWN_WHOLE, Finding, plain_json, show_answer
 from ._fixtures import Fixture, read_fixtures, seed_fixtures
+from ._forms import FORMATS
 from ._outcome import (
     CHECKED,
-    FORMATS,
     PHASES,
     Command,
     Outcome,

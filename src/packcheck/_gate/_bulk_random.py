@@ -48,45 +48,37 @@ _AHEAD = 64
 
 class FastRandom(random.Random):
     """:class:`random.Random` with the same draws, ``randint``, ``randrange`` and
-    ``choice`` in one call each (the library's are three)."""
+    ``choice`` in two calls each (the library's are three)."""
 
-    def randint(self, a: int, b: int) -> int:
-        """``randrange(a, b + 1)``: the same integer, the same outputs used."""
-        n = b - a + 1
-        if n <= 0:
-            raise ValueError(f"empty range for randrange() ({a}, {b + 1}, {n})")
+    def _below(self, n: int) -> int:
+        """``_randbelow(n)`` for ``n >= 1``: the same integer, the same outputs used."""
         getrandbits = self.getrandbits
         k = n.bit_length()
         r = getrandbits(k)
         while r >= n:
             r = getrandbits(k)
-        return a + r
+        return r
+
+    def randint(self, a: int, b: int) -> int:
+        """``randrange(a, b + 1)``."""
+        n = b - a + 1
+        if n <= 0:
+            raise ValueError(f"empty range for randrange() ({a}, {b + 1}, {n})")
+        return a + self._below(n)
 
     def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
-        """As :meth:`random.Random.randrange`; one call for a step of 1."""
+        """As :meth:`random.Random.randrange`; two calls for a step of 1."""
         if step != 1 or type(start) is not int or (stop is not None and type(stop) is not int):
             return super().randrange(start, stop, step)
         low, n = (0, start) if stop is None else (start, stop - start)
         if n <= 0:
             return super().randrange(start, stop, step)  # raises as the library does
-        getrandbits = self.getrandbits
-        k = n.bit_length()
-        r = getrandbits(k)
-        while r >= n:
-            r = getrandbits(k)
-        return low + r
+        return low + self._below(n)
 
     def choice(self, seq: SupportsLenAndGetItem[T]) -> T:
         """``seq[_randbelow(len(seq))]``; an empty ``seq`` raises as the library does."""
         n = len(seq)
-        if not n:
-            return super().choice(seq)
-        getrandbits = self.getrandbits
-        k = n.bit_length()
-        r = getrandbits(k)
-        while r >= n:
-            r = getrandbits(k)
-        return seq[r]
+        return seq[self._below(n)] if n else super().choice(seq)
 
 
 def _outputs(rng: random.Random, count: int) -> np.ndarray[Any, np.dtype[np.uint32]]:

@@ -107,13 +107,7 @@ class _Layout:
 
     def add(self, size: int) -> None:
         """Lay out a block of ``size``, clipped to ``1..top``; the rule keeps it if it fits."""
-        if size > self.top:
-            size = self.top
-        elif size < 1:
-            size = 1
-        self.sizes.append(size)
-        if size <= self.left:
-            self.left -= size
+        self.extend((size,))
 
     def extend(self, sizes: Iterable[int]) -> None:
         """Lay out ``sizes``, each clipped to ``1..top``; the rule keeps those that fit."""
@@ -136,10 +130,8 @@ class _Layout:
             self.left = max(0, self.left - count)
 
     def too_large(self) -> int | None:
-        """A size above what is left (one unit above, the largest, or between)."""
-        if self.left >= self.top:
-            return None
-        return self.rng.choice((self.left + 1, self.top, self.rng.randint(self.left + 1, self.top)))
+        """A size above what is left (one of :meth:`too_large_ones`), or ``None``."""
+        return None if self.left >= self.top else self.rng.choice(self.too_large_ones())
 
     def too_large_ones(self) -> tuple[int, ...]:
         """Sizes above what is left now (and so for the rest of the list), or ``(1,)``."""

@@ -14,9 +14,9 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from .._packers import PackerFault
-from .._rule.jsonio import dumps, shortened
+from .._rule.jsonio import dumps, shortened, show
 
-__all__ = ["SHOWN_WHOLE", "Finding", "plain_json", "show_answer"]
+__all__ = ["SHOWN_WHOLE", "Finding", "case_summary", "plain_json", "show_answer"]
 
 #: A case with more blocks than this is summarised on the terminal (its length, the
 #: blocks around where the answers part) and saved whole as a fixture.
@@ -74,6 +74,19 @@ class Finding:
     def json(self) -> dict[str, Any]:
         """This finding's own keys of the JSON report's failure object."""
         raise NotImplementedError  # pragma: no cover - each oracle's finding has its own
+
+
+def case_summary(case: dict[str, Any], at: int | None = None) -> str:
+    """A case too long to show, in a line: its length, budget and required IDs, and
+    the blocks around index ``at`` (three either side), or its first three and last two."""
+    blocks = case["blocks"]
+    n = len(blocks)
+    shown = [*range(3), *range(n - 2, n)] if at is None else range(max(0, at - 3), min(n, at + 4))
+    window = ", ".join(f"[{i}] {dumps(blocks[i])}" for i in shown)
+    return (
+        f"{n:,} blocks, budget {show(case.get('budget'), 40)}, required "
+        f"{show(case.get('required'), 80)}; blocks {window}"
+    )
 
 
 def show_answer(answer: object) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["smaller_magnitudes"]
+__all__ = ["sized", "smaller_magnitudes", "unit"]
 
 Case = dict[str, Any]
 
@@ -23,7 +23,8 @@ class _Spent(Exception):
     """The tries allowed are used up."""
 
 
-def _unit(value: object) -> bool:
+def unit(value: object) -> bool:
+    """Whether ``value`` is an integer (not a bool)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -42,7 +43,8 @@ def _least(holds_at: Callable[[int], bool], low: int, high: int) -> int:
     return high
 
 
-def _sized(case: Case, index: int, size: int, budget: int | None = None) -> Case:
+def sized(case: Case, index: int, size: int, budget: int | None = None) -> Case:
+    """``case`` with block ``index``'s size ``size`` (and the budget ``budget``, if given)."""
     blocks = list(case["blocks"])
     blocks[index] = {**blocks[index], "size": size}
     return {**case, "blocks": blocks, **({} if budget is None else {"budget": budget})}
@@ -50,28 +52,28 @@ def _sized(case: Case, index: int, size: int, budget: int | None = None) -> Case
 
 def _lower_size(case: Case, index: int, holds: Callable[[Case], bool]) -> Case:
     """Block ``index``'s size lowered alone, then with the budget following it."""
-    alone = _least(lambda v: holds(_sized(case, index, v)), 1, case["blocks"][index]["size"])
-    case = _sized(case, index, alone)
-    if not _unit(case.get("budget")) or alone == 1:
+    alone = _least(lambda v: holds(sized(case, index, v)), 1, case["blocks"][index]["size"])
+    case = sized(case, index, alone)
+    if not unit(case.get("budget")) or alone == 1:
         return case
     budget: int = case["budget"]
 
     def along(v: int) -> bool:
-        return holds(_sized(case, index, v, budget - (alone - v)))
+        return holds(sized(case, index, v, budget - (alone - v)))
 
     least = _least(along, max(1, alone - budget), alone)
-    return _sized(case, index, least, budget - (alone - least))
+    return sized(case, index, least, budget - (alone - least))
 
 
 def _pass(case: Case, holds: Callable[[Case], bool]) -> Case:
     """One lowering of every coordinate; the case at the end of it."""
-    if _unit(case.get("budget")):
+    if unit(case.get("budget")):
         budget = _least(lambda v: holds({**case, "budget": v}), 0, case["budget"])
         case = {**case, "budget": budget}
     blocks = case.get("blocks")
     for index in range(len(blocks) if isinstance(blocks, list) else 0):
         block = case["blocks"][index]
-        if isinstance(block, dict) and _unit(block.get("size")):
+        if isinstance(block, dict) and unit(block.get("size")):
             case = _lower_size(case, index, holds)
     return case
 

@@ -21,8 +21,6 @@ from ._findings import Finding
 
 __all__ = [
     "CHECKED",
-    "FORMATS",
-    "JSON_VERSION",
     "NEAR",
     "SEEN",
     "Command",
@@ -33,10 +31,6 @@ __all__ = [
     "text",
 ]
 
-#: The values of ``--format``.
-FORMATS = forms.FORMATS
-#: ``"format"`` in the JSON reports: raised only if a key changes meaning or goes away.
-JSON_VERSION = forms.JSON_VERSION
 #: The phases of a run, in order, as :data:`Progress` names them.
 PHASES = ("fixtures", "generated", "wide ranges", "long lists", "shrinking")
 #: The phases whose cases are checked and reported (shrinking is part of the phase
@@ -253,7 +247,7 @@ def json_report(outcome: Outcome) -> str:
     Integers are exact at any size (cases past 2**53 keep their digits).
     """
     command, finding = outcome.command, outcome.finding
-    report: dict[str, Any] = {"format": JSON_VERSION}
+    report: dict[str, Any] = {"format": forms.JSON_VERSION}
     if command.counting:
         report["command"] = command.name
     report["verdict"] = command.passed if finding is None else finding.verdict()
@@ -328,5 +322,5 @@ def junit_xml(outcome: Outcome) -> bytes:
 
 
 def render(outcome: Outcome, form: str) -> str:
-    """The report on stdout in ``form``, one of :data:`FORMATS`."""
+    """The report on stdout in ``form``, one of :data:`~._forms.FORMATS`."""
     return {"text": text, "json": json_report, "github": github}[form](outcome)

@@ -17,12 +17,9 @@ probes are laid out deliberately and drawn from the run's seed:
   ... as the budget and as a size after the budget is spent;
 * **wide ranges**: short cases whose budgets sit at 2**31, 2**32, 2**53, 2**63, 2**64
   (those within ``max_units``) and whose kept sizes sum past them;
-* **edges** (:mod:`packcheck._gate._edge_probes`): every variant of four families laid out on
-  the rule's arithmetic where a scan in levels starts a level, so that the exact
-  equalities a random draw misses are met: the remaining at ``tau - 1``, ``tau``,
-  ``tau + 1`` or a block's own size, a fitting large block on every edge of a doubling
-  search, small sums past 2**63 by a chunk's middle, fitting prefixes past int64 that end
-  on an exact sum.
+* **edges** (:mod:`packcheck._gate._edge_probes`): every variant of its families, laid
+  out on the rule's arithmetic where a scan in levels starts a level, so that the
+  exact equalities a random draw misses are met.
 
 A :class:`Probe` is a recipe, not a case: :func:`Probe.build` makes the case, so a failure
 can be shrunk by shortening the recipe (see :mod:`packcheck._gate._shrink`).  The same

@@ -8,16 +8,12 @@
    first :data:`TRANSITION_BASES` the oracle's side answered (where its answer changes
    along the budget or one block's size: :mod:`packcheck._gate._transitions`), each
    point and one unit either side, counted apart (:data:`~._outcome.NEAR`);
-3. **wide ranges**: every edge of what a unit is (``true``, ``"4"``, ``2.5``, ``0``,
-   an absent key, ``4.0``, as the budget and after the budget is spent), and short
-   cases whose budgets and sums cross 2**31, 2**32, 2**53, 2**63 and 2**64, those
-   within ``max_units`` (:mod:`packcheck._gate._probes`), so that an overflow or a lenient
-   reading is caught at every seed;
-4. **long lists**: every length of a ladder from 16 to 2**17 + 1 blocks (just below,
-   at and above powers of two and round thresholds), power-of-two runs whose sums
-   reach exactly 2**63, and lists laid out on the edges of a scan in levels (the
-   remaining landing on ``tau = R // 16`` and beside it, search-step edges, sums past
-   2**63, prefixes past int64: :mod:`packcheck._gate._edge_probes`).
+3. **wide ranges**: every edge of what a unit is, and short cases whose budgets and
+   sums cross 2**31 to 2**64 (:mod:`packcheck._gate._probes`), so that an overflow or
+   a lenient reading is caught at every seed;
+4. **long lists**: a ladder of lengths from 16 to 2**17 + 1 blocks, power-of-two
+   runs, and lists laid out on the edges of a scan in levels (:mod:`._probes`,
+   :mod:`._edge_probes`).
 
 The phases only make cases: what an answer is compared with is the run's
 :class:`Oracle`, the declared rule for ``verify`` (:mod:`packcheck.verify`) and the

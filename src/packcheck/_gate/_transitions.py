@@ -26,6 +26,8 @@ from collections.abc import Callable, Collection, Hashable, Iterable
 from functools import partial
 from typing import Any
 
+from ._magnitudes import sized, unit
+
 __all__ = ["candidates", "case_candidates", "shape", "transitions"]
 
 _NUMBER = "#"
@@ -141,18 +143,8 @@ def candidates(points: Iterable[int], low: int, high: int) -> list[int]:
     return sorted({v for p in points for v in (p - 1, p, p + 1) if low <= v <= high})
 
 
-def _unit(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _with_budget(case: dict[str, Any], value: int) -> dict[str, Any]:
     return {**case, "budget": value}
-
-
-def _with_size(case: dict[str, Any], index: int, value: int) -> dict[str, Any]:
-    blocks = list(case["blocks"])
-    blocks[index] = {**blocks[index], "size": value}
-    return {**case, "blocks": blocks}
 
 
 def case_candidates(
@@ -172,15 +164,15 @@ def case_candidates(
     walked or not (what a point that far costs).  The case itself is not among them.
     """
     coordinates: list[tuple[int, int, Callable[[int], dict[str, Any]]]] = []
-    if _unit(case.get("budget")) and 0 <= case["budget"] <= max_units:
+    if unit(case.get("budget")) and 0 <= case["budget"] <= max_units:
         coordinates.append((case["budget"], 0, partial(_with_budget, case)))
     listed = case.get("blocks")
     scale = max((value for value, _, _ in coordinates), default=0)
     for index, block in enumerate(listed if isinstance(listed, list) else []):
-        if isinstance(block, dict) and _unit(block.get("size")) and 1 <= block["size"] <= max_units:
+        if isinstance(block, dict) and unit(block.get("size")) and 1 <= block["size"] <= max_units:
             scale = max(scale, block["size"])
             if sizes is None or index in sizes:
-                coordinates.append((block["size"], 1, partial(_with_size, case, index)))
+                coordinates.append((block["size"], 1, partial(sized, case, index)))
     per_side = max(2 * scale.bit_length() + 2, _LEAST_CALLS) if calls is None else calls
     found: list[dict[str, Any]] = []
     for value, least, at in coordinates:

@@ -100,20 +100,24 @@ class Subject:
         return replace(cell, run=run, answer=answer)
 
 
-class KernelSubject(Subject):
+class _Function(Subject):
+    """A Python function, called in this process, its calls watched by ``limit``."""
+
+    def __init__(self, name: str, function: Callable[..., Any], limit: Limit | None = None) -> None:
+        self.name = name
+        self.function = function
+        self.limit = limit
+
+
+class KernelSubject(_Function):
     """A ``pack_sizes(budget, int64 sizes)`` function, called in this process."""
 
     kind: Kind = "kernel"
 
-    def __init__(self, name: str, kernel: Kernel, limit: Limit | None = None) -> None:
-        self.name = name
-        self.kernel = kernel
-        self.limit = limit
-
     def cell(self, load: Workload, n: int, seed: int) -> Cell:
         sizes, budget = load.generate(n, seed)
         pristine = sizes.copy()
-        call = partial(self.kernel, budget, sizes)
+        call = partial(self.function, budget, sizes)
         cell = Cell(
             repeated(call),
             lambda: read_answer(call()),
@@ -124,17 +128,10 @@ class KernelSubject(Subject):
         return self._limited(cell, f"on {load.name} at n={n:,}")
 
 
-class CaseSubject(Subject):
+class CaseSubject(_Function):
     """A ``case -> answer`` function, called in this process."""
 
     kind: Kind = "case"
-
-    def __init__(
-        self, name: str, function: Callable[[dict[str, Any]], object], limit: Limit | None = None
-    ) -> None:
-        self.name = name
-        self.function = function
-        self.limit = limit
 
     def cell(self, load: Workload, n: int, seed: int) -> Cell:
         case = load.case(n, seed)

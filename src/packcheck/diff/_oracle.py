@@ -24,6 +24,7 @@ from typing import Any
 
 from .._engines.pack import pack
 from .._gate import SHOWN_WHOLE, Command, Finding, Fixture, plain_json
+from .._gate._findings import case_summary
 from .._gate._plain_case import PlainCase
 from .._gate._transitions import shape
 from .._packers import Packer, PackerTimeout
@@ -86,7 +87,7 @@ class DiffFinding(Finding):
         if self.parts is not None:
             lines.append(f"  parts:    {self.parts}")
         whole = self.blocks() <= SHOWN_WHOLE
-        lines.append(f"  case:     {dumps(self.case) if whole else _case_summary(self.case)}")
+        lines.append(f"  case:     {dumps(self.case) if whole else case_summary(self.case)}")
         for label, side in (("new", self.new), ("old", self.old)):
             lines.append(f"  {label}:      {shown_outcome(side, whole)}")
         lines.append(f"  rule:     {_summarised(self.rule, whole)} (the declared rule, as context)")
@@ -140,16 +141,6 @@ def _summarised(output: object, whole: bool) -> str:
         else:
             parts.append(f"{show(key, 40)}:{show(value, 200)}")
     return "{" + ",".join(parts) + "}"
-
-
-def _case_summary(case: dict[str, Any]) -> str:
-    blocks = case["blocks"]
-    shown = [*range(_HEAD), *range(len(blocks) - _TAIL, len(blocks))]
-    window = ", ".join(f"[{i}] {dumps(blocks[i])}" for i in shown)
-    return (
-        f"{len(blocks):,} blocks, budget {show(case.get('budget'), 40)}, required "
-        f"{show(case.get('required'), 80)}; blocks {window}"
-    )
 
 
 def _kind(side: Outcome) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 
 from .._gate import SHOWN_WHOLE, plain_json, show_answer
 from .._gate import Finding as GateFinding
+from .._gate._findings import case_summary
 from .._gate._plain_case import PlainCase
 from .._packers import Packer, PackerFault, PackerTimeout, ask
 from .._partition.facts import require_partition, without_partition
@@ -17,8 +18,6 @@ from ._causes import departure, departure_index, named_causes
 from ._confirm import confirm
 
 __all__ = ["SHOWN_WHOLE", "Finding", "diagnosed", "examine", "explained", "show_answer"]
-
-_AROUND = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,17 +105,9 @@ class Finding(GateFinding):
         return lines
 
     def _case_summary(self) -> str:
-        case = self.case
-        blocks = case["blocks"]
         # The block the departure names, found again rather than read back from its text.
-        found = departure_index(case, self.answer) if self.departs is not None else None
-        at = 0 if found is None else found
-        low, high = max(0, at - _AROUND), min(len(blocks), at + _AROUND + 1)
-        window = ", ".join(f"[{i}] {dumps(blocks[i])}" for i in range(low, high))
-        return (
-            f"{len(blocks):,} blocks, budget {show(case.get('budget'), 40)}, required "
-            f"{show(case.get('required'), 80)}; blocks {window}"
-        )
+        found = departure_index(self.case, self.answer) if self.departs is not None else None
+        return case_summary(self.case, 0 if found is None else found)
 
 
 def _summarised(output: object) -> str:
