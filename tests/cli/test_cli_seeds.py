@@ -50,23 +50,45 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return status, out, err
 
 
+_ALONE: dict[str, tuple[tuple[int, str, str], str]] = {}
+
+
+def rare_alone(
+    capsys: pytest.CaptureFixture[str], form: str, where: Path
+) -> tuple[tuple[int, str, str], str]:
+    """``verify --packer rare:rare --seed RARE_SEED`` (:data:`QUICK`) in ``form``, as
+    :func:`run` gives it, and its JUnit report (written in ``where``).
+
+    Run once a process (each xdist worker) and form: it shrinks a failure, seconds of
+    work, and the tests here and on the cluster compare their ``--seeds`` runs with
+    the same run (its arguments the same whichever test asks first)."""
+    if form not in _ALONE:
+        junit = where / "alone.xml"
+        alone = run(capsys, "verify", "--packer", "rare:rare", "--seed", RARE_SEED, *QUICK,
+                    "--format", form, "--junit-xml", str(junit))  # fmt: skip
+        _ALONE[form] = alone, junit.read_text()
+    return _ALONE[form]
+
+
+# One test a form: each runs the gate twice to a shrunk failure, and a test of the
+# three forms would be one of the suite's longest (xdist spreads the three).
+@pytest.mark.parametrize("form", ["text", "json", "github"])
 def test_the_seeds_run_one_after_another_and_the_lowest_failure_is_the_verdict(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, form: str
 ) -> None:
-    for form in (["--format", "text"], ["--format", "json"], ["--format", "github"]):
-        junit_one, junit_all = tmp_path / "one.xml", tmp_path / "all.xml"
-        alone = run(capsys, "verify", "--packer", "rare:rare", "--seed", RARE_SEED, *QUICK, *form,
-                    "--junit-xml", str(junit_one))  # fmt: skip
-        assert alone[0] == 1
-        assert f"seed {RARE_SEED}" in alone[1]
-        seeds = run(capsys, "verify", "--packer", "rare:rare", "--seeds", "1-8", *QUICK, *form,
-                    "--junit-xml", str(junit_all))  # fmt: skip
-        assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))
-        assert masked(junit_all.read_text()) == masked(junit_one.read_text())
+    alone, junit_one = rare_alone(capsys, form, tmp_path)
+    assert alone[0] == 1
+    assert f"seed {RARE_SEED}" in alone[1]
+    junit_all = tmp_path / "all.xml"
+    seeds = run(capsys, "verify", "--packer", "rare:rare", "--seeds", "1-8", *QUICK,
+                "--format", form, "--junit-xml", str(junit_all))  # fmt: skip
+    assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))
+    assert masked(junit_all.read_text()) == masked(junit_one)
 
 
+@pytest.mark.parametrize("command", ["verify", "diff"])
 def test_rare_fails_at_one_seed_of_eight_only_and_not_the_first(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
     # The premise of the tests here: the lowest failing seed of 1-8 is not 1.
     monkeypatch.syspath_prepend(str(PACKERS))
@@ -74,15 +96,17 @@ def test_rare_fails_at_one_seed_of_eight_only_and_not_the_first(
     from rare import rare
 
     quick = {"max_examples": 30, "long_lists": False}
-    runs = {
-        "verify": [verify_run(rare, seed=seed, **quick) for seed in range(1, 9)],
-        "diff": [diff_run(rare, correct, seed=seed, **quick) for seed in range(1, 9)],
-    }
-    for outcomes in runs.values():
-        assert [s.seed for s in outcomes if s.finding is not None] == [int(RARE_SEED)]
-    # The wrong answer is caught wherever the shape is drawn: a shrunk counterexample.
-    (finding,) = [s.finding for s in runs["verify"] if s.finding is not None]
-    assert len(finding.case["blocks"]) == 6
+    outcomes = [
+        verify_run(rare, seed=seed, **quick)
+        if command == "verify"
+        else diff_run(rare, correct, seed=seed, **quick)
+        for seed in range(1, 9)
+    ]
+    assert [s.seed for s in outcomes if s.finding is not None] == [int(RARE_SEED)]
+    if command == "verify":
+        # The wrong answer is caught wherever the shape is drawn: a shrunk counterexample.
+        (finding,) = [s.finding for s in outcomes if s.finding is not None]
+        assert len(finding.case["blocks"]) == 6
 
 
 def test_every_seed_passing_says_how_many(capsys: pytest.CaptureFixture[str]) -> None:
@@ -120,6 +144,10 @@ def test_diff_takes_seeds_too(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "diff", *both, "--seeds", "1-4")
     assert status == 0
     assert out.startswith("packcheck diff: agree: 4 seeds passed (seeds 1-4), in all ")
+
+
+def test_diff_seeds_sum_what_each_seed_counted(capsys: pytest.CaptureFixture[str]) -> None:
+    both = ["--packer", "rare:rare", "--against", "broken:correct", *QUICK]
     # What OLD did, the cases set aside and those beside transition points: summed.
     json_of = ["--format", "json", "--count"]
     alone = [json.loads(run(capsys, "diff", *both, "--seed", s, *json_of)[1]) for s in "12"]

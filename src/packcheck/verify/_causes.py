@@ -18,7 +18,7 @@ from typing import Any
 
 from .._rule.jsonio import show
 from .._rule.model import Case, SizeError, read_case
-from .._rule.order import same_utf16, sorted_utf16
+from .._rule.order import all_same_utf16, same_utf16, sorted_utf16
 from .._rule.units import as_unit
 
 __all__ = ["CAUSES", "LENIENT", "STRICT", "departure", "departure_index", "named_causes"]
@@ -248,10 +248,20 @@ STRICT: tuple[tuple[str, Callable[[dict[str, Any]], bool]], ...] = (
 )
 
 
+_STR = frozenset({str})
+
+
 def _same_value(left: object, right: object) -> bool:
     """Equal as JSON values, numbers by value (``1.0`` is ``1``; a double is its value)."""
     if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(map(_same_value, left, right))
+        if len(left) != len(right):
+            return False
+        # Lists of plain strings (long kept lists) compared without a call per entry:
+        # equal strings are alike in UTF-16 too, and unequal ones are compared as it.
+        # (Types first: ``==`` on anything else could raise, or equate True with 1.)
+        if _STR.issuperset(map(type, left)) and _STR.issuperset(map(type, right)):
+            return left == right or all_same_utf16(left) == all_same_utf16(right)
+        return all(map(_same_value, left, right))
     if isinstance(left, str) and isinstance(right, str):
         return same_utf16(left) == same_utf16(right)
     numbers = (int, float, Decimal)
