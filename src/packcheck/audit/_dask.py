@@ -20,7 +20,6 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from itertools import islice
-from multiprocessing import resource_tracker
 from typing import Any, TypeVar
 
 from ._read import Runner
@@ -111,6 +110,8 @@ def cluster(
         start = _START if fork else "spawn"
         local_settings = {"distributed.worker.multiprocessing-method": start, **_QUIET}
         if start != "fork":
+            from multiprocessing import resource_tracker
+
             # Started later, from Dask's thread, it would unblock that thread's Ctrl-C
             # (see _Held), and the workers that thread starts would inherit it.
             resource_tracker.ensure_running()
