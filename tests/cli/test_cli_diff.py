@@ -35,10 +35,28 @@ def test_a_packer_against_itself_exits_0(capsys: pytest.CaptureFixture[str]) -> 
     assert main([*args, *QUICK]) == 0
     out = capsys.readouterr().out
     assert out.startswith(
-        "packcheck diff: agree: 3 fixtures, 100 generated cases, 50 wide-range cases, "
-        "0 long lists, seed 1, "
+        "packcheck diff: agree: 3 fixtures, 100 generated cases, 362 transition-point cases, "
+        "50 wide-range cases, 0 long lists, seed 1, "
     )
     assert out.endswith("(NEW wild.py:keep_newest, OLD wild.py:keep_newest)\n")
+
+
+def test_the_summary_counts_the_cases_at_transition_points_as_progress_and_json_do(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    args = ["diff", "--packer", "wild.py:keep_newest", "--against", "wild.py:keep_newest"]
+    assert main([*args, *QUICK]) == 0
+    (progress,) = [line for line in log.getvalue().splitlines() if "transition points:" in line]
+    near = int(progress.split("transition points: ")[1].split(" ")[0])
+    assert near > 0
+    assert capsys.readouterr().out.startswith(
+        f"packcheck diff: agree: 3 fixtures, 100 generated cases, {near} transition-point cases, "
+        "50 wide-range cases, 0 long lists, seed 1, "
+    )
+    assert main([*args, *QUICK, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["phases"][1]["transition_cases"] == near
 
 
 def test_a_one_line_change_exits_1_with_a_saved_divergence(

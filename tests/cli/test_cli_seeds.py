@@ -115,7 +115,7 @@ def test_every_seed_passing_says_how_many(capsys: pytest.CaptureFixture[str]) ->
     (line,) = out.splitlines()
     assert line.startswith(
         "packcheck verify: conformant: 4 seeds passed (seeds 1-3,9), in all 12 fixtures, "
-        "120 generated cases, 200 wide-range cases, 0 long lists, "
+        "120 generated cases, 243 transition-point cases, 200 wide-range cases, 0 long lists, "
     )
     assert line.endswith(" s (broken:correct)")
     status, out, _ = run(capsys, "verify", "--seeds", "2", *QUICK, "--format", "json")

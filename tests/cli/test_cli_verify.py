@@ -29,8 +29,8 @@ def test_the_default_run_verifies_the_numpy_packer(capsys: pytest.CaptureFixture
     assert main(["verify", "--seed", "1", "--max-examples", "100"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(
-        "packcheck verify: conformant: 3 fixtures, 100 generated cases, 74 wide-range cases, "
-        "187 long lists, seed 1,"
+        "packcheck verify: conformant: 3 fixtures, 100 generated cases, 89 transition-point "
+        "cases, 74 wide-range cases, 187 long lists, seed 1,"
     )
     assert "packcheck's NumPy packer" in out
 
@@ -236,6 +236,23 @@ def test_progress_is_shown_only_on_a_terminal(
     assert main(args) == 0
     assert log.getvalue() == ""
     assert capsys.readouterr().err == ""
+
+
+def test_the_summary_counts_the_cases_at_transition_points_as_the_progress_does(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    args = ["verify", "--seed", "1", "--max-examples", "30", "--no-long-lists"]
+    assert main(args) == 0
+    (progress,) = [line for line in log.getvalue().splitlines() if "transition points:" in line]
+    near = int(progress.split("transition points: ")[1].split(" ")[0])
+    assert near > 0
+    summary = capsys.readouterr().out.splitlines()[-1]
+    assert summary.startswith(
+        f"packcheck verify: conformant: 3 fixtures, 30 generated cases, {near} transition-point "
+        "cases, 74 wide-range cases, 0 long lists, seed 1, "
+    )
 
 
 def test_a_run_without_a_seed_prints_the_one_it_used(capsys: pytest.CaptureFixture[str]) -> None:

@@ -310,7 +310,10 @@ def test_a_summary_counts_every_phase() -> None:
     summary = run(broken.correct, seed=1, max_examples=7, long_lists=False)
     assert summary.cases == summary.fixtures + 7 + summary.wide
     assert summary.conformant
-    assert summary.counts().startswith("3 fixtures, 7 generated cases, 50 wide-range cases")
+    assert summary.counts() == (
+        "3 fixtures, 7 generated cases, 42 transition-point cases, 50 wide-range cases, "
+        "0 long lists"
+    )
 
 
 def test_the_api_leaves_no_hypothesis_folder_in_the_working_directory(tmp_path: Path) -> None:

@@ -44,9 +44,9 @@ def test_a_correct_capture_passes_at_seed_1(capsys: pytest.CaptureFixture[str]) 
     assert main(["verify", "--packer", "capture:correct", "--seed", "1", "--partition"]) == 0
     out = capsys.readouterr().out
     assert (
-        "conformant: 3 fixtures, 1000 generated cases, 50 wide-range cases, 183 long lists, seed 1"
-        in out
-    )
+        "conformant: 3 fixtures, 1000 generated cases, 79 transition-point cases, "
+        "50 wide-range cases, 183 long lists, seed 1"
+    ) in out
 
 
 @pytest.mark.parametrize(

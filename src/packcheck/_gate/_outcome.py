@@ -40,8 +40,15 @@ CHECKED: tuple[str, ...] = PHASES[:-1]
 #: oracle's answer changes along the budget or a size): counted apart, so that the
 #: count of generated cases stays ``max_examples``; their time is the generated phase's.
 NEAR = "transition points"
-# What a summary line calls the cases of each checked phase.
-_NOUNS = ("fixture", "generated case", "wide-range case", "long list")
+# What a summary line calls the cases of each checked phase, and those beside the
+# transition points (after the generated cases, as the progress line has them).
+_NOUNS = {
+    "fixtures": "fixture",
+    "generated": "generated case",
+    NEAR: "transition-point case",
+    "wide ranges": "wide-range case",
+    "long lists": "long list",
+}
 #: What the followed side did on a case, as the oracle's ``seen`` names it, in words.
 SEEN = {
     "answer": "answered",
@@ -118,11 +125,13 @@ class Outcome:
         return self.checked.get("shrinking", 0)
 
     def counts(self) -> str:
-        """``1 fixture, 1000 generated cases, ...``: the cases of each checked phase,
-        each count with its noun in the right number."""
+        """``1 fixture, 1000 generated cases, 12 transition-point cases, ...``: the cases
+        of each checked phase and those beside the transition points, each count with
+        its noun in the right number."""
+        numbers = {phase: self.checked.get(phase, 0) for phase in _NOUNS}
         return ", ".join(
-            f"{self.checked[phase]} {noun}{'' if self.checked[phase] == 1 else 's'}"
-            for phase, noun in zip(CHECKED, _NOUNS, strict=True)
+            f"{numbers[phase]} {noun}{'' if numbers[phase] == 1 else 's'}"
+            for phase, noun in _NOUNS.items()
         )
 
     def shares(self) -> list[str]:
