@@ -253,6 +253,10 @@ def test_the_summary_counts_the_cases_at_transition_points_as_the_progress_does(
         f"packcheck verify: conformant: 3 fixtures, 30 generated cases, {near} transition-point "
         "cases, 74 wide-range cases, 0 long lists, seed 1, "
     )
+    assert main([*args, "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["phases"][1]["transition_cases"] == near
+    assert report["cases"] == 3 + 30 + 74  # counted apart, as diff's report counts them
 
 
 def test_a_run_without_a_seed_prints_the_one_it_used(capsys: pytest.CaptureFixture[str]) -> None:

@@ -66,7 +66,7 @@ def test_the_json_report_of_a_conformant_run() -> None:
         "seconds": 4.25,
         "phases": [
             {"name": "fixtures", "cases": 3, "seconds": 0.25},
-            {"name": "generated", "cases": 40, "seconds": 1.5},
+            {"name": "generated", "cases": 40, "seconds": 1.5, "transition_cases": 0},
             {"name": "wide ranges", "cases": 74, "seconds": 0.5},
             {"name": "long lists", "cases": 154, "seconds": 2.0},
         ],

@@ -242,11 +242,11 @@ def _phase(outcome: Outcome, name: str) -> dict[str, Any]:
         tally = dict.fromkeys(SEEN, 0) | dict(outcome.seen.get(name, {}))
         entry[outcome.command.follows.lower()] = tally
         if name == "generated":
-            entry.update(
-                set_aside=outcome.set_aside,
-                transition_cases=outcome.checked.get(NEAR, 0),
-                transition_differing=outcome.failing.get(NEAR, 0),
-            )
+            entry["set_aside"] = outcome.set_aside
+    if name == "generated":  # the cases beside the transition points, counted apart
+        entry["transition_cases"] = outcome.checked.get(NEAR, 0)
+        if outcome.command.counting:
+            entry["transition_differing"] = outcome.failing.get(NEAR, 0)
     return entry
 
 
