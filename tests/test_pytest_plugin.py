@@ -47,7 +47,7 @@ def test_one_item_for_the_table_and_one_per_option(project: pytest.Pytester) -> 
             "*",
             "rerun:    packcheck verify --packer bad.py:pack_case --seed 1 --max-examples 30 "
             "--no-long-lists",
-            "packcheck verify: NOT conformant: *",
+            "packcheck verify: NOT conformant after *",
         ]
     )
     result.stdout.fnmatch_lines(["PASSED pyproject.toml::packcheck[[]good.py:pack_case[]]"])
@@ -144,7 +144,7 @@ def test_the_diff_pair_of_the_table_is_an_item_too(project: pytest.Pytester) -> 
             "*_ packcheck-diff[[]good.py:pack_case vs bad.py:pack_case[]] _*",
             "DIFFERS fixture seed.json: *",
             "rerun:    packcheck diff --packer good.py:pack_case --against bad.py:pack_case *",
-            "packcheck diff: DIFFERENT: *",
+            "packcheck diff: DIFFERENT after *",
         ]
     )
     # A pair with a side missing fails its item with the one-line error.

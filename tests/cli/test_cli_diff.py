@@ -76,7 +76,7 @@ def test_a_one_line_change_exits_1_with_a_saved_divergence(
         "rerun:    packcheck diff --packer wild:keep_newest_lt --against wild.py:keep_newest "
         f"--seed 1 --max-examples 100 --no-long-lists --save-failures {saved}"
     )
-    assert out[-1].startswith("packcheck diff: DIFFERENT: 3 fixtures, ")
+    assert out[-1].startswith("packcheck diff: DIFFERENT after 3 fixtures, ")
     (fixture,) = json.loads(path.read_text())
     assert fixture["input"] == json.loads(out[3].split(":", 1)[1])
     # The saved case is a fixture for every command, and the next diff replays it first.

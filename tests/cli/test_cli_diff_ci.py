@@ -82,7 +82,7 @@ def test_the_github_format_starts_with_an_error_command(
     )
     assert "%0Arerun:    packcheck diff --packer " in first
     assert rest[0] == "DIFFERS generated case (seed 3, shrunk)"
-    assert rest[-1].startswith("packcheck diff: DIFFERENT: ")
+    assert rest[-1].startswith("packcheck diff: DIFFERENT after ")
     assert main([*SAME, *QUICK, "--format", "github"]) == 0
     first, last = capsys.readouterr().out.splitlines()
     assert first.startswith("::notice title=packcheck diff%3A agree::packcheck diff: agree: ")
@@ -171,7 +171,7 @@ def test_settings_come_from_tool_packcheck_diff_and_the_command_line_overrides_t
     assert main([*args, "--max-examples", "5"]) == 1
     out = capsys.readouterr().out
     assert "share:" not in out
-    assert out.splitlines()[-1].startswith("packcheck diff: DIFFERENT: ")
+    assert out.splitlines()[-1].startswith("packcheck diff: DIFFERENT after ")
     assert f"(NEW command {LINES!r}, OLD {WILD}:keep_newest)" in out
     assert ", seed 4, " in out
     args = build_parser().parse_args(["diff", "--against-cmd", LINES, "--long-lists"])

@@ -57,7 +57,7 @@ def test_the_github_format_starts_with_an_error_command(
     first, *rest = capsys.readouterr().out.splitlines()
     assert first.startswith("::error title=packcheck verify%3A generated%3A output%3A differs ")
     assert "rerun:    packcheck verify" in first
-    assert rest[-1].startswith("packcheck verify: NOT conformant: ")
+    assert rest[-1].startswith("packcheck verify: NOT conformant after ")
 
 
 def test_junit_xml_is_written_beside_the_text(

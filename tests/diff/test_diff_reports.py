@@ -288,7 +288,7 @@ def test_github_annotations_are_one_line_each_with_the_rerun_command() -> None:
         "::error title=packcheck diff%3A generated%3A output%3A NEW and OLD answer differently "
         "(exact JSON and types)::DIFFERS generated case (seed 7, shrunk)%0A"
     )
-    assert f"%0Arerun:    {RERUN}%0Apackcheck diff: DIFFERENT: " in command
+    assert f"%0Arerun:    {RERUN}%0Apackcheck diff: DIFFERENT after " in command
     assert "100%25" in command  # a '%' in the data is escaped too
     assert "\n".join(rest) == text(outcome)
     notice = github(_outcome(None))

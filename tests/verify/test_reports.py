@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -24,7 +25,9 @@ def _finding(answer: object, failures: tuple[str, ...] = (CHECK,), **more: Any) 
     return Finding(CASE, EXPECTED, answer, failures, "generated case (seed 7, shrunk)", **more)
 
 
-def _outcome(finding: Finding | None, long_lists: int = 0, **more: Any) -> Outcome:
+def _outcome(
+    finding: Finding | None, long_lists: int = 0, checked_near: int = 0, **more: Any
+) -> Outcome:
     seconds = {"fixtures": 0.25, "generated": 1.5}
     if finding is None:
         seconds |= {"wide ranges": 0.5, "long lists": 2.0}
@@ -34,6 +37,7 @@ def _outcome(finding: Finding | None, long_lists: int = 0, **more: Any) -> Outco
         "wide ranges": 0 if finding else 74,
         "long lists": long_lists,
         "shrinking": 12 if finding else 0,
+        "transition points": checked_near,
     }
     failing = dict.fromkeys(checked, 0) | ({"generated": 1} if finding else {})
     return Summary(
@@ -135,6 +139,27 @@ def test_github_annotations_are_one_line_each_with_the_rerun_command() -> None:
     notice = github(_outcome(None))
     assert notice.startswith("::notice title=packcheck verify%3A conformant::packcheck verify")
     assert notice.endswith("\n" + text(_outcome(None)))
+
+
+def test_a_failed_run_says_the_cases_it_ran_alike_in_text_github_and_junit() -> None:
+    outcome = _outcome(_finding({"kept": []}), checked_near=9)
+    line = (
+        "packcheck verify: NOT conformant after 3 fixtures, 40 generated cases, "
+        "9 transition-point cases, 0 wide-range cases, 0 long lists, seed 7, 4.2 s (p.py:f)"
+    )
+    assert text(outcome).splitlines()[-1] == line
+    command, *rest = github(outcome).split("\n")
+    assert command.endswith("%0A" + line)
+    assert rest[-1] == line
+    failure = _suite(outcome).findall("testcase")[1].find("failure")
+    assert failure is not None
+    assert failure.text is not None
+    assert failure.text.splitlines()[-1] == line
+    one = replace(outcome, checked={**outcome.checked, "fixtures": 1, "generated": 0})
+    assert "NOT conformant after 1 fixture, 0 generated cases, " in one.verdict_line()
+    passed = _outcome(None, checked_near=1).verdict_line()
+    assert passed.startswith("packcheck verify: conformant: 3 fixtures, 40 generated cases, ")
+    assert ", 1 transition-point case, 74 wide-range cases, 0 long lists, seed 7, " in passed
 
 
 def _suite(outcome: Outcome) -> ET.Element:

@@ -160,15 +160,20 @@ class Outcome:
         return lines
 
     def verdict_line(self) -> str:
-        """The last line of the text report."""
-        verdict = self.command.passed if self.finding is None else self.command.failed
+        """The last line of the text report: ``conformant: 3 fixtures, ...`` for a run
+        that passed; ``NOT conformant after 1 fixture, ...`` for one that failed, whose
+        counts are the cases run, the failing one included."""
+        if self.finding is None:
+            verdict = f"{self.command.passed}:"
+        else:
+            verdict = f"{self.command.failed} after"
         if self.seeds:
             many = "s" if len(self.seeds) != 1 else ""
             seeds = f"{len(self.seeds)} seed{many} passed (seeds {seeds_text(self.seeds)})"
             line = f"{seeds}, in all {self.counts()}, {self.seconds:.1f} s ({self.subject})"
         else:
             line = f"{self.counts()}, seed {self.seed}, {self.seconds:.1f} s ({self.subject})"
-        return f"packcheck {self.command.name}: {verdict}: {line}"
+        return f"packcheck {self.command.name}: {verdict} {line}"
 
 
 def tallies(outcomes: Sequence[Outcome]) -> dict[str, Any]:
