@@ -94,6 +94,37 @@ def test_explain_on_distractor_first(capsys: pytest.CaptureFixture[str]) -> None
     assert "  no packing: blocks[0].size: -1 (number) is not an integer >= 1" in out
 
 
+def test_explain_heads_a_malformed_line_as_it_heads_every_case(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    good = '{"budget": 1, "blocks": [], "required": []}'
+    stdin(
+        monkeypatch, f'{good}\nnope\n{{"budget": 1, "blocks": [{{"id": 5, "size": 1}}]}}\n'.encode()
+    )
+    status, out, err = run(capsys, "pack", "--explain")
+    assert status == 2
+    heads = [line for line in out if not line.startswith("  ")]
+    assert heads == ["line 1:", "line 2:", "line 3:"]
+    assert out[out.index("line 2:") + 1 :] == [
+        '  result: {"error":"input","detail":"line 2: invalid JSON: Expecting value at column 1"}',
+        "line 3:",
+        '  result: {"error":"input","detail":"line 3: blocks[0].id: expected a string, '
+        'got number"}',
+    ]
+    assert err == [
+        "packcheck: <stdin>: line 2: invalid JSON: Expecting value at column 1",
+        "packcheck: <stdin>: line 3: blocks[0].id: expected a string, got number",
+    ]
+    # With several files, each case is headed with its file, a malformed one too.
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text(good + "\n")
+    second.write_text("nope\n")
+    status, out, _ = run(capsys, "pack", "--explain", str(first), str(second))
+    assert status == 2
+    assert f"{second}: line 1:" in out
+    assert out[-1].startswith('  result: {"error":"input","detail":')
+
+
 @pytest.mark.parametrize("engine", PACK_ENGINES)
 def test_trace_prints_one_json_line_per_case(
     capsys: pytest.CaptureFixture[str], engine: str

@@ -166,7 +166,9 @@ _Answer = tuple[str, str | None, int]
 def _answers(records: Iterable[Record], how: _How, packer: Packer | None) -> Iterator[_Answer]:
     for record in records:
         result, trouble = answer(record, how.engine)
-        if trouble is not None:
+        if trouble is not None and how.explain:  # headed as every case is
+            yield f"{record.where}:\n  result: {write_json(result)}\n", trouble, 2
+        elif trouble is not None:
             yield write_json(result) + "\n", trouble, 2
         elif how.explain:
             lines = explain_lines(trace(record.case, engine=how.engine), record.where)
