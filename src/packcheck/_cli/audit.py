@@ -62,7 +62,7 @@ def run_audit(args: argparse.Namespace) -> int:
             closing(audited(names, audit, run)) as found,
         ):
             for violation in found:
-                _write(violation, args, name)
+                _write(violation, args)
     except BrokenPipeError:
         raise  # the reader went away (see _cli.main)
     except (ReadError, ClusterError) as exc:
@@ -87,16 +87,11 @@ def _failed(why: str) -> int:
     return 2
 
 
-def _write(violation: Violation, args: argparse.Namespace, name: str) -> None:
-    """One violation on stdout (a malformed line named on stderr first)."""
+def _write(violation: Violation, args: argparse.Namespace) -> None:
+    """One violation on stdout, a malformed line's as every other check's (once: not
+    on stderr too; its exit status, 2, is the summary's)."""
     out = sys.stdout
     args.status_if_cut_off = 2 if violation.check == "malformed" else 1
-    if violation.check == "malformed":
-        where = f"{violation.file or name}: line {violation.line}"
-        print(
-            writable(f"packcheck audit: {where}: {violation.message}", sys.stderr),
-            file=sys.stderr,
-        )
     text = dumps(violation.to_json()) if args.json else writable(str(violation), out)
     out.write(text + "\n")
 
