@@ -68,6 +68,39 @@ def test_the_pre_commit_hook_runs_the_gate_with_the_projects_settings(tmp_path: 
     assert "rerun:    packcheck verify --packer mine.py:pack_case --seed 1" in result.stdout
 
 
+def test_a_src_layout_file_imports_its_own_package_absolutely_uninstalled(
+    tmp_path: Path,
+) -> None:
+    """docs/ci.md's `src/` layout: the file form loads `src/mypkg/pack.py`, whose
+    absolute `from mypkg._impl import helper` finds the tree with `mypkg` installed
+    nowhere (the hook's own environment), and the page says so."""
+    package = tmp_path / "src" / "mypkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "_impl.py").write_text(MINE.replace("pack_case", "helper"))
+    (package / "pack.py").write_text(
+        "from mypkg._impl import helper\n\n\ndef pack_case(case):\n    return helper(case)\n"
+    )
+    table = TABLE.replace('"mine.py:pack_case"', '"src/mypkg/pack.py:pack_case"')
+    (tmp_path / "pyproject.toml").write_text(f"[project]\nname = 'mypkg'\n{table}")
+    uninstalled = subprocess.run(
+        [sys.executable, "-c", "import mypkg"], cwd=tmp_path, capture_output=True, timeout=60
+    )
+    assert uninstalled.returncode == 1
+    assert b"No module named 'mypkg'" in uninstalled.stderr
+    result = _run(_hook()["entry"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("packcheck verify: conformant: 3 fixtures, 30 generated")
+    # The module form, from the same root, is what needs the project installed.
+    result = _run("packcheck verify --packer mypkg.pack:pack_case", tmp_path)
+    assert result.returncode == 2
+    assert "cannot import 'mypkg.pack': ModuleNotFoundError" in result.stderr
+    page = " ".join((ROOT / "docs" / "ci.md").read_text().split())
+    (layout,) = re.findall(r"- \*\*A `src/` layout\*\*: (.*?) - \*\*", page)
+    assert "an absolute `from mypkg._impl import helper` works too, uninstalled" in layout
+    assert "needs `mypkg` installed" not in layout
+
+
 def test_the_diff_hook_runs_diff_with_its_table(tmp_path: Path) -> None:
     hook = _hook("packcheck-diff")
     assert hook.keys() == _hook().keys()
