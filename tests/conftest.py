@@ -11,12 +11,31 @@ from pathlib import Path
 
 import pytest
 
+#: Run first in a cluster's process on Linux: ask the kernel to SIGKILL it when the
+#: process that started it (the pytest of the session) dies, however it dies, and only
+#: then become ``python -m ARGV`` (the request outlives the exec).  Strictly, when the
+#: thread that started it ends: pytest sets fixtures up in its main thread.  A parent already
+#: gone before the request was made is seen by the check after it.  Done here, not in
+#: a ``preexec_fn``, which is unsafe in a process with threads (xdist's, Dask's).
+#: A nanny's worker process ends by itself when its nanny dies (Dask watches a pipe).
+_DIE_WITH_PARENT = """\
+import ctypes, os, signal, sys
+ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+if os.getppid() != int(sys.argv[1]):
+    os._exit(1)
+os.execv(sys.executable, [sys.executable, "-m", *sys.argv[2:]])
+"""
+
 
 def _start(argv: list[str], log: Path) -> subprocess.Popen[bytes]:
+    """``python -m ARGV`` in a session (and process group) of its own, stopped with
+    its group by :func:`_stop`; on Linux it dies with this process too."""
+    if sys.platform == "linux":
+        command = [sys.executable, "-c", _DIE_WITH_PARENT, str(os.getpid()), *argv]
+    else:
+        command = [sys.executable, "-m", *argv]
     with log.open("wb") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", *argv], stdout=out, stderr=out, start_new_session=True
-        )
+        return subprocess.Popen(command, stdout=out, stderr=out, start_new_session=True)
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
