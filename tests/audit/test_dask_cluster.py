@@ -144,10 +144,28 @@ def test_a_local_clusters_workers_ignore_ctrl_c_and_end_on_sigterm() -> None:
     """A terminal's Ctrl-C reaches every process of the job: the client stops the
     cluster, and the workers print no ``KeyboardInterrupt`` of their own.  Their
     housekeeping runs seldom."""
-    with cluster(workers=1) as run:
-        assert list(run(_worker_signals, [0])) == [(signal.SIG_IGN, signal.SIG_DFL)]
+    with cluster(workers=2) as run:
+        assert set(run(_worker_signals, range(4))) == {(signal.SIG_IGN, signal.SIG_DFL)}
         assert list(run(_worker_settings, [0])) == [list(_QUIET.values())]
     assert _QUIET["distributed.admin.tick.interval"] == "1s"
+
+
+def _where(_: int) -> tuple[int, bool]:
+    return os.getpid(), threading.current_thread() is threading.main_thread()
+
+
+@pytest.mark.parametrize(("workers", "fork", "here"), [(1, True, True), (1, False, False)])
+def test_one_worker_is_a_thread_of_this_process_unless_kept_apart(
+    workers: int, fork: bool, here: bool
+) -> None:
+    """``--workers 1`` runs its tasks on a thread of this process, with Ctrl-C blocked
+    there (it reaches the main thread, which stops the cluster); tasks kept from this
+    process's state (``--seeds``) still have a process, spawned."""
+    with cluster(workers=workers, fork=fork) as run:
+        ((pid, main_thread),) = run(_where, [0])
+        ((blocked, level),) = run(_worker_quiet, [0])
+    assert (pid == os.getpid(), main_thread) == (here, False)
+    assert (blocked, level) == (True, logging.CRITICAL)
 
 
 @pytest.mark.parametrize("fork", [True, False])
@@ -186,25 +204,34 @@ def test_an_unreachable_scheduler_is_one_line(
 
 
 @pytest.mark.parametrize(
-    ("sig", "status", "group"),
-    [(signal.SIGINT, 130, False), (signal.SIGTERM, 143, False), (signal.SIGINT, 130, True)],
+    ("sig", "status", "group", "workers"),
+    [
+        (signal.SIGINT, 130, False, 2),
+        (signal.SIGTERM, 143, False, 2),
+        (signal.SIGINT, 130, True, 2),
+        (signal.SIGINT, 130, True, 1),
+        (signal.SIGTERM, 143, False, 1),
+    ],
 )
 def test_a_signal_stops_the_local_cluster_and_leaves_nothing_running(
-    tmp_path: Path, sig: signal.Signals, status: int, group: bool
+    tmp_path: Path, sig: signal.Signals, status: int, group: bool, workers: int
 ) -> None:
     """``group``: sent to every process of the job, as a terminal's Ctrl-C is: the
-    workers print nothing of it."""
+    workers print nothing of it.  One worker is a thread: the process stops with it."""
     run = tmp_path / "run.jsonl"
     run.write_text(text(planted_run()[0]) * 400)  # 120,000 steps: minutes of work
     process = subprocess.Popen(
-        [sys.executable, "-m", "packcheck", "audit", "--workers", "2", str(run)],
+        [sys.executable, "-m", "packcheck", "audit", "--workers", str(workers), str(run)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=group,
     )
     try:
         parent = psutil.Process(process.pid)
-        while len(parent.children(recursive=True)) < 2:
+        # Its workers started: two processes, or (one worker) Dask's threads.
+        while not (
+            len(parent.children(recursive=True)) >= 2 if workers > 1 else parent.num_threads() >= 3
+        ):
             assert process.poll() is None
             time.sleep(0.05)
         time.sleep(1)  # the workers at work

@@ -109,7 +109,8 @@ def cluster_options(parser: argparse.ArgumentParser) -> None:
         "--workers",
         type=positive(int),
         metavar="N",
-        help="run on a local Dask cluster of N processes; the output is the same "
+        help="run on a local Dask cluster of N processes (1: a thread of this one); "
+        "the output is the same "
         "(needs the dask extra: pip install 'packcheck[dask]')",
     )
     where.add_argument(

@@ -109,7 +109,12 @@ def cluster(
 
         start = _START if fork else "spawn"
         local_settings = {"distributed.worker.multiprocessing-method": start, **_QUIET}
-        if start != "fork":
+        # One worker is a thread of this process (Dask's ``processes=False``): a process
+        # of its own would run nothing beside it, and cost its start and a pickling of
+        # each result, a tenth of a 100,000-step audit.  Not for tasks kept from this
+        # process's state (``fork`` False): those have processes, spawned.
+        threaded = fork and workers == 1
+        if start != "fork" and not threaded:
             from multiprocessing import resource_tracker
 
             # Started later, from Dask's thread, it would unblock that thread's Ctrl-C
@@ -120,7 +125,7 @@ def cluster(
             local = distributed.LocalCluster(
                 n_workers=workers,
                 threads_per_worker=1,
-                processes=True,
+                processes=not threaded,
                 dashboard_address=":0",  # its HTTP server on a free port, never 8787
                 silence_logs=logging.CRITICAL,
             )
