@@ -243,3 +243,26 @@ def test_a_closed_pipe_stops_quietly(
         # away (| head) cannot turn a failed audit into a pass.
         assert main(["audit", str(path)]) == 1
     assert capsys.readouterr().err == ""
+
+
+def test_a_pipe_closed_after_a_malformed_line_keeps_its_status(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``audit | head -1``: the reader goes away at the second violation, after a
+    malformed line; the audit had bad input, and exits 2 as it would have."""
+
+    class PipeOfOneLine(io.TextIOWrapper):
+        def write(self, text: str) -> int:
+            if self.written:
+                raise BrokenPipeError
+            self.written = True
+            return len(text)
+
+    lines = text(planted_run()[0]).splitlines(keepends=True)
+    path = tmp_path / "run.jsonl"
+    path.write_text("not json\n" + "".join(lines))
+    with PipeOfOneLine(open(tmp_path / "out", "wb")) as out:
+        out.written = False
+        monkeypatch.setattr(sys, "stdout", out)
+        assert main(["audit", str(path)]) == 2
+    assert capsys.readouterr().err == ""

@@ -91,7 +91,9 @@ def _write(violation: Violation, args: argparse.Namespace) -> None:
     """One violation on stdout, a malformed line's as every other check's (once: not
     on stderr too; its exit status, 2, is the summary's)."""
     out = sys.stdout
-    args.status_if_cut_off = 2 if violation.check == "malformed" else 1
+    # The worst status so far: a violation after a malformed line keeps its 2.
+    status = 2 if violation.check == "malformed" else 1
+    args.status_if_cut_off = max(getattr(args, "status_if_cut_off", 0), status)
     text = dumps(violation.to_json()) if args.json else writable(str(violation), out)
     out.write(text + "\n")
 
