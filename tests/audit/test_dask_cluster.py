@@ -6,14 +6,18 @@ extra is not installed."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import logging
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -278,3 +282,102 @@ def test_a_scheduler_without_workers_is_one_line(
     assert (
         err == f"packcheck audit: --scheduler {empty.scheduler_address}: no worker within 0.5 s\n"
     )
+
+
+@pytest.fixture
+def peer() -> Iterator[Callable[[bytes], str]]:
+    """A TCP server on a free port that is no Dask scheduler: it answers each
+    connection with the bytes given (given none, it never answers)."""
+    servers: list[socket.socket] = []
+
+    def serve(reply: bytes) -> str:
+        server = socket.create_server(("127.0.0.1", 0))
+        servers.append(server)
+
+        def accept() -> None:
+            held = []
+            with contextlib.suppress(OSError):
+                while True:
+                    connection, _ = server.accept()
+                    held.append(connection)  # open until the test ends
+                    connection.sendall(reply)
+
+        threading.Thread(target=accept, daemon=True).start()
+        return f"tcp://127.0.0.1:{server.getsockname()[1]}"
+
+    yield serve
+    for server in servers:
+        server.close()
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        (b"", "no answer within 1 s (is it a Dask scheduler?)"),
+        (b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" * 4, "cannot connect: "),
+    ],
+)
+@pytest.mark.parametrize("command", ["audit", "verify"])
+def test_a_peer_that_is_no_scheduler_is_one_line_within_the_timeout(
+    peer: Callable[[bytes], str], shards: list[str], reply: bytes, why: str, command: str
+) -> None:
+    """The dashboard's port, a web server: whatever answers there, or never does, the
+    run ends in one line and exit 2 (it hung for ever, or ended in a traceback and 1)."""
+    where = ["--scheduler", peer(reply), "--connect-timeout", "1"]
+    argv = (
+        [command, *where, *shards]
+        if command == "audit"
+        else [command, "--packer", "tests/packers/broken.py:correct", "--seeds", "1-2", *where]
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "packcheck", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parents[2],
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"packcheck {command}: --scheduler {where[1]}: {why}")
+
+
+@pytest.mark.parametrize("address", ["nonsense", "tcp://localhost"])
+def test_an_address_without_a_port_is_one_line_and_nothing_after_it(
+    shards: list[str], address: str
+) -> None:
+    """No client is made for it: a half-made one printed a traceback 20 s later."""
+    done = subprocess.run(
+        [sys.executable, "-m", "packcheck", "audit", "--scheduler", address, *shards],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"packcheck audit: --scheduler {address}: cannot connect: "
+        f"missing port number in address '{address.removeprefix('tcp://')}'\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        (b"", r"no answer within 0\.5 s \(is it a Dask scheduler\?\)$"),
+        (b"HTTP/1.1 400 Bad Request\r\n\r\n" * 4, r"cannot connect: \w+Error: "),
+        (None, r"cannot connect: Timed out trying to connect to tcp://127\.0\.0\.1:\d+ after"),
+        ("nonsense", r"cannot connect: missing port number in address 'nonsense'$"),
+    ],
+)
+def test_what_no_scheduler_is_to_the_api(
+    peer: Callable[[bytes], str], reply: bytes | str | None, why: str
+) -> None:
+    if isinstance(reply, bytes):
+        address = peer(reply)
+    elif reply is None:  # a port nothing listens on
+        with socket.create_server(("127.0.0.1", 0)) as closed:
+            address = f"tcp://127.0.0.1:{closed.getsockname()[1]}"
+    else:
+        address = reply
+    match = f"^--scheduler {re.escape(address)}: {why}"
+    with pytest.raises(ClusterError, match=match), cluster(scheduler=address, timeout=0.5):
+        pass

@@ -134,16 +134,56 @@ def cluster(
             held.release()
             yield dask_runner(client)
         return
-    try:
-        client = distributed.Client(scheduler, timeout=timeout, set_as_default=False)
-    except (OSError, ValueError) as exc:
-        raise ClusterError(f"--scheduler {scheduler}: cannot connect: {exc}") from None
-    with client:
+    with _connect(distributed, scheduler, timeout) as client:
         try:
             client.wait_for_workers(1, timeout=timeout)
         except TimeoutError:
             raise ClusterError(f"--scheduler {scheduler}: no worker within {timeout:g} s") from None
         yield dask_runner(client)
+
+
+def _connect(distributed: Any, scheduler: str, timeout: float) -> Any:
+    """A client of the scheduler at ``scheduler``, or a one-line :class:`ClusterError`
+    within about ``timeout`` seconds, whatever answers there.
+
+    Dask's own ``timeout`` bounds reaching the address, not the handshake after it: a
+    peer that takes the connection and never answers (a web server, the dashboard's
+    port) would hold the client for ever, so the client is made on a thread of its own,
+    waited for ``timeout`` (and a second), and left there if it never comes.  A peer
+    that answers something else fails the client in any way (a ``MemoryError`` was
+    seen, a length read from an HTTP reply): each is the one line.
+    """
+    where = f"--scheduler {scheduler}"
+    try:
+        distributed.comm.resolve_address(scheduler)  # no client for an address without a port
+    except (OSError, ValueError) as exc:
+        raise ClusterError(f"{where}: cannot connect: {exc}") from None
+    made: list[Any] = []
+
+    def connect() -> None:
+        client = distributed.Client.__new__(distributed.Client)
+        try:
+            client.__init__(scheduler, timeout=timeout, set_as_default=False)
+        except Exception as exc:
+            # Half made, it would wait for the peer to let it close when collected (20 s),
+            # and print that it waited in vain.
+            client.status = "closed"
+            made.append(exc)
+        else:
+            made.append(client)
+
+    thread = threading.Thread(target=connect, name="packcheck-connect", daemon=True)
+    thread.start()
+    thread.join(timeout + 1)
+    if not made:
+        raise ClusterError(f"{where}: no answer within {timeout:g} s (is it a Dask scheduler?)")
+    if isinstance(made[0], Exception):
+        failed = made[0]
+        why = f"{type(failed).__name__}: {failed}"
+        if isinstance(failed, (OSError, ValueError)):
+            why = str(failed)
+        raise ClusterError(f"{where}: cannot connect: {why}") from None
+    return made[0]
 
 
 class _Held:
