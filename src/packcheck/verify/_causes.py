@@ -11,7 +11,7 @@ suspicion, they prove nothing.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -82,7 +82,7 @@ def _variant(
         kept, left = scan(case)
         missing = _missing(case, kept)
         if missing_if_any_skipped:
-            skipped, present = _skipped_ids(case), set(kept)
+            skipped, present = {block_id for block_id, _ in skipped_blocks(case)}, set(kept)
             missing = [w for w in case.required if w not in present or w in skipped]
         if unique_kept:
             kept = list(dict.fromkeys(kept))
@@ -91,27 +91,14 @@ def _variant(
     return output
 
 
-def _skipped_ids(case: Case) -> set[str]:
-    """IDs with at least one block the rule skips."""
-    left, skipped = case.budget, set()
+def skipped_blocks(case: Case) -> Iterator[tuple[str, str]]:
+    """(ID, the rule's bucket: available or dropped) of every skipped block, in scan order."""
+    left = case.budget
     for block_id, size in zip(case.ids, case.sizes, strict=True):
         if size <= left:
             left -= size
         else:
-            skipped.add(block_id)
-    return skipped
-
-
-def _codepoint_order(texts: list[str]) -> list[str]:
-    return sorted(texts)
-
-
-def _no_order(texts: list[str]) -> list[str]:
-    return texts
-
-
-def _dedup_order(texts: list[str]) -> list[str]:
-    return sorted_utf16(set(texts))
+            yield block_id, "available" if size <= case.budget else "dropped"
 
 
 def _loose_missing(case: Case) -> dict[str, Any]:
@@ -146,10 +133,13 @@ CAUSES: tuple[tuple[str, Callable[[Case], dict[str, Any]]], ...] = (
     ("int64 prefix sums wrapping (sums past 2**63)", _variant(_cumulative_int64)),
     (
         "missing sorted by code points (Python's sorted), not UTF-16",
-        _variant(_scan, _codepoint_order),
+        _variant(_scan, sorted),
     ),
-    ("missing not sorted (required order)", _variant(_scan, _no_order)),
-    ("missing deduplicated (repeats in required dropped)", _variant(_scan, _dedup_order)),
+    ("missing not sorted (required order)", _variant(_scan, list)),
+    (
+        "missing deduplicated (repeats in required dropped)",
+        _variant(_scan, lambda texts: sorted_utf16(set(texts))),
+    ),
     ("kept IDs deduplicated in the output", _variant(_scan, unique_kept=True)),
     (
         "each ID kept at most once (a repeated ID is skipped, not charged)",

@@ -18,7 +18,6 @@ a variant combines: on equal evidence the simpler explanation is preferred.
 from __future__ import annotations
 
 import itertools
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -27,7 +26,7 @@ from typing import Any
 
 from .._rule.model import Case
 from .._rule.order import sorted_utf16
-from ._causes import CAUSES, _codepoint_order, _no_order, _scan, _variant
+from ._causes import CAUSES, _nfc, _nfd, _scan, _variant, skipped_blocks
 
 __all__ = ["ALL", "VARIANTS", "Variant", "partition_of", "rule_output"]
 
@@ -52,14 +51,9 @@ def rule_output(case: Case) -> dict[str, Any]:
 
 def partition_of(case: Case) -> dict[str, list[str]]:
     """The rule's partition of ``case``: packed, available, dropped (docs/rule.md)."""
-    left = case.budget
-    lists: dict[str, list[str]] = {"packed": [], "available": [], "dropped": []}
-    for block_id, size in zip(case.ids, case.sizes, strict=True):
-        if size <= left:
-            lists["packed"].append(block_id)
-            left -= size
-        else:
-            lists["available" if size <= case.budget else "dropped"].append(block_id)
+    lists: dict[str, list[str]] = {"packed": _scan(case)[0], "available": [], "dropped": []}
+    for block_id, bucket in skipped_blocks(case):
+        lists[bucket].append(block_id)
     return lists
 
 
@@ -183,18 +177,11 @@ LAST = "ignores the last block"
 LESS = "'<' for '<='"
 STOPS = "stops at the first block that does not fit"
 ONCE = "each ID kept at most once"
-SHARES = (
-    Fraction(1, 2),
-    Fraction(2, 3),
-    Fraction(3, 4),
-    Fraction(4, 5),
-    Fraction(17, 20),
-    Fraction(9, 10),
-    Fraction(19, 20),
-    Fraction(1, 3),
-    Fraction(1, 4),
-    Fraction(3, 5),
-    Fraction(7, 10),
+SHARES = tuple(
+    map(
+        Fraction,
+        ("1/2", "2/3", "3/4", "4/5", "17/20", "9/10", "19/20", "1/3", "1/4", "3/5", "7/10"),
+    )
 )
 COSTS = tuple(range(1, 17))
 
@@ -219,8 +206,8 @@ def _pairs() -> Iterator[Variant]:
     for (first, one), (second, two) in itertools.combinations(simple.items(), 2):
         yield Variant(f"{first} and {second}", _on(_simple(**one, **two)), 2)  # type: ignore[arg-type]
     orders = {
-        "missing sorted by code points": _codepoint_order,
-        "missing not sorted": _no_order,
+        "missing sorted by code points": sorted,
+        "missing not sorted": list,
     }
     for (first, knob), (second, order) in itertools.product(simple.items(), orders.items()):
         yield Variant(f"{first} and {second}", _on(_simple(**knob), order), 2)  # type: ignore[arg-type]
@@ -272,14 +259,6 @@ def _loosely(key: Callable[[str], str]) -> Output:
     return output
 
 
-def _nfc(text: str) -> str:
-    return unicodedata.normalize("NFC", text)
-
-
-def _nfd(text: str) -> str:
-    return unicodedata.normalize("NFD", text)
-
-
 def _loose_variants() -> Iterator[Variant]:
     for key in (str.casefold, str.lower, str.upper, str.strip, _nfc, _nfd):
         yield Variant(LOOSE, _loosely(key))
@@ -298,23 +277,13 @@ def _captured(*, bucket: str | None, by_id: bool) -> Output:
         rule = out["partition"]
         kept = set(rule["packed"])
         lists = {"packed": rule["packed"], "available": [], "dropped": []}
-        for block_id, name in _buckets(case, rule):
+        for block_id, name in skipped_blocks(case):
             if by_id and block_id in kept:
                 continue
             lists[bucket or name].append(block_id)
         return {**out, "partition": lists}
 
     return output
-
-
-def _buckets(case: Case, rule: dict[str, list[str]]) -> Iterator[tuple[str, str]]:
-    """(ID, the rule's bucket) of every skipped block, in scan order."""
-    left = case.budget
-    for block_id, size in zip(case.ids, case.sizes, strict=True):
-        if size <= left:
-            left -= size
-        else:
-            yield block_id, "available" if size <= case.budget else "dropped"
 
 
 SWAPPED = "available and dropped swapped"
