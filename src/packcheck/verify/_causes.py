@@ -101,16 +101,24 @@ def skipped_blocks(case: Case) -> Iterator[tuple[str, str]]:
             yield block_id, "available" if size <= case.budget else "dropped"
 
 
+def loosely(key: Callable[[str], str]) -> Callable[[Case], dict[str, Any]]:
+    """``missing`` with IDs compared by ``key`` (one loose comparison)."""
+
+    def output(case: Case) -> dict[str, Any]:
+        kept, left = _scan(case)
+        present = {key(k) for k in kept}
+        missing = sorted_utf16(w for w in case.required if key(w) not in present)
+        return {"kept": kept, "remaining": left, "missing": missing}
+
+    return output
+
+
 def _loose_missing(case: Case) -> dict[str, Any]:
     """``missing`` with IDs compared loosely: any of casefold, strip, NFC, NFD."""
-    kept, left = _scan(case)
-    outputs = []
-    for key in (str.casefold, str.strip, _nfc, _nfd):
-        present = {key(k) for k in kept}
-        outputs.append([w for w in case.required if key(w) not in present])
+    outputs = [loosely(key)(case) for key in (str.casefold, str.strip, _nfc, _nfd)]
     # The loosest: an ID is present if any of the comparisons finds it.
-    missing = [w for w in case.required if all(w in out for out in outputs)]
-    return {"kept": kept, "remaining": left, "missing": sorted_utf16(missing)}
+    missing = [w for w in case.required if all(w in out["missing"] for out in outputs)]
+    return {**outputs[0], "missing": sorted_utf16(missing)}
 
 
 def _nfc(text: str) -> str:

@@ -26,7 +26,7 @@ from typing import Any
 
 from .._rule.model import Case
 from .._rule.order import sorted_utf16
-from ._causes import CAUSES, _nfc, _nfd, _scan, _variant, skipped_blocks
+from ._causes import CAUSES, _nfc, _nfd, _scan, _variant, loosely, skipped_blocks
 
 __all__ = ["ALL", "VARIANTS", "Variant", "partition_of", "rule_output"]
 
@@ -130,9 +130,13 @@ def _by_size(case: Case, *, largest: bool, scan_order: bool) -> _Kept:
     return (sorted(kept) if scan_order else kept), left
 
 
-def _share(case: Case, share: Fraction, *, report_budget: bool) -> _Kept:
-    kept, left = _greedy(case, range(len(case.sizes)), int(case.budget * share))
-    return kept, (case.budget - sum(map(case.sizes.__getitem__, kept))) if report_budget else left
+def _charged(
+    case: Case, *, share: Fraction = Fraction(1), cost: int = 0, report_sizes: bool
+) -> _Kept:
+    """The scan on ``share`` of the budget, each block charged ``cost`` more; the
+    remaining as scanned, or with ``report_sizes`` the budget less the kept sizes."""
+    kept, left = _greedy(case, range(len(case.sizes)), int(case.budget * share), cost)
+    return kept, (case.budget - sum(map(case.sizes.__getitem__, kept))) if report_sizes else left
 
 
 def _simple(
@@ -213,11 +217,6 @@ def _pairs() -> Iterator[Variant]:
         yield Variant(f"{first} and {second}", _on(_simple(**knob), order), 2)  # type: ignore[arg-type]
 
 
-def _costly(case: Case, cost: int, *, report_sizes: bool) -> _Kept:
-    kept, left = _greedy(case, range(len(case.sizes)), case.budget, cost)
-    return kept, (case.budget - sum(map(case.sizes.__getitem__, kept))) if report_sizes else left
-
-
 def _backwards(case: Case) -> _Kept:
     return _greedy(case, reversed(range(len(case.sizes))), case.budget)
 
@@ -235,33 +234,17 @@ def _scan_variants() -> Iterator[Variant]:
         yield Variant(LARGEST if largest else SMALLEST, _on(scan))
     yield Variant(LAST, _on(_simple(last=False)))
     for cost, sizes in itertools.product(COSTS, (False, True)):
-        yield Variant(cost_name(cost), _on(partial(_costly, cost=cost, report_sizes=sizes)))
-    for share, budget in itertools.product(SHARES, (False, True)):
-        yield Variant(share_name(share), _on(partial(_share, share=share, report_budget=budget)))
+        yield Variant(cost_name(cost), _on(partial(_charged, cost=cost, report_sizes=sizes)))
+    for share, sizes in itertools.product(SHARES, (False, True)):
+        yield Variant(share_name(share), _on(partial(_charged, share=share, report_sizes=sizes)))
 
 
 LOOSE = "IDs compared loosely (case, spaces or Unicode normalisation)"
 
 
-def _loosely(key: Callable[[str], str]) -> Output:
-    """``missing`` with IDs compared by ``key`` (one loose comparison)."""
-
-    def output(case: Case) -> dict[str, Any]:
-        kept, left = _simple()(case)
-        present = {key(case.ids[i]) for i in kept}
-        missing = [wanted for wanted in case.required if key(wanted) not in present]
-        return {
-            "kept": [case.ids[i] for i in kept],
-            "remaining": left,
-            "missing": sorted_utf16(missing),
-        }
-
-    return output
-
-
 def _loose_variants() -> Iterator[Variant]:
     for key in (str.casefold, str.lower, str.upper, str.strip, _nfc, _nfd):
-        yield Variant(LOOSE, _loosely(key))
+        yield Variant(LOOSE, loosely(key))
 
 
 # Capture faults: a correct result, a wrong partition.
