@@ -11,7 +11,7 @@ suspicion, they prove nothing.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -66,11 +66,6 @@ def _cumulative_int64(case: Case) -> tuple[list[str], object]:
     return kept, _wrap64(left - total)
 
 
-def _missing(case: Case, kept: Sequence[str]) -> list[str]:
-    present = set(kept)
-    return [wanted for wanted in case.required if wanted not in present]
-
-
 def _variant(
     scan: _Scan,
     order: Callable[[list[str]], list[str]] = sorted_utf16,
@@ -80,10 +75,9 @@ def _variant(
 ) -> Callable[[Case], dict[str, Any]]:
     def output(case: Case) -> dict[str, Any]:
         kept, left = scan(case)
-        missing = _missing(case, kept)
-        if missing_if_any_skipped:
-            skipped, present = {block_id for block_id, _ in skipped_blocks(case)}, set(kept)
-            missing = [w for w in case.required if w not in present or w in skipped]
+        present = set(kept)
+        skipped = {id_ for id_, _ in skipped_blocks(case)} if missing_if_any_skipped else set()
+        missing = [w for w in case.required if w not in present or w in skipped]
         if unique_kept:
             kept = list(dict.fromkeys(kept))
         return {"kept": kept, "remaining": left, "missing": order(missing)}

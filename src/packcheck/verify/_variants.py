@@ -217,14 +217,10 @@ def _pairs() -> Iterator[Variant]:
         yield Variant(f"{first} and {second}", _on(_simple(**knob), order), 2)  # type: ignore[arg-type]
 
 
-def _backwards(case: Case) -> _Kept:
-    return _greedy(case, reversed(range(len(case.sizes))), case.budget)
-
-
 def _scan_variants() -> Iterator[Variant]:
     yield Variant(SUFFIX, _on(_suffix))
     yield Variant(f"{SUFFIX}, the newest always kept", _on(partial(_suffix, newest_always=True)), 2)
-    yield Variant(REVERSED, _on(_backwards))
+    yield Variant(REVERSED, _on(lambda c: _greedy(c, reversed(range(len(c.sizes))), c.budget)))
     for upper in (True, False):
         yield Variant(MIDDLE, _on(partial(_middle_out, upper=upper)))
     for first in (True, False):
@@ -240,11 +236,6 @@ def _scan_variants() -> Iterator[Variant]:
 
 
 LOOSE = "IDs compared loosely (case, spaces or Unicode normalisation)"
-
-
-def _loose_variants() -> Iterator[Variant]:
-    for key in (str.casefold, str.lower, str.upper, str.strip, _nfc, _nfd):
-        yield Variant(LOOSE, loosely(key))
 
 
 # Capture faults: a correct result, a wrong partition.
@@ -299,7 +290,10 @@ def _capture_variants() -> Iterator[Variant]:
 VARIANTS: tuple[Variant, ...] = (
     *_scan_variants(),
     *_pairs(),
-    *_loose_variants(),
+    *(
+        Variant(LOOSE, loosely(key))
+        for key in (str.casefold, str.lower, str.upper, str.strip, _nfc, _nfd)
+    ),
     *_capture_variants(),
 )
 #: Every wrong variant a cause can be confirmed for: ``CAUSES`` first.
