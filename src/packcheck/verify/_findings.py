@@ -26,9 +26,8 @@ class Finding(GateFinding):
 
     ``causes`` names the known wrong variants of the rule the answer agrees with
     (``support`` says how far they were confirmed); ``departs`` says where its
-    ``kept`` first leaves the rule's, by position.  ``first`` is the finding as first
-    found (before shrinking) and ``before`` how many cases the run checked before it;
-    ``alone`` is ``False`` when the case passed when asked again on its own.
+    ``kept`` first leaves the rule's, by position; ``alone`` is ``False`` when the case
+    passed when asked again on its own.
     """
 
     causes: tuple[str, ...] = field(default=())
