@@ -9,7 +9,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from packcheck import MalformedCase, pack, read_case, reference
-from packcheck._engines.choice import kept_mask
+from packcheck._engines.choice import kept_flags
 from packcheck._engines.pack import declared_output, pack_plain
 from packcheck._partition.invariants import check_output
 from packcheck._rule.jsonio import same_json
@@ -28,7 +28,7 @@ def _kernel(case: dict[str, Any]) -> dict[str, Any]:
     read = read_case(case)
     if isinstance(read, SizeError):
         return {"error": "size"}
-    return declared_output(read, *kept_mask(read.budget, read.sizes, "numpy"))
+    return declared_output(read, *kept_flags(read.budget, read.sizes, "numpy"))
 
 
 @example({"budget": 1, "blocks": [{"id": "A", "size": 2}, {"id": "A", "size": 1}], "required": []})

@@ -384,7 +384,7 @@ def test_a_cancelled_task_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     def stopped(job: object, progress: object) -> None:
         raise _stop.Stopped(15)
 
-    monkeypatch.setattr(_seeds, "_run", stopped)
+    monkeypatch.setattr(_seeds, "run_job", stopped)
     assert _seeds.run_task(_job_of()) == "cancelled"
 
 

@@ -40,7 +40,7 @@ from .._packers import SetupError
 from .._rule.sources import SourceError
 from ._progress import SEEDS
 
-__all__ = ["WATCH_SECONDS", "Job", "Runs", "checked_seeds", "run_task"]
+__all__ = ["WATCH_SECONDS", "Job", "Runs", "checked_seeds", "run_job", "run_task"]
 
 #: Seconds between two looks, on a worker, at whether its task is still wanted.
 WATCH_SECONDS = 0.2
@@ -80,8 +80,8 @@ class Job:
     cwd: str | None = None
 
 
-def _run(job: Job, progress: Progress | None) -> Outcome:
-    """The run of ``job``'s seed, as ``--seed`` runs it, but saving nothing."""
+def run_job(job: Job, progress: Progress | None) -> Outcome:
+    """The run of ``job``'s seed: ``verify``'s or ``diff``'s, through the library."""
     from ._subjects import compared, verified
 
     run = verified if job.options.gate_command == "verify" else compared
@@ -97,7 +97,7 @@ def run_task(job: Job) -> Outcome | str:
     _ready()
     try:
         with _stop.cancellable() as cancel, _watching(cancel, _wanted()):
-            return _run(job, None)
+            return run_job(job, None)
     except _stop.Stopped:
         return "cancelled"  # nobody waits for it
     except (OSError, SourceError, SetupError) as exc:
@@ -176,7 +176,7 @@ def _outcomes(
     """The runs of ``jobs``, in order: here, one after another, or on the cluster
     ``s`` asks for (stopped, its tasks still pending cancelled, on leaving)."""
     if s.workers is None and s.scheduler is None:
-        yield (_run(job, progress) for job in jobs)
+        yield (run_job(job, progress) for job in jobs)
         return
     from ..audit._dask import CONNECT_TIMEOUT, ClusterError, cluster
 

@@ -236,7 +236,9 @@ def run_bench(args: argparse.Namespace) -> int:
             _check_modes(args)
             plot = _pyplot() if args.plot else None
             if args.history:
-                return _run_history(args, _history(args.history), plot)
+                reports = _history(args.history)
+                print(table_history(reports))
+                return 2 if _plotted(partial(draw_history, reports), plot, args.plot) else 0
             with measuring(quiet=True):  # a packer's prints while it is told apart
                 subjects += _subjects(args, limit)
             clock = _clock(args)
@@ -456,13 +458,6 @@ def _what(compared: list[tuple[str, str, int]]) -> str:
         sizes = ", ".join(f"{n:,}" for n in sorted({n for _, n in cells}))
         parts.append(f"{engine} on {len(cells)} workload(s) at n={sizes}")
     return "; ".join(parts)
-
-
-def _run_history(
-    args: argparse.Namespace, reports: list[tuple[str, bench.Report]], plot: Any
-) -> int:
-    print(table_history(reports))
-    return 2 if _plotted(partial(draw_history, reports), plot, args.plot) else 0
 
 
 def _report(path: Path, others: bool = False) -> bench.Report | None:

@@ -157,7 +157,9 @@ def table_steps(report: bench.StepsReport, repeat: int) -> str:
     ]
     for t in report.timings:
         blocks = f"{t.blocks:,}" if t.cases == 1 else f"{t.cases:,} x {t.fewest}-{t.most}"
-        middle, low, high = (_fine_ratio(r) for r in t.speedup_interval())
+        middle, low, high = (
+            f"{r:.2f}x" if r < 10 else format_ratio(r) for r in t.speedup_interval()
+        )
         interval = f"[{low}, {high}]"
         lines.append(
             f"{t.call:<12}{t.workload:<16}{blocks:>16}"
@@ -175,10 +177,6 @@ def table_steps(report: bench.StepsReport, repeat: int) -> str:
             "with either engine (packcheck.pack says why): their two sides differ only by noise"
         )
     return "\n".join(lines).rstrip("\n")
-
-
-def _fine_ratio(ratio: float) -> str:
-    return f"{ratio:.2f}x" if ratio < 10 else format_ratio(ratio)
 
 
 def table_ab(report: bench.ABReport, new_spec: str, old_spec: str) -> str:

@@ -49,7 +49,7 @@ from ._options import (
     writable_file,
 )
 from ._progress import progress_for
-from ._seeds import Runs, checked_seeds
+from ._seeds import Job, Runs, checked_seeds, run_job
 
 __all__ = [
     "OPTIONS",
@@ -422,12 +422,9 @@ def checked(s: argparse.Namespace, progress: Progress | None = None) -> Outcome:
         writable_file(s.junit_xml)
     if s.seeds is not None or s.workers is not None or s.scheduler is not None:
         return checked_seeds(s, progress, seed_runs(s))
-    from ._subjects import compared, verified
-
     seed = run_seed(s)
     _stop.note(rerun=rerun(s, seed), save=s.save_failures)  # said if stopped
-    run = verified if s.gate_command == "verify" else compared
-    outcome = run(s, timeout_of(s), gate_settings(s, seed, progress))
+    outcome = run_job(Job(s, gate_settings(s, seed, progress), timeout_of(s)), progress)
     return replace(outcome, rerun=rerun(s, outcome.seed), settings=shown(s))
 
 

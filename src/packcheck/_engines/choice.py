@@ -20,20 +20,6 @@ ENGINES: tuple[Engine, ...] = ("reference", "numpy", "numba")
 CROSSOVER = 16384
 
 
-def kept_mask(budget: int, sizes: Sequence[int], engine: Engine) -> tuple[Sequence[bool], int]:
-    """One kept flag per block and the remaining units, computed by ``engine``.
-
-    ``sizes`` are units already read (Python ints).  ``"numpy"`` runs the reference's
-    loop below :data:`CROSSOVER` blocks (identical answers, faster there), from there
-    :func:`packcheck.scan.pack_sizes` on the sizes :mod:`packcheck._engines.sizes` reads
-    (clipped where int64 cannot hold them, exact where even that fails: never rounded or
-    wrapped).  Where the crossover lies: docs/performance.md, "Engines at the sizes
-    agents pack".
-    """
-    flags, remaining = kept_flags(budget, sizes, engine)
-    return flags if isinstance(flags, list) else [bool(flag) for flag in flags], remaining
-
-
 def check_engine(engine: str) -> None:
     """``ValueError`` for an unknown engine, ``ImportError`` (one line naming the extra)
     for ``"numba"`` without Numba; compiles the Numba loop on its first use."""
@@ -44,10 +30,16 @@ def check_engine(engine: str) -> None:
 
 
 def kept_flags(budget: int, sizes: Sequence[int], engine: Engine) -> tuple[list[bool] | bytes, int]:
-    """:func:`kept_mask`, with a kernel's flags left as 0/1 bytes (no list built).
+    """One kept flag per block (a list of bools, or a kernel's 0/1 bytes) and the
+    remaining units, computed by ``engine``.
 
-    ``"numba"`` takes the same crossover, measured for ``"numpy"`` (not on its own):
-    both kernels start by turning the list into an int64 array.
+    ``sizes`` are units already read (Python ints).  ``"numpy"`` runs the reference's
+    loop below :data:`CROSSOVER` blocks (identical answers, faster there), from there
+    :func:`packcheck.scan.pack_sizes` on the sizes :mod:`packcheck._engines.sizes` reads
+    (clipped where int64 cannot hold them, exact where even that fails: never rounded or
+    wrapped).  Where the crossover lies: docs/performance.md, "Engines at the sizes
+    agents pack".  ``"numba"`` takes the same crossover, measured for ``"numpy"`` (not
+    on its own): both kernels start by turning the list into an int64 array.
     """
     check_engine(engine)
     if engine == "reference" or len(sizes) < CROSSOVER:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, ClassVar
@@ -16,7 +17,7 @@ from typing import Any, ClassVar
 from .._packers import PackerFault
 from .._rule.jsonio import dumps, shortened, show
 
-__all__ = ["SHOWN_WHOLE", "Finding", "case_summary", "plain_json", "show_answer"]
+__all__ = ["SHOWN_WHOLE", "Finding", "case_summary", "cut_lists", "plain_json", "show_answer"]
 
 #: A case with more blocks than this is summarised on the terminal (its length, the
 #: blocks around where the answers part) and saved whole as a fixture.
@@ -87,6 +88,20 @@ def case_summary(case: dict[str, Any], at: int | None = None) -> str:
         f"{n:,} blocks, budget {show(case.get('budget'), 40)}, required "
         f"{show(case.get('required'), 80)}; blocks {window}"
     )
+
+
+def cut_lists(output: dict[Any, Any], key: Callable[[Any], str], tuples: bool = False) -> str:
+    """``output`` on one line, each list (and with ``tuples`` tuple) of more than 8
+    entries cut to the first three and last two and a count; keys written by ``key``."""
+    parts = []
+    for name, value in output.items():
+        if isinstance(value, (list, tuple) if tuples else list) and len(value) > 8:
+            head = ",".join(show(v, 20) for v in value[:3])
+            tail = ",".join(show(v, 20) for v in value[-2:])
+            parts.append(f"{key(name)}:[{head},... {len(value):,} entries ...,{tail}]")
+        else:
+            parts.append(f"{key(name)}:{show(value, 200)}")
+    return "{" + ",".join(parts) + "}"
 
 
 def show_answer(answer: object) -> str:

@@ -143,10 +143,6 @@ def candidates(points: Iterable[int], low: int, high: int) -> list[int]:
     return sorted({v for p in points for v in (p - 1, p, p + 1) if low <= v <= high})
 
 
-def _with_budget(case: dict[str, Any], value: int) -> dict[str, Any]:
-    return {**case, "budget": value}
-
-
 def case_candidates(
     answer: Callable[[dict[str, Any]], Hashable],
     case: dict[str, Any],
@@ -165,7 +161,7 @@ def case_candidates(
     """
     coordinates: list[tuple[int, int, Callable[[int], dict[str, Any]]]] = []
     if unit(case.get("budget")) and 0 <= case["budget"] <= max_units:
-        coordinates.append((case["budget"], 0, partial(_with_budget, case)))
+        coordinates.append((case["budget"], 0, lambda v: {**case, "budget": v}))
     listed = case.get("blocks")
     scale = max((value for value, _, _ in coordinates), default=0)
     for index, block in enumerate(listed if isinstance(listed, list) else []):

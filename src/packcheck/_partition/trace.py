@@ -23,7 +23,7 @@ from operator import not_
 from typing import Any, Literal
 
 from .. import reference as _reference
-from .._engines.choice import Engine, kept_mask
+from .._engines.choice import Engine, kept_flags
 from .._engines.pack import SIZE_ERROR, declared_output
 from .._rule.model import Case, SizeError, read_case
 
@@ -110,7 +110,7 @@ def trace(case: object, *, engine: Engine = "reference") -> Trace:
     read = read_case(case)
     if isinstance(read, SizeError):
         return Trace(result=dict(SIZE_ERROR), size_error=read.reason)
-    kept, remaining = kept_mask(read.budget, read.sizes, engine)
+    kept, remaining = kept_flags(read.budget, read.sizes, engine)
     result = declared_output(read, kept, remaining)
 
     steps: list[Step] = []

@@ -24,7 +24,7 @@ from typing import Any
 
 from .._engines.pack import pack
 from .._gate import SHOWN_WHOLE, Command, Finding, Fixture, plain_json
-from .._gate._findings import case_summary
+from .._gate._findings import case_summary, cut_lists
 from .._gate._plain_case import PlainCase
 from .._gate._transitions import shape
 from .._packers import Packer, PackerTimeout
@@ -38,8 +38,6 @@ __all__ = ["DIFF", "DiffFinding", "DiffOracle", "shown_outcome"]
 DIFF = Command(
     "diff", "agree", "DIFFERENT", "divergence", "Divergence", counting=True, follows="OLD"
 )
-
-_HEAD, _TAIL = 3, 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,15 +130,7 @@ def _summarised(output: object, whole: bool) -> str:
     """JSON (or ``repr`` for what JSON does not have); long lists cut when not ``whole``."""
     if whole or not isinstance(output, dict):
         return show(output, 10**9)
-    parts = []
-    for key, value in output.items():
-        if isinstance(value, list | tuple) and len(value) > 8:
-            head = ",".join(show(v, 20) for v in value[:_HEAD])
-            tail = ",".join(show(v, 20) for v in value[-_TAIL:])
-            parts.append(f"{show(key, 40)}:[{head},... {len(value):,} entries ...,{tail}]")
-        else:
-            parts.append(f"{show(key, 40)}:{show(value, 200)}")
-    return "{" + ",".join(parts) + "}"
+    return cut_lists(output, lambda key: show(key, 40), tuples=True)
 
 
 def _kind(side: Outcome) -> str:

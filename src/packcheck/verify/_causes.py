@@ -11,7 +11,7 @@ suspicion, they prove nothing.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -66,11 +66,6 @@ def _cumulative_int64(case: Case) -> tuple[list[str], object]:
     return kept, _wrap64(left - total)
 
 
-def _missing(case: Case, kept: Sequence[str]) -> list[str]:
-    present = set(kept)
-    return [wanted for wanted in case.required if wanted not in present]
-
-
 def _variant(
     scan: _Scan,
     order: Callable[[list[str]], list[str]] = sorted_utf16,
@@ -80,10 +75,9 @@ def _variant(
 ) -> Callable[[Case], dict[str, Any]]:
     def output(case: Case) -> dict[str, Any]:
         kept, left = scan(case)
-        missing = _missing(case, kept)
-        if missing_if_any_skipped:
-            skipped, present = _skipped_ids(case), set(kept)
-            missing = [w for w in case.required if w not in present or w in skipped]
+        present = set(kept)
+        skipped = {id_ for id_, _ in skipped_blocks(case)} if missing_if_any_skipped else set()
+        missing = [w for w in case.required if w not in present or w in skipped]
         if unique_kept:
             kept = list(dict.fromkeys(kept))
         return {"kept": kept, "remaining": left, "missing": order(missing)}
@@ -91,39 +85,34 @@ def _variant(
     return output
 
 
-def _skipped_ids(case: Case) -> set[str]:
-    """IDs with at least one block the rule skips."""
-    left, skipped = case.budget, set()
+def skipped_blocks(case: Case) -> Iterator[tuple[str, str]]:
+    """(ID, the rule's bucket: available or dropped) of every skipped block, in scan order."""
+    left = case.budget
     for block_id, size in zip(case.ids, case.sizes, strict=True):
         if size <= left:
             left -= size
         else:
-            skipped.add(block_id)
-    return skipped
+            yield block_id, "available" if size <= case.budget else "dropped"
 
 
-def _codepoint_order(texts: list[str]) -> list[str]:
-    return sorted(texts)
+def loosely(key: Callable[[str], str]) -> Callable[[Case], dict[str, Any]]:
+    """``missing`` with IDs compared by ``key`` (one loose comparison)."""
 
+    def output(case: Case) -> dict[str, Any]:
+        kept, left = _scan(case)
+        present = {key(k) for k in kept}
+        missing = sorted_utf16(w for w in case.required if key(w) not in present)
+        return {"kept": kept, "remaining": left, "missing": missing}
 
-def _no_order(texts: list[str]) -> list[str]:
-    return texts
-
-
-def _dedup_order(texts: list[str]) -> list[str]:
-    return sorted_utf16(set(texts))
+    return output
 
 
 def _loose_missing(case: Case) -> dict[str, Any]:
     """``missing`` with IDs compared loosely: any of casefold, strip, NFC, NFD."""
-    kept, left = _scan(case)
-    outputs = []
-    for key in (str.casefold, str.strip, _nfc, _nfd):
-        present = {key(k) for k in kept}
-        outputs.append([w for w in case.required if key(w) not in present])
+    outputs = [loosely(key)(case) for key in (str.casefold, str.strip, _nfc, _nfd)]
     # The loosest: an ID is present if any of the comparisons finds it.
-    missing = [w for w in case.required if all(w in out for out in outputs)]
-    return {"kept": kept, "remaining": left, "missing": sorted_utf16(missing)}
+    missing = [w for w in case.required if all(w in out["missing"] for out in outputs)]
+    return {**outputs[0], "missing": sorted_utf16(missing)}
 
 
 def _nfc(text: str) -> str:
@@ -146,10 +135,13 @@ CAUSES: tuple[tuple[str, Callable[[Case], dict[str, Any]]], ...] = (
     ("int64 prefix sums wrapping (sums past 2**63)", _variant(_cumulative_int64)),
     (
         "missing sorted by code points (Python's sorted), not UTF-16",
-        _variant(_scan, _codepoint_order),
+        _variant(_scan, sorted),
     ),
-    ("missing not sorted (required order)", _variant(_scan, _no_order)),
-    ("missing deduplicated (repeats in required dropped)", _variant(_scan, _dedup_order)),
+    ("missing not sorted (required order)", _variant(_scan, list)),
+    (
+        "missing deduplicated (repeats in required dropped)",
+        _variant(_scan, lambda texts: sorted_utf16(set(texts))),
+    ),
     ("kept IDs deduplicated in the output", _variant(_scan, unique_kept=True)),
     (
         "each ID kept at most once (a repeated ID is skipped, not charged)",

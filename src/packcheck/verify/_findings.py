@@ -8,12 +8,12 @@ from typing import Any
 
 from .._gate import SHOWN_WHOLE, plain_json, show_answer
 from .._gate import Finding as GateFinding
-from .._gate._findings import case_summary
+from .._gate._findings import case_summary, cut_lists
 from .._gate._plain_case import PlainCase
 from .._packers import Packer, PackerFault, PackerTimeout, ask
 from .._partition.facts import require_partition, without_partition
 from .._partition.invariants import InvariantError, check_output
-from .._rule.jsonio import dumps, same_json, show
+from .._rule.jsonio import dumps, same_json
 from ._causes import departure, departure_index, named_causes
 from ._confirm import confirm
 
@@ -26,9 +26,8 @@ class Finding(GateFinding):
 
     ``causes`` names the known wrong variants of the rule the answer agrees with
     (``support`` says how far they were confirmed); ``departs`` says where its
-    ``kept`` first leaves the rule's, by position.  ``first`` is the finding as first
-    found (before shrinking) and ``before`` how many cases the run checked before it;
-    ``alone`` is ``False`` when the case passed when asked again on its own.
+    ``kept`` first leaves the rule's, by position; ``alone`` is ``False`` when the case
+    passed when asked again on its own.
     """
 
     causes: tuple[str, ...] = field(default=())
@@ -114,15 +113,7 @@ def _summarised(output: object) -> str:
     """An output with long lists cut to their first and last entries and a count."""
     if isinstance(output, PackerFault) or not isinstance(output, dict):
         return show_answer(output)
-    parts = []
-    for key, value in output.items():
-        if isinstance(value, list) and len(value) > 8:
-            head = ",".join(show(v, 20) for v in value[:3])
-            tail = ",".join(show(v, 20) for v in value[-2:])
-            parts.append(f"{dumps(key)}:[{head},... {len(value):,} entries ...,{tail}]")
-        else:
-            parts.append(f"{dumps(key)}:{show(value, 200)}")
-    return "{" + ",".join(parts) + "}"
+    return cut_lists(output, dumps)
 
 
 def _exactly(expected: object, answer: object) -> bool:

@@ -18,7 +18,6 @@ a variant combines: on equal evidence the simpler explanation is preferred.
 from __future__ import annotations
 
 import itertools
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -27,7 +26,7 @@ from typing import Any
 
 from .._rule.model import Case
 from .._rule.order import sorted_utf16
-from ._causes import CAUSES, _codepoint_order, _no_order, _scan, _variant
+from ._causes import CAUSES, _nfc, _nfd, _scan, _variant, loosely, skipped_blocks
 
 __all__ = ["ALL", "VARIANTS", "Variant", "partition_of", "rule_output"]
 
@@ -52,14 +51,9 @@ def rule_output(case: Case) -> dict[str, Any]:
 
 def partition_of(case: Case) -> dict[str, list[str]]:
     """The rule's partition of ``case``: packed, available, dropped (docs/rule.md)."""
-    left = case.budget
-    lists: dict[str, list[str]] = {"packed": [], "available": [], "dropped": []}
-    for block_id, size in zip(case.ids, case.sizes, strict=True):
-        if size <= left:
-            lists["packed"].append(block_id)
-            left -= size
-        else:
-            lists["available" if size <= case.budget else "dropped"].append(block_id)
+    lists: dict[str, list[str]] = {"packed": _scan(case)[0], "available": [], "dropped": []}
+    for block_id, bucket in skipped_blocks(case):
+        lists[bucket].append(block_id)
     return lists
 
 
@@ -136,9 +130,13 @@ def _by_size(case: Case, *, largest: bool, scan_order: bool) -> _Kept:
     return (sorted(kept) if scan_order else kept), left
 
 
-def _share(case: Case, share: Fraction, *, report_budget: bool) -> _Kept:
-    kept, left = _greedy(case, range(len(case.sizes)), int(case.budget * share))
-    return kept, (case.budget - sum(map(case.sizes.__getitem__, kept))) if report_budget else left
+def _charged(
+    case: Case, *, share: Fraction = Fraction(1), cost: int = 0, report_sizes: bool
+) -> _Kept:
+    """The scan on ``share`` of the budget, each block charged ``cost`` more; the
+    remaining as scanned, or with ``report_sizes`` the budget less the kept sizes."""
+    kept, left = _greedy(case, range(len(case.sizes)), int(case.budget * share), cost)
+    return kept, (case.budget - sum(map(case.sizes.__getitem__, kept))) if report_sizes else left
 
 
 def _simple(
@@ -183,18 +181,11 @@ LAST = "ignores the last block"
 LESS = "'<' for '<='"
 STOPS = "stops at the first block that does not fit"
 ONCE = "each ID kept at most once"
-SHARES = (
-    Fraction(1, 2),
-    Fraction(2, 3),
-    Fraction(3, 4),
-    Fraction(4, 5),
-    Fraction(17, 20),
-    Fraction(9, 10),
-    Fraction(19, 20),
-    Fraction(1, 3),
-    Fraction(1, 4),
-    Fraction(3, 5),
-    Fraction(7, 10),
+SHARES = tuple(
+    map(
+        Fraction,
+        ("1/2", "2/3", "3/4", "4/5", "17/20", "9/10", "19/20", "1/3", "1/4", "3/5", "7/10"),
+    )
 )
 COSTS = tuple(range(1, 17))
 
@@ -219,26 +210,17 @@ def _pairs() -> Iterator[Variant]:
     for (first, one), (second, two) in itertools.combinations(simple.items(), 2):
         yield Variant(f"{first} and {second}", _on(_simple(**one, **two)), 2)  # type: ignore[arg-type]
     orders = {
-        "missing sorted by code points": _codepoint_order,
-        "missing not sorted": _no_order,
+        "missing sorted by code points": sorted,
+        "missing not sorted": list,
     }
     for (first, knob), (second, order) in itertools.product(simple.items(), orders.items()):
         yield Variant(f"{first} and {second}", _on(_simple(**knob), order), 2)  # type: ignore[arg-type]
 
 
-def _costly(case: Case, cost: int, *, report_sizes: bool) -> _Kept:
-    kept, left = _greedy(case, range(len(case.sizes)), case.budget, cost)
-    return kept, (case.budget - sum(map(case.sizes.__getitem__, kept))) if report_sizes else left
-
-
-def _backwards(case: Case) -> _Kept:
-    return _greedy(case, reversed(range(len(case.sizes))), case.budget)
-
-
 def _scan_variants() -> Iterator[Variant]:
     yield Variant(SUFFIX, _on(_suffix))
     yield Variant(f"{SUFFIX}, the newest always kept", _on(partial(_suffix, newest_always=True)), 2)
-    yield Variant(REVERSED, _on(_backwards))
+    yield Variant(REVERSED, _on(lambda c: _greedy(c, reversed(range(len(c.sizes))), c.budget)))
     for upper in (True, False):
         yield Variant(MIDDLE, _on(partial(_middle_out, upper=upper)))
     for first in (True, False):
@@ -248,41 +230,12 @@ def _scan_variants() -> Iterator[Variant]:
         yield Variant(LARGEST if largest else SMALLEST, _on(scan))
     yield Variant(LAST, _on(_simple(last=False)))
     for cost, sizes in itertools.product(COSTS, (False, True)):
-        yield Variant(cost_name(cost), _on(partial(_costly, cost=cost, report_sizes=sizes)))
-    for share, budget in itertools.product(SHARES, (False, True)):
-        yield Variant(share_name(share), _on(partial(_share, share=share, report_budget=budget)))
+        yield Variant(cost_name(cost), _on(partial(_charged, cost=cost, report_sizes=sizes)))
+    for share, sizes in itertools.product(SHARES, (False, True)):
+        yield Variant(share_name(share), _on(partial(_charged, share=share, report_sizes=sizes)))
 
 
 LOOSE = "IDs compared loosely (case, spaces or Unicode normalisation)"
-
-
-def _loosely(key: Callable[[str], str]) -> Output:
-    """``missing`` with IDs compared by ``key`` (one loose comparison)."""
-
-    def output(case: Case) -> dict[str, Any]:
-        kept, left = _simple()(case)
-        present = {key(case.ids[i]) for i in kept}
-        missing = [wanted for wanted in case.required if key(wanted) not in present]
-        return {
-            "kept": [case.ids[i] for i in kept],
-            "remaining": left,
-            "missing": sorted_utf16(missing),
-        }
-
-    return output
-
-
-def _nfc(text: str) -> str:
-    return unicodedata.normalize("NFC", text)
-
-
-def _nfd(text: str) -> str:
-    return unicodedata.normalize("NFD", text)
-
-
-def _loose_variants() -> Iterator[Variant]:
-    for key in (str.casefold, str.lower, str.upper, str.strip, _nfc, _nfd):
-        yield Variant(LOOSE, _loosely(key))
 
 
 # Capture faults: a correct result, a wrong partition.
@@ -298,23 +251,13 @@ def _captured(*, bucket: str | None, by_id: bool) -> Output:
         rule = out["partition"]
         kept = set(rule["packed"])
         lists = {"packed": rule["packed"], "available": [], "dropped": []}
-        for block_id, name in _buckets(case, rule):
+        for block_id, name in skipped_blocks(case):
             if by_id and block_id in kept:
                 continue
             lists[bucket or name].append(block_id)
         return {**out, "partition": lists}
 
     return output
-
-
-def _buckets(case: Case, rule: dict[str, list[str]]) -> Iterator[tuple[str, str]]:
-    """(ID, the rule's bucket) of every skipped block, in scan order."""
-    left = case.budget
-    for block_id, size in zip(case.ids, case.sizes, strict=True):
-        if size <= left:
-            left -= size
-        else:
-            yield block_id, "available" if size <= case.budget else "dropped"
 
 
 SWAPPED = "available and dropped swapped"
@@ -347,7 +290,10 @@ def _capture_variants() -> Iterator[Variant]:
 VARIANTS: tuple[Variant, ...] = (
     *_scan_variants(),
     *_pairs(),
-    *_loose_variants(),
+    *(
+        Variant(LOOSE, loosely(key))
+        for key in (str.casefold, str.lower, str.upper, str.strip, _nfc, _nfd)
+    ),
     *_capture_variants(),
 )
 #: Every wrong variant a cause can be confirmed for: ``CAUSES`` first.
