@@ -9,6 +9,7 @@ import json
 import re
 import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -18,7 +19,7 @@ from packcheck import _stop
 from packcheck._cli import _options, _seeds, gate
 from packcheck._cli import main as cli_main
 from packcheck._cli._progress import SEEDS, LiveLine, PlainLines
-from packcheck._gate import seeds_text
+from packcheck._gate import Outcome, render, seeds_text
 from packcheck.diff import run as diff_run
 from packcheck.verify import run as verify_run
 
@@ -27,6 +28,8 @@ PACKERS = Path(__file__).parents[1] / "packers"
 #: (tests/packers/rare.py), for ``verify`` and for ``diff`` against a correct packer.
 QUICK = ["--max-examples", "30", "--no-long-lists", "--quiet"]
 RARE_SEED = "6"
+#: The forms of a report on stdout.
+FORMS = ("text", "json", "github")
 
 
 @pytest.fixture(autouse=True)
@@ -50,40 +53,91 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return status, out, err
 
 
-_ALONE: dict[str, tuple[tuple[int, str, str], str]] = {}
+@dataclass(frozen=True)
+class Ran:
+    """A run of the command line: its exit ``status``, the report it printed (``out``),
+    that report in every form (``forms``: the text printed, and the outcome printed as
+    ``--format json`` and ``--format github`` print it) and its JUnit report."""
+
+    status: int
+    out: str
+    forms: dict[str, str]
+    junit: str
 
 
-def rare_alone(
-    capsys: pytest.CaptureFixture[str], form: str, where: Path
-) -> tuple[tuple[int, str, str], str]:
-    """``verify --packer rare:rare --seed RARE_SEED`` (:data:`QUICK`) in ``form``, as
-    :func:`run` gives it, and its JUnit report (written in ``where``).
+def ran(capsys: pytest.CaptureFixture[str], junit: Path, *argv: str) -> Ran:
+    """``argv`` run as :func:`run` runs it, its JUnit report written to ``junit``.
 
-    Run once a process (each xdist worker) and form: it shrinks a failure, seconds of
-    work, and the tests here and on the cluster compare their ``--seeds`` runs with
-    the same run (its arguments the same whichever test asks first)."""
-    if form not in _ALONE:
-        junit = where / "alone.xml"
-        alone = run(capsys, "verify", "--packer", "rare:rare", "--seed", RARE_SEED, *QUICK,
-                    "--format", form, "--junit-xml", str(junit))  # fmt: skip
-        _ALONE[form] = alone, junit.read_text()
-    return _ALONE[form]
+    The form only chooses how the outcome is printed (``render``, after the run), so
+    the other forms are the outcome this run printed, rendered as those would print it:
+    one gate run for every form."""
+    outcomes: list[Outcome] = []
+
+    def rendered(outcome: Outcome, form: str) -> str:
+        outcomes.append(outcome)
+        return render(outcome, form)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(gate, "render", rendered)
+        status, out, _ = run(capsys, *argv, "--junit-xml", str(junit))
+    (outcome,) = outcomes
+    forms = {form: render(outcome, form) + "\n" for form in FORMS}
+    assert out == forms["text"]  # the outcome kept is the one printed
+    return Ran(status, out, forms, junit.read_text())
 
 
-# One test a form: each runs the gate twice to a shrunk failure, and a test of the
-# three forms would be one of the suite's longest (xdist spreads the three).
-@pytest.mark.parametrize("form", ["text", "json", "github"])
+#: ``verify --packer rare:rare`` (:data:`QUICK`), to which :func:`rare_run` adds a
+#: folder to save failures in and how it runs.
+RARE = ["verify", "--packer", "rare:rare", *QUICK]
+_RARE_RUNS: dict[tuple[str, ...], Ran] = {}
+
+
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This process's folder of the files of :func:`rare_run`'s runs."""
+    folder = tmp_path_factory.getbasetemp() / "rare-runs"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def rare_run(capsys: pytest.CaptureFixture[str], folder: Path, name: str, *how: str) -> Ran:
+    """:data:`RARE` run ``how`` (``--seed RARE_SEED``, ``--seeds 1-8``, on a cluster),
+    its new failure saved in ``folder / name`` and its JUnit report written beside it.
+
+    Made once a process (each xdist worker) and ``name``: each shrinks a failure,
+    seconds of work, and the tests here and on the cluster check the same runs:
+    ``--seeds`` against ``--seed``, the failure saved once."""
+    key = (name, *how)
+    if key not in _RARE_RUNS:
+        saved = ["--save-failures", str(folder / name)]
+        _RARE_RUNS[key] = ran(capsys, folder / f"{name}.xml", *RARE, *how, *saved)
+    return _RARE_RUNS[key]
+
+
+def rare_alone(capsys: pytest.CaptureFixture[str], folder: Path) -> Ran:
+    """:data:`RARE` at ``--seed RARE_SEED`` alone, its failure saved in ``folder / "one"``."""
+    alone = rare_run(capsys, folder, "one", "--seed", RARE_SEED)
+    assert alone.status == 1
+    assert f"seed {RARE_SEED}" in alone.out
+    return alone
+
+
+def assert_reported_alike(seeds: Ran, saved_in: Path, alone: Ran, alone_saved_in: Path) -> None:
+    """``seeds``'s report is ``alone``'s in every form and in JUnit, timings aside and
+    the folder each saved its failure in read as ``alone``'s."""
+    for form, report in seeds.forms.items():
+        report = masked(report).replace(str(saved_in), str(alone_saved_in))
+        assert (seeds.status, report) == (alone.status, masked(alone.forms[form])), form
+    junit = masked(seeds.junit).replace(str(saved_in), str(alone_saved_in))
+    assert junit == masked(alone.junit)
+
+
 def test_the_seeds_run_one_after_another_and_the_lowest_failure_is_the_verdict(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, form: str
+    capsys: pytest.CaptureFixture[str], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    alone, junit_one = rare_alone(capsys, form, tmp_path)
-    assert alone[0] == 1
-    assert f"seed {RARE_SEED}" in alone[1]
-    junit_all = tmp_path / "all.xml"
-    seeds = run(capsys, "verify", "--packer", "rare:rare", "--seeds", "1-8", *QUICK,
-                "--format", form, "--junit-xml", str(junit_all))  # fmt: skip
-    assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))
-    assert masked(junit_all.read_text()) == masked(junit_one)
+    folder = shared(tmp_path_factory)
+    alone = rare_alone(capsys, folder)
+    seeds = rare_run(capsys, folder, "every", "--seeds", "1-8")
+    assert_reported_alike(seeds, folder / "every", alone, folder / "one")
 
 
 @pytest.mark.parametrize("command", ["verify", "diff"])
@@ -138,12 +192,13 @@ def test_a_junit_report_of_seeds_that_passed_names_them(
 def test_diff_takes_seeds_too(capsys: pytest.CaptureFixture[str]) -> None:
     both = ["--packer", "rare:rare", "--against", "broken:correct", *QUICK]
     alone = run(capsys, "diff", *both, "--seed", RARE_SEED)
-    seeds = run(capsys, "diff", *both, "--seeds", "1-8")
+    # Seeds that pass on either side of the failing one (a diff's seed takes seconds).
+    seeds = run(capsys, "diff", *both, "--seeds", "4-7")
     assert alone[0] == 1
     assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))
-    status, out, _ = run(capsys, "diff", *both, "--seeds", "1-4")
+    status, out, _ = run(capsys, "diff", *both, "--seeds", "1-3")
     assert status == 0
-    assert out.startswith("packcheck diff: agree: 4 seeds passed (seeds 1-4), in all ")
+    assert out.startswith("packcheck diff: agree: 3 seeds passed (seeds 1-3), in all ")
 
 
 def test_diff_seeds_sum_what_each_seed_counted(capsys: pytest.CaptureFixture[str]) -> None:
@@ -162,16 +217,19 @@ def test_diff_seeds_sum_what_each_seed_counted(capsys: pytest.CaptureFixture[str
     assert sum(both_seeds["phases"][1]["old"].values()) == 2 * 30
 
 
-def test_a_new_failure_is_saved_once(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    one, every = tmp_path / "one", tmp_path / "every"
-    both = ["verify", "--packer", "rare:rare", *QUICK]
-    alone = run(capsys, *both, "--seed", RARE_SEED, "--save-failures", str(one))
-    seeds = run(capsys, *both, "--seeds", "1-8", "--save-failures", str(every))
-    assert masked(seeds[1]).replace(str(every), str(one)) == masked(alone[1])
+def test_a_new_failure_is_saved_once(
+    capsys: pytest.CaptureFixture[str], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    folder = shared(tmp_path_factory)
+    one, every = folder / "one", folder / "every"
+    alone = rare_alone(capsys, folder)
+    seeds = rare_run(capsys, folder, "every", "--seeds", "1-8")
+    assert masked(seeds.out).replace(str(every), str(one)) == masked(alone.out)
+    assert f"saved:    {one}" in alone.out
     ((saved,),) = [list(every.glob("*.json"))]
     assert saved.read_text() == next(one.glob("*.json")).read_text()
     # Replayed first next time, at every seed: seed 1 fails now, in its fixtures.
-    status, out, _ = run(capsys, *both, "--seeds", "1-8", "--save-failures", str(every))
+    status, out, _ = run(capsys, *RARE, "--seeds", "1-8", "--save-failures", str(every))
     assert status == 1
     assert f"FAIL fixture {saved}" in out
     assert out.splitlines()[-1].split(", seed ")[1].startswith("1,")

@@ -4,9 +4,10 @@ in another directory than the packers'), and ``--workers 2``.  Each report is th
 the run of the lowest failing seed gives alone, byte for byte (timings aside).  Skipped
 where the ``dask`` extra is not installed.
 
-``rare:rare`` fails at seed 6 alone of seeds 1-8 (tests/packers/rare.py): the text
-form and the conformant packer run all of ``--seeds 1-8``; the other forms ``4-7``,
-which has passing seeds on either side of it, and two per worker, at half the cost."""
+``rare:rare`` fails at seed 6 alone of seeds 1-8 (tests/packers/rare.py): its run of
+``--seeds 1-8`` on the cluster is made once, its report checked in every form and its
+failure saved, as the conformant packer's run of ``--seeds 1-8`` is; the other runs
+take ``4-7``, which has passing seeds on either side of it, two per worker."""
 
 from __future__ import annotations
 
@@ -16,10 +17,20 @@ import subprocess
 import sys
 import time
 from itertools import groupby
-from pathlib import Path
 
 import pytest
-from test_cli_seeds import PACKERS, QUICK, RARE_SEED, masked, rare_alone, run
+from test_cli_seeds import (
+    PACKERS,
+    QUICK,
+    RARE,
+    RARE_SEED,
+    assert_reported_alike,
+    masked,
+    rare_alone,
+    rare_run,
+    run,
+    shared,
+)
 
 distributed = pytest.importorskip(
     "distributed", reason="the dask extra is not installed: pip install 'packcheck[dask]'"
@@ -32,16 +43,13 @@ def _in_packers_dir(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(PACKERS)
 
 
-@pytest.mark.parametrize(("form", "span"), [("text", "1-8"), ("json", "4-7"), ("github", "4-7")])
 def test_a_wrong_packer_on_the_cluster_is_its_lowest_failing_seeds_run(
-    scheduler: str, form: str, span: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    scheduler: str, capsys: pytest.CaptureFixture[str], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    both = ["verify", "--packer", "rare:rare", *QUICK, "--format", form, "--junit-xml"]
-    alone, junit_one = rare_alone(capsys, form, tmp_path)  # shared with test_cli_seeds
-    assert alone[0] == 1
-    seeds = run(capsys, *both, str(tmp_path / "all.xml"), "--seeds", span, "--scheduler", scheduler)
-    assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1]))
-    assert masked((tmp_path / "all.xml").read_text()) == masked(junit_one)
+    folder = shared(tmp_path_factory)
+    alone = rare_alone(capsys, folder)  # shared with test_cli_seeds
+    seeds = rare_run(capsys, folder, "cluster", "--seeds", "1-8", "--scheduler", scheduler)
+    assert_reported_alike(seeds, folder / "cluster", alone, folder / "one")
 
 
 def test_a_conformant_packer_on_the_cluster(
@@ -61,17 +69,17 @@ def test_a_conformant_packer_on_the_cluster(
 
 
 def test_a_new_failure_found_on_the_cluster_is_saved_once_here(
-    scheduler: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    scheduler: str, capsys: pytest.CaptureFixture[str], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    one, every = tmp_path / "one", tmp_path / "every"
-    both = ["verify", "--packer", "rare:rare", *QUICK]
-    alone = run(capsys, *both, "--seed", RARE_SEED, "--save-failures", str(one))
-    on_cluster = ["--seeds", "4-7", "--scheduler", scheduler, "--save-failures", str(every)]
-    seeds = run(capsys, *both, *on_cluster)
-    assert masked(seeds[1]).replace(str(every), str(one)) == masked(alone[1])
+    folder = shared(tmp_path_factory)
+    one, every = folder / "one", folder / "cluster"
+    alone = rare_alone(capsys, folder)
+    seeds = rare_run(capsys, folder, "cluster", "--seeds", "1-8", "--scheduler", scheduler)
+    assert masked(seeds.out).replace(str(every), str(one)) == masked(alone.out)
     (saved,) = every.glob("*.json")
     assert saved.read_text() == next(one.glob("*.json")).read_text()
-    again = run(capsys, *both, *on_cluster)  # replayed first on the workers, at every seed
+    on_cluster = ["--seeds", "4-7", "--scheduler", scheduler, "--save-failures", str(every)]
+    again = run(capsys, *RARE, *on_cluster)  # replayed first on the workers, at every seed
     assert again[0] == 1
     assert f"FAIL fixture {saved}" in again[1]
     assert list(every.glob("*.json")) == [saved]
@@ -94,11 +102,26 @@ def test_a_packer_the_workers_cannot_load_is_the_one_seed_runs_error(
                scheduler) == alone  # fmt: skip
 
 
+#: ``rare.py:rare`` (the ``PATH.py`` form) at ``--seed RARE_SEED`` alone, run once a process.
+_PATH_FORM_ALONE: list[tuple[int, str, str]] = []
+
+
+def path_form_alone(capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """``verify --packer rare.py:rare --seed RARE_SEED`` (:data:`QUICK`), as :func:`run`
+    gives it: made once a process, it shrinks a failure."""
+    if not _PATH_FORM_ALONE:
+        args = ["verify", "--packer", "rare.py:rare", "--seed", RARE_SEED, *QUICK]
+        _PATH_FORM_ALONE.append(run(capsys, *args))
+    (alone,) = _PATH_FORM_ALONE
+    assert alone[0] == 1
+    return alone
+
+
 def test_one_seed_may_run_on_the_cluster_too(
     scheduler: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    alone = path_form_alone(capsys)
     args = ["verify", "--packer", "rare.py:rare", "--seed", RARE_SEED, *QUICK]
-    alone = run(capsys, *args)
     assert masked(run(capsys, *args, "--scheduler", scheduler)[1]) == masked(alone[1])
     status, out, _ = run(capsys, "verify", *QUICK, "--scheduler", scheduler)
     assert status == 0
@@ -106,8 +129,8 @@ def test_one_seed_may_run_on_the_cluster_too(
 
 
 def test_a_local_cluster_of_two_workers(capsys: pytest.CaptureFixture[str]) -> None:
+    alone = path_form_alone(capsys)
     both = ["verify", "--packer", "rare.py:rare", *QUICK]
-    alone = run(capsys, *both, "--seed", RARE_SEED)
     seeds = run(capsys, *both, "--seeds", "4-7", "--workers", "2")
     assert (seeds[0], masked(seeds[1])) == (alone[0], masked(alone[1])), seeds[2]
 
