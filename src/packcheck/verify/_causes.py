@@ -40,12 +40,17 @@ def _scan(
 ) -> tuple[list[str], object]:
     left = number(case.budget)
     kept: list[str] = []
+    # The IDs kept, looked up in a set: in the list, a long case of distinct IDs took
+    # time quadratic in its length (26 s for 100,001 blocks keeping 50,000).
+    seen: set[str] = set()
     for block_id, raw in zip(case.ids, case.sizes, strict=True):
         size = number(raw)
-        if once_per_id and block_id in kept:
+        if once_per_id and block_id in seen:
             continue
         if fits(size, left):
             kept.append(block_id)
+            if once_per_id:
+                seen.add(block_id)
             left = number(left - size)
         elif stop_early:
             break
