@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Literal
 
 from .declared import Charge, Rule
@@ -114,7 +115,7 @@ def interpret(rule: Rule, case: object) -> Outcome:
 def interpret_case(rule: Rule, case: Case) -> Outcome:
     """:func:`interpret` of a case already read, whose units are valid."""
     n = len(case.ids)
-    start = case.budget - rule.reserve
+    start = _whole(case.budget - rule.reserve)
     if case.budget < rule.refuse_budget_below or (rule.refuse_empty and n == 0):
         return _refused(case, start)
 
@@ -148,7 +149,7 @@ def interpret_case(rule: Rule, case: Case) -> Outcome:
         if not fits(cost, left) and rule.pin_overflow == "refuse":
             return _refused(case, start)
         left_at[index] = left
-        left -= cost
+        left = _whole(left - cost)
         count += 1
         events[index] = "pin"
         kept_ids.add(case.ids[index])
@@ -168,7 +169,7 @@ def interpret_case(rule: Rule, case: Case) -> Outcome:
         cost = case.sizes[index] + rule.per_item + (rule.separator if count else 0)
         if fits(cost, left) or rule.on_misfit == "overshoot":
             events[index] = "kept" if fits(cost, left) else "overshoot"
-            left -= cost
+            left = _whole(left - cost)
             count += 1
             kept_ids.add(case.ids[index])
             scanned.append(index)
@@ -202,6 +203,13 @@ def interpret_case(rule: Rule, case: Case) -> Outcome:
     buckets = _buckets(rule, case, final, pins, after_pins, fits)
     reasons = _reasons(rule, case, missing, final, buckets, pins, fits)
     return Outcome(result, tuple(final), tuple(buckets), tuple(left_at), reasons)
+
+
+def _whole(value: Charge) -> Charge:
+    """``value``, an ``int`` when it is whole (a ``Fraction`` sum may be)."""
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    return value
 
 
 def _candidates(ids: Sequence[str], dedup: str) -> list[int]:
