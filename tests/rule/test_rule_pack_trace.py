@@ -123,6 +123,11 @@ def test_the_explanation_names_each_reason_in_the_rules_words() -> None:
     ("rule", "case", "line"),
     [
         (
+            Rule(on_misfit="stop"),
+            _case(3, "A2 B2", "B"),
+            "stopped - it did not fit what was left, and the scan ended there (index 1)",
+        ),
+        (
             Rule(max_count=1),
             _case(9, "A1 B1", "B"),
             "count - max_count blocks were kept before the scan met it",

@@ -86,7 +86,9 @@ def explain_lines(trace: Trace, where: str) -> Iterator[str]:
     stop = next((s for s in trace.steps if s.event in {"stop", "overshoot"}), None)
     for block_id, reason in trace.reasons.items():
         why = evictions.get(block_id) or because[reason]
-        if reason == "stopped" and stop is not None:
+        if reason == "stopped" and stop is not None and stop.id == block_id:
+            why = f" - it did not fit what was left, and the scan ended there (index {stop.index})"
+        elif reason == "stopped" and stop is not None:
             why += f" at {show_id(stop.id)} (index {stop.index}, {stop.event})"
         yield f"  missing {show_id(block_id)}: {reason}{why}"
 
