@@ -107,3 +107,17 @@ def test_keys_lists_every_key_with_its_value() -> None:
     assert keys["pin"] == "last"
     assert "fixtures" not in keys
     assert len(keys) == 15
+
+
+def test_fixtures_built_in_python_are_checked_against_their_rule() -> None:
+    case = {"budget": 3, "blocks": [{"id": "A", "size": 4}, {"id": "C", "size": 2}], "required": []}
+    kept = {"kept": ["C"], "remaining": 1, "missing": []}
+    rule = Rule(fixtures=(("skip", case, kept),))  # type: ignore[arg-type]
+    assert rule.fixtures[0].id == "skip"
+    assert rule.fixtures[0].expected == kept
+    with pytest.raises(RuleError, match=r"^fixture 'skip': expected \{\"kept\":\[\"C\"\]"):
+        Rule(on_misfit="stop", fixtures=(("skip", case, kept),))  # type: ignore[arg-type]
+    with pytest.raises(RuleError, match=r"^fixtures\[0\]: expected an \(id, input, expected\)"):
+        Rule(fixtures=(("skip", case),))  # type: ignore[arg-type]
+    with pytest.raises(RuleError, match=r"^fixtures\[0\]: expected"):
+        Rule(fixtures=([1, case, kept],))  # type: ignore[arg-type]

@@ -91,8 +91,8 @@ class Rule:
     """A declared packing rule; ``Rule()`` is the seed's rule.
 
     The keys, their values and their meaning are in docs/rules.md.  ``fixtures`` is not
-    a key: it holds the fixtures a rule file carries (each checked against the rule by
-    :func:`packcheck._rule.rulefile.load`), and takes no part in equality.
+    a key: it holds the fixtures a rule file carries, ``(id, input, expected)`` tuples,
+    each checked against the rule when it is built; it takes no part in equality.
     """
 
     name: str = ""
@@ -136,7 +136,7 @@ class Rule:
                         f'fractional charge {getattr(self, key)} needs remaining = "sizes"'
                         " (answers stay integers)",
                     )
-        object.__setattr__(self, "fixtures", tuple(self.fixtures))
+        object.__setattr__(self, "fixtures", _fixtures(self))
 
     @property
     def is_default(self) -> bool:
@@ -174,6 +174,25 @@ class Rule:
     def keys(self) -> dict[str, Any]:
         """Every key with its value (``name`` included, ``fixtures`` left out)."""
         return {key: getattr(self, key) for key in ("name", *_KEYS)}
+
+
+def _fixtures(rule: Rule) -> tuple[RuleFixture, ...]:
+    """``rule.fixtures`` as :class:`RuleFixture` tuples, each the rule's own answer;
+    :class:`RuleError` naming the first fixture that is not."""
+    if not rule.fixtures:
+        return ()
+    # The interpreter reads rules: imported here, where a rule exists already.
+    from .rulefile import check_fixture
+
+    fixtures: list[RuleFixture] = []
+    for index, item in enumerate(rule.fixtures):
+        if not isinstance(item, tuple) or len(item) != 3 or not isinstance(item[0], str):
+            why = f"expected an (id, input, expected) tuple with a string id, got {_shown(item)}"
+            raise RuleError(f"fixtures[{index}]", why)
+        fixture = RuleFixture(*item)
+        check_fixture(rule, fixture)
+        fixtures.append(fixture)
+    return tuple(fixtures)
 
 
 def _toml(value: object) -> str:

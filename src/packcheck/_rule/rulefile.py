@@ -19,7 +19,7 @@ from .interpret import interpret
 from .jsonio import show
 from .model import MalformedCase
 
-__all__ = ["load", "rule_from_table"]
+__all__ = ["check_fixture", "load", "rule_from_table", "same_answer"]
 
 _TABLE = ("tool", "packcheck", "rule")
 
@@ -57,13 +57,14 @@ def rule_from_table(table: Mapping[str, Any], *, file: str, prefix: str = "") ->
             raise RuleError(f"{prefix}{key}", f"unknown rule key (the keys: {known})", file=file)
     keys = {key: value for key, value in table.items() if key != "fixtures"}
     try:
-        rule = Rule(**keys)
+        Rule(**keys)
     except RuleError as exc:
         raise RuleError(f"{prefix}{exc.where}", exc.why, file=file) from None
     fixtures = _fixtures(table.get("fixtures", []), file=file, where=f"{prefix}fixtures")
-    for fixture in fixtures:
-        _check(rule, fixture, file=file)
-    return Rule(**keys, fixtures=tuple(fixtures))
+    try:
+        return Rule(**keys, fixtures=tuple(fixtures))
+    except RuleError as exc:  # a fixture the rule contradicts, named by its id
+        raise RuleError(exc.where, exc.why, file=file) from None
 
 
 def _fixtures(value: object, *, file: str, where: str) -> list[RuleFixture]:
@@ -83,18 +84,17 @@ def _fixtures(value: object, *, file: str, where: str) -> list[RuleFixture]:
     return fixtures
 
 
-def _check(rule: Rule, fixture: RuleFixture, *, file: str) -> None:
-    """Raise :class:`RuleError` unless the rule answers ``fixture.expected``."""
+def check_fixture(rule: Rule, fixture: RuleFixture) -> None:
+    """Raise :class:`RuleError`, naming the fixture, unless the rule answers
+    ``fixture.expected`` to ``fixture.input``."""
     where = f"fixture {fixture.id!r}"
     try:
         answer = interpret(rule, fixture.input).result
     except MalformedCase as exc:
-        raise RuleError(where, f"input is not a case ({exc})", file=file) from None
+        raise RuleError(where, f"input is not a case ({exc})") from None
     if not same_answer(answer, fixture.expected):
         raise RuleError(
-            where,
-            f"expected {show(fixture.expected, 80)} but the rule gives {show(answer, 80)}",
-            file=file,
+            where, f"expected {show(fixture.expected, 80)} but the rule gives {show(answer, 80)}"
         )
 
 
