@@ -16,14 +16,12 @@ from itertools import compress
 from typing import Any
 
 from .._rule.declared import Rule
+from .._rule.interpret import SIZE_ERROR as SIZE_ERROR
 from .._rule.interpret import interpret
 from .._rule.model import Case, SizeError, read_case
 from .._rule.order import missing_ids, own_utf16
 from . import levels, sizes
 from .choice import Engine, check_engine, kept_flags
-
-#: The declared result of a case with an invalid budget or size.
-SIZE_ERROR: dict[str, Any] = {"error": "size"}
 
 
 def declared_output(case: Case, kept: Iterable[object], remaining: int) -> dict[str, Any]:

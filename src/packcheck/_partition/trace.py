@@ -30,7 +30,18 @@ from .._rule.declared import Rule
 from .._rule.interpret import Bucket, Event, Reason, interpret_case
 from .._rule.model import Case, SizeError, read_case
 
-__all__ = ["Bucket", "Event", "Partition", "Reason", "Step", "Trace", "trace"]
+__all__ = [
+    "Bucket",
+    "Event",
+    "Expected",
+    "Partition",
+    "Reason",
+    "Step",
+    "Trace",
+    "exactly",
+    "reasons",
+    "trace",
+]
 
 
 @dataclass(frozen=True, slots=True)

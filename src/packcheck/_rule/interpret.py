@@ -59,8 +59,10 @@ REASON_BUCKET: dict[Reason, Bucket | None] = {
     "refused": "dropped",
     "not-retrieved": None,
 }
-REFUSED: dict[str, Any] = {"error": "refused"}
+#: The declared result of a case with an invalid budget or size, whatever the rule.
 SIZE_ERROR: dict[str, Any] = {"error": "size"}
+#: A declared rule's answer to an input it refuses.
+REFUSED: dict[str, Any] = {"error": "refused"}
 
 
 @dataclass(frozen=True, slots=True)
