@@ -241,6 +241,10 @@ def test_a_duplicate_removed_before_the_scan_is_its_ids_reason_when_available() 
     assert outcome.events == ("duplicate", "misfit")
     assert outcome.buckets == ("available", "dropped")
     assert outcome.reasons == {"A": "duplicate"}
+    # The block dedup left speaks first: it is what the scan met.
+    stopped = interpret(Rule(dedup="last", on_misfit="stop"), _case(3, "A1 B5 A1", "A"))
+    assert stopped.events == ("duplicate", "stop", "stopped")
+    assert stopped.reasons == {"A": "stopped"}
 
 
 def test_a_duplicate_of_a_pin_is_dropped() -> None:

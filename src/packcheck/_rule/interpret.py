@@ -46,7 +46,6 @@ _AVAILABLE_REASON: dict[str, Reason] = {
     "stop": "stopped",
     "stopped": "stopped",
     "count": "count",
-    "duplicate": "duplicate",
 }
 #: The bucket each reason goes in (``not-retrieved``: no block, no bucket).
 REASON_BUCKET: dict[Reason, Bucket | None] = {
@@ -278,16 +277,17 @@ def _reasons(
 ) -> dict[str, Reason]:
     """Why each distinct missing ID is missing, in ``missing``'s order.
 
-    The first ``available`` block of the ID gives it (a misfit: ``evicted``; the scan
-    stopped at or before it: ``stopped``; the count was reached: ``count``; removed by
-    ``dedup``: ``duplicate``); when every block of it is ``dropped``, ``pin-overflow`` if
-    one of them could be kept with nothing pinned, else ``oversized``; no block:
-    ``not-retrieved``.
+    The first ``available`` block of the ID that ``dedup`` left gives it (a misfit:
+    ``evicted``; the scan stopped at or before it: ``stopped``; the count was reached:
+    ``count``); else an ``available`` block ``dedup`` removed: ``duplicate``; when every
+    block of it is ``dropped``, ``pin-overflow`` if one of them could be kept with nothing
+    pinned, else ``oversized``; no block: ``not-retrieved``.
     """
     if not missing:
         return {}
     wanted = set(missing)
     first_available: dict[str, Event] = {}
+    removed_available: set[str] = set()
     fits_unpinned: set[str] = set()
     seen: set[str] = set()
     pins_full = bool(rule.max_count) and len(pins) >= rule.max_count
@@ -296,7 +296,9 @@ def _reasons(
         if block_id not in wanted:
             continue
         seen.add(block_id)
-        if buckets[index] == "available":
+        if buckets[index] == "available" and events[index] == "duplicate":
+            removed_available.add(block_id)
+        elif buckets[index] == "available":
             first_available.setdefault(block_id, events[index])
         elif pins and (
             pins_full
@@ -308,6 +310,8 @@ def _reasons(
     for block_id in missing:
         if block_id in first_available:
             reasons[block_id] = _AVAILABLE_REASON[first_available[block_id]]
+        elif block_id in removed_available:
+            reasons[block_id] = "duplicate"
         elif block_id in fits_unpinned:
             reasons[block_id] = "pin-overflow"
         else:
