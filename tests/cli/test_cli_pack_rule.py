@@ -85,7 +85,7 @@ def test_explain_and_trace_follow_the_rule(here: Path, capsys: pytest.CaptureFix
         (
             {"pyproject.toml": '[tool.packcheck.rule]\nordr = "given"\n'},
             [],
-            "pyproject.toml: tool.packcheck.rule.ordr: unknown rule key (the keys: dedup, fit,",
+            "pyproject.toml: tool.packcheck.rule.ordr: unknown rule key (did you mean 'order'?",
         ),
         (
             {"pyproject.toml": "[tool.packcheck]\nrule = 3\n"},

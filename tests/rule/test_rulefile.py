@@ -55,7 +55,12 @@ def test_pyproject_holds_the_rule_in_its_tool_table(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "name", "message"),
     [
-        ('ordre = "given"\n', "rule.toml", "unknown rule key (the keys: "),
+        (
+            'ordre = "given"\n',
+            "rule.toml",
+            "ordre: unknown rule key (did you mean 'order'? the keys: ",
+        ),
+        ("zzz = 1\n", "rule.toml", "zzz: unknown rule key (the keys: dedup, fit, "),
         ("per_item = 2.0\n", "rule.toml", 'per_item: expected an integer >= 0 or "p/q", got 2.0'),
         (
             'per_item = "1/2"\n',

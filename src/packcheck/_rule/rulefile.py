@@ -8,6 +8,7 @@ A rule file holds the keys at its top level and its fixtures as ``[[fixtures]]``
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
 from collections.abc import Mapping
@@ -53,8 +54,10 @@ def rule_from_table(table: Mapping[str, Any], *, file: str, prefix: str = "") ->
     against it; ``prefix`` spells the table's keys as the file does."""
     for key in table:
         if key not in KEYS and key != "fixtures":
-            known = ", ".join(sorted(KEYS))
-            raise RuleError(f"{prefix}{key}", f"unknown rule key (the keys: {known})", file=file)
+            known = "the keys: " + ", ".join(sorted(KEYS))
+            near = difflib.get_close_matches(key, sorted(KEYS), n=1)
+            hint = f"did you mean {near[0]!r}? {known}" if near else known
+            raise RuleError(f"{prefix}{key}", f"unknown rule key ({hint})", file=file)
     keys = {key: value for key, value in table.items() if key != "fixtures"}
     try:
         Rule(**keys)
