@@ -10,8 +10,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from packcheck import Rule, pack, trace
-from packcheck._rule.interpret import KEPT_EVENTS, REASON_BUCKET, interpret
+from packcheck._rule.interpret import interpret
 from packcheck._rule.model import Case, read_case
+from packcheck._rule.outcomes import KEPT_EVENTS, REASON_BUCKET
 from packcheck.strategies import cases
 
 INT64_MAX = 2**63 - 1

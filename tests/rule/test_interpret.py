@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from packcheck import MalformedCase, Rule
-from packcheck._rule.interpret import REASON_BUCKET, interpret, middle_out, scan_order
+from packcheck._rule.interpret import interpret, middle_out, scan_order
+from packcheck._rule.outcomes import REASON_BUCKET
 
 
 def _case(budget: object, blocks: str, required: str = "") -> dict[str, Any]:

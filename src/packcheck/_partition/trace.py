@@ -27,8 +27,9 @@ from .. import reference as _reference
 from .._engines.choice import Engine, check_engine, kept_flags
 from .._engines.pack import SIZE_ERROR, declared_output
 from .._rule.declared import Rule
-from .._rule.interpret import Bucket, Event, Reason, interpret_case
+from .._rule.interpret import interpret_case
 from .._rule.model import Case, SizeError, read_case
+from .._rule.outcomes import Bucket, Event, Reason
 
 __all__ = [
     "Bucket",

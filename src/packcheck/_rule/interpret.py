@@ -11,53 +11,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any
 
 from .declared import Charge, Rule
 from .model import Case, SizeError, read_case
 from .order import missing_ids
+from .outcomes import KEPT_EVENTS, Bucket, Event, Reason, buckets, reasons
 
-__all__ = ["Outcome", "interpret", "interpret_case", "middle_out", "scan_order"]
-
-#: What happened to one block: ``pin`` and ``kept`` (kept in the scan) and
-#: ``overshoot`` (kept over what was left, ending the scan) are kept; ``misfit``
-#: (skipped, the scan went on), ``stop`` (the misfit that ended the scan), ``stopped``
-#: (not met: the scan had ended at a misfit or an overshoot), ``count`` (not met: the
-#: count was reached), ``duplicate`` (removed by ``dedup``) and ``refused`` are not.
-Event = Literal[
-    "pin", "kept", "overshoot", "misfit", "stop", "stopped", "count", "duplicate", "refused"
-]
-Bucket = Literal["packed", "available", "dropped"]
-Reason = Literal[
-    "evicted",
-    "oversized",
-    "not-retrieved",
-    "stopped",
-    "pin-overflow",
-    "duplicate",
-    "count",
-    "refused",
+__all__ = [
+    "REFUSED",
+    "SIZE_ERROR",
+    "Outcome",
+    "interpret",
+    "interpret_case",
+    "middle_out",
+    "scan_order",
 ]
 
-KEPT_EVENTS: frozenset[str] = frozenset({"pin", "kept", "overshoot"})
-#: The reason a block of the ``available`` bucket gives its missing ID.
-_AVAILABLE_REASON: dict[str, Reason] = {
-    "misfit": "evicted",
-    "stop": "stopped",
-    "stopped": "stopped",
-    "count": "count",
-}
-#: The bucket each reason goes in (``not-retrieved``: no block, no bucket).
-REASON_BUCKET: dict[Reason, Bucket | None] = {
-    "evicted": "available",
-    "stopped": "available",
-    "count": "available",
-    "duplicate": "available",
-    "oversized": "dropped",
-    "pin-overflow": "dropped",
-    "refused": "dropped",
-    "not-retrieved": None,
-}
 #: The declared result of a case with an invalid budget or size, whatever the rule.
 SIZE_ERROR: dict[str, Any] = {"error": "size"}
 #: A declared rule's answer to an input it refuses.
@@ -201,9 +171,9 @@ def interpret_case(rule: Rule, case: Case) -> Outcome:
     missing = missing_ids(case.required, kept) if case.required else []
     result = {"kept": kept, "remaining": remaining, "missing": missing}
 
-    buckets = _buckets(rule, case, final, pins, after_pins, fits)
-    reasons = _reasons(rule, case, missing, final, buckets, pins, fits)
-    return Outcome(result, tuple(final), tuple(buckets), tuple(left_at), reasons)
+    placed = buckets(rule, case, final, pins, after_pins, fits)
+    why = reasons(rule, case, missing, final, placed, pins, fits)
+    return Outcome(result, tuple(final), tuple(placed), tuple(left_at), why)
 
 
 def _whole(value: Charge) -> Charge:
@@ -243,80 +213,6 @@ def _pins(rule: Rule, case: Case, candidates: list[int]) -> list[int]:
             seen.setdefault(case.ids[index], index)
         return list(seen.values())
     return pins
-
-
-def _buckets(
-    rule: Rule, case: Case, events: list[Event], pins: list[int], after_pins: Charge, fits: Any
-) -> list[Bucket]:
-    """Each block's bucket: ``packed`` if kept; ``dropped`` if this rule could not keep
-    it even as the only block beside the pins; ``available`` otherwise."""
-    pins_full = bool(rule.max_count) and len(pins) >= rule.max_count
-    pin_ids = {case.ids[i] for i in pins} if rule.dedup != "none" else set()
-    extra = rule.per_item + (rule.separator if pins else 0)
-    buckets: list[Bucket] = []
-    for index, event in enumerate(events):
-        if event in KEPT_EVENTS:
-            buckets.append("packed")
-            continue
-        alone = rule.on_misfit == "overshoot" or fits(case.sizes[index] + extra, after_pins)
-        if pins_full or case.ids[index] in pin_ids or not alone:
-            buckets.append("dropped")
-        else:
-            buckets.append("available")
-    return buckets
-
-
-def _reasons(
-    rule: Rule,
-    case: Case,
-    missing: list[str],
-    events: list[Event],
-    buckets: list[Bucket],
-    pins: list[int],
-    fits: Any,
-) -> dict[str, Reason]:
-    """Why each distinct missing ID is missing, in ``missing``'s order.
-
-    The first ``available`` block of the ID that ``dedup`` left gives it (a misfit:
-    ``evicted``; the scan stopped at or before it: ``stopped``; the count was reached:
-    ``count``); else an ``available`` block ``dedup`` removed: ``duplicate``; when every
-    block of it is ``dropped``, ``pin-overflow`` if one of them could be kept with nothing
-    pinned, else ``oversized``; no block: ``not-retrieved``.
-    """
-    if not missing:
-        return {}
-    wanted = set(missing)
-    first_available: dict[str, Event] = {}
-    removed_available: set[str] = set()
-    fits_unpinned: set[str] = set()
-    seen: set[str] = set()
-    pins_full = bool(rule.max_count) and len(pins) >= rule.max_count
-    start = case.budget - rule.reserve
-    for index, block_id in enumerate(case.ids):
-        if block_id not in wanted:
-            continue
-        seen.add(block_id)
-        if buckets[index] == "available" and events[index] == "duplicate":
-            removed_available.add(block_id)
-        elif buckets[index] == "available":
-            first_available.setdefault(block_id, events[index])
-        elif pins and (
-            pins_full
-            or rule.on_misfit == "overshoot"
-            or fits(case.sizes[index] + rule.per_item, start)
-        ):
-            fits_unpinned.add(block_id)
-    reasons: dict[str, Reason] = {}
-    for block_id in missing:
-        if block_id in first_available:
-            reasons[block_id] = _AVAILABLE_REASON[first_available[block_id]]
-        elif block_id in removed_available:
-            reasons[block_id] = "duplicate"
-        elif block_id in fits_unpinned:
-            reasons[block_id] = "pin-overflow"
-        else:
-            reasons[block_id] = "oversized" if block_id in seen else "not-retrieved"
-    return reasons
 
 
 def _refused(case: Case, start: Charge) -> Outcome:
