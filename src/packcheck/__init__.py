@@ -12,6 +12,7 @@ from __future__ import annotations
 from ._engines.choice import ENGINES, Engine
 from ._engines.pack import SIZE_ERROR, pack, pack_many
 from ._partition.trace import Bucket, Partition, Reason, Step, Trace, trace
+from ._rule.declared import Rule, RuleError
 from ._rule.model import Case, MalformedCase, SizeError, read_case
 from ._rule.order import sorted_utf16, utf16_key
 from ._rule.units import MAX_DIGITS
@@ -26,6 +27,8 @@ __all__ = [
     "MalformedCase",
     "Partition",
     "Reason",
+    "Rule",
+    "RuleError",
     "SizeError",
     "Step",
     "Trace",

@@ -13,6 +13,7 @@ from typing import IO, Any
 
 from .._engines.choice import ENGINES, Engine, check_engine
 from .._engines.pack import pack
+from .._rule.declared import Rule
 from .._rule.model import MalformedCase
 from .._rule.sources import Record
 from ..audit._dask import CONNECT_TIMEOUT, ClusterError, cluster
@@ -65,11 +66,14 @@ def flushing(stream: IO[bytes], flush: Callable[[], None]) -> IO[bytes]:
     return buffered(read)
 
 
-def answer(record: Record, engine: Engine) -> tuple[dict[str, Any], str | None]:
-    """The declared output for ``record``, or an input-error record and its message."""
+def answer(
+    record: Record, engine: Engine, rule: Rule | None = None
+) -> tuple[dict[str, Any], str | None]:
+    """The declared output for ``record`` (under ``rule``), or an input-error record and
+    its message."""
     if record.error is None:
         try:
-            return pack(record.case, engine=engine), None
+            return pack(record.case, engine=engine, rule=rule), None
         except MalformedCase as exc:
             detail = f"{record.where}: {exc}"
     else:

@@ -26,8 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-#: The commands with a table of their own inside ``[tool.packcheck]``.
-SECTIONS = ("diff",)
+from .._rule.declared import Rule, RuleError
+from .._rule.rulefile import rule_from_table
+
+#: The tables inside ``[tool.packcheck]`` that hold no ``verify`` key: ``diff``'s
+#: settings, and the declared rule (``[tool.packcheck.rule]``, read by :func:`rule`).
+SECTIONS = ("diff", "rule")
 #: Keys whose value may be a ``PATH.py:FUNCTION`` spec.
 _SPECS = ("packer", "against")
 
@@ -219,6 +223,25 @@ def attributed(message: str, origins: Mapping[str, str]) -> str:
     (``--packer 'x:y': ...`` becomes ``pyproject.toml [tool.packcheck]: packer 'x:y': ...``)."""
     flag = message.split(" ", 1)[0]
     return origins[flag] + message[len(flag) :] if flag in origins else message
+
+
+def rule(given: str | None, start: Path) -> Rule | None:
+    """The declared rule: of the rule file ``given`` (``--rule``), else of
+    ``[tool.packcheck.rule]`` in the ``pyproject.toml`` :func:`find` finds, else
+    ``None``.  Raises :class:`ConfigError`, one line naming the file and the key."""
+    try:
+        if given is not None:
+            return Rule.load(given)
+        found = find(start)
+        if found is None or "rule" not in found[1]:
+            return None
+        path, table = found
+        _table(path, table, "rule")  # a table, or the one-line error
+        return rule_from_table(table["rule"], file=shown(path), prefix="tool.packcheck.rule.")
+    except RuleError as exc:
+        raise ConfigError(str(exc)) from None
+    except OSError as exc:
+        raise ConfigError(f"{given}: {exc.strerror or exc}") from None
 
 
 def _known(name: str, keys: Mapping[str, Key]) -> str:

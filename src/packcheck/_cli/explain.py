@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from fractions import Fraction
 
 from .._partition.trace import Trace
 from .._rule.jsonio import dumps
@@ -21,8 +22,11 @@ def _ids(ids: tuple[str, ...]) -> str:
     return ", ".join(map(show_id, ids)) if ids else "-"
 
 
-def _number(value: int) -> str:
-    """``value``'s digits at any length (``str()`` refuses past 4,300 digits)."""
+def _number(value: int | Fraction) -> str:
+    """``value``'s digits at any length (``str()`` refuses past 4,300 digits); a
+    fraction (a rule's fractional charges) as ``p/q``."""
+    if isinstance(value, Fraction):
+        return f"{_number(value.numerator)}/{_number(value.denominator)}"
     if type(value) is int:
         try:
             return str(value)
@@ -31,7 +35,7 @@ def _number(value: int) -> str:
     return dumps(value)
 
 
-def _units(count: int, noun: str = "unit") -> str:
+def _units(count: int | Fraction, noun: str = "unit") -> str:
     return f"{_number(count)} {noun}" + ("" if count == 1 else "s")
 
 
@@ -53,9 +57,18 @@ def explain_lines(trace: Trace, where: str) -> Iterator[str]:
         yield f"  result: {dumps(trace.result)}"
         yield f"  no packing: {trace.size_error}"
         return
-    header = ("index", "id", "size", "remaining before", "bucket")
+    # Under a declared rule other than the default each step says what happened to it.
+    ruled = any(s.event is not None for s in trace.steps)
+    header = ("index", "id", "size", "remaining before", "bucket", *(("event",) if ruled else ()))
     rows = [
-        (str(s.index), show_id(s.id), _number(s.size), _number(s.remaining_before), s.bucket)
+        (
+            str(s.index),
+            show_id(s.id),
+            _number(s.size),
+            _number(s.remaining_before),
+            s.bucket,
+            *((str(s.event),) if ruled else ()),
+        )
         for s in trace.steps
     ]
     widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
@@ -68,16 +81,35 @@ def explain_lines(trace: Trace, where: str) -> Iterator[str]:
     yield f"  available: {_ids(part.available)}"
     yield f"  dropped:   {_ids(part.dropped)}"
     yield f"  result: {dumps(trace.result)}"
-    evictions = _evictions(trace)
+    because = _RULED_BECAUSE if ruled else {**_RULED_BECAUSE, **_BECAUSE}
+    evictions = {} if ruled else _evictions(trace)
+    stop = next((s for s in trace.steps if s.event in {"stop", "overshoot"}), None)
     for block_id, reason in trace.reasons.items():
-        because = (
-            " - no block has this ID"
-            if reason == "not-retrieved"
-            else " - every block with this ID is larger than the whole budget"
-            if reason == "oversized"
-            else evictions[block_id]
-        )
-        yield f"  missing {show_id(block_id)}: {reason}{because}"
+        why = evictions.get(block_id) or because[reason]
+        if reason == "stopped" and stop is not None and stop.id == block_id:
+            why = f" - it did not fit what was left, and the scan ended there (index {stop.index})"
+        elif reason == "stopped" and stop is not None:
+            why += f" at {show_id(stop.id)} (index {stop.index}, {stop.event})"
+        yield f"  missing {show_id(block_id)}: {reason}{why}"
+
+
+#: Why a missing ID is missing, after its reason code (an evicted ID of the seed's rule
+#: names the blocks ahead of it instead).
+_BECAUSE = {
+    "not-retrieved": " - no block has this ID",
+    "oversized": " - every block with this ID is larger than the whole budget",
+}
+#: The same under a declared rule other than the default (docs/rules.md).
+_RULED_BECAUSE = {
+    **_BECAUSE,
+    "oversized": " - every block with this ID costs more than the whole budget allows",
+    "evicted": " - it did not fit what was left when the scan met it",
+    "stopped": " - the scan ended before it",
+    "pin-overflow": " - it would fit alone, but not beside the pins",
+    "count": " - max_count blocks were kept before the scan met it",
+    "duplicate": " - dedup kept another block with this ID, which was not kept",
+    "refused": " - the rule refused the input",
+}
 
 
 def _row(cells: tuple[str, ...], widths: list[int]) -> str:

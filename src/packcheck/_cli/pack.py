@@ -9,12 +9,14 @@ from collections.abc import Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, replace
 from functools import partial
+from pathlib import Path
 from typing import IO, Any
 
 from .._engines.choice import Engine
 from .._packers import CallablePacker, CommandPacker, Packer, PackerFault, SetupError, load
 from .._partition.facts import without_partition
 from .._partition.trace import trace
+from .._rule.declared import Rule
 from .._rule.jsonio import JSONError, dumps, loads, write_json
 from .._rule.sources import Record, SourceError, read_lines, read_records
 from ..audit import ClusterError, ReadError, record_step
@@ -29,6 +31,7 @@ from ..audit._read import (
     whole,
 )
 from ..audit._read import pieces as all_pieces
+from . import _config
 from ._common import (
     answer,
     cluster_options,
@@ -76,6 +79,13 @@ def register(commands: Any, name: str) -> None:
         help="print each case as a run record (the case plus its partition and result), "
         "the JSON Lines `packcheck audit` reads",
     )
+    p.add_argument(
+        "--rule",
+        metavar="FILE",
+        help="answer by the declared rule of FILE (its keys at the top level, or a "
+        "pyproject.toml's [tool.packcheck.rule]); default: [tool.packcheck.rule] of "
+        "the pyproject.toml found from here upwards, else packcheck's own rule",
+    )
     who = p.add_mutually_exclusive_group()
     who.add_argument(
         "--packer",
@@ -108,12 +118,19 @@ def run_pack(args: argparse.Namespace) -> int:
         return 2
     packer = None
     try:
+        rule = _config.rule(args.rule, Path.cwd())
+        if rule is not None and rule.is_default:
+            rule = None
+        if rule is not None and args.record:
+            print("packcheck: --record under a declared rule is not supported yet", file=sys.stderr)
+            return 2
         names = expand(args.files)
         packer = _packer(args)
-        how = _How(args.engine, args.explain, args.trace, args.record, len(names) > 1)
+        how = _How(args.engine, args.explain, args.trace, args.record, len(names) > 1, rule)
         with cluster_runner(args, names) as run:
             return _pack(names, how, packer, run)
-    except (SetupError, ClusterError) as exc:  # cannot be loaded, or never answered
+    except (SetupError, ClusterError, _config.ConfigError) as exc:
+        # Cannot be loaded, never answered, or no rule.
         print(f"packcheck: {exc}", file=sys.stderr)
         return 2
     except ReadError as exc:
@@ -156,6 +173,7 @@ class _How:
     trace: bool
     record: bool
     several: bool
+    rule: Rule | None = None
 
 
 # Per case: its output (lines, each ending in a newline), the problem to name on stderr
@@ -165,16 +183,18 @@ _Answer = tuple[str, str | None, int]
 
 def _answers(records: Iterable[Record], how: _How, packer: Packer | None) -> Iterator[_Answer]:
     for record in records:
-        result, trouble = answer(record, how.engine)
+        result, trouble = answer(record, how.engine, how.rule)
         if trouble is not None and how.explain:  # headed as every case is
             yield f"{record.where}:\n  result: {write_json(result)}\n", trouble, 2
         elif trouble is not None:
             yield write_json(result) + "\n", trouble, 2
         elif how.explain:
-            lines = explain_lines(trace(record.case, engine=how.engine), record.where)
+            traced = trace(record.case, engine=how.engine, rule=how.rule)
+            lines = explain_lines(traced, record.where)
             yield "".join(line + "\n" for line in lines), None, 0
         elif how.trace:
-            yield write_json(trace(record.case, engine=how.engine).to_json()) + "\n", None, 0
+            traced = trace(record.case, engine=how.engine, rule=how.rule)
+            yield write_json(traced.to_json()) + "\n", None, 0
         elif packer is not None:
             try:
                 yield dumps(_recorded(record.case, packer)) + "\n", None, 0

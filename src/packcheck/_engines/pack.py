@@ -15,13 +15,13 @@ from collections.abc import Iterable
 from itertools import compress
 from typing import Any
 
+from .._rule.declared import Rule
+from .._rule.interpret import SIZE_ERROR as SIZE_ERROR
+from .._rule.interpret import interpret
 from .._rule.model import Case, SizeError, read_case
 from .._rule.order import missing_ids, own_utf16
 from . import levels, sizes
 from .choice import Engine, check_engine, kept_flags
-
-#: The declared result of a case with an invalid budget or size.
-SIZE_ERROR: dict[str, Any] = {"error": "size"}
 
 
 def declared_output(case: Case, kept: Iterable[object], remaining: int) -> dict[str, Any]:
@@ -35,7 +35,7 @@ def declared_output(case: Case, kept: Iterable[object], remaining: int) -> dict[
     return {"kept": kept_ids, "remaining": remaining, "missing": missing}
 
 
-def pack(case: object, *, engine: Engine = "reference") -> dict[str, Any]:
+def pack(case: object, *, engine: Engine = "reference", rule: Rule | None = None) -> dict[str, Any]:
     """The declared output of ``case``: ``{"kept", "remaining", "missing"}``.
 
     Returns ``{"error": "size"}`` when the budget or any block's size is not a valid
@@ -50,8 +50,15 @@ def pack(case: object, *, engine: Engine = "reference") -> dict[str, Any]:
     Others are read by :func:`read_case`, and ``"numpy"`` packs them with the kernel from
     :data:`packcheck._engines.choice.CROSSOVER` blocks on (docs/performance.md, "Engines
     at the sizes agents pack").
+
+    ``rule`` is the declared rule (:class:`packcheck.Rule`; ``None``: the seed's).  A
+    rule whose keys are all the default's takes the path above; any other is packed by
+    the rule's reference interpreter whatever the engine (the engines do not speak
+    rules yet), and may also answer ``{"error": "refused"}``.
     """
     check_engine(engine)
+    if rule is not None and not rule.is_default:
+        return interpret(rule, case).result
     answer = pack_plain(case)
     if answer is not None:
         return answer
@@ -62,16 +69,18 @@ def pack(case: object, *, engine: Engine = "reference") -> dict[str, Any]:
     return declared_output(read, flags, left)
 
 
-def pack_many(cases: Iterable[object], *, engine: Engine = "reference") -> list[dict[str, Any]]:
-    """:func:`pack` of every case, in order; :class:`packcheck.MalformedCase` for the
-    first malformed case.
+def pack_many(
+    cases: Iterable[object], *, engine: Engine = "reference", rule: Rule | None = None
+) -> list[dict[str, Any]]:
+    """:func:`pack` of every case (under ``rule``), in order;
+    :class:`packcheck.MalformedCase` for the first malformed case.
 
     Case by case, whatever the engine: for case dicts that is faster than one call of
     :func:`packcheck.scan.pack_batch` on them all (docs/performance.md, "Reading a
     case, and batches of steps").
     """
     check_engine(engine)
-    return [pack(case, engine=engine) for case in cases]
+    return [pack(case, engine=engine, rule=rule) for case in cases]
 
 
 def numpy_packer(case: dict[str, Any]) -> dict[str, Any]:

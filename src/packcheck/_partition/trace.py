@@ -18,28 +18,49 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from itertools import compress
 from operator import not_
-from typing import Any, Literal
+from typing import Any
 
 from .. import reference as _reference
-from .._engines.choice import Engine, kept_flags
+from .._engines.choice import Engine, check_engine, kept_flags
 from .._engines.pack import SIZE_ERROR, declared_output
+from .._rule.declared import Rule
+from .._rule.interpret import interpret_case
 from .._rule.model import Case, SizeError, read_case
+from .._rule.outcomes import Bucket, Event, Reason
 
-Bucket = Literal["packed", "available", "dropped"]
-Reason = Literal["evicted", "oversized", "not-retrieved"]
+__all__ = [
+    "Bucket",
+    "Event",
+    "Expected",
+    "Partition",
+    "Reason",
+    "Step",
+    "Trace",
+    "exactly",
+    "reasons",
+    "trace",
+]
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One block as the scan met it."""
+    """One block as the scan met it.
+
+    Under a declared rule other than the default, ``event`` says what happened to the
+    block (``None`` under the default rule, whose bucket says it all), and
+    ``remaining_before`` is what was left when the scan met it: a ``Fraction`` when the
+    rule charges fractions (docs/rules.md, "The trace").
+    """
 
     index: int
     id: str
     size: int
-    remaining_before: int
+    remaining_before: int | Fraction
     bucket: Bucket
+    event: Event | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,16 +101,7 @@ class Trace:
         """A JSON-ready dict: result, steps, partition, reasons (and size_error)."""
         out: dict[str, Any] = {
             "result": self.result,
-            "steps": [
-                {
-                    "index": s.index,
-                    "id": s.id,
-                    "size": s.size,
-                    "remaining_before": s.remaining_before,
-                    "bucket": s.bucket,
-                }
-                for s in self.steps
-            ],
+            "steps": [_step_json(s) for s in self.steps],
             "partition": {
                 "packed": list(self.partition.packed),
                 "available": list(self.partition.available),
@@ -102,11 +114,35 @@ class Trace:
         return out
 
 
-def trace(case: object, *, engine: Engine = "reference") -> Trace:
+def _step_json(step: Step) -> dict[str, Any]:
+    """One step as JSON; a fractional ``remaining_before`` is the string ``"p/q"``."""
+    left = step.remaining_before
+    out: dict[str, Any] = {
+        "index": step.index,
+        "id": step.id,
+        "size": step.size,
+        "remaining_before": f"{left.numerator}/{left.denominator}"
+        if isinstance(left, Fraction)
+        else left,
+        "bucket": step.bucket,
+    }
+    if step.event is not None:
+        out["event"] = step.event
+    return out
+
+
+def trace(case: object, *, engine: Engine = "reference", rule: Rule | None = None) -> Trace:
     """Pack ``case`` and capture its steps, partition and the reason of each missing ID
     (:func:`reasons`).  Raises :class:`packcheck.MalformedCase` like
     :func:`packcheck.pack`.  O(n + r log r).
+
+    ``rule`` (``None``: the seed's rule) is the declared rule to trace; a rule other
+    than the default is traced by its interpreter whatever the engine, and each step
+    carries its ``event`` (docs/rules.md, "The trace and the partition").
     """
+    if rule is not None and not rule.is_default:
+        check_engine(engine)
+        return _rule_trace(case, rule)
     read = read_case(case)
     if isinstance(read, SizeError):
         return Trace(result=dict(SIZE_ERROR), size_error=read.reason)
@@ -131,6 +167,27 @@ def trace(case: object, *, engine: Engine = "reference") -> Trace:
         partition=Partition(tuple(buckets["packed"]), tuple(available), tuple(dropped)),
         reasons=reasons(result["missing"], available, dropped),
     )
+
+
+def _rule_trace(case: object, rule: Rule) -> Trace:
+    """:func:`trace` under a declared rule other than the default."""
+    read = read_case(case)
+    if isinstance(read, SizeError):
+        return Trace(result=dict(SIZE_ERROR), size_error=read.reason)
+    outcome = interpret_case(rule, read)
+    steps = tuple(
+        Step(index, block_id, size, left, bucket, event)
+        for index, (block_id, size, left, bucket, event) in enumerate(
+            zip(read.ids, read.sizes, outcome.left, outcome.buckets, outcome.events, strict=True)
+        )
+    )
+    partition = Partition(
+        *(tuple(s.id for s in steps if s.bucket == bucket) for bucket in _BUCKETS)
+    )
+    return Trace(outcome.result, steps, partition, dict(outcome.reasons or {}))
+
+
+_BUCKETS: tuple[Bucket, ...] = ("packed", "available", "dropped")
 
 
 def reasons(

@@ -1,0 +1,227 @@
+"""The reference interpreter of a declared rule: the pipeline of docs/rules.md, literally.
+
+Written to be obviously right, not fast: one pass per stage, exact arithmetic (Python
+``int``, and :class:`~fractions.Fraction` only when a charge is not whole).  Besides the
+declared answer it records what happened to every block, from which
+:func:`packcheck.trace` builds the steps, the partition and the reasons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .declared import Charge, Rule
+from .model import Case, SizeError, read_case
+from .order import missing_ids
+from .outcomes import KEPT_EVENTS, Bucket, Event, Reason, buckets, reasons
+
+__all__ = [
+    "REFUSED",
+    "SIZE_ERROR",
+    "Outcome",
+    "interpret",
+    "interpret_case",
+    "middle_out",
+    "scan_order",
+]
+
+#: The declared result of a case with an invalid budget or size, whatever the rule.
+SIZE_ERROR: dict[str, Any] = {"error": "size"}
+#: A declared rule's answer to an input it refuses.
+REFUSED: dict[str, Any] = {"error": "refused"}
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a rule made of one case.
+
+    ``result`` is the declared answer.  For a case with an invalid unit nothing was
+    scanned: the tuples are empty and ``size_error`` says why.  Otherwise each tuple has
+    one entry per block, in input order: its event, its bucket of the partition, and
+    ``left``: what was left when the scan met it (for a block it never met, what was left
+    when it ended; for a block removed before it, or of a refused case, the budget minus
+    the reserve).  ``reasons`` gives each distinct missing required ID (each required ID
+    of a refused case) its reason, in UTF-16 order.
+    """
+
+    result: dict[str, Any]
+    events: tuple[Event, ...] = ()
+    buckets: tuple[Bucket, ...] = ()
+    left: tuple[Charge, ...] = ()
+    reasons: dict[str, Reason] | None = None
+    size_error: SizeError | None = None
+
+
+def middle_out(n: int) -> list[int]:
+    """Positions ``0..n-1`` as first, last, second, second-to-last, ...: the reverse of
+    the order in which removing the element at ``len // 2`` again and again empties a
+    list of ``n``.  O(n)."""
+    return [k // 2 if k % 2 == 0 else n - 1 - k // 2 for k in range(n)]
+
+
+def scan_order(positions: Sequence[int], order: str) -> list[int]:
+    """``positions`` (input order) in the scan order ``order`` names."""
+    if order == "reversed":
+        return list(reversed(positions))
+    if order == "middle-out":
+        return [positions[k] for k in middle_out(len(positions))]
+    return list(positions)
+
+
+def interpret(rule: Rule, case: object) -> Outcome:
+    """The rule's answer to ``case`` and what happened to each block.
+
+    Raises :class:`packcheck.MalformedCase` for a case that is not shaped like one; a
+    rule never changes how a case is read.  O(n + r log r).
+    """
+    read = read_case(case)
+    if isinstance(read, SizeError):
+        return Outcome(dict(SIZE_ERROR), size_error=read)
+    return interpret_case(rule, read)
+
+
+def interpret_case(rule: Rule, case: Case) -> Outcome:
+    """:func:`interpret` of a case already read, whose units are valid."""
+    n = len(case.ids)
+    start = _whole(case.budget - rule.reserve)
+    if case.budget < rule.refuse_budget_below or (rule.refuse_empty and n == 0):
+        return _refused(case, start)
+
+    def fits(cost: Charge, left: Charge) -> bool:
+        return cost <= left if rule.fit == "le" else cost < left
+
+    events: list[Event | None] = [None] * n
+    left_at: list[Charge] = [start] * n
+    # 3. Candidates, in input order.
+    candidates = _candidates(case.ids, rule.dedup)
+    for index in set(range(n)).difference(candidates):
+        events[index] = "duplicate"
+    # 4. Pins leave the scan.
+    pins = _pins(rule, case, candidates)
+    pinned = set(pins)
+    if rule.pin == "required" and rule.dedup == "kept":
+        # Invariant: only the first block of each required ID is a pin; the others are
+        # duplicates of a pin, skipped before the scan.
+        wanted = set(case.required)
+        for index in candidates:
+            if index not in pinned and case.ids[index] in wanted:
+                events[index] = "duplicate"
+    scan = [i for i in candidates if i not in pinned and events[i] is None]
+
+    # 5-6. What is left, and the pins charged in input order.
+    left: Charge = start
+    count = 0
+    kept_ids: set[str] = set()
+    for index in pins:
+        cost = case.sizes[index] + rule.per_item + (rule.separator if count else 0)
+        if not fits(cost, left) and rule.pin_overflow == "refuse":
+            return _refused(case, start)
+        left_at[index] = left
+        left = _whole(left - cost)
+        count += 1
+        events[index] = "pin"
+        kept_ids.add(case.ids[index])
+    after_pins = left
+
+    # 7. The scan.
+    ended: Event | None = "count" if rule.max_count and count >= rule.max_count else None
+    scanned: list[int] = []
+    for index in scan_order(scan, rule.order):
+        left_at[index] = left
+        if ended is not None:
+            events[index] = ended
+            continue
+        if rule.dedup == "kept" and case.ids[index] in kept_ids:
+            events[index] = "duplicate"
+            continue
+        cost = case.sizes[index] + rule.per_item + (rule.separator if count else 0)
+        if fits(cost, left) or rule.on_misfit == "overshoot":
+            events[index] = "kept" if fits(cost, left) else "overshoot"
+            left = _whole(left - cost)
+            count += 1
+            kept_ids.add(case.ids[index])
+            scanned.append(index)
+            if events[index] == "overshoot":
+                ended = "stopped"
+            elif rule.max_count and count >= rule.max_count:
+                ended = "count"
+        elif rule.on_misfit == "stop":
+            events[index] = "stop"
+            ended = "stopped"
+        else:
+            events[index] = "misfit"
+
+    # 8. The answer.
+    final = [event for event in events if event is not None]
+    # Invariant: every block met an event (a pin, a duplicate, or the scan).
+    assert len(final) == n, events
+    kept_flags = [event in KEPT_EVENTS for event in final]
+    order = [i for i in range(n) if kept_flags[i]] if rule.output == "input" else pins + scanned
+    kept = [case.ids[i] for i in order]
+    if rule.remaining == "charged":
+        remaining: Charge = left
+    else:
+        remaining = case.budget - sum(case.sizes[i] for i in order)
+    # Invariant: every charge is whole under "charged" (the rule refuses fractions), and
+    # sizes are ints.
+    assert isinstance(remaining, int), remaining
+    missing = missing_ids(case.required, kept) if case.required else []
+    result = {"kept": kept, "remaining": remaining, "missing": missing}
+
+    placed = buckets(rule, case, final, pins, after_pins, fits)
+    why = reasons(rule, case, missing, final, placed, pins, fits)
+    return Outcome(result, tuple(final), tuple(placed), tuple(left_at), why)
+
+
+def _whole(value: Charge) -> Charge:
+    """``value``, an ``int`` when it is whole (a ``Fraction`` sum may be)."""
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    return value
+
+
+def _candidates(ids: Sequence[str], dedup: str) -> list[int]:
+    """The positions that stay before the scan: one per ID under ``first``/``last``."""
+    if dedup == "first":
+        first: dict[str, int] = {}
+        for index, block_id in enumerate(ids):
+            first.setdefault(block_id, index)
+        return [index for index, block_id in enumerate(ids) if first[block_id] == index]
+    if dedup == "last":
+        last = {block_id: index for index, block_id in enumerate(ids)}
+        return [index for index, block_id in enumerate(ids) if last[block_id] == index]
+    return list(range(len(ids)))
+
+
+def _pins(rule: Rule, case: Case, candidates: list[int]) -> list[int]:
+    """The pinned positions, in input order."""
+    if rule.pin == "none" or not candidates:
+        return []
+    if rule.pin == "first":
+        return [candidates[0]]
+    if rule.pin == "last":
+        return [candidates[-1]]
+    wanted = set(case.required)
+    pins = [i for i in candidates if case.ids[i] in wanted]
+    if rule.dedup == "kept":
+        # Each ID's first position; first seen first, so still in input order.
+        seen: dict[str, int] = {}
+        for index in pins:
+            seen.setdefault(case.ids[index], index)
+        return list(seen.values())
+    return pins
+
+
+def _refused(case: Case, start: Charge) -> Outcome:
+    """A refused case: nothing kept, every block ``dropped``, every required ID
+    ``refused``."""
+    n = len(case.ids)
+    reasons: dict[str, Reason] = dict.fromkeys(missing_ids(case.required, ()), "refused")
+    refused: Event = "refused"
+    dropped: Bucket = "dropped"
+    events = (refused,) * n
+    buckets = (dropped,) * n
+    return Outcome(dict(REFUSED), events, buckets, (start,) * n, reasons)
