@@ -37,6 +37,7 @@ from ._common import (
     engine_ready,
     files_argument,
     flushing,
+    line_limit_option,
     problem,
     writable,
 )
@@ -59,6 +60,7 @@ def register(commands: Any, name: str) -> None:
     )
     files_argument(p, "answered in order")
     engine_option(p)
+    line_limit_option(p)
     shown = p.add_mutually_exclusive_group()
     shown.add_argument(
         "--explain",
@@ -110,7 +112,14 @@ def run_pack(args: argparse.Namespace) -> int:
     try:
         names = expand(args.files)
         packer = _packer(args)
-        how = _How(args.engine, args.explain, args.trace, args.record, len(names) > 1)
+        how = _How(
+            args.engine,
+            args.explain,
+            args.trace,
+            args.record,
+            len(names) > 1,
+            args.max_line_bytes,
+        )
         with cluster_runner(args, names) as run:
             return _pack(names, how, packer, run)
     except (SetupError, ClusterError) as exc:  # cannot be loaded, or never answered
@@ -149,13 +158,15 @@ def _recorded(case: dict[str, Any], packer: Packer) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class _How:
-    """What ``pack`` prints per case; ``several``: files, each case's place naming its own."""
+    """What ``pack`` prints per case; ``several``: files, each case's place naming its own;
+    ``max_line_bytes``: the longest line read."""
 
     engine: Engine
     explain: bool
     trace: bool
     record: bool
     several: bool
+    max_line_bytes: int
 
 
 # Per case: its output (lines, each ending in a newline), the problem to name on stderr
@@ -189,9 +200,13 @@ def _answers(records: Iterable[Record], how: _How, packer: Packer | None) -> Ite
 
 def _records(piece: Piece, stream: IO[bytes], how: _How) -> Iterator[Record]:
     if piece.start:
-        records = read_lines(stream, piece.first_line)
+        records = read_lines(stream, piece.first_line, how.max_line_bytes)
     else:
-        records = read_records(stream, csv_hint=piece.name.lower().endswith(".csv"))
+        records = read_records(
+            stream,
+            csv_hint=piece.name.lower().endswith(".csv"),
+            max_line_bytes=how.max_line_bytes,
+        )
     if not how.several:
         return records
     return (replace(record, where=f"{piece.name}: {record.where}") for record in records)

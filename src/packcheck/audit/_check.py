@@ -77,7 +77,7 @@ class Audit:
                 text = text.decode("utf-8")
             except UnicodeDecodeError as exc:
                 return [
-                    self._malformed(
+                    self.refused(
                         number,
                         f"not UTF-8: byte 0x{text[exc.start]:02x} at offset {exc.start}",
                         file,
@@ -92,21 +92,23 @@ class Audit:
         try:
             record = loads(text)
         except JSONError as exc:
-            return [self._malformed(number, str(exc), file)]
+            return [self.refused(number, str(exc), file)]
         if not isinstance(record, dict):
             why = f"expected a step object, got {json_type(record)}"
-            return [self._malformed(number, why, file)]
+            return [self.refused(number, why, file)]
         if record.get("error") == "input" and set(record) == {"error", "detail"}:
             # What `packcheck pack --record` writes for a line it could not read.
             why = f"not a step: the recorded input was malformed ({show(record['detail'], 200)})"
-            return [self._malformed(number, why, file)]
+            return [self.refused(number, why, file)]
         try:
             read = read_case(record)
         except MalformedCase as exc:
-            return [self._malformed(number, str(exc), file)]
+            return [self.refused(number, str(exc), file)]
         return self._check_step(record, (number, file), Expected(read), text)
 
-    def _malformed(self, number: int, why: str, file: str | None) -> Violation:
+    def refused(self, number: int, why: str, file: str | None = None) -> Violation:
+        """Line ``number`` of ``file`` is no step, for the reason ``why``: its violation,
+        counted apart (bad input, not a bad capture)."""
         self.malformed += 1
         return Violation(number, "malformed", why, None, file)
 

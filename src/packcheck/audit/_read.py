@@ -23,6 +23,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import IO, Any, Protocol, TypeVar, cast
 
+from .._rule.lines import MAX_LINE_BYTES
+
 #: The size a file is cut into for a cluster (a piece ends at the first line end past it).
 PIECE_BYTES = 8 << 20
 #: What reading a file can raise: the system's errors, a truncated or corrupt ``.gz``.
@@ -194,7 +196,9 @@ def plan(
         if name == "-" or _compressed(name):
             return [first]
         with _sized(first.path) as (stream, size):
-            if size <= piece_bytes or (splittable and not splittable(stream.readline())):
+            # A first line past the default limit is refused anyway: read no more of it.
+            first_line = stream.readline(MAX_LINE_BYTES + 1)
+            if size <= piece_bytes or (splittable and not splittable(first_line)):
                 return [first]
             cuts = _cuts(stream, size, piece_bytes)
     except READ_ERRORS:
