@@ -88,6 +88,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             if isinstance(exc, KeyboardInterrupt):
                 print("packcheck: interrupted", file=sys.stderr)
                 return 130
+            if isinstance(exc, MemoryError):
+                # Whatever ran out of memory, its frames are gone by now, and what
+                # they held with them: there is room for one line.
+                command = f"packcheck {only}" if only else "packcheck"
+                print(
+                    f"{command}: out of memory: the input needs more memory than this "
+                    "process may have",
+                    file=sys.stderr,
+                )
+                return 2
             if not isinstance(exc, BrokenPipeError):
                 raise
             # The reader went away (``| head``): stop quietly, and point stdout at

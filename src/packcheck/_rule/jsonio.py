@@ -83,7 +83,9 @@ _BIG_INT_DECODER = json.JSONDecoder(
 )
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
 _FAST_DECODE = msgspec.json.Decoder(float_hook=_parse_float).decode
-_FAST_ENCODE = msgspec.json.Encoder(decimal_format="number").encode
+# Into a bytearray: msgspec's own buffer (``encode``) crashes the process when it cannot
+# grow under a memory limit; a bytearray grows through Python, which raises MemoryError.
+_FAST_ENCODE_INTO = msgspec.json.Encoder(decimal_format="number").encode_into
 # Each byte's step in nesting depth: +1 opens an array or object, -1 closes one.
 _STEPS = bytes(1 if byte in b"[{" else 255 if byte in b"]}" else 0 for byte in range(256))
 # Every byte but brackets and quotes: deleted before the depth is counted.
@@ -196,8 +198,9 @@ def write_json(value: Any) -> str:
     ``float`` is written as msgspec writes it (``1e16``, not ``1e+16``), so messages
     about arbitrary Python values use :func:`dumps`.
     """
+    data = bytearray()
     try:
-        data = _FAST_ENCODE(value)
+        _FAST_ENCODE_INTO(value, data)
     except Exception:  # an int past the 4300-digit guard, a type it lacks
         return dumps(value)
     if data.isascii() and b"\\" not in data and b"\x7f" not in data:
