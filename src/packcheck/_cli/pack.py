@@ -9,12 +9,13 @@ from collections.abc import Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import chain
 from typing import IO, Any
 
 from .._engines.choice import Engine
 from .._packers import CallablePacker, CommandPacker, Packer, PackerFault, SetupError, load
 from .._partition.facts import without_partition
-from .._partition.trace import trace
+from .._partition.trace import trace, trace_json
 from .._rule.jsonio import JSONError, dumps, loads, write_json
 from .._rule.sources import Record, SourceError, read_lines, read_records
 from ..audit import ClusterError, ReadError, record_step
@@ -169,33 +170,34 @@ class _How:
     max_line_bytes: int
 
 
-# Per case: its output (lines, each ending in a newline), the problem to name on stderr
-# first (or None), and the exit status it calls for.
-_Answer = tuple[str, str | None, int]
+# Per case: its output (lines, each ending in a newline, in pieces written one after
+# another), the problem to name on stderr first (or None), and the exit status it calls for.
+_Answer = tuple[Iterable[str], str | None, int]
 
 
 def _answers(records: Iterable[Record], how: _How, packer: Packer | None) -> Iterator[_Answer]:
     for record in records:
         result, trouble = answer(record, how.engine)
         if trouble is not None and how.explain:  # headed as every case is
-            yield f"{record.where}:\n  result: {write_json(result)}\n", trouble, 2
+            yield (f"{record.where}:\n  result: {write_json(result)}\n",), trouble, 2
         elif trouble is not None:
-            yield write_json(result) + "\n", trouble, 2
+            yield (write_json(result) + "\n",), trouble, 2
         elif how.explain:
             lines = explain_lines(trace(record.case, engine=how.engine), record.where)
-            yield "".join(line + "\n" for line in lines), None, 0
+            yield ("".join(line + "\n" for line in lines),), None, 0
         elif how.trace:
-            yield write_json(trace(record.case, engine=how.engine).to_json()) + "\n", None, 0
+            # A case of millions of blocks: its trace is written as it is made.
+            yield chain(trace_json(record.case, engine=how.engine), ("\n",)), None, 0
         elif packer is not None:
             try:
-                yield dumps(_recorded(record.case, packer)) + "\n", None, 0
+                yield (dumps(_recorded(record.case, packer)) + "\n",), None, 0
             except PackerFault as exc:
                 why = f"{record.where}: the packer failed: {exc}"
-                yield dumps({"error": "packer", "detail": str(exc)}) + "\n", why, 1
+                yield (dumps({"error": "packer", "detail": str(exc)}) + "\n",), why, 1
         elif how.record:
-            yield write_json(record_step(record.case, engine=how.engine)) + "\n", None, 0
+            yield (write_json(record_step(record.case, engine=how.engine)) + "\n",), None, 0
         else:
-            yield write_json(result) + "\n", None, 0
+            yield (write_json(result) + "\n",), None, 0
 
 
 def _records(piece: Piece, stream: IO[bytes], how: _How) -> Iterator[Record]:
@@ -227,8 +229,8 @@ def pack_task(piece: Piece, how: _How) -> tuple[list[_Answer], str | None]:
     found: list[_Answer] = []
     try:
         with piece_lines(piece) as stream:
-            for one in _answers(_records(piece, stream, how), how, None):
-                found.append(one)
+            for text, trouble, status in _answers(_records(piece, stream, how), how, None):
+                found.append((("".join(text),), trouble, status))
     except (*READ_ERRORS, SourceError) as exc:
         return found, reason(exc)
     return found, None
@@ -266,5 +268,6 @@ def _write(one: _Answer, name: str, how: _How, out: IO[str]) -> int:
     text, trouble, status = one
     if trouble is not None:  # with several files, it names its file already
         print(f"packcheck: {trouble}", file=sys.stderr) if how.several else problem(name, trouble)
-    out.write(writable(text, out) if how.explain else text)
+    for piece in text:
+        out.write(writable(piece, out) if how.explain else piece)
     return status

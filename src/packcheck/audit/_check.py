@@ -14,10 +14,9 @@ from .._partition.facts import (
     InvariantError,
     PartitionError,
     check_partition,
-    partition_json,
 )
 from .._partition.invariants import check_output
-from .._partition.trace import Expected, exactly, trace
+from .._partition.trace import Expected, capture, exactly
 from .._rule.jsonio import JSONError, dumps, loads, shallow, show, write_json
 from .._rule.model import MalformedCase, json_type, read_case
 from .._rule.order import same_utf16
@@ -258,5 +257,5 @@ def record_step(case: Mapping[str, Any], *, engine: Engine = "reference") -> dic
     the empty partition (nothing was scanned) and ``{"error": "size"}``.  Raises
     :class:`packcheck.MalformedCase` like :func:`packcheck.pack`.
     """
-    captured = trace(case, engine=engine)
-    return {**case, "partition": partition_json(captured.partition), "result": captured.result}
+    result, partition = capture(case, engine=engine)
+    return {**case, "partition": partition, "result": result}
