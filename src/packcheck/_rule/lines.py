@@ -53,9 +53,9 @@ def bounded_lines(stream: IO[bytes], limit: int) -> Iterator[bytes | TooLong]:
 
 def _skip(stream: IO[bytes], limit: int) -> TooLong:
     """Skip the rest of an over-long line; whether its end came within the bound."""
-    skipped = 0
-    while skipped < SKIP_LIMITS * limit:
-        piece = stream.readline(_SKIP_BYTES)
+    skipped, bound = 0, SKIP_LIMITS * limit
+    while skipped < bound:
+        piece = stream.readline(min(_SKIP_BYTES, bound - skipped))
         if not piece or piece.endswith(b"\n"):
             return TooLong(limit)
         skipped += len(piece)
