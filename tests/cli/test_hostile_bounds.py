@@ -256,6 +256,19 @@ def test_running_out_of_memory_is_one_line_and_exit_2(tmp_path: Path) -> None:
     ]
 
 
+def test_a_memory_error_anywhere_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr("packcheck._cli.fixtures.read_records", exhausted)
+    path = tmp_path / "fixtures.json"
+    path.write_text("[]")
+    why = "out of memory: the input needs more memory than this process may have"
+    assert run(capsys, "fixtures", str(path)) == (2, [], [f"packcheck fixtures: {why}"])
+
+
 # Check the number policy: a number spelt as no integer is never written back as one.
 
 
