@@ -329,3 +329,40 @@ def test_a_csv_record_over_several_lines_is_numbered_from_its_first(
         f"packcheck: {path}: line 7 (bad): Supplied input: invalid JSON: "
         "Expecting property name enclosed in double quotes at column 2"
     ]
+
+
+# Check URLs: an fsspec file's own readline takes no size; lines are still bounded.
+
+
+def test_a_url_whose_files_readline_takes_no_size_is_read_in_bounded_lines(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    fsspec = pytest.importorskip("fsspec")
+    from fsspec.spec import AbstractBufferedFile, AbstractFileSystem
+
+    data = CASE + b"\n" + b"y" * 3000 + b"\n" + CASE + b"\n"
+
+    class Remote(AbstractBufferedFile):  # type: ignore[misc]
+        def _fetch_range(self, start: int, end: int) -> bytes:
+            return data[start:end]
+
+    class RemoteStore(AbstractFileSystem):  # type: ignore[misc]
+        protocol = "hostile-bounds"
+
+        def info(self, path: str, **kwargs: Any) -> dict[str, Any]:
+            return {"name": path, "size": len(data), "type": "file"}
+
+        def _open(self, path: str, mode: str = "rb", **kwargs: Any) -> Remote:
+            return Remote(self, path, mode, **kwargs)
+
+    fsspec.register_implementation("hostile-bounds", RemoteStore, clobber=True)
+    url = "hostile-bounds://cases.jsonl"
+    status, out, _ = run(capsys, "pack", "--max-line-bytes", "1K", url)
+    assert status == 2
+    assert out[0] == out[2] == ANSWER
+    assert json.loads(out[1])["detail"].startswith("line 2: longer than 1,024 bytes")
+    status, out, _ = run(capsys, "audit", "--max-line-bytes", "1K", "hostile-bounds://run.jsonl")
+    assert (
+        out[1]
+        == "line 2: malformed: longer than 1,024 bytes, the limit (--max-line-bytes raises it)"
+    )

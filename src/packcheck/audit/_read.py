@@ -132,13 +132,19 @@ def opened(name: str) -> Iterator[IO[bytes]]:
     elif _is_url(name):
         fs, path = _url_fs(name)
         with fs.open(path, "rb", compression="infer") as stream:
-            yield stream
+            yield _sized_lines(stream)
     elif name.lower().endswith(".gz"):
         with gzip.open(name, "rb") as unzipped:
             yield cast(IO[bytes], unzipped)
     else:
         with open(name, "rb") as stream:
             yield stream
+
+
+def _sized_lines(stream: Any) -> IO[bytes]:
+    """An fsspec file as a buffered stream: its own ``readline`` takes no size, which
+    reading lines in bounded pieces needs (:mod:`packcheck._rule.lines`)."""
+    return io.BufferedReader(stream)
 
 
 @contextmanager
@@ -216,7 +222,7 @@ def _sized(path: str) -> Iterator[tuple[IO[bytes], int]]:
     if _is_url(path):
         fs, inner = _url_fs(path)
         with fs.open(inner, "rb") as stream:
-            yield stream, fs.size(inner)
+            yield _sized_lines(stream), fs.size(inner)
     else:
         with open(path, "rb") as stream:
             info = os.fstat(stream.fileno())
