@@ -218,8 +218,8 @@ def test_hostile_values_write_the_same(value: Any) -> None:
 
 def test_a_wrong_writer_is_caught() -> None:
     # msgspec writes DEL and non-ASCII raw, dumps escapes non-ASCII: kept apart.
-    assert jsonio._FAST_ENCODE("é").decode() != dumps("é")
-    with mock.patch.object(jsonio, "_FAST_ENCODE", return_value=b"[1.0]"):
+    assert jsonio._fast_encode("é").decode() != dumps("é")
+    with mock.patch.object(jsonio, "_fast_encode", return_value=b"[1.0]"):
         assert write_json([1]) != dumps([1])
 
 
@@ -252,7 +252,7 @@ def test_generated_documents_read_the_same(value: Any) -> None:
     _same_reading(text)
     # msgspec's own text: raw UTF-8, other escapes (where it can write the value).
     try:
-        raw = jsonio._FAST_ENCODE(value).decode("utf-8")
+        raw = jsonio._fast_encode(value).decode("utf-8")
     except (TypeError, ValueError, UnicodeDecodeError, RecursionError):
         return
     _same_reading(raw)

@@ -165,8 +165,11 @@ def test_a_100_mb_line_is_one_message(tmp_path: Path, capsys: pytest.CaptureFixt
     status, out, err = run(capsys, "audit", str(path))
     assert (status, err) == (2, [])
     (message,) = [line for line in out if line.startswith("line 2:")]
-    assert message.startswith("line 2: malformed: invalid JSON: Unterminated string starting at")
+    assert message.startswith("line 2: malformed: longer than 67,108,864 bytes, the limit")
     assert all(len(line) < 300 for line in out)
+    status, out, err = run(capsys, "audit", "--max-line-bytes", "128M", str(path))
+    (message,) = [line for line in out if line.startswith("line 2:")]
+    assert message.startswith("line 2: malformed: invalid JSON: Unterminated string starting at")
 
 
 def test_a_run_with_nothing_left_out_warns_and_strict_fails(

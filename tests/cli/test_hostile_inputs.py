@@ -156,7 +156,9 @@ def test_lone_surrogates_survive_input_to_output(
     )
 
 
-def test_a_100_mb_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_100_mb_line_within_a_raised_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     big_id = "x" * 100_000_000
     path = tmp_path / "big.jsonl"
     with path.open("w") as out:
@@ -165,7 +167,7 @@ def test_a_100_mb_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
         out.write('", "size": 1}], "required": ["y"]}\n{"budget": ')
         out.write("9" * 100)  # and a second, truncated line that is 100 bytes of number
         out.write("\n")
-    status = main(["pack", str(path)])
+    status = main(["pack", "--max-line-bytes", "128M", str(path)])
     out_text, err = capsys.readouterr()
     first, second = out_text.splitlines()
     assert status == 2

@@ -74,8 +74,9 @@ def test_a_fraction_past_decimals_exponents_is_read_as_a_fraction(text: str, sta
     ("text", "value"),
     [
         ("0E+999999999", Decimal("0E+999999999")),
-        ("0E+99999999999999999999999", Decimal(0)),
-        ("-0.00e-99999999999999999999999", Decimal("-0")),
+        # Past Decimal's exponents: zero at its extreme exponent, still no integer literal.
+        ("0E+99999999999999999999999", Decimal("0E+999999999999999999")),
+        ("-0.00e-99999999999999999999999", Decimal("-0E-999999999999999999")),
     ],
 )
 def test_zero_is_zero_at_any_exponent(text: str, value: Decimal) -> None:

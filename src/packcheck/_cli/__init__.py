@@ -73,6 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # --help, --version, a typo) gets the whole one, so every command is listed.
     only = argv[0] if argv and argv[0] in COMMANDS else None
     args = None  # until parsed: a signal may come while the command's modules load
+    command = f"packcheck {only}" if only else "packcheck"
     with _stop.handling():
         try:
             args, unknown = build_parser(only).parse_known_args(argv)
@@ -84,10 +85,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             # A signal's Stopped, whatever became of it on its way (wrapped, replaced).
             stop = _stop.pending(exc)
             if stop is not None:
-                return _stopped(stop, f"packcheck {only}" if only else "packcheck")
+                return _stopped(stop, command)
             if isinstance(exc, KeyboardInterrupt):
                 print("packcheck: interrupted", file=sys.stderr)
                 return 130
+            if isinstance(exc, MemoryError):
+                # Whatever ran out of memory, its frames are gone by now, and what
+                # they held with them: there is room for one line.
+                print(
+                    f"{command}: out of memory: the input needs more memory than this "
+                    "process may have",
+                    file=sys.stderr,
+                )
+                return 2
             if not isinstance(exc, BrokenPipeError):
                 raise
             # The reader went away (``| head``): stop quietly, and point stdout at

@@ -14,11 +14,12 @@ from typing import IO, Any
 from .._engines.choice import ENGINES, Engine, check_engine
 from .._engines.pack import pack
 from .._rule.declared import Rule
+from .._rule.lines import MAX_LINE_BYTES
 from .._rule.model import MalformedCase
 from .._rule.sources import Record
 from ..audit._dask import CONNECT_TIMEOUT, ClusterError, cluster
 from ..audit._read import Runner, buffered
-from ._options import positive
+from ._options import byte_count, positive
 
 
 def engine_option(parser: argparse.ArgumentParser) -> None:
@@ -103,6 +104,19 @@ def files_argument(parser: argparse.ArgumentParser, how: str) -> None:
         default=["-"],
         metavar="FILE",
         help=f"input: files, globs, .gz, fsspec URLs, {how} (default: -)",
+    )
+
+
+def line_limit_option(parser: argparse.ArgumentParser) -> None:
+    """``--max-line-bytes BYTES``: the longest input line, case or record read."""
+    parser.add_argument(
+        "--max-line-bytes",
+        type=byte_count,
+        default=MAX_LINE_BYTES,
+        metavar="BYTES",
+        help="refuse, as malformed, an input line (a case, a record, a document read "
+        "whole, a CSV table) longer than BYTES, never holding it whole; 64M, 1G, or "
+        f"digits (default: {MAX_LINE_BYTES >> 20}M)",
     )
 
 

@@ -1,7 +1,8 @@
 """Option types and report options any command can use, each with one meaning.
 
-``positive(int)`` / ``positive(float)``, :func:`seconds` (0 or more), :func:`timeout`
-(seconds; 0: no timeout, :data:`DEFAULT_TIMEOUT` unless told), :func:`seed`,
+``positive(int)`` / ``positive(float)``, :func:`byte_count` (``64M``), :func:`seconds`
+(0 or more), :func:`timeout` (seconds; 0: no timeout, :data:`DEFAULT_TIMEOUT` unless
+told), :func:`seed`,
 :func:`seeds` (``1-8``, ``1,4,9``), :func:`parse_units` (``2**70``),
 :func:`one_line_errors`, and the report options ``--format`` and ``--junit-xml`` with
 :func:`publish`.
@@ -82,6 +83,20 @@ def positive(kind: type[_N]) -> Callable[[str], _N]:
         return value
 
     return parse
+
+
+_BYTE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def byte_count(text: str) -> int:
+    """A number of bytes greater than 0: digits, or with ``K``, ``M`` or ``G`` (KiB,
+    MiB, GiB): ``64M``."""
+    match = re.fullmatch(r"(\d{1,15})([KMG]?)", text.strip(), re.IGNORECASE)
+    if match is None or not int(match[1]):
+        raise argparse.ArgumentTypeError(
+            f"{_clip(text)!r} is not a number of bytes greater than 0, such as 67108864 or 64M"
+        )
+    return int(match[1]) * _BYTE_UNITS[match[2].upper()]
 
 
 def seconds(text: str, zero: str = "") -> float:

@@ -12,7 +12,13 @@ from .._rule.jsonio import dumps
 from ..audit import Audit, ClusterError, ReadError, RunSummary, Violation
 from ..audit._merge import audited
 from ..audit._read import expand, whole
-from ._common import cluster_options, cluster_runner, files_argument, writable
+from ._common import (
+    cluster_options,
+    cluster_runner,
+    files_argument,
+    line_limit_option,
+    writable,
+)
 from ._options import add_command
 
 #: Lost IDs listed in the text summary (``--json`` lists every one tallied).
@@ -34,6 +40,7 @@ def register(commands: Any, name: str) -> None:
         run_audit,
     )
     files_argument(p, "audited as one run")
+    line_limit_option(p)
     p.add_argument(
         "--json",
         action="store_true",
@@ -59,7 +66,7 @@ def run_audit(args: argparse.Namespace) -> int:
     try:
         with (
             cluster_runner(args, names) as run,
-            closing(audited(names, audit, run)) as found,
+            closing(audited(names, audit, run, max_line_bytes=args.max_line_bytes)) as found,
         ):
             for violation in found:
                 _write(violation, args)

@@ -9,7 +9,14 @@ from typing import Any
 from .._rule.jsonio import dumps, same_json
 from .._rule.sources import Record, SourceError, read_records
 from ..audit._read import opened, reason
-from ._common import answer, engine_option, engine_ready, problem, writable
+from ._common import (
+    answer,
+    engine_option,
+    engine_ready,
+    line_limit_option,
+    problem,
+    writable,
+)
 from ._options import add_command
 
 
@@ -26,6 +33,7 @@ def register(commands: Any, name: str) -> None:
     )
     f.add_argument("files", nargs="+", metavar="FILE")
     engine_option(f)
+    line_limit_option(f)
 
 
 def _matches(expected: Any, actual: dict[str, Any]) -> bool:
@@ -44,7 +52,12 @@ def run_fixtures(args: argparse.Namespace) -> int:
     for name in args.files:
         try:
             with opened(name) as stream:
-                for record in read_records(stream, csv_hint=name.lower().endswith(".csv")):
+                records = read_records(
+                    stream,
+                    csv_hint=name.lower().endswith(".csv"),
+                    max_line_bytes=args.max_line_bytes,
+                )
+                for record in records:
                     if record.error is None and not record.has_expected:
                         record = Record(record.where, error="fixture has no 'expected'")
                     if record.error is not None:

@@ -9,13 +9,14 @@ from collections.abc import Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import chain
 from pathlib import Path
 from typing import IO, Any
 
 from .._engines.choice import Engine
 from .._packers import CallablePacker, CommandPacker, Packer, PackerFault, SetupError, load
 from .._partition.facts import without_partition
-from .._partition.trace import trace
+from .._partition.trace import trace, trace_json
 from .._rule.declared import Rule
 from .._rule.jsonio import JSONError, dumps, loads, write_json
 from .._rule.sources import Record, SourceError, read_lines, read_records
@@ -40,6 +41,7 @@ from ._common import (
     engine_ready,
     files_argument,
     flushing,
+    line_limit_option,
     problem,
     writable,
 )
@@ -62,6 +64,7 @@ def register(commands: Any, name: str) -> None:
     )
     files_argument(p, "answered in order")
     engine_option(p)
+    line_limit_option(p)
     shown = p.add_mutually_exclusive_group()
     shown.add_argument(
         "--explain",
@@ -126,7 +129,15 @@ def run_pack(args: argparse.Namespace) -> int:
             return 2
         names = expand(args.files)
         packer = _packer(args)
-        how = _How(args.engine, args.explain, args.trace, args.record, len(names) > 1, rule)
+        how = _How(
+            args.engine,
+            args.explain,
+            args.trace,
+            args.record,
+            len(names) > 1,
+            args.max_line_bytes,
+            rule,
+        )
         with cluster_runner(args, names) as run:
             return _pack(names, how, packer, run)
     except (SetupError, ClusterError, _config.ConfigError) as exc:
@@ -166,52 +177,58 @@ def _recorded(case: dict[str, Any], packer: Packer) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class _How:
-    """What ``pack`` prints per case; ``several``: files, each case's place naming its own."""
+    """What ``pack`` prints per case; ``several``: files, each case's place naming its own;
+    ``max_line_bytes``: the longest line read."""
 
     engine: Engine
     explain: bool
     trace: bool
     record: bool
     several: bool
+    max_line_bytes: int
     rule: Rule | None = None
 
 
-# Per case: its output (lines, each ending in a newline), the problem to name on stderr
-# first (or None), and the exit status it calls for.
-_Answer = tuple[str, str | None, int]
+# Per case: its output (lines, each ending in a newline, in pieces written one after
+# another), the problem to name on stderr first (or None), and the exit status it calls for.
+_Answer = tuple[Iterable[str], str | None, int]
 
 
 def _answers(records: Iterable[Record], how: _How, packer: Packer | None) -> Iterator[_Answer]:
     for record in records:
         result, trouble = answer(record, how.engine, how.rule)
         if trouble is not None and how.explain:  # headed as every case is
-            yield f"{record.where}:\n  result: {write_json(result)}\n", trouble, 2
+            yield (f"{record.where}:\n  result: {write_json(result)}\n",), trouble, 2
         elif trouble is not None:
-            yield write_json(result) + "\n", trouble, 2
+            yield (write_json(result) + "\n",), trouble, 2
         elif how.explain:
             traced = trace(record.case, engine=how.engine, rule=how.rule)
             lines = explain_lines(traced, record.where)
-            yield "".join(line + "\n" for line in lines), None, 0
+            yield ("".join(line + "\n" for line in lines),), None, 0
         elif how.trace:
-            traced = trace(record.case, engine=how.engine, rule=how.rule)
-            yield write_json(traced.to_json()) + "\n", None, 0
+            # A case of millions of blocks: its trace is written as it is made.
+            yield chain(trace_json(record.case, engine=how.engine, rule=how.rule), ("\n",)), None, 0
         elif packer is not None:
             try:
-                yield dumps(_recorded(record.case, packer)) + "\n", None, 0
+                yield (dumps(_recorded(record.case, packer)) + "\n",), None, 0
             except PackerFault as exc:
                 why = f"{record.where}: the packer failed: {exc}"
-                yield dumps({"error": "packer", "detail": str(exc)}) + "\n", why, 1
+                yield (dumps({"error": "packer", "detail": str(exc)}) + "\n",), why, 1
         elif how.record:
-            yield write_json(record_step(record.case, engine=how.engine)) + "\n", None, 0
+            yield (write_json(record_step(record.case, engine=how.engine)) + "\n",), None, 0
         else:
-            yield write_json(result) + "\n", None, 0
+            yield (write_json(result) + "\n",), None, 0
 
 
 def _records(piece: Piece, stream: IO[bytes], how: _How) -> Iterator[Record]:
     if piece.start:
-        records = read_lines(stream, piece.first_line)
+        records = read_lines(stream, piece.first_line, how.max_line_bytes)
     else:
-        records = read_records(stream, csv_hint=piece.name.lower().endswith(".csv"))
+        records = read_records(
+            stream,
+            csv_hint=piece.name.lower().endswith(".csv"),
+            max_line_bytes=how.max_line_bytes,
+        )
     if not how.several:
         return records
     return (replace(record, where=f"{piece.name}: {record.where}") for record in records)
@@ -232,8 +249,8 @@ def pack_task(piece: Piece, how: _How) -> tuple[list[_Answer], str | None]:
     found: list[_Answer] = []
     try:
         with piece_lines(piece) as stream:
-            for one in _answers(_records(piece, stream, how), how, None):
-                found.append(one)
+            for text, trouble, status in _answers(_records(piece, stream, how), how, None):
+                found.append((("".join(text),), trouble, status))
     except (*READ_ERRORS, SourceError) as exc:
         return found, reason(exc)
     return found, None
@@ -271,5 +288,6 @@ def _write(one: _Answer, name: str, how: _How, out: IO[str]) -> int:
     text, trouble, status = one
     if trouble is not None:  # with several files, it names its file already
         print(f"packcheck: {trouble}", file=sys.stderr) if how.several else problem(name, trouble)
-    out.write(writable(text, out) if how.explain else text)
+    for piece in text:
+        out.write(writable(piece, out) if how.explain else piece)
     return status

@@ -16,10 +16,10 @@ no checker, one that does not is judged by the full checkers, for their messages
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import compress
+from itertools import compress, islice
 from operator import not_
 from typing import Any
 
@@ -28,6 +28,7 @@ from .._engines.choice import Engine, check_engine, kept_flags
 from .._engines.pack import SIZE_ERROR, declared_output
 from .._rule.declared import Rule
 from .._rule.interpret import interpret_case
+from .._rule.jsonio import write_json
 from .._rule.model import Case, SizeError, read_case
 from .._rule.outcomes import Bucket, Event, Reason
 
@@ -148,24 +149,88 @@ def trace(case: object, *, engine: Engine = "reference", rule: Rule | None = Non
         return Trace(result=dict(SIZE_ERROR), size_error=read.reason)
     kept, remaining = kept_flags(read.budget, read.sizes, engine)
     result = declared_output(read, kept, remaining)
-
-    steps: list[Step] = []
     buckets: dict[Bucket, list[str]] = {"packed": [], "available": [], "dropped": []}
+    steps = tuple(Step(*step) for step in _scan(read, kept, remaining, buckets))
+    available, dropped = buckets["available"], buckets["dropped"]
+    return Trace(
+        result=result,
+        steps=steps,
+        partition=Partition(tuple(buckets["packed"]), tuple(available), tuple(dropped)),
+        reasons=reasons(result["missing"], available, dropped),
+    )
+
+
+def _scan(
+    read: Case, kept: Sequence[bool] | bytes, remaining: int, buckets: dict[Bucket, list[str]]
+) -> Iterator[tuple[int, str, int, int, Bucket]]:
+    """Each block as the scan met it (a :class:`Step`'s fields), its ID appended to its
+    bucket in ``buckets`` as it is met."""
     left = read.budget
     for index, (block_id, size, keep) in enumerate(zip(read.ids, read.sizes, kept, strict=True)):
         bucket: Bucket = "packed" if keep else "available" if size <= read.budget else "dropped"
-        steps.append(Step(index, block_id, size, left, bucket))
         buckets[bucket].append(block_id)
+        yield index, block_id, size, left, bucket
         if keep:
             left -= size
     # Invariant: the trace's own scan agrees with the engine's answer.
     assert left == remaining, (left, remaining)
+
+
+def capture(
+    case: object, *, engine: Engine = "reference"
+) -> tuple[dict[str, Any], dict[Bucket, list[str]]]:
+    """The declared output of ``case`` and its partition as a packer returns it
+    (``{"packed", "available", "dropped"}``): the trace's, without its steps (none
+    kept: a case of millions of blocks costs lists of IDs, not objects per block).
+    Raises :class:`packcheck.MalformedCase` like :func:`packcheck.pack`.  O(n).
+    """
+    read = read_case(case)
+    buckets: dict[Bucket, list[str]] = {"packed": [], "available": [], "dropped": []}
+    if isinstance(read, SizeError):
+        return dict(SIZE_ERROR), buckets
+    kept, remaining = kept_flags(read.budget, read.sizes, engine)
+    for _ in _scan(read, kept, remaining, buckets):
+        pass
+    return declared_output(read, kept, remaining), buckets
+
+
+#: Steps written at a time by :func:`trace_json`.
+_STEPS_AT_ONCE = 10_000
+
+
+def trace_json(
+    case: object, *, engine: Engine = "reference", rule: Rule | None = None
+) -> Iterator[str]:
+    """``write_json(trace(case).to_json())``, the same text, in pieces, for a case of
+    any length: the steps are written :data:`_STEPS_AT_ONCE` at a time, as they are met,
+    never held together as objects.  Raises :class:`packcheck.MalformedCase` like
+    :func:`packcheck.pack` (before any piece).  O(n + r log r) time, O(n) words.
+    """
+    if rule is not None and not rule.is_default:  # a declared rule's trace, written whole
+        yield write_json(trace(case, engine=engine, rule=rule).to_json())
+        return
+    read = read_case(case)
+    if isinstance(read, SizeError):
+        yield write_json(Trace(result=dict(SIZE_ERROR), size_error=read.reason).to_json())
+        return
+    kept, remaining = kept_flags(read.budget, read.sizes, engine)
+    result = declared_output(read, kept, remaining)
+    yield '{"result":' + write_json(result) + ',"steps":['
+    buckets: dict[Bucket, list[str]] = {"packed": [], "available": [], "dropped": []}
+    steps = _scan(read, kept, remaining, buckets)
+    between = ""
+    while chunk := list(islice(steps, _STEPS_AT_ONCE)):
+        # Each piece is an array's inside: write_json writes no space after a comma.
+        shown = write_json([dict(zip(_STEP_KEYS, step, strict=True)) for step in chunk])
+        yield between + shown[1:-1]
+        between = ","
     available, dropped = buckets["available"], buckets["dropped"]
-    return Trace(
-        result=result,
-        steps=tuple(steps),
-        partition=Partition(tuple(buckets["packed"]), tuple(available), tuple(dropped)),
-        reasons=reasons(result["missing"], available, dropped),
+    yield (
+        '],"partition":'
+        + write_json({"packed": buckets["packed"], "available": available, "dropped": dropped})
+        + ',"reasons":'
+        + write_json(reasons(result["missing"], available, dropped))
+        + "}"
     )
 
 
@@ -188,6 +253,7 @@ def _rule_trace(case: object, rule: Rule) -> Trace:
 
 
 _BUCKETS: tuple[Bucket, ...] = ("packed", "available", "dropped")
+_STEP_KEYS = ("index", "id", "size", "remaining_before", "bucket")
 
 
 def reasons(

@@ -17,7 +17,7 @@ backslash and no DEL (:func:`write_json`).  The rest goes the exact way, line by
 from __future__ import annotations
 
 import json
-from decimal import MIN_EMIN, Decimal, InvalidOperation
+from decimal import MAX_EMAX, MIN_EMIN, Decimal, InvalidOperation
 from typing import Any
 
 import msgspec
@@ -56,15 +56,19 @@ def _parse_float(text: str) -> Decimal:
         value = Decimal(text)
     except InvalidOperation:
         # The exponent is beyond what Decimal holds (about 10**18).  Zero is zero at
-        # any exponent.  Any other number with such a negative exponent is a fraction
-        # (an integer would need over 10**18 digits before it): it stands in as the
-        # same digits at Decimal's least exponent, still no unit.  A positive one has
-        # far more than MAX_DIGITS digits.
+        # any exponent: it stands in as zero at Decimal's extreme exponent of the same
+        # sign, so it stays a number spelt with an exponent, never an integer literal
+        # (written back, "0" would read as the int 0, as no other such spelling does).
+        # Any other number with such a negative exponent is a fraction (an integer
+        # would need over 10**18 digits before it): it stands in as the same digits at
+        # Decimal's least exponent, still no unit.  A positive one has far more than
+        # MAX_DIGITS digits.
         sign = "-" if text.startswith("-") else ""
         mantissa, _, exponent = text.lstrip("-").lower().partition("e")
+        negative = exponent.startswith("-")
         if mantissa.strip("0.") == "":
-            return Decimal(sign + "0")
-        if exponent.startswith("-"):
+            return Decimal(f"{sign}0E{MIN_EMIN}" if negative else f"{sign}0E+{MAX_EMAX}")
+        if negative:
             return Decimal(f"{sign}{mantissa}E{MIN_EMIN}")
         raise JSONError(f"number {text[:20]}... has an exponent out of range") from None
     if value and value.adjusted() >= MAX_DIGITS:
@@ -83,11 +87,20 @@ _BIG_INT_DECODER = json.JSONDecoder(
 )
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
 _FAST_DECODE = msgspec.json.Decoder(float_hook=_parse_float).decode
-_FAST_ENCODE = msgspec.json.Encoder(decimal_format="number").encode
+_FAST_ENCODE_INTO = msgspec.json.Encoder(decimal_format="number").encode_into
 # Each byte's step in nesting depth: +1 opens an array or object, -1 closes one.
 _STEPS = bytes(1 if byte in b"[{" else 255 if byte in b"]}" else 0 for byte in range(256))
 # Every byte but brackets and quotes: deleted before the depth is counted.
 _NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'[]{}"')))
+
+
+def _fast_encode(value: Any) -> bytearray:
+    """msgspec's JSON of ``value``.  Into a bytearray: msgspec's own buffer (``encode``)
+    crashes the process when it cannot grow under a memory limit (``ulimit -v``); a
+    bytearray grows through Python, which raises :class:`MemoryError`."""
+    data = bytearray()
+    _FAST_ENCODE_INTO(value, data)
+    return data
 
 
 def shallow(text: str) -> bool:
@@ -197,7 +210,7 @@ def write_json(value: Any) -> str:
     about arbitrary Python values use :func:`dumps`.
     """
     try:
-        data = _FAST_ENCODE(value)
+        data = _fast_encode(value)
     except Exception:  # an int past the 4300-digit guard, a type it lacks
         return dumps(value)
     if data.isascii() and b"\\" not in data and b"\x7f" not in data:

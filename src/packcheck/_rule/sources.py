@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from itertools import chain
+from typing import IO, Any, cast
 
 from .jsonio import JSONError, loads
+from .lines import MAX_LINE_BYTES, TooLong, bounded_lines
 from .model import json_type
 
 #: The seed's editable table: case name, input JSON, expected JSON, reason.
@@ -57,7 +59,9 @@ def _parse(text: str, where: str) -> Record:
         return Record(where, error=str(exc))
 
 
-def read_records(stream: IO[bytes], *, csv_hint: bool = False) -> Iterator[Record]:
+def read_records(
+    stream: IO[bytes], *, csv_hint: bool = False, max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[Record]:
     """Yield the records of ``stream``, detecting its format from its first bytes.
 
     A first line starting ``Case,`` (or ``csv_hint``) is a CSV table; anything else
@@ -66,25 +70,33 @@ def read_records(stream: IO[bytes], *, csv_hint: bool = False) -> Iterator[Recor
     is the only line.  If a document that starts on the first line does not parse as
     a whole, the input is read as JSON Lines after all, so every non-blank line gets
     a record.  Blank lines are ignored (but counted in ``line N``); a UTF-8
-    byte-order mark and CRLF line ends are accepted.  Raises :class:`SourceError`
-    for an empty input or a CSV table without the seed's columns.
+    byte-order mark and CRLF line ends are accepted.  A line, a document read whole
+    or a CSV table of more than ``max_line_bytes`` is refused unread
+    (:mod:`packcheck._rule.lines`): a line is a record's error, the others'
+    :class:`SourceError`.  Raises :class:`SourceError` for an empty input or a CSV
+    table without the seed's columns.
     """
-    first = stream.readline()
-    if first.startswith(_BOM):
+    lines = bounded_lines(stream, max_line_bytes)
+    first = next(lines, b"")
+    if isinstance(first, bytes) and first.startswith(_BOM):
         first = first[len(_BOM) :]
     number = 1
-    while first and not first.strip():
-        first = stream.readline()
+    while isinstance(first, bytes) and first and not first.strip():
+        first = next(lines, b"")
         number += 1
     if not first:
         raise SourceError("no cases in input (it is empty)")
+    if isinstance(first, TooLong):
+        yield Record(f"line {number}", error=str(first))
+        yield from _numbered(lines, number + 1)
+        return
     head = first.lstrip()
     if not head.startswith(b"[") and (
         csv_hint or head.startswith((b"Case,", b"Case\t", b'"Case"'))
     ):
-        yield from _csv_table(first + stream.read(), number - 1)
+        yield from _csv_table(first, lines, number - 1, max_line_bytes)
     else:
-        yield from _json_lines(first, number, stream)
+        yield from _json_lines(first, number, lines, max_line_bytes)
 
 
 def _line(raw: bytes, number: int) -> Record:
@@ -94,53 +106,79 @@ def _line(raw: bytes, number: int) -> Record:
     return decoded if isinstance(decoded, Record) else _parse(decoded, where)
 
 
-def read_lines(stream: IO[bytes], start: int) -> Iterator[Record]:
+def read_lines(
+    stream: IO[bytes], start: int, max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[Record]:
     """The records of JSON Lines, numbered from ``start``: a piece of a file whose first
-    line is a case (streamed, one record per line as soon as it is read)."""
-    for number, raw in enumerate(stream, start=start):
-        if raw.strip():
+    line is a case (streamed, one record per line as soon as it is read; a line of
+    more than ``max_line_bytes`` is refused unread)."""
+    return _numbered(bounded_lines(stream, max_line_bytes), start)
+
+
+def _numbered(lines: Iterable[bytes | TooLong], start: int) -> Iterator[Record]:
+    for number, raw in enumerate(lines, start=start):
+        if isinstance(raw, TooLong):
+            yield Record(f"line {number}", error=str(raw))
+        elif raw.strip():
             yield _line(raw, number)
 
 
-def _json_lines(first: bytes, number: int, stream: IO[bytes]) -> Iterator[Record]:
+def _gather(lines: Iterator[bytes | TooLong], room: int) -> tuple[list[bytes | TooLong], bool]:
+    """The rest of ``lines`` while they hold at most ``room`` bytes, and whether that
+    was all of them (else the last one taken is the first past the room)."""
+    taken: list[bytes | TooLong] = []
+    for line in lines:
+        taken.append(line)
+        if isinstance(line, TooLong) or (room := room - len(line)) < 0:
+            return taken, False
+    return taken, True
+
+
+def _json_lines(
+    first: bytes, number: int, lines: Iterator[bytes | TooLong], limit: int
+) -> Iterator[Record]:
     where = f"line {number}"
     text = _decode(first.rstrip(b"\r\n"), where)
     if isinstance(text, Record):
         yield text
-        yield from read_lines(stream, number + 1)
+        yield from _numbered(lines, number + 1)
         return
     try:
         value = loads(text)
     except JSONError as exc:
         record = Record(where, error=str(exc))
         if exc.truncated:
-            # Perhaps one document spread over lines: try the whole input.
-            rest = stream.read()
-            whole = _whole(first + rest)
+            # Perhaps one document spread over lines: try the whole input, if it is
+            # within the limit.
+            rest, complete = _gather(lines, limit - len(first))
+            whole = (
+                _whole(first + b"".join(cast(list[bytes], rest)))
+                if complete
+                else str(TooLong(limit))
+            )
             if not isinstance(whole, str):
                 yield from whole
                 return
             record = Record(where, error=f"{exc}; read whole: {whole}")
-            stream = io.BytesIO(rest)
+            lines = chain(rest, lines)
         yield record
-        yield from read_lines(stream, number + 1)
+        yield from _numbered(lines, number + 1)
         return
     if isinstance(value, list):
         # One line holding an array: the whole fixture file, unless more lines follow.
         after = number + 1
-        later = stream.readline()
-        while later and not later.strip():
-            later = stream.readline()
+        later = next(lines, b"")
+        while isinstance(later, bytes) and later and not later.strip():
+            later = next(lines, b"")
             after += 1
         if not later:
             yield from _fixtures(value, where)
             return
         yield Record(where, case=value)
-        yield _line(later, after)
-        yield from read_lines(stream, after + 1)
+        yield from _numbered(chain([later], lines), after)
         return
     yield Record(where, case=value)
-    yield from read_lines(stream, number + 1)
+    yield from _numbered(lines, number + 1)
 
 
 def _whole(data: bytes) -> list[Record] | str:
@@ -186,25 +224,33 @@ def _fixtures(values: list[Any], where: str) -> Iterator[Record]:
         yield _fixture(value, f"case {number}")
 
 
-def _csv_table(data: bytes, skipped: int) -> Iterator[Record]:
-    text = _decode(data, "CSV table")
+def _csv_table(
+    first: bytes, lines: Iterator[bytes | TooLong], skipped: int, limit: int
+) -> Iterator[Record]:
+    rest, complete = _gather(lines, limit - len(first))
+    if not complete:
+        raise SourceError(f"CSV table {TooLong(limit)}")
+    text = _decode(first + b"".join(cast(list[bytes], rest)), "CSV table")
     if isinstance(text, Record):
         yield text
         return
     header = text.splitlines()[0] if text else ""
     delimiter = "\t" if "\t" in header else ","
-    reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
-    absent = [column for column in CSV_COLUMNS[:3] if column not in (reader.fieldnames or ())]
+    rows = csv.reader(io.StringIO(text), delimiter=delimiter)
+    columns = next(rows, [])
+    absent = [column for column in CSV_COLUMNS[:3] if column not in columns]
     if absent:
         raise SourceError(f"CSV table lacks the column(s) {', '.join(map(repr, absent))}")
     try:
-        for row in reader:
-            where = f"line {reader.line_num + skipped}"
-            if any(isinstance(cell, str) and cell.strip() for cell in row.values()):
-                yield _csv_row(row, where)
+        # A record is numbered from its first line: a quoted cell may span several.
+        start = rows.line_num + 1
+        for cells in rows:
+            where = f"line {start + skipped}"
+            start = rows.line_num + 1
+            if any(cell.strip() for cell in cells[: len(columns)]):
+                yield _csv_row(dict(zip(columns, cells, strict=False)), where)
     except csv.Error as exc:
-        # DictReader.line_num lags behind a row that failed; its reader's does not.
-        raise SourceError(f"CSV line {reader.reader.line_num + skipped}: {exc}") from None
+        raise SourceError(f"CSV line {rows.line_num + skipped}: {exc}") from None
 
 
 def _csv_row(row: dict[str, Any], where: str) -> Record:

@@ -14,10 +14,9 @@ from .._partition.facts import (
     InvariantError,
     PartitionError,
     check_partition,
-    partition_json,
 )
 from .._partition.invariants import check_output
-from .._partition.trace import Expected, exactly, trace
+from .._partition.trace import Expected, capture, exactly
 from .._rule.jsonio import JSONError, dumps, loads, shallow, show, write_json
 from .._rule.model import MalformedCase, json_type, read_case
 from .._rule.order import same_utf16
@@ -77,7 +76,7 @@ class Audit:
                 text = text.decode("utf-8")
             except UnicodeDecodeError as exc:
                 return [
-                    self._malformed(
+                    self.refused(
                         number,
                         f"not UTF-8: byte 0x{text[exc.start]:02x} at offset {exc.start}",
                         file,
@@ -92,21 +91,23 @@ class Audit:
         try:
             record = loads(text)
         except JSONError as exc:
-            return [self._malformed(number, str(exc), file)]
+            return [self.refused(number, str(exc), file)]
         if not isinstance(record, dict):
             why = f"expected a step object, got {json_type(record)}"
-            return [self._malformed(number, why, file)]
+            return [self.refused(number, why, file)]
         if record.get("error") == "input" and set(record) == {"error", "detail"}:
             # What `packcheck pack --record` writes for a line it could not read.
             why = f"not a step: the recorded input was malformed ({show(record['detail'], 200)})"
-            return [self._malformed(number, why, file)]
+            return [self.refused(number, why, file)]
         try:
             read = read_case(record)
         except MalformedCase as exc:
-            return [self._malformed(number, str(exc), file)]
+            return [self.refused(number, str(exc), file)]
         return self._check_step(record, (number, file), Expected(read), text)
 
-    def _malformed(self, number: int, why: str, file: str | None) -> Violation:
+    def refused(self, number: int, why: str, file: str | None = None) -> Violation:
+        """Line ``number`` of ``file`` is no step, for the reason ``why``: its violation,
+        counted apart (bad input, not a bad capture)."""
         self.malformed += 1
         return Violation(number, "malformed", why, None, file)
 
@@ -256,5 +257,5 @@ def record_step(case: Mapping[str, Any], *, engine: Engine = "reference") -> dic
     the empty partition (nothing was scanned) and ``{"error": "size"}``.  Raises
     :class:`packcheck.MalformedCase` like :func:`packcheck.pack`.
     """
-    captured = trace(case, engine=engine)
-    return {**case, "partition": partition_json(captured.partition), "result": captured.result}
+    result, partition = capture(case, engine=engine)
+    return {**case, "partition": partition, "result": result}

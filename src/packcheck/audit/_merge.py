@@ -9,6 +9,7 @@ from contextlib import closing
 from dataclasses import replace
 from functools import partial
 
+from .._rule.lines import MAX_LINE_BYTES, TooLong, bounded_lines
 from ._check import Audit
 from ._read import (
     PIECE_BYTES,
@@ -28,26 +29,33 @@ from ._report import Violation
 PieceAudit = tuple[list[Violation], Audit, int, ReadError | None]
 
 
-def audit_piece(piece: Piece, audit: Audit, several: bool) -> Generator[Violation, None, int]:
+def audit_piece(
+    piece: Piece, audit: Audit, several: bool, max_line_bytes: int = MAX_LINE_BYTES
+) -> Generator[Violation, None, int]:
     """The violations on the lines of ``piece``, as ``audit`` checks them (naming the
-    file if ``several``); :class:`ReadError` where it cannot be read, after them.
+    file if ``several``); :class:`ReadError` where it cannot be read, after them.  A
+    line of more than ``max_line_bytes`` is a malformed line, never read whole.
     Returns the number of lines read."""
     file = piece.name if several else None
     read = 0
     try:
         with piece_lines(piece) as stream:
-            for read, line in enumerate(stream, start=1):
-                yield from audit.check_line(line, piece.first_line + read - 1, file)
+            for read, line in enumerate(bounded_lines(stream, max_line_bytes), start=1):
+                number = piece.first_line + read - 1
+                if isinstance(line, TooLong):
+                    yield audit.refused(number, str(line), file)
+                else:
+                    yield from audit.check_line(line, number, file)
     except READ_ERRORS as exc:
         raise ReadError(piece.name, reason(exc)) from None
     return read
 
 
-def audit_task(piece: Piece, several: bool) -> PieceAudit:
+def audit_task(piece: Piece, several: bool, max_line_bytes: int = MAX_LINE_BYTES) -> PieceAudit:
     """``piece`` audited on its own, wherever it runs (:data:`PieceAudit`)."""
     audit = Audit(max_tracked=None)
     found: list[Violation] = []
-    steps = audit_piece(piece, audit, several)
+    steps = audit_piece(piece, audit, several, max_line_bytes)
     try:
         while True:
             found.append(next(steps))
@@ -58,7 +66,11 @@ def audit_task(piece: Piece, several: bool) -> PieceAudit:
 
 
 def audited(
-    names: Sequence[str], audit: Audit, run: Runner | None, piece_bytes: int = PIECE_BYTES
+    names: Sequence[str],
+    audit: Audit,
+    run: Runner | None,
+    piece_bytes: int = PIECE_BYTES,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> Generator[Violation, None, None]:
     """Each violation in the files ``names``, in file then line order, as ``audit``
     (the whole run's) checks them; :class:`ReadError` where a file cannot be read.
@@ -66,15 +78,16 @@ def audited(
     ``run`` ``None``: file after file, in this process, as they are read.  Else the
     files are cut into pieces of about ``piece_bytes`` (:func:`plan`), each audited by
     ``run``; a piece's line numbers are shifted here, when the lines of the pieces
-    before it in its file are known (one pass over the files, not two).
+    before it in its file are known (one pass over the files, not two).  A line of
+    more than ``max_line_bytes`` is malformed, refused unread.
     """
     several = len(names) > 1
     if run is None:
         for name in names:
-            yield from audit_piece(whole(name), audit, several)
+            yield from audit_piece(whole(name), audit, several, max_line_bytes)
         return
     planned = [piece for name in names for piece in plan(name, piece_bytes)]
-    task = partial(audit_task, several=several)
+    task = partial(audit_task, several=several, max_line_bytes=max_line_bytes)
     line = 1
     with closing(run(task, planned)) as results:
         for piece, (found, part, read, error) in zip(planned, results, strict=True):

@@ -23,6 +23,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import IO, Any, Protocol, TypeVar, cast
 
+from .._rule.lines import MAX_LINE_BYTES
+
 #: The size a file is cut into for a cluster (a piece ends at the first line end past it).
 PIECE_BYTES = 8 << 20
 #: What reading a file can raise: the system's errors, a truncated or corrupt ``.gz``.
@@ -130,13 +132,19 @@ def opened(name: str) -> Iterator[IO[bytes]]:
     elif _is_url(name):
         fs, path = _url_fs(name)
         with fs.open(path, "rb", compression="infer") as stream:
-            yield stream
+            yield _sized_lines(stream)
     elif name.lower().endswith(".gz"):
         with gzip.open(name, "rb") as unzipped:
             yield cast(IO[bytes], unzipped)
     else:
         with open(name, "rb") as stream:
             yield stream
+
+
+def _sized_lines(stream: Any) -> IO[bytes]:
+    """An fsspec file as a buffered stream: its own ``readline`` takes no size, which
+    reading lines in bounded pieces needs (:mod:`packcheck._rule.lines`)."""
+    return io.BufferedReader(stream)
 
 
 @contextmanager
@@ -194,7 +202,9 @@ def plan(
         if name == "-" or _compressed(name):
             return [first]
         with _sized(first.path) as (stream, size):
-            if size <= piece_bytes or (splittable and not splittable(stream.readline())):
+            # A first line past the default limit is refused anyway: read no more of it.
+            first_line = stream.readline(MAX_LINE_BYTES + 1)
+            if size <= piece_bytes or (splittable and not splittable(first_line)):
                 return [first]
             cuts = _cuts(stream, size, piece_bytes)
     except READ_ERRORS:
@@ -212,7 +222,7 @@ def _sized(path: str) -> Iterator[tuple[IO[bytes], int]]:
     if _is_url(path):
         fs, inner = _url_fs(path)
         with fs.open(inner, "rb") as stream:
-            yield stream, fs.size(inner)
+            yield _sized_lines(stream), fs.size(inner)
     else:
         with open(path, "rb") as stream:
             info = os.fstat(stream.fileno())

@@ -1,0 +1,62 @@
+"""Input lines, read in bounded pieces: no line longer than a limit is ever held whole.
+
+Every case, record or document packcheck reads is at most :data:`MAX_LINE_BYTES`
+long unless told otherwise (``--max-line-bytes``): as long as the longest answer a
+command packer may give.  A longer line is refused where it stands and skipped, unread,
+to its end, so the lines after it are still read.  Skipping is bounded too: a line
+with no end in sight (``/dev/zero``, a gzip bomb) ends the input after
+:data:`SKIP_LIMITS` times the limit, rather than reading forever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO
+
+#: The longest line (its line end not counted) read unless told otherwise.
+MAX_LINE_BYTES = 64 << 20
+#: An over-long line is skipped up to this many times the limit; past that, the input ends.
+SKIP_LIMITS = 16
+# What one read takes while skipping: the skipped bytes are never held together.
+_SKIP_BYTES = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class TooLong:
+    """A line of more than ``limit`` bytes, refused unread; ``endless``: no line end
+    came within :data:`SKIP_LIMITS` times the limit, and nothing after it was read."""
+
+    limit: int
+    endless: bool = False
+
+    def __str__(self) -> str:
+        why = f"longer than {self.limit:,} bytes, the limit (--max-line-bytes raises it)"
+        if self.endless:
+            why += f"; no line end in {SKIP_LIMITS * self.limit:,} bytes: the rest is not read"
+        return why
+
+
+def bounded_lines(stream: IO[bytes], limit: int) -> Iterator[bytes | TooLong]:
+    """The lines of ``stream`` (each with its line end), or :class:`TooLong` in place of
+    one of more than ``limit`` bytes; an endless one is the last.  Memory: O(``limit``)
+    whatever the input."""
+    while line := stream.readline(limit + 1):
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield line
+            continue
+        refused = _skip(stream, limit)
+        yield refused
+        if refused.endless:
+            return
+
+
+def _skip(stream: IO[bytes], limit: int) -> TooLong:
+    """Skip the rest of an over-long line; whether its end came within the bound."""
+    skipped, bound = 0, SKIP_LIMITS * limit
+    while skipped < bound:
+        piece = stream.readline(min(_SKIP_BYTES, bound - skipped))
+        if not piece or piece.endswith(b"\n"):
+            return TooLong(limit)
+        skipped += len(piece)
+    return TooLong(limit, endless=True)
