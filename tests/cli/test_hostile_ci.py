@@ -1,0 +1,121 @@
+"""Hostile input in CI, by name: a bad baseline, a hostile ``--save-failures`` folder,
+IDs that hold workflow commands, a command packer out of step, an OLD packer that
+hangs, a run asked for too many examples.
+
+Each is refused in one line (exit 2), skipped with a note, escaped, or named as a
+packer fault; never a traceback, never a write through a link, never a hang.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from packcheck import bench
+from packcheck._cli import main
+
+# --- bench baselines: read with packcheck's reader, every field checked -----------------
+
+# A matrix of one small cell: the baseline is read, and refused, before it is timed.
+TIMED = ["bench", "--sizes", "10", "--workload", "pareto", "--repeat", "1", "--min-time", "0"]
+
+
+def _baseline() -> dict[str, Any]:
+    timings = [
+        bench.Timing("reference", "pareto", "typical", 10, 5, 0, 1.0, (1.0,) * 3),
+        bench.Timing("numpy", "pareto", "typical", 10, 5, 0, 0.5, (0.5,) * 3),
+    ]
+    where = {"created": "2026-01-01T00:00:00+00:00", "commit": None, "machine": {}}
+    report: dict[str, Any] = bench.Report(timings, where).to_json()
+    return report
+
+
+def _numpy(report: dict[str, Any]) -> dict[str, Any]:
+    cell: dict[str, Any] = report["results"][1]
+    assert cell["engine"] == "numpy"
+    return cell
+
+
+@pytest.mark.parametrize(
+    ("spoil", "field"),
+    [
+        (lambda r: r.update(machine="a string"), "machine: "),
+        (lambda r: r["machine"].update(cpus=2), "machine.cpus: "),
+        (lambda r: _numpy(r).update(speedup="fast"), "results[1].speedup: "),
+        (lambda r: _numpy(r).update(speedup=-5), "results[1].speedup: "),
+        (
+            lambda r: _numpy(r).update(speedup_interval=["1", "3"]),
+            "results[1].speedup_interval[0]: ",
+        ),
+        (lambda r: _numpy(r).update(speedup_interval=[2.5, 3]), "results[1].speedup_interval: "),
+        (lambda r: _numpy(r).update(speedup_interval=[2]), "results[1].speedup_interval: "),
+        (lambda r: _numpy(r).pop("speedup"), "results[1].speedup: "),
+        (lambda r: _numpy(r).update(n=True), "results[1].n: "),
+        (lambda r: _numpy(r).update(seconds=1e400), "results[1].seconds: "),
+        (lambda r: r["results"].append([]), "results[2]: "),
+        (lambda r: r.update(results={}), "results: "),
+        (lambda r: r.update(clock=None), "clock: "),
+        (lambda r: r.update(kind=None, timings=[{"engine": 1}]), "timings[0].engine: "),
+        (
+            lambda r: r.update(kind=None, timings=[{**_numpy(r), "samples": 1}]),
+            "timings[0].samples: ",
+        ),
+        (lambda r: r.update(kind=None), "timings: "),
+    ],
+)
+def test_a_baseline_with_a_bad_field_is_one_line_naming_the_file_and_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spoil: Any, field: str
+) -> None:
+    report = _baseline()
+    spoil(report)
+    # 1e400 is written as such: a float would be written as Infinity, which is not JSON.
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps(report).replace("Infinity", "1e400"))
+    assert main([*TIMED, "--compare", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"packcheck: {path}: not a packcheck bench report ({field}" in err
+    if report.get("kind"):  # --history reads the same way
+        assert main(["bench", "--history", str(tmp_path)]) == 2
+        assert (
+            f"packcheck: {path}: not a packcheck bench report ({field}" in capsys.readouterr().err
+        )
+
+
+def test_a_baseline_nested_deeper_than_python_recurses_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    (tmp_path / "base.json").write_text('{"kind": "packcheck bench", "results": ' + deep + "}")
+    assert main(["bench", "--history", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"packcheck: {tmp_path / 'base.json'}: invalid JSON: nesting too deep\n"
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity"])
+def test_a_baseline_holding_nan_never_passes_the_speed_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], literal: str
+) -> None:
+    report = _baseline()
+    _numpy(report)["speedup_interval"] = [math.nan, math.nan]
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps(report).replace("NaN", literal))
+    assert main([*TIMED, "--compare", str(path)]) == 2
+    assert capsys.readouterr().err == f"packcheck: {path}: {literal} is not valid JSON\n"
+
+
+def test_a_speedup_that_is_not_finite_is_a_fall_in_either_report() -> None:
+    good = bench.Report.from_json(_baseline())
+    for spoilt in (math.nan, math.inf):
+        bad = bench.Report.from_json(_baseline())
+        bad.stored["numpy", "pareto", 10] = (spoilt, spoilt, spoilt)
+        assert len(bench.compare(good, bad, 0.1)) == 1
+        assert len(bench.compare(bad, good, 0.1)) == 1
+    spoilt_json = _baseline()
+    _numpy(spoilt_json)["speedup"] = math.nan
+    with pytest.raises(ValueError, match=r"\(results\[1\]\.speedup: NaN is not a finite"):
+        bench.Report.from_json(spoilt_json)
