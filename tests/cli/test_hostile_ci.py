@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,7 @@ import pytest
 
 from packcheck import bench
 from packcheck._cli import main
+from packcheck._gate._fixtures import save_fixture, saved_fixtures
 
 # --- bench baselines: read with packcheck's reader, every field checked -----------------
 
@@ -119,3 +123,109 @@ def test_a_speedup_that_is_not_finite_is_a_fall_in_either_report() -> None:
     _numpy(spoilt_json)["speedup"] = math.nan
     with pytest.raises(ValueError, match=r"\(results\[1\]\.speedup: NaN is not a finite"):
         bench.Report.from_json(spoilt_json)
+
+
+# --- --save-failures: never written through a link, never a hang -------------------------
+
+FIXTURE = {
+    "id": "verify-0123456789ab",
+    "input": {"budget": 0, "blocks": [], "required": ["A"]},
+    "expected": {"kept": [], "remaining": 0, "missing": ["A"]},
+}
+SAVED = (json.dumps([FIXTURE], separators=(",", ":")) + "\n").encode()
+
+
+def _within(seconds: float, call: Any) -> Any:
+    """``call()``'s value, failing (not hanging) if it takes more than ``seconds``."""
+    done: list[Any] = []
+
+    def run() -> None:
+        try:
+            done.append(call())
+        except BaseException as exc:  # handed to the test's thread
+            done.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still waiting after {seconds} s"
+    if isinstance(done[0], BaseException):
+        raise done[0]
+    return done[0]
+
+
+def test_a_saved_failure_is_never_written_through_a_link(tmp_path: Path) -> None:
+    folder, outside = tmp_path / "failures", tmp_path / "outside.txt"
+    folder.mkdir()
+    outside.write_text("not yours")
+    path = folder / "verify-0123456789ab.json"
+    for target in (outside, tmp_path / "absent.txt"):  # a link, then a dangling one
+        path.symlink_to(target)
+        with pytest.raises(OSError, match=rf"^{re.escape(str(path))}: exists .* left alone$"):
+            save_fixture(FIXTURE, folder)
+        assert path.is_symlink()
+        path.unlink()
+    assert outside.read_text() == "not yours"
+    assert not (tmp_path / "absent.txt").exists()
+    assert save_fixture(FIXTURE, folder) == path
+    assert path.read_bytes() == SAVED
+    assert [entry.name for entry in folder.iterdir()] == [path.name]  # no temporary left
+
+
+def test_an_existing_file_of_the_same_name_is_left_alone_unless_identical(tmp_path: Path) -> None:
+    path = tmp_path / "verify-0123456789ab.json"
+    path.write_bytes(SAVED)
+    assert save_fixture(FIXTURE, tmp_path) == path  # the same bytes: already saved
+    path.write_text("[]\n")
+    with pytest.raises(OSError, match=rf"^{re.escape(str(path))}: exists .* left alone$"):
+        save_fixture(FIXTURE, tmp_path)
+    assert path.read_text() == "[]\n"
+    path.unlink()
+    path.mkdir()
+    with pytest.raises(OSError, match=rf"^{re.escape(str(path))}: Is a directory$"):
+        save_fixture(FIXTURE, tmp_path)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_in_the_folder_is_skipped_with_a_note_and_never_waited_on(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "verify-0123456789ab.json")
+    fixtures, notes = _within(30, lambda: saved_fixtures(tmp_path))
+    assert fixtures == []
+    fifo = tmp_path / "verify-0123456789ab.json"
+    assert notes == [f"skipped {fifo}: a FIFO, device or socket, not a file of fixtures"]
+    with pytest.raises(OSError, match=rf"^{re.escape(str(fifo))}: exists .* left alone$"):
+        _within(30, lambda: save_fixture(FIXTURE, tmp_path))
+
+
+def test_links_in_the_folder_are_skipped_with_a_note_naming_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "failures"
+    folder.mkdir()
+    (tmp_path / "outside.json").write_text("[1]")  # read, it would stop the run
+    (folder / "link.json").symlink_to(tmp_path / "outside.json")
+    (folder / "dangling.json").symlink_to(tmp_path / "absent.json")
+    (folder / "saved.json").write_bytes(SAVED)
+    args = ["verify", "--seed", "1", "--max-examples", "5", "--no-long-lists"]
+    assert main([*args, "--save-failures", str(folder)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    for name in ("dangling.json", "link.json"):
+        assert f"note:     skipped {folder / name}: a symbolic link, not a file of fixtures" in out
+    assert "4 fixtures" in out[-1]  # the three seed cases and the saved one
+    assert (tmp_path / "outside.json").read_text() == "[1]"
+
+
+def test_every_error_of_the_folder_names_the_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    nowhere = Path("/proc/packcheck-cannot-be-here")
+    with pytest.raises(OSError, match=rf"^{re.escape(str(nowhere))}: "):
+        save_fixture(FIXTURE, nowhere)
+    (tmp_path / "locked.json").write_bytes(SAVED)
+
+    def refused(path: Any, *args: Any) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "open", refused)
+    with pytest.raises(OSError, match=rf"^{re.escape(str(tmp_path / 'locked.json'))}: Perm"):
+        saved_fixtures(tmp_path)
