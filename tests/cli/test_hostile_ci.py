@@ -229,3 +229,36 @@ def test_every_error_of_the_folder_names_the_path(
     monkeypatch.setattr(os, "open", refused)
     with pytest.raises(OSError, match=rf"^{re.escape(str(tmp_path / 'locked.json'))}: Perm"):
         saved_fixtures(tmp_path)
+
+
+# --- max-examples: bounded, in one place ---------------------------------------------
+
+
+@pytest.mark.parametrize("count", ["1000001", str(10**12)])
+def test_max_examples_past_a_million_is_one_line_from_the_command_line_and_the_config(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    count: str,
+) -> None:
+    bound = f"{count} is not a count of cases from 1 to 1,000,000"
+    with pytest.raises(SystemExit) as info:
+        main(["verify", "--max-examples", count, "--packer", "no_such_module:f"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == f"packcheck verify: error: argument --max-examples: {bound}"
+    (tmp_path / "pyproject.toml").write_text(f"[tool.packcheck]\nmax-examples = {count}\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["verify", "--packer", "no_such_module:f"]) == 2  # refused before the import
+    err = capsys.readouterr().err
+    assert (
+        err == f"packcheck verify: error: pyproject.toml [tool.packcheck]: max-examples: {bound}\n"
+    )
+
+
+@pytest.mark.parametrize("count", [10**6 + 1, 10**12, 0, True, 10.0])
+def test_max_examples_out_of_bounds_is_refused_by_the_python_api(count: object) -> None:
+    from packcheck import verify
+
+    with pytest.raises(ValueError, match=r"^max_examples: .* is not a count of cases from 1 to"):
+        verify.run(lambda case: {}, max_examples=count)
