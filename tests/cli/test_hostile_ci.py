@@ -262,3 +262,81 @@ def test_max_examples_out_of_bounds_is_refused_by_the_python_api(count: object) 
 
     with pytest.raises(ValueError, match=r"^max_examples: .* is not a count of cases from 1 to"):
         verify.run(lambda case: {}, max_examples=count)
+
+
+# --- strings from data: escaped in every report, never a workflow command ---------------
+
+HOSTILE = "x\n::error file=README.md,line=1::INJECTED\x1b[31m\x07\x00"
+# A case on which a packer that drops repeated missing IDs differs from the rule.
+TWICE = {"budget": 0, "blocks": [], "required": ["A", "A"]}
+BROKEN = str(Path(__file__).parents[1] / "packers" / "broken.py") + ":missing_dedup"
+
+
+def _clean(text: str, commands: int = 0) -> None:
+    """No control character but line breaks in ``text``, and exactly ``commands``
+    lines that GitHub Actions would read as a workflow command (packcheck's own)."""
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f]", text), text
+    lines = text.splitlines()
+    assert sum(line.lstrip().startswith("::") for line in lines) == commands, text
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Path:
+    """A folder of saved failures holding one whose id and file name are hostile."""
+    folder = tmp_path / "failures"
+    folder.mkdir()
+    fixture = {
+        "id": HOSTILE,
+        "input": TWICE,
+        "expected": {"kept": [], "remaining": 0, "missing": []},
+    }
+    (folder / "a\n::warning::NAMED\x1b.json").write_text(json.dumps([fixture]))
+    return folder
+
+
+@pytest.mark.parametrize("form", ["text", "github", "json"])
+def test_an_id_from_data_never_injects_a_workflow_command_into_verify(
+    hostile: Path, capsys: pytest.CaptureFixture[str], form: str
+) -> None:
+    junit = hostile.parent / "junit.xml"
+    args = ["verify", "--seed", "1", "--max-examples", "5", "--no-long-lists", "--quiet"]
+    args += ["--format", form, "--junit-xml", str(junit), "--save-failures", str(hostile)]
+    assert main(args) == 1
+    out, err = capsys.readouterr()
+    _clean(out, commands=1 if form == "github" else 0)
+    _clean(err)
+    if form == "json":
+        assert json.loads(out)["failure"]["fixture"]["id"] == HOSTILE  # exact, as JSON
+    else:
+        assert '\\n::error file=README.md,line=1::INJECTED\\u001b[31m\\u0007\\u0000"' in out
+    _clean(junit.read_text(encoding="utf-8"))
+
+
+def test_an_id_from_data_never_injects_a_workflow_command_into_diff(
+    hostile: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["diff", "--packer", BROKEN, "--against", "packcheck:pack", "--quiet"]
+    args += ["--seed", "1", "--max-examples", "5", "--no-long-lists", "--format", "github"]
+    assert main([*args, "--save-failures", str(hostile)]) == 1
+    out, err = capsys.readouterr()
+    _clean(out, commands=1)
+    _clean(err)
+    assert "INJECTED\\u001b" in out
+
+
+def test_an_id_or_a_file_name_from_data_never_injects_a_workflow_command_into_fixtures(
+    hostile: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (path,) = hostile.iterdir()
+    assert main(["fixtures", str(path)]) == 1
+    out, err = capsys.readouterr()
+    _clean(out)
+    _clean(err)
+    assert out.startswith('FAIL "')
+    assert "INJECTED\\u001b" in out
+    path.write_text('[{"id": 1}]')  # an error naming the hostile file
+    assert main(["fixtures", str(path)]) == 2
+    out, err = capsys.readouterr()
+    _clean(err)
+    assert err.startswith('packcheck: "')
+    assert err.count("\n") == 1

@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .._rule.jsonio import dumps
+from .._rule.jsonio import dumps, show_text
 from .._rule.sources import SourceError, read_records
 
 __all__ = [
@@ -53,7 +53,7 @@ def read_fixtures(path: Path, label: str | None = None) -> Iterator[Fixture]:
     (malformed cases are outside the declared rule) raises :class:`SourceError`.
     """
     with path.open("rb") as stream:
-        yield from _fixtures_in(stream, label or str(path))
+        yield from _fixtures_in(stream, label or show_text(str(path)))
 
 
 def _fixtures_in(stream: BinaryIO, label: str) -> Iterator[Fixture]:
@@ -107,7 +107,7 @@ def saved_fixtures(directory: Path) -> tuple[list[Fixture], list[str]]:
             notes.append(f"skipped {path}: {kind}, not a file of fixtures")
             continue
         with stream:
-            fixtures += _fixtures_in(stream, str(path))
+            fixtures += _fixtures_in(stream, show_text(str(path)))
     return fixtures, notes
 
 

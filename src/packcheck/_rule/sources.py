@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from .jsonio import JSONError, loads
+from .jsonio import JSONError, loads, show_text
 from .model import json_type
 
 #: The seed's editable table: case name, input JSON, expected JSON, reason.
@@ -164,7 +164,7 @@ def _fixture(value: Any, where: str) -> Record:
     name = value.get("id")
     if name is not None and not isinstance(name, str):
         return Record(where, error=f"id: expected a string, got {json_type(name)}")
-    where = f"{where} ({name})" if name is not None else where
+    where = f"{where} ({show_text(name)})" if name is not None else where
     if "input" not in value:
         return Record(where, error="fixture has no 'input'")
     expected = value.get("expected", _MISSING)
@@ -210,7 +210,7 @@ def _csv_table(data: bytes, skipped: int) -> Iterator[Record]:
 def _csv_row(row: dict[str, Any], where: str) -> Record:
     name = (row.get("Case") or "").strip() or None
     if name is not None:
-        where = f"{where} ({name})"
+        where = f"{where} ({show_text(name)})"
     parsed: list[Any] = []
     for column in CSV_COLUMNS[1:3]:
         try:

@@ -28,7 +28,7 @@ from .._gate._findings import case_summary, cut_lists
 from .._gate._plain_case import PlainCase
 from .._gate._transitions import shape
 from .._packers import Packer, PackerTimeout
-from .._rule.jsonio import dumps, show
+from .._rule.jsonio import dumps, one_line, show
 from .._rule.model import MalformedCase
 from ._behaviour import Outcome, alike, differences, outcome, parting, parting_block
 
@@ -93,7 +93,7 @@ class DiffFinding(Finding):
             lines.append(f"  fixture:  {dumps([self.fixture()])}")
         else:
             lines.append("  fixture:  too long to show; --save-failures DIR saves it whole")
-        return "\n".join(lines)
+        return "\n".join(map(one_line, lines))
 
 
 def _counted(count: int, noun: str, which: str, what: str) -> str:
