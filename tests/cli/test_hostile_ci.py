@@ -12,7 +12,9 @@ import json
 import math
 import os
 import re
+import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -340,3 +342,94 @@ def test_an_id_or_a_file_name_from_data_never_injects_a_workflow_command_into_fi
     _clean(err)
     assert err.startswith('packcheck: "')
     assert err.count("\n") == 1
+
+
+# --- pack --record --packer-cmd: one answer per case, strictly ---------------------------
+
+# A packer of cases of one block "A" of size 4, then ``after`` once per case.
+PACKER = """\
+import json, os, sys, time
+for number, line in enumerate(sys.stdin, 1):
+    budget = json.loads(line)["budget"]
+    fits = budget >= 4
+    answer = {{"kept": ["A"] * fits, "remaining": budget - 4 * fits, "missing": ["A"] * (not fits)}}
+    print(json.dumps(answer) + {suffix!r}, flush=True)  # one write: read whole
+    {after}
+{at_end}
+"""
+EMPTY = '{"kept": [], "remaining": 0, "missing": []}'
+
+
+def _command(tmp_path: Path, after: str = "pass", at_end: str = "", suffix: str = "") -> str:
+    script = tmp_path / "packer.py"
+    script.write_text(PACKER.format(after=after, at_end=at_end, suffix=suffix))
+    return f"{sys.executable} {script}"
+
+
+def _cases(tmp_path: Path) -> str:
+    cases = tmp_path / "cases.jsonl"
+    case = '{"budget": %d, "blocks": [{"id": "A", "size": 4}], "required": ["A"]}\n'
+    cases.write_text("".join(case % budget for budget in (7, 3, 5)))
+    return str(cases)
+
+
+def test_a_command_packer_printing_an_extra_line_per_case_is_a_named_fault(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = _command(tmp_path, suffix="\n" + EMPTY)
+    assert main(["pack", "--record", "--packer-cmd", command, _cases(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    records = [json.loads(line) for line in out.splitlines()]
+    assert len(records) == 3
+    # No answer is recorded against another case: each case is a fault, named.
+    assert all(record["error"] == "packer" for record in records)
+    assert "a packer answers each case with one line" in records[0]["detail"]
+    assert err.count("the packer failed: answered") == 3
+
+
+def test_a_command_packer_printing_after_its_last_answer_is_a_named_fault(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = _command(tmp_path, at_end=f"print({EMPTY!r}, flush=True)")
+    assert main(["pack", "--record", "--packer-cmd", command, _cases(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert [json.loads(line)["result"]["remaining"] for line in out.splitlines()] == [3, 3, 1]
+    assert err == (
+        f"packcheck: --packer-cmd: the packer printed {EMPTY + chr(10)!r} after its last "
+        "answer: a packer answers each case with one line\n"
+    )
+
+
+def test_a_line_printed_between_two_cases_is_a_fault_of_the_next(tmp_path: Path) -> None:
+    from packcheck._packers import CommandPacker, PackerFault
+
+    go, done = tmp_path / "go", tmp_path / "done"
+    after = (
+        f"while number == 1 and not os.path.exists({str(go)!r}): time.sleep(0.01)\n"
+        f"    print({EMPTY!r}, flush=True) if number == 1 else None\n"
+        f"    open({str(done)!r}, 'w').close() if number == 1 else None"
+    )
+    packer = CommandPacker(_command(tmp_path, after=after), 60)
+    try:
+        case = {"budget": 7, "blocks": [{"id": "A", "size": 4}], "required": []}
+        assert packer.answer(case) == {"kept": ["A"], "remaining": 3, "missing": []}
+        go.touch()  # the extra line is printed now, after the answer was taken
+        deadline = time.monotonic() + 30  # a guard, not a measure: the packer is slow
+        while not done.exists():
+            assert time.monotonic() < deadline, "the packer never printed its extra line"
+            time.sleep(0.01)
+        with pytest.raises(PackerFault, match=r"after its answer to the case before: a packer"):
+            packer.answer(case)
+    finally:
+        packer.close()
+
+
+def test_a_command_packer_that_lingers_after_its_last_answer_is_not_waited_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = _command(tmp_path, at_end="time.sleep(60)")  # it ignores the end of input
+    assert (
+        _within(30, lambda: main(["pack", "--record", "--packer-cmd", command, _cases(tmp_path)]))
+        == 0
+    )
+    assert capsys.readouterr().err == ""
