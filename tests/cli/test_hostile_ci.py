@@ -433,3 +433,41 @@ def test_a_command_packer_that_lingers_after_its_last_answer_is_not_waited_for(
         == 0
     )
     assert capsys.readouterr().err == ""
+
+
+# --- diff: an OLD packer that hangs on every case is given up on ------------------------
+
+
+def test_diff_stops_asking_an_old_packer_that_timed_out_on_three_cases_in_a_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asked = tmp_path / "asked.txt"
+    hangs = tmp_path / "hangs.py"
+    hangs.write_text(
+        "import sys, time\n"
+        "for line in sys.stdin:\n"
+        f"    open({str(asked)!r}, 'a').write('asked\\n')\n"
+        "    time.sleep(60)\n"
+    )
+    args = ["diff", "--packer", BROKEN, "--against-cmd", f"{sys.executable} {hangs}"]
+    args += ["--timeout", "0.2", "--seed", "1", "--max-examples", "5", "--no-long-lists"]
+    assert main([*args, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert asked.read_text().count("asked") == 3  # each case cost the whole timeout
+    assert (
+        "note:     OLD gave no answer within 0.2 s to 3 cases in a row and was not asked "
+        "again: 55 cases after them were not compared; --timeout raises the limit"
+    ) in out
+
+
+def test_an_old_packer_given_up_on_is_not_asked_for_a_transition_walk_either() -> None:
+    from packcheck._packers import CallablePacker, PackerTimeout
+    from packcheck.diff._oracle import GIVE_UP_AFTER, DiffOracle
+
+    asked: list[object] = []
+    old = CallablePacker(lambda case: asked.append(case) or {"kept": [], "remaining": 0})
+    oracle = DiffOracle(old, old)
+    oracle.in_a_row = GIVE_UP_AFTER
+    with pytest.raises(PackerTimeout, match="OLD is no longer asked"):
+        oracle.expected_shape({"budget": 0, "blocks": [], "required": []})
+    assert asked == []
