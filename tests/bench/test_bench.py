@@ -794,11 +794,24 @@ def test_run_steps_rejects_impossible_rows() -> None:
         bench.run_steps(workloads=["nope"])
 
 
+def _costing(clock: FakeClock, kernel: Any, ns_per_block: float) -> Any:
+    def pack_sizes(budget: int, sizes: Any) -> Any:
+        clock.now += ns_per_block * 1e-9 * len(sizes)
+        return kernel(budget, sizes)
+
+    return pack_sizes
+
+
 def test_bench_steps_adds_the_agent_sizes_table_and_stores_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], costed: FakeClock,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
     monkeypatch.setattr(_run, "STEPS", 20)
+    # The matrix's kernels cost time too: a time of 0 s gives an infinite speedup, which
+    # no baseline may hold and no gate passes.
+    for module, name, ns in ((_run, "_reference", 10.0), (scan, "pack_sizes", 5.0)):
+        monkeypatch.setattr(module, name, _costing(costed, getattr(module, name), ns))
+    monkeypatch.setitem(sys.modules, "numba", None)  # no compiled column: it would cost 0
     out = tmp_path / "bench.json"
     argv = ["bench", "--sizes", "1000", "--workload", "uniform-50%", "--repeat", "2"]
     argv += ["--min-time", "0", "--quiet"]

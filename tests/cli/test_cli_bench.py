@@ -336,7 +336,7 @@ def test_history_marks_a_workload_a_report_did_not_measure(
     ("files", "message"),
     [
         ({}, "no packcheck bench --json results in it"),
-        ({"x.json": "{broken"}, "x.json: Expecting property name"),
+        ({"x.json": "{broken"}, "x.json: invalid JSON: Expecting property name"),
         ({"x.json": '{"kind": "packcheck bench"}'}, "x.json: not a packcheck bench report"),
     ],
 )

@@ -100,7 +100,7 @@ def test_an_unreadable_failures_directory_is_a_setup_error(
     (tmp_path / "bad.json").unlink()
     (tmp_path / "dir.json").mkdir()
     assert main(["verify", "--save-failures", str(tmp_path)]) == 2
-    assert "Is a directory" in capsys.readouterr().err
+    assert f"{tmp_path / 'dir.json'}: Is a directory" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -50,5 +50,5 @@ def test_settings_and_keywords_together(tmp_path: Path) -> None:
 def test_a_missing_folder_of_saved_fixtures_holds_none(tmp_path: Path) -> None:
     from packcheck._gate._fixtures import saved_fixtures
 
-    assert saved_fixtures(tmp_path / "absent") == []
+    assert saved_fixtures(tmp_path / "absent") == ([], [])
     assert not (tmp_path / "absent").exists()

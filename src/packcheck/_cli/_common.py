@@ -14,6 +14,7 @@ from typing import IO, Any
 from .._engines.choice import ENGINES, Engine, check_engine
 from .._engines.pack import pack
 from .._rule.declared import Rule
+from .._rule.jsonio import one_line, show_text
 from .._rule.lines import MAX_LINE_BYTES
 from .._rule.model import MalformedCase
 from .._rule.sources import Record
@@ -93,7 +94,9 @@ def writable(text: str, stream: IO[str]) -> str:
 
 
 def problem(name: str, message: str) -> None:
-    print(f"packcheck: {name}: {message}", file=sys.stderr)
+    """``packcheck: NAME: MESSAGE`` on stderr, one line: ``name`` (a file name, which
+    data may have chosen) shown escaped, and no line break from ``message``'s data."""
+    print(one_line(f"packcheck: {show_text(name)}: {message}"), file=sys.stderr)
 
 
 def files_argument(parser: argparse.ArgumentParser, how: str) -> None:

@@ -217,9 +217,11 @@ def checked_seeds(s: argparse.Namespace, progress: Progress | None, runs: Runs) 
     :class:`SetupError` (also for a cluster that cannot be had) as the run of one seed
     would."""
     fixtures = None
+    skipped: tuple[str, ...] = ()  # notes on the saved folder's entries left out
     if s.save_failures is not None:
         writable_directory(s.save_failures)
-        fixtures = (*seed_fixtures(), *saved_fixtures(s.save_failures))
+        saved, notes = saved_fixtures(s.save_failures)
+        fixtures, skipped = (*seed_fixtures(), *saved), tuple(notes)
     _stop.note(rerun=runs.rerun(None if s.seeds else runs.seeds[0]), save=s.save_failures)
     jobs = [
         Job(
@@ -237,11 +239,17 @@ def checked_seeds(s: argparse.Namespace, progress: Progress | None, runs: Runs) 
             if progress is not None:
                 progress(SEEDS, len(outcomes), len(jobs))
             if outcome.finding is not None:  # the lowest failing seed: the rest cancelled
-                return save_new(outcomes[-1], s.save_failures)
+                return save_new(_noted(outcomes[-1], skipped), s.save_failures)
     if s.seeds is None:  # one seed, run on a cluster: its own report
-        return outcomes[0]
-    return replace(
+        return _noted(outcomes[0], skipped)
+    all_passed = replace(
         _all_passed(outcomes, time.monotonic() - started),
         rerun=runs.rerun(None),
         settings=runs.shown,
     )
+    return _noted(all_passed, skipped)
+
+
+def _noted(outcome: Outcome, skipped: tuple[str, ...]) -> Outcome:
+    """``outcome`` with the notes on the saved folder's entries skipped first."""
+    return replace(outcome, notes=(*skipped, *outcome.notes))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import os
 import sys
 from functools import partial
@@ -23,6 +22,7 @@ from .._engines import compiled
 from .._engines import levels as scan
 from .._engines.pack import pack
 from .._packers import SetupError, load
+from .._rule.jsonio import loads
 from ..bench._limit import Limit
 from ..bench._subjects import (
     KINDS,
@@ -464,14 +464,14 @@ def _report(path: Path, others: bool = False) -> bench.Report | None:
     """The matrix report stored at ``path``; with ``others``, ``None`` for another
     kind of JSON (which is otherwise an error)."""
     try:
-        with path.open(encoding="utf-8") as stream:
-            data = json.load(stream)
+        # packcheck's own reader: no NaN, no recursion past its depth, one-line errors.
+        data = loads(path.read_bytes().decode("utf-8"))
         if others and not (isinstance(data, dict) and data.get("kind") == bench.KIND):
             return None
         return bench.Report.from_json(data)
     except OSError as exc:
         raise SetupError(f"{path}: cannot read: {exc.strerror}") from None
-    except ValueError as exc:  # JSONDecodeError is one
+    except ValueError as exc:  # JSONError and UnicodeDecodeError are ones
         raise SetupError(f"{path}: {exc}") from None
 
 

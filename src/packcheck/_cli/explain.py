@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from fractions import Fraction
 
 from .._partition.trace import Trace
-from .._rule.jsonio import dumps
+from .._rule.jsonio import dumps, show_text
 
-
-def show_id(block_id: str) -> str:
-    """An ID as typed: plain when printable, JSON-escaped (quoted) otherwise."""
-    # A lone surrogate is not printable (category Cs), so a plain ID always encodes.
-    if block_id and block_id.isprintable() and block_id.strip() == block_id:
-        return block_id
-    return json.dumps(block_id)
+#: An ID as typed: plain when printable, JSON-escaped (quoted) otherwise.
+show_id = show_text
 
 
 def _ids(ids: tuple[str, ...]) -> str:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from .._rule.jsonio import dumps, same_json
+from .._rule.jsonio import dumps, same_json, show_text
 from .._rule.sources import Record, SourceError, read_records
 from ..audit._read import opened, reason
 from ._common import (
@@ -69,7 +69,8 @@ def run_fixtures(args: argparse.Namespace) -> int:
                     if not _matches(record.expected, actual):
                         failed += 1
                         args.status_if_cut_off = 1
-                        print(writable(f"FAIL {name}: {record.where}", sys.stdout))
+                        shown = f"FAIL {show_text(name)}: {record.where}"
+                        print(writable(shown, sys.stdout))
                         print(f"  input:    {dumps(record.case)}")
                         print(f"  expected: {dumps(record.expected)}")
                         print(f"  actual:   {dumps(actual)}")

@@ -28,10 +28,12 @@ from .._gate import (
     Outcome,
     Progress,
     Settings,
+    examples,
     junit_xml,
     render,
     seeds_text,
 )
+from .._gate._settings import MAX_EXAMPLES
 from .._packers import SetupError
 from .._rule.sources import SourceError
 from ..strategies import MAX_SAFE_UNITS
@@ -64,6 +66,14 @@ __all__ = [
 ]
 
 BOTH = ("verify", "diff")
+
+
+def _examples(text: str) -> int:
+    """``--max-examples``: a whole number, then the settings' own check of it."""
+    try:
+        return examples(positive(int)(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,8 +167,8 @@ OPTIONS = (
     ),
     Option(
         "--max-examples",
-        f"generated cases (default: {DEFAULT_MAX_EXAMPLES})",
-        parse=positive(int),
+        f"generated cases (default: {DEFAULT_MAX_EXAMPLES}, at most {MAX_EXAMPLES:,})",
+        parse=_examples,
         metavar="N",
         default=DEFAULT_MAX_EXAMPLES,
         shown=True,

@@ -18,7 +18,7 @@ from .._packers import CallablePacker, CommandPacker, Packer, PackerFault, Setup
 from .._partition.facts import without_partition
 from .._partition.trace import trace, trace_json
 from .._rule.declared import Rule
-from .._rule.jsonio import JSONError, dumps, loads, write_json
+from .._rule.jsonio import JSONError, dumps, loads, one_line, write_json
 from .._rule.sources import Record, SourceError, read_lines, read_records
 from ..audit import ClusterError, ReadError, record_step
 from ..audit._read import (
@@ -272,6 +272,10 @@ def _pack(names: list[str], how: _How, packer: Packer | None, run: Runner | None
             except (*READ_ERRORS, SourceError) as exc:
                 problem(piece.name, reason(exc))
                 return 2
+        fault = packer.leftover() if isinstance(packer, CommandPacker) else None
+        if fault is not None:
+            print(one_line(f"packcheck: --packer-cmd: the packer {fault}"), file=sys.stderr)
+            return 1
         return status
     pieces = all_pieces(names, run, PIECE_BYTES, _splittable)
     with closing(run(partial(pack_task, how=how), pieces)) as results:

@@ -15,7 +15,15 @@ from ._outcome import (
     text,
 )
 from ._run import EXPLAINING, Oracle, run_gate
-from ._settings import DEFAULT_MAX_EXAMPLES, SHRINK_SECONDS, Progress, Settings, seeded, settings_of
+from ._settings import (
+    DEFAULT_MAX_EXAMPLES,
+    SHRINK_SECONDS,
+    Progress,
+    Settings,
+    examples,
+    seeded,
+    settings_of,
+)
 
 __all__ = [
     "CHECKED",
@@ -32,6 +40,7 @@ __all__ = [
     "Outcome",
     "Progress",
     "Settings",
+    "examples",
     "junit_xml",
     "plain_json",
     "read_fixtures",

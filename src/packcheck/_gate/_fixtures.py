@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import secrets
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from .._rule.jsonio import dumps
+from .._rule.jsonio import dumps, show_text
 from .._rule.sources import SourceError, read_records
 
 __all__ = [
@@ -49,26 +52,63 @@ def read_fixtures(path: Path, label: str | None = None) -> Iterator[Fixture]:
     A record that cannot be read, has no ``expected``, or expects an input error
     (malformed cases are outside the declared rule) raises :class:`SourceError`.
     """
-    label = label or str(path)
     with path.open("rb") as stream:
-        for record in read_records(stream):
-            if record.error is not None or not record.has_expected:
-                why = record.error or "fixture has no 'expected'"
-                raise SourceError(f"{label}: {record.where}: {why}")
-            yield Fixture(
-                record.name,
-                _plain_numbers(record.case),
-                record.expected,
-                f"fixture {label}: {record.where}",
-            )
+        yield from _fixtures_in(stream, label or show_text(str(path)))
 
 
-def saved_fixtures(directory: Path) -> list[Fixture]:
-    """The fixtures of ``directory/*.json`` (none when it is not a directory), by name;
-    raises :class:`OSError` or :class:`SourceError`."""
+def _fixtures_in(stream: BinaryIO, label: str) -> Iterator[Fixture]:
+    for record in read_records(stream):
+        if record.error is not None or not record.has_expected:
+            why = record.error or "fixture has no 'expected'"
+            raise SourceError(f"{label}: {record.where}: {why}")
+        yield Fixture(
+            record.name,
+            _plain_numbers(record.case),
+            record.expected,
+            f"fixture {label}: {record.where}",
+        )
+
+
+# Opened without following a link, and without waiting for a FIFO's writer.
+_READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+def _regular(path: Path) -> tuple[BinaryIO | None, str]:
+    """``path`` open for reading if it is a regular file, else ``None`` and what it is:
+    a link (never followed) or a FIFO, device or socket (never read).  Raises
+    :class:`OSError` naming ``path`` (a directory is one)."""
+    if path.is_symlink():
+        return None, "a symbolic link"
+    try:
+        fd = os.open(path, _READ)
+    except OSError as exc:
+        raise OSError(f"{path}: {exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISREG(mode):
+        return os.fdopen(fd, "rb"), "a file"
+    os.close(fd)
+    if stat.S_ISDIR(mode):
+        raise OSError(f"{path}: Is a directory")
+    return None, "a FIFO, device or socket"
+
+
+def saved_fixtures(directory: Path) -> tuple[list[Fixture], list[str]]:
+    """The fixtures of ``directory/*.json`` (none when it is not a directory), by name,
+    and a note for each entry skipped: a link, a FIFO, a device or a socket named
+    ``*.json`` is never followed nor read.  Raises :class:`OSError` (naming the path,
+    a directory named ``*.json`` included) or :class:`SourceError`."""
+    fixtures: list[Fixture] = []
+    notes: list[str] = []
     if not directory.is_dir():
-        return []
-    return [fixture for path in sorted(directory.glob("*.json")) for fixture in read_fixtures(path)]
+        return fixtures, notes
+    for path in sorted(directory.glob("*.json")):
+        stream, kind = _regular(path)
+        if stream is None:
+            notes.append(f"skipped {path}: {kind}, not a file of fixtures")
+            continue
+        with stream:
+            fixtures += _fixtures_in(stream, show_text(str(path)))
+    return fixtures, notes
 
 
 def writable_directory(directory: Path) -> None:
@@ -82,11 +122,45 @@ def writable_directory(directory: Path) -> None:
 
 
 def save_fixture(fixture: dict[str, Any], directory: Path) -> Path:
-    """Write ``fixture`` (``{"id", "input", "expected"}``) as ``directory/ID.json``."""
-    directory.mkdir(parents=True, exist_ok=True)
+    """Write ``fixture`` (``{"id", "input", "expected"}``) as ``directory/ID.json``.
+
+    Never through a link: the bytes go to a new temporary file in ``directory``, which
+    is then linked into place only if the name is free, and removed.  An entry of that
+    name already there is left alone: a file holding the same bytes is the fixture
+    already saved; anything else (another file, a link, a FIFO) raises
+    :class:`OSError`.  Every :class:`OSError` names the path.
+    """
     path = directory / f"{fixture['id']}.json"
-    path.write_text(dumps([fixture]) + "\n", encoding="ascii")
+    data = (dumps([fixture]) + "\n").encode("ascii")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        # O_EXCL: a new file, never an existing one nor a link's target; the mode the
+        # umask leaves of 0o666, as any file written.
+        temporary = directory / f".{path.name}.{secrets.token_hex(8)}.tmp"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            with os.fdopen(fd, "wb") as stream:
+                stream.write(data)
+            os.link(temporary, path)  # fails if the name is taken, even by a dangling link
+        except FileExistsError:
+            if not _holds(path, data):
+                raise OSError(f"{path}: exists and is not this fixture: left alone") from None
+        finally:
+            os.unlink(temporary)
+    except OSError as exc:
+        if exc.strerror is None:  # already names the path
+            raise
+        raise OSError(f"{exc.filename or path}: {exc.strerror}") from None
     return path
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """True when ``path`` is a regular file (not a link) of exactly ``data``."""
+    stream, _ = _regular(path)
+    if stream is None:
+        return False
+    with stream:
+        return stream.read(len(data) + 1) == data
 
 
 def seed_fixtures() -> list[Fixture]:

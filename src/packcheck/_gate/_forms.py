@@ -14,6 +14,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from .._rule.jsonio import one_line
+
 __all__ = ["FORMATS", "JSON_VERSION", "Failure", "TestCase", "github", "junit_xml"]
 
 #: The values of ``--format``.
@@ -37,7 +39,8 @@ def github(command: str, *, passed: bool, title: str, message: str, text: str) -
     COMMAND: TITLE``, its message ``message`` (one line: newlines are escaped).
     """
     kind = "notice" if passed else "error"
-    heading = _escape_property(f"packcheck {command}: {title}")
+    heading = _escape_property(one_line(f"packcheck {command}: {title}"))
+    message = "\n".join(map(one_line, message.split("\n")))
     return f"::{kind} title={heading}::{_escape_data(message)}\n{text}"
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._rule.jsonio import dumps
+from .._rule.jsonio import dumps, one_line
 from . import _forms as forms
 from ._findings import Finding
 
@@ -211,13 +211,14 @@ def text(outcome: Outcome) -> str:
         shares += [f"{outcome.command.follows + ':':10}{line}" for line in outcome.followed()]
     shares += [f"note:     {note}" for note in outcome.notes]
     if outcome.finding is None:
-        return "\n".join([*shares, outcome.verdict_line()])
-    lines = [outcome.finding.report(), *shares]
+        return "\n".join(map(one_line, [*shares, outcome.verdict_line()]))
+    lines = [*shares]
     if outcome.saved is not None:
         lines.append(f"saved:    {outcome.saved}")
     lines.append(f"rerun:    {outcome.rerun}")
     lines.append(outcome.verdict_line())
-    return "\n".join(lines)
+    # The finding's report escapes its own lines (Finding.report); these are one each.
+    return "\n".join([outcome.finding.report(), *map(one_line, lines)])
 
 
 def _failure(outcome: Outcome, finding: Finding) -> dict[str, Any]:

@@ -462,14 +462,16 @@ def _phases(
     ]
 
 
-def _fixtures(s: Settings) -> list[Fixture]:
+def _fixtures(s: Settings) -> tuple[list[Fixture], list[str]]:
     """The fixtures to replay: ``s.fixtures`` (default the seed cases), then those
-    saved in ``s.save_failures``; raises :class:`OSError` or ``SourceError``."""
+    saved in ``s.save_failures``, and a note for each entry of that folder skipped;
+    raises :class:`OSError` or ``SourceError``."""
     fixtures = [*(seed_fixtures() if s.fixtures is None else s.fixtures)]
-    if s.save_failures is not None:
-        writable_directory(s.save_failures)
-        fixtures += saved_fixtures(s.save_failures)
-    return fixtures
+    if s.save_failures is None:
+        return fixtures, []
+    writable_directory(s.save_failures)
+    saved, skipped = saved_fixtures(s.save_failures)
+    return fixtures + saved, skipped
 
 
 def save_new(outcome: R, directory: Path | None) -> R:
@@ -491,7 +493,7 @@ def run_gate(oracle: Oracle, s: Settings, command: Command, record: type[R], **r
 
     Raises :class:`OSError` or ``SourceError`` when the fixtures cannot be read.
     """
-    fixtures = _fixtures(s)
+    fixtures, skipped = _fixtures(s)
     s = seeded(s)
     assert s.seed is not None
     seed = s.seed
@@ -525,7 +527,7 @@ def run_gate(oracle: Oracle, s: Settings, command: Command, record: type[R], **r
         phase_seconds=phase_seconds,
         counted=s.count,
         seen={phase: dict(tally) for phase, tally in state.seen.items() if tally},
-        notes=oracle.notes(),
+        notes=(*skipped, *oracle.notes()),
         set_aside=state.set_aside,
         **report,
     )

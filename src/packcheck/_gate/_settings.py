@@ -14,14 +14,17 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .._rule.jsonio import show
 from ..strategies import MAX_SAFE_UNITS
 from ._fixtures import Fixture
 
 __all__ = [
     "DEFAULT_MAX_EXAMPLES",
+    "MAX_EXAMPLES",
     "SHRINK_SECONDS",
     "Progress",
     "Settings",
+    "examples",
     "seeded",
     "settings_of",
 ]
@@ -29,6 +32,9 @@ __all__ = [
 #: Generated (short) cases per run.  With the wide-range and long-list probes, a
 #: default run of a Python or command packer takes 10-20 s on two cores.
 DEFAULT_MAX_EXAMPLES = 1000
+#: The most generated cases a run takes: a run holds about 10 KB of Hypothesis's
+#: bookkeeping per generated case until it ends.
+MAX_EXAMPLES = 10**6
 #: Shrinking stops after this long with the best case so far: a packer that is slow
 #: on every shrink step must not stall CI.
 SHRINK_SECONDS = 120.0
@@ -60,6 +66,22 @@ class Settings:
     save_failures: Path | None = None
     shrink_seconds: float = SHRINK_SECONDS
     progress: Progress | None = None
+
+    def __post_init__(self) -> None:
+        try:
+            examples(self.max_examples)
+        except ValueError as exc:
+            raise ValueError(f"max_examples: {exc}") from None
+
+
+def examples(value: object) -> int:
+    """``value`` if it is a count of generated cases a run may take, an integer from 1
+    to :data:`MAX_EXAMPLES`; else :class:`ValueError` saying so in one line.  The one
+    check of the setting: the command line, ``[tool.packcheck]`` and :class:`Settings`
+    all call it."""
+    if type(value) is not int or not 1 <= value <= MAX_EXAMPLES:
+        raise ValueError(f"{show(value, 40)} is not a count of cases from 1 to {MAX_EXAMPLES:,}")
+    return value
 
 
 #: The keywords :func:`settings_of` takes: the fields of :class:`Settings`.

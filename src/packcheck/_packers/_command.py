@@ -49,6 +49,14 @@ class CommandPacker(Process):
         return self._answer(recipe.line())
 
     def _answer(self, line: str) -> object:
+        # One answer per case, strictly: a line no case asked for would otherwise be
+        # taken as the next case's answer, and every answer after it misattributed.
+        early = self.pending()
+        if early:
+            self.stop()
+            raise PackerFault(
+                f"printed {_clip(early)} after its answer to the case before: " + _ONE_LINE
+            )
         try:
             raw = self._send(line)
         except _Died as exc:
@@ -59,6 +67,10 @@ class CommandPacker(Process):
                 f"again when given the empty case: {exc}"
             ) from None
         self.answered = True
+        extra = self.pending()
+        if extra:
+            self.stop()
+            raise PackerFault(f"answered {_clip(raw)}, then printed {_clip(extra)}: {_ONE_LINE}")
         try:
             output = loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, JSONError) as exc:
@@ -68,6 +80,14 @@ class CommandPacker(Process):
             self.stop()
             raise PackerFault(f"answered {_clip(raw)}, which is not a JSON object")
         return output
+
+    def leftover(self) -> str | None:
+        """After the last case: what the command printed that no case asked for,
+        said as a packer fault, or ``None``; the command is stopped either way."""
+        extra = self.drained()
+        if not extra:
+            return None
+        return f"printed {_clip(extra)} after its last answer: {_ONE_LINE}"
 
     def _send(self, line: str) -> bytes:
         """Send one JSON line; the line the command printed back."""
@@ -83,6 +103,7 @@ class CommandPacker(Process):
         return True
 
 
+_ONE_LINE = "a packer answers each case with one line"
 _EMPTY_CASE: dict[str, Any] = {"budget": 0, "blocks": [], "required": []}
 
 

@@ -182,6 +182,37 @@ class Process:
             self._buffer += self._get()
         return reply
 
+    def pending(self) -> bytes:
+        """Output no request asked for: what followed the last reply in the buffer,
+        and what stdout holds now (read without waiting); emptied once returned."""
+        if self._proc is not None:
+            stdout = self._pipes()[1]
+            with selectors.DefaultSelector() as selector:
+                selector.register(stdout, selectors.EVENT_READ)
+                if selector.select(0):
+                    self._buffer += os.read(stdout.fileno(), 1 << 16)
+        extra, self._buffer = bytes(self._buffer), bytearray()
+        return extra
+
+    def drained(self) -> bytes:
+        """Close stdin, then the output no request asked for, read until the process
+        ends its stdout or :data:`_GRACE_SECONDS` pass (the first 64 KiB kept); the
+        process is stopped after."""
+        extra = self.pending()
+        if self._proc is not None:
+            stdin, stdout = self._pipes()
+            stdin.close()
+            deadline = time.monotonic() + _GRACE_SECONDS
+            with selectors.DefaultSelector() as selector:
+                selector.register(stdout, selectors.EVENT_READ)
+                while selector.select(max(0.0, deadline - time.monotonic())):
+                    chunk = os.read(stdout.fileno(), 1 << 16)
+                    if not chunk:
+                        break
+                    extra += chunk[: max(0, (1 << 16) - len(extra))]
+        self.stop()
+        return extra
+
     def _pipes(self) -> tuple[IO[bytes], IO[bytes]]:
         assert self._proc
         assert self._proc.stdin

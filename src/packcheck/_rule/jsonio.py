@@ -17,6 +17,7 @@ backslash and no DEL (:func:`write_json`).  The rest goes the exact way, line by
 from __future__ import annotations
 
 import json
+import re
 from decimal import MAX_EMAX, MIN_EMIN, Decimal, InvalidOperation
 from typing import Any
 
@@ -236,6 +237,28 @@ def same_json(left: Any, right: Any) -> bool:
         # As JSON text: a surrogate pair and its character are the same string.
         return left == right or same_utf16(left) == same_utf16(right)
     return left is None and right is None
+
+
+def show_text(text: str) -> str:
+    """A string from data (an ID, a file name) as a message shows it: plain when
+    printable, else JSON-escaped and quoted, so that no control character or line
+    break in it reaches a terminal or a CI log."""
+    # A lone surrogate is not printable (category Cs), so a plain string always encodes.
+    if text and text.isprintable() and text.strip() == text:
+        return text
+    return json.dumps(text)
+
+
+#: Control characters and line breaks: C0, DEL, C1, U+2028/9.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text``, one line packcheck wrote, with each control character or line break in
+    it (which only data can have put there) written as its backslash escape.  Applied
+    at the edge, to every line of a report: a line from data (``\\n::error ...``)
+    can then never start a line, nor ESC, BEL or NUL reach a terminal."""
+    return _CONTROL.sub(lambda match: ascii(match.group())[1:-1], text)
 
 
 def show(value: object, limit: int) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import IO, Any, cast
 
-from .jsonio import JSONError, loads
+from .jsonio import JSONError, loads, show_text
 from .lines import MAX_LINE_BYTES, TooLong, bounded_lines
 from .model import json_type
 
@@ -202,7 +202,7 @@ def _fixture(value: Any, where: str) -> Record:
     name = value.get("id")
     if name is not None and not isinstance(name, str):
         return Record(where, error=f"id: expected a string, got {json_type(name)}")
-    where = f"{where} ({name})" if name is not None else where
+    where = f"{where} ({show_text(name)})" if name is not None else where
     if "input" not in value:
         return Record(where, error="fixture has no 'input'")
     expected = value.get("expected", _MISSING)
@@ -256,7 +256,7 @@ def _csv_table(
 def _csv_row(row: dict[str, Any], where: str) -> Record:
     name = (row.get("Case") or "").strip() or None
     if name is not None:
-        where = f"{where} ({name})"
+        where = f"{where} ({show_text(name)})"
     parsed: list[Any] = []
     for column in CSV_COLUMNS[1:3]:
         try:

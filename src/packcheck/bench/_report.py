@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
 
+from . import _stored as stored
 from ._paired import median_interval
 
 #: The name under which the reference (given a Python list) appears in a report.
@@ -156,29 +157,57 @@ class Report:
 
     @classmethod
     def from_json(cls, data: Any) -> Report:
-        """Read :meth:`to_json`'s output; ``ValueError`` (one line) if it is not that.
+        """Read :meth:`to_json`'s output; ``ValueError`` (one line, naming the field) if
+        it is not that.  Every field is checked first (:mod:`._stored`): kinds, finite
+        numbers, intervals that contain their point.
 
         Reports written before the format had a kind (with every sample) read too.
         """
         try:
+            data = stored.mapping(data, "the report")
             if data.get("kind") != KIND:
-                timings = [
-                    Timing(**{**t, "samples": tuple(t.get("samples", ()))}) for t in data["timings"]
-                ]
-                return cls(timings, {"machine": dict(data.get("machine", {}))}, "wall")
-            report = cls([], {k: data[k] for k in _CONTEXT_KEYS}, data["clock"])
-            for r in data["results"]:
-                report.timings.append(
-                    Timing(r["engine"], r["workload"], r["family"], r["n"], r["budget"],
-                           r["seed"], r["seconds"])
-                )  # fmt: skip
-                if "speedup" in r:
-                    low, high = r["speedup_interval"]
-                    report.stored[r["engine"], r["workload"], r["n"]] = (r["speedup"], low, high)
-        except (TypeError, KeyError, AttributeError, ValueError) as exc:
-            why = f"{type(exc).__name__}: {exc}"
-            raise ValueError(f"not a packcheck bench report ({why})") from None
+                return cls._from_samples(data)
+            where = {
+                key: stored.text(data.get(key), key, optional=True) for key in _CONTEXT_KEYS[:2]
+            }
+            where["machine"] = stored.strings(data.get("machine"), "machine")
+            report = cls([], where, stored.text(data.get("clock"), "clock"))
+            results = data.get("results")
+            if not isinstance(results, list):
+                raise stored.StoredError("results", "absent or not a list")
+            for i, result in enumerate(results):
+                report._read_cell(stored.mapping(result, f"results[{i}]"), f"results[{i}]")
+        except stored.StoredError as exc:
+            raise ValueError(f"not a packcheck bench report ({exc})") from None
         return report
+
+    @classmethod
+    def _from_samples(cls, data: dict[str, Any]) -> Report:
+        """A report from before the kind field: every timing with its samples."""
+        timings = data.get("timings")
+        if not isinstance(timings, list):
+            raise stored.StoredError("timings", "absent or not a list")
+        report = cls([], {"machine": stored.strings(data.get("machine", {}), "machine")}, "wall")
+        for i, entry in enumerate(timings):
+            at = f"timings[{i}]"
+            timing = Timing(*stored.cell(stored.mapping(entry, at), at))
+            samples = stored.finite(entry.get("samples", []), f"{at}.samples")
+            report.timings.append(replace(timing, samples=samples))
+        return report
+
+    def _read_cell(self, result: dict[str, Any], at: str) -> None:
+        timing = Timing(*stored.cell(result, at))
+        if "interval" in result:
+            stored.interval(result["interval"], f"{at}.interval", timing.seconds)
+        if "repeats" in result:
+            stored.whole(result["repeats"], f"{at}.repeats", least=0)
+        self.timings.append(timing)
+        if "speedup" in result or "speedup_interval" in result:
+            speedup = stored.number(result.get("speedup"), f"{at}.speedup", positive=True)
+            low, high = stored.interval(
+                result.get("speedup_interval"), f"{at}.speedup_interval", speedup, positive=True
+            )
+            self.stored[timing.engine, timing.workload, timing.n] = (speedup, low, high)
 
 
 def _ratio(theirs: float, mine: float) -> float:

@@ -8,6 +8,7 @@ time over its own.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -306,7 +307,7 @@ def compare(baseline: Report, current: Report, max_regression: float) -> list[Re
     10%): the threshold widens by the noise measured in either run, so a noisy run
     asks for a larger fall before it fails.  Compared at the largest size both
     reports have a speedup for (:func:`compared`); an engine or workload only one
-    report has is not compared.
+    report has is not compared.  A speedup that is not a finite number is a fall.
     """
     regressions = []
     for engine, name, n in compared(baseline, current):
@@ -314,7 +315,10 @@ def compare(baseline: Report, current: Report, max_regression: float) -> list[Re
         now = current.speedup_interval(engine, name, n)
         assert before is not None  # compared says so
         assert now is not None
-        if now[2] < before[1] * (1 - max_regression):
+        # NaN compares false with everything: a speedup that is not a finite number
+        # (a call timed at 0 s) fails, or it would pass any gate.
+        finite = all(math.isfinite(value) for value in (*before, *now))
+        if not finite or now[2] < before[1] * (1 - max_regression):
             regressions.append(Regression(engine, name, n, before, now))
     return regressions
 

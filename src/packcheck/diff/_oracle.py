@@ -11,7 +11,9 @@ answer to where OLD took more than half the timeout (a busy machine decides that
 Once OLD gave no answer to a long list, or took more than a quarter of its timeout on one
 (twice as long a list takes four times as long in a quadratic loop, as in libraries
 that count the whole history again after each message), lists as long or longer are
-not asked.  The report's notes count all of these.
+not asked.  Once OLD gave no answer to :data:`GIVE_UP_AFTER` cases in a row, it is not
+asked again: the cases after are not compared (an OLD that hangs on every case would
+cost the whole timeout on each).  The report's notes count all of these.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from .._gate._findings import case_summary, cut_lists
 from .._gate._plain_case import PlainCase
 from .._gate._transitions import shape
 from .._packers import Packer, PackerTimeout
-from .._rule.jsonio import dumps, show
+from .._rule.jsonio import dumps, one_line, show
 from .._rule.model import MalformedCase
 from ._behaviour import Outcome, alike, differences, outcome, parting, parting_block
 
@@ -93,7 +95,7 @@ class DiffFinding(Finding):
             lines.append(f"  fixture:  {dumps([self.fixture()])}")
         else:
             lines.append("  fixture:  too long to show; --save-failures DIR saves it whole")
-        return "\n".join(lines)
+        return "\n".join(map(one_line, lines))
 
 
 def _counted(count: int, noun: str, which: str, what: str) -> str:
@@ -147,6 +149,10 @@ def _length(case: Any) -> int:
     return len(blocks) if isinstance(blocks, list) else 0
 
 
+#: OLD is not asked again once it gave no answer to this many cases in a row.
+GIVE_UP_AFTER = 3
+
+
 class DiffOracle:
     """NEW is judged by OLD: each case goes to both, their outcomes are compared."""
 
@@ -165,6 +171,8 @@ class DiffOracle:
         self.too_long: int | None = None
         self.why_long = ""
         self.left_out = 0
+        # OLD's timeouts in a row (asked no more at GIVE_UP_AFTER), and the cases since.
+        self.in_a_row = self.not_asked = 0
 
     def _long(self, case: Any, why: str) -> bool:
         """Whether ``case`` is a long list; if so, lists as long are left out from now on."""
@@ -176,11 +184,17 @@ class DiffOracle:
     def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
         """A :class:`DiffFinding` unless NEW and OLD behave alike on ``case`` (or the
         case is not compared: see the module's words)."""
+        if self.in_a_row >= GIVE_UP_AFTER:
+            self.not_asked += 1
+            self.last = None
+            return None
         began = time.monotonic()
         old = outcome(self.old, case)
         took = time.monotonic() - began
         self.last = _kind(old)
-        if isinstance(old.value, PackerTimeout):
+        timed_out = isinstance(old.value, PackerTimeout)
+        self.in_a_row = self.in_a_row + 1 if timed_out else 0
+        if timed_out:
             self.unanswered += 1
             self._long(case, f"gave no answer within {self.limit:g} s to")
             return None
@@ -206,7 +220,10 @@ class DiffOracle:
         return self.last
 
     def expected_shape(self, case: dict[str, Any]) -> Hashable:
-        """OLD's outcome of ``case``, numbers blanked; raises if it gave no answer."""
+        """OLD's outcome of ``case``, numbers blanked; raises if it gave no answer (or
+        is no longer asked)."""
+        if self.in_a_row >= GIVE_UP_AFTER:
+            raise PackerTimeout("OLD is no longer asked")
         old = outcome(self.old, case)
         if old.kind == "answer":
             return old.kind, shape(old.value)
@@ -233,6 +250,11 @@ class DiffOracle:
             ),
         ]
         lines = [_counted(n, "case", why, "not compared") for n, why in counted if n]
+        if self.in_a_row >= GIVE_UP_AFTER:
+            lines.append(
+                f"OLD gave no answer within {limit} to {GIVE_UP_AFTER} cases in a row and was "
+                f"not asked again: {_counted(self.not_asked, 'case', 'after them', 'not compared')}"
+            )
         if self.left_out:
             lines.append(
                 _counted(self.left_out, "long list", f"of {self.too_long:,} blocks or more", "not")

@@ -13,7 +13,7 @@ from .._gate._plain_case import PlainCase
 from .._packers import Packer, PackerFault, PackerTimeout, ask
 from .._partition.facts import require_partition, without_partition
 from .._partition.invariants import InvariantError, check_output
-from .._rule.jsonio import dumps, same_json
+from .._rule.jsonio import dumps, one_line, same_json
 from ._causes import departure, departure_index, named_causes
 from ._confirm import confirm
 
@@ -78,12 +78,12 @@ class Finding(GateFinding):
             lines.append(f"  answer:   {show_answer(self.answer)}")
             lines.append(f"  expected: {dumps(self.expected)}")
             lines.append(f"  fixture:  {dumps([self.fixture()])}")
-            return "\n".join(lines)
+            return "\n".join(map(one_line, lines))
         lines.append(f"  case:     {self._case_summary()}")
         lines.append(f"  answer:   {_summarised(self.answer)}")
         lines.append(f"  expected: {_summarised(self.expected)}")
         lines.append("  fixture:  too long to show; --save-failures DIR saves it whole")
-        return "\n".join(lines)
+        return "\n".join(map(one_line, lines))
 
     def _not_alone(self) -> list[str]:
         lines = [
