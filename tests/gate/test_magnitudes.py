@@ -140,6 +140,35 @@ def test_the_greatest_common_divisor_first_then_powers_of_ten_then_their_multipl
     assert budgets == [1, 1, 10, 100, 20, 30]  # 7e6 / gcd, then 1, 10, 100, then 20, 30
 
 
+def test_a_ratio_that_needs_exact_units_is_divided_by_their_common_divisor() -> None:
+    blocks = [{"id": "A", "size": 3 * 10**9}, {"id": "B", "size": 10**9}]
+    case = {"budget": 4 * 10**9, "blocks": blocks, "required": []}
+
+    def holds(candidate: dict[str, Any]) -> bool:
+        first, second = (b["size"] for b in candidate["blocks"])
+        return bool(4 * first == 3 * candidate["budget"] and 3 * second == first)
+
+    after = scaled_magnitudes(case, holds)
+    assert after["budget"] == 4
+    assert [b["size"] for b in after["blocks"]] == [3, 1]
+
+
+def test_both_roundings_are_tried_where_they_differ_within_the_tries() -> None:
+    case = {"budget": 20, "blocks": [{"id": "A", "size": 3}, {"id": "B", "size": 3}]}
+    calls: list[dict[str, Any]] = []
+
+    def never(candidate: dict[str, Any]) -> bool:
+        calls.append(candidate)
+        return False
+
+    assert scaled_magnitudes(case, never) == case
+    # At 1 both roundings give [1, 1]; at 10, each size alone [2, 2], by running totals [2, 1].
+    assert [[b["size"] for b in c["blocks"]] for c in calls] == [[1, 1], [2, 2], [2, 1]]
+    calls.clear()
+    assert scaled_magnitudes(case, never, tries=2) == case
+    assert len(calls) == 2
+
+
 def test_a_failure_that_needs_its_magnitude_keeps_it_within_the_tries() -> None:
     case = {"budget": 2**63, "blocks": [{"id": "A", "size": 2**62 + 1}], "required": []}
     calls: list[dict[str, Any]] = []

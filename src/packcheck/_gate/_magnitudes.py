@@ -179,13 +179,13 @@ def scaled_magnitudes(case: Case, holds: Callable[[Case], bool], *, tries: int =
     left = tries
 
     def tried(new_budget: int, sizes: list[int]) -> Case | None:
-        """The case with these units if it holds (``None`` if not, or not tried)."""
+        """The case with these units if it holds (``None`` if not, or no try is left)."""
         nonlocal left
-        blocks = [{**b, "size": size} for b, size in zip(case["blocks"], sizes, strict=True)]
-        candidate = {**case, "budget": new_budget, "blocks": blocks}
-        if candidate == case or left <= 0:
+        if left <= 0:
             return None
         left -= 1
+        blocks = [{**b, "size": size} for b, size in zip(case["blocks"], sizes, strict=True)]
+        candidate = {**case, "budget": new_budget, "blocks": blocks}
         return candidate if holds(candidate) else None
 
     divisor = math.gcd(budget, *sizes)
