@@ -1,8 +1,9 @@
 """Readable IDs for a shrunk counterexample: ``A``, ``B``, ``C``... by first appearance.
 
-Hypothesis and the shrinker leave IDs as they were drawn (``"\\uff00\\ud83d"``) or made
-alike; a person reads a counterexample best when each block has a letter of its own,
-so that ``kept`` says which block went where.  :func:`lettered` tries, in order:
+Hypothesis leaves IDs as it drew them (``"\\uff00\\ud83d"``) or as it shrank them (often
+all alike), the shrinker as they were; a person reads a counterexample best when each
+block has a letter of its own, so that ``kept`` says which block went where.
+:func:`lettered` tries, in order:
 
 1. every block its own letter, in order (``A``, ``B``, ``C``...), a required ID that
    names blocks the letter of the first of them, and a required ID that names no block

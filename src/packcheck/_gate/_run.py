@@ -19,7 +19,8 @@ The phases only make cases: what an answer is compared with is the run's
 :class:`Oracle`, the declared rule for ``verify`` (:mod:`packcheck.verify`) and the
 packer's previous version for ``diff`` (:mod:`packcheck.diff`).  The first failure is
 shrunk (by Hypothesis, or for a probe by :mod:`packcheck._gate._shrink`: shorter
-first; then its budget and sizes lowered: :mod:`packcheck._gate._magnitudes`),
+first; then its budget and sizes scaled together and lowered:
+:mod:`packcheck._gate._magnitudes`; its IDs lettered: :mod:`packcheck._gate._letters`),
 explained by the oracle, saved when new, and returned in the
 :class:`~packcheck._gate._outcome.Outcome`.  With ``count`` every phase runs to its end
 and its failures are counted.
