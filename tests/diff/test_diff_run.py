@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from packers import broken, wild
+from packers import broken, ragflow, wild
 
 from packcheck import diff
 from packcheck._gate._fixtures import Fixture, seed_fixtures
@@ -52,6 +52,19 @@ def test_packers_that_raise_alike_agree() -> None:
 
     assert diff.run(counting, wild.strict_budget, seed=1, **QUICK).agree
     assert raised > 10  # budgets of 0 were drawn, and raised on both sides
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_threshold_set_by_a_ratio_comes_back_small(seed: int) -> None:
+    # RAGFlow's knowledge prompt cuts the chunks at a 0.97 share of the budget; '<=' for
+    # '<' differs only where they fill it exactly, as doubles compute it (first found at
+    # a budget of 4,503,599,627,370,488): the budget and sizes are scaled down together.
+    summary = diff.run(ragflow.kb_prompt_le, ragflow.kb_prompt, seed=seed, **QUICK)
+    assert summary.finding is not None
+    case = summary.finding.case
+    assert case["budget"] == 100
+    assert 1 <= len(case["blocks"]) <= 2
+    assert [b["id"] for b in case["blocks"]] == ["A", "B"][: len(case["blocks"])]
 
 
 def test_a_changed_comparison_is_found_on_one_block() -> None:

@@ -1,6 +1,6 @@
 """The adapter code shared by the ports of real chat-history trimmers (the modules
-``autogen_context``, ``llama_memory``, ``langchain_trim``, ``message_overhead`` and
-``langchain_token_buffer``).
+``autogen_context``, ``llama_memory``, ``langchain_trim``, ``message_overhead``,
+``langchain_token_buffer`` and ``ragflow``).
 
 A block is the library's message and its ``size`` the message's token count.  A real
 token counter gives an ``int >= 0``, so checking the case's units is the caller's job:

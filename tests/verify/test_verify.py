@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from packers import broken, long
+from packers import broken, faults, long
 
 from packcheck import pack
 from packcheck._gate import _run as gate_module
@@ -210,6 +210,30 @@ def test_a_numeric_string_unit_is_caught_on_every_seed(seed: int) -> None:
 def test_dedup_bugs_shrink_to_a_small_budget(name: str) -> None:
     case = _caught(getattr(broken, name), seed=1)
     assert case.case["budget"] < 100, case.case
+
+
+def test_a_shrunk_counterexample_gives_each_block_a_letter_so_kept_says_which_went_where() -> None:
+    # Every ID was "A" once: the answer's kept ["A"] did not say the larger block went first.
+    finding = _caught(faults.largest_first, seed=1)
+    assert finding.case == {
+        "budget": 2,
+        "blocks": [{"id": "A", "size": 1}, {"id": "B", "size": 2}],
+        "required": [],
+    }
+    assert finding.answer["kept"] == ["B"]
+
+
+@pytest.mark.parametrize("name", ["kept_dedup", "skip_repeated_ids"])
+def test_blocks_keep_sharing_an_id_where_the_failure_needs_it(name: str) -> None:
+    ids = [b["id"] for b in _caught(getattr(broken, name), seed=1).case["blocks"]]
+    assert ids == ["A", "A"]
+
+
+def test_ids_whose_text_the_failure_needs_are_left_as_they_are() -> None:
+    # A loose comparison needs "a" beside "A"; a UTF-16 order needs astral characters.
+    assert _caught(broken.casefold_ids, seed=1).case["required"] == ["a"]
+    required = _caught_once(broken.python_sorted_missing, max_units=2**53 - 1).case["required"]
+    assert any(ord(c) > 0xFFFF for want in required for c in want)
 
 
 def test_a_hypothesis_without_local_constants_is_left_as_it_is(

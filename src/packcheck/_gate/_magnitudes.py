@@ -1,20 +1,31 @@
 """Smaller numbers for a counterexample: budgets and sizes shrunk while it still holds.
 
 Shrinking by blocks leaves magnitudes as they were drawn (``"size":9007199254740957``
-where 1 shows the same difference).  :func:`smaller_magnitudes` lowers them: each
-integer coordinate (the budget toward 0, each block's size toward 1) alone, and each
-size together with the budget (the budget lowered by as much as the size, so that an
-exact fit or a per-item cost stays what it was), each move the least value found by
-bisection at which ``holds`` is still true.  Nothing is assumed monotonic: a value
-kept is one at which ``holds`` was seen true.
+where 1 shows the same difference).  Two moves lower them:
+
+- :func:`scaled_magnitudes` scales the budget and every size together, by one ratio,
+  so that a threshold set by a ratio (a 0.97 share of the budget) stays crossed: the
+  largest unit is brought to 1, 10, 100... (the least power of ten that fails), then
+  to 2, 3... 9 times the power below it; each size rounded alone, or as the difference
+  of rounded running totals (which keeps an exact fit of several blocks exact);
+- :func:`smaller_magnitudes` lowers each integer coordinate (the budget toward 0, each
+  block's size toward 1) alone, and each size together with the budget (the budget
+  lowered by as much as the size, so that an exact fit or a per-item cost stays what
+  it was), each move the least value found by bisection at which ``holds`` is still
+  true.
+
+Nothing is assumed monotonic: a value kept is one at which ``holds`` was seen true.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Generator, Iterator
+from fractions import Fraction
+from itertools import accumulate
 from typing import Any
 
-__all__ = ["sized", "smaller_magnitudes", "unit"]
+__all__ = ["scaled_magnitudes", "sized", "smaller_magnitudes", "unit"]
 
 Case = dict[str, Any]
 
@@ -108,3 +119,92 @@ def smaller_magnitudes(case: Case, holds: Callable[[Case], bool], *, tries: int 
             best = lowered
     except _Spent:
         return best
+
+
+def _nearest(value: Fraction) -> int:
+    """``value`` rounded to the nearest integer, halves up (an exact rule, no float)."""
+    return math.floor(value + Fraction(1, 2))
+
+
+def _scaled(budget: int, sizes: list[int], ratio: Fraction) -> Iterator[tuple[int, list[int]]]:
+    """The budget and sizes times ``ratio``: each size rounded alone, then (if other)
+    each the step between rounded running totals; no size below 1."""
+    scaled = _nearest(budget * ratio)
+    alone = [max(1, _nearest(size * ratio)) for size in sizes]
+    yield scaled, alone
+    steps, total = [], 0
+    for running in accumulate(sizes):
+        steps.append(max(1, _nearest(running * ratio) - total))
+        total += steps[-1]
+    if steps != alone:
+        yield scaled, steps
+
+
+def _targets(largest: int) -> Generator[int, bool, None]:
+    """Values for the largest unit, below ``largest``: 1, 10, 100... until the caller
+    sends back ``True``, then 2, 3... 9 times the power below that one until it does again."""
+    power = 1
+    while power < largest:
+        if (yield power):
+            for times in range(2, 10) if power > 1 else ():
+                if (yield times * power // 10):
+                    return
+            return
+        power *= 10
+
+
+def _accepted_units(case: Case) -> tuple[int, list[int]] | None:
+    """The budget and sizes, if all are integer units the rule accepts, else ``None``."""
+    budget, blocks = case.get("budget"), case.get("blocks")
+    if not (isinstance(budget, int) and unit(budget) and budget >= 0 and isinstance(blocks, list)):
+        return None
+    if not all(isinstance(b, dict) and unit(b.get("size")) and b["size"] >= 1 for b in blocks):
+        return None
+    return budget, [b["size"] for b in blocks]
+
+
+def scaled_magnitudes(case: Case, holds: Callable[[Case], bool], *, tries: int = 60) -> Case:
+    """``case`` with its budget and sizes scaled down together while ``holds`` stays true.
+
+    ``holds(case)`` is assumed true.  Tried first: everything divided by the greatest
+    common divisor (exact); then the largest unit brought to the least value of
+    :func:`_targets` at which a rounding holds; at most ``tries`` calls of ``holds`` in
+    all.  Only a case whose budget and sizes are all integer units the rule accepts
+    (budget ``>= 0``, sizes ``>= 1``) is scaled; any other is returned as it is.
+    """
+    units = _accepted_units(case)
+    if units is None:
+        return case
+    budget, sizes = units
+    left = tries
+
+    def tried(new_budget: int, sizes: list[int]) -> Case | None:
+        """The case with these units if it holds (``None`` if not, or no try is left)."""
+        nonlocal left
+        if left <= 0:
+            return None
+        left -= 1
+        blocks = [{**b, "size": size} for b, size in zip(case["blocks"], sizes, strict=True)]
+        candidate = {**case, "budget": new_budget, "blocks": blocks}
+        return candidate if holds(candidate) else None
+
+    divisor = math.gcd(budget, *sizes)
+    if divisor > 1:
+        exact = tried(budget // divisor, [size // divisor for size in sizes])
+        if exact is not None:
+            case, budget, sizes = exact, budget // divisor, [size // divisor for size in sizes]
+    largest = max([budget, *sizes])
+    best = case
+    targets = _targets(largest)
+    try:
+        target = next(targets)
+        while left > 0:
+            ratio = Fraction(target, largest)
+            found = next(
+                filter(None, (tried(*units) for units in _scaled(budget, sizes, ratio))), None
+            )
+            best = found or best
+            target = targets.send(found is not None)
+    except StopIteration:
+        pass
+    return best

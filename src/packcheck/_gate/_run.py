@@ -19,7 +19,8 @@ The phases only make cases: what an answer is compared with is the run's
 :class:`Oracle`, the declared rule for ``verify`` (:mod:`packcheck.verify`) and the
 packer's previous version for ``diff`` (:mod:`packcheck.diff`).  The first failure is
 shrunk (by Hypothesis, or for a probe by :mod:`packcheck._gate._shrink`: shorter
-first; then its budget and sizes lowered: :mod:`packcheck._gate._magnitudes`),
+first; then its budget and sizes scaled together and lowered:
+:mod:`packcheck._gate._magnitudes`; its IDs lettered: :mod:`packcheck._gate._letters`),
 explained by the oracle, saved when new, and returned in the
 :class:`~packcheck._gate._outcome.Outcome`.  With ``count`` every phase runs to its end
 and its failures are counted.
@@ -51,7 +52,8 @@ from ..strategies import cases
 from ._findings import SHOWN_WHOLE, Finding
 from ._fixtures import Fixture, save_fixture, saved_fixtures, seed_fixtures, writable_directory
 from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
-from ._magnitudes import smaller_magnitudes
+from ._letters import lettered
+from ._magnitudes import scaled_magnitudes, smaller_magnitudes
 from ._outcome import NEAR, PHASES, Command, Outcome
 from ._probes import Probe, long_probes, unit_probes, wide_probes
 from ._settings import Settings, seeded
@@ -69,8 +71,11 @@ SHRINK_TRIES = 2000
 SHORT_BLOCKS = 12
 # After Hypothesis's shrinker, a few hundred tries of packcheck's own (blocks, detail).
 _POLISH_TRIES = 400
-# Then at most this many tries lowering the budget and sizes.
+# Then at most this many tries lowering the budget and sizes, after at most this many
+# scaling them together, and this many renaming the IDs A, B, C...
 _MAGNITUDE_TRIES = 200
+_SCALE_TRIES = 60
+_LETTER_TRIES = 12
 #: This many generated cases the oracle's side answered, spread evenly over the phase,
 #: are walked for transition points (about 60 oracle calls each: budget, one size) ...
 TRANSITION_BASES = 100
@@ -269,10 +274,14 @@ class _Gate:
         best = shrink(
             finding.case, fails, probe=probe, deadline=deadline, tries=tries, departs=departs
         )
+
+        def holds(case: dict[str, Any]) -> bool:
+            return time.monotonic() < deadline and fails(case)
+
         if isinstance(best, dict) and len(best.get("blocks") or ()) <= SHOWN_WHOLE:
-            best = smaller_magnitudes(
-                best, lambda c: time.monotonic() < deadline and fails(c), tries=_MAGNITUDE_TRIES
-            )
+            best = scaled_magnitudes(best, holds, tries=_SCALE_TRIES)
+            best = smaller_magnitudes(best, holds, tries=_MAGNITUDE_TRIES)
+            best = lettered(best, holds, tries=_LETTER_TRIES)
         result = found[dumps(best)]
         if probe is None:
             return result

@@ -14,9 +14,13 @@ out by hand, so their failures are shrunk here, greedily, the way Hypothesis wou
    back one block past the length it needs, between two lengths of the ladder;
 3. delta debugging on the blocks (drop halves, quarters, ... while it still fails);
 4. smaller numbers: budget and sizes divided by a power of two, largest first;
-5. simpler contents: every ID ``"A"`` (on lists short enough to show whole), fewer
-   required IDs, smaller budget and sizes, no extra keys; on a short list, delta
-   debugging again after each pass (blocks made alike may do without some).
+5. simpler contents: fewer required IDs, smaller budget and sizes, no extra keys; on a
+   short list, delta debugging again after each pass (smaller blocks may do without
+   some).
+
+IDs are left as they are (never made alike: ``kept`` would no longer say which block
+went where); the gate renames them ``A``, ``B``, ``C``... once the case is shrunk
+(:mod:`packcheck._gate._letters`).
 
 Every candidate is judged by ``fails``, a call of the packer under test.  A candidate
 is kept only if it still fails, so the result always fails; shrinking stops at the
@@ -107,7 +111,7 @@ def _simplify(
         for simpler in _simpler(current):
             attempt(simpler)
         if len(current()["blocks"]) <= _FINE:
-            # Simpler blocks may do without some of them: all alike, say.
+            # Simpler blocks may do without some of them: smaller ones, say.
             _delta(current(), attempt, current)
         if current() is before:
             break
@@ -275,9 +279,6 @@ def _simpler(current: Callable[[], dict[str, Any]]) -> Iterator[dict[str, Any]]:
         required = list(current()["required"])
         if index < len(required):
             yield {**current(), "required": required[:index] + required[index + 1 :]}
-    blocks = current()["blocks"]
-    if len(blocks) <= _FINE and any(b.get("id") != "A" for b in blocks):
-        yield {**current(), "blocks": [{**b, "id": "A"} for b in blocks]}
     if len(current()["blocks"]) <= _FINE:
         for index in range(len(current()["blocks"])):
             yield from _simpler_block(current, index)
@@ -289,7 +290,7 @@ def _simpler(current: Callable[[], dict[str, Any]]) -> Iterator[dict[str, Any]]:
 
 def _simpler_block(current: Callable[[], dict[str, Any]], index: int) -> Iterator[dict[str, Any]]:
     """One simpler block at ``index``; each option built from the case as it is then."""
-    for option in range(6):
+    for option in range(5):
         case = current()
         if index >= len(case["blocks"]):
             return
@@ -298,10 +299,8 @@ def _simpler_block(current: Callable[[], dict[str, Any]], index: int) -> Iterato
         smaller = _smaller(size, floor=1) if type(size) is int else []
         if option == 0 and set(block) - {"id", "size"}:
             simpler = {k: v for k, v in block.items() if k in ("id", "size")}
-        elif option == 1 and block.get("id") != "A":
-            simpler = {**block, "id": "A"}
-        elif option >= 2 and option - 2 < len(smaller):
-            simpler = {**block, "size": smaller[option - 2]}
+        elif option >= 1 and option - 1 < len(smaller):
+            simpler = {**block, "size": smaller[option - 1]}
         else:
             continue
         blocks = copy.copy(case["blocks"])
