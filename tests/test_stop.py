@@ -96,21 +96,21 @@ def _finding(origin: str) -> SimpleNamespace:
 def test_the_line_says_what_was_saved_or_why_not(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_stop, "notes", {})
     assert _stopped(_stop.Stopped(signal.SIGTERM), "packcheck") == 143
     assert capsys.readouterr().err == "packcheck: stopped by SIGTERM\n"
-    _stop.note(rerun="packcheck verify --seed 3", found=_finding("generated"), save=tmp_path)
-    assert _stopped(_stop.Stopped(signal.SIGINT), "packcheck verify") == 130
+    stop = _stop.Stopped(signal.SIGINT)
+    stop.rerun, stop.found, stop.save = "packcheck verify --seed 3", _finding("generated"), tmp_path
+    assert _stopped(stop, "packcheck verify") == 130
     assert capsys.readouterr().err == (
         "packcheck verify: stopped by SIGINT; to repeat it: packcheck verify --seed 3; "
         f"the failure found so far saved to {tmp_path / 'found.json'}\n"
     )
     (tmp_path / "file").write_text("")
-    _stop.note(save=tmp_path / "file")
-    _stopped(_stop.Stopped(signal.SIGINT), "packcheck verify")
+    stop.rerun, stop.save = None, tmp_path / "file"
+    _stopped(stop, "packcheck verify")
     assert "; the failure found so far not saved: " in capsys.readouterr().err
-    _stop.note(found=_finding("fixture seed.json: case 1"), save=tmp_path / "unused")
-    _stopped(_stop.Stopped(signal.SIGINT), "packcheck verify")
+    stop.found, stop.save = _finding("fixture seed.json: case 1"), tmp_path / "unused"
+    _stopped(stop, "packcheck verify")
     assert not (tmp_path / "unused").exists()  # a fixture's failure is saved already
 
 

@@ -56,11 +56,11 @@ class PackcheckItem(pytest.Item):
         given = {"gate_command": self.command, "packer": self.packer}
         where = f"packcheck {self.command}"
         try:
-            chosen = gate.settings(given, self.command, self.config.invocation_params.dir)
+            chosen = gate.spec(given, self.command, self.config.invocation_params.dir)
         except ConfigError as exc:
             raise PackcheckFailure(f"{where}: {exc}") from None
         try:
-            outcome = gate.checked(chosen)
+            outcome = gate.run(chosen)
         except (OSError, SourceError, SetupError) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise PackcheckFailure(f"{where}: {attributed(why, chosen.origins)}") from None

@@ -13,7 +13,7 @@ from ..audit import Audit, ClusterError, ReadError, RunSummary, Violation
 from ..audit._merge import audited
 from ..audit._read import expand, whole
 from ._common import cluster_options, cluster_runner, files_argument, writable
-from ._options import add_command
+from ._options import add_command, cut_off
 
 #: Lost IDs listed in the text summary (``--json`` lists every one tallied).
 LOST_SHOWN = 10
@@ -93,7 +93,7 @@ def _write(violation: Violation, args: argparse.Namespace) -> None:
     out = sys.stdout
     # The worst status so far: a violation after a malformed line keeps its 2.
     status = 2 if violation.check == "malformed" else 1
-    args.status_if_cut_off = max(getattr(args, "status_if_cut_off", 0), status)
+    cut_off(args, status)
     text = dumps(violation.to_json()) if args.json else writable(str(violation), out)
     out.write(text + "\n")
 

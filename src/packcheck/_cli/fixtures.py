@@ -10,7 +10,7 @@ from .._rule.jsonio import dumps, same_json
 from .._rule.sources import Record, SourceError, read_records
 from ..audit._read import opened, reason
 from ._common import answer, engine_option, engine_ready, problem, writable
-from ._options import add_command
+from ._options import add_command, cut_off
 
 
 def register(commands: Any, name: str) -> None:
@@ -55,7 +55,7 @@ def run_fixtures(args: argparse.Namespace) -> int:
                     checked += 1
                     if not _matches(record.expected, actual):
                         failed += 1
-                        args.status_if_cut_off = 1
+                        cut_off(args, 1)
                         print(writable(f"FAIL {name}: {record.where}", sys.stdout))
                         print(f"  input:    {dumps(record.case)}")
                         print(f"  expected: {dumps(record.expected)}")

@@ -180,8 +180,9 @@ class _Gate:
         self.first: Finding | None = None
         #: The phase of the run's first failure.
         self.failed_in = PHASES[0]
-        # The first failure as it was first found, before shrinking.
+        # The first failure as it was first found, before shrinking; the latest failure.
         self.found: Finding | None = None
+        self.latest: Finding | None = None
 
     def tick(self, phase: str, total: int | None = None) -> None:
         self.phase = phase
@@ -203,7 +204,7 @@ class _Gate:
         if seen is not None:
             self.seen[self.phase][seen] += 1
         if finding is not None:
-            _stop.note(found=finding)  # said and saved if the run is stopped
+            self.latest = finding  # said and saved if the run is stopped
         if finding is not None and self.found is None:
             self.found = replace(finding, before=sum(self.counts.values()) - 1)
         return finding
@@ -499,21 +500,28 @@ def run_gate(oracle: Oracle, s: Settings, command: Command, record: type[R], **r
     state = _Gate(oracle, s, command)
     phase_seconds: dict[str, float] = {}
     # Hypothesis's files (its Unicode tables) go to packcheck's cache, not the cwd.
-    with private_hypothesis_storage():
-        for name, phase in zip(PHASES, _phases(state, s, seed, fixtures), strict=False):
-            began = time.monotonic()
-            phase()
-            phase_seconds[name] = time.monotonic() - began
-            if state.done:
-                break
-        finding = state.first
-        if finding is not None:
-            # Confirming a cause asks the packer again: its time is the failing phase's.
-            began = time.monotonic()
-            if s.progress is not None:
-                s.progress(EXPLAINING, 0, None)
-            finding = oracle.explained(replace(finding, first=state.found))
-            phase_seconds[state.failed_in] += time.monotonic() - began
+    try:
+        with private_hypothesis_storage():
+            for name, phase in zip(PHASES, _phases(state, s, seed, fixtures), strict=False):
+                began = time.monotonic()
+                phase()
+                phase_seconds[name] = time.monotonic() - began
+                if state.done:
+                    break
+            finding = state.first
+            if finding is not None:
+                # Confirming a cause asks the packer again: its time is the failing phase's.
+                began = time.monotonic()
+                if s.progress is not None:
+                    s.progress(EXPLAINING, 0, None)
+                finding = oracle.explained(replace(finding, first=state.found))
+                phase_seconds[state.failed_in] += time.monotonic() - began
+    except BaseException as exc:
+        stop = _stop.pending(exc)
+        if stop is None:
+            raise
+        stop.found = state.latest  # said and saved as the run stops
+        raise stop from None
     outcome = record(
         command=command,
         seed=seed,
