@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,30 @@ def test_an_unknown_keyword_is_a_type_error_in_every_entry_point() -> None:
         diff.check(pack, pack, counts=True)
     with pytest.raises(TypeError, match="'quick'"):
         verify.run(pack, quick=True)
+
+
+@pytest.mark.parametrize(
+    ("given", "error", "message"),
+    [
+        ({"max_examples": 0}, ValueError, "max_examples=0: must be at least 1"),
+        ({"max_units": -3}, ValueError, "max_units=-3: must be at least 1"),
+        ({"seed": -1}, ValueError, "seed=-1: must be at least 0"),
+        ({"seed": True}, TypeError, "seed=True: expected an integer"),
+        ({"max_examples": 2.5}, TypeError, "max_examples=2.5: expected an integer"),
+        ({"long_lists": "no"}, TypeError, "long_lists='no': expected True or False"),
+        ({"shrink_seconds": 0}, ValueError, "shrink_seconds=0: must be a number above 0"),
+        ({"shrink_seconds": "1"}, ValueError, "shrink_seconds='1': must be a number above 0"),
+    ],
+)
+def test_a_bad_value_is_one_line_where_the_settings_are_built(
+    given: dict[str, object], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+        Settings(**given)  # type: ignore[arg-type]
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+        verify.run(pack, **given)  # type: ignore[arg-type]
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+        diff.run(pack, pack, Settings(seed=1), **given)  # type: ignore[arg-type]
 
 
 def test_a_seed_is_kept_or_picked() -> None:

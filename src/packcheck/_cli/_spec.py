@@ -36,6 +36,8 @@ class Spec:
     against: str | None = None
     against_cmd: str | None = None
     timeout: float | None = None
+    partition: bool = False
+    count: bool = False
     seeds: tuple[int, ...] | None = None
     workers: int | None = None
     scheduler: str | None = None

@@ -89,7 +89,7 @@ def run_seed(s: Spec, progress: Progress | None) -> Outcome:
         return _compared(s, settings)
     packer, name = _packer(s)
     try:
-        outcome = verify_run(packer, settings)
+        outcome = verify_run(packer, settings, partition=s.partition)
     finally:
         packer.close()
     return replace(outcome, subject=name, names={"packer": name})
@@ -161,7 +161,7 @@ def _compared(s: Spec, settings: Settings) -> Outcome:
     try:
         sides.append(_side(s.packer, s.packer_cmd, s.timeout, "--packer", s.cwd))
         sides.append(_side(s.against, s.against_cmd, s.timeout, "--against", s.cwd))
-        outcome = diff_run(sides[0], sides[1], settings)
+        outcome = diff_run(sides[0], sides[1], settings, count=s.count)
     finally:
         for side in sides:
             side.close()

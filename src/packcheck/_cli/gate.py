@@ -359,15 +359,17 @@ def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> S
     unless given.  Raises :class:`_config.ConfigError`."""
     s = settings(given, command, start)
     fields = {o.dest: getattr(s, o.dest) for o in options(command) if o.shown}
-    timeout = _timeout(s)
-    seed = s.seed if s.seed is not None or s.seeds is not None else _random_seed()
-    del fields["timeout"]
-    shown = {**fields, "max_units": power_text(_max_units(s)), "timeout": timeout}
+    timeout, max_units = _timeout(s), _max_units(s)
+    shown = {**fields, "max_units": power_text(max_units), "timeout": timeout}
     shown["save_failures"] = None if s.save_failures is None else str(s.save_failures)
+    seed = s.seed if s.seed is not None or s.seeds is not None else _random_seed()
+    oracle = {"partition": fields.pop("partition", False), "count": fields.pop("count", False)}
+    del fields["timeout"]
     return Spec(
         command,
-        Settings(**{**fields, "max_units": _max_units(s), "seed": seed}),
+        Settings(**{**fields, "max_units": max_units, "seed": seed}),
         **{k: getattr(s, k) for k in ("packer", "packer_cmd", "seeds", "workers", "scheduler")},
+        **oracle,
         against=getattr(s, "against", None),
         against_cmd=getattr(s, "against_cmd", None),
         timeout=timeout,

@@ -15,7 +15,15 @@ from ._outcome import (
     text,
 )
 from ._run import EXPLAINING, Oracle, run_gate
-from ._settings import DEFAULT_MAX_EXAMPLES, SHRINK_SECONDS, Progress, Settings, seeded, settings_of
+from ._settings import (
+    DEFAULT_MAX_EXAMPLES,
+    SHRINK_SECONDS,
+    Changes,
+    Progress,
+    Settings,
+    seeded,
+    settings_of,
+)
 
 __all__ = [
     "CHECKED",
@@ -25,6 +33,7 @@ __all__ = [
     "PHASES",
     "SHOWN_WHOLE",
     "SHRINK_SECONDS",
+    "Changes",
     "Command",
     "Finding",
     "Fixture",

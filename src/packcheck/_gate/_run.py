@@ -3,11 +3,11 @@
 :func:`run_gate` checks, in this order, stopping at the first failure:
 
 1. **fixtures**: the seed cases shipped with packcheck, plus any saved regressions;
-2. **generated**: ``max_examples`` short cases from :func:`packcheck.strategies.cases`,
-   drawn and shrunk by Hypothesis; then the cases beside the transition points of the
-   first :data:`TRANSITION_BASES` the oracle's side answered (where its answer changes
-   along the budget or one block's size: :mod:`packcheck._gate._transitions`), each
-   point and one unit either side, counted apart (:data:`~._outcome.NEAR`);
+2. **generated**: ``max_examples`` short cases, drawn as the oracle draws them and
+   shrunk by Hypothesis; then the cases beside the transition points of the first
+   ``transition_bases`` the oracle's side answered (where its answer changes along the
+   budget or one block's size: :mod:`packcheck._gate._transitions`), each point and
+   one unit either side, counted apart (:data:`~._outcome.NEAR`);
 3. **wide ranges**: every edge of what a unit is, and short cases whose budgets and
    sums cross 2**31 to 2**64 (:mod:`packcheck._gate._probes`), so that an overflow or
    a lenient reading is caught at every seed;
@@ -21,14 +21,13 @@ packer's previous version for ``diff`` (:mod:`packcheck.diff`).  The first failu
 shrunk (by Hypothesis, or for a probe by :mod:`packcheck._gate._shrink`: shorter
 first; then its budget and sizes lowered: :mod:`packcheck._gate._magnitudes`),
 explained by the oracle, saved when new, and returned in the
-:class:`~packcheck._gate._outcome.Outcome`.  With ``count`` every phase runs to its end
-and its failures are counted.
+:class:`~packcheck._gate._outcome.Outcome`.
 
-A command that follows its oracle's side (``diff``: OLD) draws about one case in
-sixteen with an invalid unit rather than one in two, and sets a generated case aside
-(drawing another) when both sides failed alike on it and such cases already passed
-:data:`ALIKE_SHARE` of those kept; the oracle may leave out long lists its side cannot
-answer in time.
+The oracle owns its policy: how generated cases are drawn, how many of them are walked
+for transition points, whether every phase runs to its end with its failures counted
+(its ``count``), the long lists it leaves out.  An oracle that follows a side
+(``diff``: OLD) has a generated case set aside (another drawn) when both sides failed
+alike on it and such cases already passed :data:`ALIKE_SHARE` of those kept.
 """
 
 from __future__ import annotations
@@ -47,7 +46,6 @@ from hypothesis import strategies as st
 from .. import _stop
 from .._packers import PackerFault, PackerTimeout
 from .._rule.jsonio import dumps
-from ..strategies import cases
 from ._findings import SHOWN_WHOLE, Finding
 from ._fixtures import Fixture, save_fixture, saved_fixtures, seed_fixtures, writable_directory
 from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
@@ -71,12 +69,6 @@ SHORT_BLOCKS = 12
 _POLISH_TRIES = 400
 # Then at most this many tries lowering the budget and sizes.
 _MAGNITUDE_TRIES = 200
-#: This many generated cases the oracle's side answered, spread evenly over the phase,
-#: are walked for transition points (about 60 oracle calls each: budget, one size) ...
-TRANSITION_BASES = 100
-#: ... by ``diff``; by ``verify``, whose cases are drawn for the rule's transitions (exact
-#: fits of subsets and prefixes), an eighth as many: docs/mutation/verify_transitions.py.
-DECLARED_TRANSITION_BASES = 12
 #: Generated cases on which both sides failed alike are kept up to this share of those
 #: kept (never none: a NEW that starts raising must still be met); past it, one is set
 #: aside and another drawn, at most ``max_examples // 2`` times a run.
@@ -90,7 +82,22 @@ R = TypeVar("R", bound=Outcome)
 
 
 class Oracle(Protocol):
-    """Judges one case at a time for the gate."""
+    """Judges one case at a time for the gate, and sets the run's policy.
+
+    ``follows``: the side whose behaviour it follows (``"OLD"``), ``None`` for the
+    declared rule; ``count``: every phase runs to its end and its failures are counted;
+    ``transition_bases``: this many generated cases the oracle's side answered, spread
+    evenly over the phase, are walked for transition points (about 60 oracle calls
+    each: budget, one size).
+    """
+
+    follows: str | None
+    count: bool
+    transition_bases: int
+
+    def drawn(self, max_units: int, max_blocks: int) -> st.SearchStrategy[dict[str, Any]]:
+        """The generated cases: at most ``max_blocks`` blocks, units within ``max_units``."""
+        ...  # pragma: no cover - protocol
 
     def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
         """A :class:`Finding` unless the answer for ``case`` is the expected one.
@@ -162,12 +169,12 @@ class _Gate:
     end, counting its failures, and only the first failure is shrunk.
     """
 
-    def __init__(self, oracle: Oracle, s: Settings, command: Command) -> None:
+    def __init__(self, oracle: Oracle, s: Settings) -> None:
         self.oracle = oracle
         self.progress = s.progress
         self.shrink_seconds = s.shrink_seconds
-        self.count = s.count
-        self.follows = command.follows is not None
+        self.count = oracle.count
+        self.follows = oracle.follows is not None
         self.counts = dict.fromkeys((*PHASES, NEAR), 0)
         self.failing = dict.fromkeys((*PHASES, NEAR), 0)
         #: Per phase, what the oracle's side did on each case (:meth:`Oracle.seen`).
@@ -296,7 +303,7 @@ class _Gate:
         tries = 0
         origin = f"generated case (seed {seed}, shrunk)"
 
-        @_drawn(seed, max_examples, max_units, follows=self.follows)
+        @_drawn(seed, max_examples, self.oracle.drawn(max_units, SHORT_BLOCKS))
         def conforms(case: dict[str, Any]) -> None:
             nonlocal first_failure, tries
             key = dumps(case)
@@ -367,7 +374,7 @@ class _Gate:
         walked by asking the oracle's side alone, then each point and one unit either
         side judged."""
         origin = f"generated case (seed {seed}, at a transition point"
-        wanted = TRANSITION_BASES if self.follows else DECLARED_TRANSITION_BASES
+        wanted = self.oracle.transition_bases
         chosen = self.bases[:: max(1, len(self.bases) // max(1, wanted))][:wanted]
         for index, base in enumerate(chosen):
             sizes = (index % len(base["blocks"]),)
@@ -412,20 +419,12 @@ def _unshrunk(finding: Finding) -> str:
 
 
 def _drawn(
-    seed: int, max_examples: int, max_units: int, *, follows: bool
+    seed: int, max_examples: int, drawn: st.SearchStrategy[dict[str, Any]]
 ) -> Callable[[Callable[[dict[str, Any]], None]], Callable[[], None]]:
-    """A Hypothesis test of ``max_examples`` short cases drawn at ``seed``: generated
-    and shrunk, quiet, with no database, deadline or health check.  ``follows``: one
-    draw in ten (the last value of a roll, away from where shrinking goes) from all
-    cases, the others from cases with valid units only: about 6% of the cases carry an
-    invalid unit, not half."""
+    """A Hypothesis test of ``max_examples`` cases ``drawn`` at ``seed``: generated
+    and shrunk, quiet, with no database, deadline or health check."""
 
     def test(conforms: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
-        anything = cases(max_units=max_units, max_blocks=SHORT_BLOCKS)
-        drawn = anything
-        if follows:
-            valid = cases(max_units=max_units, max_blocks=SHORT_BLOCKS, allow_invalid=False)
-            drawn = st.integers(0, 9).flatmap(lambda roll: anything if roll == 9 else valid)
         given_cases = given(drawn)(conforms)
         configured = settings(
             max_examples=max_examples,
@@ -497,7 +496,7 @@ def run_gate(oracle: Oracle, s: Settings, command: Command, record: type[R], **r
     assert s.seed is not None
     seed = s.seed
     started = time.monotonic()
-    state = _Gate(oracle, s, command)
+    state = _Gate(oracle, s)
     phase_seconds: dict[str, float] = {}
     # Hypothesis's files (its Unicode tables) go to packcheck's cache, not the cwd.
     try:
@@ -531,7 +530,8 @@ def run_gate(oracle: Oracle, s: Settings, command: Command, record: type[R], **r
         finding=finding,
         phase=None if finding is None else state.failed_in,
         phase_seconds=phase_seconds,
-        counted=s.count,
+        counted=oracle.count,
+        follows=oracle.follows,
         seen={phase: dict(tally) for phase, tally in state.seen.items() if tally},
         notes=oracle.notes(),
         set_aside=state.set_aside,
