@@ -120,7 +120,7 @@ def test_a_change_past_3000_blocks_is_found_on_the_shortest_failing_list(seed: i
     assert 0 < summary.shrink_tries <= 2000
     report = finding.report()
     assert "  case:     3,001 blocks, budget " in report
-    assert "fixture:  too long to show; --save-failures DIR saves it whole" in report
+    assert "fixture:  too long to show; save_failures=DIR saves it whole" in report
     assert finding.parts is not None
 
 

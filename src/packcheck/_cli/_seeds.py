@@ -61,9 +61,20 @@ def run(spec: Spec, progress: Progress | None = None) -> Outcome:
     if spec.junit_xml is not None:
         writable_file(spec.junit_xml)
     if spec.seeds is not None or spec.workers is not None or spec.scheduler is not None:
-        return _verdict(spec, progress)
+        return _flagged(_verdict(spec, progress))
     outcome = run_seed(spec, progress)
-    return replace(outcome, rerun=spec.rerun(outcome.seed), settings=spec.shown)
+    return _flagged(replace(outcome, rerun=spec.rerun(outcome.seed), settings=spec.shown))
+
+
+def _flagged(outcome: Outcome) -> Outcome:
+    """``outcome`` in the command's words: the setting its report names, as the flag."""
+    if outcome.finding is None:
+        return outcome
+    saved = outcome.saved
+    if outcome.saved_to is not None:
+        saved = f"{saved} (replayed first by the next run with --save-failures)"
+    finding = replace(outcome.finding, saving="--save-failures DIR")
+    return replace(outcome, finding=finding, saved=saved)
 
 
 def run_task(job: Spec) -> Outcome | str:

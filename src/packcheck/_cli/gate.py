@@ -41,7 +41,7 @@ from ._progress import progress_for
 from ._seeds import run
 from ._spec import Spec
 
-__all__ = ["OPTIONS", "Option", "Spec", "keys", "register", "run", "settings", "spec"]
+__all__ = ["OPTIONS", "Option", "Spec", "keys", "register", "run", "said", "settings", "spec"]
 
 BOTH = ("verify", "diff")
 
@@ -387,6 +387,15 @@ def _random_seed() -> int:
     return random.SystemRandom().randrange(2**32)
 
 
+def said(message: str, origins: Mapping[str, str]) -> str:
+    """A library's one-line error in the command's words: the setting it starts with
+    (``save_failures``) as its flag, or as the table's key that set it."""
+    first = message.split(" ", 1)[0]
+    option = next((o for o in OPTIONS if "_" in o.dest and o.dest == first), None)
+    flagged = message if option is None else option.flag + message[len(first) :]
+    return _config.attributed(flagged, origins)
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Run ``verify`` or ``diff``: 0 it passed, 1 it failed, 2 usage or setup error."""
     command = args.gate_command
@@ -403,7 +412,7 @@ def run_command(args: argparse.Namespace) -> int:
     except (OSError, SourceError, SetupError) as exc:
         # SetupError also when a command ended before answering any case.
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        print(f"packcheck {command}: {_config.attributed(why, chosen.origins)}", file=sys.stderr)
+        print(f"packcheck {command}: {said(why, chosen.origins)}", file=sys.stderr)
         return 2
     except BaseException as exc:
         stop = _stop.pending(exc)

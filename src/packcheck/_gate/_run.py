@@ -481,8 +481,7 @@ def save_new(outcome: R, directory: Path | None) -> R:
         path = save_fixture(outcome.finding.fixture(), directory)
     except OSError as exc:
         return replace(outcome, saved=f"nothing: {exc.strerror or exc}")
-    line = f"{path} (replayed first by the next run with --save-failures)"
-    return replace(outcome, saved=line, saved_to=path)
+    return replace(outcome, saved=str(path), saved_to=path)
 
 
 def run_gate(oracle: Oracle, s: Settings, command: Command, record: type[R], **report: Any) -> R:

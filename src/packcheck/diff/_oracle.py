@@ -93,7 +93,7 @@ class DiffFinding(Finding):
         if whole:
             lines.append(f"  fixture:  {dumps([self.fixture()])}")
         else:
-            lines.append("  fixture:  too long to show; --save-failures DIR saves it whole")
+            lines.append(f"  fixture:  too long to show; {self.saving} saves it whole")
         return "\n".join(lines)
 
 
