@@ -12,7 +12,7 @@ those two as the commands do.
 from __future__ import annotations
 
 import argparse
-import random
+import secrets
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -312,27 +312,6 @@ def settings(
     return s
 
 
-def _own(s: argparse.Namespace) -> bool:
-    """``verify`` of packcheck's own packer: no packer named."""
-    return s.gate_command == "verify" and s.packer is None and s.packer_cmd is None
-
-
-def _timeout(s: argparse.Namespace) -> float | None:
-    """Seconds a packer gets per case; ``None``: no timeout (``--timeout 0``, or
-    ``verify`` of packcheck's own packer, which runs in this process)."""
-    if s.timeout == 0 or (_own(s) and s.timeout is None):
-        return None
-    return DEFAULT_TIMEOUT if s.timeout is None else float(s.timeout)
-
-
-def _max_units(s: argparse.Namespace) -> int:
-    """``--max-units``, or its default: past int64 for packcheck's own packer, whose
-    integers are exact at any size (its kernel's int64 edges are checked too)."""
-    if s.max_units is not None:
-        return int(s.max_units)
-    return OWN_MAX_UNITS if _own(s) else MAX_SAFE_UNITS
-
-
 def _rerun_words(s: argparse.Namespace) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The words of the command that repeats the run, before and after its seed: every
     setting that changes what it checks (those read from the table too, so it repeats
@@ -359,10 +338,16 @@ def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> S
     unless given.  Raises :class:`_config.ConfigError`."""
     s = settings(given, command, start)
     fields = {o.dest: getattr(s, o.dest) for o in options(command) if o.shown}
-    timeout, max_units = _timeout(s), _max_units(s)
+    own = command == "verify" and s.packer is None and s.packer_cmd is None
+    # No timeout with --timeout 0, nor for packcheck's own packer: it runs in this process.
+    timeout = (
+        None if s.timeout == 0 or (own and s.timeout is None) else s.timeout or DEFAULT_TIMEOUT
+    )
+    # Past int64 for packcheck's own packer, exact at any size (its int64 edges checked too).
+    max_units = s.max_units or (OWN_MAX_UNITS if own else MAX_SAFE_UNITS)
     shown = {**fields, "max_units": power_text(max_units), "timeout": timeout}
     shown["save_failures"] = None if s.save_failures is None else str(s.save_failures)
-    seed = s.seed if s.seed is not None or s.seeds is not None else _random_seed()
+    seed = s.seed if s.seed is not None or s.seeds is not None else secrets.randbelow(2**32)
     oracle = {"partition": fields.pop("partition", False), "count": fields.pop("count", False)}
     del fields["timeout"]
     return Spec(
@@ -381,10 +366,6 @@ def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> S
         shown={o.dest: shown[o.dest] for o in options(command) if o.shown},
         rerun_words=_rerun_words(s),
     )
-
-
-def _random_seed() -> int:
-    return random.SystemRandom().randrange(2**32)
 
 
 def said(message: str, origins: Mapping[str, str]) -> str:
