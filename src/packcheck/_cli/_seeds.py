@@ -1,18 +1,13 @@
-"""``--seeds``: the gate once per seed, one after another in this process, or across
-the workers of a Dask cluster (``--workers N``, ``--scheduler ADDRESS``).
+"""One run of a :class:`~._spec.Spec` (:func:`run`): of its seed in this process, or,
+with ``--seeds``, of each seed, one after another or across the workers of a Dask
+cluster (``--workers N``, ``--scheduler ADDRESS``).
 
-Each seed's run is the one ``--seed`` gives: its report, whole, is the verdict when it
-is the lowest seed that fails; when every seed passes, one report counts them all.  On
-a cluster each seed is a task (:func:`run_task`), its results taken in seed order, so
-the first failure found is the lowest seed's, and the tasks still pending are then
-cancelled.  A task starts its packer's processes in this process's directory, so a
-``MODULE:FUNCTION``, a ``PATH.py`` and a command's relative paths mean what they mean
-here (where a worker has no such directory, in its own).  Fixtures saved in
-``--save-failures`` are read here and sent with each task; a new failure is saved
-here, once.  Dask is imported only when a cluster is asked for.
-
-A task no longer wanted (cancelled when this process stops, or its worker closing) is
-stopped on its worker within :data:`WATCH_SECONDS`, its packer's processes ended.
+The verdict of several seeds is the lowest failing seed's run, whole, else one report
+that counts them all.  On a cluster each seed is a task (:func:`run_task`) whose packers
+start in this process's directory (where a worker has no such directory, in its own),
+taken in seed order; once one fails, those still pending are cancelled, and a task no
+longer wanted stops within :data:`WATCH_SECONDS`.  Saved failures are read here and sent
+with each task; a new one is saved here, once.  Dask is imported only for a cluster.
 """
 
 from __future__ import annotations
@@ -31,10 +26,8 @@ from typing import Any
 from hypothesis.errors import HypothesisDeprecationWarning
 
 from .. import _stop
-from .._gate import CHECKED, PHASES, Outcome, Progress, seed_fixtures
-from .._gate._fixtures import saved_fixtures, writable_directory
+from .._gate import CHECKED, PHASES, Outcome, Progress, replayed, save_new
 from .._gate._outcome import NEAR, tallies
-from .._gate._run import save_new
 from .._packers import SetupError
 from .._rule.sources import SourceError
 from ._options import writable_file
@@ -67,14 +60,17 @@ def run(spec: Spec, progress: Progress | None = None) -> Outcome:
 
 
 def _flagged(outcome: Outcome) -> Outcome:
-    """``outcome`` in the command's words: the setting its report names, as the flag."""
+    """``outcome`` in the command's words: the settings its report names, as flags."""
+    notes = tuple(
+        n.replace("; a longer timeout raises", "; --timeout raises") for n in outcome.notes
+    )
     if outcome.finding is None:
-        return outcome
+        return replace(outcome, notes=notes)
     saved = outcome.saved
     if outcome.saved_to is not None:
         saved = f"{saved} (replayed first by the next run with --save-failures)"
     finding = replace(outcome.finding, saving="--save-failures DIR")
-    return replace(outcome, finding=finding, saved=saved)
+    return replace(outcome, finding=finding, saved=saved, notes=notes)
 
 
 def run_task(job: Spec) -> Outcome | str:
@@ -203,10 +199,7 @@ def _verdict(s: Spec, progress: Progress | None) -> Outcome:
     """The verdict of the runs of ``s.seeds`` (or of its one seed, on a cluster): the
     lowest failing seed's run, saved if new, else one outcome for them all."""
     save = s.settings.save_failures
-    fixtures = None
-    if save is not None:
-        writable_directory(save)
-        fixtures = (*seed_fixtures(), *saved_fixtures(save))
+    fixtures = None if save is None else tuple(replayed(s.settings))
     jobs = [
         replace(
             s,

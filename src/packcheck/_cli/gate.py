@@ -41,7 +41,7 @@ from ._progress import progress_for
 from ._seeds import run
 from ._spec import Spec
 
-__all__ = ["OPTIONS", "Option", "Spec", "keys", "register", "run", "said", "settings", "spec"]
+__all__ = ["OPTIONS", "Option", "Spec", "keys", "register", "run", "said", "spec"]
 
 BOTH = ("verify", "diff")
 
@@ -283,35 +283,6 @@ def keys(command: str) -> dict[str, _config.Key]:
     return found
 
 
-def settings(
-    given: Mapping[str, Any], command: str, start: Path | None = None
-) -> argparse.Namespace:
-    """The run's settings: ``given`` (the command line's), then those of the table
-    (``[tool.packcheck]``, or ``[tool.packcheck.diff]`` for ``diff``), then the
-    defaults.  A packer named on the command line replaces both keys of its side.
-    Read by :func:`spec`, the run's typed settings.
-
-    Raises :class:`_config.ConfigError`, also when ``diff`` lacks a side.
-    """
-    sides = [("packer", "packer_cmd")] + ([("against", "against_cmd")] if command == "diff" else [])
-    s = _config.resolve(
-        given,
-        keys(command),
-        {option.dest: option.default for option in options(command)},
-        start=Path.cwd() if start is None else start,
-        section=None if command == "verify" else command,
-        choices=[*sides, ("seed", "seeds"), ("workers", "scheduler")],
-    )
-    for side, (spec, program) in zip(("NEW", "OLD"), sides, strict=False):
-        if command == "diff" and getattr(s, spec) is None and getattr(s, program) is None:
-            named = f"--{spec} or --{program.replace('_', '-')}"
-            raise _config.ConfigError(
-                f"{side} is needed: {named} (or {spec} or {program.replace('_', '-')} "
-                "in [tool.packcheck.diff])"
-            )
-    return s
-
-
 def _rerun_words(s: argparse.Namespace) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The words of the command that repeats the run, before and after its seed: every
     setting that changes what it checks (those read from the table too, so it repeats
@@ -333,11 +304,31 @@ def _rerun_words(s: argparse.Namespace) -> tuple[tuple[str, ...], tuple[str, ...
 
 
 def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> Spec:
-    """The run ``given`` (the command line's options, by ``dest``) asks for, with the
-    table's settings and the defaults (:func:`settings`); its seed picked at random
-    unless given.  Raises :class:`_config.ConfigError`."""
-    s = settings(given, command, start)
+    """The run ``given`` (the command line's options, by ``dest``) asks for, then the
+    table (``[tool.packcheck]``, or ``[tool.packcheck.diff]`` for ``diff``), then the
+    defaults; its seed picked at random unless given.  A packer named on the command
+    line replaces both keys of its side.  Raises :class:`_config.ConfigError`, also
+    when ``diff`` lacks a side.
+    """
+    sides = [("packer", "packer_cmd")] + ([("against", "against_cmd")] if command == "diff" else [])
+    table = keys(command)
+    s = _config.resolve(
+        given,
+        table,
+        {option.dest: option.default for option in options(command)},
+        start=Path.cwd() if start is None else start,
+        section=None if command == "verify" else command,
+        choices=[*sides, ("seed", "seeds"), ("workers", "scheduler")],
+    )
+    for side, (python, program) in zip(("NEW", "OLD"), sides, strict=False):
+        if command == "diff" and getattr(s, python) is None and getattr(s, program) is None:
+            named = f"--{python} or --{program.replace('_', '-')}"
+            raise _config.ConfigError(
+                f"{side} is needed: {named} (or {python} or {program.replace('_', '-')} "
+                "in [tool.packcheck.diff])"
+            )
     fields = {o.dest: getattr(s, o.dest) for o in options(command) if o.shown}
+    words = _rerun_words(s)
     own = command == "verify" and s.packer is None and s.packer_cmd is None
     # No timeout with --timeout 0, nor for packcheck's own packer: it runs in this process.
     timeout = (
@@ -364,7 +355,7 @@ def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> S
         quiet=bool(s.quiet),
         origins=s.origins,
         shown={o.dest: shown[o.dest] for o in options(command) if o.shown},
-        rerun_words=_rerun_words(s),
+        rerun_words=words,
     )
 
 

@@ -14,7 +14,7 @@ from ._outcome import (
     seeds_text,
     text,
 )
-from ._run import EXPLAINING, Oracle, run_gate
+from ._run import EXPLAINING, Oracle, replayed, run_gate, save_new
 from ._settings import (
     DEFAULT_MAX_EXAMPLES,
     SHRINK_SECONDS,
@@ -45,7 +45,9 @@ __all__ = [
     "plain_json",
     "read_fixtures",
     "render",
+    "replayed",
     "run_gate",
+    "save_new",
     "seed_fixtures",
     "seeded",
     "seeds_text",

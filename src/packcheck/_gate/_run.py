@@ -1,33 +1,15 @@
 """The gate's run: its phases, each case judged by the run's oracle.
 
-:func:`run_gate` checks, in this order, stopping at the first failure:
-
-1. **fixtures**: the seed cases shipped with packcheck, plus any saved regressions;
-2. **generated**: ``max_examples`` short cases, drawn as the oracle draws them and
-   shrunk by Hypothesis; then the cases beside the transition points of the first
-   ``transition_bases`` the oracle's side answered (where its answer changes along the
-   budget or one block's size: :mod:`packcheck._gate._transitions`), each point and
-   one unit either side, counted apart (:data:`~._outcome.NEAR`);
-3. **wide ranges**: every edge of what a unit is, and short cases whose budgets and
-   sums cross 2**31 to 2**64 (:mod:`packcheck._gate._probes`), so that an overflow or
-   a lenient reading is caught at every seed;
-4. **long lists**: a ladder of lengths from 16 to 2**17 + 1 blocks, power-of-two
-   runs, and lists laid out on the edges of a scan in levels (:mod:`._probes`,
-   :mod:`._edge_probes`).
-
-The phases only make cases: what an answer is compared with is the run's
-:class:`Oracle`, the declared rule for ``verify`` (:mod:`packcheck.verify`) and the
-packer's previous version for ``diff`` (:mod:`packcheck.diff`).  The first failure is
-shrunk (by Hypothesis, or for a probe by :mod:`packcheck._gate._shrink`: shorter
-first; then its budget and sizes lowered: :mod:`packcheck._gate._magnitudes`),
-explained by the oracle, saved when new, and returned in the
-:class:`~packcheck._gate._outcome.Outcome`.
-
-The oracle owns its policy: how generated cases are drawn, how many of them are walked
-for transition points, whether every phase runs to its end with its failures counted
-(its ``count``), the long lists it leaves out.  An oracle that follows a side
-(``diff``: OLD) has a generated case set aside (another drawn) when both sides failed
-alike on it and such cases already passed :data:`ALIKE_SHARE` of those kept.
+:func:`run_gate` runs, stopping at the first failure, the fixtures (the seed cases and
+any saved regressions), the generated cases (drawn as the oracle draws them, then the
+cases beside the transition points of its side's answers: :mod:`._transitions`), the
+wide ranges and the long lists (:mod:`._probes`, :mod:`._edge_probes`).  The phases only
+make cases: the run's :class:`Oracle` judges each one (the declared rule for ``verify``,
+the packer's previous version for ``diff``) and sets the run's policy: how cases are
+drawn, how many are walked for transition points, whether every phase runs to its end
+counting its failures.  The first failure is shrunk (:mod:`._shrink`,
+:mod:`._magnitudes`), explained by the oracle, saved when new, and returned in the
+:class:`~._outcome.Outcome`; docs/gate.md tells each phase.
 """
 
 from __future__ import annotations
@@ -56,7 +38,7 @@ from ._settings import Settings, seeded
 from ._shrink import shrink
 from ._transitions import case_candidates
 
-__all__ = ["EXPLAINING", "Oracle", "run_gate", "save_new"]
+__all__ = ["EXPLAINING", "Oracle", "replayed", "run_gate", "save_new"]
 
 #: After the first failure, shrinking tries at most this many cases, so the same seed
 #: gives the same counterexample on a busy machine as on an idle one (and stops after
@@ -462,7 +444,7 @@ def _phases(
     ]
 
 
-def _fixtures(s: Settings) -> list[Fixture]:
+def replayed(s: Settings) -> list[Fixture]:
     """The fixtures to replay: ``s.fixtures`` (default the seed cases), then those
     saved in ``s.save_failures``; raises :class:`OSError` or ``SourceError``."""
     fixtures = [*(seed_fixtures() if s.fixtures is None else s.fixtures)]
@@ -490,7 +472,7 @@ def run_gate(oracle: Oracle, s: Settings, command: Command, record: type[R], **r
 
     Raises :class:`OSError` or ``SourceError`` when the fixtures cannot be read.
     """
-    fixtures = _fixtures(s)
+    fixtures = replayed(s)
     s = seeded(s)
     assert s.seed is not None
     seed = s.seed

@@ -254,7 +254,7 @@ class DiffOracle:
                 + f" asked: OLD {self.why_long} a list of {self.too_long:,} blocks"
             )
         if self.unanswered or self.slow or self.left_out:
-            lines[-1] += "; --timeout raises the limit"
+            lines[-1] += "; a longer timeout raises the limit"
         return tuple(lines)
 
     def polish(self, finding: Finding) -> bool:
