@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from packcheck import _stop
+from packcheck import _stop, verify
 from packcheck._cli import _stopped, main
 from packcheck._cli import pack as cli_pack
 from packcheck._packers import WorkerPacker
@@ -164,3 +164,20 @@ def test_a_run_in_another_thread_is_cancelled_with_its_packers_alone() -> None:
     assert got == ["_Died", 143, "free"]
     assert other.pid in _stop._groups
     other.close()
+
+
+def test_a_stopped_run_carries_the_latest_failure_it_found() -> None:
+    answered: list[object] = []
+
+    def wrong_then_stopped(case: dict[str, object]) -> object:
+        answered.append(case)
+        if len(answered) > 1:  # while the fixture's failure is explained
+            raise _stop.Stopped(signal.SIGTERM)
+        return {"kept": [], "remaining": 0, "missing": []}
+
+    with pytest.raises(_stop.Stopped) as info:
+        verify.run(wrong_then_stopped, seed=1, max_examples=5)
+    found = info.value.found
+    assert found is not None
+    assert found.origin.startswith("fixture seed.json")
+    assert (info.value.rerun, info.value.save) == (None, None)  # the command's to say

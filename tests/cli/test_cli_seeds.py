@@ -15,13 +15,15 @@ from types import SimpleNamespace
 
 import pytest
 
-from packcheck import _stop
+from packcheck import _stop, pack
 from packcheck._cli import _options, _seeds, gate
 from packcheck._cli import main as cli_main
 from packcheck._cli._progress import SEEDS, LiveLine, PlainLines
 from packcheck._cli.gate import Spec
-from packcheck._gate import Outcome, render, seeds_text
+from packcheck._gate import SHOWN_WHOLE, Outcome, render, seeds_text
 from packcheck.diff import run as diff_run
+from packcheck.diff._oracle import DIFF
+from packcheck.verify import Finding
 from packcheck.verify import run as verify_run
 
 PACKERS = Path(__file__).parents[1] / "packers"
@@ -452,3 +454,21 @@ def test_the_connect_timeout_s_default_is_the_cluster_s() -> None:
 
     (option,) = [o for o in gate.OPTIONS if o.flag == "--connect-timeout"]
     assert f"(default: {CONNECT_TIMEOUT:g})" in option.help
+
+
+def test_the_report_says_as_flags_the_settings_the_library_names() -> None:
+    note = "1 case where OLD gave no answer within 1 s was not compared"
+    passed = Outcome(DIFF, 1, 0.0, {}, {}, notes=(f"{note}; a longer timeout raises the limit",))
+    assert _seeds._flagged(passed).notes == (f"{note}; --timeout raises the limit",)
+    case = {"budget": 1, "blocks": [{"id": "A", "size": 1}] * (SHOWN_WHOLE + 1), "required": []}
+    answer = {"kept": [], "remaining": 1, "missing": []}
+    finding = Finding(case, pack(case), answer, ("x",), "long list")
+    assert "save_failures=DIR" in finding.report()
+    saved = Path("failures/diff-1.json")
+    failed = _seeds._flagged(replace(passed, finding=finding, saved=str(saved), saved_to=saved))
+    assert failed.saved == f"{saved} (replayed first by the next run with --save-failures)"
+    assert failed.finding is not None
+    assert "--save-failures DIR saves it whole" in failed.finding.report()
+    assert "save_failures" not in failed.finding.report()
+    unsaved = _seeds._flagged(replace(passed, finding=finding, saved="nothing: no room"))
+    assert unsaved.saved == "nothing: no room"

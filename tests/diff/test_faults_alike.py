@@ -83,7 +83,8 @@ def test_a_short_case_old_gives_no_answer_to_leaves_no_list_out() -> None:
     assert oracle.judge(_case(3), "generated case") is None
     assert not oracle.skips(_case(5000))
     assert oracle.notes() == (
-        "1 case where OLD gave no answer within 1 s was not compared; a longer timeout raises the limit",
+        "1 case where OLD gave no answer within 1 s was not compared; "
+        "a longer timeout raises the limit",
     )
 
 
@@ -118,7 +119,8 @@ def test_new_giving_no_answer_where_old_was_slow_is_not_compared() -> None:
     )
     assert second.startswith("1 long list of 60 blocks or more was not asked: OLD took ")
     assert second.endswith(
-        " s, more than a quarter of the timeout, on a list of 60 blocks; a longer timeout raises the limit"
+        " s, more than a quarter of the timeout, on a list of 60 blocks; "
+        "a longer timeout raises the limit"
     )
     # On a short case, or where OLD answered in time, NEW giving none is NEW's fault.
     assert slow.judge(_case(3), "generated case") is not None
@@ -139,7 +141,8 @@ def test_faults_alike_are_not_compared_and_other_faults_are() -> None:
     assert oracle.judge(_case(2), "generated case") is None
     assert oracle.notes() == (
         "1 case where both sides faulted alike was not compared",
-        "1 case where OLD gave no answer within 1 s was not compared; a longer timeout raises the limit",
+        "1 case where OLD gave no answer within 1 s was not compared; "
+        "a longer timeout raises the limit",
     )
     other = DiffOracle(Side(_faults(died)), Side(_faults("exited with status 4")))
     finding = other.judge(_case(2), "generated case")
