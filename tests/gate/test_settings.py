@@ -8,21 +8,18 @@ from pathlib import Path
 import pytest
 
 from packcheck import diff, pack, verify
-from packcheck._gate import DEFAULT_MAX_EXAMPLES, Settings, seeded, settings_of
+from packcheck._gate import DEFAULT_MAX_EXAMPLES, Settings
 
 
-def test_keywords_change_the_defaults_and_paths_become_paths() -> None:
-    s = settings_of(None, {"seed": 3, "save_failures": "here"})
+def test_paths_become_paths() -> None:
+    s = Settings(seed=3, save_failures="here")  # type: ignore[arg-type]
     assert s == Settings(seed=3, save_failures=Path("here"))
     assert s.max_examples == DEFAULT_MAX_EXAMPLES
-    assert settings_of(s, {"max_examples": 5}) == Settings(
-        seed=3, save_failures=Path("here"), max_examples=5
-    )
 
 
 def test_an_unknown_keyword_is_a_type_error_in_every_entry_point() -> None:
     with pytest.raises(TypeError, match="unexpected keyword argument 'max_exmaples'"):
-        settings_of(None, {"max_exmaples": 5})
+        verify.check(pack, max_exmaples=5)  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="'counts'"):
         diff.check(pack, pack, counts=True)
     with pytest.raises(TypeError, match="'quick'"):
@@ -54,10 +51,9 @@ def test_a_bad_value_is_one_line_where_the_settings_are_built(
 
 
 def test_a_seed_is_kept_or_picked() -> None:
-    assert seeded(Settings(seed=7)).seed == 7
-    picked = seeded(Settings()).seed
-    assert picked is not None
-    assert 0 <= picked < 2**32
+    quick = Settings(max_examples=1, fixtures=(), long_lists=False)
+    assert verify.run(pack, quick, seed=7).seed == 7
+    assert 0 <= verify.run(pack, quick).seed < 2**32
 
 
 def test_settings_and_keywords_together(tmp_path: Path) -> None:

@@ -15,15 +15,7 @@ from ._outcome import (
     text,
 )
 from ._run import EXPLAINING, Oracle, replayed, run_gate, save_new
-from ._settings import (
-    DEFAULT_MAX_EXAMPLES,
-    SHRINK_SECONDS,
-    Changes,
-    Progress,
-    Settings,
-    seeded,
-    settings_of,
-)
+from ._settings import DEFAULT_MAX_EXAMPLES, SHRINK_SECONDS, Changes, Progress, Settings
 
 __all__ = [
     "CHECKED",
@@ -49,9 +41,7 @@ __all__ = [
     "run_gate",
     "save_new",
     "seed_fixtures",
-    "seeded",
     "seeds_text",
-    "settings_of",
     "show_answer",
     "text",
 ]

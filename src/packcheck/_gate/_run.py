@@ -14,6 +14,7 @@ counting its failures.  The first failure is shrunk (:mod:`._shrink`,
 
 from __future__ import annotations
 
+import random
 import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
@@ -34,7 +35,7 @@ from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_
 from ._magnitudes import smaller_magnitudes
 from ._outcome import NEAR, PHASES, Command, Outcome
 from ._probes import Probe, long_probes, unit_probes, wide_probes
-from ._settings import Settings, seeded
+from ._settings import Settings
 from ._shrink import shrink
 from ._transitions import case_candidates
 
@@ -473,9 +474,7 @@ def run_gate(oracle: Oracle, s: Settings, command: Command, record: type[R], **r
     Raises :class:`OSError` or ``SourceError`` when the fixtures cannot be read.
     """
     fixtures = replayed(s)
-    s = seeded(s)
-    assert s.seed is not None
-    seed = s.seed
+    seed = random.SystemRandom().randrange(2**32) if s.seed is None else s.seed  # reported
     started = time.monotonic()
     state = _Gate(oracle, s)
     phase_seconds: dict[str, float] = {}

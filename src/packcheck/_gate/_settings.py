@@ -1,17 +1,15 @@
 """The settings of one gate run, with their defaults, declared once.
 
 The command line, ``[tool.packcheck]``, the pytest plugin and the Python API
-(``verify.run/check``, ``diff.run/check``) all build one :class:`Settings`, checked as
-it is built; a function that takes them as keywords (typed by :class:`Changes`) maps
-them onto it with :func:`settings_of`.
+(``verify.run/check``, ``diff.run/check``, their keywords typed by :class:`Changes`)
+all build one :class:`Settings`, checked as it is built.
 """
 
 from __future__ import annotations
 
 import os
-import random
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
 
@@ -24,8 +22,6 @@ __all__ = [
     "Changes",
     "Progress",
     "Settings",
-    "seeded",
-    "settings_of",
 ]
 
 #: Generated (short) cases per run.  With the wide-range and long-list probes, a
@@ -90,16 +86,3 @@ class Changes(TypedDict, total=False):
     save_failures: str | os.PathLike[str] | None
     shrink_seconds: float
     progress: Progress | None
-
-
-def settings_of(settings: Settings | None, changes: Changes) -> Settings:
-    """``settings`` (default: :class:`Settings`'s defaults) with ``changes``, keywords
-    named as its fields; an unknown keyword is a :class:`TypeError`, as for any function."""
-    return replace(settings or Settings(), **changes)  # type: ignore[arg-type]
-
-
-def seeded(settings: Settings) -> Settings:
-    """``settings`` with a seed: its own, else one picked at random (and reported)."""
-    if settings.seed is not None:
-        return settings
-    return replace(settings, seed=random.SystemRandom().randrange(2**32))

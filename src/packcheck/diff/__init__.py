@@ -15,9 +15,10 @@ which the two differ is counted per phase.  :func:`check` raises :class:`Diverge
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Unpack
 
-from .._gate import CHECKED, DEFAULT_MAX_EXAMPLES, Changes, Settings, run_gate, settings_of
+from .._gate import CHECKED, DEFAULT_MAX_EXAMPLES, Changes, Settings, run_gate
 from .._gate import Outcome as GateOutcome
 from .._packers import CallablePacker, Packer, PackerFault, SetupError
 from ._behaviour import Outcome, same_answer
@@ -97,7 +98,8 @@ def run(
     shrunk.
     """
     oracle = DiffOracle(_adapter(new), _adapter(old), count=count)
-    return run_gate(oracle, settings_of(settings, changes), DIFF, DiffSummary)
+    s = replace(settings or Settings(), **changes)  # type: ignore[arg-type]
+    return run_gate(oracle, s, DIFF, DiffSummary)
 
 
 def check(

@@ -9,6 +9,7 @@ against the reference, phase by phase (:mod:`packcheck._gate`), and returns a
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -24,7 +25,6 @@ from .._gate import (
     read_fixtures,
     run_gate,
     seed_fixtures,
-    settings_of,
     show_answer,
 )
 from .._packers import CallablePacker, Packer, PackerFault, SetupError
@@ -126,7 +126,7 @@ def run(
     ``~/.cache/packcheck/hypothesis`` (or ``$HYPOTHESIS_STORAGE_DIRECTORY``), never to
     the current directory.
     """
-    s = settings_of(settings, changes)
+    s = replace(settings or Settings(), **changes)  # type: ignore[arg-type]
     adapter = packer if isinstance(packer, Packer) else CallablePacker(packer)
     oracle = ReferenceOracle(adapter, partition=partition, max_units=s.max_units)
     return run_gate(oracle, s, VERIFY, Summary)
