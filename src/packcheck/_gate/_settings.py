@@ -69,8 +69,8 @@ class Settings:
         if not isinstance(self.long_lists, bool):
             raise TypeError(f"long_lists={self.long_lists!r}: expected True or False")
         seconds = self.shrink_seconds
-        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds > 0:
-            raise ValueError(f"shrink_seconds={seconds!r}: must be a number above 0")
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds >= 0:
+            raise ValueError(f"shrink_seconds={seconds!r}: must be a number, 0 or more")
         if self.save_failures is not None and not isinstance(self.save_failures, Path):
             object.__setattr__(self, "save_failures", Path(os.fspath(self.save_failures)))
 
