@@ -29,12 +29,9 @@ _cancelled: set[int] = set()
 
 
 class Stopped(KeyboardInterrupt):
-    """The run was stopped by the signal ``signum``.
-
-    What the run knew, said and saved as it stops: ``found``, its latest failing finding
-    (set by the gate), ``rerun``, the command that repeats it, and ``save``, the
-    directory of its saved failures (set by the command).
-    """
+    """The run was stopped by the signal ``signum``; said and saved as it stops: its
+    latest failing finding (``found``, set by the gate), the command that repeats it
+    (``rerun``) and the folder of its saved failures (``save``, set by the command)."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)

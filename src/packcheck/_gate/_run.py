@@ -65,14 +65,11 @@ R = TypeVar("R", bound=Outcome)
 
 
 class Oracle(Protocol):
-    """Judges one case at a time for the gate, and sets the run's policy.
-
-    ``follows``: the side whose behaviour it follows (``"OLD"``), ``None`` for the
-    declared rule; ``count``: every phase runs to its end and its failures are counted;
-    ``transition_bases``: this many generated cases the oracle's side answered, spread
-    evenly over the phase, are walked for transition points (about 60 oracle calls
-    each: budget, one size).
-    """
+    """Judges one case at a time for the gate, and sets the run's policy: ``follows``,
+    the side it follows (``"OLD"``; ``None``: the declared rule); ``count``, every phase
+    runs to its end counting its failures; ``transition_bases``, generated cases its
+    side answered, spread over the phase, walked for transition points (about 60 oracle
+    calls each)."""
 
     follows: str | None
     count: bool
