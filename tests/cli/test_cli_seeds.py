@@ -472,3 +472,12 @@ def test_the_report_says_as_flags_the_settings_the_library_names() -> None:
     assert "save_failures" not in failed.finding.report()
     unsaved = _seeds._flagged(replace(passed, finding=finding, saved="nothing: no room"))
     assert unsaved.saved == "nothing: no room"
+
+
+def test_an_error_that_is_not_a_stop_goes_on_its_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fails(spec: Spec, progress: object) -> None:
+        raise RuntimeError("a bug of packcheck's")
+
+    monkeypatch.setattr(gate, "run", fails)
+    with pytest.raises(RuntimeError, match="a bug of packcheck's"):
+        cli_main(["verify", "--seed", "1", "-q"])
