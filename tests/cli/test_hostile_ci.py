@@ -258,11 +258,11 @@ def test_max_examples_past_a_million_is_one_line_from_the_command_line_and_the_c
     )
 
 
-@pytest.mark.parametrize("count", [10**6 + 1, 10**12, 0, True, 10.0])
-def test_max_examples_out_of_bounds_is_refused_by_the_python_api(count: object) -> None:
+@pytest.mark.parametrize("count", [10**6 + 1, 10**12])
+def test_max_examples_out_of_bounds_is_refused_by_the_python_api(count: int) -> None:
     from packcheck import verify
 
-    with pytest.raises(ValueError, match=r"^max_examples: .* is not a count of cases from 1 to"):
+    with pytest.raises(ValueError, match=rf"^max_examples={count}: must be at most 1,000,000$"):
         verify.run(lambda case: {}, max_examples=count)
 
 

@@ -14,15 +14,14 @@ from ._outcome import (
     seeds_text,
     text,
 )
-from ._run import EXPLAINING, Oracle, run_gate
+from ._run import EXPLAINING, Oracle, replayed, run_gate, save_new
 from ._settings import (
     DEFAULT_MAX_EXAMPLES,
     SHRINK_SECONDS,
+    Changes,
     Progress,
     Settings,
     examples,
-    seeded,
-    settings_of,
 )
 
 __all__ = [
@@ -33,6 +32,7 @@ __all__ = [
     "PHASES",
     "SHOWN_WHOLE",
     "SHRINK_SECONDS",
+    "Changes",
     "Command",
     "Finding",
     "Fixture",
@@ -45,11 +45,11 @@ __all__ = [
     "plain_json",
     "read_fixtures",
     "render",
+    "replayed",
     "run_gate",
+    "save_new",
     "seed_fixtures",
-    "seeded",
     "seeds_text",
-    "settings_of",
     "show_answer",
     "text",
 ]
