@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from packcheck._packers import CallablePacker, PackerFault
+from packcheck._packers import CallablePacker, Packer, PackerFault
 from packcheck.diff._behaviour import (
     Outcome,
     differences,
@@ -26,12 +26,9 @@ def _fault(message: str) -> Outcome:
     def packer(case: dict[str, Any]) -> object:
         raise AssertionError  # pragma: no cover - never called
 
-    class Faulty:
+    class Faulty(Packer):
         def answer(self, case: dict[str, Any]) -> object:
             raise PackerFault(message)
-
-        def close(self) -> None:  # pragma: no cover - not needed here
-            pass
 
     return outcome(Faulty(), CASE)
 
@@ -260,12 +257,9 @@ def test_beside_a_json_side_numbers_compare_by_value(left: Any, right: Any, same
 def test_the_oracle_compares_numbers_by_value_when_a_side_speaks_json() -> None:
     from packcheck.diff._oracle import DiffOracle
 
-    class Floats:
+    class Floats(Packer):
         def answer(self, case: dict[str, Any]) -> object:
             return {"remaining": float(case["budget"])}
-
-        def close(self) -> None:
-            pass
 
     class Ints(Floats):
         speaks_json = True

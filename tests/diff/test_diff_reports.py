@@ -12,7 +12,7 @@ import numpy as np
 from packcheck._gate import Outcome as DiffOutcome
 from packcheck._gate import junit_xml, text
 from packcheck._gate._outcome import github, json_report, tallies
-from packcheck._packers import CallablePacker, PackerFault
+from packcheck._packers import CallablePacker, Packer, PackerFault
 from packcheck.diff import COUNTED_PHASES, DiffFinding, DiffSummary
 from packcheck.diff._behaviour import Outcome, outcome
 from packcheck.diff._oracle import DIFF
@@ -35,12 +35,9 @@ def _raise(exception: Exception) -> Outcome:
 
 
 def _fault(message: str) -> Outcome:
-    class Faulty:
+    class Faulty(Packer):
         def answer(self, case: dict[str, Any]) -> object:
             raise PackerFault(message)
-
-        def close(self) -> None:  # pragma: no cover - not needed here
-            pass
 
     return outcome(Faulty(), CASE)
 

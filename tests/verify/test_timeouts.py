@@ -9,14 +9,14 @@ import pytest
 from packers import broken
 
 from packcheck._gate import _run
-from packcheck._packers import PackerTimeout, WorkerPacker, _worker
+from packcheck._packers import Packer, PackerTimeout, WorkerPacker, _worker
 from packcheck.verify import SetupError, run
 
 BROKEN = Path(__file__).parents[1] / "packers" / "broken.py"
 NOT_SHRUNK = "not shrunk: no answer within the timeout"
 
 
-class _Watched:
+class _Watched(Packer):
     """A packer adapter that counts what is asked of it after its first timeout."""
 
     def __init__(self, packer: WorkerPacker) -> None:

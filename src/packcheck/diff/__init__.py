@@ -19,7 +19,7 @@ from typing import Any
 
 from .._gate import CHECKED, DEFAULT_MAX_EXAMPLES, Settings, run_gate, settings_of
 from .._gate import Outcome as GateOutcome
-from .._packers import CallablePacker, Packer, PackerFault, SetupError
+from .._packers import Packer, PackerFault, SetupError, adapter
 from ._behaviour import Outcome, same_answer
 from ._oracle import DIFF, DiffFinding, DiffOracle
 
@@ -75,10 +75,6 @@ class DiffSummary(GateOutcome):
         return {phase: self.failing[phase] for phase in COUNTED_PHASES}
 
 
-def _adapter(packer: Callable[[dict[str, Any]], object] | Packer) -> Packer:
-    return packer if isinstance(packer, Packer) else CallablePacker(packer)
-
-
 def run(
     new: Callable[[dict[str, Any]], object] | Packer,
     old: Callable[[dict[str, Any]], object] | Packer,
@@ -94,7 +90,7 @@ def run(
     its end and counts the cases on which the two differ; only the first divergence is
     shrunk.
     """
-    oracle = DiffOracle(_adapter(new), _adapter(old))
+    oracle = DiffOracle(adapter(new), adapter(old))
     return run_gate(oracle, settings_of(settings, changes), DIFF, DiffSummary)
 
 

@@ -23,7 +23,7 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from .._gate._plain_case import PlainCase
-from .._packers import Packer, PackerFault, ask
+from .._packers import Packer, PackerFault
 from .._rule.jsonio import same_json, show
 
 __all__ = [
@@ -89,7 +89,7 @@ def outcome(packer: Packer, case: dict[str, Any] | PlainCase) -> Outcome:
     did."""
     try:
         if isinstance(case, PlainCase):
-            return Outcome("answer", ask(packer, case))
+            return Outcome("answer", packer.answer_built(case))
         return Outcome("answer", packer.answer(case))
     except PackerFault as fault:
         named = _exception_named(fault)

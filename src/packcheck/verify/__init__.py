@@ -26,7 +26,7 @@ from .._gate import (
     settings_of,
     show_answer,
 )
-from .._packers import CallablePacker, Packer, PackerFault, SetupError
+from .._packers import Packer, PackerFault, SetupError, adapter
 from .._partition.invariants import InvariantError, check_output, check_trace
 from ._findings import Finding
 from ._oracle import VERIFY, ReferenceOracle
@@ -123,8 +123,7 @@ def run(
     the current directory.
     """
     s = settings_of(settings, changes)
-    adapter = packer if isinstance(packer, Packer) else CallablePacker(packer)
-    oracle = ReferenceOracle(adapter, partition=s.partition, max_units=s.max_units)
+    oracle = ReferenceOracle(adapter(packer), partition=s.partition, max_units=s.max_units)
     return run_gate(oracle, s, VERIFY, Summary)
 
 

@@ -10,7 +10,7 @@ from .._gate import SHOWN_WHOLE, plain_json, show_answer
 from .._gate import Finding as GateFinding
 from .._gate._findings import case_summary, cut_lists
 from .._gate._plain_case import PlainCase
-from .._packers import Packer, PackerFault, PackerTimeout, ask
+from .._packers import Packer, PackerFault, PackerTimeout
 from .._partition.facts import require_partition, without_partition
 from .._partition.invariants import InvariantError, check_output
 from .._rule.jsonio import dumps, same_json
@@ -172,7 +172,7 @@ def examine(
     """
     recipe = case if isinstance(case, PlainCase) else None
     try:
-        answer: object = packer.answer(case) if recipe is None else ask(packer, recipe)
+        answer: object = packer.answer(case) if recipe is None else packer.answer_built(recipe)
     except PackerFault as exc:
         case = case if recipe is None else recipe.build()
         return Finding(case, expected, exc, (f"packer fault: {exc}",), origin)
