@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from .._rule.jsonio import dumps, same_json
+from .._rule.jsonio import dumps
+from .._rule.same import same
 from .._rule.sources import Record, SourceError, read_records
 from ..audit._read import opened, reason
 from ._common import answer, engine_option, engine_ready, problem, writable
@@ -32,7 +33,7 @@ def _matches(expected: Any, actual: dict[str, Any]) -> bool:
     # An expected input error matches any input error: details are prose.
     if isinstance(expected, dict) and expected.get("error") == "input":
         return actual.get("error") == "input"
-    return same_json(expected, actual)
+    return same(expected, actual, json=True)
 
 
 def run_fixtures(args: argparse.Namespace) -> int:

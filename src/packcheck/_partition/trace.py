@@ -153,18 +153,6 @@ def reasons(
     }
 
 
-def exactly(value: Any, expected: dict[str, Any]) -> bool:
-    """``value`` is ``expected``: the same keys and values, and each value of the same
-    type (``==`` alone would take ``true`` or ``4.0`` for ``1`` or ``4``).  Values are
-    ints, strings and lists of strings, whose elements equal a string only if they are one.
-    """
-    return (
-        type(value) is dict
-        and value == expected
-        and all(type(value[key]) is type(member) for key, member in expected.items())
-    )
-
-
 class Expected:
     """What the rule gives for one step: the reference's kept flags, and from them the
     declared output, the partition and each missing ID's reason (as

@@ -17,10 +17,11 @@ from .._partition.facts import (
     partition_json,
 )
 from .._partition.invariants import check_output
-from .._partition.trace import Expected, exactly, trace
+from .._partition.trace import Expected, trace
 from .._rule.jsonio import JSONError, dumps, loads, shallow, show, write_json
 from .._rule.model import MalformedCase, json_type, read_case
 from .._rule.order import same_utf16
+from .._rule.same import same
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
 
 #: Every ``check`` a violation can name: the partition facts, then the step's own.
@@ -138,7 +139,7 @@ class Audit:
         kept = None
         if "result" in record:
             result = record["result"]
-            if exactly(result, reference.result):
+            if same(result, reference.result):
                 kept = reference.result.get("kept")
             else:
                 try:
@@ -154,7 +155,7 @@ class Audit:
             if partition is None:
                 why = "it is null" if "partition" in record else "the step has no 'partition'"
                 raise PartitionError("no-partition", f"no partition captured: {why}")
-            if not exactly(partition, reference.partition_json):
+            if not same(partition, reference.partition_json):
                 check_partition(record, partition, kept=kept, reference=reference.partition())
         except PartitionError as exc:
             found.insert(0, (exc.check, exc.detail))

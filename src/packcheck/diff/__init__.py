@@ -20,7 +20,8 @@ from typing import Any
 from .._gate import CHECKED, DEFAULT_MAX_EXAMPLES, Settings, run_gate, settings_of
 from .._gate import Outcome as GateOutcome
 from .._packers import Packer, PackerFault, SetupError, adapter
-from ._behaviour import Outcome, same_answer
+from .._rule.same import same as same_answer
+from ._behaviour import Outcome
 from ._oracle import DIFF, DiffFinding, DiffOracle
 
 __all__ = [
