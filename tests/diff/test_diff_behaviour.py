@@ -18,34 +18,36 @@ from packcheck.diff._behaviour import (
 CASE: dict[str, Any] = {"budget": 0, "blocks": [], "required": []}
 
 
-def _fault(message: str) -> Outcome:
-    def packer(case: dict[str, Any]) -> object:
-        raise AssertionError  # pragma: no cover - never called
+def fault_of(message: str, case: dict[str, Any] = CASE) -> Outcome:
+    """What a packer adapter that fails with ``message`` did on ``case``."""
 
     class Faulty(Packer):
         def answer(self, case: dict[str, Any]) -> object:
             raise PackerFault(message)
 
-    return outcome(Faulty(), CASE)
+    return outcome(Faulty(), case)
 
 
-def _answer(value: object) -> Outcome:
-    return outcome(CallablePacker(lambda case: value), CASE)
+def answer_of(value: object, case: dict[str, Any] = CASE) -> Outcome:
+    """What a function answering ``value`` did on ``case``."""
+    return outcome(CallablePacker(lambda case: value), case)
 
 
-def _raise(exception: Exception) -> Outcome:
+def raise_of(exception: Exception, case: dict[str, Any] = CASE) -> Outcome:
+    """What a function raising ``exception`` did on ``case``."""
+
     def packer(case: dict[str, Any]) -> object:
         raise exception
 
-    return outcome(CallablePacker(packer), CASE)
+    return outcome(CallablePacker(packer), case)
 
 
 def test_an_answer_a_raise_and_a_fault_are_told_apart() -> None:
-    assert _answer({"kept": []}) == Outcome("answer", {"kept": []})
-    raised = _raise(ValueError("budget 0"))
+    assert answer_of({"kept": []}) == Outcome("answer", {"kept": []})
+    raised = raise_of(ValueError("budget 0"))
     assert (raised.kind, raised.raised) == ("raise", "ValueError")
     assert raised.describe() == "raised ValueError: budget 0"
-    timeout = _fault("no answer within 1 s (timeout); packer stopped")
+    timeout = fault_of("no answer within 1 s (timeout); packer stopped")
     assert (timeout.kind, timeout.raised) == ("fault", None)
     assert timeout.describe() == "no answer within 1 s (timeout); packer stopped"
 
@@ -87,7 +89,7 @@ NODE_STDERR = (
 def test_a_process_that_ends_on_an_exception_raised_it(
     message: str, name: str | None, words: str | None
 ) -> None:
-    found = _fault(message)
+    found = fault_of(message)
     assert found.raised == name
     assert found.kind == ("fault" if name is None else "raise")
     if words is not None:
@@ -95,21 +97,21 @@ def test_a_process_that_ends_on_an_exception_raised_it(
 
 
 def test_a_long_exception_line_is_cut() -> None:
-    found = _fault("exited with status 1; stderr:\n  | Error: " + "x" * 300 + "\n  | more")
+    found = fault_of("exited with status 1; stderr:\n  | Error: " + "x" * 300 + "\n  | more")
     assert found.raised == "Error"
     assert found.describe().endswith("... (exited with status 1)")
     assert len(found.describe()) < 240
 
 
 def test_agreement_of_outcomes() -> None:
-    answer, other = _answer({"kept": ["A"]}), _answer({"kept": ["B"]})
-    value_error, type_error = _raise(ValueError("a")), _raise(ValueError("b"))
-    assert differences(answer, _answer({"kept": ["A"]})) == ()
+    answer, other = answer_of({"kept": ["A"]}), answer_of({"kept": ["B"]})
+    value_error, type_error = raise_of(ValueError("a")), raise_of(ValueError("b"))
+    assert differences(answer, answer_of({"kept": ["A"]})) == ()
     assert differences(value_error, type_error) == ()  # same type, other message: alike
     assert differences(answer, other) == (
         "output: NEW and OLD answer differently (exact JSON and types)",
     )
-    assert differences(value_error, _raise(TypeError("c"))) == (
+    assert differences(value_error, raise_of(TypeError("c"))) == (
         "exception: NEW raised ValueError: a; OLD raised TypeError: c",
     )
     assert differences(value_error, answer) == (
@@ -121,8 +123,8 @@ def test_agreement_of_outcomes() -> None:
 
 
 def test_a_fault_is_that_sides_even_when_both_fail_alike() -> None:
-    timeout = _fault("no answer within 1 s (timeout); packer stopped")
-    answer = _answer({"kept": []})
+    timeout = fault_of("no answer within 1 s (timeout); packer stopped")
+    answer = answer_of({"kept": []})
     assert differences(timeout, answer) == (
         "NEW's fault: no answer within 1 s (timeout); packer stopped",
     )
@@ -148,14 +150,14 @@ def test_a_fault_is_that_sides_even_when_both_fail_alike() -> None:
     ],
 )
 def test_where_the_kept_lists_part(new: Any, old: Any, where: str | None) -> None:
-    assert parting(_answer({"kept": new}), _answer({"kept": old})) == where
+    assert parting(answer_of({"kept": new}), answer_of({"kept": old})) == where
 
 
 def test_no_parting_without_two_kept_lists() -> None:
-    kept = _answer({"kept": ["A"]})
-    assert parting(_raise(ValueError("x")), kept) is None
-    assert parting(kept, _answer({"error": "size"})) is None
-    assert parting(_answer([1]), kept) is None
+    kept = answer_of({"kept": ["A"]})
+    assert parting(raise_of(ValueError("x")), kept) is None
+    assert parting(kept, answer_of({"error": "size"})) is None
+    assert parting(answer_of([1]), kept) is None
 
 
 def _blocks(*ids: str) -> dict[str, Any]:
@@ -183,7 +185,7 @@ def _blocks(*ids: str) -> dict[str, Any]:
 def test_where_the_kept_lists_part_by_block(
     case: Any, new: list[Any], old: list[Any], block: int | None
 ) -> None:
-    assert parting_block(case, _answer({"kept": new}), _answer({"kept": old})) == block
+    assert parting_block(case, answer_of({"kept": new}), answer_of({"kept": old})) == block
 
 
 def test_the_oracle_compares_numbers_by_value_when_a_side_speaks_json() -> None:
