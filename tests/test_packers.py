@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import copy
 import io
+import math
 import operator
 import os
 import pickle
@@ -25,10 +26,11 @@ from packcheck._gate._plain_case import PlainCase
 from packcheck._packers import (
     CallablePacker,
     CommandPacker,
+    Packer,
     PackerFault,
     SetupError,
     WorkerPacker,
-    ask,
+    adapter,
     encode_case,
     load_function,
     serve,
@@ -63,6 +65,28 @@ def _dies(pid: int) -> bool:
             return False
         time.sleep(0.01)
     return True
+
+
+def test_every_adapter_declares_every_capability_of_a_packer() -> None:
+    command = CommandPacker(f"{sys.executable} -c pass", timeout=3)
+    worker = WorkerPacker("packcheck:pack", timeout=4)
+    callable_packer = CallablePacker(pack)
+    for packer in (command, worker, callable_packer):
+        assert isinstance(packer, Packer)
+    got = [(p.speaks_json, p.timeout) for p in (command, worker, callable_packer)]
+    assert got == [(True, 3), (False, 4), (False, math.inf)]
+
+
+def test_an_adapter_is_a_packer_a_function_or_a_type_error() -> None:
+    class Answers(Packer):
+        def answer(self, case: dict[str, Any]) -> object:
+            return pack(case)
+
+    answers = Answers()
+    assert adapter(answers) is answers
+    assert adapter(pack).answer(SMALL) == pack(SMALL)
+    with pytest.raises(TypeError, match=r"^packer: expected a function case -> output or a "):
+        adapter(object())
 
 
 def test_a_command_packer_answers_line_by_line_and_closes() -> None:
@@ -488,7 +512,7 @@ def test_the_worker_loop_builds_a_recipe_s_case_and_checks_it() -> None:
 
 def _result(packer: Any, parts: PlainCase) -> tuple[str, object]:
     try:
-        answer = ask(packer, parts)
+        answer = packer.answer_built(parts)
     except PackerFault as exc:
         return "fault", str(exc)
     return "ok", pickle.dumps(answer)  # exact types too

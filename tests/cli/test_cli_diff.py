@@ -18,7 +18,7 @@ from packcheck._cli import gate as cli_gate
 from packcheck._cli._subjects import _Side
 from packcheck._gate import _run as gate_run
 from packcheck._gate._plain_case import PlainCase
-from packcheck._packers import SetupError
+from packcheck._packers import Packer, SetupError
 
 PACKERS = Path(__file__).parents[1] / "packers"
 QUICK = ["--seed", "1", "--max-examples", "100", "--no-long-lists"]
@@ -380,15 +380,9 @@ def test_progress_lines_go_to_a_log_and_quiet_turns_them_off(
 
 
 def test_a_side_names_its_option_in_a_setup_error_on_a_built_case_too() -> None:
-    class Ends:
+    class Ends(Packer):
         def answer(self, case: dict[str, Any]) -> object:
             raise SetupError("--packer-cmd 'x' ended before answering any case")
-
-        def answer_built(self, recipe: Any) -> object:
-            return self.answer(recipe.build())
-
-        def close(self) -> None:
-            """Nothing to release."""
 
     side = _Side(Ends(), "--old-cmd")
     for ask_side in (lambda: side.answer({}), lambda: side.answer_built(PlainCase(1, [], [], []))):

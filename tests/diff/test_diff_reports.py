@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
+from test_diff_behaviour import answer_of, fault_of, raise_of
 
 from packcheck._gate import Outcome as DiffOutcome
 from packcheck._gate import junit_xml, text
 from packcheck._gate._outcome import github, json_report, tallies
-from packcheck._packers import CallablePacker, PackerFault
 from packcheck.diff import COUNTED_PHASES, DiffFinding, DiffSummary
-from packcheck.diff._behaviour import Outcome, outcome
+from packcheck.diff._behaviour import Outcome
 from packcheck.diff._oracle import DIFF
 
 CASE: dict[str, Any] = {"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": []}
@@ -23,26 +24,9 @@ DIFFERS = "output: NEW and OLD answer differently (exact JSON and types)"
 RERUN = "packcheck diff --packer new.py:f --against old.py:f --seed 7"
 
 
-def _answer(value: object) -> Outcome:
-    return outcome(CallablePacker(lambda case: value), CASE)
-
-
-def _raise(exception: Exception) -> Outcome:
-    def packer(case: dict[str, Any]) -> object:
-        raise exception
-
-    return outcome(CallablePacker(packer), CASE)
-
-
-def _fault(message: str) -> Outcome:
-    class Faulty:
-        def answer(self, case: dict[str, Any]) -> object:
-            raise PackerFault(message)
-
-        def close(self) -> None:  # pragma: no cover - not needed here
-            pass
-
-    return outcome(Faulty(), CASE)
+_answer = partial(answer_of, case=CASE)
+_raise = partial(raise_of, case=CASE)
+_fault = partial(fault_of, case=CASE)
 
 
 def _finding(new: Outcome, old: Outcome, failures: tuple[str, ...] = (DIFFERS,)) -> DiffFinding:

@@ -14,7 +14,7 @@ from packers import broken, message_overhead
 from packcheck import diff
 from packcheck._gate import text
 from packcheck._gate._probes import long_probes
-from packcheck._packers import PackerFault, PackerTimeout
+from packcheck._packers import Packer, PackerFault, PackerTimeout
 from packcheck.diff._behaviour import alike, outcome
 from packcheck.diff._oracle import DiffOracle
 from packcheck.strategies import MAX_SAFE_UNITS
@@ -24,7 +24,7 @@ STOPPED = "no answer within 1 s (timeout); packer stopped"
 QUICK: dict[str, Any] = {"max_examples": 300, "long_lists": False}
 
 
-class Side:
+class Side(Packer):
     """A packer adapter answering with ``answer``, with the ``timeout`` a worker has."""
 
     def __init__(self, answer: Answer, timeout: float = 1.0) -> None:
@@ -33,9 +33,6 @@ class Side:
 
     def answer(self, case: dict[str, Any]) -> object:
         return self.answer_of(case)
-
-    def close(self) -> None:
-        pass
 
 
 def _case(blocks: int) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from test_packers import MUTATIONS, undone
 from packcheck import pack
 from packcheck._gate._plain_case import PlainCase
 from packcheck._gate._probes import long_probes, unit_probes, wide_probes
-from packcheck._packers import CallablePacker, CommandPacker, PackerFault, ask, encode_case
+from packcheck._packers import CallablePacker, CommandPacker, Packer, PackerFault, encode_case
 from packcheck.verify._findings import examine
 from packcheck.verify._oracle import ReferenceOracle
 
@@ -63,7 +63,7 @@ def test_holds_sees_every_change_and_it_is_located_as_the_copying_path_locates_i
     with pytest.raises(PackerFault) as copied:
         CallablePacker(packer).answer(PARTS.build())
     with pytest.raises(PackerFault) as built:
-        ask(CallablePacker(packer), PARTS)
+        CallablePacker(packer).answer_built(PARTS)
     assert str(built.value) == str(copied.value)
     assert str(built.value).startswith("modified its input (case")
 
@@ -88,7 +88,7 @@ def test_holds_refuses_anything_but_the_case_as_built(case: object) -> None:
 
 
 def test_a_change_undone_or_to_equal_data_is_no_fault() -> None:
-    assert ask(CallablePacker(undone), PARTS) == {"ok": True}
+    assert CallablePacker(undone).answer_built(PARTS) == {"ok": True}
 
 
 def test_a_packer_that_keeps_its_case_cannot_reach_the_parts_or_a_finding() -> None:
@@ -108,14 +108,11 @@ def test_a_packer_that_keeps_its_case_cannot_reach_the_parts_or_a_finding() -> N
 
 
 def test_any_other_packer_gets_a_build() -> None:
-    class Seen:
+    class Seen(Packer):
         def answer(self, case: dict[str, Any]) -> object:
             return case
 
-        def close(self) -> None:
-            """Nothing to release."""
-
-    assert ask(Seen(), PARTS) == PARTS.build()
+    assert Seen().answer_built(PARTS) == PARTS.build()
 
 
 def test_a_mutating_packer_is_a_finding_on_a_built_case() -> None:
@@ -185,7 +182,7 @@ def test_a_line_past_the_digit_guard_is_written_as_encode_case_writes_it() -> No
 def test_a_command_gets_the_line_and_answers_as_for_the_case() -> None:
     packer = CommandPacker(f"{sys.executable} {LINES_PACKER}", timeout=30)
     try:
-        assert ask(packer, PARTS) == packer.answer(PARTS.build()) == pack(PARTS.build())
+        assert packer.answer_built(PARTS) == packer.answer(PARTS.build()) == pack(PARTS.build())
     finally:
         packer.close()
 

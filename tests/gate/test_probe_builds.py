@@ -4,9 +4,9 @@ A probe is a recipe (``packcheck._gate._probes``): a failure is reported and shr
 rebuilding it, and ``--seed`` reruns a run, so how a probe is built may get faster but
 must never change what it builds.  ``probe_builds.json`` holds, for seeds 1 to 3 and
 four unit ranges, a digest of every probe's case per family (the full lengths, and for
-a few ranges the shorter lengths the shrinker asks for), recorded from the builders as
-they were before they were made faster.  Regenerate it only for a deliberate change of
-the probes: ``python tests/verify/test_probe_builds.py``.
+a few ranges the shorter lengths the shrinker asks for), recorded when the probes
+took their draws from ``packcheck._gate._probe_random``.  Regenerate it only for a
+deliberate change of the probes: ``python tests/gate/test_probe_builds.py``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import hashlib
 import io
 import json
 import pickle
-import random
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any
 import pytest
 
 from packcheck._gate._edge_probes import _Layout
+from packcheck._gate._probe_random import ProbeRandom
 from packcheck._gate._probes import Probe, long_probes, unit_probes, wide_probes
 
 RECORDED = Path(__file__).with_name("probe_builds.json")
@@ -93,7 +93,7 @@ if __name__ == "__main__":  # pragma: no cover - records the digests
 def test_a_layout_clips_each_size_and_keeps_what_fits_as_one_at_a_time() -> None:
     """The layout's bulk steps do what laying out one block at a time did."""
     for budget, sizes in ((10, [0, -5, 2**70, 2**63, 3, 7, 1, 1]), (5, [5, 1, 0]), (0, [1, 1])):
-        lay = _Layout(budget, 2**64, random.Random(0))
+        lay = _Layout(budget, 2**64, ProbeRandom(0))
         lay.extend(sizes)
         for size in sizes:
             lay.add(size)

@@ -13,7 +13,6 @@ from packcheck._rule.jsonio import (
     JSONError,
     dumps,
     loads,
-    same_json,
     shortened,
     show,
     show_int,
@@ -158,37 +157,6 @@ def test_dumps_writes_deep_nesting_without_recursion() -> None:
     assert out.startswith('{"k":[{"k":[')
     assert out.endswith("[2.5]" + "]}" * 5000)
     assert out.count("{") == 5000
-
-
-@pytest.mark.parametrize(
-    ("left", "right", "same"),
-    [
-        (0, 0.0, True),
-        (4, Decimal("4.0"), True),
-        (1, True, False),
-        (True, True, True),
-        (False, 0, False),
-        ([1], (1,), True),
-        ([1], [1, 2], False),
-        ({"a": 1, "b": [2]}, {"b": [2], "a": 1}, True),
-        ({"a": 1}, {"a": 2}, False),
-        ({"a": 1}, {"b": 1}, False),
-        ("a", "a", True),
-        ("a", "b", False),
-        (None, None, True),
-        (None, 0, False),
-        ("1", 1, False),
-        ({}, [], False),
-    ],
-)
-def test_same_json_compares_as_json_values(left: Any, right: Any, same: bool) -> None:
-    assert same_json(left, right) is same
-    assert same_json(right, left) is same
-
-
-def test_same_json_treats_a_surrogate_pair_as_its_character() -> None:
-    assert same_json(["\ud83d\ude00"], ["\U0001f600"])
-    assert not same_json(["\ud83d"], ["\U0001f600"])
 
 
 def test_huge_integers_are_shown_shortened_and_never_refused() -> None:

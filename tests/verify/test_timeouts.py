@@ -9,7 +9,7 @@ import pytest
 from packers import broken
 
 from packcheck._gate import _run
-from packcheck._packers import CallablePacker, PackerTimeout, WorkerPacker, _worker
+from packcheck._packers import CallablePacker, Packer, PackerTimeout, WorkerPacker, _worker
 from packcheck.verify import Settings, SetupError, Summary, run
 from packcheck.verify._oracle import VERIFY, ReferenceOracle
 
@@ -17,7 +17,7 @@ BROKEN = Path(__file__).parents[1] / "packers" / "broken.py"
 NOT_SHRUNK = "not shrunk: no answer within the timeout"
 
 
-class _Watched:
+class _Watched(Packer):
     """A packer adapter that counts what is asked of it after its first timeout."""
 
     def __init__(self, packer: WorkerPacker) -> None:

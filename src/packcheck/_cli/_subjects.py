@@ -20,7 +20,6 @@ from .._packers import (
     Recipe,
     SetupError,
     WorkerPacker,
-    ask,
     importable,
     load,
 )
@@ -103,16 +102,14 @@ def _named(message: str, option: str) -> str:
     return f"{option}: {message}"
 
 
-class _Side:
+class _Side(Packer):
     """A packer adapter whose setup errors name the option that chose it."""
 
     def __init__(self, packer: Packer, option: str) -> None:
         self.packer = packer
         self.option = option
-        #: Whether the side answers in JSON text (see packcheck.diff's DiffOracle).
-        self.speaks_json = getattr(packer, "speaks_json", False)
-        #: Its seconds a case (what diff's notes say when a side gives no answer).
-        self.timeout: float = getattr(packer, "timeout", math.inf)
+        self.speaks_json = packer.speaks_json
+        self.timeout = packer.timeout
 
     def answer(self, case: dict[str, Any]) -> object:
         try:
@@ -122,7 +119,7 @@ class _Side:
 
     def answer_built(self, recipe: Recipe) -> object:
         try:
-            return ask(self.packer, recipe)
+            return self.packer.answer_built(recipe)
         except SetupError as exc:
             raise SetupError(_named(str(exc), self.option)) from None
 

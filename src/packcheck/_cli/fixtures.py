@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from .._rule.jsonio import dumps, same_json, show_text
+from .._rule.jsonio import dumps, show_text
+from .._rule.same import same
 from .._rule.sources import Record, SourceError, read_records
 from ..audit._read import opened, reason
 from ._common import (
@@ -40,7 +41,7 @@ def _matches(expected: Any, actual: dict[str, Any]) -> bool:
     # An expected input error matches any input error: details are prose.
     if isinstance(expected, dict) and expected.get("error") == "input":
         return actual.get("error") == "input"
-    return same_json(expected, actual)
+    return same(expected, actual, json=True)
 
 
 def run_fixtures(args: argparse.Namespace) -> int:

@@ -47,11 +47,10 @@ shrinking a failure by length keeps the scene that fails.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable
 
 from .._engines.levels import LANDMARKS
-from ._bulk_random import FastRandom, choices, picks, randints
+from ._probe_random import ProbeRandom
 
 __all__ = ["EDGE_FAMILIES", "EDGE_VARIANTS", "edge_case"]
 
@@ -97,7 +96,7 @@ EDGE_FAMILIES = tuple(EDGE_VARIANTS)
 class _Layout:
     """A list being laid out, and what the rule leaves of the budget after it."""
 
-    def __init__(self, budget: int, max_units: int, rng: random.Random) -> None:
+    def __init__(self, budget: int, max_units: int, rng: ProbeRandom) -> None:
         self.budget = budget
         self.left = budget
         self.rng = rng
@@ -143,12 +142,12 @@ class _Layout:
         """1,100 to 1,300 too-large blocks: a scan in levels starts its next level in them."""
         # After a scene something is always too large (the remaining is below int64).
         count = self.rng.randint(1100, 1300)
-        self.sizes += choices(self.rng, self.too_large_ones(), count)
+        self.sizes += self.rng.picks(self.too_large_ones(), count)
 
 
 def edge_case(family: str, seed: int, length: int, max_units: int) -> tuple[int, list[int]]:
     """The budget and sizes of probe ``(family, seed)``, cut at ``length`` blocks."""
-    rng = FastRandom(f"{family}:{seed}")
+    rng = ProbeRandom(f"{family}:{seed}")
     variant = (seed & 0xFF) % EDGE_VARIANTS[family]
     lay = None
     if family == "sums past 2**63":
@@ -207,7 +206,7 @@ def edge_case(family: str, seed: int, length: int, max_units: int) -> tuple[int,
     return lay.budget, lay.sizes[:length]
 
 
-def _budget(max_units: int, rng: random.Random, pick: int) -> int:
+def _budget(max_units: int, rng: ProbeRandom, pick: int) -> int:
     """Budget ``pick`` (modulo 9) within int64 and below ``max_units``: a landmark (the
     int64 edge, odd and even; a level ratio's multiples) or a random one."""
     top = min(max_units - 1, _INT64_MAX)
@@ -332,7 +331,7 @@ def _all_small(lay: _Layout, aim: str, depth: int) -> None:
     lay.add(lay.left - target)
     after = {"below": (tau,), "at": (1, tau, tau + 1), "above": (tau, 1, tau)}
     lay.add(rng.choice(after[aim]))
-    lay.extend(randints(rng, 1, tau, end - len(lay.sizes)))
+    lay.extend(rng.randints(1, tau, end - len(lay.sizes)))
 
 
 def _search(lay: _Layout, width: int, first: int, gap: int) -> bool:
@@ -379,14 +378,14 @@ def _units_and_misses(lay: _Layout, indices: range, parity: int, bigs: tuple[int
         return
     run = [1] * len(indices)
     misses = range(indices.start + (indices.start % 2 == parity), indices.stop, 2)
-    run[misses.start - indices.start :: 2] = picks(rng, bigs, len(misses))
+    run[misses.start - indices.start :: 2] = rng.picks(bigs, len(misses))
     # The unit blocks fit while anything is left; the others never fit (nor does what
     # was too large fit later: the remaining only falls).
     lay.sizes += run
     lay.left = max(0, lay.left - (len(run) - len(misses)))
 
 
-def _sums_past_2_63(variant: int, max_units: int, rng: random.Random) -> _Layout | None:
+def _sums_past_2_63(variant: int, max_units: int, rng: ProbeRandom) -> _Layout | None:
     """A level of blocks of about ``tau`` whose sums pass 2**63 within its chunk."""
     wide, style, many = variant & 1, (variant >> 1) % 3, variant >= 6
     chunk = 2 * _CHUNK if wide else _CHUNK
@@ -414,18 +413,18 @@ def _sums_past_2_63(variant: int, max_units: int, rng: random.Random) -> _Layout
     return lay
 
 
-def _prefix_past_int64(variant: int, max_units: int, rng: random.Random) -> _Layout | None:
+def _prefix_past_int64(variant: int, max_units: int, rng: ProbeRandom) -> _Layout | None:
     """A budget past int64 whose longest fitting prefix ends on an exact sum (module)."""
     mark = _HUGE_MARKS[variant % len(_HUGE_MARKS)]
     shape = _HUGE_SHAPES[variant // len(_HUGE_MARKS) % len(_HUGE_SHAPES)]
     if max_units < 2**67:
         return None  # budgets up to 9 blocks of 2**63
     if shape == "short list":
-        chunk = rng.randrange(5, _CHUNK, 2)  # odd: no power of two
+        chunk = rng.choice(range(5, _CHUNK, 2))  # odd: no power of two
     else:
         chunk = 2 * _CHUNK if shape == "wider chunk" else _CHUNK
-    lead = randints(rng, 1, 2**40, _CHUNK if shape == "wider chunk" else 0)
-    content = randints(rng, 1, 2**40, chunk)
+    lead = rng.randints(1, 2**40, _CHUNK if shape == "wider chunk" else 0)
+    content = rng.randints(1, 2**40, chunk)
     places = sorted(rng.sample(range(chunk), min(chunk, rng.randint(4, 9))))
     for place in places:
         content[place] = rng.randint(2**62, _INT64_MAX)
@@ -457,7 +456,7 @@ def _prefix_past_int64(variant: int, max_units: int, rng: random.Random) -> _Lay
     return lay
 
 
-def _crowded(variant: int, max_units: int, rng: random.Random) -> _Layout | None:
+def _crowded(variant: int, max_units: int, rng: ProbeRandom) -> _Layout | None:
     """A level with more than ``_K`` blocks of ``tau``, or small sums passing 2**63 at its end.
 
     Variants below :data:`_CROWDED_TAUS`: ``tau = variant + 1`` and a remaining from
@@ -473,7 +472,7 @@ def _crowded(variant: int, max_units: int, rng: random.Random) -> _Layout | None
         lay = _Layout(budget, max_units, rng)
         # 17 blocks of tau fit: as large ones they are more than a level can keep.
         opening = [tau] * rng.randint(_K + 1, 40)
-        lay.extend(opening + choices(rng, (tau, tau + 1), 4200))
+        lay.extend(opening + rng.picks((tau, tau + 1), 4200))
         return lay
     budget = _INT64_MAX - rng.randrange(_K)
     if budget + 1 > max_units:
@@ -487,5 +486,5 @@ def _crowded(variant: int, max_units: int, rng: random.Random) -> _Layout | None
         size = (tau, tau - rng.randrange(4), rng.randint(tau - tau // 64, tau))[style]
         lay.add(size)
         total += size
-    lay.extend(choices(rng, (tau + 1, tau, 1), 3000))
+    lay.extend(rng.picks((tau + 1, tau, 1), 3000))
     return lay

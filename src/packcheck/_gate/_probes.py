@@ -23,22 +23,21 @@ probes are laid out deliberately and drawn from the run's seed:
 
 A :class:`Probe` is a recipe, not a case: :func:`Probe.build` makes the case, so a failure
 can be shrunk by shortening the recipe (see :mod:`packcheck._gate._shrink`).  The same
-recipe always builds the same case: whole lists of draws are taken at NumPy speed
-(:mod:`packcheck._gate._bulk_random`), the very numbers ``random.Random`` gives one by one.
+recipe always builds the same case, on every Python: its draws are packcheck's own
+(:mod:`packcheck._gate._probe_random`), whole lists of them at NumPy speed.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from ._bulk_random import FastRandom, below_many, picks, randints, randoms
 from ._edge_probes import EDGE_VARIANTS, edge_case
 from ._plain_case import PlainCase
+from ._probe_random import ProbeRandom
 
 __all__ = ["FAMILIES", "LADDER", "Probe", "long_probes", "unit_probes", "wide_probes"]
 
@@ -75,7 +74,7 @@ class Probe:
         """The case, JSON-ready; the same probe always builds the same case."""
         parts = self.parts()
         if parts is None:
-            return _units_case(self.length, FastRandom(self._seed_text()))
+            return _units_case(self.length, ProbeRandom(self._seed_text()))
         return parts.build()
 
     def parts(self) -> PlainCase | None:
@@ -83,7 +82,7 @@ class Probe:
         (not plain: its units are ``true``, ``"4"``, ``2.5`` ...)."""
         if self.family == "units":
             return None
-        rng = FastRandom(self._seed_text())
+        rng = ProbeRandom(self._seed_text())
         if self.family == "run":
             budget, sizes = _run(self.length, self.max_units, rng)
         elif self.family in EDGE_VARIANTS:
@@ -95,7 +94,7 @@ class Probe:
         else:
             budget, sizes = _fill(self.family, self.length, self.max_units, rng)
         pool = rng.sample(_IDS, rng.randint(1, 4))
-        ids = picks(rng, pool, len(sizes))
+        ids = rng.picks(pool, len(sizes))
         # IDs no block has, on both sides of the UTF-16/code-point disagreement and
         # repeated, so every answer has a `missing` whose order and repeats matter.
         required = [*rng.sample(pool, min(2, len(pool))), *ids[-3:], *_ABSENT_IDS]
@@ -126,13 +125,13 @@ class Probe:
         return f"{self.family} list of {self.length} blocks{extra}"
 
 
-def _scale(length: int, max_units: int, rng: random.Random) -> int:
+def _scale(length: int, max_units: int, rng: ProbeRandom) -> int:
     """The largest size to draw: sums of ``length`` sizes land past 2**32 where allowed."""
     target: int = 1 << rng.randint(38, 44)
     return max(1, min(max_units, target // max(length, 1)))
 
 
-def _fill(family: str, length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+def _fill(family: str, length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
     """A budget and sizes that keep the scan deciding until the end of the list.
 
     * ``fits``: every block fits, the last one exactly (or misses by one unit);
@@ -146,11 +145,11 @@ def _fill(family: str, length: int, max_units: int, rng: random.Random) -> tuple
     """
     top = _scale(length, max_units, rng)
     if family == "fits":
-        sizes = randints(rng, 1, top, length)
+        sizes = rng.randints(1, top, length)
         return min(max_units, max(0, sum(sizes) - rng.choice((0, 0, 1)))), sizes
     if family == "oversized":
         every = rng.randint(2, 7)
-        sizes = randints(rng, 1, top, length)
+        sizes = rng.randints(1, top, length)
         # Every every-th block (from the first) is too large; the others all fit.
         budget = min(max_units - 1, sum(sizes) - sum(sizes[::every]))
         big = rng.randint(budget + 1, max(budget + 1, min(max_units, 2 * budget + 1)))
@@ -158,17 +157,16 @@ def _fill(family: str, length: int, max_units: int, rng: random.Random) -> tuple
         return budget, sizes
     if family == "sawtooth":
         return _sawtooth(length, max_units, top)
-    # mixed: sizes 2**uniform(0, bits), drawn as uniform() draws them (the same doubles,
-    # the same product, the same pow).
+    # mixed: sizes 2**uniform(0, bits).
     # (top < 2**45: the doubles hold every size exactly; 2**x >= 1, so none is 0.)
     bits = float(top.bit_length())
-    powers = map((2.0).__pow__, (randoms(rng, length) * bits).tolist())
+    powers = map((2.0).__pow__, (rng.randoms(length) * bits).tolist())
     drawn = np.fromiter(powers, dtype=np.float64, count=length)
     sizes = np.minimum(np.trunc(drawn), float(top)).astype(np.int64).tolist()
     # The budget runs out in the last quarter: blocks are kept and evicted to the end.
     budget = min(max_units, sum(sizes[: rng.randint(length * 3 // 4, length)]))
     start = rng.randrange(17)
-    misses = below_many(rng, top, len(range(start, length, 17)))
+    misses = rng.below_many(top, len(range(start, length, 17)))
     sizes[start::17] = [min(max_units, budget + 1 + miss) for miss in misses]
     return budget, sizes
 
@@ -204,7 +202,7 @@ def _sawtooth(length: int, max_units: int, top: int) -> tuple[int, list[int]]:
     return budget, sizes
 
 
-def _adaptive(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+def _adaptive(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
     """Sizes drawn relative to what is left as the list is built (the rule is simulated).
 
     Most blocks take a small share of the remaining, spread so that it lasts to the end
@@ -263,7 +261,7 @@ def _adaptive(length: int, max_units: int, rng: random.Random) -> tuple[int, lis
     return budget, sizes
 
 
-def _huge(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+def _huge(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
     """A budget past int64 (where ``max_units`` allows) and sizes int64 holds, summing
     past it: the longest fitting prefix is found on sums no int64 holds."""
     low = min(max_units, 2**63 + rng.randint(0, 2**62))
@@ -271,23 +269,23 @@ def _huge(length: int, max_units: int, rng: random.Random) -> tuple[int, list[in
     mean = max(1, min(2**63 - 1, 2 * budget // max(length, 1)))
     # Each size is one of seven: mean * randint(1, 7) // 4, clipped.
     shares = [max(1, min(max_units, 2**63 - 1, mean * r // 4)) for r in range(1, 8)]
-    return budget, list(map(shares.__getitem__, below_many(rng, 7, length)))
+    return budget, list(map(shares.__getitem__, rng.below_many(7, length)))
 
 
-def _big_fits(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+def _big_fits(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
     """Two blocks of about a quarter of the unit range among small ones, the whole list
     summing to a few units more than the budget (or exactly it): a chunk whose sum is
     taken in two halves (its largest size past 2**62 / its length) ends in a near miss."""
     quarter = max(1, max_units // 4)
     small = max(1, 2 * (max_units * 2 // 5) // max(length, 1))
-    sizes = randints(rng, 1, small, length)
+    sizes = rng.randints(1, small, length)
     for _ in range(2):
         sizes[rng.randrange(length)] = rng.randint(max(1, quarter - quarter // 8), quarter)
     total = sum(sizes)
     return max(0, min(max_units, total - rng.choice((0, 1, 1, 2)))), sizes
 
 
-def _shares(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+def _shares(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
     """Runs of sizes that are shares of the budget, as a scan in levels meets them.
 
     The list opens as a level opens (14 to 16 blocks of ``tau = B // 16`` or
@@ -354,7 +352,7 @@ def _left_after(segment: list[int], left: int) -> int:
 
 
 # Families with their own builders (the first ones are laid out by _fill).
-def _sparse(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+def _sparse(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
     """Blocks too large for the whole budget, then the last one to three that fit.
 
     For a unit range narrower than the list: there every other family keeps at most
@@ -367,7 +365,7 @@ def _sparse(length: int, max_units: int, rng: random.Random) -> tuple[int, list[
     return budget, [max_units] * (length - fits) + [1] * fits
 
 
-def _int64_tail(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+def _int64_tail(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
     """Unit blocks kept whole (4,096 of them: the first chunk), then a tail of two int64
     blocks that each fit what is left, past int64, but not both: the kernel keeps the
     tail's fitting prefix on sums no int64 holds, from a chunk of two blocks."""
@@ -378,14 +376,14 @@ def _int64_tail(length: int, max_units: int, rng: random.Random) -> tuple[int, l
     return units + left, [1] * units + tail[: length - units]
 
 
-def _used_up(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+def _used_up(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
     """Unit blocks with a budget that four chunks keep whole (61,440 blocks) and 1 to 15
     units more: a level in the 65,536-block chunk after them uses the rest up in a few
     blocks, and the search for a block that fits goes on to the chunk's end."""
     return min(max_units, 61_440 + rng.randint(1, 15)), [1] * length
 
 
-def _cut_over(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+def _cut_over(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
     """Budget 2**17 and sizes 1, 2**18, 1, 2**18, ...: half the blocks fit, each chunk
     is a level scan's, never the short stretches' the reference loop takes."""
     return min(max_units, 2**17), [1, min(max_units, 2**18)] * (length // 2) + [1] * (length % 2)
@@ -407,7 +405,7 @@ _KERNEL_PATHS = {"int64 tail": 4098, "used up": 61_440 + 65_536, "cut-over": 2 *
 _SPARSE = (*(2**k + 1 for k in range(4, 18)), 1001, 5001, 10001, 50001, 100_001)
 
 
-def _run(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+def _run(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
     """Unit blocks, then a run of equal sizes summing to a landmark, then unit blocks.
 
     ``length`` is the run's position: the prefix has ``length`` unit blocks and the run
@@ -423,7 +421,7 @@ def _run(length: int, max_units: int, rng: random.Random) -> tuple[int, list[int
     return budget, [1] * length + [size] * count + [1] * rng.randint(0, 3)
 
 
-def _wide(family: str, max_units: int, rng: random.Random) -> tuple[int, list[int]]:
+def _wide(family: str, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
     """A short case whose budget or sums cross the landmark named by the family."""
     mark = int(family.split(":")[1])
     half = mark // 2
@@ -448,7 +446,7 @@ _UNIT_EDGES: tuple[object, ...] = (True, False, "4", "1", 2.5, 0, -1, None, [], 
 _ABSENT = object()
 
 
-def _units_case(index: int, rng: random.Random) -> dict[str, Any]:
+def _units_case(index: int, rng: ProbeRandom) -> dict[str, Any]:
     """Edge ``index``: one value of :data:`_UNIT_EDGES` (or an absent key) in one place."""
     values = (*_UNIT_EDGES, _ABSENT)
     value, at_budget = values[index // 2], index % 2 == 0
@@ -481,7 +479,7 @@ def long_probes(seed: int, max_units: int) -> Iterator[Probe]:
     Where the unit range is narrower than a list (``max_units`` below its length), the
     ``sparse`` lists keep blocks at its end too.
     """
-    rng = random.Random(seed)
+    rng = ProbeRandom(seed)
     offset = rng.randrange(len(FAMILIES))
     below = [n for n in LADDER if n not in _ABOVE]
     for index, length in enumerate(below):
@@ -525,7 +523,7 @@ def long_probes(seed: int, max_units: int) -> Iterator[Probe]:
 
 def wide_probes(seed: int, max_units: int, count: int = 8) -> Iterator[Probe]:
     """``count`` short cases at each landmark within ``max_units``, plus one at its top."""
-    rng = random.Random(seed ^ 0x5EED)
+    rng = ProbeRandom(seed ^ 0x5EED)
     marks = [m for m in _LANDMARKS if m <= max_units]
     if max_units > 2**20:
         marks.append(max_units)

@@ -1,6 +1,7 @@
 """Packers under test: a Python callable, a Python worker process, or any command.
 
-Every adapter has ``answer(case) -> object`` and ``close()``.  Whatever goes wrong on
+Every adapter is a :class:`Packer`: ``answer(case) -> object``, ``answer_built(recipe)``,
+``close()``, ``speaks_json`` and ``timeout``.  Whatever goes wrong on
 the packer's side (it raises, mutates its input, dies, hangs, prints garbage) becomes
 a :class:`PackerFault` for that case; the adapter recovers (a dead or stuck process
 is killed with its whole process group and restarted on the next case), so the gate
@@ -13,22 +14,24 @@ scalars) reach the checker unchanged.
 """
 
 from .._rule.jsonio import dumps as encode_case
-from ._callable import CallablePacker, Packer, PackerFault, Recipe, ask
+from ._callable import CallablePacker, adapter
 from ._command import CommandPacker
 from ._load import SetupError, importable, load, load_function
-from ._process import PackerTimeout
+from ._packer import Packer, PackerFault, Recipe
+from ._process import PackerDied, PackerTimeout
 from ._worker import WorkerPacker, serve
 
 __all__ = [
     "CallablePacker",
     "CommandPacker",
     "Packer",
+    "PackerDied",
     "PackerFault",
     "PackerTimeout",
     "Recipe",
     "SetupError",
     "WorkerPacker",
-    "ask",
+    "adapter",
     "encode_case",
     "importable",
     "load",

@@ -1,35 +1,15 @@
-"""A Python function called in this process: its own copy of each case, a change located.
-
-Also what every packer adapter is (:class:`Packer`), the fault it raises
-(:class:`PackerFault`) and a case kept as its parts (:class:`Recipe`, :func:`ask`).
-"""
+"""A Python function called in this process: its own copy of each case, a change located."""
 
 from __future__ import annotations
 
 import pickle
 from collections.abc import Callable
 from operator import countOf
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from .. import _stop
 from .._rule.model import plain_columns
-
-
-class PackerFault(Exception):
-    """The packer failed on one case (raised, died, timed out, ...); one line."""
-
-
-@runtime_checkable
-class Packer(Protocol):
-    """What ``verify`` needs from a packer under test."""
-
-    def answer(self, case: dict[str, Any]) -> object:
-        """The packer's output for ``case``; raises :class:`PackerFault`."""
-        ...  # pragma: no cover - protocol
-
-    def close(self) -> None:
-        """Release the packer (end its process, if any)."""
-        ...  # pragma: no cover - protocol
+from ._packer import Packer, PackerFault, Recipe
 
 
 def _difference(before: object, after: object, where: str) -> str | None:
@@ -121,41 +101,7 @@ def _located(case: object, work: object) -> None:
         raise PackerFault(f"modified its input ({changed})")
 
 
-class Recipe(Protocol):
-    """A case the caller keeps as its parts: each :meth:`build` is a new ``dict`` that
-    nothing else refers to, and :meth:`holds` tells whether one is still as built.
-    Picklable, of a class a worker can import, to be sent to one."""
-
-    def build(self) -> dict[str, Any]:
-        """A new case."""
-        ...  # pragma: no cover - protocol
-
-    def holds(self, case: object) -> bool:
-        """Whether ``case``, made by :meth:`build`, is still exactly as built."""
-        ...  # pragma: no cover - protocol
-
-    def line(self) -> str:
-        """The case as :func:`~packcheck._rule.jsonio.dumps` writes :meth:`build`'s, to the byte."""
-        ...  # pragma: no cover - protocol
-
-
-def ask(packer: Packer, recipe: Recipe) -> object:
-    """``packer``'s answer to the case ``recipe`` builds, built for this call alone.
-
-    A Python function gets it without the copy :meth:`CallablePacker.answer` makes
-    (:meth:`CallablePacker.answer_built`), in a worker too, where the recipe is sent
-    instead of the case (:meth:`WorkerPacker.answer_built`); a command gets the line
-    the recipe writes (:meth:`CommandPacker.answer_built`).  A packer without an
-    ``answer_built`` method gets a build.
-    """
-    answer_built = getattr(packer, "answer_built", None)
-    if answer_built is not None:
-        answer: object = answer_built(recipe)
-        return answer
-    return packer.answer(recipe.build())
-
-
-class CallablePacker:
+class CallablePacker(Packer):
     """A Python function called in this process with its own deep copy of each case."""
 
     def __init__(self, function: Callable[[dict[str, Any]], object]) -> None:
@@ -218,3 +164,16 @@ class CallablePacker:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def adapter(packer: Callable[[dict[str, Any]], object] | Packer) -> Packer:
+    """``packer`` itself if it is a :class:`Packer`, else the function ``case -> output``
+    called in this process (:class:`CallablePacker`); a :class:`TypeError` for anything
+    else."""
+    if isinstance(packer, Packer):
+        return packer
+    if not callable(packer):
+        raise TypeError(
+            f"packer: expected a function case -> output or a Packer, got {type(packer).__name__}"
+        )
+    return CallablePacker(packer)

@@ -6,9 +6,9 @@ import shlex
 from typing import Any
 
 from .._rule.jsonio import JSONError, dumps, loads
-from ._callable import PackerFault, Recipe
 from ._load import SetupError
-from ._process import Process, _Died, cut_line
+from ._packer import PackerFault, Recipe
+from ._process import PackerDied, Process, cut_line
 
 
 class CommandPacker(Process):
@@ -59,7 +59,7 @@ class CommandPacker(Process):
             )
         try:
             raw = self._send(line)
-        except _Died as exc:
+        except PackerDied as exc:
             if self.answered or self._answers(_EMPTY_CASE):
                 raise
             raise SetupError(

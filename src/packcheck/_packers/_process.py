@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator
 from typing import IO
 
 from .. import _stop
-from ._callable import PackerFault
 from ._load import SetupError
+from ._packer import Packer, PackerFault
 
 #: An answer line longer than this is a fault, not something to buffer forever.
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
@@ -34,7 +34,7 @@ class PackerTimeout(PackerFault):
     """The packer gave no answer within its timeout (and was stopped)."""
 
 
-class _Died(PackerFault):
+class PackerDied(PackerFault):
     """The packer's process ended (or closed its pipes) while a case was in flight."""
 
 
@@ -79,7 +79,7 @@ class _Tail:
         self._thread.join(_GRACE_SECONDS)
 
 
-class Process:
+class Process(Packer):
     """A long-running packer process in its own session, restarted after a fault."""
 
     def __init__(
@@ -240,13 +240,13 @@ class Process:
         try:
             return view[os.write(self._pipes()[0].fileno(), view[: 1 << 16]) :]
         except BrokenPipeError:
-            raise _Died(self._death("closed its stdin")) from None
+            raise PackerDied(self._death("closed its stdin")) from None
 
     def _get(self) -> bytes:
-        """What the process wrote to stdout (64 KiB at most); :class:`_Died` at its end."""
+        """What the process wrote to stdout (64 KiB at most); :class:`PackerDied` at its end."""
         chunk = os.read(self._pipes()[1].fileno(), 1 << 16)
         if not chunk:
-            raise _Died(self._death("closed its stdout"))
+            raise PackerDied(self._death("closed its stdout"))
         return chunk
 
     def _death(self, what: str) -> str:

@@ -15,8 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from ._callable import CallablePacker, PackerFault, Recipe
+from ._callable import CallablePacker
 from ._load import SetupError, load
+from ._packer import PackerFault, Recipe
 from ._process import PackerTimeout, Process
 
 _HEADER = struct.Struct(">Q")

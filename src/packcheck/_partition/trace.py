@@ -10,8 +10,9 @@ Each block lands in exactly one bucket of the partition:
 
 :class:`Expected` is what the rule gives one recorded step, for :mod:`packcheck.audit`
 to compare with: the trace without its per-block steps, from the reference's kept
-flags.  :func:`exactly` compares a recorded value with it; a step that matches needs
-no checker, one that does not is judged by the full checkers, for their messages.
+flags.  The one comparison (:mod:`packcheck._rule.same`) holds a recorded value
+against it; a step that matches needs no checker, one that does not is judged by the
+full checkers, for their messages.
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ __all__ = [
     "Reason",
     "Step",
     "Trace",
-    "exactly",
     "reasons",
     "trace",
 ]
@@ -274,18 +274,6 @@ def reasons(
         else "not-retrieved"
         for block_id in missing
     }
-
-
-def exactly(value: Any, expected: dict[str, Any]) -> bool:
-    """``value`` is ``expected``: the same keys and values, and each value of the same
-    type (``==`` alone would take ``true`` or ``4.0`` for ``1`` or ``4``).  Values are
-    ints, strings and lists of strings, whose elements equal a string only if they are one.
-    """
-    return (
-        type(value) is dict
-        and value == expected
-        and all(type(value[key]) is type(member) for key, member in expected.items())
-    )
 
 
 class Expected:

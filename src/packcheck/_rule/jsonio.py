@@ -23,7 +23,6 @@ from typing import Any
 
 import msgspec
 
-from .order import same_utf16
 from .units import MAX_DIGITS, NumberTooLarge
 
 #: Deepest nesting msgspec reads; deeper documents are read by the exact reader alone.
@@ -217,26 +216,6 @@ def write_json(value: Any) -> str:
     if data.isascii() and b"\\" not in data and b"\x7f" not in data:
         return data.decode("ascii")
     return dumps(value)
-
-
-def same_json(left: Any, right: Any) -> bool:
-    """Equal as JSON values: numbers by value (``0 == 0.0``), but ``true`` is not ``1``.
-
-    Python's ``==`` says ``True == 1`` and ``[1] != (1,)``; JSON says the opposite.
-    Object key order does not matter; array order does.
-    """
-    if isinstance(left, bool) or isinstance(right, bool):
-        return type(left) is type(right) and left == right
-    if isinstance(left, int | float | Decimal) and isinstance(right, int | float | Decimal):
-        return bool(left == right)
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
-    if isinstance(left, list | tuple) and isinstance(right, list | tuple):
-        return len(left) == len(right) and all(map(same_json, left, right))
-    if isinstance(left, str) and isinstance(right, str):
-        # As JSON text: a surrogate pair and its character are the same string.
-        return left == right or same_utf16(left) == same_utf16(right)
-    return left is None and right is None
 
 
 def show_text(text: str) -> str:

@@ -16,10 +16,11 @@ from .._partition.facts import (
     check_partition,
 )
 from .._partition.invariants import check_output
-from .._partition.trace import Expected, capture, exactly
+from .._partition.trace import Expected, capture
 from .._rule.jsonio import JSONError, dumps, loads, shallow, show, write_json
 from .._rule.model import MalformedCase, json_type, read_case
 from .._rule.order import same_utf16
+from .._rule.same import same
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
 
 #: Every ``check`` a violation can name: the partition facts, then the step's own.
@@ -139,7 +140,7 @@ class Audit:
         kept = None
         if "result" in record:
             result = record["result"]
-            if exactly(result, reference.result):
+            if same(result, reference.result):
                 kept = reference.result.get("kept")
             else:
                 try:
@@ -155,7 +156,7 @@ class Audit:
             if partition is None:
                 why = "it is null" if "partition" in record else "the step has no 'partition'"
                 raise PartitionError("no-partition", f"no partition captured: {why}")
-            if not exactly(partition, reference.partition_json):
+            if not same(partition, reference.partition_json):
                 check_partition(record, partition, kept=kept, reference=reference.partition())
         except PartitionError as exc:
             found.insert(0, (exc.check, exc.detail))

@@ -20,8 +20,9 @@ from typing import Any, Unpack
 
 from .._gate import CHECKED, DEFAULT_MAX_EXAMPLES, Changes, Settings, run_gate
 from .._gate import Outcome as GateOutcome
-from .._packers import CallablePacker, Packer, PackerFault, SetupError
-from ._behaviour import Outcome, same_answer
+from .._packers import Packer, PackerFault, SetupError, adapter
+from .._rule.same import same as same_answer
+from ._behaviour import Outcome
 from ._oracle import DIFF, DiffFinding, DiffOracle
 
 __all__ = [
@@ -76,10 +77,6 @@ class DiffSummary(GateOutcome):
         return {phase: self.failing[phase] for phase in COUNTED_PHASES}
 
 
-def _adapter(packer: Callable[[dict[str, Any]], object] | Packer) -> Packer:
-    return packer if isinstance(packer, Packer) else CallablePacker(packer)
-
-
 def run(
     new: Callable[[dict[str, Any]], object] | Packer,
     old: Callable[[dict[str, Any]], object] | Packer,
@@ -97,7 +94,7 @@ def run(
     its end and counts the cases on which the two differ; only the first divergence is
     shrunk.
     """
-    oracle = DiffOracle(_adapter(new), _adapter(old), count=count)
+    oracle = DiffOracle(adapter(new), adapter(old), count=count)
     s = replace(settings or Settings(), **changes)  # type: ignore[arg-type]
     return run_gate(oracle, s, DIFF, DiffSummary)
 

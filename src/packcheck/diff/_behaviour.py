@@ -16,15 +16,14 @@ two faults alike (:func:`alike`: of one type, said in the same words) are not co
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any, Literal
 
 from .._gate._plain_case import PlainCase
-from .._packers import Packer, PackerFault, ask
-from .._rule.jsonio import same_json, show
+from .._packers import Packer, PackerFault
+from .._rule.jsonio import show
+from .._rule.same import same
 
 __all__ = [
     "Outcome",
@@ -34,7 +33,6 @@ __all__ = [
     "parting",
     "parting_block",
     "parting_position",
-    "same_answer",
 ]
 
 _RAISED = re.compile(r"raised ([\w.]+): ")
@@ -89,7 +87,7 @@ def outcome(packer: Packer, case: dict[str, Any] | PlainCase) -> Outcome:
     did."""
     try:
         if isinstance(case, PlainCase):
-            return Outcome("answer", ask(packer, case))
+            return Outcome("answer", packer.answer_built(case))
         return Outcome("answer", packer.answer(case))
     except PackerFault as fault:
         named = _exception_named(fault)
@@ -98,65 +96,9 @@ def outcome(packer: Packer, case: dict[str, Any] | PlainCase) -> Outcome:
         return Outcome("raise", fault, *named)
 
 
-def same_answer(left: object, right: object, *, json_numbers: bool = False) -> bool:
-    """Equal as JSON, and with the same Python types (``0`` is not ``0.0``).
-
-    Values JSON does not have (a NumPy scalar, a ``NaN``) are the same when of one type
-    and equal (``NaN`` is ``NaN`` here: both packers gave it).  A command's non-integral
-    number is read as a ``Decimal`` with its digits; it is the same number as a Python
-    ``float`` whose JSON form (its shortest repr) has that value (``0.0``, ``1.1``).
-    With ``json_numbers`` (a side that answers in JSON text, as a command does, whose
-    language may print a whole double as ``4``) numbers are compared by value alone:
-    ``4``, ``4.0`` and ``Decimal("4.0")`` are one JSON number; ``true`` stays no number.
-    """
-    if json_numbers and _number(left) is not None and _number(right) is not None:
-        return _number(left) == _number(right)
-    if type(left) is not type(right):
-        return _same_json_number(left, right)
-    if isinstance(left, dict):
-        assert isinstance(right, dict)
-        return left.keys() == right.keys() and all(
-            same_answer(left[k], right[k], json_numbers=json_numbers) for k in left
-        )
-    if isinstance(left, list | tuple):
-        assert isinstance(right, list | tuple)
-        return len(left) == len(right) and all(
-            same_answer(one, other, json_numbers=json_numbers)
-            for one, other in zip(left, right, strict=True)
-        )
-    if isinstance(left, float) and isinstance(right, float):
-        return left == right or (math.isnan(left) and math.isnan(right))
-    if isinstance(left, str | int | type(None)):
-        return same_json(left, right)
-    try:
-        return bool(left == right)
-    except (TypeError, ValueError):  # an array's == is an array: compare what it shows
-        return repr(left) == repr(right)
-
-
-def _number(value: object) -> Decimal | None:
-    """A finite JSON number's value (``int``, ``float`` or ``Decimal``), else ``None``."""
-    if type(value) is int:
-        return Decimal(value)
-    if type(value) is float:
-        return Decimal(repr(value)) if math.isfinite(value) else None
-    if type(value) is Decimal and value.is_finite():
-        return value
-    return None
-
-
-def _same_json_number(left: object, right: object) -> bool:
-    """A finite ``float`` and a ``Decimal`` of the same value as JSON numbers."""
-    if type(left) is Decimal and type(right) is float:
-        left, right = right, left
-    if type(left) is not float or type(right) is not Decimal or not math.isfinite(left):
-        return False
-    return right.is_finite() and Decimal(repr(left)) == right
-
-
 def differences(new: Outcome, old: Outcome, *, json_numbers: bool = False) -> tuple[str, ...]:
     """Why NEW's and OLD's outcomes differ, one line each; empty when they agree
-    (``json_numbers``: see :func:`same_answer`)."""
+    (``json_numbers``: :func:`packcheck._rule.same.same`'s ``json``)."""
     faults = tuple(
         f"{side}'s fault: {one.describe()}"
         for side, one in (("NEW", new), ("OLD", old))
@@ -165,7 +107,7 @@ def differences(new: Outcome, old: Outcome, *, json_numbers: bool = False) -> tu
     if faults:
         return faults
     if new.kind == "answer" and old.kind == "answer":
-        if same_answer(new.value, old.value, json_numbers=json_numbers):
+        if same(new.value, old.value, json=json_numbers):
             return ()
         return ("output: NEW and OLD answer differently (exact JSON and types)",)
     if new.kind == "raise" and old.kind == "raise":
@@ -206,7 +148,7 @@ def parting_position(new: Outcome, old: Outcome) -> int | None:
         return None
     ours, theirs = lists
     for position, (one, other) in enumerate(zip(ours, theirs, strict=False)):
-        if not same_answer(one, other):
+        if not same(one, other):
             return position
     return None if len(ours) == len(theirs) else min(len(ours), len(theirs))
 

@@ -27,7 +27,7 @@ from .._gate import (
     seed_fixtures,
     show_answer,
 )
-from .._packers import CallablePacker, Packer, PackerFault, SetupError
+from .._packers import Packer, PackerFault, SetupError, adapter
 from .._partition.invariants import InvariantError, check_output, check_trace
 from ._findings import Finding
 from ._oracle import VERIFY, ReferenceOracle
@@ -127,8 +127,7 @@ def run(
     the current directory.
     """
     s = replace(settings or Settings(), **changes)  # type: ignore[arg-type]
-    adapter = packer if isinstance(packer, Packer) else CallablePacker(packer)
-    oracle = ReferenceOracle(adapter, partition=partition, max_units=s.max_units)
+    oracle = ReferenceOracle(adapter(packer), partition=partition, max_units=s.max_units)
     return run_gate(oracle, s, VERIFY, Summary)
 
 

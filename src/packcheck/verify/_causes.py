@@ -13,12 +13,12 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Iterator
 from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
 from .._rule.jsonio import show
 from .._rule.model import Case, SizeError, read_case
-from .._rule.order import all_same_utf16, same_utf16, sorted_utf16
+from .._rule.order import same_utf16, sorted_utf16
+from .._rule.same import same
 from .._rule.units import as_unit
 
 __all__ = ["CAUSES", "LENIENT", "STRICT", "departure", "departure_index", "named_causes"]
@@ -248,32 +248,8 @@ STRICT: tuple[tuple[str, Callable[[dict[str, Any]], bool]], ...] = (
 _STR = frozenset({str})
 
 
-def _same_value(left: object, right: object) -> bool:
-    """Equal as JSON values, numbers by value (``1.0`` is ``1``; a double is its value)."""
-    if isinstance(left, list) and isinstance(right, list):
-        if len(left) != len(right):
-            return False
-        # Lists of plain strings (long kept lists) compared without a call per entry:
-        # equal strings are alike in UTF-16 too, and unequal ones are compared as it.
-        # (Types first: ``==`` on anything else could raise, or equate True with 1.)
-        if _STR.issuperset(map(type, left)) and _STR.issuperset(map(type, right)):
-            return left == right or all_same_utf16(left) == all_same_utf16(right)
-        return all(map(_same_value, left, right))
-    if isinstance(left, str) and isinstance(right, str):
-        return same_utf16(left) == same_utf16(right)
-    numbers = (int, float, Decimal)
-    if isinstance(left, numbers) and isinstance(right, numbers):
-        if isinstance(left, bool) or isinstance(right, bool):
-            return False
-        try:
-            return Fraction(left) == Fraction(right)
-        except (ValueError, OverflowError):  # NaN, infinities
-            return False
-    return False
-
-
 def _matches(answer: dict[str, Any], wrong: dict[str, Any]) -> bool:
-    return all(_same_value(answer.get(key), wrong[key]) for key in wrong)
+    return all(same(answer.get(key), wrong[key], json=True) for key in wrong)
 
 
 def named_causes(case: object, answer: object, expected: object) -> list[str]:

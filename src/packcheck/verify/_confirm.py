@@ -37,8 +37,9 @@ from .._gate._hypothesis_compat import private_hypothesis_storage, same_cases_wh
 from .._packers import PackerFault
 from .._rule.jsonio import show_int
 from .._rule.model import Case, SizeError, read_case
+from .._rule.same import same
 from ..strategies import cases
-from ._causes import LENIENT, STRICT, _same_value, _scan, _variant
+from ._causes import LENIENT, STRICT, _scan, _variant
 from ._variants import ALL, Variant, rule_output
 
 __all__ = ["AGREEMENT", "LEAST", "SAMPLE", "Confirmed", "confirm", "int64_wrapped"]
@@ -81,9 +82,9 @@ def _agrees(answer: object, out: dict[str, Any]) -> bool:
         if isinstance(wanted, dict):
             if not isinstance(got, dict) or set(got) != set(wanted):
                 return False
-            if not all(_same_value(got[k], wanted[k]) for k in wanted):
+            if not all(same(got[k], wanted[k], json=True) for k in wanted):
                 return False
-        elif not _same_value(got, wanted):
+        elif not same(got, wanted, json=True):
             return False
     return True
 

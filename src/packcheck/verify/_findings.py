@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from operator import countOf
 from typing import Any
 
 from .._gate import SHOWN_WHOLE, plain_json, show_answer
 from .._gate import Finding as GateFinding
 from .._gate._findings import case_summary, cut_lists
 from .._gate._plain_case import PlainCase
-from .._packers import Packer, PackerFault, PackerTimeout, ask
+from .._packers import Packer, PackerFault, PackerTimeout
 from .._partition.facts import require_partition, without_partition
 from .._partition.invariants import InvariantError, check_output
-from .._rule.jsonio import dumps, one_line, same_json
+from .._rule.jsonio import dumps, one_line
+from .._rule.same import same
 from ._causes import departure, departure_index, named_causes
 from ._confirm import confirm
 
@@ -116,36 +116,6 @@ def _summarised(output: object) -> str:
     return cut_lists(output, dumps)
 
 
-def _exactly(expected: object, answer: object) -> bool:
-    """Equal as JSON, and with the same Python types (``0`` is not ``0.0``)."""
-    if type(expected) is not type(answer) and not (
-        isinstance(expected, dict) and isinstance(answer, dict)
-    ):
-        return False
-    if isinstance(expected, dict) and isinstance(answer, dict):
-        return expected.keys() == answer.keys() and all(
-            _exactly(expected[k], answer[k]) for k in expected
-        )
-    if isinstance(expected, list) and isinstance(answer, list):
-        if len(expected) != len(answer):
-            return False
-        if expected == answer:
-            # Equal values; only the types may still differ (1 == 1.0 == True).  Lists
-            # of exact strings (kept, missing) are told at C speed.
-            size = len(expected)
-            if countOf(map(type, expected), str) == size == countOf(map(type, answer), str):
-                return True
-            return all(map(_same_type, expected, answer))
-        return all(map(_exactly, expected, answer))
-    return same_json(expected, answer)
-
-
-def _same_type(left: object, right: object) -> bool:
-    if type(left) is str and type(right) is str:
-        return True
-    return _exactly(left, right)
-
-
 def examine(
     packer: Packer,
     case: Any,
@@ -172,12 +142,12 @@ def examine(
     """
     recipe = case if isinstance(case, PlainCase) else None
     try:
-        answer: object = packer.answer(case) if recipe is None else ask(packer, recipe)
+        answer: object = packer.answer(case) if recipe is None else packer.answer_built(recipe)
     except PackerFault as exc:
         case = case if recipe is None else recipe.build()
         return Finding(case, expected, exc, (f"packer fault: {exc}",), origin)
     failures: list[str] = []
-    if not _exactly(expected, without_partition(answer)):
+    if not same(expected, without_partition(answer)):
         failures.append("output: differs from the declared output (exact JSON and types)")
     elif declared and not partition and type(answer) is dict and "partition" not in answer:
         return None

@@ -1,0 +1,60 @@
+"""What every packer adapter is (:class:`Packer`), the fault it raises
+(:class:`PackerFault`) and a case kept as its parts (:class:`Recipe`)."""
+
+from __future__ import annotations
+
+import math
+from abc import abstractmethod
+from typing import Any, Protocol, runtime_checkable
+
+
+class PackerFault(Exception):
+    """The packer failed on one case (raised, died, timed out, ...); one line."""
+
+
+class Recipe(Protocol):
+    """A case the caller keeps as its parts: each :meth:`build` is a new ``dict`` that
+    nothing else refers to, and :meth:`holds` tells whether one is still as built.
+    Picklable, of a class a worker can import, to be sent to one."""
+
+    def build(self) -> dict[str, Any]:
+        """A new case."""
+        ...  # pragma: no cover - protocol
+
+    def holds(self, case: object) -> bool:
+        """Whether ``case``, made by :meth:`build`, is still exactly as built."""
+        ...  # pragma: no cover - protocol
+
+    def line(self) -> str:
+        """The case as :func:`~packcheck._rule.jsonio.dumps` writes :meth:`build`'s, to the byte."""
+        ...  # pragma: no cover - protocol
+
+
+@runtime_checkable
+class Packer(Protocol):
+    """What the gate needs from a packer under test: every capability it uses.
+
+    A class that derives from it need only define :meth:`answer`; the rest have
+    defaults (a build for :meth:`answer_built`, Python answers, no timeout, nothing
+    to close).
+    """
+
+    #: Whether its answers are JSON text, where a whole number may come as ``4`` where
+    #: Python has ``4.0`` (``diff`` then compares numbers by value).
+    speaks_json: bool = False
+    #: Its seconds a case (``math.inf``: none), what a report says of a case that got
+    #: no answer.
+    timeout: float = math.inf
+
+    @abstractmethod
+    def answer(self, case: dict[str, Any]) -> object:
+        """The packer's output for ``case``; raises :class:`PackerFault`."""
+        ...  # pragma: no cover - protocol
+
+    def answer_built(self, recipe: Recipe) -> object:
+        """:meth:`answer` for the case ``recipe`` builds, built for this call alone (an
+        adapter may send the recipe, or the line it writes, instead of a case)."""
+        return self.answer(recipe.build())
+
+    def close(self) -> None:
+        """Release the packer (end its process, if any)."""

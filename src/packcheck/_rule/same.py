@@ -1,0 +1,87 @@
+"""When two answers are the same: one comparison for verify, diff, audit and fixtures.
+
+Exact by default: equal, with the same Python types at every level (``0`` is not
+``0.0``, a tuple is not a list), for what a packer can answer.  ``json=True`` compares
+JSON values instead, numbers by value.  Either way strings are compared as JSON text
+(a surrogate pair and its character are one string), ``NaN`` is the same as ``NaN``
+(both sides gave it) and any ``dict`` is an object (its class is not in its JSON).
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from operator import countOf
+
+from .order import all_same_utf16, same_utf16
+
+__all__ = ["same"]
+
+
+def same(left: object, right: object, *, json: bool = False) -> bool:
+    """Whether ``left`` and ``right`` are the same answer.
+
+    Exact (the default): the same types at every level, but for two cases where a
+    command's JSON and a Python function's answer meet: a ``float`` and a ``Decimal``
+    (a command's non-integral number, with its digits) are the same number when the
+    float's JSON text (its shortest repr) has that value; and any ``dict`` is a dict.
+    With ``json`` (a side answers in JSON text, whose language may print a whole double
+    as ``4``): numbers by the value of their JSON text, ``4``, ``4.0`` and
+    ``Decimal("4.0")`` alike, ``true`` no number; a tuple is a list.  Values JSON does
+    not have (a NumPy scalar) are the same when of one type and equal.
+    O(size of the answers); lists of strings are compared at C speed.
+    """
+    if type(left) is list and type(right) is list:
+        if len(left) != len(right):
+            return False
+        size = len(left)
+        if countOf(map(type, left), str) == size == countOf(map(type, right), str):
+            return left == right or all_same_utf16(left) == all_same_utf16(right)
+        return all(same(one, other, json=json) for one, other in zip(left, right, strict=True))
+    if json:
+        number = _number(left)
+        if number is not None and number == _number(right):
+            return True
+        if isinstance(left, list | tuple) and isinstance(right, list | tuple):
+            return len(left) == len(right) and all(
+                same(one, other, json=True) for one, other in zip(left, right, strict=True)
+            )
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(same(left[k], right[k], json=json) for k in left)
+    if type(left) is not type(right):
+        return _same_json_number(left, right)
+    if isinstance(left, list | tuple):
+        assert isinstance(right, list | tuple)
+        return len(left) == len(right) and all(
+            same(one, other, json=json) for one, other in zip(left, right, strict=True)
+        )
+    if isinstance(left, str):
+        assert isinstance(right, str)
+        return left == right or same_utf16(left) == same_utf16(right)
+    if isinstance(left, float) and isinstance(right, float):
+        return left == right or (math.isnan(left) and math.isnan(right))
+    try:
+        return bool(left == right)
+    except (TypeError, ValueError):  # an array's == is an array: compare what it shows
+        return repr(left) == repr(right)
+
+
+def _number(value: object) -> Decimal | None:
+    """A finite JSON number's value (an ``int``, a ``float``, their subclasses but
+    ``bool``, or a ``Decimal``), else ``None``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Decimal(value)
+    if isinstance(value, float):
+        return Decimal(repr(float(value))) if math.isfinite(value) else None
+    if type(value) is Decimal and value.is_finite():
+        return value
+    return None
+
+
+def _same_json_number(left: object, right: object) -> bool:
+    """A finite ``float`` and a ``Decimal`` of the same value as JSON numbers."""
+    if type(left) is Decimal and type(right) is float:
+        left, right = right, left
+    if type(left) is not float or type(right) is not Decimal or not math.isfinite(left):
+        return False
+    return right.is_finite() and Decimal(repr(left)) == right
