@@ -18,7 +18,6 @@ cost the whole timeout on each).  The report's notes count all of these.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass, replace
@@ -168,9 +167,9 @@ class DiffOracle:
         self.count = count
         # A side that answers in JSON text (a command) cannot tell 4 from 4.0: numbers
         # are then compared by value.
-        self.json_numbers = any(getattr(p, "speaks_json", False) for p in (new, old))
+        self.json_numbers = any(p.speaks_json for p in (new, old))
         #: OLD's seconds a case (its adapter's timeout; none in this process).
-        self.limit: float = getattr(old, "timeout", math.inf)
+        self.limit: float = old.timeout
         self.last: str | None = None
         # Cases not compared: OLD gave no answer; NEW none where OLD was slow; faults alike.
         self.unanswered = self.slow = self.faults_alike = 0
