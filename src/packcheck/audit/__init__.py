@@ -26,7 +26,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._partition.facts import PartitionError, check_partition
-from ._check import CHECKS, MAX_STEPS_SHOWN, MAX_TRACKED_IDS, Audit, check_run, record_step
+from .._rule.declared import Rule
+from ._check import (
+    CHECKS,
+    MAX_STEPS_SHOWN,
+    MAX_TRACKED_IDS,
+    Audit,
+    RuleMismatch,
+    check_run,
+    record_step,
+)
 from ._dask import ClusterError
 from ._merge import audited
 from ._read import PIECE_BYTES, ReadError, expand
@@ -42,6 +51,7 @@ __all__ = [
     "Loss",
     "PartitionError",
     "ReadError",
+    "RuleMismatch",
     "RunReport",
     "RunSummary",
     "StepAt",
@@ -58,6 +68,7 @@ def check_runs(
     client: Any = None,
     *,
     piece_bytes: int = PIECE_BYTES,
+    rule: Rule | None = None,
 ) -> RunReport:
     """Audit the recorded runs in ``paths`` as one run, every violation kept.
 
@@ -67,8 +78,10 @@ def check_runs(
     ``client``, a ``distributed.Client``, the files are cut at line ends into pieces
     of about ``piece_bytes`` (a ``.gz`` file is one piece) and audited on its cluster,
     whose workers must reach the files; the report is the one this process gives.
-    Raises :class:`ReadError` for a file that cannot be read or a glob that matches
-    nothing, and :class:`ClusterError` if the cluster fails a task.
+    ``rule`` (``None``: the seed's rule) is the declared rule the steps are checked
+    against, on the cluster too.  Raises :class:`ReadError` for a file that cannot be
+    read or a glob that matches nothing (:class:`RuleMismatch`, one of them, for a step
+    recorded under another rule), and :class:`ClusterError` if the cluster fails a task.
     """
     names = expand([os.fspath(path) for path in paths])
     run = None
@@ -78,6 +91,6 @@ def check_runs(
         if "-" in names:
             raise ReadError("<stdin>", "a cluster reads files, not standard input")
         run = dask_runner(client)
-    audit = Audit()
+    audit = Audit(rule=rule)
     found = tuple(audited(names, audit, run, piece_bytes))
     return RunReport(found, audit.summary())

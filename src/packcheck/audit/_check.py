@@ -4,7 +4,7 @@ counters and the lost IDs; two audits of consecutive parts of a run merge exactl
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,10 +17,14 @@ from .._partition.facts import (
     partition_json,
 )
 from .._partition.invariants import check_output
-from .._partition.trace import Expected, exactly, trace
+from .._partition.ruled import RuledExpected
+from .._partition.trace import Expected, Reason, exactly, trace
+from .._rule.declared import Rule, RuleError
 from .._rule.jsonio import JSONError, dumps, loads, shallow, show, write_json
 from .._rule.model import MalformedCase, json_type, read_case
 from .._rule.order import same_utf16
+from .._rule.recorded import RULE_KEY, read_recorded, recorded, same_rule, shown_rule
+from ._read import ReadError
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
 
 #: Every ``check`` a violation can name: the partition facts, then the step's own.
@@ -32,11 +36,25 @@ MAX_TRACKED_IDS = 10_000
 _BOM = "\ufeff"
 
 
+class RuleMismatch(ReadError):
+    """A step recorded under a rule other than the one the audit uses: one line, naming
+    both (``name`` is the file, filled in where it is known; ``line`` its line)."""
+
+    def __init__(self, name: str, line: int, why: str) -> None:
+        super().__init__(name, why)
+        self.line = line
+
+    def __str__(self) -> str:
+        return f"{self.name}: line {self.line}: {self.why}"
+
+
 @dataclass(slots=True)
 class _Tally:
     count: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
     steps: list[StepAt] = field(default_factory=list)
+    #: Under a declared rule: each reason's words, from the first step it was met in.
+    why: dict[str, str] = field(default_factory=dict)
 
 
 def _label(record: Mapping[str, Any]) -> Any:
@@ -49,10 +67,18 @@ class Audit:
     Memory is flat in the number of steps: counters, and at most ``max_tracked``
     (:data:`MAX_TRACKED_IDS`) lost IDs with :data:`MAX_STEPS_SHOWN` steps each;
     ``None`` tracks every lost ID (an audit of one part of a run, to :meth:`merge`).
+
+    ``rule`` (``None``: the seed's rule) is the declared rule every step is checked
+    against (docs/partition.md); a step whose ``rule`` key names another raises
+    :class:`RuleMismatch`.
     """
 
-    def __init__(self, *, max_tracked: int | None = MAX_TRACKED_IDS) -> None:
+    def __init__(
+        self, *, max_tracked: int | None = MAX_TRACKED_IDS, rule: Rule | None = None
+    ) -> None:
         self.max_tracked = max_tracked
+        #: The rule in use, ``None`` for the default (the seed's path, as fast as ever).
+        self.rule = None if rule is None or rule.is_default else rule
         self.steps = 0
         self.correct = 0
         self.violations = 0
@@ -100,18 +126,37 @@ class Audit:
             # What `packcheck pack --record` writes for a line it could not read.
             why = f"not a step: the recorded input was malformed ({show(record['detail'], 200)})"
             return [self._malformed(number, why, file)]
+        if RULE_KEY in record:
+            self._same_rule(record[RULE_KEY], number, file)
         try:
             read = read_case(record)
         except MalformedCase as exc:
             return [self._malformed(number, str(exc), file)]
-        return self._check_step(record, (number, file), Expected(read), text)
+        if self.rule is None:
+            return self._check_step(record, (number, file), Expected(read), text)
+        return self._check_step(record, (number, file), RuledExpected(read, self.rule), text)
+
+    def _same_rule(self, value: object, number: int, file: str | None) -> None:
+        """Raise :class:`RuleMismatch` unless ``value``, a step's ``rule``, names the
+        rule in use."""
+        try:
+            named = read_recorded(value)
+        except RuleError as exc:
+            raise RuleMismatch(file or "", number, f"not a recorded rule: {exc}") from None
+        if not same_rule(named, self.rule):
+            why = f"recorded under {shown_rule(named)}, audited under {shown_rule(self.rule)}"
+            raise RuleMismatch(file or "", number, why)
 
     def _malformed(self, number: int, why: str, file: str | None) -> Violation:
         self.malformed += 1
         return Violation(number, "malformed", why, None, file)
 
     def _check_step(
-        self, record: dict[str, Any], at: tuple[int, str | None], reference: Expected, text: str
+        self,
+        record: dict[str, Any],
+        at: tuple[int, str | None],
+        reference: Expected | RuledExpected,
+        text: str,
     ) -> list[Violation]:
         """Each check: a correct step costs equality tests against the reference; the
         full checkers (and their messages) run only where a check may fail."""
@@ -142,7 +187,7 @@ class Audit:
                 kept = reference.result.get("kept")
             else:
                 try:
-                    check_output(record, result)
+                    check_output(record, result, rule=self.rule)
                 except InvariantError as exc:
                     found.append(("result", f"{exc.invariant}: {exc.detail}"))
                 else:
@@ -155,18 +200,26 @@ class Audit:
                 why = "it is null" if "partition" in record else "the step has no 'partition'"
                 raise PartitionError("no-partition", f"no partition captured: {why}")
             if not exactly(partition, reference.partition_json):
-                check_partition(record, partition, kept=kept, reference=reference.partition())
+                check_partition(
+                    record, partition, kept=kept, reference=reference.partition(), rule=self.rule
+                )
         except PartitionError as exc:
             found.insert(0, (exc.check, exc.detail))
         else:
             self.correct += 1
 
-        self._tally(reference.left_out, reference.reasons(), at, label)
+        words = reference.why if isinstance(reference, RuledExpected) else None
+        self._tally(reference.left_out, reference.reasons(), at, label, words)
         self.violations += len(found)
         return [Violation(at[0], check, message, label, at[1]) for check, message in found]
 
     def _tally(
-        self, left_out: bool, reasons: Mapping[str, str], at: tuple[int, str | None], label: Any
+        self,
+        left_out: bool,
+        reasons: Mapping[str, Reason],
+        at: tuple[int, str | None],
+        label: Any,
+        words: Callable[[str, Reason], str] | None = None,
     ) -> None:
         if left_out:
             self.left_out += 1
@@ -180,6 +233,8 @@ class Audit:
             tally = self._tally_of(block_id, 1)
             if tally is not None:
                 tally.count += 1
+                if words is not None and reason not in tally.reasons:
+                    tally.why[reason] = words(block_id, reason)
                 tally.reasons[reason] += 1
                 if len(tally.steps) < MAX_STEPS_SHOWN:
                     tally.steps.append(step)
@@ -210,13 +265,20 @@ class Audit:
             if tally is not None:
                 tally.count += theirs.count
                 tally.reasons.update(theirs.reasons)
+                tally.why = {**theirs.why, **tally.why}
                 tally.steps += theirs.steps[: MAX_STEPS_SHOWN - len(tally.steps)]
 
     def summary(self) -> RunSummary:
         """The counts so far, lost IDs most frequent first (ties: first met first)."""
         ranked = sorted(self._lost.items(), key=lambda item: -item[1].count)
         lost = tuple(
-            Loss(block_id, tally.count, dict(tally.reasons.most_common()), tuple(tally.steps))
+            Loss(
+                block_id,
+                tally.count,
+                dict(tally.reasons.most_common()),
+                tuple(tally.steps),
+                dict(tally.why),
+            )
             for block_id, tally in ranked
         )
         return RunSummary(
@@ -227,6 +289,7 @@ class Audit:
             self.left_out,
             lost,
             self.untracked,
+            None if self.rule is None else self.rule.describe(),
         )
 
     def shift(self, lines: int) -> None:
@@ -236,25 +299,37 @@ class Audit:
             tally.steps = [(at[0] + lines, *at[1:]) for at in tally.steps]
 
 
-def check_run(lines: Iterable[bytes | str]) -> RunReport:
-    """Audit a recorded run given as its lines (an open file, a list of strings).
+def check_run(lines: Iterable[bytes | str], *, rule: Rule | None = None) -> RunReport:
+    """Audit a recorded run given as its lines (an open file, a list of strings), under
+    ``rule`` (``None``: the seed's rule).
 
     Keeps every violation in the :class:`RunReport`; for a run too large for that, feed
-    :class:`Audit` line by line.  Lines are numbered from 1.
+    :class:`Audit` line by line.  Lines are numbered from 1.  Raises
+    :class:`RuleMismatch` for a step recorded under another rule.
     """
-    audit = Audit()
+    audit = Audit(rule=rule)
     found: list[Violation] = []
     for number, line in enumerate(lines, start=1):
         found += audit.check_line(line, number)
     return RunReport(tuple(found), audit.summary())
 
 
-def record_step(case: Mapping[str, Any], *, engine: Engine = "reference") -> dict[str, Any]:
+def record_step(
+    case: Mapping[str, Any], *, engine: Engine = "reference", rule: Rule | None = None
+) -> dict[str, Any]:
     """``case`` as a run record: its keys, plus the ``partition`` and ``result`` captured.
 
     What ``packcheck pack --record`` writes, one per line.  A size-error case records
-    the empty partition (nothing was scanned) and ``{"error": "size"}``.  Raises
-    :class:`packcheck.MalformedCase` like :func:`packcheck.pack`.
+    the empty partition (nothing was scanned) and ``{"error": "size"}``.  Under a
+    ``rule`` other than the default the record says so in its ``rule`` key (its name
+    and the keys that differ from the default), and holds that rule's partition and
+    answer.  Raises :class:`packcheck.MalformedCase` like :func:`packcheck.pack`.
     """
-    captured = trace(case, engine=engine)
-    return {**case, "partition": partition_json(captured.partition), "result": captured.result}
+    captured = trace(case, engine=engine, rule=rule)
+    named = recorded(rule)
+    return {
+        **case,
+        **({} if named is None else {RULE_KEY: named}),
+        "partition": partition_json(captured.partition),
+        "result": captured.result,
+    }

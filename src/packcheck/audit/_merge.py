@@ -9,7 +9,8 @@ from contextlib import closing
 from dataclasses import replace
 from functools import partial
 
-from ._check import Audit
+from .._rule.declared import Rule
+from ._check import Audit, RuleMismatch
 from ._read import (
     PIECE_BYTES,
     READ_ERRORS,
@@ -40,12 +41,15 @@ def audit_piece(piece: Piece, audit: Audit, several: bool) -> Generator[Violatio
                 yield from audit.check_line(line, piece.first_line + read - 1, file)
     except READ_ERRORS as exc:
         raise ReadError(piece.name, reason(exc)) from None
+    except RuleMismatch as exc:
+        exc.name = piece.name
+        raise
     return read
 
 
-def audit_task(piece: Piece, several: bool) -> PieceAudit:
-    """``piece`` audited on its own, wherever it runs (:data:`PieceAudit`)."""
-    audit = Audit(max_tracked=None)
+def audit_task(piece: Piece, several: bool, rule: Rule | None = None) -> PieceAudit:
+    """``piece`` audited on its own under ``rule``, wherever it runs (:data:`PieceAudit`)."""
+    audit = Audit(max_tracked=None, rule=rule)
     found: list[Violation] = []
     steps = audit_piece(piece, audit, several)
     try:
@@ -74,7 +78,7 @@ def audited(
             yield from audit_piece(whole(name), audit, several)
         return
     planned = [piece for name in names for piece in plan(name, piece_bytes)]
-    task = partial(audit_task, several=several)
+    task = partial(audit_task, several=several, rule=audit.rule)
     line = 1
     with closing(run(task, planned)) as results:
         for piece, (found, part, read, error) in zip(planned, results, strict=True):
@@ -85,6 +89,8 @@ def audited(
                 part.shift(shift)
             yield from found
             audit.merge(part)
+            if isinstance(error, RuleMismatch):
+                error.line += shift
             if error is not None:
                 raise error
             line += read

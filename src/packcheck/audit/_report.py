@@ -7,7 +7,7 @@ the text), each line counted within its own file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._rule.jsonio import dumps, show
@@ -73,18 +73,27 @@ class Loss:
     count: int
     reasons: dict[str, int]
     steps: tuple[StepAt, ...]
+    #: Under a declared rule: each reason in the rule's words, from its first step.
+    why: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"id", "count", "reasons", "steps": [{"file"?, "line", "step"?}, ...]}``."""
-        return {
+        """``{"id", "count", "reasons", "steps": [{"file"?, "line", "step"?}, ...]}``,
+        and ``"why"`` under a declared rule."""
+        out = {
             "id": self.id,
             "count": self.count,
             "reasons": self.reasons,
             "steps": [_step_json(at) for at in self.steps],
         }
+        if self.why:
+            out["why"] = self.why
+        return out
 
     def __str__(self) -> str:
-        why = ", ".join(f"{reason} {count}" for reason, count in self.reasons.items())
+        why = ", ".join(
+            f"{reason} {count}" + (f" - first: {self.why[reason]}" if reason in self.why else "")
+            for reason, count in self.reasons.items()
+        )
         steps = ", ".join(_where_in(at) for at in self.steps[:_STEPS_IN_TEXT])
         more = ", ..." if self.count > min(len(self.steps), _STEPS_IN_TEXT) else ""
         plural = "" if self.count == 1 else "s"
@@ -111,6 +120,9 @@ class RunSummary:
     left_out: int
     lost: tuple[Loss, ...] = ()
     untracked: int = 0
+    #: The declared rule the run was audited under (``Rule.describe()``); ``None`` for
+    #: packcheck's own.
+    rule: str | None = None
 
     @property
     def warning(self) -> str | None:
@@ -139,6 +151,7 @@ class RunSummary:
             "warning": self.warning,
             "lost": [loss.to_json() for loss in self.lost],
             "untracked_losses": self.untracked,
+            **({} if self.rule is None else {"rule": self.rule}),
         }
 
 
