@@ -161,8 +161,10 @@ def lost_why(rule: Rule, case: Case, outcome: Outcome, block_id: str, reason: Re
         return "no block has it"
     if reason == "duplicate":
         return "a duplicate: dedup kept another block with its ID"
+    if reason == "refused":  # an ID of a refused input, with a block or none
+        return "the rule refused the input"
     # The first block of it in the bucket its reason goes in says why.
-    wanted = "dropped" if reason in {"oversized", "pin-overflow", "refused"} else "available"
+    wanted = "dropped" if reason in {"oversized", "pin-overflow"} else "available"
     # Invariant: the reason came from such a block (a removed duplicate gives its
     # reason only when it is dropped, or as "duplicate" above).
     index = next(
