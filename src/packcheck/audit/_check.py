@@ -134,7 +134,8 @@ class Audit:
             return [self._malformed(number, str(exc), file)]
         if self.rule is None:
             return self._check_step(record, (number, file), Expected(read), text)
-        return self._check_step(record, (number, file), RuledExpected(read, self.rule), text)
+        ruled = RuledExpected(read, self.rule)
+        return self._check_step(record, (number, file), ruled, text, ruled.why)
 
     def _same_rule(self, value: object, number: int, file: str | None) -> None:
         """Raise :class:`RuleMismatch` unless ``value``, a step's ``rule``, names the
@@ -157,9 +158,11 @@ class Audit:
         at: tuple[int, str | None],
         reference: Expected | RuledExpected,
         text: str,
+        words: Callable[[str, Reason], str] | None = None,
     ) -> list[Violation]:
         """Each check: a correct step costs equality tests against the reference; the
-        full checkers (and their messages) run only where a check may fail."""
+        full checkers (and their messages) run only where a check may fail.  ``words``,
+        under a declared rule, say why a missing ID is missing in its terms."""
         self.steps += 1
         label = _label(record)
         found: list[tuple[str, str]] = []
@@ -208,7 +211,6 @@ class Audit:
         else:
             self.correct += 1
 
-        words = reference.why if isinstance(reference, RuledExpected) else None
         self._tally(reference.left_out, reference.reasons(), at, label, words)
         self.violations += len(found)
         return [Violation(at[0], check, message, label, at[1]) for check, message in found]
