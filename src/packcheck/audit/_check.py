@@ -47,6 +47,10 @@ class RuleMismatch(ReadError):
     def __str__(self) -> str:
         return f"{self.name}: line {self.line}: {self.why}"
 
+    def __reduce__(self) -> tuple[type[RuleMismatch], tuple[str, int, str]]:
+        # From a worker, as it is now (its file named, its line shifted or not).
+        return RuleMismatch, (self.name, self.line, self.why)
+
 
 @dataclass(slots=True)
 class _Tally:
