@@ -97,10 +97,10 @@ def test_a_record_names_its_rule_and_audits_clean_under_it(
         [
             "packcheck audit: 2 steps, 2 with a correct partition, 0 violations (run.jsonl)",
             f"  rule: {DESCRIBED}",
-            '  lost "q1": missing in 1 step (stopped 1 - first: the scan stopped at it: it '
-            "did not fit the 4 unit(s) left): line 1 (step 1)",
-            '  lost "q2": missing in 1 step (refused 1 - first: the rule refused the input): '
-            "line 2 (step 2)",
+            '  lost "q1": missing in 1 step (stopped 1): line 1 (step 1)',
+            "    stopped: the scan stopped at it: it did not fit the 4 unit(s) left",
+            '  lost "q2": missing in 1 step (refused 1): line 2 (step 2)',
+            "    refused: the rule refused the input",
         ],
         [],
     )

@@ -73,7 +73,8 @@ class Loss:
     count: int
     reasons: dict[str, int]
     steps: tuple[StepAt, ...]
-    #: Under a declared rule: each reason in the rule's words, from its first step.
+    #: Under a declared rule: each reason in the rule's words, from the first step it
+    #: was met in (in the order first met).
     why: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -90,15 +91,16 @@ class Loss:
         return out
 
     def __str__(self) -> str:
-        why = ", ".join(
-            f"{reason} {count}" + (f" - first: {self.why[reason]}" if reason in self.why else "")
-            for reason, count in self.reasons.items()
-        )
+        """One line; under a declared rule, then a line per reason in the rule's words
+        (from the first step it was met in), indented under it."""
+        why = ", ".join(f"{reason} {count}" for reason, count in self.reasons.items())
         steps = ", ".join(_where_in(at) for at in self.steps[:_STEPS_IN_TEXT])
         more = ", ..." if self.count > min(len(self.steps), _STEPS_IN_TEXT) else ""
         plural = "" if self.count == 1 else "s"
+        words = "".join(f"\n    {reason}: {self.why[reason]}" for reason in self.why)
         return (
-            f"lost {show(self.id, 80)}: missing in {self.count} step{plural} ({why}): {steps}{more}"
+            f"lost {show(self.id, 80)}: missing in {self.count} step{plural} ({why}): "
+            f"{steps}{more}{words}"
         )
 
 
