@@ -5,6 +5,7 @@ one line naming both."""
 from __future__ import annotations
 
 import json
+import pickle
 import re
 from fractions import Fraction
 from typing import Any
@@ -274,6 +275,17 @@ def test_a_step_recorded_under_another_rule_is_one_line_naming_both() -> None:
     ]:
         with pytest.raises(RuleMismatch, match=f"^: line 1: {why}"):
             check_run(_lines([{**CASE, "rule": bad}]))
+
+
+def test_a_mismatch_comes_back_from_a_worker_as_it_left() -> None:
+    mismatch = RuleMismatch("", 3, "recorded under X, audited under Y")
+    mismatch.name = "run.jsonl"
+    mismatch.line += 10
+    again = pickle.loads(pickle.dumps(mismatch))
+    assert (type(again), str(again)) == (
+        RuleMismatch,
+        "run.jsonl: line 13: recorded under X, audited under Y",
+    )
 
 
 def test_the_recorded_rule() -> None:

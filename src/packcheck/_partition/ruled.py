@@ -145,12 +145,9 @@ def _dropped(rule: Rule, case: Case, outcome: Outcome, index: int) -> str:
     return f"larger than the whole budget: it costs {_units(cost)} of {_units(start)} unit(s)"
 
 
-def ruled_buckets(
-    rule: Rule, case: Case, outcome: Outcome | None = None
-) -> Iterator[tuple[Bucket, Callable[[], str]]]:
+def ruled_buckets(rule: Rule, case: Case) -> Iterator[tuple[Bucket, Callable[[], str]]]:
     """Each block's bucket under ``rule``, in input order, with what says why."""
-    if outcome is None:
-        outcome = interpret_case(rule, case)
+    outcome = interpret_case(rule, case)
     for index, bucket in enumerate(outcome.buckets):
         yield bucket, partial(_why, rule, case, outcome, index)
 
