@@ -151,6 +151,9 @@ def test_why_a_block_is_in_its_bucket_in_the_rules_words() -> None:
         "a duplicate: dedup kept another block with its ID",
     ]
     assert _words(Rule(refuse_budget_below=5), _case(4, 1)) == ["the rule refused the input"]
+    assert _words(Rule(dedup="kept"), _case(4, 1, 1, ids="AA"))[1] == (
+        'a duplicate of a kept block (dedup = "kept")'
+    )
 
 
 def test_a_lost_ids_reasons_are_in_the_rules_words_with_their_first_step() -> None:
@@ -238,6 +241,8 @@ def test_negative_remaining_and_refusals_are_the_rules_answers() -> None:
     check_output(bad, {"error": "size"}, rule=rule)
     with pytest.raises(InvariantError, match=r"^size error"):
         check_output(bad, {"error": "refused"}, rule=rule)
+    with pytest.raises(InvariantError, match=r"^size error: every unit is valid"):
+        check_output(over, {"error": "size"}, rule=rule)
     with pytest.raises(InvariantError, match=r"^missing == required - kept"):
         check_output(over, {"kept": ["A", "B"], "remaining": -4, "missing": ["A"]}, rule=rule)
     with pytest.raises(PartitionError, match=r"^partition: bucket .*: the scan had stopped"):

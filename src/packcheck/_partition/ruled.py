@@ -122,6 +122,8 @@ def _why(rule: Rule, case: Case, outcome: Outcome, index: int) -> str:
         return f"the scan had stopped before it, at {_stop_at(case, outcome)}"
     if event == "count":
         return f"the count was reached (max_count {rule.max_count}) before the scan met it"
+    if rule.dedup == "kept":
+        return 'a duplicate of a kept block (dedup = "kept")'
     return "a duplicate: dedup kept another block with its ID"
 
 
