@@ -10,7 +10,9 @@ of :func:`packcheck._partition.facts.check_partition` for that step's case; a re
 result that is the declared output; and a record that survives a round trip (read,
 written back by packcheck, read again: the same JSON text).  A line that is not a
 step at all (not UTF-8, not JSON, not an object, not a well-formed case) is
-malformed: named, counted, and the other lines are still checked.
+malformed: named, counted, and the other lines are still checked.  Under a declared
+rule (``rule=``) the partition and the result are that rule's, and a step whose ``rule``
+key names another rule stops the audit (:class:`RuleMismatch`).
 
 :class:`Audit` takes one line at a time and keeps only counters, so a run of any
 length is audited in flat memory; it also tallies what the run *lost*: each required
