@@ -29,18 +29,11 @@ from typing import Any
 
 from .._partition.facts import PartitionError, check_partition
 from .._rule.declared import Rule
-from ._check import (
-    CHECKS,
-    MAX_STEPS_SHOWN,
-    MAX_TRACKED_IDS,
-    Audit,
-    RuleMismatch,
-    check_run,
-    record_step,
-)
+from ._check import CHECKS, MAX_STEPS_SHOWN, MAX_TRACKED_IDS, Audit, check_run
 from ._dask import ClusterError
 from ._merge import audited
 from ._read import PIECE_BYTES, ReadError, expand
+from ._record import RuleMismatch, record_step
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
 
 __all__ = [

@@ -8,23 +8,21 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._engines.choice import Engine
 from .._partition.facts import (
     CAPTURE_FACTS,
     InvariantError,
     PartitionError,
     check_partition,
-    partition_json,
 )
 from .._partition.invariants import check_output
 from .._partition.ruled import RuledExpected
-from .._partition.trace import Expected, Reason, exactly, trace
-from .._rule.declared import Rule, RuleError
+from .._partition.trace import Expected, Reason, exactly
+from .._rule.declared import Rule
 from .._rule.jsonio import JSONError, dumps, loads, shallow, show, write_json
 from .._rule.model import MalformedCase, json_type, read_case
 from .._rule.order import same_utf16
-from .._rule.recorded import RULE_KEY, read_recorded, recorded, same_rule, shown_rule
-from ._read import ReadError
+from .._rule.recorded import RULE_KEY
+from ._record import same_rule_or_raise
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
 
 #: Every ``check`` a violation can name: the partition facts, then the step's own.
@@ -34,22 +32,6 @@ MAX_STEPS_SHOWN = 10
 #: Distinct lost IDs tallied; past it, losses are only counted (memory stays flat).
 MAX_TRACKED_IDS = 10_000
 _BOM = "\ufeff"
-
-
-class RuleMismatch(ReadError):
-    """A step recorded under a rule other than the one the audit uses: one line, naming
-    both (``name`` is the file, filled in where it is known; ``line`` its line)."""
-
-    def __init__(self, name: str, line: int, why: str) -> None:
-        super().__init__(name, why)
-        self.line = line
-
-    def __str__(self) -> str:
-        return f"{self.name}: line {self.line}: {self.why}"
-
-    def __reduce__(self) -> tuple[type[RuleMismatch], tuple[str, int, str]]:
-        # From a worker, as it is now (its file named, its line shifted or not).
-        return RuleMismatch, (self.name, self.line, self.why)
 
 
 @dataclass(slots=True)
@@ -131,7 +113,7 @@ class Audit:
             why = f"not a step: the recorded input was malformed ({show(record['detail'], 200)})"
             return [self._malformed(number, why, file)]
         if RULE_KEY in record:
-            self._same_rule(record[RULE_KEY], number, file)
+            same_rule_or_raise(record[RULE_KEY], self.rule, number, file)
         try:
             read = read_case(record)
         except MalformedCase as exc:
@@ -140,17 +122,6 @@ class Audit:
             return self._check_step(record, (number, file), Expected(read), text)
         ruled = RuledExpected(read, self.rule)
         return self._check_step(record, (number, file), ruled, text, ruled.why)
-
-    def _same_rule(self, value: object, number: int, file: str | None) -> None:
-        """Raise :class:`RuleMismatch` unless ``value``, a step's ``rule``, names the
-        rule in use."""
-        try:
-            named = read_recorded(value)
-        except RuleError as exc:
-            raise RuleMismatch(file or "", number, f"not a recorded rule: {exc}") from None
-        if not same_rule(named, self.rule):
-            why = f"recorded under {shown_rule(named)}, audited under {shown_rule(self.rule)}"
-            raise RuleMismatch(file or "", number, why)
 
     def _malformed(self, number: int, why: str, file: str | None) -> Violation:
         self.malformed += 1
@@ -318,24 +289,3 @@ def check_run(lines: Iterable[bytes | str], *, rule: Rule | None = None) -> RunR
     for number, line in enumerate(lines, start=1):
         found += audit.check_line(line, number)
     return RunReport(tuple(found), audit.summary())
-
-
-def record_step(
-    case: Mapping[str, Any], *, engine: Engine = "reference", rule: Rule | None = None
-) -> dict[str, Any]:
-    """``case`` as a run record: its keys, plus the ``partition`` and ``result`` captured.
-
-    What ``packcheck pack --record`` writes, one per line.  A size-error case records
-    the empty partition (nothing was scanned) and ``{"error": "size"}``.  Under a
-    ``rule`` other than the default the record says so in its ``rule`` key (its name
-    and the keys that differ from the default), and holds that rule's partition and
-    answer.  Raises :class:`packcheck.MalformedCase` like :func:`packcheck.pack`.
-    """
-    captured = trace(case, engine=engine, rule=rule)
-    named = recorded(rule)
-    return {
-        **case,
-        **({} if named is None else {RULE_KEY: named}),
-        "partition": partition_json(captured.partition),
-        "result": captured.result,
-    }

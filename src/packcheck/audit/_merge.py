@@ -10,7 +10,7 @@ from dataclasses import replace
 from functools import partial
 
 from .._rule.declared import Rule
-from ._check import Audit, RuleMismatch
+from ._check import Audit
 from ._read import (
     PIECE_BYTES,
     READ_ERRORS,
@@ -22,6 +22,7 @@ from ._read import (
     reason,
     whole,
 )
+from ._record import RuleMismatch
 from ._report import Violation
 
 #: A piece audited on a worker: its violations, its audit (every lost ID tracked, to
