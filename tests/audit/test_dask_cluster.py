@@ -22,15 +22,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from runs import planted_run, text
+from runs import clean_run, planted_run, text
 
 distributed = pytest.importorskip(
     "distributed", reason="the dask extra is not installed: pip install 'packcheck[dask]'"
 )
 psutil = pytest.importorskip("psutil", reason="comes with distributed")
 
+from packcheck import Rule  # noqa: E402
 from packcheck._cli import main  # noqa: E402
-from packcheck.audit import ClusterError, ReadError, check_runs  # noqa: E402
+from packcheck.audit import ClusterError, ReadError, check_runs, record_step  # noqa: E402
 from packcheck.audit._dask import _QUIET, cluster, dask_runner  # noqa: E402
 from packcheck.audit._read import count_lines, whole  # noqa: E402
 
@@ -76,6 +77,28 @@ def test_pieces_of_plain_files_on_the_cluster(scheduler: str, tmp_path: Path) ->
         assert check_runs(names, client=client, piece_bytes=5_000) == check_runs(names)
         with pytest.raises(ReadError, match="<stdin>: a cluster reads files"):
             check_runs(["-"], client=client)
+
+
+def test_a_rule_is_carried_to_the_cluster(scheduler: str, tmp_path: Path) -> None:
+    """Each piece is audited under the rule on a worker; a step recorded under another
+    rule in a later piece is named by its line in its file."""
+    rule = Rule(order="reversed", on_misfit="stop", per_item=2, pin="first")
+    steps = [{**step, **record_step(step, rule=rule)} for step in clean_run()]
+    steps[7]["partition"] = None
+    run = tmp_path / "run.jsonl"
+    run.write_text(text(steps))
+    names = [str(run)]
+    with distributed.Client(scheduler, set_as_default=False) as client:
+        alone = check_runs(names, rule=rule)
+        assert [v.line for v in alone.violations] == [8]
+        assert alone.summary.rule == rule.describe()
+        assert check_runs(names, client=client, piece_bytes=5_000, rule=rule) == alone
+        steps[250] = {**steps[250], **record_step(steps[250], rule=Rule(fit="lt"))}
+        run.write_text(text(steps))
+        with pytest.raises(
+            ReadError, match=re.escape('run.jsonl: line 251: recorded under the rule fit = "lt"')
+        ):
+            check_runs(names, client=client, piece_bytes=5_000, rule=rule)
 
 
 def test_pack_on_the_cluster_is_byte_identical(

@@ -92,11 +92,6 @@ def test_explain_and_trace_follow_the_rule(here: Path, capsys: pytest.CaptureFix
             [],
             "pyproject.toml [tool.packcheck]: rule: expected a table ([tool.packcheck.rule])",
         ),
-        (
-            {},
-            ["--rule", "rule.toml", "--record"],
-            "--record under a declared rule is not supported yet",
-        ),
     ],
 )
 def test_a_rule_that_cannot_be_used_is_one_line_and_exit_2(

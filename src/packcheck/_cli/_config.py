@@ -17,17 +17,14 @@ unknown key, a value of the wrong kind or a file that is not TOML is a
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .._rule.declared import Rule, RuleError
-from .._rule.rulefile import rule_from_table
 
 #: The tables inside ``[tool.packcheck]`` that hold no ``verify`` key: ``diff``'s
 #: settings, and the declared rule (``[tool.packcheck.rule]``, read by :func:`rule`).
@@ -62,6 +59,10 @@ def find(start: Path) -> tuple[Path, dict[str, Any]] | None:
         path = folder / "pyproject.toml"
         if not path.is_file():
             continue
+        # Imported once there is a file to read: a command run where there is none
+        # (``audit``, ``pack``) starts without it.
+        import tomllib
+
         try:
             with path.open("rb") as stream:
                 document = tomllib.load(stream)
@@ -236,6 +237,8 @@ def rule(given: str | None, start: Path) -> Rule | None:
             return None
         path, table = found
         _table(path, table, "rule")  # a table, or the one-line error
+        from .._rule.rulefile import rule_from_table
+
         return rule_from_table(table["rule"], file=shown(path), prefix="tool.packcheck.rule.")
     except RuleError as exc:
         raise ConfigError(str(exc)) from None
@@ -245,6 +248,8 @@ def rule(given: str | None, start: Path) -> Rule | None:
 
 def _known(name: str, keys: Mapping[str, Key]) -> str:
     """The keys a table may hold, the nearest to ``name`` first if one is near."""
+    import difflib
+
     allowed = sorted(key for key, spec in keys.items() if not spec.command_line_only)
     near = difflib.get_close_matches(name, allowed, n=1)
     listed = f"keys: {', '.join(allowed)}"

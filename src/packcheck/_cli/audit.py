@@ -6,12 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 from .._rule.jsonio import dumps
 from ..audit import Audit, ClusterError, ReadError, RunSummary, Violation
 from ..audit._merge import audited
 from ..audit._read import expand, whole
+from . import _config
 from ._common import (
     cluster_options,
     cluster_runner,
@@ -34,8 +36,9 @@ def register(commands: Any, name: str) -> None:
         """Check a recorded run: JSON Lines, one model step per line, each the step's case
         plus the partition captured (and, when recorded, the result). Every step must
         carry the partition the declared rule gives, a recorded result must be the
-        declared output. Prints one line per violation, then a summary with the required
-        IDs the run lost, how often and why. Exit 0 clean, 1 any violation, 2 unreadable
+        declared output (under --rule, or [tool.packcheck.rule], that rule's). Prints
+        one line per violation, then a summary with the required IDs the run lost, how
+        often and why. Exit 0 clean, 1 any violation, 2 unreadable
         or malformed input (the other lines still checked).""",
         run_audit,
     )
@@ -51,6 +54,14 @@ def register(commands: Any, name: str) -> None:
         action="store_true",
         help="exit 1 when no step left any block out (the run cannot show capture works)",
     )
+    p.add_argument(
+        "--rule",
+        metavar="FILE",
+        help="check every step against the declared rule of FILE (its keys at the top "
+        "level, or a pyproject.toml's [tool.packcheck.rule]); default: "
+        "[tool.packcheck.rule] of the pyproject.toml found from here upwards, else "
+        "packcheck's own rule. A step recorded under another rule is an error (exit 2)",
+    )
     cluster_options(p)
 
 
@@ -58,11 +69,12 @@ def run_audit(args: argparse.Namespace) -> int:
     """Audit ``args.files`` as one run; 0 clean, 1 a violation (or strict warning), 2 bad
     input (or a cluster that cannot be had)."""
     try:
+        rule = _config.rule(args.rule, Path.cwd())
         names = expand(args.files)
-    except ReadError as exc:
+    except (ReadError, _config.ConfigError) as exc:
         return _failed(str(exc))
     name = whole(names[0]).name if len(names) == 1 else f"{len(names)} files"
-    audit = Audit()
+    audit = Audit(rule=rule)
     try:
         with (
             cluster_runner(args, names) as run,
@@ -117,6 +129,8 @@ def _summary_lines(summary: RunSummary, name: str) -> list[str]:
     if summary.malformed:
         counts += f", {_count(summary.malformed, 'malformed line')}"
     lines = [f"packcheck audit: {counts} ({name})"]
+    if summary.rule is not None:
+        lines.append(f"  rule: {summary.rule}")
     lines += [f"  {loss}" for loss in summary.lost[:LOST_SHOWN]]
     if len(summary.lost) > LOST_SHOWN:
         lines.append(

@@ -18,7 +18,9 @@ from .._packers import CallablePacker, CommandPacker, Packer, PackerFault, Setup
 from .._partition.facts import without_partition
 from .._partition.trace import trace, trace_json
 from .._rule.declared import Rule
+from .._rule.interpret import REFUSED
 from .._rule.jsonio import JSONError, dumps, loads, one_line, write_json
+from .._rule.recorded import RULE_KEY, recorded, refuses
 from .._rule.sources import Record, SourceError, read_lines, read_records
 from ..audit import ClusterError, ReadError, record_step
 from ..audit._read import (
@@ -124,9 +126,6 @@ def run_pack(args: argparse.Namespace) -> int:
         rule = _config.rule(args.rule, Path.cwd())
         if rule is not None and rule.is_default:
             rule = None
-        if rule is not None and args.record:
-            print("packcheck: --record under a declared rule is not supported yet", file=sys.stderr)
-            return 2
         names = expand(args.files)
         packer = _packer(args)
         how = _How(
@@ -158,20 +157,35 @@ def _packer(args: argparse.Namespace) -> Packer | None:
     return None if args.packer is None else CallablePacker(load(args.packer))
 
 
-def _recorded(case: dict[str, Any], packer: Packer) -> dict[str, Any]:
+def _recorded(case: dict[str, Any], packer: Packer, rule: Rule | None) -> dict[str, Any]:
     """``case`` as a run record of ``packer``: the partition it captured and its answer
     without it; :class:`PackerFault` if it failed on the case.
 
     An answer without a partition is recorded without one (the audit names it), but
     for an invalid unit (``{"error": "size"}``: no scan ran), which records the empty
-    partition (docs/rule.md, "A packer that captures its partition").
+    partition (docs/rule.md, "A packer that captures its partition"), and a refusal,
+    which records every block ``dropped`` (docs/partition.md).  Under a ``rule`` other
+    than the default the record names it, and a Python packer that raises
+    ``ValueError`` (or a subclass) refuses, where the rule refuses any input.
     """
-    answer = packer.answer(case)
+    try:
+        answer = packer.answer(case)
+    except PackerFault as exc:
+        if not (refuses(rule) and isinstance(exc.__cause__, ValueError)):
+            raise
+        answer = dict(REFUSED)
     captured: dict[str, Any] = {}
+    named = recorded(rule)
+    if named is not None:
+        captured[RULE_KEY] = named
     if isinstance(answer, dict) and "partition" in answer:
         captured["partition"] = answer["partition"]
     elif answer == {"error": "size"}:
         captured["partition"] = {"packed": [], "available": [], "dropped": []}
+    elif answer == REFUSED:
+        blocks = case.get("blocks")
+        ids = [block["id"] for block in blocks] if isinstance(blocks, list) else []
+        captured["partition"] = {"packed": [], "available": [], "dropped": ids}
     return {**case, **captured, "result": without_partition(answer)}
 
 
@@ -210,12 +224,13 @@ def _answers(records: Iterable[Record], how: _How, packer: Packer | None) -> Ite
             yield chain(trace_json(record.case, engine=how.engine, rule=how.rule), ("\n",)), None, 0
         elif packer is not None:
             try:
-                yield (dumps(_recorded(record.case, packer)) + "\n",), None, 0
+                yield (dumps(_recorded(record.case, packer, how.rule)) + "\n",), None, 0
             except PackerFault as exc:
                 why = f"{record.where}: the packer failed: {exc}"
                 yield (dumps({"error": "packer", "detail": str(exc)}) + "\n",), why, 1
         elif how.record:
-            yield (write_json(record_step(record.case, engine=how.engine)) + "\n",), None, 0
+            step = record_step(record.case, engine=how.engine, rule=how.rule)
+            yield (write_json(step) + "\n",), None, 0
         else:
             yield (write_json(result) + "\n",), None, 0
 

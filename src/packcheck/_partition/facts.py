@@ -25,12 +25,15 @@ to the fact it breaks.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from typing import NoReturn
 
+from .._rule.declared import Rule
 from .._rule.jsonio import show
 from .._rule.model import Case, SizeError, json_type, read_case
 from .._rule.order import all_same_utf16
+from .ruled import RuledExpected, ruled_buckets
 from .trace import Bucket, Expected, Partition
 
 BUCKETS: tuple[Bucket, ...] = ("packed", "available", "dropped")
@@ -191,25 +194,37 @@ def _next_in_none(
     )
 
 
-def _check_walk(
-    read: Case, captured: dict[str, list[str]], broken: Callable[[str, str], PartitionError]
-) -> NoReturn:
-    """Raise ``broken(check, detail)`` at the first block the bucket the rule gives does
-    not hold next, or at what a bucket holds past the last block.
-
-    Walked only for a capture that is not the reference's partition: a capture that
-    passes the walk *is* it (each bucket fact fixes the next remaining), so one of the
-    two is found."""
+def _seed_buckets(read: Case) -> Iterator[tuple[Bucket, Callable[[], str]]]:
+    """Each block's bucket under the seed's rule, in input order, with what says why."""
     # Invariant: ``left`` is the budget less the sizes of the blocks packed so far.
-    position: dict[str, int] = dict.fromkeys(BUCKETS, 0)
     left = read.budget
-    total = sum(map(len, captured.values()))
-    for index, (block_id, size) in enumerate(zip(read.ids, read.sizes, strict=True)):
+    for size in read.sizes:
         want = bucket_for(size, left, read.budget)
+        yield want, partial(_why, want, size, left, read.budget)
+        left -= size if want == "packed" else 0
+
+
+def _check_walk(
+    read: Case,
+    captured: dict[str, list[str]],
+    broken: Callable[[str, str], PartitionError],
+    wants: Iterator[tuple[Bucket, Callable[[], str]]],
+) -> NoReturn:
+    """Raise ``broken(check, detail)`` at the first block the bucket the rule gives
+    (``wants``: each block's, and why) does not hold next, or at what a bucket holds
+    past the last block.
+
+    Walked only for a capture that is not the rule's partition: a capture that passes
+    the walk *is* it (under the seed's rule each bucket fact fixes the next remaining),
+    so one of the two is found."""
+    position: dict[str, int] = dict.fromkeys(BUCKETS, 0)
+    total = sum(map(len, captured.values()))
+    for index, (block_id, size, (want, why)) in enumerate(
+        zip(read.ids, read.sizes, wants, strict=True)
+    ):
         ids = captured[want]
         if position[want] < len(ids) and ids[position[want]] == block_id:
             position[want] += 1
-            left -= size if want == "packed" else 0
             continue
         holders = [
             name
@@ -220,7 +235,7 @@ def _check_walk(
             raise broken(
                 "bucket",
                 f"blocks[{index}] (id {_show(block_id)}, size {_show(size)}) is in {holders[0]}, "
-                f"but belongs in {want}: {_why(want, size, left, read.budget)}",
+                f"but belongs in {want}: {why()}",
             )
         raise broken(
             "merged-by-position", _next_in_none(captured, position, index, block_id, len(read.ids))
@@ -241,23 +256,34 @@ def check_partition(
     *,
     kept: list[str] | None = None,
     reference: Partition | None = None,
+    rule: Rule | None = None,
 ) -> None:
     """Raise :class:`PartitionError` unless ``partition`` is the one ``case`` gives.
 
     ``case`` must be well-formed; ``kept``, when given, is the answer's own ``kept``
     (``packed`` must be exactly it).  ``None`` is no partition.  IDs compare as
-    UTF-16 code units.  ``reference``, the reference's partition of ``case`` when the
-    caller has it, saves the reference's scan.  O(n), plus that scan (the reference's
+    UTF-16 code units.  ``reference``, the rule's partition of ``case`` when the
+    caller has it, saves the rule's scan.  O(n), plus that scan (the reference's
     kept flags, split as :class:`~packcheck._partition.trace.Expected` splits them: no
     per-block steps) unless ``reference`` is given.
+
+    ``rule`` (``None``: the seed's rule) is the declared rule whose partition it must
+    be; under one other than the default each block's bucket is the one its
+    interpreter gives, and the ``bucket`` fact says why in the rule's terms
+    (docs/partition.md).
     """
     if partition is None:
         raise PartitionError("no-partition", "no partition captured: it is null")
     read = read_case(case)
     captured = _read(partition)
+    ruled = None if rule is None or rule.is_default else rule
 
     def expected() -> Partition:
-        return Expected(read).partition() if reference is None else reference
+        if reference is not None:
+            return reference
+        return (
+            Expected(read).partition() if ruled is None else RuledExpected(read, ruled).partition()
+        )
 
     def broken(check: str, detail: str) -> PartitionError:
         return PartitionError(check, detail, _table(captured, expected()))
@@ -277,7 +303,8 @@ def check_partition(
     # Check the walk for any other: block by block, the bucket the rule gives must hold
     # it next; it names the fact broken.
     if captured != partition_json(expected()):
-        _check_walk(read, captured, broken)
+        wants = _seed_buckets(read) if ruled is None else ruled_buckets(ruled, read)
+        _check_walk(read, captured, broken, wants)
 
 
 def _holding(total: int, blocks: int) -> str:

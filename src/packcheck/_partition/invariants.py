@@ -20,6 +20,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, TypeGuard
 
+from .._rule.declared import Rule
+from .._rule.interpret import REFUSED, interpret_case
 from .._rule.jsonio import show
 from .._rule.model import SizeError, read_case
 from .._rule.order import all_same_utf16, sorted_utf16
@@ -73,7 +75,7 @@ def _valid_units(case: Any) -> str:
     return "every unit is valid (the budget an integer >= 0, every size an integer >= 1)"
 
 
-def check_output(case: object, output: object) -> None:
+def check_output(case: object, output: object, *, rule: Rule | None = None) -> None:
     """Raise :class:`InvariantError` unless ``output`` is the declared output of ``case``.
 
     ``case`` must be well-formed (:func:`packcheck.read_case` does not raise).  Types
@@ -82,7 +84,13 @@ def check_output(case: object, output: object) -> None:
     except a captured ``partition``, which is checked by
     :func:`packcheck._partition.facts.check_partition` (``null`` is none captured).  An
     ``{"error": "size"}`` answer carries no partition.  O(n + r log r).
+
+    ``rule`` (``None``: the seed's rule) is the declared rule; under one other than the
+    default the checks are that rule's (:func:`_check_ruled`), never the seed's own.
     """
+    if rule is not None and not rule.is_default:
+        _check_ruled(case, output, rule)
+        return
     read = read_case(case)
     # Check the size error: one invalid unit anywhere decides the whole case.
     if isinstance(read, SizeError):
@@ -104,31 +112,7 @@ def check_output(case: object, output: object) -> None:
             "size error", f'{_valid_units(case)}, so the output must not be {{"error":"size"}}'
         )
 
-    # Check the shape: exactly the three keys, with exact types.
-    if not isinstance(output, dict):
-        raise InvariantError(
-            "shape", f"expected a JSON object (a dict), got a Python {type_name(output)}"
-        )
-    extra = [key for key in output if key not in _KEYS and key != _PARTITION]
-    absent = [key for key in _KEYS if key not in output]
-    if extra or absent:
-        raise InvariantError("keys", f"extra keys {extra}, absent keys {absent}")
-    kept, remaining, missing = output["kept"], output["remaining"], output["missing"]
-    for name, ids in (("kept", kept), ("missing", missing)):
-        if type(ids) is not list:
-            raise InvariantError("types", f"{name} is {type_name(ids)}, not a list")
-        if operator.countOf(map(type, ids), str) != len(ids):
-            index, item = next((i, x) for i, x in enumerate(ids) if type(x) is not str)
-            raise InvariantError(
-                "types", f"{name}[{index}] is {type_name(item)} {_show(item)}, not str"
-            )
-    if type(remaining) is not int:
-        raise InvariantError(
-            "types", f"remaining is {type_name(remaining)} {_show(remaining)}, not int"
-        )
-    # IDs compare as UTF-16 code units, as read_case reads the case's own IDs.
-    kept = all_same_utf16(kept)
-    missing = all_same_utf16(missing)
+    output, kept, remaining, missing = _fields(output)
 
     # Check remaining >= 0.
     if remaining < 0:
@@ -169,9 +153,46 @@ def check_output(case: object, output: object) -> None:
             f"{_show(left)}, but remaining is {_show(remaining)}",
         )
 
+    _check_missing(read.required, kept, missing)
+
+    # Check a captured partition, when the answer carries one.
+    if output.get(_PARTITION) is not None:
+        check_partition(case, output[_PARTITION], kept=kept)
+
+
+def _fields(output: object) -> tuple[dict[str, Any], list[str], int, list[str]]:
+    """An answer, its ``kept``, ``remaining`` and ``missing``; :class:`InvariantError`
+    unless it has exactly the three keys (a captured partition aside), types exact."""
+    # Check the shape: exactly the three keys, with exact types.
+    if not isinstance(output, dict):
+        raise InvariantError(
+            "shape", f"expected a JSON object (a dict), got a Python {type_name(output)}"
+        )
+    extra = [key for key in output if key not in _KEYS and key != _PARTITION]
+    absent = [key for key in _KEYS if key not in output]
+    if extra or absent:
+        raise InvariantError("keys", f"extra keys {extra}, absent keys {absent}")
+    kept, remaining, missing = output["kept"], output["remaining"], output["missing"]
+    for name, ids in (("kept", kept), ("missing", missing)):
+        if type(ids) is not list:
+            raise InvariantError("types", f"{name} is {type_name(ids)}, not a list")
+        if operator.countOf(map(type, ids), str) != len(ids):
+            index, item = next((i, x) for i, x in enumerate(ids) if type(x) is not str)
+            raise InvariantError(
+                "types", f"{name}[{index}] is {type_name(item)} {_show(item)}, not str"
+            )
+    if type(remaining) is not int:
+        raise InvariantError(
+            "types", f"remaining is {type_name(remaining)} {_show(remaining)}, not int"
+        )
+    # IDs compare as UTF-16 code units, as read_case reads the case's own IDs.
+    return output, all_same_utf16(kept), remaining, all_same_utf16(missing)
+
+
+def _check_missing(required: Sequence[str], kept: list[str], missing: list[str]) -> None:
     # Check missing: required minus kept, repeats kept, in UTF-16 code-unit order.
     present = set(kept)
-    expected = sorted_utf16(wanted for wanted in read.required if wanted not in present)
+    expected = sorted_utf16(wanted for wanted in required if wanted not in present)
     if missing != expected:
         if Counter(missing) == Counter(expected):
             raise InvariantError(
@@ -183,9 +204,53 @@ def check_output(case: object, output: object) -> None:
             f"got {_show(missing)}, expected {_show(expected)}",
         )
 
+
+def _refusal(output: object) -> TypeGuard[dict[str, Any]]:
+    """Whether ``output`` is ``{"error":"refused"}`` (a captured partition aside)."""
+    return (
+        isinstance(output, dict)
+        and [key for key in output if key != _PARTITION] == ["error"]
+        and output["error"] == "refused"
+    )
+
+
+def _check_ruled(case: object, output: object, rule: Rule) -> None:
+    """:func:`check_output` under ``rule``, not the default: the size error as ever,
+    a refusal exactly where the rule refuses, then the shape, ``kept`` and
+    ``remaining`` the rule's (a negative ``remaining`` where it gives one), ``missing``
+    from ``kept``, and a captured partition the rule's."""
+    read = read_case(case)
+    if isinstance(read, SizeError) or _size_error(output):
+        check_output(case, output)  # a rule never changes validation
+        return
+    expected = interpret_case(rule, read).result
+    # Check a refusal: {"error":"refused"} exactly where the rule refuses, no partition.
+    if expected == REFUSED and _refusal(output):
+        if _PARTITION in output:
+            raise PartitionError(
+                "partition-on-error",
+                'the rule refuses this input: {"error":"refused"} alone, nothing was '
+                f"packed; got partition {_show(output[_PARTITION])}",
+            )
+        return
+    if expected == REFUSED or _refusal(output):
+        refuses = "refuses" if expected == REFUSED else "does not refuse"
+        raise InvariantError("refusal", f"the rule {refuses} this input; got {_show(output)}")
+    answer, kept, remaining, missing = _fields(output)
+    # Check kept and remaining: the rule's, exactly.
+    if kept != expected["kept"]:
+        raise InvariantError(
+            "kept is the rule's", f"got {_show(kept)}, the rule keeps {_show(expected['kept'])}"
+        )
+    if remaining != expected["remaining"]:
+        raise InvariantError(
+            "remaining is the rule's",
+            f"got {_show(remaining)}, the rule leaves {_show(expected['remaining'])}",
+        )
+    _check_missing(read.required, kept, missing)
     # Check a captured partition, when the answer carries one.
-    if output.get(_PARTITION) is not None:
-        check_partition(case, output[_PARTITION], kept=kept)
+    if answer.get(_PARTITION) is not None:
+        check_partition(case, answer[_PARTITION], kept=kept, rule=rule)
 
 
 def check_trace(case: object, trace: Trace) -> None:

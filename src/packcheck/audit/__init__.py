@@ -10,7 +10,9 @@ of :func:`packcheck._partition.facts.check_partition` for that step's case; a re
 result that is the declared output; and a record that survives a round trip (read,
 written back by packcheck, read again: the same JSON text).  A line that is not a
 step at all (not UTF-8, not JSON, not an object, not a well-formed case) is
-malformed: named, counted, and the other lines are still checked.
+malformed: named, counted, and the other lines are still checked.  Under a declared
+rule (``rule=``) the partition and the result are that rule's, and a step whose ``rule``
+key names another rule stops the audit (:class:`RuleMismatch`).
 
 :class:`Audit` takes one line at a time and keeps only counters, so a run of any
 length is audited in flat memory; it also tallies what the run *lost*: each required
@@ -26,10 +28,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._partition.facts import PartitionError, check_partition
-from ._check import CHECKS, MAX_STEPS_SHOWN, MAX_TRACKED_IDS, Audit, check_run, record_step
+from .._rule.declared import Rule
+from ._check import CHECKS, MAX_STEPS_SHOWN, MAX_TRACKED_IDS, Audit, check_run
 from ._dask import ClusterError
 from ._merge import audited
 from ._read import PIECE_BYTES, ReadError, expand
+from ._record import RuleMismatch, record_step
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
 
 __all__ = [
@@ -42,6 +46,7 @@ __all__ = [
     "Loss",
     "PartitionError",
     "ReadError",
+    "RuleMismatch",
     "RunReport",
     "RunSummary",
     "StepAt",
@@ -58,6 +63,7 @@ def check_runs(
     client: Any = None,
     *,
     piece_bytes: int = PIECE_BYTES,
+    rule: Rule | None = None,
 ) -> RunReport:
     """Audit the recorded runs in ``paths`` as one run, every violation kept.
 
@@ -67,8 +73,10 @@ def check_runs(
     ``client``, a ``distributed.Client``, the files are cut at line ends into pieces
     of about ``piece_bytes`` (a ``.gz`` file is one piece) and audited on its cluster,
     whose workers must reach the files; the report is the one this process gives.
-    Raises :class:`ReadError` for a file that cannot be read or a glob that matches
-    nothing, and :class:`ClusterError` if the cluster fails a task.
+    ``rule`` (``None``: the seed's rule) is the declared rule the steps are checked
+    against, on the cluster too.  Raises :class:`ReadError` for a file that cannot be
+    read or a glob that matches nothing (:class:`RuleMismatch`, one of them, for a step
+    recorded under another rule), and :class:`ClusterError` if the cluster fails a task.
     """
     names = expand([os.fspath(path) for path in paths])
     run = None
@@ -78,6 +86,6 @@ def check_runs(
         if "-" in names:
             raise ReadError("<stdin>", "a cluster reads files, not standard input")
         run = dask_runner(client)
-    audit = Audit()
+    audit = Audit(rule=rule)
     found = tuple(audited(names, audit, run, piece_bytes))
     return RunReport(found, audit.summary())

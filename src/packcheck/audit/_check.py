@@ -4,11 +4,10 @@ counters and the lost IDs; two audits of consecutive parts of a run merge exactl
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._engines.choice import Engine
 from .._partition.facts import (
     CAPTURE_FACTS,
     InvariantError,
@@ -16,11 +15,15 @@ from .._partition.facts import (
     check_partition,
 )
 from .._partition.invariants import check_output
-from .._partition.trace import Expected, capture
+from .._partition.ruled import RuledExpected
+from .._partition.trace import Expected, Reason
+from .._rule.declared import Rule
 from .._rule.jsonio import JSONError, dumps, loads, shallow, show, write_json
 from .._rule.model import MalformedCase, json_type, read_case
 from .._rule.order import same_utf16
+from .._rule.recorded import RULE_KEY
 from .._rule.same import same
+from ._record import same_rule_or_raise
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
 
 #: Every ``check`` a violation can name: the partition facts, then the step's own.
@@ -37,6 +40,8 @@ class _Tally:
     count: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
     steps: list[StepAt] = field(default_factory=list)
+    #: Under a declared rule: each reason's words, from the first step it was met in.
+    why: dict[str, str] = field(default_factory=dict)
 
 
 def _label(record: Mapping[str, Any]) -> Any:
@@ -49,10 +54,18 @@ class Audit:
     Memory is flat in the number of steps: counters, and at most ``max_tracked``
     (:data:`MAX_TRACKED_IDS`) lost IDs with :data:`MAX_STEPS_SHOWN` steps each;
     ``None`` tracks every lost ID (an audit of one part of a run, to :meth:`merge`).
+
+    ``rule`` (``None``: the seed's rule) is the declared rule every step is checked
+    against (docs/partition.md); a step whose ``rule`` key names another raises
+    :class:`RuleMismatch`.
     """
 
-    def __init__(self, *, max_tracked: int | None = MAX_TRACKED_IDS) -> None:
+    def __init__(
+        self, *, max_tracked: int | None = MAX_TRACKED_IDS, rule: Rule | None = None
+    ) -> None:
         self.max_tracked = max_tracked
+        #: The rule in use, ``None`` for the default (the seed's path, as fast as ever).
+        self.rule = None if rule is None or rule.is_default else rule
         self.steps = 0
         self.correct = 0
         self.violations = 0
@@ -100,11 +113,16 @@ class Audit:
             # What `packcheck pack --record` writes for a line it could not read.
             why = f"not a step: the recorded input was malformed ({show(record['detail'], 200)})"
             return [self.refused(number, why, file)]
+        if RULE_KEY in record:
+            same_rule_or_raise(record[RULE_KEY], self.rule, number, file)
         try:
             read = read_case(record)
         except MalformedCase as exc:
             return [self.refused(number, str(exc), file)]
-        return self._check_step(record, (number, file), Expected(read), text)
+        if self.rule is None:
+            return self._check_step(record, (number, file), Expected(read), text)
+        ruled = RuledExpected(read, self.rule)
+        return self._check_step(record, (number, file), ruled, text, ruled.why)
 
     def refused(self, number: int, why: str, file: str | None = None) -> Violation:
         """Line ``number`` of ``file`` is no step, for the reason ``why``: its violation,
@@ -113,10 +131,16 @@ class Audit:
         return Violation(number, "malformed", why, None, file)
 
     def _check_step(
-        self, record: dict[str, Any], at: tuple[int, str | None], reference: Expected, text: str
+        self,
+        record: dict[str, Any],
+        at: tuple[int, str | None],
+        reference: Expected | RuledExpected,
+        text: str,
+        words: Callable[[str, Reason], str] | None = None,
     ) -> list[Violation]:
         """Each check: a correct step costs equality tests against the reference; the
-        full checkers (and their messages) run only where a check may fail."""
+        full checkers (and their messages) run only where a check may fail.  ``words``,
+        under a declared rule, say why a missing ID is missing in its terms."""
         self.steps += 1
         label = _label(record)
         found: list[tuple[str, str]] = []
@@ -144,7 +168,7 @@ class Audit:
                 kept = reference.result.get("kept")
             else:
                 try:
-                    check_output(record, result)
+                    check_output(record, result, rule=self.rule)
                 except InvariantError as exc:
                     found.append(("result", f"{exc.invariant}: {exc.detail}"))
                 else:
@@ -157,18 +181,25 @@ class Audit:
                 why = "it is null" if "partition" in record else "the step has no 'partition'"
                 raise PartitionError("no-partition", f"no partition captured: {why}")
             if not same(partition, reference.partition_json):
-                check_partition(record, partition, kept=kept, reference=reference.partition())
+                check_partition(
+                    record, partition, kept=kept, reference=reference.partition(), rule=self.rule
+                )
         except PartitionError as exc:
             found.insert(0, (exc.check, exc.detail))
         else:
             self.correct += 1
 
-        self._tally(reference.left_out, reference.reasons(), at, label)
+        self._tally(reference.left_out, reference.reasons(), at, label, words)
         self.violations += len(found)
         return [Violation(at[0], check, message, label, at[1]) for check, message in found]
 
     def _tally(
-        self, left_out: bool, reasons: Mapping[str, str], at: tuple[int, str | None], label: Any
+        self,
+        left_out: bool,
+        reasons: Mapping[str, Reason],
+        at: tuple[int, str | None],
+        label: Any,
+        words: Callable[[str, Reason], str] | None = None,
     ) -> None:
         if left_out:
             self.left_out += 1
@@ -182,6 +213,8 @@ class Audit:
             tally = self._tally_of(block_id, 1)
             if tally is not None:
                 tally.count += 1
+                if words is not None and reason not in tally.reasons:
+                    tally.why[reason] = words(block_id, reason)
                 tally.reasons[reason] += 1
                 if len(tally.steps) < MAX_STEPS_SHOWN:
                     tally.steps.append(step)
@@ -212,13 +245,20 @@ class Audit:
             if tally is not None:
                 tally.count += theirs.count
                 tally.reasons.update(theirs.reasons)
+                tally.why = {**theirs.why, **tally.why}
                 tally.steps += theirs.steps[: MAX_STEPS_SHOWN - len(tally.steps)]
 
     def summary(self) -> RunSummary:
         """The counts so far, lost IDs most frequent first (ties: first met first)."""
         ranked = sorted(self._lost.items(), key=lambda item: -item[1].count)
         lost = tuple(
-            Loss(block_id, tally.count, dict(tally.reasons.most_common()), tuple(tally.steps))
+            Loss(
+                block_id,
+                tally.count,
+                dict(tally.reasons.most_common()),
+                tuple(tally.steps),
+                dict(tally.why),
+            )
             for block_id, tally in ranked
         )
         return RunSummary(
@@ -229,6 +269,7 @@ class Audit:
             self.left_out,
             lost,
             self.untracked,
+            None if self.rule is None else self.rule.describe(),
         )
 
     def shift(self, lines: int) -> None:
@@ -238,25 +279,16 @@ class Audit:
             tally.steps = [(at[0] + lines, *at[1:]) for at in tally.steps]
 
 
-def check_run(lines: Iterable[bytes | str]) -> RunReport:
-    """Audit a recorded run given as its lines (an open file, a list of strings).
+def check_run(lines: Iterable[bytes | str], *, rule: Rule | None = None) -> RunReport:
+    """Audit a recorded run given as its lines (an open file, a list of strings), under
+    ``rule`` (``None``: the seed's rule).
 
     Keeps every violation in the :class:`RunReport`; for a run too large for that, feed
-    :class:`Audit` line by line.  Lines are numbered from 1.
+    :class:`Audit` line by line.  Lines are numbered from 1.  Raises
+    :class:`RuleMismatch` for a step recorded under another rule.
     """
-    audit = Audit()
+    audit = Audit(rule=rule)
     found: list[Violation] = []
     for number, line in enumerate(lines, start=1):
         found += audit.check_line(line, number)
     return RunReport(tuple(found), audit.summary())
-
-
-def record_step(case: Mapping[str, Any], *, engine: Engine = "reference") -> dict[str, Any]:
-    """``case`` as a run record: its keys, plus the ``partition`` and ``result`` captured.
-
-    What ``packcheck pack --record`` writes, one per line.  A size-error case records
-    the empty partition (nothing was scanned) and ``{"error": "size"}``.  Raises
-    :class:`packcheck.MalformedCase` like :func:`packcheck.pack`.
-    """
-    result, partition = capture(case, engine=engine)
-    return {**case, "partition": partition, "result": result}

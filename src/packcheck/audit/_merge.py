@@ -9,6 +9,7 @@ from contextlib import closing
 from dataclasses import replace
 from functools import partial
 
+from .._rule.declared import Rule
 from .._rule.lines import MAX_LINE_BYTES, TooLong, bounded_lines
 from ._check import Audit
 from ._read import (
@@ -22,6 +23,7 @@ from ._read import (
     reason,
     whole,
 )
+from ._record import RuleMismatch
 from ._report import Violation
 
 #: A piece audited on a worker: its violations, its audit (every lost ID tracked, to
@@ -48,12 +50,17 @@ def audit_piece(
                     yield from audit.check_line(line, number, file)
     except READ_ERRORS as exc:
         raise ReadError(piece.name, reason(exc)) from None
+    except RuleMismatch as exc:
+        exc.name = piece.name
+        raise
     return read
 
 
-def audit_task(piece: Piece, several: bool, max_line_bytes: int = MAX_LINE_BYTES) -> PieceAudit:
-    """``piece`` audited on its own, wherever it runs (:data:`PieceAudit`)."""
-    audit = Audit(max_tracked=None)
+def audit_task(
+    piece: Piece, several: bool, max_line_bytes: int = MAX_LINE_BYTES, rule: Rule | None = None
+) -> PieceAudit:
+    """``piece`` audited on its own under ``rule``, wherever it runs (:data:`PieceAudit`)."""
+    audit = Audit(max_tracked=None, rule=rule)
     found: list[Violation] = []
     steps = audit_piece(piece, audit, several, max_line_bytes)
     try:
@@ -87,7 +94,7 @@ def audited(
             yield from audit_piece(whole(name), audit, several, max_line_bytes)
         return
     planned = [piece for name in names for piece in plan(name, piece_bytes)]
-    task = partial(audit_task, several=several, max_line_bytes=max_line_bytes)
+    task = partial(audit_task, several=several, max_line_bytes=max_line_bytes, rule=audit.rule)
     line = 1
     with closing(run(task, planned)) as results:
         for piece, (found, part, read, error) in zip(planned, results, strict=True):
@@ -98,6 +105,8 @@ def audited(
                 part.shift(shift)
             yield from found
             audit.merge(part)
+            if isinstance(error, RuleMismatch):
+                error.line += shift
             if error is not None:
                 raise error
             line += read

@@ -7,7 +7,7 @@ the text), each line counted within its own file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._rule.jsonio import dumps, show
@@ -73,23 +73,34 @@ class Loss:
     count: int
     reasons: dict[str, int]
     steps: tuple[StepAt, ...]
+    #: Under a declared rule: each reason in the rule's words, from the first step it
+    #: was met in (in the order first met).
+    why: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"id", "count", "reasons", "steps": [{"file"?, "line", "step"?}, ...]}``."""
-        return {
+        """``{"id", "count", "reasons", "steps": [{"file"?, "line", "step"?}, ...]}``,
+        and ``"why"`` under a declared rule."""
+        out = {
             "id": self.id,
             "count": self.count,
             "reasons": self.reasons,
             "steps": [_step_json(at) for at in self.steps],
         }
+        if self.why:
+            out["why"] = self.why
+        return out
 
     def __str__(self) -> str:
+        """One line; under a declared rule, then a line per reason in the rule's words
+        (from the first step it was met in), indented under it."""
         why = ", ".join(f"{reason} {count}" for reason, count in self.reasons.items())
         steps = ", ".join(_where_in(at) for at in self.steps[:_STEPS_IN_TEXT])
         more = ", ..." if self.count > min(len(self.steps), _STEPS_IN_TEXT) else ""
         plural = "" if self.count == 1 else "s"
+        words = "".join(f"\n    {reason}: {self.why[reason]}" for reason in self.why)
         return (
-            f"lost {show(self.id, 80)}: missing in {self.count} step{plural} ({why}): {steps}{more}"
+            f"lost {show(self.id, 80)}: missing in {self.count} step{plural} ({why}): "
+            f"{steps}{more}{words}"
         )
 
 
@@ -111,6 +122,9 @@ class RunSummary:
     left_out: int
     lost: tuple[Loss, ...] = ()
     untracked: int = 0
+    #: The declared rule the run was audited under (``Rule.describe()``); ``None`` for
+    #: packcheck's own.
+    rule: str | None = None
 
     @property
     def warning(self) -> str | None:
@@ -139,6 +153,7 @@ class RunSummary:
             "warning": self.warning,
             "lost": [loss.to_json() for loss in self.lost],
             "untracked_losses": self.untracked,
+            **({} if self.rule is None else {"rule": self.rule}),
         }
 
 

@@ -1,0 +1,75 @@
+"""A rule as a run record carries it: the ``rule`` key of each step ``pack --record``
+writes under a declared rule, and how ``audit`` reads it back.
+
+The value is a JSON object of the rule's ``name`` (when it has one) and its keys that
+differ from the default, in table order, a fractional charge as ``"p/q"``: the
+record says which rule it was packed under.  A rule whose keys, ``name`` aside, are
+all the default's writes no ``rule`` key, so records of the default rule stay as
+they always were; a record without one belongs to the rule in use.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from .declared import KEYS, Rule, RuleError
+
+__all__ = ["RULE_KEY", "read_recorded", "recorded", "refuses", "same_rule", "shown_rule"]
+
+#: The key of a run record that holds the rule it was packed under.
+RULE_KEY = "rule"
+
+
+def recorded(rule: Rule | None) -> dict[str, Any] | None:
+    """The ``rule`` value of a record packed under ``rule``; ``None`` (no key) for a
+    default rule."""
+    if rule is None or rule.is_default:
+        return None
+    keys = rule.keys()
+    out: dict[str, Any] = {"name": rule.name} if rule.name else {}
+    for key, value in keys.items():
+        if key != "name" and value != getattr(_DEFAULT, key):
+            whole = not isinstance(value, Fraction)
+            out[key] = value if whole else f"{value.numerator}/{value.denominator}"
+    return out
+
+
+def read_recorded(value: object) -> Rule:
+    """The rule a record's ``rule`` value names; :class:`RuleError` (one line naming
+    the key) when it is not an object of rule keys."""
+    if not isinstance(value, dict):
+        raise RuleError(RULE_KEY, f"expected an object of rule keys, got {value!r}")
+    for key in value:
+        if key not in KEYS:
+            raise RuleError(f"{RULE_KEY}.{key}", "unknown rule key")
+    try:
+        return Rule(**value)
+    except RuleError as exc:
+        raise RuleError(f"{RULE_KEY}.{exc.where}", exc.why) from None
+
+
+def refuses(rule: Rule | None) -> bool:
+    """Whether ``rule`` refuses some input: a budget floor, an empty list, or a pin
+    that does not fit under ``pin_overflow = "refuse"``."""
+    return rule is not None and bool(
+        rule.refuse_budget_below
+        or rule.refuse_empty
+        or (rule.pin != "none" and rule.pin_overflow == "refuse")
+    )
+
+
+def same_rule(one: Rule | None, other: Rule | None) -> bool:
+    """Whether two rules pack alike: the same keys, ``name`` aside (``None`` is the
+    default rule)."""
+    return (one or _DEFAULT).changed() == (other or _DEFAULT).changed()
+
+
+def shown_rule(rule: Rule | None) -> str:
+    """A rule as a one-line message names it: ``the rule NAME (key = value, ...)``, or
+    ``packcheck's own rule`` for a default one."""
+    described = None if rule is None else rule.describe()
+    return "packcheck's own rule" if described is None else f"the rule {described}"
+
+
+_DEFAULT = Rule()

@@ -1,0 +1,66 @@
+"""Run records under a declared rule: writing one (:func:`record_step`), and the check
+that a step recorded under a rule is audited under the same (:class:`RuleMismatch`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .._engines.choice import Engine
+from .._partition.facts import partition_json
+from .._partition.trace import capture, trace
+from .._rule.declared import Rule, RuleError
+from .._rule.recorded import RULE_KEY, read_recorded, recorded, same_rule, shown_rule
+from ._read import ReadError
+
+
+class RuleMismatch(ReadError):
+    """A step recorded under a rule other than the one the audit uses: one line, naming
+    both (``name`` is the file, filled in where it is known; ``line`` its line)."""
+
+    def __init__(self, name: str, line: int, why: str) -> None:
+        super().__init__(name, why)
+        self.line = line
+
+    def __str__(self) -> str:
+        return f"{self.name}: line {self.line}: {self.why}"
+
+    def __reduce__(self) -> tuple[type[RuleMismatch], tuple[str, int, str]]:
+        # From a worker, as it is now (its file named, its line shifted or not).
+        return RuleMismatch, (self.name, self.line, self.why)
+
+
+def same_rule_or_raise(value: object, rule: Rule | None, number: int, file: str | None) -> None:
+    """Raise :class:`RuleMismatch` unless ``value``, the ``rule`` of the step on line
+    ``number``, names ``rule``, the one in use (``None``: the seed's)."""
+    try:
+        named = read_recorded(value)
+    except RuleError as exc:
+        raise RuleMismatch(file or "", number, f"not a recorded rule: {exc}") from None
+    if not same_rule(named, rule):
+        why = f"recorded under {shown_rule(named)}, audited under {shown_rule(rule)}"
+        raise RuleMismatch(file or "", number, why)
+
+
+def record_step(
+    case: Mapping[str, Any], *, engine: Engine = "reference", rule: Rule | None = None
+) -> dict[str, Any]:
+    """``case`` as a run record: its keys, plus the ``partition`` and ``result`` captured.
+
+    What ``packcheck pack --record`` writes, one per line.  A size-error case records
+    the empty partition (nothing was scanned) and ``{"error": "size"}``.  Under a
+    ``rule`` other than the default the record says so in its ``rule`` key (its name
+    and the keys that differ from the default), and holds that rule's partition and
+    answer.  Raises :class:`packcheck.MalformedCase` like :func:`packcheck.pack`.
+    """
+    named = recorded(rule)
+    if named is None:  # the default rule: no Step per block (a case of millions of blocks)
+        result, partition = capture(case, engine=engine)
+        return {**case, "partition": partition, "result": result}
+    captured = trace(case, engine=engine, rule=rule)
+    return {
+        **case,
+        RULE_KEY: named,
+        "partition": partition_json(captured.partition),
+        "result": captured.result,
+    }

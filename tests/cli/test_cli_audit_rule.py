@@ -1,0 +1,244 @@
+"""``pack --record`` and ``audit`` under a declared rule, from the command line: the
+record names its rule, ``audit --rule`` (or ``[tool.packcheck.rule]``) checks every
+step against it, and a run recorded under another rule is one line, exit 2."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from packcheck._cli import main
+
+RULE = """name = "chat trimmer"
+order = "reversed"
+on_misfit = "stop"
+per_item = 4
+pin = "first"
+pin_overflow = "refuse"
+"""
+CASES = (
+    '{"step":1,"budget":30,"required":["q1"],"blocks":[{"id":"system","size":6},'
+    '{"id":"q1","size":9},{"id":"a1","size":5},{"id":"q2","size":3}]}\n'
+    '{"step":2,"budget":9,"required":["q2"],"blocks":[{"id":"system","size":6},'
+    '{"id":"q2","size":3}]}\n'
+)
+NAMED = (
+    '"rule":{"name":"chat trimmer","order":"reversed","on_misfit":"stop","per_item":4,'
+    '"pin":"first","pin_overflow":"refuse"}'
+)
+DESCRIBED = (
+    'chat trimmer (order = "reversed", on_misfit = "stop", per_item = 4, pin = "first", '
+    'pin_overflow = "refuse")'
+)
+#: A chat trimmer as a new user writes one: newest first, 4 units a message, the first
+#: pinned, ``ValueError`` when it alone does not fit.
+TRIMMER = """
+def trim(case):
+    budget, blocks = case["budget"], case["blocks"]
+    if not blocks:
+        return {"kept": [], "remaining": budget, "missing": sorted(case["required"])}
+    left = budget - blocks[0]["size"] - 4
+    if left < 0:
+        raise ValueError("the system message alone does not fit")
+    kept = [0]
+    for index in range(len(blocks) - 1, 0, -1):
+        cost = blocks[index]["size"] + 4
+        if cost > left:
+            break
+        left -= cost
+        kept.append(index)
+    ids = [blocks[i]["id"] for i in sorted(kept)]
+    return {"kept": ids, "remaining": left, "missing": sorted(set(case["required"]) - set(ids))}
+
+
+def broken(case):
+    raise ValueError("always")
+"""
+
+
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rule.toml").write_text(RULE)
+    (tmp_path / "cases.jsonl").write_text(CASES)
+    (tmp_path / "trimmer.py").write_text(TRIMMER)
+    return tmp_path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], list[str]]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out.splitlines(), err.splitlines()
+
+
+def _record(here: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> list[str]:
+    status, out, err = run(capsys, "pack", "--record", *argv, "cases.jsonl")
+    assert (status, err) == (0, [])
+    (here / "run.jsonl").write_text("".join(line + "\n" for line in out))
+    return out
+
+
+def test_a_record_names_its_rule_and_audits_clean_under_it(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _record(here, capsys, "--rule", "rule.toml")
+    assert all(f",{NAMED}," in line for line in out)
+    assert json.loads(out[1])["result"] == {"error": "refused"}
+    assert json.loads(out[1])["partition"] == {
+        "packed": [],
+        "available": [],
+        "dropped": ["system", "q2"],
+    }
+    assert run(capsys, "audit", "--rule", "rule.toml", "run.jsonl") == (
+        0,
+        [
+            "packcheck audit: 2 steps, 2 with a correct partition, 0 violations (run.jsonl)",
+            f"  rule: {DESCRIBED}",
+            '  lost "q1": missing in 1 step (stopped 1): line 1 (step 1)',
+            "    stopped: the scan stopped at it: it did not fit the 4 unit(s) left",
+            '  lost "q2": missing in 1 step (refused 1): line 2 (step 2)',
+            "    refused: the rule refused the input",
+        ],
+        [],
+    )
+    status, out, _ = run(capsys, "audit", "--json", "--rule", "rule.toml", "run.jsonl")
+    assert (status, json.loads(out[-1])["rule"]) == (0, DESCRIBED)
+
+
+def test_a_default_rule_records_and_audits_byte_for_byte_as_without_one(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = _record(here, capsys)
+    (here / "default.toml").write_text('name = "mine"\n')
+    assert _record(here, capsys, "--rule", "default.toml") == plain
+    audited = run(capsys, "audit", "run.jsonl")
+    assert run(capsys, "audit", "--rule", "default.toml", "run.jsonl") == audited
+    assert audited[0] == 0
+    assert "rule" not in "".join(audited[1])
+
+
+def test_the_table_is_the_rule_when_rule_is_not_given_and_rule_wins(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _record(here, capsys, "--rule", "rule.toml")
+    (here / "pyproject.toml").write_text("[tool.packcheck.rule]\n" + RULE)
+    status, out, _ = run(capsys, "audit", "run.jsonl")
+    assert (status, out[1]) == (0, f"  rule: {DESCRIBED}")
+    (here / "default.toml").write_text("")
+    status, out, err = run(capsys, "audit", "--rule", "default.toml", "run.jsonl")
+    assert (status, out) == (2, [])
+    assert err == [
+        f"packcheck audit: run.jsonl: line 1: recorded under the rule {DESCRIBED}, audited "
+        "under packcheck's own rule"
+    ]
+
+
+def test_a_run_recorded_without_the_rule_is_judged_in_its_terms(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _record(here, capsys)
+    status, out, _ = run(capsys, "audit", "--rule", "rule.toml", "run.jsonl")
+    assert status == 1
+    assert out[:4] == [
+        'line 1 (step 1): bucket: blocks[1] (id "q1", size 9) is in packed, but belongs in '
+        "available: the scan stopped at it: it did not fit the 4 unit(s) left",
+        'line 1 (step 1): result: kept is the rule\'s: got ["system","q1","a1","q2"], the '
+        'rule keeps ["system","a1","q2"]',
+        'line 2 (step 2): bucket: blocks[0] (id "system", size 6) is in packed, but belongs '
+        "in dropped: the rule refused the input",
+        "line 2 (step 2): result: refusal: the rule refuses this input; got "
+        '{"kept":["system","q2"],"remaining":0,"missing":[]}',
+    ]
+
+
+@pytest.mark.parametrize(
+    ("files", "argv", "message"),
+    [
+        (
+            {"bad.toml": "per_item = 2.0\n"},
+            ["--rule", "bad.toml"],
+            'bad.toml: per_item: expected an integer >= 0 or "p/q", got 2.0 (float)',
+        ),
+        (
+            {"pyproject.toml": '[tool.packcheck.rule]\nordr = "given"\n'},
+            [],
+            "pyproject.toml: tool.packcheck.rule.ordr: unknown rule key (did you mean 'order'?",
+        ),
+        (
+            {"other.toml": 'order = "reversed"\n'},
+            ["--rule", "other.toml"],
+            f"run.jsonl: line 1: recorded under the rule {DESCRIBED}, audited under the rule "
+            'order = "reversed"',
+        ),
+    ],
+)
+def test_a_rule_that_cannot_be_used_is_one_line_and_exit_2(
+    here: Path,
+    capsys: pytest.CaptureFixture[str],
+    files: dict[str, str],
+    argv: list[str],
+    message: str,
+) -> None:
+    _record(here, capsys, "--rule", "rule.toml")
+    for name, text in files.items():
+        (here / name).write_text(text)
+    status, out, err = run(capsys, "audit", *argv, "run.jsonl")
+    assert (status, out, len(err)) == (2, [], 1)
+    assert err[0].startswith(f"packcheck audit: {message}")
+
+
+def test_a_packers_run_under_a_rule_names_it_and_a_valueerror_is_its_refusal(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _record(here, capsys, "--rule", "rule.toml", "--packer", "trimmer.py:trim")
+    assert all(f",{NAMED}," in line for line in out)
+    refused = json.loads(out[1])
+    assert (refused["result"], refused["partition"]["dropped"]) == (
+        {"error": "refused"},
+        ["system", "q2"],
+    )
+    # The trimmer captures no partition: the audit says so, and nothing else is wrong.
+    status, audited, _ = run(capsys, "audit", "--rule", "rule.toml", "run.jsonl")
+    assert status == 1
+    assert audited[0].startswith("line 1 (step 1): no-partition: ")
+    assert audited[1].startswith("packcheck audit: 2 steps, 1 with a correct partition, 1 ")
+    # Where the rule refuses nothing, a raise stays the fault it is.
+    (here / "plain.toml").write_text('order = "reversed"\n')
+    status, out, err = run(
+        capsys,
+        "pack",
+        "--record",
+        "--rule",
+        "plain.toml",
+        "--packer",
+        "trimmer.py:broken",
+        "cases.jsonl",
+    )
+    assert status == 1
+    assert err[0].endswith("the packer failed: raised ValueError: always")
+
+
+def test_a_command_packers_run_under_a_rule_names_it(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    packers = Path(__file__).resolve().parents[1] / "packers"
+    command = f"{sys.executable} {packers / 'capture_lines.py'}"
+    out = _record(here, capsys, "--rule", "rule.toml", "--packer-cmd", command)
+    assert all(f",{NAMED}," in line for line in out)
+    # It packs by packcheck's own rule: the audit under the declared one says where.
+    status, audited, _ = run(capsys, "audit", "--rule", "rule.toml", "run.jsonl")
+    assert status == 1
+    assert audited[0].startswith('line 1 (step 1): bucket: blocks[1] (id "q1", size 9)')
+
+
+def test_audit_on_a_local_cluster_carries_the_rule(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("distributed", reason="the dask extra is not installed")
+    _record(here, capsys)
+    alone = run(capsys, "audit", "--rule", "rule.toml", "run.jsonl")
+    assert alone[0] == 1
+    assert run(capsys, "audit", "--rule", "rule.toml", "--workers", "1", "run.jsonl") == alone
