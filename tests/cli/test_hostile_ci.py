@@ -391,6 +391,22 @@ def test_a_file_name_from_data_never_injects_a_workflow_command_into_audit(
         assert "NAMED" in out or "::x::" in err  # named, escaped
 
 
+@pytest.mark.parametrize("form", [[], ["--explain"]])
+def test_a_file_name_from_data_never_injects_a_workflow_command_into_pack(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], form: list[str]
+) -> None:
+    named = tmp_path / "a\n::warning::NAMED\x1b.jsonl"
+    named.write_text("{}\n" + json.dumps(TWICE) + "\n")
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text(json.dumps(TWICE) + "\n")
+    # Two files: each case's messages and --explain's headings name its file.
+    assert main(["pack", *form, str(named), str(plain)]) == 2
+    out, err = capsys.readouterr()
+    _clean(out)
+    _clean(err)
+    assert '"' + str(tmp_path) + '/a\\n::warning::NAMED\\u001b.jsonl": line 1: ' in err
+
+
 # --- pack --record --packer-cmd: one answer per case, strictly ---------------------------
 
 # A packer of cases of one block "A" of size 4, then ``after`` once per case.
