@@ -127,6 +127,11 @@ def test_a_fifo_named_like_a_baseline_is_never_waited_on(
     fifo = tmp_path / "a-fifo.json"
     assert _within(30, lambda: main([*TIMED, "--compare", str(fifo)])) == 2
     assert capsys.readouterr().err.startswith(f"packcheck: {fifo}: invalid JSON")
+    # A directory so named is no report either: one line naming it.
+    (tmp_path / "b-folder.json").mkdir()
+    assert main(["bench", "--history", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"packcheck: {tmp_path / 'b-folder.json'}: cannot read: Is a directory\n"
 
 
 def test_a_baseline_is_read_no_further_than_the_line_limit(
