@@ -412,6 +412,25 @@ def test_a_file_name_from_data_never_injects_a_workflow_command_into_pack(
     assert '"' + str(tmp_path) + '/a\\n::warning::NAMED\\u001b.jsonl": line 1: ' in err
 
 
+def test_a_path_holding_a_line_break_is_one_line_in_setup_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    named = tmp_path / "a\n::warning::NAMED\x1b"
+    named.mkdir()
+    (named / "base.json").write_text('{"kind": "packcheck bench", "results": 1}')
+    args = ["--max-examples", "5", "--no-long-lists"]
+    for command in (
+        ["bench", "--history", str(named)],
+        ["verify", *args, "--junit-xml", str(named / "nowhere" / "x.xml")],
+        ["verify", *args, "--save-failures", str(named / "base.json")],
+    ):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        _clean(err)
+        assert err.count("\n") == 1
+        assert "NAMED\\x1b" in err
+
+
 # --- pack --record --packer-cmd: one answer per case, strictly ---------------------------
 
 # A packer of cases of one block "A" of size 4, then ``after`` once per case.

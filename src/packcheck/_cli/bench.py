@@ -24,7 +24,7 @@ from .._engines import compiled
 from .._engines import levels as scan
 from .._engines.pack import pack
 from .._packers import SetupError, load
-from .._rule.jsonio import loads
+from .._rule.jsonio import loads, one_line
 from .._rule.lines import MAX_LINE_BYTES
 from ..bench._limit import Limit
 from ..bench._subjects import (
@@ -256,8 +256,8 @@ def run_bench(args: argparse.Namespace) -> int:
             required = [name for name in packers if name != "numba"]
             baseline = _baseline(args.compare, required) if args.compare else None
             return _run_matrix(args, packers, baseline, plot, clock)
-        except SetupError as exc:  # and a usage error
-            print(f"packcheck: {exc}", file=sys.stderr)
+        except SetupError as exc:  # and a usage error; a path in it may hold a line break
+            print(one_line(f"packcheck: {exc}"), file=sys.stderr)
             return 2
         except bench.BenchError as exc:  # a wrong answer, or a packer that failed
             print(f"packcheck: {exc}", file=sys.stderr)

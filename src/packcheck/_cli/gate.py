@@ -35,6 +35,7 @@ from .._gate import (
 )
 from .._gate._settings import MAX_EXAMPLES
 from .._packers import SetupError
+from .._rule.jsonio import one_line
 from .._rule.sources import SourceError
 from ..strategies import MAX_SAFE_UNITS
 from . import _config
@@ -444,7 +445,7 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         s = settings(vars(args), command)
     except _config.ConfigError as exc:
-        print(f"packcheck {command}: error: {exc}", file=sys.stderr)
+        print(one_line(f"packcheck {command}: error: {exc}"), file=sys.stderr)
         return 2
     progress = progress_for(sys.stderr, s.quiet, command)
     try:
@@ -454,7 +455,10 @@ def run_command(args: argparse.Namespace) -> int:
     except (OSError, SourceError, SetupError) as exc:
         # SetupError also when a command ended before answering any case.
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        print(f"packcheck {command}: {_config.attributed(why, s.origins)}", file=sys.stderr)
+        # A path in it (--junit-xml, --save-failures, a saved file) may hold a line break.
+        print(
+            one_line(f"packcheck {command}: {_config.attributed(why, s.origins)}"), file=sys.stderr
+        )
         return 2
     finally:
         if progress is not None:
