@@ -114,6 +114,42 @@ def test_a_baseline_holding_nan_never_passes_the_speed_gate(
     assert capsys.readouterr().err == f"packcheck: {path}: {literal} is not valid JSON\n"
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_named_like_a_baseline_is_never_waited_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.mkfifo(tmp_path / "a-fifo.json")
+    (tmp_path / "base.json").write_text(json.dumps(_baseline()))
+    (tmp_path / "linked.json").symlink_to(tmp_path / "base.json")  # a link is followed
+    # --history skips it as it skips other JSON; --compare reads it as empty.
+    assert _within(30, lambda: main(["bench", "--history", str(tmp_path)])) == 0
+    assert capsys.readouterr().out.count("2026-01-01") == 2
+    fifo = tmp_path / "a-fifo.json"
+    assert _within(30, lambda: main([*TIMED, "--compare", str(fifo)])) == 2
+    assert capsys.readouterr().err.startswith(f"packcheck: {fifo}: invalid JSON")
+    # A directory so named is no report either: one line naming it.
+    (tmp_path / "b-folder.json").mkdir()
+    assert main(["bench", "--history", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"packcheck: {tmp_path / 'b-folder.json'}: cannot read: Is a directory\n"
+
+
+def test_a_baseline_is_read_no_further_than_the_line_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("packcheck._cli.bench.MAX_LINE_BYTES", 1000, raising=False)
+    (tmp_path / "base.json").write_text(json.dumps(_baseline()) + " " * 1000)
+    assert main([*TIMED, "--compare", str(tmp_path / "base.json")]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err == f"packcheck: {tmp_path / 'base.json'}: longer than 1,000 bytes: not a bench report\n"
+    )
+    # A device in a --history folder (/dev/zero is endless) is skipped, never read.
+    (tmp_path / "base.json").write_text(json.dumps(_baseline()))
+    (tmp_path / "device.json").symlink_to(os.devnull)
+    assert main(["bench", "--history", str(tmp_path)]) == 0
+
+
 def test_a_speedup_that_is_not_finite_is_a_fall_in_either_report() -> None:
     good = bench.Report.from_json(_baseline())
     for spoilt in (math.nan, math.inf):
@@ -342,6 +378,57 @@ def test_an_id_or_a_file_name_from_data_never_injects_a_workflow_command_into_fi
     _clean(err)
     assert err.startswith('packcheck: "')
     assert err.count("\n") == 1
+
+
+def test_a_file_name_from_data_never_injects_a_workflow_command_into_audit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    named = tmp_path / "a\n::warning::NAMED\x1b.jsonl"
+    named.write_text(json.dumps({**TWICE, "partition": {}}) + "\n{}\n")
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text(json.dumps(TWICE) + "\n")
+    # One file (the summary names it), two (each line names its file), none to read.
+    for files, status in (([named], 2), ([named, plain], 2), ([tmp_path / "b\n::x::"], 2)):
+        assert main(["audit", *map(str, files)]) == status
+        out, err = capsys.readouterr()
+        _clean(out)
+        _clean(err)
+        assert "NAMED" in out or "::x::" in err  # named, escaped
+
+
+@pytest.mark.parametrize("form", [[], ["--explain"]])
+def test_a_file_name_from_data_never_injects_a_workflow_command_into_pack(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], form: list[str]
+) -> None:
+    named = tmp_path / "a\n::warning::NAMED\x1b.jsonl"
+    named.write_text("{}\n" + json.dumps(TWICE) + "\n")
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text(json.dumps(TWICE) + "\n")
+    # Two files: each case's messages and --explain's headings name its file.
+    assert main(["pack", *form, str(named), str(plain)]) == 2
+    out, err = capsys.readouterr()
+    _clean(out)
+    _clean(err)
+    assert '"' + str(tmp_path) + '/a\\n::warning::NAMED\\u001b.jsonl": line 1: ' in err
+
+
+def test_a_path_holding_a_line_break_is_one_line_in_setup_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    named = tmp_path / "a\n::warning::NAMED\x1b"
+    named.mkdir()
+    (named / "base.json").write_text('{"kind": "packcheck bench", "results": 1}')
+    args = ["--max-examples", "5", "--no-long-lists"]
+    for command in (
+        ["bench", "--history", str(named)],
+        ["verify", *args, "--junit-xml", str(named / "nowhere" / "x.xml")],
+        ["verify", *args, "--save-failures", str(named / "base.json")],
+    ):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        _clean(err)
+        assert err.count("\n") == 1
+        assert "NAMED\\x1b" in err
 
 
 # --- pack --record --packer-cmd: one answer per case, strictly ---------------------------

@@ -9,7 +9,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from .._rule.jsonio import dumps
+from .._rule.jsonio import dumps, one_line, show_text
 from ..audit import Audit, ClusterError, ReadError, RunSummary, Violation
 from ..audit._merge import audited
 from ..audit._read import expand, whole
@@ -73,7 +73,7 @@ def run_audit(args: argparse.Namespace) -> int:
         names = expand(args.files)
     except (ReadError, _config.ConfigError) as exc:
         return _failed(str(exc))
-    name = whole(names[0]).name if len(names) == 1 else f"{len(names)} files"
+    name = show_text(whole(names[0]).name) if len(names) == 1 else f"{len(names)} files"
     audit = Audit(rule=rule)
     try:
         with (
@@ -95,14 +95,14 @@ def run_audit(args: argparse.Namespace) -> int:
         out.write(dumps(summary.to_json()) + "\n")
     else:
         for text in _summary_lines(summary, name):
-            out.write(writable(text, out) + "\n")
+            out.write(writable(one_line(text), out) + "\n")
     if summary.warning:
         print(f"packcheck audit: warning: {summary.warning}", file=sys.stderr)
     return summary.status(strict=args.strict)
 
 
 def _failed(why: str) -> int:
-    print(writable(f"packcheck audit: {why}", sys.stderr), file=sys.stderr)
+    print(writable(one_line(f"packcheck audit: {why}"), sys.stderr), file=sys.stderr)
     return 2
 
 
@@ -113,7 +113,8 @@ def _write(violation: Violation, args: argparse.Namespace) -> None:
     # The worst status so far: a violation after a malformed line keeps its 2.
     status = 2 if violation.check == "malformed" else 1
     cut_off(args, status)
-    text = dumps(violation.to_json()) if args.json else writable(str(violation), out)
+    # A file name (several files) or a text from data is escaped at the edge: one line.
+    text = dumps(violation.to_json()) if args.json else writable(one_line(str(violation)), out)
     out.write(text + "\n")
 
 

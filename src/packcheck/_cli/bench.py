@@ -10,8 +10,10 @@ DIR`` (the speedups of stored ``--json`` results, per commit).
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib.util
 import os
+import stat
 import sys
 from functools import partial
 from pathlib import Path
@@ -22,7 +24,8 @@ from .._engines import compiled
 from .._engines import levels as scan
 from .._engines.pack import pack
 from .._packers import SetupError, load
-from .._rule.jsonio import loads
+from .._rule.jsonio import loads, one_line
+from .._rule.lines import MAX_LINE_BYTES
 from ..bench._limit import Limit
 from ..bench._subjects import (
     KINDS,
@@ -253,8 +256,8 @@ def run_bench(args: argparse.Namespace) -> int:
             required = [name for name in packers if name != "numba"]
             baseline = _baseline(args.compare, required) if args.compare else None
             return _run_matrix(args, packers, baseline, plot, clock)
-        except SetupError as exc:  # and a usage error
-            print(f"packcheck: {exc}", file=sys.stderr)
+        except SetupError as exc:  # and a usage error; a path in it may hold a line break
+            print(one_line(f"packcheck: {exc}"), file=sys.stderr)
             return 2
         except bench.BenchError as exc:  # a wrong answer, or a packer that failed
             print(f"packcheck: {exc}", file=sys.stderr)
@@ -460,12 +463,37 @@ def _what(compared: list[tuple[str, str, int]]) -> str:
     return "; ".join(parts)
 
 
+def _stored_bytes(path: Path, others: bool) -> bytes | None:
+    """The bytes at ``path`` (a link is followed), read no further than the line limit;
+    with ``others``, ``None`` for a FIFO, device or socket (never read).  A pipe given
+    as the path (``<(git show main:base.json)``) is read as it is written."""
+    # Opened without waiting for a FIFO's writer: one that no one writes to reads empty.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+        if others and not stat.S_ISREG(mode):
+            return None
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+            data = stream.read(MAX_LINE_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_LINE_BYTES:
+        raise SetupError(f"{path}: longer than {MAX_LINE_BYTES:,} bytes: not a bench report")
+    return data
+
+
 def _report(path: Path, others: bool = False) -> bench.Report | None:
     """The matrix report stored at ``path``; with ``others``, ``None`` for another
-    kind of JSON (which is otherwise an error)."""
+    kind of JSON (which is otherwise an error) and for a FIFO, device or socket."""
     try:
+        raw = _stored_bytes(path, others)
+        if raw is None:
+            return None
         # packcheck's own reader: no NaN, no recursion past its depth, one-line errors.
-        data = loads(path.read_bytes().decode("utf-8"))
+        data = loads(raw.decode("utf-8"))
         if others and not (isinstance(data, dict) and data.get("kind") == bench.KIND):
             return None
         return bench.Report.from_json(data)

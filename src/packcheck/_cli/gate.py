@@ -31,6 +31,7 @@ from .._gate import (
 )
 from .._gate._settings import MAX_EXAMPLES
 from .._packers import SetupError
+from .._rule.jsonio import one_line
 from .._rule.sources import SourceError
 from ..strategies import MAX_SAFE_UNITS
 from . import _config
@@ -391,7 +392,7 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         chosen = spec(vars(args), command)
     except _config.ConfigError as exc:
-        print(f"packcheck {command}: error: {exc}", file=sys.stderr)
+        print(one_line(f"packcheck {command}: error: {exc}"), file=sys.stderr)
         return 2
     progress = progress_for(sys.stderr, chosen.quiet, command)
     try:
@@ -401,7 +402,8 @@ def run_command(args: argparse.Namespace) -> int:
     except (OSError, SourceError, SetupError) as exc:
         # SetupError also when a command ended before answering any case.
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        print(f"packcheck {command}: {said(why, chosen.origins)}", file=sys.stderr)
+        # A path in it (--junit-xml, --save-failures, a saved file) may hold a line break.
+        print(one_line(f"packcheck {command}: {said(why, chosen.origins)}"), file=sys.stderr)
         return 2
     except BaseException as exc:
         stop = _stop.pending(exc)

@@ -19,7 +19,7 @@ from .._partition.facts import without_partition
 from .._partition.trace import trace, trace_json
 from .._rule.declared import Rule
 from .._rule.interpret import REFUSED
-from .._rule.jsonio import JSONError, dumps, loads, one_line, write_json
+from .._rule.jsonio import JSONError, dumps, loads, one_line, show_text, write_json
 from .._rule.recorded import RULE_KEY, recorded, refuses
 from .._rule.sources import Record, SourceError, read_lines, read_records
 from ..audit import ClusterError, ReadError, record_step
@@ -246,7 +246,9 @@ def _records(piece: Piece, stream: IO[bytes], how: _How) -> Iterator[Record]:
         )
     if not how.several:
         return records
-    return (replace(record, where=f"{piece.name}: {record.where}") for record in records)
+    # The file's name as messages show it: a line break or ESC in it (data's) escaped.
+    name = show_text(piece.name)
+    return (replace(record, where=f"{name}: {record.where}") for record in records)
 
 
 def _splittable(first: bytes) -> bool:
@@ -305,8 +307,10 @@ def _pack(names: list[str], how: _How, packer: Packer | None, run: Runner | None
 
 def _write(one: _Answer, name: str, how: _How, out: IO[str]) -> int:
     text, trouble, status = one
-    if trouble is not None:  # with several files, it names its file already
-        print(f"packcheck: {trouble}", file=sys.stderr) if how.several else problem(name, trouble)
+    if trouble is not None and how.several:  # it names its file already
+        print(one_line(f"packcheck: {trouble}"), file=sys.stderr)
+    elif trouble is not None:
+        problem(name, trouble)
     for piece in text:
         out.write(writable(piece, out) if how.explain else piece)
     return status
