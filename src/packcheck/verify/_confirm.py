@@ -25,6 +25,7 @@ the sample says: that arithmetic fact needs no sample.
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -447,7 +448,7 @@ def confirm(
     pool = _pool(read, seed, max_units)
     rules = [_output(rule, r) for _, r in pool]
     outs = [(v, [v.output(r) for _, r in pool]) for v in candidates]
-    return _sampled(outs, [c for c, _ in pool], rules, answer_of)
+    return _sampled(outs, [c for c, _ in pool], rules, answer_of, turns=True)
 
 
 #: A counterexample longer than this is not walked for a variant's transition points.
@@ -509,13 +510,20 @@ def _sampled(
     pool: list[dict[str, Any]],
     rules: list[dict[str, Any]],
     answer_of: Answer,
+    *,
+    turns: bool = False,
 ) -> Confirmed:
     """Ask the packer about up to :data:`SAMPLE` cases per variant where it differs
     from the rule; the variants that hold, the best first."""
     chosen: dict[int, None] = {}
-    for _, outputs in outs:
-        differs = [i for i, out in enumerate(outputs) if not agrees(rules[i], out)]
-        chosen.update(dict.fromkeys(differs[:SAMPLE]))
+    differs = [
+        [i for i, out in enumerate(outputs) if not agrees(rules[i], out)][:SAMPLE]
+        for _, outputs in outs
+    ]
+    # With ``turns``, one case of each variant at a time: a fault that ends the sample
+    # early leaves each variant its share of it.
+    for taken in itertools.zip_longest(*differs) if turns else differs:
+        chosen.update(dict.fromkeys(i for i in taken if i is not None))
     # Controls: cases chosen for no variant, where a packer with another fault departs.
     controls = [i for i in range(len(pool)) if i not in chosen][:SAMPLE]
     chosen.update(dict.fromkeys(controls))

@@ -172,6 +172,8 @@ def _probe_case(budget: int, sizes: list[int]) -> dict[str, Any]:
 class Probe:
     """What the packer's answers on small probe cases say about its numbers.
 
+    After a fault (a raise, a timeout, an exit) the packer is asked nothing more.
+
     ``numbers`` holds, for each numeric key, the values under which the declared rule
     gives the packer's answers on these cases; ``shares`` the shares of the budget
     under which the rule does.  Every answer is remembered (:meth:`ask`), so a variant
@@ -185,6 +187,7 @@ class Probe:
         self.answer_of = answer_of
         self.max_units = max_units
         self.asked: dict[str, object] = {}
+        self.faulted = False
         size = max(1, min(_SIZE, max_units // 4))
         self.cases = [_probe_case(size, [size]), _probe_case(2 * size, [size, size])]
         found: dict[str, set[int]] = {"refuse_budget_below": {0}}
@@ -226,9 +229,12 @@ class Probe:
         """The packer's answer (a fault is an answer of its own, like no output)."""
         key = repr(case)
         if key not in self.asked:
+            if self.faulted:  # a packer that failed once is not asked again
+                return _FAULT
             try:
                 self.asked[key] = self.answer_of(case)
             except PackerFault:
+                self.faulted = True
                 self.asked[key] = _FAULT
         return self.asked[key]
 
