@@ -371,8 +371,9 @@ def named_causes(case: object, answer: object, expected: object, rule: Rule = _S
 
     Only an answer shaped like the declared output (a dict with ``kept``,
     ``remaining``, ``missing``) is compared; a variant whose output equals the
-    ``expected`` one cannot tell anything on this case and is left out.  Numeric keys
-    are not probed: their neighbours are left out.
+    ``expected`` one cannot tell anything on this case and is left out; of those that
+    agree, only the simplest (fewest faults) are named.  Numeric keys are not probed:
+    their neighbours are left out.
     """
     if not isinstance(answer, dict) or set(answer) - {"partition"} != {
         "kept",
@@ -399,8 +400,9 @@ def named_causes(case: object, answer: object, expected: object, rule: Rule = _S
     for variant in variants(rule):
         wrong = variant.output(read)
         if not _matches(expected, wrong) and _matches(answer, wrong):
-            found.append(variant.name)
-    return list(dict.fromkeys(found))
+            found.append(variant)
+    fewest = min((variant.faults for variant in found), default=0)
+    return list(dict.fromkeys(v.name for v in found if v.faults == fewest))
 
 
 def confirm(
