@@ -56,8 +56,7 @@ def test_a_short_finding_shows_answer_expected_and_fixture() -> None:
         f"  check:    {finding.failures[1]}",
         '  departs:  kept[0]: the rule keeps blocks[1] (id "C", size 2, 3 left before it); '
         "the answer ends after 0 entries",
-        '  cause:    consistent with: on_misfit = "stop" (declared "skip"); ignores the last '
-        "block",
+        '  cause:    consistent with: on_misfit = "stop" (declared "skip"); ignores the last block',
         '  answer:   {"kept":[],"remaining":3,"missing":["C"]}',
         '  expected: {"kept":["C"],"remaining":1,"missing":[]}',
         f"  fixture:  {dumps([finding.fixture()])}",
