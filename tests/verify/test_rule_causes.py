@@ -162,16 +162,20 @@ def test_named_causes_apply_on_top_of_the_rule_and_of_each_one_key_neighbour() -
     # Reordered B, A, C, then scanned from the end as the rule says: C, A fit.
     assert {tuple(o["kept"]) for o in largest} == {("A", "C")}
     assert out["missing not sorted (required order)"]["missing"] == ["A"]
+    # A neighbour that is no rule (a fractional charge beside remaining = "charged").
+    fractional = on_top(Rule(per_item="1/2", remaining="sizes"), {}, [])
+    assert not any(v.name.startswith('remaining = "charged"') for v in fractional)
     refused = Rule(refuse_budget_below=20)
     for variant in on_top(refused, {}, [Fraction(1, 2)]):
         if variant.faults == 1:
             assert variant.output(read) == {"error": "refused"}, variant.name
 
 
-def test_the_probe_finds_each_number_and_asks_nothing_after_a_fault() -> None:
-    def packer_of(rule: Rule) -> Packer:
-        return lambda case: interpret(rule, case).result
+def packer_of(rule: Rule) -> Packer:
+    return lambda case: interpret(rule, case).result
 
+
+def test_the_probe_finds_each_number_and_asks_nothing_after_a_fault() -> None:
     declared = Rule(on_misfit="stop", refuse_budget_below=1)
     for key, value in (
         ("per_item", 5),
@@ -224,5 +228,11 @@ def test_confirm_under_a_rule_answers_size_errors_and_wraps_in_its_terms() -> No
     adapter = CallablePacker(strict)
     found = confirm(floated, {"error": "size"}, adapter.answer, seed=1, max_units=2**20, rule=rule)
     assert found.causes == ("refuses whole floats (1.0) as units",)
+    # A counterexample past --max-units is not walked; the probe cases still are.
+    small = {"budget": 3, "blocks": [{"id": "A", "size": 3}], "required": []}
+    adapter = CallablePacker(packer_of(Rule(fit="lt")))
+    found = confirm(small, adapter.answer(small), adapter.answer, seed=1, max_units=2)
+    assert found.causes == ('fit = "lt" (declared "le")',)
     # Under a declared rule the seed's scan variants are not tried.
+    rule = Rule(order="reversed", on_misfit="stop")
     assert not any(v.name.startswith("arithmetic in doubles") for v in variants(rule))

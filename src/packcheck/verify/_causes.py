@@ -21,7 +21,7 @@ from .._rule.model import Case, SizeError, read_case
 from .._rule.order import all_same_utf16, same_utf16, sorted_utf16
 from .._rule.units import as_unit
 
-__all__ = ["CAUSES", "LENIENT", "STRICT", "departure", "departure_index", "named_causes"]
+__all__ = ["CAUSES", "LENIENT", "STRICT", "agrees", "departure", "departure_index"]
 
 _Scan = Callable[[Case], tuple[list[str], object]]
 
@@ -260,39 +260,6 @@ def agrees(answer: object, out: dict[str, Any]) -> bool:
 
 def _matches(answer: dict[str, Any], wrong: dict[str, Any]) -> bool:
     return all(_same_value(answer.get(key), wrong[key]) for key in wrong)
-
-
-def named_causes(case: object, answer: object, expected: object) -> list[str]:
-    """The known wrong variants ``answer`` agrees with on ``case`` (maybe none).
-
-    Only an answer shaped like the declared output (a dict with ``kept``,
-    ``remaining``, ``missing``) is compared; a variant whose output equals the
-    ``expected`` one cannot tell anything on this case and is left out.
-    """
-    if not isinstance(answer, dict) or set(answer) - {"partition"} != {
-        "kept",
-        "remaining",
-        "missing",
-    }:
-        return []
-    try:
-        read = read_case(case)
-    except ValueError:
-        return []
-    if not isinstance(expected, dict):
-        return []
-    found = []
-    if isinstance(read, SizeError):
-        for name, reading in LENIENT:
-            lenient = reading(case) if isinstance(case, dict) else None
-            if lenient is not None and _matches(answer, _variant(_scan)(lenient)):
-                found.append(name)
-        return found
-    for name, variant in CAUSES:
-        wrong = variant(read)
-        if not _matches(expected, wrong) and _matches(answer, wrong):
-            found.append(name)
-    return found
 
 
 def _scannable(case: object, answer: object) -> tuple[Case, list[Any]] | None:
