@@ -22,6 +22,7 @@ from packcheck import Rule, pack
 from packcheck._packers import CallablePacker
 from packcheck._rule.interpret import interpret
 from packcheck.strategies import cases
+from packcheck.verify._causes import departure, departure_by
 from packcheck.verify._confirm import confirm, named_causes, variants
 from packcheck.verify._findings import Finding, diagnosed, examine
 from packcheck.verify._neighbours import Probe, neighbours, on_top, rule_answer
@@ -256,3 +257,31 @@ def test_a_cause_one_case_at_its_own_transition_points_refutes_is_never_named() 
     assert CallablePacker(strict).answer(case) == adapter.answer(case)
     named = confirm(case, strict(case), CallablePacker(strict).answer, seed=1, max_units=2**20)
     assert named.causes == ('fit = "lt" (declared "le")',)
+
+
+def test_where_kept_departs_is_said_against_the_declared_rule() -> None:
+    rule = Rule(order="reversed", on_misfit="stop")
+    case = {
+        "budget": 5,
+        "blocks": [{"id": "A", "size": 2}, {"id": "B", "size": 2}, {"id": "C", "size": 2}],
+        "required": [],
+    }
+    assert interpret(rule, case).result["kept"] == ["B", "C"]
+
+    def said(kept: list[str]) -> str | None:
+        return departure_by(rule, case, {"kept": kept, "remaining": 0, "missing": []})
+
+    assert said(["A", "B"]) == 'kept[0]: the rule keeps "B"; the answer has "A"'
+    assert said(["B"]) == 'kept[1]: the rule keeps "C"; the answer ends after 1 entry'
+    assert said([]) == 'kept[0]: the rule keeps "B"; the answer ends after 0 entries'
+    assert said(["B", "C", "A"]) == (
+        'kept[2]: the rule keeps 2 block(s); the answer goes on with "A"'
+    )
+    assert said(["B", "C"]) is None
+    assert departure_by(rule, {"blocks": 3}, {"kept": []}) is None
+    refused = Rule(refuse_budget_below=9)
+    assert departure_by(refused, case, {"kept": [], "remaining": 5, "missing": []}) is None
+    # The seed's rule says it by block, as before.
+    assert departure_by(Rule(), case, {"kept": ["B"], "remaining": 0, "missing": []}) == (
+        departure(case, {"kept": ["B"], "remaining": 0, "missing": []})
+    )

@@ -16,12 +16,14 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from .._rule.declared import Rule
+from .._rule.interpret import interpret_case
 from .._rule.jsonio import show
 from .._rule.model import Case, SizeError, read_case
 from .._rule.order import all_same_utf16, same_utf16, sorted_utf16
 from .._rule.units import as_unit
 
-__all__ = ["CAUSES", "LENIENT", "STRICT", "agrees", "departure", "departure_index"]
+__all__ = ["CAUSES", "LENIENT", "STRICT", "agrees", "departure", "departure_by", "departure_index"]
 
 _Scan = Callable[[Case], tuple[list[str], object]]
 
@@ -353,6 +355,34 @@ def departure(case: object, answer: object) -> str | None:
     """
     found = _walk(case, answer)
     return None if found is None else found[2]
+
+
+def departure_by(rule: Rule, case: object, answer: object) -> str | None:
+    """:func:`departure` under a declared ``rule``: the first position where the
+    answer's ``kept`` differs from the rule's (the seed's rule: :func:`departure`)."""
+    if rule.is_default:
+        return departure(case, answer)
+    both = _scannable(case, answer)
+    ours = None if both is None else interpret_case(rule, both[0]).result.get("kept")
+    if both is None or ours is None:
+        return None
+    theirs = both[1]
+    for position, (kept, got) in enumerate(zip(ours, theirs, strict=False)):
+        if kept != got:
+            return f"kept[{position}]: the rule keeps {_short(kept)}; the answer has {_short(got)}"
+    count = len(ours)
+    if count > len(theirs):
+        entries = f"entr{'y' if len(theirs) == 1 else 'ies'}"
+        return (
+            f"kept[{len(theirs)}]: the rule keeps {_short(ours[len(theirs)])}; the answer "
+            f"ends after {len(theirs)} {entries}"
+        )
+    if count < len(theirs):
+        return (
+            f"kept[{count}]: the rule keeps {count} block(s); the answer goes on with "
+            f"{_short(theirs[count])}"
+        )
+    return None
 
 
 def departure_index(case: object, answer: object) -> int | None:

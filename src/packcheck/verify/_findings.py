@@ -15,7 +15,7 @@ from .._partition.facts import require_partition, without_partition
 from .._partition.invariants import InvariantError, check_output
 from .._rule.declared import Rule
 from .._rule.jsonio import dumps, same_json
-from ._causes import departure, departure_index
+from ._causes import departure_by, departure_index
 from ._confirm import confirm, named_causes
 
 __all__ = ["SHOWN_WHOLE", "Finding", "diagnosed", "examine", "explained", "show_answer"]
@@ -207,7 +207,7 @@ def explained(finding: Finding, *, rule: Rule = _SEED) -> Finding:
     return replace(
         finding,
         causes=tuple(named_causes(finding.case, finding.answer, finding.expected, rule)),
-        departs=departure(finding.case, finding.answer),
+        departs=departure_by(rule, finding.case, finding.answer),
     )
 
 
@@ -237,7 +237,7 @@ def diagnosed(
     again = examine(packer, finding.case, finding.expected, finding.origin, partition=partition)
     if again is None:
         return replace(finding, alone=False, before=first.before, first=first)
-    finding = replace(finding, departs=departure(finding.case, finding.answer))
+    finding = replace(finding, departs=departure_by(rule, finding.case, finding.answer))
     if isinstance(finding.answer, PackerFault):
         return finding
     earlier = None if isinstance(first.answer, PackerFault) else (first.case, first.answer)
