@@ -172,12 +172,16 @@ def _probe_case(budget: int, sizes: list[int]) -> dict[str, Any]:
 class Probe:
     """What the packer's answers on small probe cases say about its numbers.
 
-    After a fault (a raise, a timeout, an exit) the packer is asked nothing more.
-
+    The probe cases are one block and two blocks of ``min(10_000, max_units // 4)``
+    units, walked along the budget, and eight blocks of 1 unit under a large budget.
     ``numbers`` holds, for each numeric key, the values under which the declared rule
-    gives the packer's answers on these cases; ``shares`` the shares of the budget
-    under which the rule does.  Every answer is remembered (:meth:`ask`), so a variant
-    confirmed later on the same cases costs no further call.  O(log of the size) calls.
+    gives the packer's answers on these cases (candidates: the rule's own value moved
+    by the distance between a transition point of the packer and one of the rule, or
+    half of it; for ``refuse_budget_below`` 0 or a point itself; for ``max_count`` how
+    many of the eight blocks it keeps); ``shares`` the shares of the budget under which
+    the rule does.  Every answer is remembered (:meth:`ask`), so a variant confirmed
+    later on the same cases costs no further call; after a fault (a raise, a timeout,
+    an exit) the packer is asked nothing more.  O(log of the size) calls per walk.
     """
 
     def __init__(
