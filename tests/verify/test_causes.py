@@ -10,7 +10,7 @@ import pytest
 from packers import broken
 
 from packcheck import pack
-from packcheck.verify._causes import CAUSES, LENIENT, departure, departure_index
+from packcheck.verify._causes import CAUSES, LENIENT, agrees, departure, departure_index
 from packcheck.verify._confirm import named_causes
 
 
@@ -140,6 +140,9 @@ def test_numbers_are_compared_by_value_and_a_partition_is_ignored() -> None:
     for remaining in (3, 3.0, Decimal("3.0")):
         answer = {"kept": [], "remaining": remaining, "missing": [], "partition": None}
         assert named_causes(case, answer, expected)[0] == LESS
+    # Lists of other things than strings are compared entry by entry, by value.
+    assert agrees({"kept": [1, "A"]}, {"kept": [1.0, "A"]})
+    assert not agrees({"kept": [True]}, {"kept": [1]})
     # A surrogate pair is the same ID as its character.
     case = _case(0, [], ["\uff00", "\U0001f600"])
     answer = {"kept": [], "remaining": 0, "missing": ["\uff00", "\ud83d\ude00"]}
