@@ -146,15 +146,15 @@ def strict_and_stops(budget: int, items: list[tuple[str, int]]) -> tuple[list[st
 
 #: Each packer and the cause the report must name for it.
 FAULTS = {
-    "newest_suffix": "keeps the newest blocks",
-    "middle_eviction": "evicts blocks from the middle",
-    "overshoot": "includes the block that crosses the budget",
-    "separator_cost": "a fixed extra cost of 3 units per block",
+    "newest_suffix": 'order = "reversed" (declared "given") and on_misfit = "stop"',
+    "middle_eviction": 'order = "middle-out" (declared "given") and on_misfit = "stop"',
+    "overshoot": 'on_misfit = "overshoot" (declared "skip")',
+    "separator_cost": "per_item = 3 (declared 0)",
     "largest_first": "largest first",
     "smallest_first": "smallest first",
     "ignores_last": "ignores the last block",
     "budget_share": "a share of the budget (80%)",
-    "strict_and_stops": "stops at the first block that does not fit and '<' for '<='",
+    "strict_and_stops": 'fit = "lt" (declared "le") and on_misfit = "stop" (declared "skip")',
 }
 
 

@@ -96,8 +96,8 @@ def urc_sro_context_allocator(case: dict[str, Any]) -> dict[str, Any]:
 # returns ``docs[:num_docs]`` - the longest fitting prefix, i.e. it stops at the
 # first document that does not fit.  It also reduces only
 # ``if self.max_tokens_limit``: a limit of 0 is falsy and keeps every document.
-# Expected: FAIL on the seed fixture skip-large-continue (2 blocks), cause "stops at
-# the first block that does not fit".
+# Expected: FAIL on the seed fixture skip-large-continue (2 blocks), cause
+# ``on_misfit = "stop"``.
 def langchain_reduce_tokens_below_limit(case: dict[str, Any]) -> dict[str, Any]:
     items = _items(case, int)
     if items is None:
@@ -122,7 +122,7 @@ def langchain_reduce_tokens_below_limit(case: dict[str, Any]) -> dict[str, Any]:
 # tokenCount }) => (total += tokenCount) > maxTokens)``, then ``content.slice(0,
 # index)`` (all of it when no index is found).  The running total is a JavaScript
 # number (a double).  It stops at the first chunk that overflows.  Expected: FAIL on
-# skip-large-continue (2 blocks), "stops at the first block that does not fit".
+# skip-large-continue (2 blocks), ``on_misfit = "stop"``.
 def mongodb_include_chunks_for_max_tokens(case: dict[str, Any]) -> dict[str, Any]:
     items = _items(case, float)
     if items is None:
@@ -147,8 +147,8 @@ def mongodb_include_chunks_for_max_tokens(case: dict[str, Any]) -> dict[str, Any
 # ``break``s once ``len(used_docs) >= max_docs``.  Ported with the budget as
 # ``max_chars`` and the default ``max_docs=3``.  Two ways to stop early: the first
 # misfit and a fourth block that fits.  Expected: FAIL on skip-large-continue
-# (2 blocks), no cause named: "stops at the first block that does not fit" comes
-# closest, but the second stop departs from it on too many sampled cases (35 of 40).
+# (2 blocks), its own rule named: ``on_misfit = "stop"`` and ``max_count = 3``, the
+# count found by probing.
 def envyay_build_context(case: dict[str, Any]) -> dict[str, Any]:
     items = _items(case, int)
     if items is None:
@@ -178,7 +178,8 @@ def envyay_build_context(case: dict[str, Any]) -> dict[str, Any]:
 # (so the result is in chronological order).  Numbers are doubles.  Blocks map to
 # messages in order.  It keeps a suffix, not the rule's scan from the front, and
 # stops at the first misfit.  Expected: FAIL on the first seed fixture
-# distractor-first (3 blocks: keeps B, C instead of A, B), "keeps the newest blocks".
+# distractor-first (3 blocks: keeps B, C instead of A, B), ``order = "reversed"`` and
+# ``on_misfit = "stop"``.
 def vue3_chartgpt_limit_message_tokens(case: dict[str, Any]) -> dict[str, Any]:
     items = _items(case, float)
     if items is None:
@@ -203,7 +204,9 @@ def vue3_chartgpt_limit_message_tokens(case: dict[str, Any]) -> dict[str, Any]:
 # += len``.  The ``&& out.length`` guard always keeps the newest message, even when
 # it alone exceeds the budget (the pack overflows: remaining goes negative).
 # Doubles.  Expected: FAIL with a short case (<= 2 blocks) - the first fixture
-# already departs (it keeps B, C) - "keeps the newest blocks ..., the newest always kept".
+# already departs (it keeps B, C).  Its rule is three keys from the default
+# (``order = "reversed"``, ``on_misfit = "stop"``, ``pin = "last"``), past a neighbour:
+# no cause named, two of the three come closest.
 def vivica_trim_history(case: dict[str, Any]) -> dict[str, Any]:
     items = _items(case, float)
     if items is None:
@@ -227,11 +230,11 @@ def vivica_trim_history(case: dict[str, Any]) -> dict[str, Any]:
 #: "closest: ..." when none is named and the report gives the closest).
 EXPECTED: dict[str, str | None] = {
     "urc_sro_context_allocator": None,
-    "langchain_reduce_tokens_below_limit": "stops at the first block that does not fit",
-    "mongodb_include_chunks_for_max_tokens": "stops at the first block that does not fit",
-    "envyay_build_context": "closest: stops at the first block that does not fit",
-    "vue3_chartgpt_limit_message_tokens": "keeps the newest blocks (the longest suffix that fits, "
-    "scanning from the end)",
-    "vivica_trim_history": "keeps the newest blocks (the longest suffix that fits, scanning from "
-    "the end), the newest always kept",
+    "langchain_reduce_tokens_below_limit": 'on_misfit = "stop" (declared "skip")',
+    "mongodb_include_chunks_for_max_tokens": 'on_misfit = "stop" (declared "skip")',
+    "envyay_build_context": 'on_misfit = "stop" (declared "skip") and max_count = 3 (declared 0)',
+    "vue3_chartgpt_limit_message_tokens": 'order = "reversed" (declared "given") and on_misfit = '
+    '"stop" (declared "skip")',
+    "vivica_trim_history": 'closest: order = "reversed" (declared "given") and pin = "last" '
+    '(declared "none")',
 }

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 from packers import broken, capture, faults
 
-from packcheck import pack
+from packcheck import Rule, pack
 from packcheck._packers import CallablePacker, PackerFault
+from packcheck._rule.model import read_case
 from packcheck.verify import run
-from packcheck.verify._causes import named_causes
 from packcheck.verify._confirm import (
     AGREEMENT,
     LEAST,
@@ -19,16 +20,20 @@ from packcheck.verify._confirm import (
     _closest,
     confirm,
     int64_wrapped,
+    named_causes,
+    variants,
 )
 from packcheck.verify._findings import Finding, diagnosed, examine
-from packcheck.verify._variants import ALL, COSTS, SHARES, VARIANTS, partition_of, rule_output
+from packcheck.verify._neighbours import Probe, rule_answer
+from packcheck.verify._variants import partition_of, rule_output
 
 SEED_FIXTURE = {
     "budget": 7,
     "blocks": [{"id": "A", "size": 4}, {"id": "B", "size": 3}, {"id": "C", "size": 2}],
     "required": ["B", "C"],
 }
-LESS = "'<' for '<=' (a block that fits exactly is skipped)"
+LESS = 'fit = "lt" (declared "le")'
+ALL = variants(Rule())
 
 
 def _case(budget: int, sizes: list[int], ids: str = "ABCDEFGH") -> dict[str, Any]:
@@ -114,7 +119,7 @@ def test_a_variant_the_sample_contradicts_is_not_named() -> None:
 def test_a_variant_must_also_give_the_answer_on_the_case_as_first_found() -> None:
     case = _case(3, [3])
     answer = broken.less_than(case)
-    first = (SEED_FIXTURE, faults.newest_suffix(SEED_FIXTURE))
+    first = (SEED_FIXTURE, {"kept": ["C"], "remaining": 5, "missing": ["B"]})
     packer = CallablePacker(broken.less_than)
     kw: dict[str, Any] = {"seed": 1, "max_units": 2**53 - 1}
     assert confirm(case, answer, packer.answer, **kw).causes == (LESS,)
@@ -122,13 +127,17 @@ def test_a_variant_must_also_give_the_answer_on_the_case_as_first_found() -> Non
     assert unlike.causes == ()
     # Why, since another seed's first case may agree: the report says it.
     assert unlike.support is not None
-    assert unlike.support.startswith(f"not named: 38 variants ({LESS}...) give this answer, ")
+    # Each variant's name once: the one-key neighbour and it on top of the others.
+    count = len({v.name for v in ALL if v.output(read_case(case)) == answer})
+    assert count > 10
+    assert unlike.support.startswith(f"not named: {count} variants ({LESS}...) give this answer, ")
     assert unlike.support.endswith(", not the packer's to the case as first found")
     finding = Finding(
         case, pack(case), answer, ("output: differs",), "probe", support=unlike.support
     )
     assert (
-        "  cause:    consistent with: no known cause (not named: 38 variants " in finding.report()
+        f"  cause:    consistent with: no known cause (not named: {count} variants "
+        in finding.report()
     )
     # The first case agrees: confirmed as before.
     first = (SEED_FIXTURE, broken.less_than(SEED_FIXTURE))
@@ -161,10 +170,11 @@ def test_a_fault_while_sampling_ends_the_sample_with_what_it_has() -> None:
             raise RuntimeError("out of quota")
         return broken.less_than(case)
 
-    # The case itself is asked twice (found, then again alone): one sampled answer.
+    # The case itself is asked twice (found, then again alone), then the probe cases
+    # until the first fault, which ends the probe; the sample asks once more.
     finding = _diagnosed(tires, _case(3, [3]))
     assert finding.causes == ()  # too few sampled answers to confirm anything
-    assert calls["n"] == 4
+    assert calls["n"] == 5
 
 
 def test_the_int64_wrap_is_named_from_the_remaining_alone() -> None:
@@ -202,14 +212,24 @@ def test_a_case_that_cannot_be_read_or_has_no_candidate_confirms_nothing() -> No
     )
 
 
-def test_the_variants_cover_every_cost_and_share_and_the_rule_partition() -> None:
-    names = {v.name for v in VARIANTS}
-    assert all(any(f"cost of {c} unit" in n for n in names) for c in COSTS)
-    assert all(any(f"({float(s):.0%})" in n for n in names) for s in SHARES)
-    case = _case(3, [4, 2, 2])
-    from packcheck._rule.model import read_case
+def test_numbers_and_shares_are_probed_not_listed_and_the_rule_partition_is_the_rules() -> None:
+    def extra(cost: int) -> Any:
+        def packer(case: dict[str, Any]) -> Any:
+            read = read_case(case)
+            return rule_answer(Rule(per_item=cost))(read)
 
-    read = read_case(case)
+        return packer
+
+    for cost in (1, 17, 250):
+        probe = Probe(Rule(), CallablePacker(extra(cost)).answer, 2**53 - 1)
+        assert cost in probe.numbers["per_item"]
+        assert any(v.name == f"per_item = {cost} (declared 0)" for v in variants(Rule(), probe))
+    probe = Probe(Rule(), CallablePacker(faults.budget_share).answer, 2**53 - 1)
+    assert probe.shares == [Fraction(4, 5)]
+    assert "uses only a share of the budget (80%)" in {v.name for v in variants(Rule(), probe)}
+    # Without a probe no numeric key is varied, and no share.
+    assert not any("per_item" in v.name or "share" in v.name for v in ALL)
+    read = read_case(_case(3, [4, 2, 2]))
     assert partition_of(read) == {"packed": ["B"], "available": ["C"], "dropped": ["A"]}
     assert rule_output(read)["partition"] == partition_of(read)
 
@@ -239,7 +259,7 @@ def test_a_command_packer_in_javascript_is_named_by_its_fault() -> None:
         finding = diagnosed(found, packer, seed=2, max_units=2**53 - 1)
     finally:
         packer.close()
-    assert finding.causes == ("evicts blocks from the middle until the rest fits",)
+    assert finding.causes == (faults.FAULTS["middle_eviction"] + ' (declared "skip")',)
 
 
 def test_a_lenient_reading_is_confirmed_on_spoiled_cases_too() -> None:

@@ -25,6 +25,7 @@ the sample says: that arithmetic fact needs no sample.
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -35,14 +36,25 @@ from hypothesis import seed as hypothesis_seed
 
 from .._gate._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
 from .._packers import PackerFault
+from .._rule.declared import Rule
+from .._rule.interpret import interpret_case
 from .._rule.jsonio import show_int
 from .._rule.model import Case, SizeError, read_case
-from .._rule.same import same
 from ..strategies import cases
-from ._causes import LENIENT, STRICT, _scan, _variant
+from ._causes import LENIENT, STRICT, _matches, _scan, _variant, agrees
+from ._neighbours import Probe, neighbours, on_top, rule_answer
 from ._variants import ALL, Variant, rule_output
 
-__all__ = ["AGREEMENT", "LEAST", "SAMPLE", "Confirmed", "confirm", "int64_wrapped"]
+__all__ = [
+    "AGREEMENT",
+    "LEAST",
+    "SAMPLE",
+    "Confirmed",
+    "confirm",
+    "int64_wrapped",
+    "named_causes",
+    "variants",
+]
 
 #: At most this many sampled cases per variant, each one where it differs from the rule.
 SAMPLE = 40
@@ -61,6 +73,7 @@ _DRAWN, _SMALL, _NEIGHBOURS = 60, 400, 200
 _CALLS = 440
 WRAP = "int64 wrap-around (sums past 2**63)"
 _scan_rule = _variant(_scan)
+_SEED = Rule()
 
 Answer = Callable[[dict[str, Any]], object]
 
@@ -71,22 +84,6 @@ class Confirmed:
 
     causes: tuple[str, ...]
     support: str | None
-
-
-def _agrees(answer: object, out: dict[str, Any]) -> bool:
-    """``answer`` gives every key of ``out`` (numbers by value, lists entry by entry)."""
-    if not isinstance(answer, dict):
-        return False
-    for key, wanted in out.items():
-        got = answer.get(key)
-        if isinstance(wanted, dict):
-            if not isinstance(got, dict) or set(got) != set(wanted):
-                return False
-            if not all(same(got[k], wanted[k], json=True) for k in wanted):
-                return False
-        elif not same(got, wanted, json=True):
-            return False
-    return True
 
 
 def _readable(case: object) -> Case | None:
@@ -112,7 +109,25 @@ def _kept_sum(case: Case, kept: object) -> int | None:
     return total
 
 
-def int64_wrapped(case: object, answer: object) -> str | None:
+def _output(rule: Rule, read: Case) -> dict[str, Any]:
+    """The rule's answer to a readable case, with the partition the rule captures."""
+    if rule.is_default:
+        return rule_output(read)
+    outcome = interpret_case(rule, read)
+    if "error" in outcome.result:
+        return dict(outcome.result)
+    lists: dict[str, list[str]] = {"packed": [], "available": [], "dropped": []}
+    for block_id, bucket in zip(read.ids, outcome.buckets, strict=True):
+        lists[bucket].append(block_id)
+    return {**outcome.result, "partition": lists}
+
+
+def _plain(rule: Rule) -> Callable[[Case], dict[str, Any]]:
+    """The rule's answer to a readable case, without a partition."""
+    return _scan_rule if rule.is_default else rule_answer(rule)
+
+
+def int64_wrapped(case: object, answer: object, rule: Rule = _SEED) -> str | None:
     """Why ``answer``'s remaining is an int64 wrap, if it is: it equals the exact
     remaining of its own kept blocks (or the rule's) modulo 2**64, but not exactly."""
     read = _readable(case)
@@ -124,7 +139,8 @@ def int64_wrapped(case: object, answer: object) -> str | None:
     exact = [
         read.budget - total for total in [_kept_sum(read, answer.get("kept"))] if total is not None
     ]
-    exact.append(rule_output(read)["remaining"])
+    declared = _output(rule, read).get("remaining")
+    exact += [declared] if type(declared) is int else []
     for value in exact:
         if got != value and (got - value) % 2**64 == 0:
             shown = show_int(got, grouped=True), show_int(value, grouped=True)
@@ -243,29 +259,27 @@ def _spoiled(case: dict[str, Any], rng: random.Random, count: int) -> Iterator[d
 
 
 def _lenient(
-    case: dict[str, Any], answer: object, answer_of: Answer, seed: int, max_units: int
+    case: dict[str, Any], answer: object, answer_of: Answer, seed: int, max_units: int, rule: Rule
 ) -> Confirmed:
     """Causes for an answer to a case whose declared output is ``{"error":"size"}``."""
     rng = random.Random(f"confirm:{seed}")
+    plain = _plain(rule)
     readings = [
-        (Variant(name, _scan_rule), reading)
+        (Variant(name, plain), reading)
         for name, reading in LENIENT
-        if (lenient := reading(case)) is not None and _agrees(answer, _scan_rule(lenient))
+        if (lenient := reading(case)) is not None and agrees(answer, plain(lenient))
     ]
     if not readings:
         return Confirmed((), None)
     bases = [case, *_small(rng, 100), *_drawn(seed, max_units, _DRAWN, True)]
     pool = [spoiled for base in bases for spoiled in _spoiled(base, rng, 4)]
     rng.shuffle(pool)
-    rules = [_declared(c) for c in pool]
+    rules = [_declared(rule, c) for c in pool]
     outs = []
     for variant, reading in readings:
         read = [reading(c) for c in pool]
         outs.append(
-            (
-                variant,
-                [rule if r is None else _scan_rule(r) for r, rule in zip(read, rules, strict=True)],
-            )
+            (variant, [d if r is None else plain(r) for r, d in zip(read, rules, strict=True)])
         )
     return _sampled(outs, pool, rules, answer_of)
 
@@ -294,6 +308,7 @@ def _strict(
     first: tuple[object, object] | None,
     seed: int,
     max_units: int,
+    rule: Rule,
 ) -> Confirmed:
     """Causes for ``{"error":"size"}`` answered to a valid case: stricter readings of
     a unit, each confirmed on cases with a unit made a whole float and as they are.
@@ -302,9 +317,9 @@ def _strict(
     answered ``{"error":"size"}`` too."""
     found = [(case, answer), *([] if first is None else [first])]
     readings = [
-        (Variant(name, _scan_rule), refuses)
+        (Variant(name, _plain(rule)), refuses)
         for name, refuses in STRICT
-        if all(isinstance(c, dict) and refuses(c) and _agrees(a, _SIZE_ERROR) for c, a in found)
+        if all(isinstance(c, dict) and refuses(c) and agrees(a, _SIZE_ERROR) for c, a in found)
     ]
     if not readings:
         return Confirmed((), None)
@@ -313,10 +328,10 @@ def _strict(
     pool = [c for base in bases for c in (base, *_floated(base, rng, 2))]
     pool = [c for c in pool if _readable(c) is not None]
     rng.shuffle(pool)
-    rules = [_declared(c) for c in pool]
+    rules = [_declared(rule, c) for c in pool]
     # Where the variant is the rule, its output leaves the partition out (as a scan
     # variant's does): a packer that captures none agrees with it.
-    scans = [{k: v for k, v in rule.items() if k != "partition"} for rule in rules]
+    scans = [{k: v for k, v in out.items() if k != "partition"} for out in rules]
     outs = [
         (variant, [_SIZE_ERROR if refuses(c) else out for c, out in zip(pool, scans, strict=True)])
         for variant, refuses in readings
@@ -324,12 +339,70 @@ def _strict(
     return _sampled(outs, pool, rules, answer_of)
 
 
-def _declared(case: dict[str, Any]) -> dict[str, Any]:
+def _declared(rule: Rule, case: dict[str, Any]) -> dict[str, Any]:
     try:
         read = read_case(case)
     except ValueError:
         return {"error": "input"}
-    return {"error": "size"} if isinstance(read, SizeError) else rule_output(read)
+    return {"error": "size"} if isinstance(read, SizeError) else _output(rule, read)
+
+
+def variants(rule: Rule, probe: Probe | None = None) -> list[Variant]:
+    """Every wrong variant a cause can be named for under ``rule``, in the order they
+    are reported: its one-key neighbours, the named causes on top of it, the variants
+    the vocabulary cannot state (under the seed's rule, which they vary), then the
+    two-key neighbours and the named causes on top of a one-key neighbour.  Numeric
+    keys and shares take the values ``probe`` found (none without one)."""
+    numbers = {} if probe is None else probe.numbers
+    near = neighbours(rule, numbers)
+    added = on_top(rule, numbers, [] if probe is None else probe.shares)
+    seed = list(ALL) if rule.is_default else []
+    return [
+        *(v for v in near if v.faults == 1),
+        *(v for v in added if v.faults == 1),
+        *seed,
+        *(v for v in near if v.faults > 1),
+        *(v for v in added if v.faults > 1),
+    ]
+
+
+def named_causes(case: object, answer: object, expected: object, rule: Rule = _SEED) -> list[str]:
+    """The wrong variants ``answer`` agrees with on ``case`` (maybe none), unconfirmed.
+
+    Only an answer shaped like the declared output (a dict with ``kept``,
+    ``remaining``, ``missing``) is compared; a variant whose output equals the
+    ``expected`` one cannot tell anything on this case and is left out; of those that
+    agree, only the simplest (fewest faults) are named.  Numeric keys are not probed:
+    their neighbours are left out.
+    """
+    if not isinstance(answer, dict) or set(answer) - {"partition"} != {
+        "kept",
+        "remaining",
+        "missing",
+    }:
+        return []
+    try:
+        read = read_case(case)
+    except ValueError:
+        return []
+    if not isinstance(expected, dict):
+        return []
+    if isinstance(read, SizeError):
+        plain = _plain(rule)
+        return [
+            name
+            for name, reading in LENIENT
+            if isinstance(case, dict)
+            and (lenient := reading(case)) is not None
+            and _matches(answer, plain(lenient))
+        ]
+    found = []
+    for variant in variants(rule):
+        wrong = variant.output(read)
+        if not _matches(expected, wrong) and _matches(answer, wrong):
+            found.append(variant)
+    fewest = min((variant.faults for variant in found), default=0)
+    return list(dict.fromkeys(v.name for v in found if v.faults == fewest))
 
 
 def confirm(
@@ -340,39 +413,71 @@ def confirm(
     first: tuple[object, object] | None = None,
     seed: int,
     max_units: int,
+    rule: Rule = _SEED,
 ) -> Confirmed:
-    """The causes ``answer`` (the packer's, on ``case``) is confirmed to have.
+    """The causes ``answer`` (the packer's, on ``case``) is confirmed to have under the
+    declared ``rule``.
 
     ``first`` is the case as first found and the packer's answer on it; ``answer_of``
-    asks the packer about a sampled case (raising to say it cannot).
+    asks the packer about a sampled case (raising to say it cannot).  A variant must
+    give the packer's answer at its own transition points too (:func:`_at_edges`).
     """
     read = _readable(case)
     if read is None:
-        if isinstance(case, dict) and _declared(case) == {"error": "size"}:
-            return _lenient(case, answer, answer_of, seed, max_units)
+        if isinstance(case, dict) and _declared(rule, case) == {"error": "size"}:
+            return _lenient(case, answer, answer_of, seed, max_units, rule)
         return Confirmed((), None)
-    if isinstance(case, dict) and _agrees(answer, _SIZE_ERROR):
-        return _strict(case, answer, answer_of, first, seed, max_units)
-    wrap = int64_wrapped(case, answer) or (first and int64_wrapped(*first))
+    if isinstance(case, dict) and agrees(answer, _SIZE_ERROR):
+        return _strict(case, answer, answer_of, first, seed, max_units, rule)
+    wrap = int64_wrapped(case, answer, rule) or (first and int64_wrapped(*first, rule))
     if wrap:
         return Confirmed((WRAP,), wrap)
     first_read = _readable(first[0]) if first is not None else None
-    rule = rule_output(read)
+    declared = _output(rule, read)
+    probe = Probe(rule, answer_of, max_units)
     candidates, unlike_first = [], []
-    for variant in ALL:
+    for variant in variants(rule, probe):
         out = variant.output(read)
-        if _agrees(rule, out) or not _agrees(answer, out):
+        if agrees(declared, out) or not agrees(answer, out):
             continue
-        if first and first_read and not _agrees(first[1], variant.output(first_read)):
+        if first and first_read and not agrees(first[1], variant.output(first_read)):
             unlike_first.append(variant.name)
             continue
-        candidates.append(variant)
+        if _at_edges(variant, probe, case):
+            candidates.append(variant)
     if not candidates:
         return Confirmed((), _unlike_first(unlike_first))
     pool = _pool(read, seed, max_units)
-    rules = [rule_output(r) for _, r in pool]
+    rules = [_output(rule, r) for _, r in pool]
     outs = [(v, [v.output(r) for _, r in pool]) for v in candidates]
-    return _sampled(outs, [c for c, _ in pool], rules, answer_of)
+    return _sampled(outs, [c for c, _ in pool], rules, answer_of, turns=True)
+
+
+#: A counterexample longer than this is not walked for a variant's transition points.
+_WALKED = 64
+
+
+def _at_edges(variant: Variant, probe: Probe, case: object) -> bool:
+    """Whether the packer answers as ``variant`` where the variant's own answer changes
+    along the budget (each point and one unit either side) of the probe cases and of
+    the counterexample: a cause one such case refutes is never named."""
+    walked = list(probe.cases)
+    if (
+        isinstance(case, dict)
+        and len(case["blocks"]) <= _WALKED
+        and 0 <= case["budget"] <= probe.max_units
+    ):
+        walked.append(case)
+
+    def output(at: dict[str, Any]) -> object:
+        read = _readable(at)
+        return variant.output(read) if read is not None else _SIZE_ERROR
+
+    for walk in walked:
+        for edge in probe.beside(probe.points(output, walk), walk):
+            if not agrees(probe.ask(edge), output(edge)):  # type: ignore[arg-type]
+                return False
+    return True
 
 
 def _closest(near: list[tuple[float, int, Variant, int, int]]) -> str | None:
@@ -407,13 +512,20 @@ def _sampled(
     pool: list[dict[str, Any]],
     rules: list[dict[str, Any]],
     answer_of: Answer,
+    *,
+    turns: bool = False,
 ) -> Confirmed:
     """Ask the packer about up to :data:`SAMPLE` cases per variant where it differs
     from the rule; the variants that hold, the best first."""
     chosen: dict[int, None] = {}
-    for _, outputs in outs:
-        differs = [i for i, out in enumerate(outputs) if not _agrees(rules[i], out)]
-        chosen.update(dict.fromkeys(differs[:SAMPLE]))
+    differs = [
+        [i for i, out in enumerate(outputs) if not agrees(rules[i], out)][:SAMPLE]
+        for _, outputs in outs
+    ]
+    # With ``turns``, one case of each variant at a time: a fault that ends the sample
+    # early leaves each variant its share of it.
+    for taken in itertools.zip_longest(*differs) if turns else differs:
+        chosen.update(dict.fromkeys(i for i in taken if i is not None))
     # Controls: cases chosen for no variant, where a packer with another fault departs.
     controls = [i for i in range(len(pool)) if i not in chosen][:SAMPLE]
     chosen.update(dict.fromkeys(controls))
@@ -429,11 +541,11 @@ def _sampled(
         agree = differ = hits = informative = 0
         for index, got in answers.items():
             out, rule = outputs[index], rules[index]
-            varies = not _agrees(rule, out)
-            matches = _agrees(got, out)
+            varies = not agrees(rule, out)
+            matches = agrees(got, out)
             differ += varies
             agree += varies and matches
-            if varies or not _agrees(got, rule):
+            if varies or not agrees(got, rule):
                 informative += 1
                 hits += matches
         held = agree >= AGREEMENT * differ and hits >= OVERALL * informative

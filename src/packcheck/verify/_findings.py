@@ -12,12 +12,15 @@ from .._gate._plain_case import PlainCase
 from .._packers import Packer, PackerFault, PackerTimeout
 from .._partition.facts import require_partition, without_partition
 from .._partition.invariants import InvariantError, check_output
+from .._rule.declared import Rule
 from .._rule.jsonio import dumps, one_line
 from .._rule.same import same
-from ._causes import departure, departure_index, named_causes
-from ._confirm import confirm
+from ._causes import departure_by, departure_index
+from ._confirm import confirm, named_causes
 
 __all__ = ["SHOWN_WHOLE", "Finding", "diagnosed", "examine", "explained", "show_answer"]
+
+_SEED = Rule()
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,8 +165,9 @@ def examine(
     return Finding(case, expected, answer, tuple(failures), origin) if failures else None
 
 
-def explained(finding: Finding) -> Finding:
-    """``finding`` with its named causes and the position where ``kept`` departs.
+def explained(finding: Finding, *, rule: Rule = _SEED) -> Finding:
+    """``finding`` with its named causes under the declared ``rule`` and the position
+    where ``kept`` departs.
 
     Replays the case through the known wrong variants: O(n) per variant, so it is
     done once, for the finding that is reported.
@@ -172,8 +176,8 @@ def explained(finding: Finding) -> Finding:
         return finding
     return replace(
         finding,
-        causes=tuple(named_causes(finding.case, finding.answer, finding.expected)),
-        departs=departure(finding.case, finding.answer),
+        causes=tuple(named_causes(finding.case, finding.answer, finding.expected, rule)),
+        departs=departure_by(rule, finding.case, finding.answer),
     )
 
 
@@ -184,8 +188,12 @@ def diagnosed(
     seed: int,
     max_units: int,
     partition: bool = False,
+    rule: Rule = _SEED,
 ) -> Finding:
     """``finding`` explained, its causes confirmed on a sample, and asked again alone.
+
+    Causes are named in the words of the declared ``rule`` (the seed's by default): a
+    neighbouring rule the packer follows, or a named cause on top of one.
 
     Unless it timed out, the case is sent to ``packer`` once more: if it now passes,
     the failure needs state from earlier calls, and the finding says so (no cause is
@@ -199,11 +207,17 @@ def diagnosed(
     again = examine(packer, finding.case, finding.expected, finding.origin, partition=partition)
     if again is None:
         return replace(finding, alone=False, before=first.before, first=first)
-    finding = replace(finding, departs=departure(finding.case, finding.answer))
+    finding = replace(finding, departs=departure_by(rule, finding.case, finding.answer))
     if isinstance(finding.answer, PackerFault):
         return finding
     earlier = None if isinstance(first.answer, PackerFault) else (first.case, first.answer)
     confirmed = confirm(
-        finding.case, finding.answer, packer.answer, first=earlier, seed=seed, max_units=max_units
+        finding.case,
+        finding.answer,
+        packer.answer,
+        first=earlier,
+        seed=seed,
+        max_units=max_units,
+        rule=rule,
     )
     return replace(finding, causes=confirmed.causes, support=confirmed.support)
