@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from packcheck import _stop
+from packcheck import _stop, verify
 from packcheck._cli import _stopped, main
 from packcheck._cli import pack as cli_pack
 from packcheck._packers import WorkerPacker
@@ -96,21 +96,21 @@ def _finding(origin: str) -> SimpleNamespace:
 def test_the_line_says_what_was_saved_or_why_not(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_stop, "notes", {})
     assert _stopped(_stop.Stopped(signal.SIGTERM), "packcheck") == 143
     assert capsys.readouterr().err == "packcheck: stopped by SIGTERM\n"
-    _stop.note(rerun="packcheck verify --seed 3", found=_finding("generated"), save=tmp_path)
-    assert _stopped(_stop.Stopped(signal.SIGINT), "packcheck verify") == 130
+    stop = _stop.Stopped(signal.SIGINT)
+    stop.rerun, stop.found, stop.save = "packcheck verify --seed 3", _finding("generated"), tmp_path
+    assert _stopped(stop, "packcheck verify") == 130
     assert capsys.readouterr().err == (
         "packcheck verify: stopped by SIGINT; to repeat it: packcheck verify --seed 3; "
         f"the failure found so far saved to {tmp_path / 'found.json'}\n"
     )
     (tmp_path / "file").write_text("")
-    _stop.note(save=tmp_path / "file")
-    _stopped(_stop.Stopped(signal.SIGINT), "packcheck verify")
+    stop.rerun, stop.save = None, tmp_path / "file"
+    _stopped(stop, "packcheck verify")
     assert "; the failure found so far not saved: " in capsys.readouterr().err
-    _stop.note(found=_finding("fixture seed.json: case 1"), save=tmp_path / "unused")
-    _stopped(_stop.Stopped(signal.SIGINT), "packcheck verify")
+    stop.found, stop.save = _finding("fixture seed.json: case 1"), tmp_path / "unused"
+    _stopped(stop, "packcheck verify")
     assert not (tmp_path / "unused").exists()  # a fixture's failure is saved already
 
 
@@ -164,3 +164,20 @@ def test_a_run_in_another_thread_is_cancelled_with_its_packers_alone() -> None:
     assert got == ["_Died", 143, "free"]
     assert other.pid in _stop._groups
     other.close()
+
+
+def test_a_stopped_run_carries_the_latest_failure_it_found() -> None:
+    answered: list[object] = []
+
+    def wrong_then_stopped(case: dict[str, object]) -> object:
+        answered.append(case)
+        if len(answered) > 1:  # while the fixture's failure is explained
+            raise _stop.Stopped(signal.SIGTERM)
+        return {"kept": [], "remaining": 0, "missing": []}
+
+    with pytest.raises(_stop.Stopped) as info:
+        verify.run(wrong_then_stopped, seed=1, max_examples=5)
+    found = info.value.found
+    assert found is not None
+    assert found.origin.startswith("fixture seed.json")
+    assert (info.value.rerun, info.value.save) == (None, None)  # the command's to say

@@ -9,7 +9,7 @@ Off-by-one packers of the declared rule, each wrong only at an exact fit or one 
 from one, some only past a magnitude (the kind a transition point is where it shows),
 run through ``packcheck.verify.run`` in this process with no fixtures and no long
 lists, at each number of transition bases
-(``packcheck._gate._run.DECLARED_TRANSITION_BASES``; 0: no transition points), with
+(``packcheck.verify._oracle.ReferenceOracle.transition_bases``; 0: no transition points), with
 ``--max-examples`` generated cases (fewer: a weaker generated phase, where the points
 have more to add).  Per packer and setting: on how many seeds the generated phase found
 it (the later phases find the rest), and on how many of those by a transition point.
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "packers"
 from broken import make
 
 from packcheck import verify
-from packcheck._gate import _run
+from packcheck.verify._oracle import ReferenceOracle
 
 Fits = Callable[[int, int], bool]
 #: name -> (fits(size, left), what is wrong)
@@ -63,7 +63,7 @@ def _seeds(text: str) -> list[int]:
 
 
 def trial(fits: Fits, seeds: list[int], bases: int, examples: int) -> tuple[list[int], int]:
-    _run.DECLARED_TRANSITION_BASES = bases
+    ReferenceOracle.transition_bases = bases
     packer = make(fits=fits)
     found, by_transition = [], 0
     for seed in seeds:

@@ -17,6 +17,7 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -25,24 +26,21 @@ _signalled: list[int] = []
 _groups: dict[int, int] = {}
 #: The threads whose runs are to stop (:func:`cancellable`).
 _cancelled: set[int] = set()
-#: ``rerun`` (the command that repeats the run), ``save`` (``--save-failures``'s
-#: directory) and ``found`` (the latest failing finding) of the run under way.
-notes: dict[str, Any] = {}
 
 
 class Stopped(KeyboardInterrupt):
-    """The run was stopped by the signal ``signum``."""
+    """The run was stopped by the signal ``signum``; said and saved as it stops: its
+    latest failing finding (``found``, set by the gate), the command that repeats it
+    (``rerun``) and the folder of its saved failures (``save``, set by the command)."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
         #: The exit status: 143 for SIGTERM, 130 for SIGINT.
         self.status = 128 + signum
-
-
-def note(**facts: Any) -> None:
-    """Record facts about the run under way (:data:`notes`): said and saved if it stops."""
-    notes.update(facts)
+        self.found: Any = None
+        self.rerun: str | None = None
+        self.save: Path | None = None
 
 
 def check() -> None:
@@ -107,12 +105,11 @@ def _handler(signum: int, frame: object) -> None:
 @contextlib.contextmanager
 def handling() -> Iterator[None]:
     """SIGINT and SIGTERM raise :class:`Stopped` within; the handlers before, and a
-    clean slate (no signal, no notes), are restored after.  Nothing is set outside
-    the main thread, where signals cannot be."""
+    clean slate (no signal), are restored after.  Nothing is set outside the main
+    thread, where signals cannot be."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    notes.clear()  # a finding of a run made outside (verify.run) is no part of this one
     previous = {signum: signal.signal(signum, _handler) for signum in _SIGNALS}
     try:
         yield
@@ -120,4 +117,3 @@ def handling() -> Iterator[None]:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         _signalled.clear()  # the next run starts afresh
-        notes.clear()

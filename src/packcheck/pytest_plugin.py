@@ -48,7 +48,7 @@ class PackcheckItem(pytest.Item):
 
     def runtest(self) -> None:
         from ._cli import gate
-        from ._cli._config import ConfigError, attributed
+        from ._cli._config import ConfigError
         from ._gate import text
         from ._packers import SetupError
         from ._rule.sources import SourceError
@@ -56,14 +56,14 @@ class PackcheckItem(pytest.Item):
         given = {"gate_command": self.command, "packer": self.packer}
         where = f"packcheck {self.command}"
         try:
-            chosen = gate.settings(given, self.command, self.config.invocation_params.dir)
+            chosen = gate.spec(given, self.command, self.config.invocation_params.dir)
         except ConfigError as exc:
             raise PackcheckFailure(f"{where}: {exc}") from None
         try:
-            outcome = gate.checked(chosen)
+            outcome = gate.run(chosen)
         except (OSError, SourceError, SetupError) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise PackcheckFailure(f"{where}: {attributed(why, chosen.origins)}") from None
+            raise PackcheckFailure(f"{where}: {gate.said(why, chosen.origins)}") from None
         if outcome.status:
             raise PackcheckFailure(text(outcome))
 

@@ -131,10 +131,10 @@ ONE = {"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": []}
 def test_timeout_0_means_no_timeout_for_both_sides_as_in_verify() -> None:
     command = f"{sys.executable} lines_packer.py"
     given = ["diff", "--packer", "wild:keep_newest", "--against-cmd", command, "--timeout", "0"]
-    s = cli_gate.settings(vars(build_parser().parse_args(given)), "diff")
-    assert cli_gate.timeout_of(s) is None
-    assert cli_gate.shown(s)["timeout"] is None
-    assert "--timeout 0" in cli_gate.rerun(s, 1)
+    s = cli_gate.spec(vars(build_parser().parse_args(given)), "diff")
+    assert s.timeout is None
+    assert s.shown["timeout"] is None
+    assert "--timeout 0" in s.rerun(1)
     sides = [
         _subjects._side(None, command, None, "--against"),
         _subjects._side("wild:keep_newest", None, None, "--packer"),

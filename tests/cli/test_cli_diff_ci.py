@@ -175,14 +175,14 @@ def test_settings_come_from_tool_packcheck_diff_and_the_command_line_overrides_t
     assert f"(NEW command {LINES!r}, OLD {WILD}:keep_newest)" in out
     assert ", seed 4, " in out
     args = build_parser().parse_args(["diff", "--against-cmd", LINES, "--long-lists"])
-    chosen = cli_gate.settings(vars(args), "diff")
+    chosen = cli_gate.spec(vars(args), "diff")
     assert (chosen.packer, chosen.against, chosen.against_cmd) == (
         f"{WILD}:keep_newest_lt",
         None,
         LINES,
     )
-    assert (chosen.long_lists, chosen.count, chosen.format) == (True, True, "text")
-    assert chosen.config == tmp_path / "pyproject.toml"
+    assert (chosen.settings.long_lists, chosen.count, chosen.format) == (True, True, "text")
+    assert chosen.origins["--packer"] == "pyproject.toml [tool.packcheck.diff]: packer"
 
 
 def test_paths_in_the_table_are_relative_to_its_file(

@@ -9,18 +9,21 @@ import json
 import re
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from packcheck import _stop
+from packcheck import _stop, pack
 from packcheck._cli import _options, _seeds, gate
 from packcheck._cli import main as cli_main
 from packcheck._cli._progress import SEEDS, LiveLine, PlainLines
-from packcheck._gate import Outcome, render, seeds_text
+from packcheck._cli.gate import Spec
+from packcheck._gate import SHOWN_WHOLE, Outcome, render, seeds_text
 from packcheck.diff import run as diff_run
+from packcheck.diff._oracle import DIFF
+from packcheck.verify import Finding
 from packcheck.verify import run as verify_run
 
 PACKERS = Path(__file__).parents[1] / "packers"
@@ -286,12 +289,12 @@ def test_the_table_may_give_seeds_and_the_command_line_a_seed(
 ) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.packcheck]\nseeds = "1-2"\nmax-examples = 5\n')
     monkeypatch.chdir(tmp_path)
-    s = gate.settings({"seed": 3, "gate_command": "verify"}, "verify")
-    assert (s.seed, s.seeds) == (3, None)
-    s = gate.settings({"gate_command": "verify"}, "verify")
-    assert (s.seed, s.seeds) == (None, (1, 2))
-    assert gate.rerun(s, None) == "packcheck verify --seeds 1-2 --max-examples 5"
-    assert gate.rerun(s, 2) == "packcheck verify --seed 2 --max-examples 5"
+    s = gate.spec({"seed": 3, "gate_command": "verify"}, "verify")
+    assert (s.settings.seed, s.seeds) == (3, None)
+    s = gate.spec({"gate_command": "verify"}, "verify")
+    assert (s.settings.seed, s.seeds) == (None, (1, 2))
+    assert s.rerun(None) == "packcheck verify --seeds 1-2 --max-examples 5"
+    assert s.rerun(2) == "packcheck verify --seed 2 --max-examples 5"
     (tmp_path / "pyproject.toml").write_text('[tool.packcheck]\nseeds = "1-2"\nseed = 4\n')
     status, _, err = run(capsys, "verify")
     assert status == 2
@@ -299,12 +302,12 @@ def test_the_table_may_give_seeds_and_the_command_line_a_seed(
 
 
 def test_the_rerun_of_a_stopped_run_repeats_its_seeds() -> None:
-    s = gate.settings(
+    s = gate.spec(
         {"seeds": (1, 2, 3), "workers": 2, "connect_timeout": 3.0, "gate_command": "verify"},
         "verify",
     )
-    assert gate.rerun(s, None) == "packcheck verify --seeds 1-3"
-    assert gate.rerun(s, 3) == "packcheck verify --seed 3"
+    assert s.rerun(None) == "packcheck verify --seeds 1-3"
+    assert s.rerun(3) == "packcheck verify --seed 3"
 
 
 def test_progress_counts_the_seeds_done(capsys: pytest.CaptureFixture[str]) -> None:
@@ -341,11 +344,11 @@ def test_a_seed_done_is_written_at_once_and_once() -> None:
     assert live.stream.getvalue().endswith("1 of 2 seeds done, 0 s")  # type: ignore[attr-defined]
 
 
-def _job_of(cwd: str | None = None, **given: object) -> _seeds.Job:
-    """The job of seed 1 of ``verify`` with the options ``given``, run in ``cwd``."""
-    runs = gate.seed_runs(gate.settings({**given, "gate_command": "verify", "seed": 1}, "verify"))
-    assert runs.seeds == (1,)
-    return _seeds.Job(runs.options, runs.settings(1, None), runs.timeout, cwd)
+def _job_of(cwd: str | None = None, **given: object) -> Spec:
+    """The run of seed 1 of ``verify`` with the options ``given``, in ``cwd``."""
+    job = gate.spec({**given, "gate_command": "verify", "seed": 1}, "verify")
+    assert job.settings.seed == 1
+    return replace(job, cwd=cwd)
 
 
 def test_a_task_says_in_one_line_why_its_seed_cannot_run() -> None:
@@ -442,7 +445,7 @@ def test_a_cancelled_task_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     def stopped(job: object, progress: object) -> None:
         raise _stop.Stopped(15)
 
-    monkeypatch.setattr(_seeds, "run_job", stopped)
+    monkeypatch.setattr(_seeds, "run_seed", stopped)
     assert _seeds.run_task(_job_of()) == "cancelled"
 
 
@@ -451,3 +454,21 @@ def test_the_connect_timeout_s_default_is_the_cluster_s() -> None:
 
     (option,) = [o for o in gate.OPTIONS if o.flag == "--connect-timeout"]
     assert f"(default: {CONNECT_TIMEOUT:g})" in option.help
+
+
+def test_the_report_says_as_flags_the_settings_the_library_names() -> None:
+    note = "1 case where OLD gave no answer within 1 s was not compared"
+    passed = Outcome(DIFF, 1, 0.0, {}, {}, notes=(f"{note}; a longer timeout raises the limit",))
+    assert _seeds._flagged(passed).notes == (f"{note}; --timeout raises the limit",)
+    case = {"budget": 1, "blocks": [{"id": "A", "size": 1}] * (SHOWN_WHOLE + 1), "required": []}
+    answer = {"kept": [], "remaining": 1, "missing": []}
+    finding = Finding(case, pack(case), answer, ("x",), "long list")
+    assert "save_failures=DIR" in finding.report()
+    saved = Path("failures/diff-1.json")
+    failed = _seeds._flagged(replace(passed, finding=finding, saved=str(saved), saved_to=saved))
+    assert failed.saved == f"{saved} (replayed first by the next run with --save-failures)"
+    assert failed.finding is not None
+    assert "--save-failures DIR saves it whole" in failed.finding.report()
+    assert "save_failures" not in failed.finding.report()
+    unsaved = _seeds._flagged(replace(passed, finding=finding, saved="nothing: no room"))
+    assert unsaved.saved == "nothing: no room"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import xml.etree.ElementTree as ET
@@ -13,6 +12,7 @@ import pytest
 
 from packcheck._cli import _subjects, build_parser, main
 from packcheck._cli import gate as cli_gate
+from packcheck._cli.gate import Spec
 from packcheck._packers import CallablePacker, CommandPacker, WorkerPacker
 
 PACKERS = Path(__file__).parents[1] / "packers"
@@ -247,12 +247,12 @@ def test_a_table_above_the_current_directory_is_named_by_its_path(
     assert f"error: {tmp_path / 'pyproject.toml'} [tool.packcheck]: unknown key 'nope'" in err
 
 
-def _settings(*argv: str) -> argparse.Namespace:
-    return cli_gate.settings(vars(build_parser().parse_args(["verify", *argv])), "verify")
+def _settings(*argv: str) -> Spec:
+    return cli_gate.spec(vars(build_parser().parse_args(["verify", *argv])), "verify")
 
 
-def _packer(s: argparse.Namespace) -> Any:
-    return _subjects._packer(s, cli_gate.timeout_of(s))
+def _packer(s: Spec) -> Any:
+    return _subjects._packer(s)
 
 
 def test_python_packers_get_the_default_timeout_in_a_worker() -> None:

@@ -77,6 +77,7 @@ def _outcome(
     failing = {phase: (differing or default).get(phase, 0) for phase in COUNTED_PHASES}
     return DiffSummary(
         command=DIFF,
+        follows="OLD",
         seed=7,
         seconds=4.25,
         checked=cases | {"shrinking": 12 if finding else 0},

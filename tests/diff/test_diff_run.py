@@ -15,7 +15,7 @@ from packcheck._gate._probes import long_probes
 from packcheck._gate._run import SHRINK_TRIES, _Gate
 from packcheck._packers import CallablePacker
 from packcheck.diff import DiffFinding, DiffSummary, Divergence, Settings
-from packcheck.diff._oracle import DIFF, DiffOracle
+from packcheck.diff._oracle import DiffOracle
 from packcheck.strategies import MAX_SAFE_UNITS
 
 QUICK: dict[str, Any] = {"max_examples": 200, "long_lists": False}
@@ -120,7 +120,7 @@ def test_a_change_past_3000_blocks_is_found_on_the_shortest_failing_list(seed: i
     assert 0 < summary.shrink_tries <= 2000
     report = finding.report()
     assert "  case:     3,001 blocks, budget " in report
-    assert "fixture:  too long to show; --save-failures DIR saves it whole" in report
+    assert "fixture:  too long to show; save_failures=DIR saves it whole" in report
     assert finding.parts is not None
 
 
@@ -140,7 +140,7 @@ def test_a_one_line_change_met_on_a_long_list_shrinks_to_a_few_blocks(new: Any, 
     for probe in long_probes(1, MAX_SAFE_UNITS):
         if not 256 < probe.length <= 20_000:  # past 256 blocks, IDs become indexes
             continue
-        state = _Gate(oracle, Settings(shrink_seconds=60.0), DIFF)
+        state = _Gate(oracle, Settings(shrink_seconds=60.0))
         finding = state.judge(probe.build(), "long list")
         if finding is not None:
             shrunk.append(state.shrunk(probe, finding, SHRINK_TRIES).blocks())

@@ -74,7 +74,7 @@ def test_a_case_old_gives_no_answer_to_is_not_compared_nor_a_longer_list() -> No
     assert oracle.notes() == (
         "1 case where OLD gave no answer within 1 s was not compared",
         "2 long lists of 120 blocks or more were not asked: OLD gave no answer within 1 s "
-        "to a list of 120 blocks; --timeout raises the limit",
+        "to a list of 120 blocks; a longer timeout raises the limit",
     )
 
 
@@ -83,7 +83,8 @@ def test_a_short_case_old_gives_no_answer_to_leaves_no_list_out() -> None:
     assert oracle.judge(_case(3), "generated case") is None
     assert not oracle.skips(_case(5000))
     assert oracle.notes() == (
-        "1 case where OLD gave no answer within 1 s was not compared; --timeout raises the limit",
+        "1 case where OLD gave no answer within 1 s was not compared; "
+        "a longer timeout raises the limit",
     )
 
 
@@ -100,7 +101,7 @@ def test_a_packer_that_hangs_on_long_lists_agrees_with_itself() -> None:
     lines = text(summary).splitlines()
     assert lines[0] == "note:     1 case where OLD gave no answer within 1 s was not compared"
     assert lines[1].startswith("note:     ")
-    assert lines[1].endswith(" blocks; --timeout raises the limit")
+    assert lines[1].endswith(" blocks; a longer timeout raises the limit")
     # A NEW that differs on a short case is still found beside it.
     assert not diff.run(Side(broken.stop_at_first_misfit), hangs, seed=1, max_examples=20).agree
 
@@ -118,7 +119,8 @@ def test_new_giving_no_answer_where_old_was_slow_is_not_compared() -> None:
     )
     assert second.startswith("1 long list of 60 blocks or more was not asked: OLD took ")
     assert second.endswith(
-        " s, more than a quarter of the timeout, on a list of 60 blocks; --timeout raises the limit"
+        " s, more than a quarter of the timeout, on a list of 60 blocks; "
+        "a longer timeout raises the limit"
     )
     # On a short case, or where OLD answered in time, NEW giving none is NEW's fault.
     assert slow.judge(_case(3), "generated case") is not None
@@ -139,7 +141,8 @@ def test_faults_alike_are_not_compared_and_other_faults_are() -> None:
     assert oracle.judge(_case(2), "generated case") is None
     assert oracle.notes() == (
         "1 case where both sides faulted alike was not compared",
-        "1 case where OLD gave no answer within 1 s was not compared; --timeout raises the limit",
+        "1 case where OLD gave no answer within 1 s was not compared; "
+        "a longer timeout raises the limit",
     )
     other = DiffOracle(Side(_faults(died)), Side(_faults("exited with status 4")))
     finding = other.judge(_case(2), "generated case")

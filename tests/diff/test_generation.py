@@ -13,7 +13,7 @@ from packcheck import diff, verify
 from packcheck._engines.pack import pack
 from packcheck._gate import Settings, _run
 from packcheck._packers import CallablePacker
-from packcheck.diff._oracle import DIFF, DiffOracle
+from packcheck.diff._oracle import DiffOracle
 
 QUICK: dict[str, Any] = {"max_examples": 300, "long_lists": False}
 PER_ITEM_EXACT_FIT = {"budget": 8, "blocks": [{"id": "A", "size": 1}], "required": []}
@@ -81,7 +81,7 @@ def test_a_per_item_cost_off_by_one_is_found_at_a_transition_point_of_old(seed: 
 def test_without_transition_points_the_per_item_cost_is_missed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(_run, "TRANSITION_BASES", 0)
+    monkeypatch.setattr(DiffOracle, "transition_bases", 0)
     summary = diff.run(message_overhead.pack_ge, message_overhead.pack, seed=3, **QUICK)
     assert summary.agree
     assert summary.checked["transition points"] == 0
@@ -110,7 +110,7 @@ def test_a_counterexample_loses_its_magnitudes_with_the_budget_following_a_size(
     oracle = DiffOracle(
         CallablePacker(message_overhead.pack_ge), CallablePacker(message_overhead.pack)
     )
-    state = _run._Gate(oracle, Settings(), DIFF)
+    state = _run._Gate(oracle, Settings())
     finding = state.judge(case, "a wide-range case")
     assert finding is not None
     assert state.shrunk(None, finding, _run.SHRINK_TRIES).case == PER_ITEM_EXACT_FIT

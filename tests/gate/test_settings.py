@@ -2,37 +2,58 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from packcheck import diff, pack, verify
-from packcheck._gate import DEFAULT_MAX_EXAMPLES, Settings, seeded, settings_of
+from packcheck._gate import DEFAULT_MAX_EXAMPLES, Settings
 
 
-def test_keywords_change_the_defaults_and_paths_become_paths() -> None:
-    s = settings_of(None, {"seed": 3, "save_failures": "here"})
+def test_paths_become_paths() -> None:
+    s = Settings(seed=3, save_failures="here")  # type: ignore[arg-type]
     assert s == Settings(seed=3, save_failures=Path("here"))
     assert s.max_examples == DEFAULT_MAX_EXAMPLES
-    assert settings_of(s, {"max_examples": 5}) == Settings(
-        seed=3, save_failures=Path("here"), max_examples=5
-    )
 
 
 def test_an_unknown_keyword_is_a_type_error_in_every_entry_point() -> None:
     with pytest.raises(TypeError, match="unexpected keyword argument 'max_exmaples'"):
-        settings_of(None, {"max_exmaples": 5})
+        verify.check(pack, max_exmaples=5)  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="'counts'"):
         diff.check(pack, pack, counts=True)
     with pytest.raises(TypeError, match="'quick'"):
         verify.run(pack, quick=True)
 
 
+@pytest.mark.parametrize(
+    ("given", "error", "message"),
+    [
+        ({"max_examples": 0}, ValueError, "max_examples=0: must be at least 1"),
+        ({"max_units": -3}, ValueError, "max_units=-3: must be at least 1"),
+        ({"seed": -1}, ValueError, "seed=-1: must be at least 0"),
+        ({"seed": True}, TypeError, "seed=True: expected an integer"),
+        ({"max_examples": 2.5}, TypeError, "max_examples=2.5: expected an integer"),
+        ({"long_lists": "no"}, TypeError, "long_lists='no': expected True or False"),
+        ({"shrink_seconds": -1}, ValueError, "shrink_seconds=-1: must be a number, 0 or more"),
+        ({"shrink_seconds": "1"}, ValueError, "shrink_seconds='1': must be a number, 0 or more"),
+    ],
+)
+def test_a_bad_value_is_one_line_where_the_settings_are_built(
+    given: dict[str, object], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+        Settings(**given)  # type: ignore[arg-type]
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+        verify.run(pack, **given)  # type: ignore[arg-type]
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+        diff.run(pack, pack, Settings(seed=1), **given)  # type: ignore[arg-type]
+
+
 def test_a_seed_is_kept_or_picked() -> None:
-    assert seeded(Settings(seed=7)).seed == 7
-    picked = seeded(Settings()).seed
-    assert picked is not None
-    assert 0 <= picked < 2**32
+    quick = Settings(max_examples=1, fixtures=(), long_lists=False)
+    assert verify.run(pack, quick, seed=7).seed == 7
+    assert 0 <= verify.run(pack, quick).seed < 2**32
 
 
 def test_settings_and_keywords_together(tmp_path: Path) -> None:

@@ -96,7 +96,7 @@ def test_a_finding_over_50_blocks_is_summarised_around_its_departure() -> None:
     expected = '{"kept":["A","A","A",... 12 entries ...,"A","A"],"remaining":0,"missing":["Z"]}'
     assert f"  expected: {expected}" in lines
     assert '  answer:   {"kept":["A","A"],"remaining":10,"missing":["Z"]}' in lines
-    assert lines[-1] == "  fixture:  too long to show; --save-failures DIR saves it whole"
+    assert lines[-1] == "  fixture:  too long to show; save_failures=DIR saves it whole"
     # No whole fixture: the report is short, and holds none of the far blocks.
     assert '"t999"' not in report
     assert len(report) < 1000
@@ -275,7 +275,7 @@ def test_a_finding_that_passes_alone_shows_its_first_case_or_says_only_that() ->
     finding = Finding(SHORT, pack(SHORT), {}, ("x",), "probe", alone=False, first=first, before=9)
     assert (
         "  first:    found as case 10 of the run, after 9 others passed: 60 blocks "
-        "(--save-failures DIR saves the shrunk case)"
+        "(save_failures=DIR saves the shrunk case)"
     ) in finding.report()
 
 

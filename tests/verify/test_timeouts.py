@@ -9,8 +9,9 @@ import pytest
 from packers import broken
 
 from packcheck._gate import _run
-from packcheck._packers import PackerTimeout, WorkerPacker, _worker
-from packcheck.verify import SetupError, run
+from packcheck._packers import CallablePacker, PackerTimeout, WorkerPacker, _worker
+from packcheck.verify import Settings, SetupError, Summary, run
+from packcheck.verify._oracle import VERIFY, ReferenceOracle
 
 BROKEN = Path(__file__).parents[1] / "packers" / "broken.py"
 NOT_SHRUNK = "not shrunk: no answer within the timeout"
@@ -109,7 +110,12 @@ def test_shrinking_stops_at_a_case_that_times_out(tmp_path: Path) -> None:
 
 def test_a_fault_counted_as_found_is_not_said_shrunk() -> None:
     """With ``count`` a fault is neither shrunk by Hypothesis nor by packcheck."""
-    summary = run(broken.raises, seed=1, max_examples=20, fixtures=(), count=True)
+
+    class Counting(ReferenceOracle):
+        count = True
+
+    oracle = Counting(CallablePacker(broken.raises))
+    summary = _run.run_gate(oracle, Settings(seed=1, max_examples=20, fixtures=()), VERIFY, Summary)
     finding = summary.finding
     assert finding is not None
     shown = "not shrunk: a packer fault is shown as found"

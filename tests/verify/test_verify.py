@@ -12,21 +12,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from packers import broken, long
+from packers import broken, long, wild
 
 from packcheck import pack
 from packcheck._gate import _run as gate_module
+from packcheck._packers import CallablePacker
 from packcheck.verify import (
     Counterexample,
     Finding,
     Fixture,
+    Packer,
+    Settings,
+    Summary,
     check,
     read_fixtures,
     run,
     seed_fixtures,
     show_answer,
 )
-from packcheck.verify._oracle import ReferenceOracle
+from packcheck.verify._oracle import VERIFY, ReferenceOracle
 
 WIDE = 2**70
 
@@ -421,3 +425,17 @@ def test_a_unit_range_narrower_than_the_lists_still_finds_a_chunk_boundary_bug(
     assert finding is not None
     assert finding.origin.startswith("long list (seed 1)")
     assert len(finding.case["blocks"]) == 4097
+
+
+def test_the_declared_rule_is_one_argument_of_the_oracle() -> None:
+    """Another rule (newest first) gives the oracle's answers and its transition points."""
+    newest = wild.keep_newest_checked
+    quick = Settings(seed=1, max_examples=50, fixtures=(), long_lists=False)
+    packer: Packer = CallablePacker(newest)
+    oracle = ReferenceOracle(packer, rule=newest)
+    assert gate_module.run_gate(oracle, quick, VERIFY, Summary).conformant
+    case = {"budget": 3, "blocks": [{"id": "A", "size": 2}, {"id": "B", "size": 2}], "required": []}
+    assert oracle.expected_shape(case) != ReferenceOracle(packer).expected_shape(case)
+    seed_rule = gate_module.run_gate(ReferenceOracle(packer), quick, VERIFY, Summary).finding
+    assert seed_rule is not None
+    assert seed_rule.expected == pack(seed_rule.case) != newest(seed_rule.case)

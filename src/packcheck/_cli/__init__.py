@@ -115,10 +115,9 @@ def _stopped(stop: _stop.Stopped, command: str) -> int:
     """Say, on one line, that ``command`` was stopped, how to repeat it and where the
     failure found so far was saved (with ``--save-failures``); the exit status."""
     words = [f"{command}: stopped by {stop}"]
-    notes = _stop.notes
-    if "rerun" in notes:
-        words.append(f"to repeat it: {notes['rerun']}")
-    found, directory = notes.get("found"), notes.get("save")
+    if stop.rerun is not None:
+        words.append(f"to repeat it: {stop.rerun}")
+    found, directory = stop.found, stop.save
     if found is not None and directory is not None and not found.origin.startswith("fixture"):
         from .._gate._fixtures import save_fixture
 

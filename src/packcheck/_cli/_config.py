@@ -213,7 +213,6 @@ def resolve(
             name = next(name for name, key in keys.items() if key.dest == dest)
             flag = "--" + name.removeprefix("no-")
             origins[flag] = f"{_where(path, section)}: {flag[2:]}"
-    resolved.config = path
     resolved.origins = origins
     return resolved
 

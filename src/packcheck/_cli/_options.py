@@ -187,6 +187,12 @@ def add_report_options(parser: argparse.ArgumentParser, formats: Sequence[str]) 
     )
 
 
+def cut_off(args: argparse.Namespace, status: int) -> None:
+    """A reader that goes away (``| head``) leaves at least ``status``: a check that
+    already failed must not turn into a pass."""
+    args.status_if_cut_off = max(getattr(args, "status_if_cut_off", 0), status)
+
+
 def writable_file(path: Path) -> None:
     """Raise :class:`OSError` unless a report can be written at ``path``."""
     if path.is_dir():

@@ -1,23 +1,17 @@
-"""``--seeds``: the gate once per seed, one after another in this process, or across
-the workers of a Dask cluster (``--workers N``, ``--scheduler ADDRESS``).
+"""One run of a :class:`~._spec.Spec` (:func:`run`): of its seed in this process, or,
+with ``--seeds``, of each seed, one after another or across the workers of a Dask
+cluster (``--workers N``, ``--scheduler ADDRESS``).
 
-Each seed's run is the one ``--seed`` gives: its report, whole, is the verdict when it
-is the lowest seed that fails; when every seed passes, one report counts them all.  On
-a cluster each seed is a task (:func:`run_task`), its results taken in seed order, so
-the first failure found is the lowest seed's, and the tasks still pending are then
-cancelled.  A task starts its packer's processes in this process's directory, so a
-``MODULE:FUNCTION``, a ``PATH.py`` and a command's relative paths mean what they mean
-here (where a worker has no such directory, in its own).  Fixtures saved in
-``--save-failures`` are read here and sent with each task; a new failure is saved
-here, once.  Dask is imported only when a cluster is asked for.
-
-A task no longer wanted (cancelled when this process stops, or its worker closing) is
-stopped on its worker within :data:`WATCH_SECONDS`, its packer's processes ended.
+The verdict of several seeds is the lowest failing seed's run, whole, else one report
+that counts them all.  On a cluster each seed is a task (:func:`run_task`) whose packers
+start in this process's directory (where a worker has no such directory, in its own),
+taken in seed order; once one fails, those still pending are cancelled, and a task no
+longer wanted stops within :data:`WATCH_SECONDS`.  Saved failures are read here and sent
+with each task; a new one is saved here, once.  Dask is imported only for a cluster.
 """
 
 from __future__ import annotations
 
-import argparse
 import atexit
 import os
 import sys
@@ -26,21 +20,22 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from hypothesis.errors import HypothesisDeprecationWarning
 
 from .. import _stop
-from .._gate import CHECKED, PHASES, Outcome, Progress, Settings, seed_fixtures
-from .._gate._fixtures import saved_fixtures, writable_directory
+from .._gate import CHECKED, PHASES, Outcome, Progress, replayed, save_new
 from .._gate._outcome import NEAR, tallies
-from .._gate._run import save_new
 from .._packers import SetupError
 from .._rule.sources import SourceError
+from ._options import writable_file
 from ._progress import SEEDS
+from ._spec import Spec
+from ._subjects import run_seed
 
-__all__ = ["WATCH_SECONDS", "Job", "Runs", "checked_seeds", "run_job", "run_task"]
+__all__ = ["WATCH_SECONDS", "run", "run_task"]
 
 #: Seconds between two looks, on a worker, at whether its task is still wanted.
 WATCH_SECONDS = 0.2
@@ -50,45 +45,35 @@ _RUNNING = ("executing", "long-running")
 _READY: list[bool] = []
 
 
-@dataclass(frozen=True, slots=True)
-class Runs:
-    """What the command (:mod:`packcheck._cli.gate`, which imports this module, never
-    the reverse) tells ``--seeds`` of its settings: the ``seeds`` to run; the command
-    and its options' values, all that a run reads (``options``); a seed's gate
-    settings (``settings``); the seconds a packer gets per case (``timeout``); the
-    command that repeats the run of one seed, or ``None``: of them all (``rerun``);
-    and what a report shows of the settings (``shown``)."""
-
-    seeds: tuple[int, ...]
-    options: argparse.Namespace
-    settings: Callable[[int, Progress | None], Settings]
-    timeout: float | None
-    rerun: Callable[[int | None], str]
-    shown: dict[str, Any]
+def run(spec: Spec, progress: Progress | None = None) -> Outcome:
+    """The verdict of ``spec``'s run: of its seed in this process, or with ``seeds``,
+    ``workers`` or ``scheduler`` of each seed (:func:`_verdict`).  Raises
+    :class:`OSError`, :class:`SourceError` or :class:`SetupError` when it cannot run at
+    all (a command that ended before answering any case never ran as a packer, a
+    cluster that cannot be had)."""
+    if spec.junit_xml is not None:
+        writable_file(spec.junit_xml)
+    if spec.seeds is not None or spec.workers is not None or spec.scheduler is not None:
+        return _flagged(_verdict(spec, progress))
+    outcome = run_seed(spec, progress)
+    return _flagged(replace(outcome, rerun=spec.rerun(outcome.seed), settings=spec.shown))
 
 
-@dataclass(frozen=True, slots=True)
-class Job:
-    """One seed's run, sent whole to where it runs: the command and its options'
-    values (``options``), the gate's ``settings`` of the seed (its fixtures to replay
-    among them; no progress), the ``timeout`` per case and the directory its packer
-    runs in (``cwd``)."""
-
-    options: argparse.Namespace
-    settings: Settings
-    timeout: float | None
-    cwd: str | None = None
-
-
-def run_job(job: Job, progress: Progress | None) -> Outcome:
-    """The run of ``job``'s seed: ``verify``'s or ``diff``'s, through the library."""
-    from ._subjects import compared, verified
-
-    run = verified if job.options.gate_command == "verify" else compared
-    return run(job.options, job.timeout, replace(job.settings, progress=progress), job.cwd)
+def _flagged(outcome: Outcome) -> Outcome:
+    """``outcome`` in the command's words: the settings its report names, as flags."""
+    notes = tuple(
+        n.replace("; a longer timeout raises", "; --timeout raises") for n in outcome.notes
+    )
+    if outcome.finding is None:
+        return replace(outcome, notes=notes)
+    saved = outcome.saved
+    if outcome.saved_to is not None:
+        saved = f"{saved} (replayed first by the next run with --save-failures)"
+    finding = replace(outcome.finding, saving="--save-failures DIR")
+    return replace(outcome, finding=finding, saved=saved, notes=notes)
 
 
-def run_task(job: Job) -> Outcome | str:
+def run_task(job: Spec) -> Outcome | str:
     """A cluster's task: the run of ``job``'s seed, or the one line that says why it
     cannot run (a packer that cannot be loaded or started, fixtures that cannot be
     read), as the command would say it; ``"cancelled"`` when it was stopped."""
@@ -97,7 +82,7 @@ def run_task(job: Job) -> Outcome | str:
     _ready()
     try:
         with _stop.cancellable() as cancel, _watching(cancel, _wanted()):
-            return run_job(job, None)
+            return run_seed(job, None)
     except _stop.Stopped:
         return "cancelled"  # nobody waits for it
     except (OSError, SourceError, SetupError) as exc:
@@ -171,12 +156,12 @@ def _answered(result: Outcome | str) -> Outcome:
 
 @contextmanager
 def _outcomes(
-    s: argparse.Namespace, jobs: Sequence[Job], progress: Progress | None
+    s: Spec, jobs: Sequence[Spec], progress: Progress | None
 ) -> Iterator[Iterator[Outcome]]:
     """The runs of ``jobs``, in order: here, one after another, or on the cluster
     ``s`` asks for (stopped, its tasks still pending cancelled, on leaving)."""
     if s.workers is None and s.scheduler is None:
-        yield (run_job(job, progress) for job in jobs)
+        yield (run_seed(job, progress) for job in jobs)
         return
     from ..audit._dask import CONNECT_TIMEOUT, ClusterError, cluster
 
@@ -210,38 +195,30 @@ def _all_passed(outcomes: Sequence[Outcome], seconds: float) -> Outcome:
     )
 
 
-def checked_seeds(s: argparse.Namespace, progress: Progress | None, runs: Runs) -> Outcome:
-    """The verdict of the runs of ``runs.seeds`` (``s.seeds``, or the one seed ``--seed``
-    or chance gives, on a cluster): the lowest failing seed's run, saved if new, else
-    one outcome for them all.  Raises :class:`OSError`, :class:`SourceError` or
-    :class:`SetupError` (also for a cluster that cannot be had) as the run of one seed
-    would."""
-    fixtures = None
-    if s.save_failures is not None:
-        writable_directory(s.save_failures)
-        fixtures = (*seed_fixtures(), *saved_fixtures(s.save_failures))
-    _stop.note(rerun=runs.rerun(None if s.seeds else runs.seeds[0]), save=s.save_failures)
+def _verdict(s: Spec, progress: Progress | None) -> Outcome:
+    """The verdict of the runs of ``s.seeds`` (or of its one seed, on a cluster): the
+    lowest failing seed's run, saved if new, else one outcome for them all."""
+    save = s.settings.save_failures
+    fixtures = None if save is None else tuple(replayed(s.settings))
     jobs = [
-        Job(
-            runs.options,
-            replace(runs.settings(seed, None), save_failures=None, fixtures=fixtures),
-            runs.timeout,
+        replace(
+            s,
+            settings=replace(s.settings, seed=seed, save_failures=None, fixtures=fixtures),
+            seeds=None,
         )
-        for seed in runs.seeds
+        for seed in s.seeds or (s.settings.seed or 0,)
     ]
     started = time.monotonic()
     outcomes: list[Outcome] = []
     with _outcomes(s, jobs, progress) as ran:
         for outcome in ran:
-            outcomes.append(replace(outcome, rerun=runs.rerun(outcome.seed), settings=runs.shown))
+            outcomes.append(replace(outcome, rerun=s.rerun(outcome.seed), settings=s.shown))
             if progress is not None:
                 progress(SEEDS, len(outcomes), len(jobs))
             if outcome.finding is not None:  # the lowest failing seed: the rest cancelled
-                return save_new(outcomes[-1], s.save_failures)
+                return save_new(outcomes[-1], save)
     if s.seeds is None:  # one seed, run on a cluster: its own report
         return outcomes[0]
     return replace(
-        _all_passed(outcomes, time.monotonic() - started),
-        rerun=runs.rerun(None),
-        settings=runs.shown,
+        _all_passed(outcomes, time.monotonic() - started), rerun=s.rerun(None), settings=s.shown
     )

@@ -7,13 +7,12 @@ the table's key) that chose the packer.
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 from dataclasses import replace
 from typing import Any
 
-from .._gate import Outcome, Settings
+from .._gate import Outcome, Progress, Settings
 from .._packers import (
     CallablePacker,
     CommandPacker,
@@ -30,6 +29,7 @@ from .._packers import (
 # drop the modules they imported but not the package's attributes that name them.
 from ..diff import run as diff_run
 from ..verify import run as verify_run
+from ._spec import Spec
 
 #: The packer ``verify`` checks when none is named: packcheck's NumPy kernel.
 DEFAULT_PACKER = "packcheck._engines.pack:numpy_packer"
@@ -66,9 +66,7 @@ def _started(
     return packer
 
 
-def _packer(
-    s: argparse.Namespace, timeout: float | None, cwd: str | None = None
-) -> tuple[Packer, str]:
+def _packer(s: Spec) -> tuple[Packer, str]:
     """The adapter for ``verify``'s packer, and its name; raises :class:`SetupError`.
 
     A Python packer runs in a worker process, for its ``timeout``; packcheck's own, or
@@ -77,19 +75,21 @@ def _packer(
     """
     name = _name(s.packer or "packcheck's NumPy packer", s.packer_cmd)
     spec = s.packer or DEFAULT_PACKER
-    if s.packer_cmd is None and timeout is None:
-        return _loaded(spec, cwd), name
-    return _started(spec, s.packer_cmd, timeout, cwd, diff=False), name
+    if s.packer_cmd is None and s.timeout is None:
+        return _loaded(spec, s.cwd), name
+    return _started(spec, s.packer_cmd, s.timeout, s.cwd, diff=False), name
 
 
-def verified(
-    s: argparse.Namespace, timeout: float | None, settings: Settings, cwd: str | None = None
-) -> Outcome:
-    """``verify``'s run of the packer ``s`` names, through :func:`packcheck.verify.run`;
-    its packer started in ``cwd`` (default: this process's directory)."""
-    packer, name = _packer(s, timeout, cwd)
+def run_seed(s: Spec, progress: Progress | None) -> Outcome:
+    """The run of ``s``'s one seed, through :func:`packcheck.verify.run` or
+    :func:`packcheck.diff.run`; its packers started in ``s.cwd`` (default: this
+    process's directory)."""
+    settings = replace(s.settings, progress=progress)
+    if s.command == "diff":
+        return _compared(s, settings)
+    packer, name = _packer(s)
     try:
-        outcome = verify_run(packer, settings)
+        outcome = verify_run(packer, settings, partition=s.partition)
     finally:
         packer.close()
     return replace(outcome, subject=name, names={"packer": name})
@@ -155,16 +155,13 @@ def _name(spec: str | None, command: str | None) -> str:
     return f"command {command!r}" if command is not None else str(spec)
 
 
-def compared(
-    s: argparse.Namespace, timeout: float | None, settings: Settings, cwd: str | None = None
-) -> Outcome:
-    """``diff``'s run of NEW against OLD, through :func:`packcheck.diff.run`; both
-    sides started in ``cwd`` (default: this process's directory)."""
+def _compared(s: Spec, settings: Settings) -> Outcome:
+    """``diff``'s run of NEW against OLD."""
     sides: list[_Side] = []
     try:
-        sides.append(_side(s.packer, s.packer_cmd, timeout, "--packer", cwd))
-        sides.append(_side(s.against, s.against_cmd, timeout, "--against", cwd))
-        outcome = diff_run(sides[0], sides[1], settings)
+        sides.append(_side(s.packer, s.packer_cmd, s.timeout, "--packer", s.cwd))
+        sides.append(_side(s.against, s.against_cmd, s.timeout, "--against", s.cwd))
+        outcome = diff_run(sides[0], sides[1], settings, count=s.count)
     finally:
         for side in sides:
             side.close()

@@ -19,7 +19,7 @@ from ._common import (
     line_limit_option,
     writable,
 )
-from ._options import add_command
+from ._options import add_command, cut_off
 
 #: Lost IDs listed in the text summary (``--json`` lists every one tallied).
 LOST_SHOWN = 10
@@ -100,7 +100,7 @@ def _write(violation: Violation, args: argparse.Namespace) -> None:
     out = sys.stdout
     # The worst status so far: a violation after a malformed line keeps its 2.
     status = 2 if violation.check == "malformed" else 1
-    args.status_if_cut_off = max(getattr(args, "status_if_cut_off", 0), status)
+    cut_off(args, status)
     text = dumps(violation.to_json()) if args.json else writable(str(violation), out)
     out.write(text + "\n")
 

@@ -17,7 +17,7 @@ from ._common import (
     problem,
     writable,
 )
-from ._options import add_command
+from ._options import add_command, cut_off
 
 
 def register(commands: Any, name: str) -> None:
@@ -68,7 +68,7 @@ def run_fixtures(args: argparse.Namespace) -> int:
                     checked += 1
                     if not _matches(record.expected, actual):
                         failed += 1
-                        args.status_if_cut_off = 1
+                        cut_off(args, 1)
                         print(writable(f"FAIL {name}: {record.where}", sys.stdout))
                         print(f"  input:    {dumps(record.case)}")
                         print(f"  expected: {dumps(record.expected)}")

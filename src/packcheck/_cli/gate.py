@@ -12,26 +12,15 @@ those two as the commands do.
 from __future__ import annotations
 
 import argparse
-import random
-import shlex
+import secrets
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
-from functools import partial
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import _stop
-from .._gate import (
-    DEFAULT_MAX_EXAMPLES,
-    FORMATS,
-    Outcome,
-    Progress,
-    Settings,
-    junit_xml,
-    render,
-    seeds_text,
-)
+from .._gate import DEFAULT_MAX_EXAMPLES, FORMATS, Settings, junit_xml, render, seeds_text
 from .._packers import SetupError
 from .._rule.sources import SourceError
 from ..strategies import MAX_SAFE_UNITS
@@ -39,6 +28,7 @@ from . import _config
 from ._options import (
     DEFAULT_TIMEOUT,
     add_report_options,
+    cut_off,
     parse_units,
     positive,
     power_text,
@@ -46,22 +36,12 @@ from ._options import (
     seed,
     seeds,
     timeout,
-    writable_file,
 )
 from ._progress import progress_for
-from ._seeds import Job, Runs, checked_seeds, run_job
+from ._seeds import run
+from ._spec import Spec
 
-__all__ = [
-    "OPTIONS",
-    "Option",
-    "checked",
-    "gate_settings",
-    "keys",
-    "register",
-    "run_seed",
-    "seed_runs",
-    "settings",
-]
+__all__ = ["OPTIONS", "Option", "Spec", "keys", "register", "run", "said", "spec"]
 
 BOTH = ("verify", "diff")
 
@@ -303,153 +283,121 @@ def keys(command: str) -> dict[str, _config.Key]:
     return found
 
 
-def settings(
-    given: Mapping[str, Any], command: str, start: Path | None = None
-) -> argparse.Namespace:
-    """The run's settings: ``given`` (the command line's), then those of the table
-    (``[tool.packcheck]``, or ``[tool.packcheck.diff]`` for ``diff``), then the
-    defaults.  A packer named on the command line replaces both keys of its side.
+def _rerun_words(s: argparse.Namespace) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The words of the command that repeats the run, before and after its seed: every
+    setting that changes what it checks (those read from the table too, so it repeats
+    the run from anywhere)."""
+    head: list[str] = ["packcheck", s.gate_command]
+    tail: list[str] = []
+    words = head
+    for option in options(s.gate_command):
+        value = getattr(s, option.dest)
+        if option.group == "seed":
+            words = tail
+        elif not option.rerun or value is None or value == option.default:
+            continue
+        elif option.parse is None:
+            words.append(option.flag if value else f"--no-{option.flag[2:]}")
+        else:
+            words += [option.flag, option.text(value)]
+    return tuple(head), tuple(tail)
 
-    Raises :class:`_config.ConfigError`, also when ``diff`` lacks a side.
+
+def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> Spec:
+    """The run ``given`` (the command line's options, by ``dest``) asks for, then the
+    table (``[tool.packcheck]``, or ``[tool.packcheck.diff]`` for ``diff``), then the
+    defaults; its seed picked at random unless given.  A packer named on the command
+    line replaces both keys of its side.  Raises :class:`_config.ConfigError`, also
+    when ``diff`` lacks a side.
     """
     sides = [("packer", "packer_cmd")] + ([("against", "against_cmd")] if command == "diff" else [])
+    table = keys(command)
     s = _config.resolve(
         given,
-        keys(command),
+        table,
         {option.dest: option.default for option in options(command)},
         start=Path.cwd() if start is None else start,
         section=None if command == "verify" else command,
         choices=[*sides, ("seed", "seeds"), ("workers", "scheduler")],
     )
-    for side, (spec, program) in zip(("NEW", "OLD"), sides, strict=False):
-        if command == "diff" and getattr(s, spec) is None and getattr(s, program) is None:
-            named = f"--{spec} or --{program.replace('_', '-')}"
+    for side, (python, program) in zip(("NEW", "OLD"), sides, strict=False):
+        if command == "diff" and getattr(s, python) is None and getattr(s, program) is None:
+            named = f"--{python} or --{program.replace('_', '-')}"
             raise _config.ConfigError(
-                f"{side} is needed: {named} (or {spec} or {program.replace('_', '-')} "
+                f"{side} is needed: {named} (or {python} or {program.replace('_', '-')} "
                 "in [tool.packcheck.diff])"
             )
-    return s
-
-
-def _own(s: argparse.Namespace) -> bool:
-    """``verify`` of packcheck's own packer: no packer named."""
-    return s.gate_command == "verify" and s.packer is None and s.packer_cmd is None
-
-
-def timeout_of(s: argparse.Namespace) -> float | None:
-    """Seconds a packer gets per case; ``None``: no timeout (``--timeout 0``, or
-    ``verify`` of packcheck's own packer, which runs in this process)."""
-    if s.timeout == 0 or (_own(s) and s.timeout is None):
-        return None
-    return DEFAULT_TIMEOUT if s.timeout is None else float(s.timeout)
-
-
-def max_units(s: argparse.Namespace) -> int:
-    """``--max-units``, or its default: past int64 for packcheck's own packer, whose
-    integers are exact at any size (its kernel's int64 edges are checked too)."""
-    if s.max_units is not None:
-        return int(s.max_units)
-    return OWN_MAX_UNITS if _own(s) else MAX_SAFE_UNITS
-
-
-def rerun(s: argparse.Namespace, run_seed: int | None) -> str:
-    """The command that repeats this run: every setting that changes what it checks
-    (those read from the table too, so it repeats the run from anywhere).
-
-    With ``run_seed``, the run of that seed alone (``--seed``, never ``--seeds``);
-    ``None``: the run of ``--seeds``.
-    """
-    words = ["packcheck", s.gate_command]
-    given = {"--seed": run_seed, "--seeds": None} if run_seed is not None else {}
-    for option in options(s.gate_command):
-        value = given.get(option.flag, getattr(s, option.dest))
-        if not option.rerun or value is None or value == option.default:
-            continue
-        if option.parse is None:
-            words.append(option.flag if value else f"--no-{option.flag[2:]}")
-        else:
-            words += [option.flag, option.text(value)]
-    return shlex.join(words)
-
-
-def shown(s: argparse.Namespace) -> dict[str, Any]:
-    """What decides what a run checks, for the JSON and JUnit reports."""
-    effective = {
-        "max_units": power_text(max_units(s)),
-        "timeout": timeout_of(s),
-        "save_failures": None if s.save_failures is None else str(s.save_failures),
-    }
-    return {
-        option.dest: effective.get(option.dest, getattr(s, option.dest))
-        for option in options(s.gate_command)
-        if option.shown
-    }
-
-
-def gate_settings(s: argparse.Namespace, seed: int, progress: Progress | None) -> Settings:
-    """The :class:`Settings` of the run of ``seed`` with the settings ``s``."""
-    fields = {o.dest: getattr(s, o.dest) for o in options(s.gate_command) if o.shown}
-    fields.update(max_units=max_units(s), seed=seed, progress=progress)
+    fields = {o.dest: getattr(s, o.dest) for o in options(command) if o.shown}
+    words = _rerun_words(s)
+    own = command == "verify" and s.packer is None and s.packer_cmd is None
+    # No timeout with --timeout 0, nor for packcheck's own packer: it runs in this process.
+    timeout = (
+        None if s.timeout == 0 or (own and s.timeout is None) else s.timeout or DEFAULT_TIMEOUT
+    )
+    # Past int64 for packcheck's own packer, exact at any size (its int64 edges checked too).
+    max_units = s.max_units or (OWN_MAX_UNITS if own else MAX_SAFE_UNITS)
+    shown = {**fields, "max_units": power_text(max_units), "timeout": timeout}
+    shown["save_failures"] = None if s.save_failures is None else str(s.save_failures)
+    seed = s.seed if s.seed is not None or s.seeds is not None else secrets.randbelow(2**32)
+    oracle = {"partition": fields.pop("partition", False), "count": fields.pop("count", False)}
     del fields["timeout"]
-    return Settings(**fields)
-
-
-def run_seed(s: argparse.Namespace) -> int:
-    """The seed ``--seed`` gives, or one picked at random (and printed in the report)."""
-    return s.seed if s.seed is not None else random.SystemRandom().randrange(2**32)
-
-
-def seed_runs(s: argparse.Namespace) -> Runs:
-    """What ``--seeds`` runs of the settings ``s`` (:class:`_seeds.Runs`)."""
-    values = {o.dest: getattr(s, o.dest) for o in options(s.gate_command)}
-    return Runs(
-        s.seeds if s.seeds is not None else (run_seed(s),),
-        argparse.Namespace(gate_command=s.gate_command, **values),
-        partial(gate_settings, s),
-        timeout_of(s),
-        partial(rerun, s),
-        shown(s),
+    return Spec(
+        command,
+        Settings(**{**fields, "max_units": max_units, "seed": seed}),
+        **{k: getattr(s, k) for k in ("packer", "packer_cmd", "seeds", "workers", "scheduler")},
+        **oracle,
+        against=getattr(s, "against", None),
+        against_cmd=getattr(s, "against_cmd", None),
+        timeout=timeout,
+        connect_timeout=s.connect_timeout,
+        format=s.format,
+        junit_xml=s.junit_xml,
+        quiet=bool(s.quiet),
+        origins=s.origins,
+        shown={o.dest: shown[o.dest] for o in options(command) if o.shown},
+        rerun_words=words,
     )
 
 
-def checked(s: argparse.Namespace, progress: Progress | None = None) -> Outcome:
-    """Run the gate with the settings ``s``; raises :class:`OSError`,
-    :class:`SourceError` or :class:`SetupError` when it cannot run at all (a command
-    that ended before answering any case never ran as a packer, a cluster that cannot
-    be had).  With ``--seeds``, ``--workers`` or ``--scheduler``, the run of each seed
-    (:mod:`packcheck._cli._seeds`)."""
-    if s.junit_xml is not None:
-        writable_file(s.junit_xml)
-    if s.seeds is not None or s.workers is not None or s.scheduler is not None:
-        return checked_seeds(s, progress, seed_runs(s))
-    seed = run_seed(s)
-    _stop.note(rerun=rerun(s, seed), save=s.save_failures)  # said if stopped
-    outcome = run_job(Job(s, gate_settings(s, seed, progress), timeout_of(s)), progress)
-    return replace(outcome, rerun=rerun(s, outcome.seed), settings=shown(s))
+def said(message: str, origins: Mapping[str, str]) -> str:
+    """A library's one-line error in the command's words: the setting it starts with
+    (``save_failures``) as its flag, or as the table's key that set it."""
+    first = message.split(" ", 1)[0]
+    option = next((o for o in OPTIONS if "_" in o.dest and o.dest == first), None)
+    flagged = message if option is None else option.flag + message[len(first) :]
+    return _config.attributed(flagged, origins)
 
 
 def run_command(args: argparse.Namespace) -> int:
     """Run ``verify`` or ``diff``: 0 it passed, 1 it failed, 2 usage or setup error."""
     command = args.gate_command
     try:
-        s = settings(vars(args), command)
+        chosen = spec(vars(args), command)
     except _config.ConfigError as exc:
         print(f"packcheck {command}: error: {exc}", file=sys.stderr)
         return 2
-    progress = progress_for(sys.stderr, s.quiet, command)
+    progress = progress_for(sys.stderr, chosen.quiet, command)
     try:
-        outcome = checked(s, progress)
+        outcome = run(chosen, progress)
         if progress is not None:
             progress.finish()
     except (OSError, SourceError, SetupError) as exc:
         # SetupError also when a command ended before answering any case.
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        print(f"packcheck {command}: {_config.attributed(why, s.origins)}", file=sys.stderr)
+        print(f"packcheck {command}: {said(why, chosen.origins)}", file=sys.stderr)
         return 2
+    except BaseException as exc:
+        stop = _stop.pending(exc)
+        if stop is None:
+            raise
+        # Said if stopped: how to repeat the run, where its failure found so far goes.
+        stop.rerun = chosen.rerun(None if chosen.seeds else chosen.settings.seed)
+        stop.save = chosen.settings.save_failures
+        raise stop from None
     finally:
         if progress is not None:
             progress.close()
     if outcome.status:
-        args.status_if_cut_off = 1  # a reader that goes away must not turn this into a pass
-    report = render(outcome, s.format)
-    return publish(command, report, s.junit_xml, lambda: junit_xml(outcome), outcome.status)
+        cut_off(args, 1)
+    report = render(outcome, chosen.format)
+    return publish(command, report, chosen.junit_xml, lambda: junit_xml(outcome), outcome.status)

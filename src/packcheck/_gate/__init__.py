@@ -14,8 +14,8 @@ from ._outcome import (
     seeds_text,
     text,
 )
-from ._run import EXPLAINING, Oracle, run_gate
-from ._settings import DEFAULT_MAX_EXAMPLES, SHRINK_SECONDS, Progress, Settings, seeded, settings_of
+from ._run import EXPLAINING, Oracle, replayed, run_gate, save_new
+from ._settings import DEFAULT_MAX_EXAMPLES, SHRINK_SECONDS, Changes, Progress, Settings
 
 __all__ = [
     "CHECKED",
@@ -25,6 +25,7 @@ __all__ = [
     "PHASES",
     "SHOWN_WHOLE",
     "SHRINK_SECONDS",
+    "Changes",
     "Command",
     "Finding",
     "Fixture",
@@ -36,11 +37,11 @@ __all__ = [
     "plain_json",
     "read_fixtures",
     "render",
+    "replayed",
     "run_gate",
+    "save_new",
     "seed_fixtures",
-    "seeded",
     "seeds_text",
-    "settings_of",
     "show_answer",
     "text",
 ]

@@ -31,7 +31,8 @@ class Finding:
     ``expected`` is what the oracle expected and ``answer`` what came (a
     :class:`PackerFault` when nothing did); ``name`` is the fixture's.  ``first`` is the
     finding as first found (before shrinking) and ``before`` how many cases the run
-    checked before it.
+    checked before it.  ``saving`` is how the report names the setting that saves a
+    case whole: its keyword, which the command line says as its flag.
     """
 
     #: The start of a saved fixture's id: ``verify-`` and a digest of the case.
@@ -45,6 +46,7 @@ class Finding:
     name: str | None = None
     first: Finding | None = None
     before: int | None = None
+    saving: str = "save_failures=DIR"
 
     def declared(self) -> Any:
         """The declared rule's output for the case, as a saved fixture expects it."""

@@ -74,11 +74,11 @@ def saved_fixtures(directory: Path) -> list[Fixture]:
 def writable_directory(directory: Path) -> None:
     """Raise :class:`OSError` unless ``directory`` is, or can be made, a writable folder."""
     if directory.exists() and not directory.is_dir():
-        raise OSError(f"--save-failures {directory}: exists and is not a directory")
+        raise OSError(f"save_failures {directory}: exists and is not a directory")
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise OSError(f"--save-failures {directory}: {exc.strerror or exc}") from None
+        raise OSError(f"save_failures {directory}: {exc.strerror or exc}") from None
 
 
 def save_fixture(fixture: dict[str, Any], directory: Path) -> Path:

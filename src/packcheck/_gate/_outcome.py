@@ -62,17 +62,13 @@ SEEN = {
 class Command:
     """A gate command's words: ``name`` (``verify``), its verdicts in the text
     (``passed``, ``failed``), the JSON report's key for the finding, the JUnit failure's
-    type; ``counting``: its runs may count failures per phase (``--count``), and its
-    reports say how many; ``follows``: the side whose behaviour generation follows and
-    whose outcomes the reports tally (``OLD``), ``None`` for the declared rule."""
+    type."""
 
     name: str
     passed: str
     failed: str
     failure_key: str
     exception: str
-    counting: bool = False
-    follows: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +87,9 @@ class Outcome:
     (a failing one is reported as the run of its seed alone).  ``seen`` tallies, per
     phase, what the followed side did (:data:`SEEN`); ``notes`` are lines that say what
     was not compared and why; ``set_aside``: generated cases on which both sides failed
-    alike, drawn past their share and replaced by others.
+    alike, drawn past their share and replaced by others.  ``follows``: the side the
+    run's oracle follows (``OLD``), whose outcomes the reports tally and whose command
+    counts failures per phase (``--count``); ``None`` for the declared rule.
     """
 
     command: Command
@@ -113,6 +111,7 @@ class Outcome:
     seen: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     set_aside: int = 0
+    follows: str | None = None
 
     @property
     def status(self) -> int:
@@ -207,8 +206,8 @@ def text(outcome: Outcome) -> str:
     """The report for a person: the finding (if any), the shares of a counted run,
     where it was saved, the rerun command, and the verdict line."""
     shares = [f"share:    {share}" for share in outcome.shares()] if outcome.counted else []
-    if outcome.counted and outcome.command.follows:
-        shares += [f"{outcome.command.follows + ':':10}{line}" for line in outcome.followed()]
+    if outcome.counted and outcome.follows:
+        shares += [f"{outcome.follows + ':':10}{line}" for line in outcome.followed()]
     shares += [f"note:     {note}" for note in outcome.notes]
     if outcome.finding is None:
         return "\n".join([*shares, outcome.verdict_line()])
@@ -240,17 +239,17 @@ def _phase(outcome: Outcome, name: str) -> dict[str, Any]:
         "cases": cases,
         "seconds": round(outcome.phase_seconds.get(name, 0.0), 3),
     }
-    if outcome.command.counting:
+    if outcome.follows:
         share = round(outcome.failing[name] / cases, 6) if outcome.counted and cases else None
         entry.update(differing=outcome.failing[name], share=share)
-    if outcome.command.follows:
+    if outcome.follows:
         tally = dict.fromkeys(SEEN, 0) | dict(outcome.seen.get(name, {}))
-        entry[outcome.command.follows.lower()] = tally
+        entry[outcome.follows.lower()] = tally
         if name == "generated":
             entry["set_aside"] = outcome.set_aside
     if name == "generated":  # the cases beside the transition points, counted apart
         entry["transition_cases"] = outcome.checked.get(NEAR, 0)
-        if outcome.command.counting:
+        if outcome.follows:
             entry["transition_differing"] = outcome.failing.get(NEAR, 0)
     return entry
 
@@ -262,7 +261,7 @@ def json_report(outcome: Outcome) -> str:
     """
     command, finding = outcome.command, outcome.finding
     report: dict[str, Any] = {"format": forms.JSON_VERSION}
-    if command.counting:
+    if outcome.follows:
         report["command"] = command.name
     report["verdict"] = command.passed if finding is None else finding.verdict()
     report.update(status=outcome.status, seed=None if outcome.seeds else outcome.seed)
@@ -270,13 +269,13 @@ def json_report(outcome: Outcome) -> str:
         report["seeds"] = list(outcome.seeds)
     report.update(outcome.names)
     report["settings"] = dict(outcome.settings)
-    if command.counting:
+    if outcome.follows:
         report["counted"] = outcome.counted
     report["cases"] = sum(outcome.checked[name] for name in CHECKED)
     report["seconds"] = round(outcome.seconds, 3)
     report["phases"] = [_phase(outcome, name) for name in CHECKED]
     report["shrink_tries"] = outcome.shrink_tries
-    if command.follows:
+    if outcome.follows:
         report["notes"] = list(outcome.notes)
     report[command.failure_key] = None if finding is None else _failure(outcome, finding)
     report["rerun"] = outcome.rerun

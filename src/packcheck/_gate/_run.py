@@ -1,38 +1,20 @@
 """The gate's run: its phases, each case judged by the run's oracle.
 
-:func:`run_gate` checks, in this order, stopping at the first failure:
-
-1. **fixtures**: the seed cases shipped with packcheck, plus any saved regressions;
-2. **generated**: ``max_examples`` short cases from :func:`packcheck.strategies.cases`,
-   drawn and shrunk by Hypothesis; then the cases beside the transition points of the
-   first :data:`TRANSITION_BASES` the oracle's side answered (where its answer changes
-   along the budget or one block's size: :mod:`packcheck._gate._transitions`), each
-   point and one unit either side, counted apart (:data:`~._outcome.NEAR`);
-3. **wide ranges**: every edge of what a unit is, and short cases whose budgets and
-   sums cross 2**31 to 2**64 (:mod:`packcheck._gate._probes`), so that an overflow or
-   a lenient reading is caught at every seed;
-4. **long lists**: a ladder of lengths from 16 to 2**17 + 1 blocks, power-of-two
-   runs, and lists laid out on the edges of a scan in levels (:mod:`._probes`,
-   :mod:`._edge_probes`).
-
-The phases only make cases: what an answer is compared with is the run's
-:class:`Oracle`, the declared rule for ``verify`` (:mod:`packcheck.verify`) and the
-packer's previous version for ``diff`` (:mod:`packcheck.diff`).  The first failure is
-shrunk (by Hypothesis, or for a probe by :mod:`packcheck._gate._shrink`: shorter
-first; then its budget and sizes lowered: :mod:`packcheck._gate._magnitudes`),
-explained by the oracle, saved when new, and returned in the
-:class:`~packcheck._gate._outcome.Outcome`.  With ``count`` every phase runs to its end
-and its failures are counted.
-
-A command that follows its oracle's side (``diff``: OLD) draws about one case in
-sixteen with an invalid unit rather than one in two, and sets a generated case aside
-(drawing another) when both sides failed alike on it and such cases already passed
-:data:`ALIKE_SHARE` of those kept; the oracle may leave out long lists its side cannot
-answer in time.
+:func:`run_gate` runs, stopping at the first failure, the fixtures (the seed cases and
+any saved regressions), the generated cases (drawn as the oracle draws them, then the
+cases beside the transition points of its side's answers: :mod:`._transitions`), the
+wide ranges and the long lists (:mod:`._probes`, :mod:`._edge_probes`).  The phases only
+make cases: the run's :class:`Oracle` judges each one (the declared rule for ``verify``,
+the packer's previous version for ``diff``) and sets the run's policy: how cases are
+drawn, how many are walked for transition points, whether every phase runs to its end
+counting its failures.  The first failure is shrunk (:mod:`._shrink`,
+:mod:`._magnitudes`), explained by the oracle, saved when new, and returned in the
+:class:`~._outcome.Outcome`; docs/gate.md tells each phase.
 """
 
 from __future__ import annotations
 
+import random
 import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
@@ -47,18 +29,17 @@ from hypothesis import strategies as st
 from .. import _stop
 from .._packers import PackerFault, PackerTimeout
 from .._rule.jsonio import dumps
-from ..strategies import cases
 from ._findings import SHOWN_WHOLE, Finding
 from ._fixtures import Fixture, save_fixture, saved_fixtures, seed_fixtures, writable_directory
 from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
 from ._magnitudes import smaller_magnitudes
 from ._outcome import NEAR, PHASES, Command, Outcome
 from ._probes import Probe, long_probes, unit_probes, wide_probes
-from ._settings import Settings, seeded
+from ._settings import Settings
 from ._shrink import shrink
 from ._transitions import case_candidates
 
-__all__ = ["EXPLAINING", "Oracle", "run_gate", "save_new"]
+__all__ = ["EXPLAINING", "Oracle", "replayed", "run_gate", "save_new"]
 
 #: After the first failure, shrinking tries at most this many cases, so the same seed
 #: gives the same counterexample on a busy machine as on an idle one (and stops after
@@ -71,12 +52,6 @@ SHORT_BLOCKS = 12
 _POLISH_TRIES = 400
 # Then at most this many tries lowering the budget and sizes.
 _MAGNITUDE_TRIES = 200
-#: This many generated cases the oracle's side answered, spread evenly over the phase,
-#: are walked for transition points (about 60 oracle calls each: budget, one size) ...
-TRANSITION_BASES = 100
-#: ... by ``diff``; by ``verify``, whose cases are drawn for the rule's transitions (exact
-#: fits of subsets and prefixes), an eighth as many: docs/mutation/verify_transitions.py.
-DECLARED_TRANSITION_BASES = 12
 #: Generated cases on which both sides failed alike are kept up to this share of those
 #: kept (never none: a NEW that starts raising must still be met); past it, one is set
 #: aside and another drawn, at most ``max_examples // 2`` times a run.
@@ -90,7 +65,19 @@ R = TypeVar("R", bound=Outcome)
 
 
 class Oracle(Protocol):
-    """Judges one case at a time for the gate."""
+    """Judges one case at a time for the gate, and sets the run's policy: ``follows``,
+    the side it follows (``"OLD"``; ``None``: the declared rule); ``count``, every phase
+    runs to its end counting its failures; ``transition_bases``, generated cases its
+    side answered, spread over the phase, walked for transition points (about 60 oracle
+    calls each)."""
+
+    follows: str | None
+    count: bool
+    transition_bases: int
+
+    def drawn(self, max_units: int, max_blocks: int) -> st.SearchStrategy[dict[str, Any]]:
+        """The generated cases: at most ``max_blocks`` blocks, units within ``max_units``."""
+        ...  # pragma: no cover - protocol
 
     def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
         """A :class:`Finding` unless the answer for ``case`` is the expected one.
@@ -162,12 +149,12 @@ class _Gate:
     end, counting its failures, and only the first failure is shrunk.
     """
 
-    def __init__(self, oracle: Oracle, s: Settings, command: Command) -> None:
+    def __init__(self, oracle: Oracle, s: Settings) -> None:
         self.oracle = oracle
         self.progress = s.progress
         self.shrink_seconds = s.shrink_seconds
-        self.count = s.count
-        self.follows = command.follows is not None
+        self.count = oracle.count
+        self.follows = oracle.follows is not None
         self.counts = dict.fromkeys((*PHASES, NEAR), 0)
         self.failing = dict.fromkeys((*PHASES, NEAR), 0)
         #: Per phase, what the oracle's side did on each case (:meth:`Oracle.seen`).
@@ -180,8 +167,9 @@ class _Gate:
         self.first: Finding | None = None
         #: The phase of the run's first failure.
         self.failed_in = PHASES[0]
-        # The first failure as it was first found, before shrinking.
+        # The first failure as it was first found, before shrinking; the latest failure.
         self.found: Finding | None = None
+        self.latest: Finding | None = None
 
     def tick(self, phase: str, total: int | None = None) -> None:
         self.phase = phase
@@ -203,7 +191,7 @@ class _Gate:
         if seen is not None:
             self.seen[self.phase][seen] += 1
         if finding is not None:
-            _stop.note(found=finding)  # said and saved if the run is stopped
+            self.latest = finding  # said and saved if the run is stopped
         if finding is not None and self.found is None:
             self.found = replace(finding, before=sum(self.counts.values()) - 1)
         return finding
@@ -295,7 +283,7 @@ class _Gate:
         tries = 0
         origin = f"generated case (seed {seed}, shrunk)"
 
-        @_drawn(seed, max_examples, max_units, follows=self.follows)
+        @_drawn(seed, max_examples, self.oracle.drawn(max_units, SHORT_BLOCKS))
         def conforms(case: dict[str, Any]) -> None:
             nonlocal first_failure, tries
             key = dumps(case)
@@ -366,7 +354,7 @@ class _Gate:
         walked by asking the oracle's side alone, then each point and one unit either
         side judged."""
         origin = f"generated case (seed {seed}, at a transition point"
-        wanted = TRANSITION_BASES if self.follows else DECLARED_TRANSITION_BASES
+        wanted = self.oracle.transition_bases
         chosen = self.bases[:: max(1, len(self.bases) // max(1, wanted))][:wanted]
         for index, base in enumerate(chosen):
             sizes = (index % len(base["blocks"]),)
@@ -411,20 +399,12 @@ def _unshrunk(finding: Finding) -> str:
 
 
 def _drawn(
-    seed: int, max_examples: int, max_units: int, *, follows: bool
+    seed: int, max_examples: int, drawn: st.SearchStrategy[dict[str, Any]]
 ) -> Callable[[Callable[[dict[str, Any]], None]], Callable[[], None]]:
-    """A Hypothesis test of ``max_examples`` short cases drawn at ``seed``: generated
-    and shrunk, quiet, with no database, deadline or health check.  ``follows``: one
-    draw in ten (the last value of a roll, away from where shrinking goes) from all
-    cases, the others from cases with valid units only: about 6% of the cases carry an
-    invalid unit, not half."""
+    """A Hypothesis test of ``max_examples`` cases ``drawn`` at ``seed``: generated
+    and shrunk, quiet, with no database, deadline or health check."""
 
     def test(conforms: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
-        anything = cases(max_units=max_units, max_blocks=SHORT_BLOCKS)
-        drawn = anything
-        if follows:
-            valid = cases(max_units=max_units, max_blocks=SHORT_BLOCKS, allow_invalid=False)
-            drawn = st.integers(0, 9).flatmap(lambda roll: anything if roll == 9 else valid)
         given_cases = given(drawn)(conforms)
         configured = settings(
             max_examples=max_examples,
@@ -462,7 +442,7 @@ def _phases(
     ]
 
 
-def _fixtures(s: Settings) -> list[Fixture]:
+def replayed(s: Settings) -> list[Fixture]:
     """The fixtures to replay: ``s.fixtures`` (default the seed cases), then those
     saved in ``s.save_failures``; raises :class:`OSError` or ``SourceError``."""
     fixtures = [*(seed_fixtures() if s.fixtures is None else s.fixtures)]
@@ -481,8 +461,7 @@ def save_new(outcome: R, directory: Path | None) -> R:
         path = save_fixture(outcome.finding.fixture(), directory)
     except OSError as exc:
         return replace(outcome, saved=f"nothing: {exc.strerror or exc}")
-    line = f"{path} (replayed first by the next run with --save-failures)"
-    return replace(outcome, saved=line, saved_to=path)
+    return replace(outcome, saved=str(path), saved_to=path)
 
 
 def run_gate(oracle: Oracle, s: Settings, command: Command, record: type[R], **report: Any) -> R:
@@ -491,29 +470,34 @@ def run_gate(oracle: Oracle, s: Settings, command: Command, record: type[R], **r
 
     Raises :class:`OSError` or ``SourceError`` when the fixtures cannot be read.
     """
-    fixtures = _fixtures(s)
-    s = seeded(s)
-    assert s.seed is not None
-    seed = s.seed
+    fixtures = replayed(s)
+    seed = random.SystemRandom().randrange(2**32) if s.seed is None else s.seed  # reported
     started = time.monotonic()
-    state = _Gate(oracle, s, command)
+    state = _Gate(oracle, s)
     phase_seconds: dict[str, float] = {}
     # Hypothesis's files (its Unicode tables) go to packcheck's cache, not the cwd.
-    with private_hypothesis_storage():
-        for name, phase in zip(PHASES, _phases(state, s, seed, fixtures), strict=False):
-            began = time.monotonic()
-            phase()
-            phase_seconds[name] = time.monotonic() - began
-            if state.done:
-                break
-        finding = state.first
-        if finding is not None:
-            # Confirming a cause asks the packer again: its time is the failing phase's.
-            began = time.monotonic()
-            if s.progress is not None:
-                s.progress(EXPLAINING, 0, None)
-            finding = oracle.explained(replace(finding, first=state.found))
-            phase_seconds[state.failed_in] += time.monotonic() - began
+    try:
+        with private_hypothesis_storage():
+            for name, phase in zip(PHASES, _phases(state, s, seed, fixtures), strict=False):
+                began = time.monotonic()
+                phase()
+                phase_seconds[name] = time.monotonic() - began
+                if state.done:
+                    break
+            finding = state.first
+            if finding is not None:
+                # Confirming a cause asks the packer again: its time is the failing phase's.
+                began = time.monotonic()
+                if s.progress is not None:
+                    s.progress(EXPLAINING, 0, None)
+                finding = oracle.explained(replace(finding, first=state.found))
+                phase_seconds[state.failed_in] += time.monotonic() - began
+    except BaseException as exc:
+        stop = _stop.pending(exc)
+        if stop is None:
+            raise
+        stop.found = state.latest  # said and saved as the run stops
+        raise stop from None
     outcome = record(
         command=command,
         seed=seed,
@@ -523,7 +507,8 @@ def run_gate(oracle: Oracle, s: Settings, command: Command, record: type[R], **r
         finding=finding,
         phase=None if finding is None else state.failed_in,
         phase_seconds=phase_seconds,
-        counted=s.count,
+        counted=oracle.count,
+        follows=oracle.follows,
         seen={phase: dict(tally) for phase, tally in state.seen.items() if tally},
         notes=oracle.notes(),
         set_aside=state.set_aside,

@@ -1,18 +1,17 @@
 """The settings of one gate run, with their defaults, declared once.
 
 The command line, ``[tool.packcheck]``, the pytest plugin and the Python API
-(``verify.run/check``, ``diff.run/check``) all build one :class:`Settings`; a
-function that takes keywords maps them onto it with :func:`settings_of`.
+(``verify.run/check``, ``diff.run/check``, their keywords typed by :class:`Changes`)
+all build one :class:`Settings`, checked as it is built.
 """
 
 from __future__ import annotations
 
 import os
-import random
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, fields, replace
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from ..strategies import MAX_SAFE_UNITS
 from ._fixtures import Fixture
@@ -20,10 +19,9 @@ from ._fixtures import Fixture
 __all__ = [
     "DEFAULT_MAX_EXAMPLES",
     "SHRINK_SECONDS",
+    "Changes",
     "Progress",
     "Settings",
-    "seeded",
-    "settings_of",
 ]
 
 #: Generated (short) cases per run.  With the wide-range and long-list probes, a
@@ -43,11 +41,11 @@ class Settings:
 
     ``seed=None`` picks a seed (reported); generated units lie within ``±max_units``;
     ``fixtures`` default to the seed cases; ``long_lists=False`` leaves out the long
-    lists.  ``partition`` (``verify`` only): every answer but ``{"error": "size"}``
-    must capture its partition.  ``count`` (``diff`` only): every phase runs to its end
-    and its failures are counted.  ``save_failures=DIR`` replays ``DIR/*.json`` after
-    the fixtures and saves a new failure there as a fixture.  Shrinking stops after
-    ``shrink_seconds``; ``progress`` is called after every case.
+    lists.  ``save_failures=DIR`` replays ``DIR/*.json`` after the fixtures and saves a
+    new failure there as a fixture.  Shrinking stops after ``shrink_seconds``;
+    ``progress`` is called after every case.  A value out of its range is a
+    :class:`ValueError` (a value of the wrong kind, :class:`TypeError`) as the settings
+    are built: one line naming the setting, never an error deep inside a run.
     """
 
     seed: int | None = None
@@ -55,32 +53,36 @@ class Settings:
     max_units: int = MAX_SAFE_UNITS
     fixtures: Iterable[Fixture] | None = None
     long_lists: bool = True
-    partition: bool = False
-    count: bool = False
     save_failures: Path | None = None
     shrink_seconds: float = SHRINK_SECONDS
     progress: Progress | None = None
 
+    def __post_init__(self) -> None:
+        for name, low in (("seed", 0), ("max_examples", 1), ("max_units", 1)):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                if value is None and name == "seed":
+                    continue
+                raise TypeError(f"{name}={value!r}: expected an integer")
+            if value < low:
+                raise ValueError(f"{name}={value!r}: must be at least {low}")
+        if not isinstance(self.long_lists, bool):
+            raise TypeError(f"long_lists={self.long_lists!r}: expected True or False")
+        seconds = self.shrink_seconds
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds >= 0:
+            raise ValueError(f"shrink_seconds={seconds!r}: must be a number, 0 or more")
+        if self.save_failures is not None and not isinstance(self.save_failures, Path):
+            object.__setattr__(self, "save_failures", Path(os.fspath(self.save_failures)))
 
-#: The keywords :func:`settings_of` takes: the fields of :class:`Settings`.
-KEYWORDS = frozenset(field.name for field in fields(Settings))
 
+class Changes(TypedDict, total=False):
+    """The fields of :class:`Settings`, as keywords of ``verify.run`` and its kin."""
 
-def settings_of(settings: Settings | None, changes: Mapping[str, Any]) -> Settings:
-    """``settings`` (default: :class:`Settings`'s defaults) with ``changes``, keywords
-    named as its fields; ``save_failures`` may be any path-like.  An unknown keyword
-    is a :class:`TypeError`, as for any function."""
-    unknown = sorted(set(changes) - KEYWORDS)
-    if unknown:
-        raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
-    changes = dict(changes)
-    if changes.get("save_failures") is not None:
-        changes["save_failures"] = Path(os.fspath(changes["save_failures"]))
-    return replace(settings or Settings(), **changes)
-
-
-def seeded(settings: Settings) -> Settings:
-    """``settings`` with a seed: its own, else one picked at random (and reported)."""
-    if settings.seed is not None:
-        return settings
-    return replace(settings, seed=random.SystemRandom().randrange(2**32))
+    seed: int | None
+    max_examples: int
+    max_units: int
+    fixtures: Iterable[Fixture] | None
+    long_lists: bool
+    save_failures: str | os.PathLike[str] | None
+    shrink_seconds: float
+    progress: Progress | None

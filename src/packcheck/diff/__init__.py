@@ -15,9 +15,10 @@ which the two differ is counted per phase.  :func:`check` raises :class:`Diverge
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
+from typing import Any, Unpack
 
-from .._gate import CHECKED, DEFAULT_MAX_EXAMPLES, Settings, run_gate, settings_of
+from .._gate import CHECKED, DEFAULT_MAX_EXAMPLES, Changes, Settings, run_gate
 from .._gate import Outcome as GateOutcome
 from .._packers import CallablePacker, Packer, PackerFault, SetupError
 from ._behaviour import Outcome, same_answer
@@ -83,7 +84,9 @@ def run(
     new: Callable[[dict[str, Any]], object] | Packer,
     old: Callable[[dict[str, Any]], object] | Packer,
     settings: Settings | None = None,
-    **changes: Any,
+    *,
+    count: bool = False,
+    **changes: Unpack[Changes],
 ) -> DiffSummary:
     """Compare ``new`` with ``old`` on every case of the gate's phases.
 
@@ -94,21 +97,24 @@ def run(
     its end and counts the cases on which the two differ; only the first divergence is
     shrunk.
     """
-    oracle = DiffOracle(_adapter(new), _adapter(old))
-    return run_gate(oracle, settings_of(settings, changes), DIFF, DiffSummary)
+    oracle = DiffOracle(_adapter(new), _adapter(old), count=count)
+    s = replace(settings or Settings(), **changes)  # type: ignore[arg-type]
+    return run_gate(oracle, s, DIFF, DiffSummary)
 
 
 def check(
     new: Callable[[dict[str, Any]], object] | Packer,
     old: Callable[[dict[str, Any]], object] | Packer,
     settings: Settings | None = None,
-    **changes: Any,
+    *,
+    count: bool = False,
+    **changes: Unpack[Changes],
 ) -> DiffSummary:
     """:func:`run`, raising :class:`Divergence` if NEW and OLD differ on any case.
 
     For a test suite: ``packcheck.diff.check(pack_v2, pack_v1, seed=1)``.
     """
-    summary = run(new, old, settings, **changes)
+    summary = run(new, old, settings, count=count, **changes)
     if summary.finding is not None:
         assert isinstance(summary.finding, DiffFinding)
         raise Divergence(summary.finding)

@@ -9,13 +9,15 @@ against the reference, phase by phase (:mod:`packcheck._gate`), and returns a
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from .._gate import (
     DEFAULT_MAX_EXAMPLES,
     PHASES,
     SHRINK_SECONDS,
+    Changes,
     Fixture,
     Outcome,
     Progress,
@@ -23,7 +25,6 @@ from .._gate import (
     read_fixtures,
     run_gate,
     seed_fixtures,
-    settings_of,
     show_answer,
 )
 from .._packers import CallablePacker, Packer, PackerFault, SetupError
@@ -108,30 +109,35 @@ class Summary(Outcome):
 def run(
     packer: Callable[[dict[str, Any]], object] | Packer,
     settings: Settings | None = None,
-    **changes: Any,
+    *,
+    partition: bool = False,
+    **changes: Unpack[Changes],
 ) -> Summary:
     """Check ``packer`` against the declared rule; the :class:`Summary` says how it went.
 
     ``packer`` is a function ``case -> output`` (called with its own deep copy of each
     case) or a :class:`Packer` adapter (which this function does not close).  The
     run's settings are ``settings`` (default: :class:`Settings`'s) with ``changes``,
-    keywords named as its fields (``seed=1``, ``max_examples=200``, ``partition=True``,
-    ``save_failures=DIR``, ``progress=callback``...).  With ``partition=True`` every
+    keywords named as its fields (``seed=1``, ``max_examples=200``,
+    ``save_failures=DIR``, ``progress=callback``...), checked as they are given: a
+    value out of range is a :class:`ValueError` here.  With ``partition=True`` every
     answer but ``{"error": "size"}`` must capture its partition (docs/rule.md); a
     captured one is always checked.  Hypothesis's files go to
     ``~/.cache/packcheck/hypothesis`` (or ``$HYPOTHESIS_STORAGE_DIRECTORY``), never to
     the current directory.
     """
-    s = settings_of(settings, changes)
+    s = replace(settings or Settings(), **changes)  # type: ignore[arg-type]
     adapter = packer if isinstance(packer, Packer) else CallablePacker(packer)
-    oracle = ReferenceOracle(adapter, partition=s.partition, max_units=s.max_units)
+    oracle = ReferenceOracle(adapter, partition=partition, max_units=s.max_units)
     return run_gate(oracle, s, VERIFY, Summary)
 
 
 def check(
     packer: Callable[[dict[str, Any]], object] | Packer,
     settings: Settings | None = None,
-    **changes: Any,
+    *,
+    partition: bool = False,
+    **changes: Unpack[Changes],
 ) -> Summary:
     """:func:`run`, raising :class:`Counterexample` if the packer does not conform.
 
@@ -140,7 +146,7 @@ def check(
     ``DIR/*.json`` are replayed after ``fixtures``, and a new counterexample is saved
     there whole, as a fixture.
     """
-    summary = run(packer, settings, **changes)
+    summary = run(packer, settings, partition=partition, **changes)
     if summary.finding is not None:
         assert isinstance(summary.finding, Finding)
         raise Counterexample(summary.finding, summary.saved_to)

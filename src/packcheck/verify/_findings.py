@@ -82,7 +82,7 @@ class Finding(GateFinding):
         lines.append(f"  case:     {self._case_summary()}")
         lines.append(f"  answer:   {_summarised(self.answer)}")
         lines.append(f"  expected: {_summarised(self.expected)}")
-        lines.append("  fixture:  too long to show; --save-failures DIR saves it whole")
+        lines.append(f"  fixture:  too long to show; {self.saving} saves it whole")
         return "\n".join(lines)
 
     def _not_alone(self) -> list[str]:
@@ -95,7 +95,7 @@ class Finding(GateFinding):
             shown = (
                 dumps(first.case)
                 if first.blocks() <= SHOWN_WHOLE
-                else f"{first.blocks():,} blocks (--save-failures DIR saves the shrunk case)"
+                else f"{first.blocks():,} blocks ({self.saving} saves the shrunk case)"
             )
             lines.append(
                 f"  first:    found as case {self.before + 1:,} of the run, after "
