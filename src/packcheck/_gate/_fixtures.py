@@ -1,35 +1,124 @@
-"""Fixture files: cases with their expected declared output, and the shipped seed cases."""
+"""Fixture files: cases with their expected declared output, and the shipped seed cases.
+
+Every fixture belongs to a rule: the one its ``rule`` key records (the keys that
+differ from the default, and the name), the default rule when it has none, or
+``"OLD"``: its expected answer is what ``diff``'s OLD answered, not a rule's.  A rule
+file's own fixtures (:class:`packcheck.Rule`'s ``fixtures``) belong to that rule.
+A fixture's expected answer must be its own rule's (:func:`contradiction`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
+from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .._rule.declared import Rule, RuleError, RuleFixture
 from .._rule.jsonio import dumps
+from .._rule.rulefile import check_fixture, rule_from_table
 from .._rule.sources import SourceError, read_records
 
 __all__ = [
+    "OLD",
     "Fixture",
+    "belongs",
+    "contradiction",
     "read_fixtures",
+    "recorded",
+    "rule_fixtures",
     "save_fixture",
     "saved_fixtures",
     "seed_fixtures",
     "writable_directory",
 ]
 
+#: A fixture's ``rule`` when its expected answer is ``diff``'s OLD's, not a rule's.
+OLD = "OLD"
+_DEFAULT = Rule()
+
 
 @dataclass(frozen=True, slots=True)
 class Fixture:
-    """A case with its expected declared output; ``origin`` says where it was read."""
+    """A case with its expected output; ``origin`` says where it was read.
+
+    ``rule`` is the rule the expected output is the answer of (the default rule
+    unless the fixture records another), or :data:`OLD`.  ``checked``: the run
+    compares the packer's answer with ``expected``; when false (a fixture of another
+    rule than the run's) only its input is run.
+    """
 
     name: str | None
     case: Any
     expected: Any
     origin: str
+    rule: Rule | str = field(default=_DEFAULT)
+    checked: bool = True
+
+
+def recorded(rule: Rule | str | None) -> dict[str, Any] | str | None:
+    """What a saved fixture records as its ``rule``: the name and the keys that differ
+    from the default (charges that are not whole as ``"p/q"``), :data:`OLD` as it is,
+    ``None`` for the default rule (whatever its name) and for no rule."""
+    if rule is None or isinstance(rule, str):
+        return rule
+    if rule.is_default:
+        return None
+    keys = rule.keys()
+    shown: dict[str, Any] = {"name": rule.name} if rule.name else {}
+    for key, value in keys.items():
+        if key != "name" and value != getattr(_DEFAULT, key):
+            fraction = isinstance(value, Fraction)
+            shown[key] = f"{value.numerator}/{value.denominator}" if fraction else value
+    return shown
+
+
+def _rule_of(value: Any, where: str) -> Rule | str:
+    """The rule a fixture's ``rule`` value names; :class:`SourceError` if none."""
+    if value is None:
+        return _DEFAULT
+    if value == OLD:
+        return OLD
+    if not isinstance(value, dict) or "fixtures" in value:
+        why = 'expected an object of rule keys (docs/rules.md) or "OLD"'
+        raise SourceError(f"{where}: rule: {why}, got {dumps(value)[:80]}")
+    try:
+        return rule_from_table(value, file=where, prefix="rule.")
+    except RuleError as exc:
+        raise SourceError(str(exc)) from None
+
+
+def belongs(fixture: Fixture, rule: Rule | str) -> bool:
+    """Whether ``fixture`` is a fixture of ``rule`` (its keys, the name aside)."""
+    if isinstance(fixture.rule, str) or isinstance(rule, str):
+        return fixture.rule == rule
+    return fixture.rule.changed() == rule.changed()
+
+
+def contradiction(fixture: Fixture) -> str | None:
+    """One line naming ``fixture`` when its expected output is not its own rule's
+    answer (the rule's interpreter decides); ``None`` when it is, or its rule is
+    :data:`OLD` (a recorded answer, not a rule's)."""
+    if isinstance(fixture.rule, str):
+        return None
+    try:
+        check_fixture(fixture.rule, RuleFixture(fixture.name or "", fixture.case, fixture.expected))
+    except RuleError as exc:
+        rule = fixture.rule.describe() or "the default rule"
+        return f"{fixture.origin}: contradicts its rule ({rule}): {exc.why}"
+    return None
+
+
+def rule_fixtures(rule: Rule) -> list[Fixture]:
+    """The fixtures a rule file carries, as the gate replays them: that rule's."""
+    label = f"rule {rule.name!r}" if rule.name else "rule"
+    return [
+        Fixture(item.id, item.input, item.expected, f"fixture of the {label}: {item.id}", rule)
+        for item in rule.fixtures
+    ]
 
 
 def _plain_numbers(value: Any) -> Any:
@@ -46,8 +135,9 @@ def _plain_numbers(value: Any) -> Any:
 def read_fixtures(path: Path, label: str | None = None) -> Iterator[Fixture]:
     """The fixtures of one file; raises :class:`OSError` or :class:`SourceError`.
 
-    A record that cannot be read, has no ``expected``, or expects an input error
-    (malformed cases are outside the declared rule) raises :class:`SourceError`.
+    A record that cannot be read, has no ``expected``, expects an input error
+    (malformed cases are outside the declared rule) or names no rule raises
+    :class:`SourceError`.
     """
     label = label or str(path)
     with path.open("rb") as stream:
@@ -55,12 +145,9 @@ def read_fixtures(path: Path, label: str | None = None) -> Iterator[Fixture]:
             if record.error is not None or not record.has_expected:
                 why = record.error or "fixture has no 'expected'"
                 raise SourceError(f"{label}: {record.where}: {why}")
-            yield Fixture(
-                record.name,
-                _plain_numbers(record.case),
-                record.expected,
-                f"fixture {label}: {record.where}",
-            )
+            where = f"fixture {label}: {record.where}"
+            rule = _rule_of(record.rule, where)
+            yield Fixture(record.name, _plain_numbers(record.case), record.expected, where, rule)
 
 
 def saved_fixtures(directory: Path) -> list[Fixture]:
