@@ -136,8 +136,8 @@ def read_fixtures(path: Path, label: str | None = None) -> Iterator[Fixture]:
     """The fixtures of one file; raises :class:`OSError` or :class:`SourceError`.
 
     A record that cannot be read, has no ``expected``, expects an input error
-    (malformed cases are outside the declared rule) or names no rule raises
-    :class:`SourceError`.
+    (malformed cases are outside the declared rule), names no rule or contradicts its
+    own rule (:func:`contradiction`) raises :class:`SourceError`.
     """
     label = label or str(path)
     with path.open("rb") as stream:
@@ -147,7 +147,13 @@ def read_fixtures(path: Path, label: str | None = None) -> Iterator[Fixture]:
                 raise SourceError(f"{label}: {record.where}: {why}")
             where = f"fixture {label}: {record.where}"
             rule = _rule_of(record.rule, where)
-            yield Fixture(record.name, _plain_numbers(record.case), record.expected, where, rule)
+            fixture = Fixture(
+                record.name, _plain_numbers(record.case), record.expected, where, rule
+            )
+            why = contradiction(fixture)
+            if why is not None:
+                raise SourceError(why)
+            yield fixture
 
 
 def saved_fixtures(directory: Path) -> list[Fixture]:
