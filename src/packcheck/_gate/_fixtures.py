@@ -150,9 +150,9 @@ def read_fixtures(path: Path, label: str | None = None) -> Iterator[Fixture]:
             fixture = Fixture(
                 record.name, _plain_numbers(record.case), record.expected, where, rule
             )
-            why = contradiction(fixture)
-            if why is not None:
-                raise SourceError(why)
+            contradicted = contradiction(fixture)
+            if contradicted is not None:
+                raise SourceError(contradicted)
             yield fixture
 
 
