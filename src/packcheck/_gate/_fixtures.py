@@ -17,19 +17,23 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .._rule.declared import Rule, RuleError, RuleFixture
-from .._rule.jsonio import dumps
-from .._rule.rulefile import check_fixture, rule_from_table
+from .._rule.declared import Rule, RuleError
+from .._rule.interpret import interpret
+from .._rule.jsonio import dumps, show
+from .._rule.model import MalformedCase
+from .._rule.rulefile import rule_from_table, same_answer
 from .._rule.sources import SourceError, read_records
 
 __all__ = [
     "OLD",
     "Fixture",
-    "belongs",
     "contradiction",
+    "fixture_rule",
+    "others_note",
     "read_fixtures",
     "recorded",
     "rule_fixtures",
+    "same_rule",
     "save_fixture",
     "saved_fixtures",
     "seed_fixtures",
@@ -76,7 +80,7 @@ def recorded(rule: Rule | str | None) -> dict[str, Any] | str | None:
     return shown
 
 
-def _rule_of(value: Any, where: str) -> Rule | str:
+def fixture_rule(value: Any, where: str) -> Rule | str:
     """The rule a fixture's ``rule`` value names; :class:`SourceError` if none."""
     if value is None:
         return _DEFAULT
@@ -91,11 +95,12 @@ def _rule_of(value: Any, where: str) -> Rule | str:
         raise SourceError(str(exc)) from None
 
 
-def belongs(fixture: Fixture, rule: Rule | str) -> bool:
-    """Whether ``fixture`` is a fixture of ``rule`` (its keys, the name aside)."""
-    if isinstance(fixture.rule, str) or isinstance(rule, str):
-        return fixture.rule == rule
-    return fixture.rule.changed() == rule.changed()
+def same_rule(one: Rule | str, other: Rule | str) -> bool:
+    """Whether a fixture of ``one`` is a fixture of ``other``: the same keys, the name
+    aside (or both :data:`OLD`)."""
+    if isinstance(one, str) or isinstance(other, str):
+        return one == other
+    return one.changed() == other.changed()
 
 
 def contradiction(fixture: Fixture) -> str | None:
@@ -104,12 +109,29 @@ def contradiction(fixture: Fixture) -> str | None:
     :data:`OLD` (a recorded answer, not a rule's)."""
     if isinstance(fixture.rule, str):
         return None
+    expected = fixture.expected
     try:
-        check_fixture(fixture.rule, RuleFixture(fixture.name or "", fixture.case, fixture.expected))
-    except RuleError as exc:
-        rule = fixture.rule.describe() or "the default rule"
-        return f"{fixture.origin}: contradicts its rule ({rule}): {exc.why}"
-    return None
+        answer = interpret(fixture.rule, fixture.case).result
+    except MalformedCase as exc:
+        # An input error is any input error: its details are prose.
+        if isinstance(expected, dict) and expected.get("error") == "input":
+            return None
+        why = f"its input is not a case ({exc})"
+    else:
+        if same_answer(answer, expected):
+            return None
+        why = f"expected {show(expected, 80)} but the rule gives {show(answer, 80)}"
+    rule = fixture.rule.describe() or "the default rule"
+    return f"{fixture.origin}: contradicts its rule ({rule}): {why}"
+
+
+def others_note(count: int) -> tuple[str, ...]:
+    """The report's note on the fixtures of another rule than the run's, if any."""
+    if not count:
+        return ()
+    many = count != 1
+    said = "fixtures of another rule were" if many else "fixture of another rule was"
+    return (f"{count:,} {said} run for {'their' if many else 'its'} input only",)
 
 
 def rule_fixtures(rule: Rule) -> list[Fixture]:
@@ -146,7 +168,7 @@ def read_fixtures(path: Path, label: str | None = None) -> Iterator[Fixture]:
                 why = record.error or "fixture has no 'expected'"
                 raise SourceError(f"{label}: {record.where}: {why}")
             where = f"fixture {label}: {record.where}"
-            rule = _rule_of(record.rule, where)
+            rule = fixture_rule(record.rule, where)
             fixture = Fixture(
                 record.name, _plain_numbers(record.case), record.expected, where, rule
             )

@@ -33,8 +33,9 @@ from .._rule.jsonio import dumps
 from ._findings import SHOWN_WHOLE, Finding
 from ._fixtures import (
     Fixture,
-    belongs,
+    others_note,
     rule_fixtures,
+    same_rule,
     save_fixture,
     saved_fixtures,
     seed_fixtures,
@@ -471,13 +472,10 @@ def _sorted_out(
     and the side it ``follows``) marked to run their input only, and the note that
     counts them."""
     own: list[Rule | str] = [rule or Rule(), *([follows] if follows is not None else [])]
-    marked = [f if any(belongs(f, r) for r in own) else replace(f, checked=False) for f in fixtures]
-    others = sum(not f.checked for f in marked)
-    if not others:
-        return marked, ()
-    many = others != 1
-    said = "fixtures of another rule were" if many else "fixture of another rule was"
-    return marked, (f"{others:,} {said} run for {'their' if many else 'its'} input only",)
+    marked = [
+        f if any(same_rule(f.rule, r) for r in own) else replace(f, checked=False) for f in fixtures
+    ]
+    return marked, others_note(sum(not f.checked for f in marked))
 
 
 def _under(finding: Finding | None, rule: Rule | None, follows: str | None) -> Finding | None:
