@@ -11,15 +11,8 @@ from typing import Any
 import pytest
 
 from packcheck import Rule, diff, pack, verify
-from packcheck._gate._fixtures import (
-    OLD,
-    Fixture,
-    read_fixtures,
-    recorded,
-    rule_fixtures,
-    same_rule,
-    saved_fixtures,
-)
+from packcheck._gate._fixtures import Fixture, read_fixtures, rule_fixtures, saved_fixtures
+from packcheck._rule.fixture_rule import OLD, recorded, same_rule
 from packcheck._rule.sources import SourceError
 
 QUICK: dict[str, Any] = {"seed": 1, "max_examples": 60, "long_lists": False}

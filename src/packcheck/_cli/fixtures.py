@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from .._engines.choice import Engine
-from .._gate._fixtures import Fixture, contradiction, fixture_rule, others_note, same_rule
 from .._rule.declared import Rule
+from .._rule.fixture_rule import contradiction, fixture_rule, others_note, same_rule
 from .._rule.jsonio import dumps, same_json
 from .._rule.sources import Record, SourceError, read_records
 from ..audit._read import opened, reason
@@ -64,7 +64,7 @@ def _another(record: Record, rule: Rule | str, engine: Engine) -> str | None:
     if isinstance(rule, str):
         answer(record, engine)
         return None
-    return contradiction(Fixture(record.name, record.case, record.expected, record.where, rule))
+    return contradiction(rule, record.case, record.expected, record.where)
 
 
 def run_fixtures(args: argparse.Namespace) -> int:

@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 
 from .._packers import PackerFault
 from .._rule.declared import Rule
+from .._rule.fixture_rule import recorded
 from .._rule.jsonio import dumps, shortened, show
-from ._fixtures import recorded
 
 __all__ = ["SHOWN_WHOLE", "Finding", "case_summary", "cut_lists", "plain_json", "show_answer"]
 

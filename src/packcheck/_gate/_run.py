@@ -29,13 +29,12 @@ from hypothesis import strategies as st
 from .. import _stop
 from .._packers import PackerFault, PackerTimeout
 from .._rule.declared import Rule
+from .._rule.fixture_rule import others_note, same_rule
 from .._rule.jsonio import dumps
 from ._findings import SHOWN_WHOLE, Finding
 from ._fixtures import (
     Fixture,
-    others_note,
     rule_fixtures,
-    same_rule,
     save_fixture,
     saved_fixtures,
     seed_fixtures,
