@@ -404,19 +404,32 @@ def test_a_side_names_its_option_in_a_setup_error_on_a_built_case_too() -> None:
 
 
 def test_diff_saves_olds_answer_not_the_rules(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # OLD keeps the newest blocks: on the shrunk case its answer is not the seed rule's,
-    # which `fixtures` would pass whatever the packer does.
+    # OLD answers as the rule does but on a budget of 1, where it says more: the saved
+    # fixture expects OLD's answer (the rule's, `fixtures` would pass whatever NEW does).
+    (tmp_path / "sides.py").write_text(
+        "from packcheck import pack\n\n"
+        "def new(case):\n    return pack(case)\n\n"
+        "def old(case):\n"
+        "    answer = pack(case)\n"
+        "    return {**answer, 'old': True} if case.get('budget') == 1 else answer\n"
+    )
+    monkeypatch.chdir(tmp_path)
     saved = tmp_path / "divergences"
-    args = ["diff", "--packer", "wild.py:keep_newest_lt", "--against", "wild.py:keep_newest"]
+    args = ["diff", "--packer", "sides.py:new", "--against", "sides.py:old"]
     assert main([*args, *QUICK, "--save-failures", str(saved)]) == 1
     out = capsys.readouterr().out.splitlines()
     (path,) = saved.glob("diff-*.json")
     (fixture,) = json.loads(path.read_text())
+    assert fixture["rule"] == "OLD"
+    assert fixture["expected"]["old"] is True
     old = json.loads(next(line for line in out if line.startswith("  old:")).split(":", 1)[1])
     assert fixture["expected"] == old
     assert f"  fixture:  {path.read_text().strip()}" in out
+    # `fixtures` runs its input only: OLD's answer is no rule's.
+    assert main(["fixtures", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("note:     1 fixture of another rule was run")
 
 
 def _tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
