@@ -156,6 +156,38 @@ def test_the_diff_pair_of_the_table_is_an_item_too(project: pytest.Pytester) -> 
     result.stdout.fnmatch_lines(["packcheck diff: NEW is needed: --packer or --packer-cmd *"])
 
 
+def test_each_named_diff_table_is_an_item_of_its_own(project: pytest.Pytester) -> None:
+    # "Against the last release" and "against the other packer" side by side, each run
+    # with its own table's settings alone.
+    tables = (
+        "[tool.packcheck.diff]\npacker = 'good.py:pack_case'\nagainst = 'good.py:pack_case'\n"
+        + SETTINGS
+        + "[tool.packcheck.diff.release]\npacker = 'good.py:pack_case'\n"
+        + "against = 'bad.py:pack_case'\n"
+        + SETTINGS
+        + "[tool.packcheck.diff.mine]\npacker = 'good.py:pack_case'\n"
+        + "against = 'good.py:pack_case'\n"
+        + SETTINGS
+    )
+    project.makepyprojecttoml(tables)
+    result = project.runpytest("-p", "no:xdist", "-v")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "pyproject.toml::packcheck-diff[[]good.py:pack_case vs good.py:pack_case[]] PASSED*",
+            "pyproject.toml::packcheck-diff[[]release: good.py:pack_case vs bad.py:pack_case[]] "
+            "FAILED*",
+            "pyproject.toml::packcheck-diff[[]mine: good.py:pack_case vs good.py:pack_case[]] "
+            "PASSED*",
+        ]
+    )
+    # Named tables alone: no item for the unnamed table, which names no pair.
+    project.makepyprojecttoml("\n".join(tables.splitlines()[6:]))
+    result = project.runpytest("-p", "no:xdist", "-v")
+    result.assert_outcomes(passed=2, failed=1)
+    assert "packcheck-diff[good.py" not in result.stdout.str()
+
+
 def test_a_table_that_cannot_be_read_fails_its_item(project: pytest.Pytester) -> None:
     project.makepyprojecttoml("[tool]\npackcheck = 3\n")
     result = project.runpytest("-p", "no:xdist")

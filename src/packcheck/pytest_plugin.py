@@ -3,9 +3,10 @@
 pytest collects one test item for the packer named in ``[tool.packcheck]`` of the
 nearest ``pyproject.toml`` (``packer`` or ``packer-cmd``), one for each ``--packcheck
 PACKER`` option (``MODULE:FUNCTION`` or ``PATH.py:FUNCTION``; the other settings come
-from ``[tool.packcheck]``), and one for the pair ``[tool.packcheck.diff]`` names
+from ``[tool.packcheck]``), one for the pair ``[tool.packcheck.diff]`` names
 (``packer`` or ``packer-cmd`` against ``against`` or ``against-cmd``), run as
-``packcheck diff``.  An item resolves its settings from the gate's option table, as
+``packcheck diff``, and one for each named table ``[tool.packcheck.diff.NAME]``, run
+as ``packcheck diff --table NAME``.  An item resolves its settings from the gate's option table, as
 the command does, and runs the gate through the library; a failure shows the gate's
 report, not a traceback.  Registered as the ``packcheck`` plugin (a ``pytest11`` entry
 point): ``-p no:packcheck`` turns it off.
@@ -39,12 +40,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 class PackcheckItem(pytest.Item):
     """``packcheck COMMAND`` (``verify`` or ``diff``) with the table's settings;
-    ``packer``, if given, replaces the table's (``verify`` only)."""
+    ``packer``, if given, replaces the table's (``verify`` only); ``table`` names the
+    ``diff`` table (``None``: the unnamed one)."""
 
-    def __init__(self, *, command: str = "verify", packer: str | None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        command: str = "verify",
+        packer: str | None,
+        table: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.command = command
         self.packer = packer
+        self.table = table
 
     def runtest(self) -> None:
         from ._cli import gate
@@ -53,7 +63,7 @@ class PackcheckItem(pytest.Item):
         from ._packers import SetupError
         from ._rule.sources import SourceError
 
-        given = {"gate_command": self.command, "packer": self.packer}
+        given = {"gate_command": self.command, "packer": self.packer, "table": self.table}
         where = f"packcheck {self.command}"
         try:
             chosen = gate.spec(given, self.command, self.config.invocation_params.dir)
@@ -90,27 +100,37 @@ def _named(table: dict[str, Any], *keys: str) -> str | None:
     return None if named is None else str(named)
 
 
-def _configured(start: Path) -> tuple[Path | None, str | None, str | None]:
+def _pair(table: dict[str, Any]) -> str:
+    """The diff pair a table names: ``NEW vs OLD``."""
+    new = _named(table, "packer", "packer-cmd")
+    old = _named(table, "against", "against-cmd")
+    return f"{new or '?'} vs {old or '?'}"
+
+
+def _configured(start: Path) -> tuple[Path | None, str | None, dict[str | None, str]]:
     """The ``pyproject.toml`` with ``[tool.packcheck]``, the packer it names, and the
-    diff pair ``[tool.packcheck.diff]`` names (``NEW vs OLD``).
+    diff pairs its diff tables name (``NEW vs OLD``), by table (``None``: the unnamed
+    ``[tool.packcheck.diff]``, when it names a side).
 
     A table that cannot be read gives an item all the same, which fails with the error.
     """
-    from ._cli._config import ConfigError, find
+    from ._cli._config import ConfigError, find, tables
 
     try:
         found = find(start)
     except ConfigError:
-        return None, "pyproject.toml", None
+        return None, "pyproject.toml", {}
     if found is None:
-        return None, None, None
+        return None, None, {}
     path, table = found
-    pair = table.get("diff")
-    if isinstance(pair, dict):
-        new = _named(pair, "packer", "packer-cmd")
-        old = _named(pair, "against", "against-cmd")
-        pair = f"{new or '?'} vs {old or '?'}"
-    return path, _named(table, "packer", "packer-cmd"), pair if isinstance(pair, str) else None
+    pairs: dict[str | None, str] = {}
+    diff = table.get("diff")
+    if isinstance(diff, dict):
+        named = tables(diff)
+        if any(key not in named for key in diff) or not named:
+            pairs[None] = _pair(diff)
+        pairs.update((name, _pair(value)) for name, value in named.items())
+    return path, _named(table, "packer", "packer-cmd"), pairs
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -119,21 +139,23 @@ def pytest_collection_modifyitems(
 ) -> None:
     """Add the gate's items (before ``-k`` and ``-m`` select among the items)."""
     names: dict[str, str | None] = {}
-    path, configured, pair = _configured(config.invocation_params.dir)
+    path, configured, pairs = _configured(config.invocation_params.dir)
     if configured is not None:
         names[configured] = None
     for spec in config.getoption("packcheck"):
         names.setdefault(spec, spec)
-    if not names and pair is None:
+    if not names and not pairs:
         return
     where = PackcheckFile.from_parent(session, path=path or config.rootpath / "pyproject.toml")
     added = [
         PackcheckItem.from_parent(where, name=f"packcheck[{name}]", packer=packer)
         for name, packer in names.items()
     ]
-    if pair is not None:
-        name = f"packcheck-diff[{pair}]"
-        added.append(PackcheckItem.from_parent(where, name=name, command="diff", packer=None))
+    for table, pair in pairs.items():
+        name = f"packcheck-diff[{'' if table is None else table + ': '}{pair}]"
+        added.append(
+            PackcheckItem.from_parent(where, name=name, command="diff", packer=None, table=table)
+        )
     items.extend(added)
     # The terminal counts what collect reports carry: without one for these items, a
     # `-k` that deselects them would say "-1 selected".

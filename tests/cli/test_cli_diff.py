@@ -79,8 +79,15 @@ def test_a_one_line_change_exits_1_with_a_saved_divergence(
     assert out[-1].startswith("packcheck diff: DIFFERENT after 3 fixtures, ")
     (fixture,) = json.loads(path.read_text())
     assert fixture["input"] == json.loads(out[3].split(":", 1)[1])
+    # OLD's answer is what it expects (the rule's keeps the block too: no use here).
+    assert fixture["rule"] == "OLD"
+    assert fixture["expected"] == {"kept": ["A"], "remaining": 0, "missing": []}
     # The saved case is a fixture for every command, and the next diff replays it first.
     assert main(["fixtures", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "note:     1 fixture of another rule was run for its input only",
+        "0 of 0 fixtures passed (reference engine)",
+    ]
     assert main([*args, *QUICK, "--save-failures", str(saved)]) == 1
     out = capsys.readouterr().out
     assert f"DIFFERS fixture {path}: case 1 ({fixture['id']})" in out
@@ -388,3 +395,89 @@ def test_a_side_names_its_option_in_a_setup_error_on_a_built_case_too() -> None:
     for ask_side in (lambda: side.answer({}), lambda: side.answer_built(PlainCase(1, [], [], []))):
         with pytest.raises(SetupError, match=r"^--old-cmd 'x' ended before answering any case$"):
             ask_side()
+
+
+def test_diff_saves_olds_answer_not_the_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # OLD answers as the rule does but on a budget of 1, where it says more: the saved
+    # fixture expects OLD's answer (the rule's, `fixtures` would pass whatever NEW does).
+    (tmp_path / "sides.py").write_text(
+        "from packcheck import pack\n\n"
+        "def new(case):\n    return pack(case)\n\n"
+        "def old(case):\n"
+        "    answer = pack(case)\n"
+        "    return {**answer, 'old': True} if case.get('budget') == 1 else answer\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    saved = tmp_path / "divergences"
+    args = ["diff", "--packer", "sides.py:new", "--against", "sides.py:old"]
+    assert main([*args, *QUICK, "--save-failures", str(saved)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    (path,) = saved.glob("diff-*.json")
+    (fixture,) = json.loads(path.read_text())
+    assert fixture["rule"] == "OLD"
+    assert fixture["expected"]["old"] is True
+    old = json.loads(next(line for line in out if line.startswith("  old:")).split(":", 1)[1])
+    assert fixture["expected"] == old
+    assert f"  fixture:  {path.read_text().strip()}" in out
+    # `fixtures` runs its input only: OLD's answer is no rule's.
+    assert main(["fixtures", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("note:     1 fixture of another rule was run")
+
+
+def _tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(text)
+    shutil.copy(PACKERS / "wild.py", tmp_path / "wild.py")
+    monkeypatch.chdir(tmp_path)
+
+
+TABLES = """
+[tool.packcheck.diff]
+packer = "wild.py:keep_newest"
+against = "wild.py:keep_newest"
+max-examples = 30
+no-long-lists = true
+
+[tool.packcheck.diff.release]
+packer = "wild.py:keep_newest_lt"
+against = "wild.py:keep_newest"
+max-examples = 30
+no-long-lists = true
+"""
+
+
+def test_a_named_table_is_chosen_with_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _tables(tmp_path, monkeypatch, TABLES)
+    assert main(["diff", "--seed", "1"]) == 0  # the unnamed table, as before
+    assert main(["diff", "--seed", "1", "--table", "release"]) == 1
+    out = capsys.readouterr().out
+    assert "rerun:    packcheck diff --packer wild.py:keep_newest_lt --against " in out
+    # Its own keys alone: none of the unnamed table's (here, no OLD).
+    alone = '[tool.packcheck.diff]\nagainst = "wild.py:keep_newest"\n'
+    _tables(tmp_path, monkeypatch, alone + '[tool.packcheck.diff.release]\npacker = "wild.py:x"\n')
+    assert main(["diff", "--seed", "1", "--table", "release"]) == 2
+    assert capsys.readouterr().err == (
+        "packcheck diff: error: OLD is needed: --against or --against-cmd (or against or "
+        "against-cmd in [tool.packcheck.diff.release])\n"
+    )
+
+
+def test_an_unknown_table_is_one_line_naming_the_known_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _tables(tmp_path, monkeypatch, TABLES + "\n[tool.packcheck.diff.mine]\n")
+    assert main(["diff", "--table", "relase"]) == 2
+    assert capsys.readouterr().err == (
+        "packcheck diff: error: pyproject.toml [tool.packcheck.diff]: no table 'relase' "
+        "([tool.packcheck.diff.relase]; tables: release, mine)\n"
+    )
+    _tables(tmp_path, monkeypatch, "[tool.packcheck.diff]\nmax-examples = 3\n")
+    assert main(["diff", "--table", "release"]) == 2
+    assert capsys.readouterr().err.endswith("; it has no named table)\n")
+    # A table's key `table` is no key: --table is the command line's.
+    _tables(tmp_path, monkeypatch, '[tool.packcheck.diff]\ntable = "release"\n')
+    assert main(["diff", "--packer", "a:b", "--against", "a:b"]) == 2
+    assert "unknown key 'table'" in capsys.readouterr().err

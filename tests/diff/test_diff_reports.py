@@ -40,6 +40,7 @@ def _finding(new: Outcome, old: Outcome, failures: tuple[str, ...] = (DIFFERS,))
         old=old,
         rule=RULE,
         parts='kept[0]: NEW ends after 0 entries; OLD goes on with "A"',
+        under="OLD",
     )
 
 
@@ -249,8 +250,8 @@ def test_count_gives_each_phase_its_share() -> None:
     assert report["divergence"]["phase"] == "generated"
     lines = text(outcome).splitlines()
     assert lines[-7:-2] == [
-        '  fixture:  [{"id":"diff-398c74443aa4","input":{"budget":1,"blocks":[{"id":"A",'
-        '"size":1}],"required":[]},"expected":{"kept":["A"],"remaining":0,"missing":[]}}]',
+        '  fixture:  [{"id":"diff-398c74443aa4","rule":"OLD","input":{"budget":1,"blocks":'
+        '[{"id":"A","size":1}],"required":[]},"expected":[1]}]',
         "share:    fixtures: 0 of 3 cases differ (0%)",
         "share:    generated: 10 of 40 cases differ (25%)",
         "share:    wide ranges: 3 of 50 cases differ (6%)",

@@ -3,7 +3,10 @@
 The file is found as pytest finds its root: the first ``pyproject.toml`` holding a
 ``[tool.packcheck]`` table, from the current directory upwards.  That table holds
 ``verify``'s settings; ``[tool.packcheck.diff]`` (the table's ``diff`` key) holds
-``diff``'s, and neither command reads the other's.  Keys are the command's long
+``diff``'s, and neither command reads the other's.  A table inside it,
+``[tool.packcheck.diff.NAME]``, holds the settings of another ``diff`` run, chosen
+with ``diff --table NAME``: complete in itself, it takes none of the unnamed
+table's keys.  Keys are the command's long
 options without the dashes (``packer``, ``max-units``, ``no-long-lists``...); each
 value is read as that option's value would be on the command line, and the command
 line overrides it.  Paths in the table (a ``PATH.py:FUNCTION`` packer, ``against``,
@@ -133,8 +136,9 @@ def _toml(value: object) -> str:
 
 
 def _table(path: Path, table: dict[str, Any], section: str | None) -> dict[str, Any]:
-    """The keys of ``[tool.packcheck]`` (without the commands' tables) or of
-    ``[tool.packcheck.SECTION]``."""
+    """The keys of ``[tool.packcheck]`` (without the commands' tables), of
+    ``[tool.packcheck.SECTION]`` (without its named tables) or, for a ``section``
+    such as ``diff.NAME``, of the named table ``[tool.packcheck.diff.NAME]``."""
     for name in SECTIONS:
         if name in table and not isinstance(table[name], dict):
             raise ConfigError(
@@ -143,8 +147,24 @@ def _table(path: Path, table: dict[str, Any], section: str | None) -> dict[str, 
             )
     if section is None:
         return {key: value for key, value in table.items() if key not in SECTIONS}
+    section, _, name = section.partition(".")
     chosen: dict[str, Any] = table.get(section, {})
-    return chosen
+    if not name:
+        return {key: value for key, value in chosen.items() if not isinstance(value, dict)}
+    named = tables(chosen)
+    if name not in named:
+        known = f"tables: {', '.join(named)}" if named else "it has no named table"
+        raise ConfigError(
+            f"{_where(path, section)}: no table {name!r} ([tool.packcheck.{section}.{name}]; "
+            f"{known})"
+        )
+    return named[name]
+
+
+def tables(table: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The named tables inside a command's table (``[tool.packcheck.diff.NAME]``), by
+    name, in the file's order."""
+    return {name: value for name, value in table.items() if isinstance(value, dict)}
 
 
 def _where(path: Path, section: str | None) -> str:

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
+from .._engines.choice import Engine
+from .._rule.declared import Rule
+from .._rule.fixture_rule import contradiction, fixture_rule, others_note, same_rule
 from .._rule.jsonio import dumps, show_text
 from .._rule.same import same
 from .._rule.sources import Record, SourceError, read_records
 from ..audit._read import opened, reason
+from . import _config
 from ._common import (
     answer,
     engine_option,
@@ -44,11 +49,36 @@ def _matches(expected: Any, actual: dict[str, Any]) -> bool:
     return same(expected, actual, json=True)
 
 
+def _rule_in_use(args: argparse.Namespace) -> Rule | None:
+    """The declared rule (``--rule``, else ``[tool.packcheck.rule]``, else the
+    default); ``None`` after saying why it cannot be read."""
+    try:
+        return _config.rule(getattr(args, "rule", None), Path.cwd()) or Rule()
+    except _config.ConfigError as exc:
+        print(f"packcheck fixtures: error: {exc}", file=sys.stderr)
+        return None
+
+
+def _another(record: Record, rule: Rule | str, engine: Engine) -> str | None:
+    """A fixture of another rule than the one in use: its input run (and checked
+    against its own rule); why it is broken, if it contradicts that rule."""
+    if isinstance(rule, str):
+        answer(record, engine)
+        return None
+    return contradiction(rule, record.case, record.expected, record.where)
+
+
 def run_fixtures(args: argparse.Namespace) -> int:
-    """Check every fixture; 1 on a mismatch, 2 on an unreadable file or fixture."""
+    """Check every fixture of the rule in use (of another rule, only its input is run);
+    1 on a mismatch, 2 on an unreadable file or fixture, or one that contradicts its
+    own rule."""
     if not engine_ready(args.engine):
         return 2
-    checked = failed = 0
+    in_use = _rule_in_use(args)
+    if in_use is None:
+        return 2
+    declared = None if in_use.is_default else in_use
+    checked = failed = others = 0
     broken = False
     for name in args.files:
         try:
@@ -65,7 +95,20 @@ def run_fixtures(args: argparse.Namespace) -> int:
                         broken = True
                         problem(name, f"{record.where}: {record.error}")
                         continue
-                    actual, _ = answer(record, args.engine)
+                    try:
+                        rule = fixture_rule(record.rule, record.where)
+                    except SourceError as exc:
+                        broken = True
+                        problem(name, str(exc))
+                        continue
+                    if not same_rule(rule, in_use):
+                        others += 1
+                        why = _another(record, rule, args.engine)
+                        if why is not None:
+                            broken = True
+                            problem(name, why)
+                        continue
+                    actual, _ = answer(record, args.engine, declared)
                     checked += 1
                     if not _matches(record.expected, actual):
                         failed += 1
@@ -81,5 +124,7 @@ def run_fixtures(args: argparse.Namespace) -> int:
             broken = True
             problem(name, reason(exc))
     noun = "fixture" if checked == 1 else "fixtures"
+    for note in others_note(others):
+        print(f"note:     {note}")
     print(f"{checked - failed} of {checked} {noun} passed ({args.engine} engine)")
     return 2 if broken else 1 if failed else 0

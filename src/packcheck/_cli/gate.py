@@ -216,6 +216,16 @@ OPTIONS = (
         metavar="DIR",
         shown=True,
     ),
+    Option(
+        "--table",
+        "take the settings not given from [tool.packcheck.diff.NAME] instead of "
+        "[tool.packcheck.diff]: a named table sets up another diff (against the last "
+        "release, against a declared rule...)",
+        ("diff",),
+        metavar="NAME",
+        rerun=False,
+        table=False,
+    ),
     Option("--format", "", default="text", rerun=False, table=False),
     Option("--junit-xml", "", parse=Path, rerun=False, table=False),
     Option(
@@ -230,6 +240,8 @@ OPTIONS = (
 )
 #: The report options, added by :func:`add_report_options`.
 _REPORTS = ("--format", "--junit-xml")
+#: The option that chooses the table itself: no key of any table.
+_TABLE = "--table"
 #: ``--max-units`` for packcheck's own packer: budgets and sums past int64.
 OWN_MAX_UNITS = 2**70
 
@@ -294,6 +306,8 @@ def keys(command: str) -> dict[str, _config.Key]:
     """The keys of ``command``'s table: its long options without the dashes."""
     found: dict[str, _config.Key] = {}
     for option in options(command):
+        if option.flag == _TABLE:
+            continue
         name, only = option.flag[2:], not option.table
         found[name] = _config.Key(option.dest, option.parse, command_line_only=only)
         if option.parse is None and not option.flag_only:
@@ -323,19 +337,22 @@ def _rerun_words(s: argparse.Namespace) -> tuple[tuple[str, ...], tuple[str, ...
 
 def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> Spec:
     """The run ``given`` (the command line's options, by ``dest``) asks for, then the
-    table (``[tool.packcheck]``, or ``[tool.packcheck.diff]`` for ``diff``), then the
-    defaults; its seed picked at random unless given.  A packer named on the command
-    line replaces both keys of its side.  Raises :class:`_config.ConfigError`, also
-    when ``diff`` lacks a side.
+    table (``[tool.packcheck]``, or ``[tool.packcheck.diff]`` for ``diff``, or the
+    named ``[tool.packcheck.diff.NAME]`` that ``table`` chooses), then the defaults;
+    its seed picked at random unless given.  A packer named on the command line
+    replaces both keys of its side.  Raises :class:`_config.ConfigError`, also when
+    ``diff`` lacks a side or ``table`` names no table.
     """
     sides = [("packer", "packer_cmd")] + ([("against", "against_cmd")] if command == "diff" else [])
     table = keys(command)
+    chosen = given.get("table")
+    section = None if command == "verify" else command if chosen is None else f"{command}.{chosen}"
     s = _config.resolve(
         given,
         table,
         {option.dest: option.default for option in options(command)},
         start=Path.cwd() if start is None else start,
-        section=None if command == "verify" else command,
+        section=section,
         choices=[*sides, ("seed", "seeds"), ("workers", "scheduler")],
     )
     for side, (python, program) in zip(("NEW", "OLD"), sides, strict=False):
@@ -343,7 +360,7 @@ def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> S
             named = f"--{python} or --{program.replace('_', '-')}"
             raise _config.ConfigError(
                 f"{side} is needed: {named} (or {python} or {program.replace('_', '-')} "
-                "in [tool.packcheck.diff])"
+                f"in [tool.packcheck.{section}])"
             )
     fields = {o.dest: getattr(s, o.dest) for o in options(command) if o.shown}
     words = _rerun_words(s)

@@ -15,6 +15,8 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from .._packers import PackerFault
+from .._rule.declared import Rule
+from .._rule.fixture_rule import recorded
 from .._rule.jsonio import dumps, shortened, show
 
 __all__ = ["SHOWN_WHOLE", "Finding", "case_summary", "cut_lists", "plain_json", "show_answer"]
@@ -32,7 +34,9 @@ class Finding:
     :class:`PackerFault` when nothing did); ``name`` is the fixture's.  ``first`` is the
     finding as first found (before shrinking) and ``before`` how many cases the run
     checked before it.  ``saving`` is how the report names the setting that saves a
-    case whole: its keyword, which the command line says as its flag.
+    case whole: its keyword, which the command line says as its flag.  ``under`` is the
+    rule its fixture records (:func:`packcheck._gate._fixtures.recorded`): the declared
+    rule in use, ``"OLD"`` for ``diff`` without one, ``None`` for the default rule.
     """
 
     #: The start of a saved fixture's id: ``verify-`` and a digest of the case.
@@ -47,16 +51,21 @@ class Finding:
     first: Finding | None = None
     before: int | None = None
     saving: str = "save_failures=DIR"
+    under: Rule | str | None = None
 
     def declared(self) -> Any:
-        """The declared rule's output for the case, as a saved fixture expects it."""
+        """The expected output for the case under :attr:`under`, as a saved fixture
+        expects it."""
         return self.expected
 
     def fixture(self) -> dict[str, Any]:
-        """The case as a fixture ``{"id", "input", "expected"}``, ready to save."""
+        """The case as a fixture ``{"id", "rule", "input", "expected"}``, ready to save
+        (``rule`` only when it is not the default rule)."""
         digest = hashlib.sha256(dumps(self.case).encode()).hexdigest()[:12]
+        rule = recorded(self.under)
         return {
             "id": self.name or f"{self.PREFIX}-{digest}",
+            **({} if rule is None else {"rule": rule}),
             "input": self.case,
             "expected": self.declared(),
         }

@@ -1,4 +1,9 @@
-"""Fixture files: cases with their expected declared output, and the shipped seed cases."""
+"""Fixture files: cases with their expected output, and the shipped seed cases.
+
+Each fixture belongs to a rule (:mod:`packcheck._rule.fixture_rule`): the one its
+``rule`` key records, else the default; a rule file's own fixtures
+(:class:`packcheck.Rule`'s ``fixtures``) belong to that rule.
+"""
 
 from __future__ import annotations
 
@@ -6,33 +11,55 @@ import os
 import secrets
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from .._rule.declared import Rule
+from .._rule.fixture_rule import contradiction, fixture_rule
 from .._rule.jsonio import dumps, show_text
 from .._rule.sources import SourceError, read_records
 
 __all__ = [
     "Fixture",
     "read_fixtures",
+    "rule_fixtures",
     "save_fixture",
     "saved_fixtures",
     "seed_fixtures",
     "writable_directory",
 ]
 
+_DEFAULT = Rule()
+
 
 @dataclass(frozen=True, slots=True)
 class Fixture:
-    """A case with its expected declared output; ``origin`` says where it was read."""
+    """A case with its expected output; ``origin`` says where it was read.
+
+    ``rule`` is the rule the expected output is the answer of (the default rule
+    unless the fixture records another), or :data:`OLD`.  ``checked``: the run
+    compares the packer's answer with ``expected``; when false (a fixture of another
+    rule than the run's) only its input is run.
+    """
 
     name: str | None
     case: Any
     expected: Any
     origin: str
+    rule: Rule | str = field(default=_DEFAULT)
+    checked: bool = True
+
+
+def rule_fixtures(rule: Rule) -> list[Fixture]:
+    """The fixtures a rule file carries, as the gate replays them: that rule's."""
+    label = f"rule {rule.name!r}" if rule.name else "rule"
+    return [
+        Fixture(item.id, item.input, item.expected, f"fixture of the {label}: {item.id}", rule)
+        for item in rule.fixtures
+    ]
 
 
 def _plain_numbers(value: Any) -> Any:
@@ -49,8 +76,9 @@ def _plain_numbers(value: Any) -> Any:
 def read_fixtures(path: Path, label: str | None = None) -> Iterator[Fixture]:
     """The fixtures of one file; raises :class:`OSError` or :class:`SourceError`.
 
-    A record that cannot be read, has no ``expected``, or expects an input error
-    (malformed cases are outside the declared rule) raises :class:`SourceError`.
+    A record that cannot be read, has no ``expected``, expects an input error
+    (malformed cases are outside the declared rule), names no rule or contradicts its
+    own rule (:func:`contradiction`) raises :class:`SourceError`.
     """
     with path.open("rb") as stream:
         yield from _fixtures_in(stream, label or show_text(str(path)))
@@ -61,12 +89,13 @@ def _fixtures_in(stream: BinaryIO, label: str) -> Iterator[Fixture]:
         if record.error is not None or not record.has_expected:
             why = record.error or "fixture has no 'expected'"
             raise SourceError(f"{label}: {record.where}: {why}")
-        yield Fixture(
-            record.name,
-            _plain_numbers(record.case),
-            record.expected,
-            f"fixture {label}: {record.where}",
-        )
+        where = f"fixture {label}: {record.where}"
+        rule = fixture_rule(record.rule, where)
+        case = _plain_numbers(record.case)
+        contradicted = contradiction(rule, case, record.expected, where)
+        if contradicted is not None:
+            raise SourceError(contradicted)
+        yield Fixture(record.name, case, record.expected, where, rule)
 
 
 # Opened without following a link, and without waiting for a FIFO's writer.

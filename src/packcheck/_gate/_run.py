@@ -28,9 +28,18 @@ from hypothesis import strategies as st
 
 from .. import _stop
 from .._packers import PackerFault, PackerTimeout
+from .._rule.declared import Rule
+from .._rule.fixture_rule import others_note, same_rule
 from .._rule.jsonio import dumps
 from ._findings import SHOWN_WHOLE, Finding
-from ._fixtures import Fixture, save_fixture, saved_fixtures, seed_fixtures, writable_directory
+from ._fixtures import (
+    Fixture,
+    rule_fixtures,
+    save_fixture,
+    saved_fixtures,
+    seed_fixtures,
+    writable_directory,
+)
 from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
 from ._letters import lettered
 from ._magnitudes import scaled_magnitudes, smaller_magnitudes
@@ -450,16 +459,40 @@ def _phases(
     ]
 
 
-def replayed(s: Settings) -> tuple[list[Fixture], list[str]]:
-    """The fixtures to replay: ``s.fixtures`` (default the seed cases), then those
-    saved in ``s.save_failures``, and a note for each entry of that folder skipped;
-    raises :class:`OSError` or ``SourceError``."""
-    fixtures = [*(seed_fixtures() if s.fixtures is None else s.fixtures)]
+def replayed(s: Settings, rule: Rule | None = None) -> tuple[list[Fixture], list[str]]:
+    """The fixtures to replay: ``s.fixtures`` (default the seed cases and ``rule``'s
+    own), then those saved in ``s.save_failures``, and a note for each entry of that
+    folder skipped.  Raises :class:`OSError` or ``SourceError``
+    (:func:`._fixtures.read_fixtures`)."""
+    fixtures = [
+        *(seed_fixtures() + rule_fixtures(rule or Rule()) if s.fixtures is None else s.fixtures)
+    ]
     if s.save_failures is None:
         return fixtures, []
     writable_directory(s.save_failures)
     saved, skipped = saved_fixtures(s.save_failures)
     return fixtures + saved, skipped
+
+
+def _sorted_out(
+    fixtures: list[Fixture], rule: Rule | None, follows: str | None
+) -> tuple[list[Fixture], tuple[str, ...]]:
+    """``fixtures``, those of another rule than the run's (``rule``, else the default;
+    and the side it ``follows``) marked to run their input only, and the note that
+    counts them."""
+    own: list[Rule | str] = [rule or Rule(), *([follows] if follows is not None else [])]
+    marked = [
+        f if any(same_rule(f.rule, r) for r in own) else replace(f, checked=False) for f in fixtures
+    ]
+    return marked, others_note(sum(not f.checked for f in marked))
+
+
+def _under(finding: Finding | None, rule: Rule | None, follows: str | None) -> Finding | None:
+    """``finding`` knowing the rule its saved fixture records: ``rule``, else the side
+    the oracle follows (``None``: the default rule)."""
+    if finding is None:
+        return None
+    return replace(finding, under=rule if rule is not None else follows)
 
 
 def save_new(outcome: R, directory: Path | None) -> R:
@@ -474,13 +507,25 @@ def save_new(outcome: R, directory: Path | None) -> R:
     return replace(outcome, saved=str(path), saved_to=path)
 
 
-def run_gate(oracle: Oracle, s: Settings, command: Command, record: type[R], **report: Any) -> R:
+def run_gate(
+    oracle: Oracle,
+    s: Settings,
+    command: Command,
+    record: type[R],
+    *,
+    rule: Rule | None = None,
+    **report: Any,
+) -> R:
     """Run the gate's phases with ``oracle`` judging every case; the ``record`` (an
     :class:`Outcome`) of the run, with ``report``'s fields (``subject``, ``rerun``...).
 
-    Raises :class:`OSError` or ``SourceError`` when the fixtures cannot be read.
+    ``rule`` is the declared rule in use (``None``: the default): the expected answers
+    of its fixtures are checked, of the others only the inputs are run (and counted in
+    a note); a failure is saved under it.  Raises :class:`OSError` or ``SourceError``
+    when the fixtures cannot be read or one contradicts its own rule.
     """
-    fixtures, skipped = replayed(s)
+    replay, skipped = replayed(s, rule)
+    fixtures, sorted_out = _sorted_out(replay, rule, oracle.follows)
     seed = random.SystemRandom().randrange(2**32) if s.seed is None else s.seed  # reported
     started = time.monotonic()
     state = _Gate(oracle, s)
@@ -506,7 +551,8 @@ def run_gate(oracle: Oracle, s: Settings, command: Command, record: type[R], **r
         stop = _stop.pending(exc)
         if stop is None:
             raise
-        stop.found = state.latest  # said and saved as the run stops
+        # Said and saved as the run stops.
+        stop.found = _under(state.latest, rule, oracle.follows)
         raise stop from None
     outcome = record(
         command=command,
@@ -514,13 +560,13 @@ def run_gate(oracle: Oracle, s: Settings, command: Command, record: type[R], **r
         seconds=time.monotonic() - started,
         checked=state.counts,
         failing=state.failing,
-        finding=finding,
+        finding=_under(finding, rule, oracle.follows),
         phase=None if finding is None else state.failed_in,
         phase_seconds=phase_seconds,
         counted=oracle.count,
         follows=oracle.follows,
         seen={phase: dict(tally) for phase, tally in state.seen.items() if tally},
-        notes=(*skipped, *oracle.notes()),
+        notes=(*skipped, *sorted_out, *oracle.notes()),
         set_aside=state.set_aside,
         **report,
     )

@@ -33,7 +33,8 @@ class Record:
     """One case as read: ``case`` is the parsed value, or ``error`` says why it is not.
 
     ``expected`` is set for fixture records (``has_expected``); ``name`` is the
-    fixture's id, when it has one.
+    fixture's id, when it has one; ``rule`` its ``rule`` value as read (``None``: it
+    has none, and belongs to the default rule).
     """
 
     where: str
@@ -42,6 +43,7 @@ class Record:
     name: str | None = None
     expected: Any = None
     has_expected: bool = False
+    rule: Any = None
 
 
 def _decode(raw: bytes, where: str) -> str | Record:
@@ -212,6 +214,7 @@ def _fixture(value: Any, where: str) -> Record:
         name=name,
         expected=None if expected is _MISSING else expected,
         has_expected=expected is not _MISSING,
+        rule=value.get("rule"),
     )
 
 

@@ -21,6 +21,7 @@ from typing import Any, Unpack
 from .._gate import CHECKED, DEFAULT_MAX_EXAMPLES, Changes, Settings, run_gate
 from .._gate import Outcome as GateOutcome
 from .._packers import Packer, PackerFault, SetupError, adapter
+from .._rule.declared import Rule
 from .._rule.same import same as same_answer
 from ._behaviour import Outcome
 from ._oracle import DIFF, DiffFinding, DiffOracle
@@ -83,6 +84,7 @@ def run(
     settings: Settings | None = None,
     *,
     count: bool = False,
+    rule: Rule | None = None,
     **changes: Unpack[Changes],
 ) -> DiffSummary:
     """Compare ``new`` with ``old`` on every case of the gate's phases.
@@ -92,11 +94,13 @@ def run(
     :func:`packcheck.verify.run`'s; ``fixtures`` (default: the seed cases) are replayed
     on both sides, their expected outputs unused.  ``count=True`` runs every phase to
     its end and counts the cases on which the two differ; only the first divergence is
-    shrunk.
+    shrunk.  A divergence is saved (``save_failures=DIR``) with OLD's answer as its
+    expected output, or under a declared ``rule`` with that rule's answer; ``rule``
+    is also the context the report shows (``None``: the seed's rule).
     """
-    oracle = DiffOracle(adapter(new), adapter(old), count=count)
+    oracle = DiffOracle(adapter(new), adapter(old), count=count, rule=rule)
     s = replace(settings or Settings(), **changes)  # type: ignore[arg-type]
-    return run_gate(oracle, s, DIFF, DiffSummary)
+    return run_gate(oracle, s, DIFF, DiffSummary, rule=rule)
 
 
 def check(
@@ -105,13 +109,14 @@ def check(
     settings: Settings | None = None,
     *,
     count: bool = False,
+    rule: Rule | None = None,
     **changes: Unpack[Changes],
 ) -> DiffSummary:
     """:func:`run`, raising :class:`Divergence` if NEW and OLD differ on any case.
 
     For a test suite: ``packcheck.diff.check(pack_v2, pack_v1, seed=1)``.
     """
-    summary = run(new, old, settings, count=count, **changes)
+    summary = run(new, old, settings, count=count, rule=rule, **changes)
     if summary.finding is not None:
         assert isinstance(summary.finding, DiffFinding)
         raise Divergence(summary.finding)

@@ -31,6 +31,7 @@ from .._gate._findings import case_summary, cut_lists
 from .._gate._plain_case import PlainCase
 from .._gate._transitions import shape
 from .._packers import Packer, PackerTimeout
+from .._rule.declared import Rule
 from .._rule.jsonio import dumps, one_line, show
 from .._rule.model import MalformedCase
 from ..strategies import cases
@@ -59,9 +60,15 @@ class DiffFinding(Finding):
     parts: str | None = None
 
     def declared(self) -> Any:
-        """The declared rule's answer: ``diff`` replays a saved fixture's input on both
-        packers, so the same file serves ``verify`` and ``fixtures`` too."""
-        return self.rule
+        """What a saved fixture expects: under a declared rule (:attr:`under`), that
+        rule's answer; without one, OLD's behaviour: its answer when it is JSON data,
+        else ``{"behaviour": ...}`` saying what OLD did in the report's words."""
+        if isinstance(self.under, Rule):
+            return _rule_answer(self.case, self.under)
+        old = self.old
+        if old is not None and old.kind == "answer" and plain_json(old.value):
+            return old.value
+        return {"behaviour": shown_outcome(old, whole=True)} if old is not None else None
 
     def verdict(self) -> str:
         """``diverge``: they behave differently; ``error``: a side could not answer
@@ -161,10 +168,14 @@ class DiffOracle:
     #: OLD's answers are walked for transition points: its rule is not known.
     transition_bases = 100
 
-    def __init__(self, new: Packer, old: Packer, *, count: bool = False) -> None:
+    def __init__(
+        self, new: Packer, old: Packer, *, count: bool = False, rule: Rule | None = None
+    ) -> None:
         self.new = new
         self.old = old
         self.count = count
+        #: The declared rule shown as context (``None``: the seed's).
+        self.rule = rule
         # A side that answers in JSON text (a command) cannot tell 4 from 4.0: numbers
         # are then compared by value.
         self.json_numbers = any(p.speaks_json for p in (new, old))
@@ -295,8 +306,14 @@ class DiffOracle:
         assert isinstance(finding, DiffFinding)
         assert finding.new is not None
         assert finding.old is not None
-        try:
-            rule: Any = pack(finding.case)
-        except MalformedCase as exc:
-            rule = {"error": "input", "detail": str(exc)}  # as `packcheck pack` answers
+        rule = _rule_answer(finding.case, self.rule)
         return replace(finding, rule=rule, parts=parting(finding.new, finding.old))
+
+
+def _rule_answer(case: Any, rule: Rule | None) -> Any:
+    """The declared rule's answer for ``case``; a malformed case's as ``packcheck pack``
+    answers it."""
+    try:
+        return pack(case, rule=rule)
+    except MalformedCase as exc:
+        return {"error": "input", "detail": str(exc)}

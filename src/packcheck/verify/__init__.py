@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Unpack
 
+from .._engines.pack import pack
 from .._gate import (
     DEFAULT_MAX_EXAMPLES,
     PHASES,
@@ -29,6 +31,7 @@ from .._gate import (
 )
 from .._packers import Packer, PackerFault, SetupError, adapter
 from .._partition.invariants import InvariantError, check_output, check_trace
+from .._rule.declared import Rule
 from ._findings import Finding
 from ._oracle import VERIFY, ReferenceOracle
 
@@ -111,6 +114,7 @@ def run(
     settings: Settings | None = None,
     *,
     partition: bool = False,
+    rule: Rule | None = None,
     **changes: Unpack[Changes],
 ) -> Summary:
     """Check ``packer`` against the declared rule; the :class:`Summary` says how it went.
@@ -124,11 +128,15 @@ def run(
     answer but ``{"error": "size"}`` must capture its partition (docs/rule.md); a
     captured one is always checked.  Hypothesis's files go to
     ``~/.cache/packcheck/hypothesis`` (or ``$HYPOTHESIS_STORAGE_DIRECTORY``), never to
-    the current directory.
+    the current directory.  ``rule`` is the declared rule (``None``: the seed's): the
+    fixtures of another rule run their input only, and a failure is saved under it.
     """
     s = replace(settings or Settings(), **changes)  # type: ignore[arg-type]
-    oracle = ReferenceOracle(adapter(packer), partition=partition, max_units=s.max_units)
-    return run_gate(oracle, s, VERIFY, Summary)
+    declared = {} if rule is None or rule.is_default else {"rule": partial(pack, rule=rule)}
+    oracle = ReferenceOracle(
+        adapter(packer), partition=partition, max_units=s.max_units, **declared
+    )
+    return run_gate(oracle, s, VERIFY, Summary, rule=rule)
 
 
 def check(
@@ -136,6 +144,7 @@ def check(
     settings: Settings | None = None,
     *,
     partition: bool = False,
+    rule: Rule | None = None,
     **changes: Unpack[Changes],
 ) -> Summary:
     """:func:`run`, raising :class:`Counterexample` if the packer does not conform.
@@ -145,7 +154,7 @@ def check(
     ``DIR/*.json`` are replayed after ``fixtures``, and a new counterexample is saved
     there whole, as a fixture.
     """
-    summary = run(packer, settings, partition=partition, **changes)
+    summary = run(packer, settings, partition=partition, rule=rule, **changes)
     if summary.finding is not None:
         assert isinstance(summary.finding, Finding)
         raise Counterexample(summary.finding, summary.saved_to)

@@ -1,0 +1,100 @@
+"""The rule of a fixture, as a fixture file records it.
+
+Every fixture belongs to a rule: the one its ``rule`` key records (the keys that
+differ from the default, and the name), the default rule when it has none, or
+``"OLD"``: its expected answer is what ``diff``'s OLD answered, not a rule's.  A run
+checks the expected answers of the fixtures of its rule and runs only the inputs of
+the others; a fixture whose expected answer is not its own rule's is an error
+(:func:`contradiction`).  Free of the gate (and of Hypothesis): ``packcheck
+fixtures`` reads these too.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from .declared import Rule, RuleError
+from .interpret import interpret
+from .jsonio import dumps, show
+from .model import MalformedCase
+from .rulefile import rule_from_table
+from .same import same
+from .sources import SourceError
+
+__all__ = ["OLD", "contradiction", "fixture_rule", "others_note", "recorded", "same_rule"]
+
+#: A fixture's ``rule`` when its expected answer is ``diff``'s OLD's, not a rule's.
+OLD = "OLD"
+_DEFAULT = Rule()
+
+
+def recorded(rule: Rule | str | None) -> dict[str, Any] | str | None:
+    """What a saved fixture records as its ``rule``: the name and the keys that differ
+    from the default (charges that are not whole as ``"p/q"``), :data:`OLD` as it is,
+    ``None`` for the default rule (whatever its name) and for no rule."""
+    if rule is None or isinstance(rule, str):
+        return rule
+    if rule.is_default:
+        return None
+    keys = rule.keys()
+    shown: dict[str, Any] = {"name": rule.name} if rule.name else {}
+    for key, value in keys.items():
+        if key != "name" and value != getattr(_DEFAULT, key):
+            fraction = isinstance(value, Fraction)
+            shown[key] = f"{value.numerator}/{value.denominator}" if fraction else value
+    return shown
+
+
+def fixture_rule(value: Any, where: str) -> Rule | str:
+    """The rule a fixture's ``rule`` value names; :class:`SourceError` if none."""
+    if value is None:
+        return _DEFAULT
+    if value == OLD:
+        return OLD
+    if not isinstance(value, dict) or "fixtures" in value:
+        why = 'expected an object of rule keys (docs/rules.md) or "OLD"'
+        raise SourceError(f"{where}: rule: {why}, got {dumps(value)[:80]}")
+    try:
+        return rule_from_table(value, file=where, prefix="rule.")
+    except RuleError as exc:
+        raise SourceError(str(exc)) from None
+
+
+def same_rule(one: Rule | str, other: Rule | str) -> bool:
+    """Whether a fixture of ``one`` is a fixture of ``other``: the same keys, the name
+    aside (or both :data:`OLD`)."""
+    if isinstance(one, str) or isinstance(other, str):
+        return one == other
+    return one.changed() == other.changed()
+
+
+def contradiction(rule: Rule | str, case: Any, expected: Any, origin: str) -> str | None:
+    """One line naming the fixture (its ``origin``) when its ``expected`` output is not
+    its own ``rule``'s answer to ``case`` (the rule's interpreter decides); ``None``
+    when it is, or its rule is :data:`OLD` (a recorded answer, not a rule's)."""
+    if isinstance(rule, str):
+        return None
+    try:
+        answer = interpret(rule, case).result
+    except MalformedCase as exc:
+        # An input error is any input error: its details are prose.
+        if isinstance(expected, dict) and expected.get("error") == "input":
+            return None
+        why = f"its input is not a case ({exc})"
+    else:
+        # Equal as JSON values, as `packcheck fixtures` compares: 1e400 is 10**400.
+        if same(answer, expected, json=True):
+            return None
+        why = f"expected {show(expected, 80)} but the rule gives {show(answer, 80)}"
+    named = rule.describe() or "the default rule"
+    return f"{origin}: contradicts its rule ({named}): {why}"
+
+
+def others_note(count: int) -> tuple[str, ...]:
+    """The report's note on the fixtures of another rule than the run's, if any."""
+    if not count:
+        return ()
+    many = count != 1
+    said = "fixtures of another rule were" if many else "fixture of another rule was"
+    return (f"{count:,} {said} run for {'their' if many else 'its'} input only",)
