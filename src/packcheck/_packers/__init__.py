@@ -13,7 +13,7 @@ scalars) reach the checker unchanged.
 """
 
 from .._rule.jsonio import dumps as encode_case
-from ._callable import CallablePacker, Packer, PackerFault, Recipe, ask
+from ._callable import CallablePacker, Packer, PackerFault, PackerRefusal, Recipe, ask
 from ._command import CommandPacker
 from ._load import SetupError, importable, load, load_function
 from ._process import PackerTimeout
@@ -24,6 +24,7 @@ __all__ = [
     "CommandPacker",
     "Packer",
     "PackerFault",
+    "PackerRefusal",
     "PackerTimeout",
     "Recipe",
     "SetupError",

@@ -19,6 +19,12 @@ class PackerFault(Exception):
     """The packer failed on one case (raised, died, timed out, ...); one line."""
 
 
+class PackerRefusal(PackerFault):
+    """A Python packer raised :class:`ValueError` (or a subclass): where a declared
+    rule refuses the case, that is its refusal (``{"error": "refused"}``); anywhere
+    else, the fault it always was."""
+
+
 @runtime_checkable
 class Packer(Protocol):
     """What ``verify`` needs from a packer under test."""
@@ -202,7 +208,8 @@ class CallablePacker:
         try:
             return self.function(work)
         except (Exception, SystemExit) as exc:
-            raise PackerFault(f"raised {type(exc).__name__}: {exc}") from exc
+            fault = PackerRefusal if isinstance(exc, ValueError) else PackerFault
+            raise fault(f"raised {type(exc).__name__}: {exc}") from exc
 
     def _pickled(self, case: object) -> object:
         # A pickle round trip is a deep copy at C speed (JSON data: dicts, lists, str,

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from ._callable import CallablePacker, PackerFault, Recipe
+from ._callable import CallablePacker, PackerFault, PackerRefusal, Recipe
 from ._load import SetupError, load
 from ._process import PackerTimeout, Process
 
@@ -102,6 +102,8 @@ class WorkerPacker(Process):
         status, value = pickle.loads(frame)
         if status == "fault":
             raise PackerFault(value)
+        if status == "refusal":
+            raise PackerRefusal(value)
         return value
 
 
@@ -122,7 +124,9 @@ def serve(function: Callable[[dict[str, Any]], object], inp: IO[bytes], out: IO[
             else:
                 answer = packer.answer_unpickled(request, body)
         except PackerFault as exc:
-            reply = pickle.dumps(("fault", str(exc)))
+            reply = pickle.dumps(
+                ("refusal" if isinstance(exc, PackerRefusal) else "fault", str(exc))
+            )
         else:
             try:
                 reply = pickle.dumps(("ok", answer))

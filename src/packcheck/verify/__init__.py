@@ -8,6 +8,7 @@ against the reference, phase by phase (:mod:`packcheck._gate`), and returns a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -29,8 +30,9 @@ from .._gate import (
 )
 from .._packers import CallablePacker, Packer, PackerFault, SetupError
 from .._partition.invariants import InvariantError, check_output, check_trace
+from .._rule.declared import Rule, RuleError
 from ._findings import Finding
-from ._oracle import VERIFY, ReferenceOracle
+from ._oracle import VERIFY, ReferenceOracle, unit_bound
 
 __all__ = [
     "DEFAULT_MAX_EXAMPLES",
@@ -43,6 +45,8 @@ __all__ = [
     "Packer",
     "PackerFault",
     "Progress",
+    "Rule",
+    "RuleError",
     "Settings",
     "SetupError",
     "Summary",
@@ -111,9 +115,17 @@ def run(
     settings: Settings | None = None,
     *,
     partition: bool = False,
+    rule: Rule | str | os.PathLike[str] | None = None,
     **changes: Unpack[Changes],
 ) -> Summary:
     """Check ``packer`` against the declared rule; the :class:`Summary` says how it went.
+
+    ``rule``: the rule the packer declares (a :class:`~packcheck.Rule`, or the path of
+    a rule file or a pyproject.toml, read by :meth:`Rule.load`: a :class:`RuleError`
+    there); default the seed's.  Under another rule the packer may refuse a case the
+    rule refuses, by raising :class:`ValueError` (or a subclass) or answering
+    ``{"error": "refused"}``, and generated units stay within half of ``max_units``
+    less the rule's charges, so that every running total fits in it (docs/rules.md).
 
     ``packer`` is a function ``case -> output`` (called with its own deep copy of each
     case) or a :class:`Packer` adapter (which this function does not close).  The
@@ -127,9 +139,11 @@ def run(
     the current directory.
     """
     s = replace(settings or Settings(), **changes)  # type: ignore[arg-type]
+    declared = Rule() if rule is None else rule if isinstance(rule, Rule) else Rule.load(rule)
+    s = replace(s, max_units=unit_bound(declared, s.max_units))
     adapter = packer if isinstance(packer, Packer) else CallablePacker(packer)
-    oracle = ReferenceOracle(adapter, partition=partition, max_units=s.max_units)
-    return run_gate(oracle, s, VERIFY, Summary)
+    oracle = ReferenceOracle(adapter, rule=declared, partition=partition, max_units=s.max_units)
+    return run_gate(oracle, s, VERIFY, Summary, rule=declared.describe())
 
 
 def check(
@@ -137,6 +151,7 @@ def check(
     settings: Settings | None = None,
     *,
     partition: bool = False,
+    rule: Rule | str | os.PathLike[str] | None = None,
     **changes: Unpack[Changes],
 ) -> Summary:
     """:func:`run`, raising :class:`Counterexample` if the packer does not conform.
@@ -146,7 +161,7 @@ def check(
     ``DIR/*.json`` are replayed after ``fixtures``, and a new counterexample is saved
     there whole, as a fixture.
     """
-    summary = run(packer, settings, partition=partition, **changes)
+    summary = run(packer, settings, partition=partition, rule=rule, **changes)
     if summary.finding is not None:
         assert isinstance(summary.finding, Finding)
         raise Counterexample(summary.finding, summary.saved_to)

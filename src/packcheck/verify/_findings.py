@@ -10,12 +10,15 @@ from .._gate import SHOWN_WHOLE, plain_json, show_answer
 from .._gate import Finding as GateFinding
 from .._gate._findings import case_summary, cut_lists
 from .._gate._plain_case import PlainCase
-from .._packers import Packer, PackerFault, PackerTimeout, ask
+from .._packers import Packer, PackerFault, PackerRefusal, PackerTimeout, ask
 from .._partition.facts import require_partition, without_partition
 from .._partition.invariants import InvariantError, check_output
+from .._rule.declared import Rule
+from .._rule.interpret import REFUSED
 from .._rule.jsonio import dumps, same_json
 from ._causes import departure, departure_index, named_causes
 from ._confirm import confirm
+from ._rule_checks import check_rule_output
 
 __all__ = ["SHOWN_WHOLE", "Finding", "diagnosed", "examine", "explained", "show_answer"]
 
@@ -154,6 +157,7 @@ def examine(
     *,
     partition: bool = False,
     declared: bool = False,
+    rule: Rule | None = None,
 ) -> Finding | None:
     """Ask ``packer`` about ``case``; a :class:`Finding` unless it answers ``expected``.
 
@@ -169,11 +173,18 @@ def examine(
     passes without the invariant checker: the reference's output passes it (the
     property tests pin that), so the checker could only agree.  On a long list it was
     the costliest check of a passing case.  Any other answer is checked as always.
+
+    ``rule``: a declared rule other than the seed's, whose answer ``expected`` is.  A
+    ``ValueError`` the packer raised (:class:`PackerRefusal`) is then its
+    ``{"error": "refused"}`` where the rule refuses the case, and the answer is checked
+    against the rule's own facts (:mod:`._rule_checks`), never the seed's.
     """
     recipe = case if isinstance(case, PlainCase) else None
     try:
         answer: object = packer.answer(case) if recipe is None else ask(packer, recipe)
     except PackerFault as exc:
+        if rule is not None and isinstance(exc, PackerRefusal) and expected == REFUSED:
+            return None
         case = case if recipe is None else recipe.build()
         return Finding(case, expected, exc, (f"packer fault: {exc}",), origin)
     failures: list[str] = []
@@ -184,7 +195,10 @@ def examine(
     if recipe is not None:
         case = recipe.build()
     try:
-        check_output(case, answer)
+        if rule is None:
+            check_output(case, answer)
+        else:
+            check_rule_output(rule, case, answer)
         if partition:
             require_partition(answer)
     except InvariantError as exc:
