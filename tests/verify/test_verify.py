@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from packers import broken, long, wild
+from packers import broken, long
 
 from packcheck import Rule, pack
 from packcheck._gate import _run as gate_module

@@ -7,9 +7,9 @@ from __future__ import annotations
 import functools
 import json
 import re
-from xml.etree import ElementTree
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 
