@@ -12,6 +12,7 @@ in the packer's previous version instead.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import time
@@ -27,7 +28,6 @@ from .._gate._plain_case import PlainCase
 from .._gate._transitions import shape
 from .._packers import Packer, PackerFault, PackerTimeout
 from .._rule.declared import Rule
-from .._rule.interpret import interpret
 from .._rule.jsonio import dumps
 from ..strategies import MAX_SAFE_UNITS, cases
 from ._causes import departure_index
@@ -81,10 +81,14 @@ class ReferenceOracle:
         self.declared = rule
         #: The rule as a function, ``case -> answer``; the seed's is the NumPy engine's.
         self.rule: Callable[[Any], dict[str, Any]] = (
-            pack if rule.is_default else lambda case: interpret(rule, case).result
+            pack if rule.is_default else functools.partial(pack, rule=rule)
         )
         # A rule with other keys than the seed's: its own checks, and refusals.
         self.other: Rule | None = None if rule.is_default else rule
+        if self.other is not None:
+            # A rule with more keys has more kinds of transition point (a pin, a stop, a
+            # charge per block, a count, a refusal): a third more bases are walked.
+            self.transition_bases = 16
         #: The packer's seconds a case (its adapter's timeout; none in this process).
         self.limit: float = getattr(packer, "timeout", math.inf)
         # The long list the packer answered slowly: longer ones are not asked.
@@ -111,9 +115,12 @@ class ReferenceOracle:
             return examine(self.packer, case, fixture.expected, origin, partition=self.partition)
         # The rule's own output: an answer exactly equal to it needs no invariant check.
         # A plain case's, under the seed's rule, from its parts.
-        plain = isinstance(case, PlainCase)
-        seed_rule = plain and self.other is None
-        expected = case.expected() if seed_rule else self.rule(case.build() if plain else case)
+        if isinstance(case, PlainCase):
+            plain = True
+            expected = case.expected() if self.other is None else case.declared(self.other)
+        else:
+            plain = False
+            expected = self.rule(case)
         self.last = None if fixture is not None else "error" if "error" in expected else "answer"
         began = time.monotonic()
         finding = examine(
