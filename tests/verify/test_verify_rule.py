@@ -50,7 +50,7 @@ def test_a_packer_that_raises_value_error_where_its_rule_refuses_conforms() -> N
     summary = run(trimmer, rule=TRIMMER, **QUICK)  # type: ignore[arg-type]
     assert summary.conformant, summary.finding and summary.finding.report()
     assert (
-        summary.rule == 'chat trimmer (order = "reversed", per_item = 4, pin = "first", '
+        summary.declared == 'chat trimmer (order = "reversed", per_item = 4, pin = "first", '
         'pin_overflow = "refuse")'
     )
 
@@ -244,7 +244,7 @@ def test_every_report_names_a_rule_other_than_the_seed_s() -> None:
         return pack(case)
 
     failed = run(wrong, rule=TRIMMER, **QUICK)  # type: ignore[arg-type]
-    named = failed.rule
+    named = failed.declared
     assert named is not None
     assert f"\nrule:     {named}\nrerun:" in render(failed, "text")
     assert json.loads(render(failed, "json"))["rule"] == named
@@ -257,7 +257,7 @@ def test_every_report_names_a_rule_other_than_the_seed_s() -> None:
 
 def test_a_rule_with_the_seed_s_keys_is_named_nowhere() -> None:
     named = run(pack, rule=Rule(name="the seed's"), **QUICK)  # type: ignore[arg-type]
-    assert named.rule is None
+    assert named.declared is None
     assert "rule:" not in render(named, "text") + render(named, "github")
     assert "rule" not in json.loads(render(named, "json"))
     assert b'name="rule"' not in junit_xml(named)
@@ -267,7 +267,7 @@ def test_a_rule_file_is_read_by_the_api(tmp_path: Path) -> None:
     path = tmp_path / "trimmer.toml"
     path.write_text('order = "reversed"\nper_item = 4\npin = "first"\npin_overflow = "refuse"\n')
     assert run(trimmer, rule=path, **QUICK).conformant  # type: ignore[arg-type]
-    assert run(trimmer, rule=str(path), **QUICK).rule == TRIMMER.describe().split(" (")[1][:-1]
+    assert run(trimmer, rule=str(path), **QUICK).declared == TRIMMER.describe().split(" (")[1][:-1]
 
 
 def test_the_oracle_s_rule_defaults_to_the_seed_s() -> None:

@@ -89,9 +89,10 @@ class Outcome:
     was not compared and why; ``set_aside``: generated cases on which both sides failed
     alike, drawn past their share and replaced by others.  ``follows``: the side the
     run's oracle follows (``OLD``), whose outcomes the reports tally and whose command
-    counts failures per phase (``--count``); ``None`` for the declared rule.  ``rule``
-    names the declared rule when its keys are not all the seed's (its name and the keys
-    that differ); ``None`` otherwise, and the reports then name no rule.
+    counts failures per phase (``--count``); ``None`` for the declared rule.
+    ``declared`` names the declared rule when its keys are not all the seed's (its name
+    and the keys that differ, :meth:`packcheck.Rule.describe`); ``None`` otherwise, and
+    the reports then name no rule.
     """
 
     command: Command
@@ -114,7 +115,7 @@ class Outcome:
     notes: tuple[str, ...] = ()
     set_aside: int = 0
     follows: str | None = None
-    rule: str | None = None
+    declared: str | None = None
 
     @property
     def status(self) -> int:
@@ -212,8 +213,8 @@ def text(outcome: Outcome) -> str:
     if outcome.counted and outcome.follows:
         shares += [f"{outcome.follows + ':':10}{line}" for line in outcome.followed()]
     shares += [f"note:     {note}" for note in outcome.notes]
-    if outcome.rule is not None:
-        shares.append(f"rule:     {outcome.rule}")
+    if outcome.declared is not None:
+        shares.append(f"rule:     {outcome.declared}")
     if outcome.finding is None:
         return "\n".join([*shares, outcome.verdict_line()])
     lines = [outcome.finding.report(), *shares]
@@ -273,8 +274,8 @@ def json_report(outcome: Outcome) -> str:
     if outcome.seeds:
         report["seeds"] = list(outcome.seeds)
     report.update(outcome.names)
-    if outcome.rule is not None:
-        report["rule"] = outcome.rule
+    if outcome.declared is not None:
+        report["rule"] = outcome.declared
     report["settings"] = dict(outcome.settings)
     if outcome.follows:
         report["counted"] = outcome.counted
@@ -336,7 +337,7 @@ def junit_xml(outcome: Outcome) -> bytes:
         cases.append(_testcase(outcome, name, after_failure and not outcome.counted))
         after_failure = after_failure or name == outcome.phase
     seed = {"seeds": seeds_text(outcome.seeds)} if outcome.seeds else {"seed": outcome.seed}
-    rule = {} if outcome.rule is None else {"rule": outcome.rule}
+    rule = {} if outcome.declared is None else {"rule": outcome.declared}
     properties = {**seed, **rule, "rerun": outcome.rerun, **outcome.settings}
     name = outcome.command.name
     return forms.junit_xml(name, outcome.subject, outcome.seconds, properties, cases)

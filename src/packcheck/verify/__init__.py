@@ -143,7 +143,8 @@ def run(
     s = replace(s, max_units=unit_bound(declared, s.max_units))
     adapter = packer if isinstance(packer, Packer) else CallablePacker(packer)
     oracle = ReferenceOracle(adapter, rule=declared, partition=partition, max_units=s.max_units)
-    return run_gate(oracle, s, VERIFY, Summary, rule=declared.describe())
+    summary = run_gate(oracle, s, VERIFY, Summary)
+    return replace(summary, declared=declared.describe())
 
 
 def check(
