@@ -2,8 +2,8 @@
 declares (the table of tests/rule/test_ported_rules.py).
 
 Each port passes on seeds 1-3 with the long lists on, as ``packcheck verify --rule``
-runs it (in a worker process, with the default timeout: three of the ports count the
-whole history again after each message, and have their long lists cut when they get
+runs it (in a worker process; the JavaScript ports insert each kept message at the
+front, quadratic in the list's length, and have their long lists cut when they get
 slow).  The JavaScript ports (vue3, vivica) count in doubles: they are checked within
 ``--max-units 2**53-1``; the Python ports past int64 (2**70).  The generated cases are
 fewer than a default run's (``--max-examples 100``) to keep CI short; the full runs are
@@ -52,7 +52,10 @@ def test_each_port_passes_verify_rule_on_seeds_1_to_3_with_long_lists(
     monkeypatch.chdir(TESTS)
     spec = f"{packer.__module__}:{packer.__name__}"
     args = ["verify", "--packer", spec, "--rule", str(path), "--seeds", "1-3"]
-    status = main([*args, "--max-examples", "100", "--max-units", str(max_units), "-q"])
+    # A timeout of 60 s: two of the ports take a quarter of the default 10 s on a long
+    # list of a busy machine, where the next list may then take four times as long.
+    args += ["--timeout", "60", "--max-examples", "100", "--max-units", str(max_units), "-q"]
+    status = main(args)
     out = capsys.readouterr().out
     assert status == 0, out
     assert "long list" in out.splitlines()[-1]

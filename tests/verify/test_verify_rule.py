@@ -16,6 +16,7 @@ import pytest
 from packcheck import Rule, pack
 from packcheck._cli import main
 from packcheck._gate import junit_xml, render
+from packcheck._gate._plain_case import PlainCase
 from packcheck._packers import CallablePacker, PackerFault, PackerRefusal, WorkerPacker
 from packcheck._partition.facts import InvariantError
 from packcheck.verify import run
@@ -372,3 +373,17 @@ def test_the_plugin_gates_against_the_table_s_rule(pytester: pytest.Pytester) ->
     result = pytester.runpytest("-p", "no:xdist")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(['*rule:     order = "reversed", per_item = 4*'])
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        PlainCase(9, ["A", "B"], [4, 3], ["A"]),
+        PlainCase(-1, ["A"], [4], []),
+        PlainCase(9, ["A", "B"], [4, 0], []),
+        PlainCase(9, ["\udc00", "B"], [4, 3], ["\U0001f600"]),
+        PlainCase(0, [], [], ["A"]),
+    ],
+)
+def test_a_plain_case_s_answer_under_a_rule_is_pack_s(parts: PlainCase) -> None:
+    assert parts.declared(TRIMMER) == pack(parts.build(), rule=TRIMMER)
