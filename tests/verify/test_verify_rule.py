@@ -247,6 +247,8 @@ def test_every_report_names_a_rule_other_than_the_seed_s() -> None:
     failed = run(wrong, rule=TRIMMER, **QUICK)  # type: ignore[arg-type]
     named = failed.declared
     assert named is not None
+    assert failed.finding is not None
+    assert failed.finding.departs is None  # found by the seed's scan: not said
     assert f"\nrule:     {named}\nrerun:" in render(failed, "text")
     assert json.loads(render(failed, "json"))["rule"] == named
     assert f"rule:     {named}" in render(failed, "github")

@@ -17,6 +17,7 @@ import hashlib
 import math
 import time
 from collections.abc import Callable, Hashable
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import strategies as st
@@ -174,7 +175,10 @@ class ReferenceOracle:
         return not isinstance(finding.answer, PackerFault)
 
     def departs(self, finding: GateFinding) -> int | None:
-        """Where the answer's ``kept`` first departs from the rule's, by block."""
+        """Where the answer's ``kept`` first departs from the rule's, by block (under
+        the seed's rule: the scan the departure is found by is its own)."""
+        if self.other is not None:
+            return None
         return departure_index(finding.case, finding.answer)
 
     def explained(self, finding: GateFinding) -> Finding:
@@ -185,13 +189,15 @@ class ReferenceOracle:
         seed: the same counterexample is given the same causes on every seed."""
         assert isinstance(finding, Finding)
         digest = hashlib.sha256(dumps(finding.case).encode()).hexdigest()
-        return diagnosed(
+        found = diagnosed(
             finding,
             self.packer,
             seed=int(digest[:8], 16),
             max_units=self.max_units,
             partition=self.partition,
         )
+        # The departure is found by the seed's scan: under another rule it is not said.
+        return found if self.other is None else replace(found, departs=None)
 
 
 def _length(case: Any) -> int:
