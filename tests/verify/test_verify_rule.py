@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import pickle
 import re
 from pathlib import Path
 from typing import Any
@@ -389,3 +390,18 @@ def test_the_plugin_gates_against_the_table_s_rule(pytester: pytest.Pytester) ->
 )
 def test_a_plain_case_s_answer_under_a_rule_is_pack_s(parts: PlainCase) -> None:
     assert parts.declared(TRIMMER) == pack(parts.build(), rule=TRIMMER)
+
+
+def test_a_run_s_rule_reaches_a_cluster_s_worker(project: Path) -> None:
+    """A seed's task on Dask is its pickled spec: the rule goes with it."""
+    from packcheck._cli import gate
+    from packcheck._cli._seeds import run_task
+
+    given = {"gate_command": "verify", "packer": "trimmer.py:wrong", "rule": "trimmer.toml"}
+    spec = gate.spec({**given, "seed": 1, "max_examples": 20, "long_lists": False}, "verify")
+    sent = pickle.loads(pickle.dumps(spec))
+    assert sent.rule == UNNAMED
+    outcome = run_task(sent)
+    assert not isinstance(outcome, str)
+    assert outcome.declared == UNNAMED.describe()
+    assert outcome.status == 1
