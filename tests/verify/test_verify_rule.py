@@ -8,6 +8,7 @@ import functools
 import json
 import pickle
 import re
+import sys
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -405,3 +406,24 @@ def test_a_run_s_rule_reaches_a_cluster_s_worker(project: Path) -> None:
     assert not isinstance(outcome, str)
     assert outcome.declared == UNNAMED.describe()
     assert outcome.status == 1
+
+
+_COMMAND = (
+    "import json, sys\n"
+    "from trimmer import trim\n"
+    "for line in sys.stdin:\n"
+    "    try:\n"
+    "        answer = trim(json.loads(line))\n"
+    "    except ValueError:\n"
+    "        answer = {'error': 'refused'}\n"
+    "    print(json.dumps(answer), flush=True)\n"
+)
+
+
+def test_a_command_answers_refused_where_its_rule_refuses(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "command.py").write_text(_COMMAND)
+    command = f"{sys.executable} command.py"
+    args = ["verify", "--packer-cmd", command, "--rule", "trimmer.toml", *_ARGS]
+    assert main(args) == 0, capsys.readouterr().out
