@@ -131,8 +131,12 @@ def invalid_units(
     _check_int("min_valid", min_valid)
     _check_int("max_units", max_units, least=1)
     half = min(100, max_units)
-    # st.floats() refuses a bound past the largest double (about 1.8e308).
-    widest = min(max_units, sys.float_info.max)
+    # st.floats() refuses a bound past the largest double (about 1.8e308), and one that
+    # no double holds exactly (2**60 + 1): the nearest double toward zero instead.
+    widest: float = min(max_units, sys.float_info.max)
+    if float(widest) != widest:
+        nearest = float(widest)
+        widest = nearest if nearest < widest else math.nextafter(nearest, 0.0)
     fractions = [x for x in (2.0**51 + 0.5, -0.25, 1e-300) if abs(x) <= max_units]
     kinds: list[st.SearchStrategy[object]] = [
         # Just below the floor: zero for sizes, -1 for budgets.

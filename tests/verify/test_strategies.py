@@ -319,3 +319,15 @@ def test_the_default_range_is_the_largest_safe_double_integer() -> None:
 def test_block_lists_take_ids_from_a_strategy_of_the_callers(blocks: list[dict[str, Any]]) -> None:
     # Every ID is the caller's "q", or a near-twin made from it ("Q", "q\u00e9", " q").
     assert all("q" in block["id"].lower() for block in blocks)
+
+
+@pytest.mark.parametrize("max_units", [2**60 + 1, 2**69 - 6])
+def test_invalid_units_take_a_bound_no_double_holds(max_units: int) -> None:
+    """A ``max_units`` no double holds exactly (a rule's bound, or ``--max-units``)."""
+
+    @settings(max_examples=100, database=None)
+    @given(invalid_units(max_units=max_units))
+    def drawn(value: object) -> None:
+        assert not (type(value) is int and value < -max_units)
+
+    drawn()

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .._gate import Settings, seeds_text
+from .._rule.declared import Rule
 
 __all__ = ["Spec"]
 
@@ -22,7 +23,8 @@ class Spec:
     (``packer``/``packer_cmd``; ``diff``'s OLD: ``against``/``against_cmd``), the
     seconds a packer gets per case (``timeout``; ``None``: none), the gate's
     ``settings`` (its seed that of the one run, ``None`` with ``seeds``), the cluster
-    (``workers``, ``scheduler``, ``connect_timeout``), the report options (``format``,
+    (``workers``, ``scheduler``, ``connect_timeout``), the declared ``rule`` (``None``:
+    the seed's; for ``diff``, none given), the report options (``format``,
     ``junit_xml``, ``quiet``) and the directory its packers start in (``cwd``;
     ``None``: this process's).  ``origins`` names the table's key of a setting it gave;
     ``shown`` is what the reports list of the settings; ``rerun_words`` the ``rerun:``
@@ -42,6 +44,7 @@ class Spec:
     workers: int | None = None
     scheduler: str | None = None
     connect_timeout: float | None = None
+    rule: Rule | None = None
     format: str = "text"
     junit_xml: Path | None = None
     quiet: bool = False

@@ -88,7 +88,7 @@ def run_seed(s: Spec, progress: Progress | None) -> Outcome:
         return _compared(s, settings)
     packer, name = _packer(s)
     try:
-        outcome = verify_run(packer, settings, partition=s.partition)
+        outcome = verify_run(packer, settings, partition=s.partition, rule=s.rule)
     finally:
         packer.close()
     return replace(outcome, subject=name, names={"packer": name})

@@ -38,6 +38,12 @@ def register(commands: Any, name: str) -> None:
         run_fixtures,
     )
     f.add_argument("files", nargs="+", metavar="FILE")
+    f.add_argument(
+        "--rule",
+        metavar="FILE",
+        help="the declared rule in use: a rule file, or a pyproject.toml's "
+        "[tool.packcheck.rule] (default: the nearest pyproject.toml's table)",
+    )
     engine_option(f)
     line_limit_option(f)
 

@@ -117,6 +117,15 @@ OPTIONS = (
         group="old",
     ),
     Option("--against-cmd", "OLD, as --packer-cmd", ("diff",), metavar="COMMAND", group="old"),
+    Option(
+        "--rule",
+        "the packing rule the packer declares, a rule file (its keys at the top level) or "
+        "a pyproject.toml (its [tool.packcheck.rule]); verify: default "
+        "[tool.packcheck.rule] in the nearest pyproject.toml, else the seed's rule; diff: "
+        "the rule its report shows as context and its saved fixtures expect",
+        metavar="FILE",
+        table=False,
+    ),
     Option("--seed", "reproduce a run (default: random, printed)", parse=seed, group="seed"),
     Option(
         "--seeds",
@@ -363,6 +372,13 @@ def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> S
                 f"in [tool.packcheck.{section}])"
             )
     fields = {o.dest: getattr(s, o.dest) for o in options(command) if o.shown}
+    where = Path.cwd() if start is None else start
+    # diff takes a rule only from --rule; verify also from [tool.packcheck.rule].
+    rule = _config.rule(s.rule, where) if command == "verify" or s.rule else None
+    if s.rule is None and rule is not None:
+        found = _config.find(where)
+        assert found is not None
+        s.rule = _config.shown(found[0])  # the rerun line names the table's file
     words = _rerun_words(s)
     own = command == "verify" and s.packer is None and s.packer_cmd is None
     # No timeout with --timeout 0, nor for packcheck's own packer: it runs in this process.
@@ -385,6 +401,7 @@ def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> S
         against_cmd=getattr(s, "against_cmd", None),
         timeout=timeout,
         connect_timeout=s.connect_timeout,
+        rule=rule,
         format=s.format,
         junit_xml=s.junit_xml,
         quiet=bool(s.quiet),

@@ -58,7 +58,7 @@ def pack(case: object, *, engine: Engine = "reference", rule: Rule | None = None
     """
     check_engine(engine)
     if rule is not None and not rule.is_default:
-        return interpret(rule, case).result
+        return interpret(rule, case, result_only=True).result
     answer = pack_plain(case)
     if answer is not None:
         return answer

@@ -90,6 +90,9 @@ class Outcome:
     alike, drawn past their share and replaced by others.  ``follows``: the side the
     run's oracle follows (``OLD``), whose outcomes the reports tally and whose command
     counts failures per phase (``--count``); ``None`` for the declared rule.
+    ``declared`` names the declared rule when its keys are not all the seed's (its name
+    and the keys that differ, :meth:`packcheck.Rule.describe`); ``None`` otherwise, and
+    the reports then name no rule.
     """
 
     command: Command
@@ -112,6 +115,7 @@ class Outcome:
     notes: tuple[str, ...] = ()
     set_aside: int = 0
     follows: str | None = None
+    declared: str | None = None
 
     @property
     def status(self) -> int:
@@ -209,6 +213,8 @@ def text(outcome: Outcome) -> str:
     if outcome.counted and outcome.follows:
         shares += [f"{outcome.follows + ':':10}{line}" for line in outcome.followed()]
     shares += [f"note:     {note}" for note in outcome.notes]
+    if outcome.declared is not None:
+        shares.append(f"rule:     {outcome.declared}")
     if outcome.finding is None:
         return "\n".join(map(one_line, [*shares, outcome.verdict_line()]))
     lines = [*shares]
@@ -269,6 +275,8 @@ def json_report(outcome: Outcome) -> str:
     if outcome.seeds:
         report["seeds"] = list(outcome.seeds)
     report.update(outcome.names)
+    if outcome.declared is not None:
+        report["rule"] = outcome.declared
     report["settings"] = dict(outcome.settings)
     if outcome.follows:
         report["counted"] = outcome.counted
@@ -276,7 +284,7 @@ def json_report(outcome: Outcome) -> str:
     report["seconds"] = round(outcome.seconds, 3)
     report["phases"] = [_phase(outcome, name) for name in CHECKED]
     report["shrink_tries"] = outcome.shrink_tries
-    if outcome.follows:
+    if outcome.follows or outcome.notes:
         report["notes"] = list(outcome.notes)
     report[command.failure_key] = None if finding is None else _failure(outcome, finding)
     report["rerun"] = outcome.rerun
@@ -330,7 +338,8 @@ def junit_xml(outcome: Outcome) -> bytes:
         cases.append(_testcase(outcome, name, after_failure and not outcome.counted))
         after_failure = after_failure or name == outcome.phase
     seed = {"seeds": seeds_text(outcome.seeds)} if outcome.seeds else {"seed": outcome.seed}
-    properties = {**seed, "rerun": outcome.rerun, **outcome.settings}
+    rule = {} if outcome.declared is None else {"rule": outcome.declared}
+    properties = {**seed, **rule, "rerun": outcome.rerun, **outcome.settings}
     name = outcome.command.name
     return forms.junit_xml(name, outcome.subject, outcome.seconds, properties, cases)
 

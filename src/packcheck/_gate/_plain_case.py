@@ -26,7 +26,9 @@ from typing import Any
 from .. import reference
 from .._engines.pack import pack
 from .._packers import encode_case
-from .._rule.model import plain_columns
+from .._rule.declared import Rule
+from .._rule.interpret import interpret_case
+from .._rule.model import Case, plain_columns
 from .._rule.order import missing_ids, own_utf16
 
 __all__ = ["PlainCase"]
@@ -91,3 +93,14 @@ class PlainCase:
         if not own_utf16("".join(kept) + "".join(self.required)):
             return pack(self.build())
         return {"kept": kept, "remaining": remaining, "missing": missing_ids(self.required, kept)}
+
+    def declared(self, rule: Rule) -> dict[str, Any]:
+        """The answer of ``rule``: ``pack(self.build(), rule=rule)``, interpreted from
+        the parts (no block's ``dict`` made and read back) when every unit is valid and
+        every ID is its own UTF-16."""
+        sizes = self.sizes
+        plain = self.budget >= 0 and (not sizes or min(sizes) >= 1)
+        if not plain or not own_utf16("".join(self.ids) + "".join(self.required)):
+            return pack(self.build(), rule=rule)
+        case = Case(self.budget, tuple(self.ids), tuple(sizes), tuple(self.required))
+        return interpret_case(rule, case, result_only=True).result

@@ -17,7 +17,7 @@ from .._rule.jsonio import dumps as encode_case
 from ._callable import CallablePacker, adapter
 from ._command import CommandPacker
 from ._load import SetupError, importable, load, load_function
-from ._packer import Packer, PackerFault, Recipe
+from ._packer import Packer, PackerFault, PackerRefusal, Recipe
 from ._process import PackerDied, PackerTimeout
 from ._worker import WorkerPacker, serve
 
@@ -27,6 +27,7 @@ __all__ = [
     "Packer",
     "PackerDied",
     "PackerFault",
+    "PackerRefusal",
     "PackerTimeout",
     "Recipe",
     "SetupError",

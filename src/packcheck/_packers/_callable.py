@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import _stop
 from .._rule.model import plain_columns
-from ._packer import Packer, PackerFault, Recipe
+from ._packer import Packer, PackerFault, PackerRefusal, Recipe
 
 
 def _difference(before: object, after: object, where: str) -> str | None:
@@ -148,7 +148,8 @@ class CallablePacker(Packer):
         try:
             return self.function(work)
         except (Exception, SystemExit) as exc:
-            raise PackerFault(f"raised {type(exc).__name__}: {exc}") from exc
+            fault = PackerRefusal if isinstance(exc, ValueError) else PackerFault
+            raise fault(f"raised {type(exc).__name__}: {exc}") from exc
 
     def _pickled(self, case: object) -> object:
         # A pickle round trip is a deep copy at C speed (JSON data: dicts, lists, str,

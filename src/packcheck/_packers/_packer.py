@@ -12,6 +12,12 @@ class PackerFault(Exception):
     """The packer failed on one case (raised, died, timed out, ...); one line."""
 
 
+class PackerRefusal(PackerFault):
+    """A Python packer raised :class:`ValueError` (or a subclass): where a declared
+    rule refuses the case, that is its refusal (``{"error": "refused"}``); anywhere
+    else, the fault it always was."""
+
+
 class Recipe(Protocol):
     """A case the caller keeps as its parts: each :meth:`build` is a new ``dict`` that
     nothing else refers to, and :meth:`holds` tells whether one is still as built.

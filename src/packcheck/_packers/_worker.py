@@ -17,7 +17,7 @@ from typing import IO, Any
 
 from ._callable import CallablePacker
 from ._load import SetupError, load
-from ._packer import PackerFault, Recipe
+from ._packer import PackerFault, PackerRefusal, Recipe
 from ._process import PackerTimeout, Process
 
 _HEADER = struct.Struct(">Q")
@@ -103,6 +103,8 @@ class WorkerPacker(Process):
         status, value = pickle.loads(frame)
         if status == "fault":
             raise PackerFault(value)
+        if status == "refusal":
+            raise PackerRefusal(value)
         return value
 
 
@@ -123,7 +125,9 @@ def serve(function: Callable[[dict[str, Any]], object], inp: IO[bytes], out: IO[
             else:
                 answer = packer.answer_unpickled(request, body)
         except PackerFault as exc:
-            reply = pickle.dumps(("fault", str(exc)))
+            reply = pickle.dumps(
+                ("refusal" if isinstance(exc, PackerRefusal) else "fault", str(exc))
+            )
         else:
             try:
                 reply = pickle.dumps(("ok", answer))

@@ -71,19 +71,21 @@ def scan_order(positions: Sequence[int], order: str) -> list[int]:
     return list(positions)
 
 
-def interpret(rule: Rule, case: object) -> Outcome:
+def interpret(rule: Rule, case: object, *, result_only: bool = False) -> Outcome:
     """The rule's answer to ``case`` and what happened to each block.
 
     Raises :class:`packcheck.MalformedCase` for a case that is not shaped like one; a
-    rule never changes how a case is read.  O(n + r log r).
+    rule never changes how a case is read.  O(n + r log r).  ``result_only``: the
+    answer alone (the tuples left empty, no reasons), for a caller that needs nothing
+    else, at about half the cost.
     """
     read = read_case(case)
     if isinstance(read, SizeError):
         return Outcome(dict(SIZE_ERROR), size_error=read)
-    return interpret_case(rule, read)
+    return interpret_case(rule, read, result_only=result_only)
 
 
-def interpret_case(rule: Rule, case: Case) -> Outcome:
+def interpret_case(rule: Rule, case: Case, *, result_only: bool = False) -> Outcome:
     """:func:`interpret` of a case already read, whose units are valid."""
     n = len(case.ids)
     start = _whole(case.budget - rule.reserve)
@@ -170,6 +172,8 @@ def interpret_case(rule: Rule, case: Case) -> Outcome:
     assert isinstance(remaining, int), remaining
     missing = missing_ids(case.required, kept) if case.required else []
     result = {"kept": kept, "remaining": remaining, "missing": missing}
+    if result_only:
+        return Outcome(result)
 
     placed = buckets(rule, case, final, pins, after_pins, fits)
     why = reasons(rule, case, missing, final, placed, pins, fits)

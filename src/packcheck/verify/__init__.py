@@ -8,13 +8,12 @@ against the reference, phase by phase (:mod:`packcheck._gate`), and returns a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import Any, Unpack
 
-from .._engines.pack import pack
 from .._gate import (
     DEFAULT_MAX_EXAMPLES,
     PHASES,
@@ -31,9 +30,9 @@ from .._gate import (
 )
 from .._packers import Packer, PackerFault, SetupError, adapter
 from .._partition.invariants import InvariantError, check_output, check_trace
-from .._rule.declared import Rule
+from .._rule.declared import Rule, RuleError
 from ._findings import Finding
-from ._oracle import VERIFY, ReferenceOracle
+from ._oracle import VERIFY, ReferenceOracle, unit_bound
 
 __all__ = [
     "DEFAULT_MAX_EXAMPLES",
@@ -46,6 +45,8 @@ __all__ = [
     "Packer",
     "PackerFault",
     "Progress",
+    "Rule",
+    "RuleError",
     "Settings",
     "SetupError",
     "Summary",
@@ -114,10 +115,17 @@ def run(
     settings: Settings | None = None,
     *,
     partition: bool = False,
-    rule: Rule | None = None,
+    rule: Rule | str | os.PathLike[str] | None = None,
     **changes: Unpack[Changes],
 ) -> Summary:
     """Check ``packer`` against the declared rule; the :class:`Summary` says how it went.
+
+    ``rule``: the rule the packer declares (a :class:`~packcheck.Rule`, or the path of
+    a rule file or a pyproject.toml, read by :meth:`Rule.load`: a :class:`RuleError`
+    there); default the seed's.  Under another rule the packer may refuse a case the
+    rule refuses, by raising :class:`ValueError` (or a subclass) or answering
+    ``{"error": "refused"}``, and generated units stay within half of ``max_units``
+    less the rule's charges, so that every running total fits in it (docs/rules.md).
 
     ``packer`` is a function ``case -> output`` (called with its own deep copy of each
     case) or a :class:`Packer` adapter (which this function does not close).  The
@@ -132,11 +140,14 @@ def run(
     fixtures of another rule run their input only, and a failure is saved under it.
     """
     s = replace(settings or Settings(), **changes)  # type: ignore[arg-type]
-    declared = {} if rule is None or rule.is_default else {"rule": partial(pack, rule=rule)}
+    declared = Rule() if rule is None else rule if isinstance(rule, Rule) else Rule.load(rule)
+    s = replace(s, max_units=unit_bound(declared, s.max_units))
     oracle = ReferenceOracle(
-        adapter(packer), partition=partition, max_units=s.max_units, **declared
+        adapter(packer), rule=declared, partition=partition, max_units=s.max_units
     )
-    return run_gate(oracle, s, VERIFY, Summary, rule=rule)
+    in_use = None if declared.is_default else declared
+    summary = run_gate(oracle, s, VERIFY, Summary, rule=in_use)
+    return replace(summary, declared=declared.describe())
 
 
 def check(
@@ -144,7 +155,7 @@ def check(
     settings: Settings | None = None,
     *,
     partition: bool = False,
-    rule: Rule | None = None,
+    rule: Rule | str | os.PathLike[str] | None = None,
     **changes: Unpack[Changes],
 ) -> Summary:
     """:func:`run`, raising :class:`Counterexample` if the packer does not conform.

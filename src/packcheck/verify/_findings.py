@@ -9,14 +9,16 @@ from .._gate import SHOWN_WHOLE, plain_json, show_answer
 from .._gate import Finding as GateFinding
 from .._gate._findings import case_summary, cut_lists
 from .._gate._plain_case import PlainCase
-from .._packers import Packer, PackerFault, PackerTimeout
+from .._packers import Packer, PackerFault, PackerRefusal, PackerTimeout
 from .._partition.facts import require_partition, without_partition
 from .._partition.invariants import InvariantError, check_output
 from .._rule.declared import Rule
+from .._rule.interpret import REFUSED
 from .._rule.jsonio import dumps, one_line
 from .._rule.same import same
 from ._causes import departure_by, departure_index
 from ._confirm import confirm, named_causes
+from ._rule_checks import check_rule_output
 
 __all__ = ["SHOWN_WHOLE", "Finding", "diagnosed", "examine", "explained", "show_answer"]
 
@@ -127,6 +129,7 @@ def examine(
     *,
     partition: bool = False,
     declared: bool = False,
+    rule: Rule | None = None,
 ) -> Finding | None:
     """Ask ``packer`` about ``case``; a :class:`Finding` unless it answers ``expected``.
 
@@ -142,11 +145,18 @@ def examine(
     passes without the invariant checker: the reference's output passes it (the
     property tests pin that), so the checker could only agree.  On a long list it was
     the costliest check of a passing case.  Any other answer is checked as always.
+
+    ``rule``: a declared rule other than the seed's, whose answer ``expected`` is.  A
+    ``ValueError`` the packer raised (:class:`PackerRefusal`) is then its
+    ``{"error": "refused"}`` where the rule refuses the case, and the answer is checked
+    against the rule's own facts (:mod:`._rule_checks`), never the seed's.
     """
     recipe = case if isinstance(case, PlainCase) else None
     try:
         answer: object = packer.answer(case) if recipe is None else packer.answer_built(recipe)
     except PackerFault as exc:
+        if rule is not None and isinstance(exc, PackerRefusal) and expected == REFUSED:
+            return None
         case = case if recipe is None else recipe.build()
         return Finding(case, expected, exc, (f"packer fault: {exc}",), origin)
     failures: list[str] = []
@@ -157,7 +167,10 @@ def examine(
     if recipe is not None:
         case = recipe.build()
     try:
-        check_output(case, answer)
+        if rule is None:
+            check_output(case, answer)
+        else:
+            check_rule_output(rule, case, answer)
         if partition:
             require_partition(answer)
     except InvariantError as exc:
@@ -204,7 +217,14 @@ def diagnosed(
     if isinstance(finding.answer, PackerTimeout):
         return finding  # asked again, it would wait the timeout once more
     first = finding.first or finding
-    again = examine(packer, finding.case, finding.expected, finding.origin, partition=partition)
+    again = examine(
+        packer,
+        finding.case,
+        finding.expected,
+        finding.origin,
+        partition=partition,
+        rule=None if rule.is_default else rule,
+    )
     if again is None:
         return replace(finding, alone=False, before=first.before, first=first)
     finding = replace(finding, departs=departure_by(rule, finding.case, finding.answer))

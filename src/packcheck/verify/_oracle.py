@@ -3,45 +3,66 @@
 The gate's phases (:mod:`packcheck._gate`) only produce cases; :class:`ReferenceOracle`
 says whether the packer under test answers one as declared (the fixture's expected
 output, else the rule's, plus the invariant checker) and explains the first finding.
-The rule is one object, the declared answer of a case: its answers, walked along the
-budget and one block's size, are also where the generated cases' transition points lie.
-``packcheck diff`` plugs in the packer's previous version instead.
+The rule is one argument, a :class:`~packcheck.Rule` (the seed's by default): its
+answers (the interpreter's, :mod:`packcheck._rule.interpret`), walked along the budget
+and one block's size, are also where the generated cases' transition points lie, and
+its keys bound the generated magnitudes (:func:`unit_bound`).  ``packcheck diff`` plugs
+in the packer's previous version instead.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import math
+import time
 from collections.abc import Callable, Hashable
 from typing import Any
 
 from hypothesis import strategies as st
 
 from .._engines.pack import pack
-from .._gate import Command, Fixture
+from .._gate import SHOWN_WHOLE, Command, Fixture
 from .._gate import Finding as GateFinding
 from .._gate._plain_case import PlainCase
 from .._gate._transitions import shape
-from .._packers import Packer, PackerFault
+from .._packers import Packer, PackerFault, PackerTimeout
+from .._rule.declared import Rule
 from .._rule.jsonio import dumps
 from ..strategies import MAX_SAFE_UNITS, cases
 from ._causes import departure_index
 from ._findings import Finding, diagnosed, examine
 
-__all__ = ["VERIFY", "ReferenceOracle", "Rule"]
+__all__ = ["VERIFY", "ReferenceOracle", "unit_bound"]
 
 #: ``verify``'s words in its reports.
 VERIFY = Command("verify", "conformant", "NOT conformant", "failure", "Counterexample")
 
+#: The seed's rule.
+SEED_RULE = Rule()
 
-#: A declared rule, as the oracle asks it: the declared answer of a case.
-Rule = Callable[[dict[str, Any]], dict[str, Any]]
+
+def unit_bound(rule: Rule, max_units: int) -> int:
+    """The largest unit drawn under ``rule`` so that every charge, running total and
+    remaining stays within ``max_units``: ``max_units`` itself under a rule with the
+    seed's keys; else half of it less the reserve (a running total is what was kept,
+    at most the budget, plus the next charge), less the charge added to each size."""
+    if rule.is_default:
+        return max_units
+    extra = math.ceil(rule.per_item) + math.ceil(rule.separator)
+    return max(1, (max_units - math.ceil(rule.reserve)) // 2 - extra)
 
 
 class ReferenceOracle:
     """``verify``'s oracle: the declared output (the fixture's, else the ``rule``'s,
     by default the seed's rule).  ``partition``: every answer but ``{"error": "size"}``
-    must capture its partition."""
+    must capture its partition.
+
+    Under a rule other than the seed's every case, a fixture's too, is judged by the
+    rule's answer (a fixture's expected output belongs to the seed's rule), a
+    ``ValueError`` is a refusal where the rule refuses, and the invariants checked are
+    the rule's (:mod:`._rule_checks`)."""
 
     follows: str | None = None
     count = False
@@ -53,19 +74,39 @@ class ReferenceOracle:
         self,
         packer: Packer,
         *,
-        rule: Rule = pack,
+        rule: Rule = SEED_RULE,
         partition: bool = False,
         max_units: int = MAX_SAFE_UNITS,
     ) -> None:
         self.packer = packer
-        self.rule = rule
+        self.declared = rule
+        #: The rule as a function, ``case -> answer``; the seed's is the NumPy engine's.
+        self.rule: Callable[[Any], dict[str, Any]] = (
+            pack if rule.is_default else functools.partial(pack, rule=rule)
+        )
+        # A rule with other keys than the seed's: its own checks, and refusals.
+        self.other: Rule | None = None if rule.is_default else rule
+        if self.other is not None:
+            # A rule with more keys has more kinds of transition point (a pin, a stop, a
+            # charge per block, a count, a refusal): a third more bases are walked.
+            self.transition_bases = 16
+        #: The packer's seconds a case (its adapter's timeout; none in this process).
+        self.limit: float = getattr(packer, "timeout", math.inf)
+        # The long list the packer answered slowly: longer ones are not asked.
+        self.cut: int | None = None
+        self.why_cut = ""
+        self.left_out = 0
         self.partition = partition
         self.max_units = max_units
         self.last: str | None = None
 
     def drawn(self, max_units: int, max_blocks: int) -> st.SearchStrategy[dict[str, Any]]:
-        """Any case, half of them with an invalid unit."""
-        return cases(max_units=max_units, max_blocks=max_blocks)
+        """Any case, half of them with an invalid unit; under a rule that removes or
+        skips duplicates, half of the valid ones with their IDs drawn from three."""
+        drawn = cases(max_units=max_units, max_blocks=max_blocks)
+        if self.other is None or self.other.dedup == "none":
+            return drawn
+        return st.one_of(drawn, drawn.map(_few_ids))
 
     def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
         """Ask the packer; compare with the declared output and check the invariants
@@ -76,14 +117,41 @@ class ReferenceOracle:
                 with contextlib.suppress(PackerFault):
                     self.packer.answer(case)
                 return None
-            return examine(self.packer, case, fixture.expected, origin, partition=self.partition)
+            return examine(
+                self.packer,
+                case,
+                fixture.expected,
+                origin,
+                partition=self.partition,
+                rule=self.other,
+            )
         # The rule's own output: an answer exactly equal to it needs no invariant check.
         # A plain case's, under the seed's rule, from its parts.
-        plain = isinstance(case, PlainCase)
-        seed_rule = plain and self.rule is pack
-        expected = case.expected() if seed_rule else self.rule(case.build() if plain else case)
-        self.last = "error" if "error" in expected else "answer"
-        return examine(self.packer, case, expected, origin, partition=self.partition, declared=True)
+        if isinstance(case, PlainCase):
+            plain = True
+            expected = case.expected() if self.other is None else case.declared(self.other)
+        else:
+            plain = False
+            expected = self.rule(case)
+        self.last = None if fixture is not None else "error" if "error" in expected else "answer"
+        began = time.monotonic()
+        finding = examine(
+            self.packer,
+            case,
+            expected,
+            origin,
+            partition=self.partition,
+            declared=True,
+            rule=self.other,
+        )
+        took = time.monotonic() - began
+        length = len(case.sizes) if plain else _length(case)
+        answered = finding is None or not isinstance(finding.answer, PackerTimeout)
+        slow = took > self.limit / 4 and answered and length > SHOWN_WHOLE
+        if slow and (self.cut is None or length < self.cut):
+            self.cut = length
+            self.why_cut = f"took {took:.1f} s, more than a quarter of the timeout, on"
+        return finding
 
     def seen(self) -> str | None:
         """Whether the rule answered the case last judged (else ``{"error":"size"}``)."""
@@ -94,19 +162,34 @@ class ReferenceOracle:
         return shape(self.rule(case))
 
     def skips(self, case: Any) -> bool:
-        """Every probe is asked."""
-        return False
+        """Once the packer took more than a quarter of its timeout on a long list it
+        answered, longer lists are not asked (as ``diff`` judges a slow OLD: twice as
+        long a list takes four times as long in a quadratic loop)."""
+        length = len(case.sizes) if isinstance(case, PlainCase) else _length(case)
+        skipped = self.cut is not None and length > self.cut
+        self.left_out += skipped
+        return skipped
 
     def notes(self) -> tuple[str, ...]:
-        """Every case is compared."""
-        return ()
+        """Where the long lists were cut, and why."""
+        if self.cut is None:
+            return ()
+        many = self.left_out != 1
+        return (
+            f"long lists cut at {self.cut:,} blocks: the packer {self.why_cut} a list of "
+            f"{self.cut:,} blocks; {self.left_out:,} longer list{'s' * many} "
+            f"{'were' if many else 'was'} not asked; a longer timeout raises the limit",
+        )
 
     def polish(self, finding: GateFinding) -> bool:
         """A fault (a raise, a timeout) is shown as Hypothesis left it."""
         return not isinstance(finding.answer, PackerFault)
 
     def departs(self, finding: GateFinding) -> int | None:
-        """Where the answer's ``kept`` first departs from the rule's, by block."""
+        """Where the answer's ``kept`` first departs from the rule's, by block (under
+        the seed's rule: the scan the departure is found by is its own)."""
+        if self.other is not None:
+            return None
         return departure_index(finding.case, finding.answer)
 
     def explained(self, finding: GateFinding) -> Finding:
@@ -117,10 +200,32 @@ class ReferenceOracle:
         seed: the same counterexample is given the same causes on every seed."""
         assert isinstance(finding, Finding)
         digest = hashlib.sha256(dumps(finding.case).encode()).hexdigest()
-        return diagnosed(
+        found = diagnosed(
             finding,
             self.packer,
             seed=int(digest[:8], 16),
             max_units=self.max_units,
             partition=self.partition,
+            rule=self.declared,
         )
+
+
+def _length(case: Any) -> int:
+    blocks = case.get("blocks") if isinstance(case, dict) else None
+    return len(blocks) if isinstance(blocks, list) else 0
+
+
+def _few_ids(case: dict[str, Any]) -> dict[str, Any]:
+    """``case`` with its blocks' IDs taken from ``A``, ``B``, ``C`` (by position, and a
+    size's parity): repeated IDs, for a rule's ``dedup``."""
+    blocks = case["blocks"]
+    ids = "ABC"
+    renamed = [
+        {**block, "id": ids[(index + _parity(block.get("size"))) % 3]}
+        for index, block in enumerate(blocks)
+    ]
+    return {**case, "blocks": renamed}
+
+
+def _parity(size: object) -> int:
+    return size % 2 if isinstance(size, int) and not isinstance(size, bool) else 0

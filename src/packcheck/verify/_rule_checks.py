@@ -1,0 +1,137 @@
+"""The invariant lines of a declared rule other than the seed's.
+
+Under the seed's rule the checker of :mod:`packcheck._partition.invariants` pins the
+answer down from the case alone (every skip forced, ``sum(kept) + remaining ==
+budget``).  Under another rule those facts do not hold (a ``stop`` rule leaves a
+block that fits; ``per_item`` charges more than the sizes), so they are never reported
+against it: :func:`check_rule_output` says instead which of the rule's own facts an
+answer breaks, against the interpreter's outcome of the case.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections import Counter
+
+from .._partition.facts import InvariantError, partition_json, type_name
+from .._partition.trace import trace
+from .._rule.declared import Rule
+from .._rule.interpret import REFUSED, SIZE_ERROR, interpret
+from .._rule.jsonio import show
+from .._rule.order import all_same_utf16
+
+__all__ = ["check_rule_output", "negative_allowed"]
+
+_KEYS = ("kept", "remaining", "missing")
+_PARTITION = "partition"
+
+
+def _show(value: object) -> str:
+    return show(value, 120)
+
+
+def negative_allowed(rule: Rule) -> bool:
+    """Whether the rule's ``remaining`` may go below 0: pins charged under ``allow``,
+    a block kept by ``overshoot``, or a reserve above the budget."""
+    return (
+        (rule.pin != "none" and rule.pin_overflow == "allow")
+        or rule.on_misfit == "overshoot"
+        or rule.reserve > 0
+    )
+
+
+def _refusal(rule: Rule) -> str:
+    """The refusals the rule declares, in its keys' words."""
+    named = [
+        f"refuse_budget_below = {rule.refuse_budget_below}" if rule.refuse_budget_below else "",
+        "refuse_empty = true" if rule.refuse_empty else "",
+        'pin_overflow = "refuse"' if rule.pin_overflow == "refuse" and rule.pin != "none" else "",
+    ]
+    return ", ".join(word for word in named if word) or "no key that refuses"
+
+
+def check_rule_output(rule: Rule, case: object, output: object) -> None:
+    """Raise :class:`InvariantError` unless ``output`` is ``rule``'s answer to ``case``
+    (well-formed): the first of the rule's facts it breaks.
+
+    ``{"error": "refused"}`` is an answer only where the rule refuses; ``remaining``
+    may be negative only where :func:`negative_allowed`.  A captured partition must be
+    the rule's.  O(n + r log r).
+    """
+    expected = interpret(rule, case).result
+    # Check the size error, which no rule changes.
+    if (expected == SIZE_ERROR) != (output == SIZE_ERROR):
+        why = "an invalid unit" if expected == SIZE_ERROR else "every unit is valid"
+        raise InvariantError("size error", f"{why}; the rule answers {_show(expected)}")
+    # Check the refusal: only where the rule refuses, and always there.
+    if expected == REFUSED and output != REFUSED:
+        raise InvariantError(
+            "refusal", f'the rule refuses this case ({_refusal(rule)}): {{"error":"refused"}}'
+        )
+    if output == REFUSED and expected != REFUSED:
+        raise InvariantError("refusal", f"the rule does not refuse this case ({_refusal(rule)})")
+    if expected in (SIZE_ERROR, REFUSED):
+        return
+    # Check the shape: exactly the three keys, with exact types.
+    if not isinstance(output, dict):
+        raise InvariantError(
+            "shape", f"expected a JSON object (a dict), got a Python {type_name(output)}"
+        )
+    extra = [key for key in output if key not in _KEYS and key != _PARTITION]
+    absent = [key for key in _KEYS if key not in output]
+    if extra or absent:
+        raise InvariantError("keys", f"extra keys {extra}, absent keys {absent}")
+    kept, remaining, missing = output["kept"], output["remaining"], output["missing"]
+    for name, ids in (("kept", kept), ("missing", missing)):
+        if type(ids) is not list:
+            raise InvariantError("types", f"{name} is {type_name(ids)}, not a list")
+        if operator.countOf(map(type, ids), str) != len(ids):
+            index, item = next((i, x) for i, x in enumerate(ids) if type(x) is not str)
+            raise InvariantError(
+                "types", f"{name}[{index}] is {type_name(item)} {_show(item)}, not str"
+            )
+    if type(remaining) is not int:
+        raise InvariantError(
+            "types", f"remaining is {type_name(remaining)} {_show(remaining)}, not int"
+        )
+    # Check remaining >= 0, where the rule never goes below it.
+    if remaining < 0 and not negative_allowed(rule):
+        raise InvariantError("remaining >= 0", f"remaining is {_show(remaining)}")
+    # Check kept: the blocks the rule keeps, in its output order.
+    kept, want = all_same_utf16(kept), expected["kept"]
+    if kept != want:
+        at = next(
+            (i for i, pair in enumerate(zip(kept, want, strict=False)) if pair[0] != pair[1]),
+            min(len(kept), len(want)),
+        )
+        raise InvariantError(
+            "kept as the rule keeps",
+            f"kept[{at}] is {_show(kept[at]) if at < len(kept) else 'absent'}, the rule's "
+            f"{_show(want[at]) if at < len(want) else 'absent'} (the rule keeps {_show(want)})",
+        )
+    # Check remaining: the budget less the reserve and every charge (or the sizes).
+    if remaining != expected["remaining"]:
+        what = "the sizes kept" if rule.remaining == "sizes" else "the reserve and every charge"
+        raise InvariantError(
+            "remaining as the rule charges",
+            f"the budget less {what} is {_show(expected['remaining'])}, "
+            f"but remaining is {_show(remaining)}",
+        )
+    # Check missing: required minus kept, repeats kept, in UTF-16 code-unit order.
+    missing = all_same_utf16(missing)
+    if missing != expected["missing"]:
+        fact = (
+            "missing in UTF-16 order"
+            if Counter(missing) == Counter(expected["missing"])
+            else "missing == required - kept"
+        )
+        raise InvariantError(fact, f"got {_show(missing)}, expected {_show(expected['missing'])}")
+    # Check a captured partition: the rule's.
+    captured = output.get(_PARTITION)
+    if captured is not None:
+        want_partition = partition_json(trace(case, rule=rule).partition)
+        if captured != want_partition:
+            raise InvariantError(
+                "partition as the rule's",
+                f"captured {_show(captured)}, the rule's {_show(want_partition)}",
+            )
