@@ -200,7 +200,7 @@ class ReferenceOracle:
         seed: the same counterexample is given the same causes on every seed."""
         assert isinstance(finding, Finding)
         digest = hashlib.sha256(dumps(finding.case).encode()).hexdigest()
-        found = diagnosed(
+        return diagnosed(
             finding,
             self.packer,
             seed=int(digest[:8], 16),
