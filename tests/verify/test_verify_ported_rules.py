@@ -4,8 +4,9 @@ declares (the table of tests/rule/test_ported_rules.py).
 Each port passes with the long lists on (here one of seeds 1-3 a port, in turn; all
 three by hand), as ``packcheck verify --rule`` runs it (in a worker process; the
 JavaScript ports insert each kept message at the front, quadratic in the list's
-length, and have their long lists cut when they get slow).  The JavaScript ports (vue3, vivica) count in doubles: they are checked within
-``--max-units 2**53-1``; the Python ports past int64 (2**70).  The generated cases are
+length, and have their long lists cut when they get slow).  The JavaScript ports (vue3,
+vivica) count in doubles: they are checked within ``--max-units 2**53-1``; the Python
+ports past int64 (2**70).  The generated cases are
 fewer than a default run's (``--max-examples 100``) to keep CI short; the full runs are
 in the changelog.  Every one-line regression of a port (its ``REGRESSIONS``, and two per
 public.py port in ``packers/public_regressions.py``) is caught at ``--seed 1``, by a
