@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from packcheck import compiled, pack, reference, scan
 from packcheck._partition.invariants import check_output
-from packcheck._rule.jsonio import same_json
+from packcheck._rule.same import same
 from packcheck.strategies import cases
 
 pytestmark = pytest.mark.skipif(not HAVE_NUMBA, reason=NO_NUMBA)
@@ -59,5 +59,5 @@ def test_pack_batch_equals_the_reference_case_by_case(batch: list[tuple[int, lis
 @given(cases(max_units=2**70))
 def test_the_numba_engine_gives_the_reference_answer(case: dict[str, Any]) -> None:
     actual = pack(case, engine="numba")
-    assert same_json(pack(case), actual)
+    assert same(pack(case), actual, json=True)
     check_output(case, actual)

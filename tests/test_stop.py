@@ -161,7 +161,7 @@ def test_a_run_in_another_thread_is_cancelled_with_its_packers_alone() -> None:
     _stop.check()  # this thread is not cancelled
     cancels[0]()  # type: ignore[operator]
     thread.join(60)
-    assert got == ["_Died", 143, "free"]
+    assert got == ["PackerDied", 143, "free"]
     assert other.pid in _stop._groups
     other.close()
 

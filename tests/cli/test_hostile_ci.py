@@ -326,7 +326,7 @@ def hostile(tmp_path: Path) -> Path:
     fixture = {
         "id": HOSTILE,
         "input": TWICE,
-        "expected": {"kept": [], "remaining": 0, "missing": []},
+        "expected": {"kept": [], "remaining": 0, "missing": ["A", "A"]},  # the rule's
     }
     (folder / "a\n::warning::NAMED\x1b.json").write_text(json.dumps([fixture]))
     return folder
@@ -337,8 +337,9 @@ def test_an_id_from_data_never_injects_a_workflow_command_into_verify(
     hostile: Path, capsys: pytest.CaptureFixture[str], form: str
 ) -> None:
     junit = hostile.parent / "junit.xml"
-    args = ["verify", "--seed", "1", "--max-examples", "5", "--no-long-lists", "--quiet"]
-    args += ["--format", form, "--junit-xml", str(junit), "--save-failures", str(hostile)]
+    args = ["verify", "--packer", BROKEN, "--seed", "1", "--max-examples", "5"]
+    args += ["--no-long-lists", "--quiet", "--format", form, "--junit-xml", str(junit)]
+    args += ["--save-failures", str(hostile)]
     assert main(args) == 1
     out, err = capsys.readouterr()
     _clean(out, commands=1 if form == "github" else 0)
@@ -366,6 +367,10 @@ def test_an_id_or_a_file_name_from_data_never_injects_a_workflow_command_into_fi
     hostile: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (path,) = hostile.iterdir()
+    # packcheck's own packer against an expected answer it does not give (the rule's
+    # would be refused as a contradiction): a FAIL line naming the fixture.
+    (fixture,) = json.loads(path.read_text())
+    path.write_text(json.dumps([{**fixture, "expected": {"kept": [], "remaining": 0}}]))
     assert main(["fixtures", str(path)]) == 1
     out, err = capsys.readouterr()
     _clean(out)

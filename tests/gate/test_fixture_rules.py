@@ -185,7 +185,7 @@ def test_verify_saves_a_failure_under_the_declared_rule(tmp_path: Path) -> None:
         summary.finding.report()
     )
     # Read back, it is that rule's: under the seed's rule its input only is run.
-    (read,) = saved_fixtures(tmp_path)
+    (read,), _ = saved_fixtures(tmp_path)
     assert read.rule == NEWEST
     again = verify.run(seed_rule, save_failures=tmp_path, **QUICK)
     assert again.notes == ("1 fixture of another rule was run for its input only",)

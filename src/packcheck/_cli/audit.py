@@ -132,7 +132,9 @@ def _summary_lines(summary: RunSummary, name: str) -> list[str]:
     lines = [f"packcheck audit: {counts} ({name})"]
     if summary.rule is not None:
         lines.append(f"  rule: {summary.rule}")
-    lines += [f"  {loss}" for loss in summary.lost[:LOST_SHOWN]]
+    for loss in summary.lost[:LOST_SHOWN]:  # under a rule, its reasons on lines of their own
+        first, *reasons = loss.lines()
+        lines += [f"  {first}", *reasons]
     if len(summary.lost) > LOST_SHOWN:
         lines.append(
             f"  ... and {len(summary.lost) - LOST_SHOWN} more lost IDs (--json lists them)"

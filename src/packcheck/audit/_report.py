@@ -91,17 +91,18 @@ class Loss:
         return out
 
     def __str__(self) -> str:
+        """:meth:`lines`, one under another."""
+        return "\n".join(self.lines())
+
+    def lines(self) -> list[str]:
         """One line; under a declared rule, then a line per reason in the rule's words
         (from the first step it was met in), indented under it."""
         why = ", ".join(f"{reason} {count}" for reason, count in self.reasons.items())
         steps = ", ".join(_where_in(at) for at in self.steps[:_STEPS_IN_TEXT])
         more = ", ..." if self.count > min(len(self.steps), _STEPS_IN_TEXT) else ""
         plural = "" if self.count == 1 else "s"
-        words = "".join(f"\n    {reason}: {self.why[reason]}" for reason in self.why)
-        return (
-            f"lost {show(self.id, 80)}: missing in {self.count} step{plural} ({why}): "
-            f"{steps}{more}{words}"
-        )
+        head = f"lost {show(self.id, 80)}: missing in {self.count} step{plural} ({why}): "
+        return [head + steps + more, *(f"    {r}: {self.why[r]}" for r in self.why)]
 
 
 def _step_json(at: StepAt) -> dict[str, Any]:
