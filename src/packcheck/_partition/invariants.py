@@ -112,7 +112,7 @@ def check_output(case: object, output: object, *, rule: Rule | None = None) -> N
             "size error", f'{_valid_units(case)}, so the output must not be {{"error":"size"}}'
         )
 
-    output, kept, remaining, missing = _fields(output)
+    output, kept, remaining, missing = answer_fields(output)
 
     # Check remaining >= 0.
     if remaining < 0:
@@ -160,7 +160,7 @@ def check_output(case: object, output: object, *, rule: Rule | None = None) -> N
         check_partition(case, output[_PARTITION], kept=kept)
 
 
-def _fields(output: object) -> tuple[dict[str, Any], list[str], int, list[str]]:
+def answer_fields(output: object) -> tuple[dict[str, Any], list[str], int, list[str]]:
     """An answer, its ``kept``, ``remaining`` and ``missing``; :class:`InvariantError`
     unless it has exactly the three keys (a captured partition aside), types exact."""
     # Check the shape: exactly the three keys, with exact types.
@@ -236,7 +236,7 @@ def _check_ruled(case: object, output: object, rule: Rule) -> None:
     if expected == REFUSED or _refusal(output):
         refuses = "refuses" if expected == REFUSED else "does not refuse"
         raise InvariantError("refusal", f"the rule {refuses} this input; got {_show(output)}")
-    answer, kept, remaining, missing = _fields(output)
+    answer, kept, remaining, missing = answer_fields(output)
     # Check kept and remaining: the rule's, exactly.
     if kept != expected["kept"]:
         raise InvariantError(

@@ -10,10 +10,10 @@ answer breaks, against the interpreter's outcome of the case.
 
 from __future__ import annotations
 
-import operator
 from collections import Counter
 
-from .._partition.facts import InvariantError, partition_json, type_name
+from .._partition.facts import InvariantError, partition_json
+from .._partition.invariants import answer_fields
 from .._partition.trace import trace
 from .._rule.declared import Rule
 from .._rule.interpret import REFUSED, SIZE_ERROR, interpret
@@ -73,27 +73,7 @@ def check_rule_output(rule: Rule, case: object, output: object) -> None:
     if expected in (SIZE_ERROR, REFUSED):
         return
     # Check the shape: exactly the three keys, with exact types.
-    if not isinstance(output, dict):
-        raise InvariantError(
-            "shape", f"expected a JSON object (a dict), got a Python {type_name(output)}"
-        )
-    extra = [key for key in output if key not in _KEYS and key != _PARTITION]
-    absent = [key for key in _KEYS if key not in output]
-    if extra or absent:
-        raise InvariantError("keys", f"extra keys {extra}, absent keys {absent}")
-    kept, remaining, missing = output["kept"], output["remaining"], output["missing"]
-    for name, ids in (("kept", kept), ("missing", missing)):
-        if type(ids) is not list:
-            raise InvariantError("types", f"{name} is {type_name(ids)}, not a list")
-        if operator.countOf(map(type, ids), str) != len(ids):
-            index, item = next((i, x) for i, x in enumerate(ids) if type(x) is not str)
-            raise InvariantError(
-                "types", f"{name}[{index}] is {type_name(item)} {_show(item)}, not str"
-            )
-    if type(remaining) is not int:
-        raise InvariantError(
-            "types", f"remaining is {type_name(remaining)} {_show(remaining)}, not int"
-        )
+    output, kept, remaining, missing = answer_fields(output)
     # Check remaining >= 0, where the rule never goes below it.
     if remaining < 0 and not negative_allowed(rule):
         raise InvariantError("remaining >= 0", f"remaining is {_show(remaining)}")
