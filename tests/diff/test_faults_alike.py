@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from packers import broken, message_overhead
 
 from packcheck import diff
@@ -199,3 +200,18 @@ def test_new_giving_no_answer_on_a_long_list_old_answers_is_shown_unshrunk() -> 
     assert finding.origin == "long list (seed 1, not shrunk: no answer within the timeout)"
     assert finding.blocks() > 5000
     assert summary.shrink_tries == 0
+
+
+def test_an_old_that_times_out_in_the_transition_walk_ends_the_walk() -> None:
+    # The walk asks OLD alone: a timeout there is raised, not taken for an answer.
+    class Silent(Packer):
+        def answer(self, case: dict[str, Any]) -> object:
+            raise PackerTimeout("no answer within 0.1 s")
+
+    class Answers(Packer):
+        def answer(self, case: dict[str, Any]) -> object:
+            return {"kept": [], "remaining": 0, "missing": []}
+
+    oracle = DiffOracle(Answers(), Silent())
+    with pytest.raises(PackerTimeout, match="no answer"):
+        oracle.expected_shape({"budget": 0, "blocks": [], "required": []})
