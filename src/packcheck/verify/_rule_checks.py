@@ -22,7 +22,6 @@ from .._rule.order import all_same_utf16
 
 __all__ = ["check_rule_output", "negative_allowed"]
 
-_KEYS = ("kept", "remaining", "missing")
 _PARTITION = "partition"
 
 
