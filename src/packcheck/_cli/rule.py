@@ -1,0 +1,60 @@
+"""``packcheck rule``: the commands that handle a declared rule itself.
+
+Each subcommand of :data:`SUBCOMMANDS` lives in its own module, ``rule_<name>``, with
+``register(subcommands, name)`` as the top-level commands have.  What they share is
+here: finding the rule in use and naming where it came from.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from .._rule.declared import Rule
+from . import _config
+from ._options import one_line_errors
+
+__all__ = ["SUBCOMMANDS", "located", "register"]
+
+#: The subcommands of ``packcheck rule``, in the order its ``--help`` lists them; each
+#: is the module ``rule_<name>`` of this package.
+SUBCOMMANDS = ("show", "diff")
+
+#: Where a rule comes from when neither a file nor a table names one.
+DEFAULT_SOURCE = "the default rule (no [tool.packcheck.rule] in a pyproject.toml here or above)"
+
+
+def register(commands: Any, name: str) -> None:
+    """Add ``packcheck rule`` and its subcommands."""
+    parser = commands.add_parser(
+        name,
+        help="show a declared rule in full, or find where two rules answer differently",
+        description="Handle a declared rule (docs/rules.md): show it key by key, or "
+        "compare two rules on the smallest cases that tell them apart.",
+    )
+    subcommands = parser.add_subparsers(title="subcommands", metavar="SUBCOMMAND", required=True)
+    for subcommand in SUBCOMMANDS:
+        importlib.import_module(f".rule_{subcommand}", __package__).register(
+            subcommands, subcommand
+        )
+    for command in subcommands.choices.values():
+        command.set_defaults(command_parser=command)
+        one_line_errors(command)
+
+
+def located(given: str | None, start: Path) -> tuple[Rule, str]:
+    """The rule ``verify`` would use, and where it came from: the rule file (or
+    pyproject.toml) ``given``, else ``[tool.packcheck.rule]`` of the nearest
+    ``pyproject.toml`` with a ``[tool.packcheck]`` table from ``start`` up, else the
+    default rule.  Raises :class:`_config.ConfigError` (one line naming the file)."""
+    rule = _config.rule(given, start)
+    if given is not None:
+        assert rule is not None
+        name = Path(given).name
+        return rule, f"{given} [tool.packcheck.rule]" if name == "pyproject.toml" else given
+    if rule is None:
+        return Rule(), DEFAULT_SOURCE
+    found = _config.find(start)
+    assert found is not None
+    return rule, f"{_config.shown(found[0])} [tool.packcheck.rule]"

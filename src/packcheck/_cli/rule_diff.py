@@ -1,0 +1,193 @@
+"""``packcheck rule diff OLD NEW``: the smallest cases on which two rules answer
+differently, each with both answers; ``--save DIR`` keeps them as fixtures of NEW."""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+from pathlib import Path
+from typing import Any
+
+from .. import _stop
+from .._gate._fixtures import save_fixture, writable_directory
+from .._rule.declared import Rule
+from .._rule.jsonio import dumps, one_line
+from ..rules import DEFAULT_BASES, DEFAULT_CASES, RuleDiff, diff
+from . import _config
+from ._options import add_command, cut_off, positive, seed
+from ._progress import progress_for
+from .rule import located
+
+__all__ = ["register"]
+
+COMMAND = "packcheck rule diff"
+
+
+def register(subcommands: Any, name: str) -> None:
+    """Add ``packcheck rule diff``."""
+    parser = add_command(
+        subcommands,
+        name,
+        "find the smallest cases on which two declared rules answer differently",
+        "Compare two declared rules, OLD and NEW (rule files, or pyproject.toml files "
+        "whose [tool.packcheck.rule] tables are the rules): small cases drawn from the "
+        "seed are walked to both rules' transition points, and every case on which they "
+        "answer differently is shrunk; the smallest are printed, each as one JSON line "
+        "followed by both answers. Two spellings of one rule (equal canonical forms) are "
+        "said to be equivalent without a search. Exit 0 when they agree, 1 when a case "
+        "tells them apart, 2 when a rule cannot be read.",
+        run,
+    )
+    parser.add_argument("old", metavar="OLD", help="the rule as it was")
+    parser.add_argument("new", metavar="NEW", help="the rule as it is to be")
+    parser.add_argument("--seed", type=seed, help="reproduce a run (default: random, printed)")
+    parser.add_argument(
+        "--max-examples",
+        type=positive(int),
+        default=DEFAULT_BASES,
+        metavar="N",
+        help=f"small cases drawn and walked (default: {DEFAULT_BASES})",
+    )
+    parser.add_argument(
+        "--max-cases",
+        type=positive(int),
+        default=DEFAULT_CASES,
+        metavar="N",
+        help=f"cases shown at most, smallest first (default: {DEFAULT_CASES})",
+    )
+    parser.add_argument(
+        "--save",
+        type=Path,
+        metavar="DIR",
+        help="write each case shown as a fixture of NEW (its expected answer NEW's) in "
+        "DIR, which verify --rule NEW --save-failures DIR replays",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="the report on stdout: text, or json (one object) (default: text)",
+    )
+    parser.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="no progress on stderr (default: a live line on a terminal, else a line per "
+        "phase and every 10 s)",
+    )
+
+
+def _rerun(args: argparse.Namespace, chosen: int) -> str:
+    words = [COMMAND, args.old, args.new, "--seed", str(chosen)]
+    if args.max_examples != DEFAULT_BASES:
+        words += ["--max-examples", str(args.max_examples)]
+    return " ".join(words)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compare the two rules: 0 they agree, 1 a case tells them apart, 2 an error."""
+    try:
+        old, old_source = located(args.old, Path.cwd())
+        new, new_source = located(args.new, Path.cwd())
+        if args.save is not None:
+            writable_directory(args.save)
+    except (_config.ConfigError, OSError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        print(
+            one_line(f"{COMMAND}: error: {why.replace('save_failures', '--save')}"), file=sys.stderr
+        )
+        return 2
+    chosen = args.seed if args.seed is not None else secrets.randbelow(2**32)
+    rerun = _rerun(args, chosen)
+    progress = progress_for(sys.stderr, args.quiet, "rule diff")
+    try:
+        found = diff(
+            old,
+            new,
+            seed=chosen,
+            max_examples=args.max_examples,
+            max_cases=args.max_cases,
+            progress=progress,
+        )
+        if progress is not None:
+            progress.finish()
+    except BaseException as exc:
+        stop = _stop.pending(exc)
+        if stop is None:
+            raise
+        stop.rerun = rerun
+        stop.save = args.save
+        raise stop from None
+    finally:
+        if progress is not None:
+            progress.close()
+    saved: list[str] = []
+    if args.save is not None:
+        try:
+            saved = [str(save_fixture(case.fixture(), args.save)) for case in found.cases]
+        except OSError as exc:
+            print(one_line(f"{COMMAND}: error: {exc.strerror or exc}"), file=sys.stderr)
+            return 2
+    status = 1 if found.cases else 0
+    cut_off(args, status)
+    sources = (old_source, new_source)
+    if args.format == "json":
+        print(dumps(_json(found, sources, saved, rerun)))
+    else:
+        print(_text(found, sources, saved, rerun))
+    return status
+
+
+def _named(rule: Rule) -> str:
+    return rule.describe() or (
+        f"{rule.name} (the default rule)" if rule.name else "the default rule"
+    )
+
+
+def _text(found: RuleDiff, sources: tuple[str, str], saved: list[str], rerun: str) -> str:
+    lines = [
+        f"OLD: {sources[0]}: {_named(found.old)}",
+        f"NEW: {sources[1]}: {_named(found.new)}",
+    ]
+    if found.equivalent:
+        same = ", ".join(found.new.canonical().changed()) or "the default rule"
+        lines.append(f"equivalent: the same rule ({same}); no case tried")
+        return "\n".join(lines)
+    if not found.cases:
+        lines.append(
+            f"no difference found in {found.tried:,} cases (seed {found.seed}); "
+            "they may still differ on a case not tried"
+        )
+        lines.append(f"rerun: {rerun}")
+        return "\n".join(lines)
+    many = len(found.cases) != 1
+    lines.append(
+        f"{len(found.cases)} case{'s' if many else ''} on which they answer differently, "
+        f"smallest first ({found.tried:,} cases tried, seed {found.seed}):"
+    )
+    for case in found.cases:
+        lines += [dumps(case.case), f"  OLD: {dumps(case.old)}", f"  NEW: {dumps(case.new)}"]
+    lines += [f"saved: {path}" for path in saved]
+    lines.append(f"rerun: {rerun}")
+    return "\n".join(lines)
+
+
+def _json(
+    found: RuleDiff, sources: tuple[str, str], saved: list[str], rerun: str
+) -> dict[str, Any]:
+    verdict = "equivalent" if found.equivalent else "differ" if found.cases else "agree"
+    return {
+        "verdict": verdict,
+        "old": {"source": sources[0], "name": found.old.name, "rule": found.old.changed()},
+        "new": {"source": sources[1], "name": found.new.name, "rule": found.new.changed()},
+        "canonical": {
+            "old": found.old.canonical().changed(),
+            "new": found.new.canonical().changed(),
+        },
+        "seed": found.seed,
+        "tried": found.tried,
+        "cases": [{"input": c.case, "old": c.old, "new": c.new} for c in found.cases],
+        "saved": saved,
+        "rerun": rerun,
+    }

@@ -1,0 +1,55 @@
+"""``packcheck rule show [FILE]``: a rule in full, each key with its value and meaning."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from .._rule.jsonio import dumps, one_line
+from ..rules import show
+from . import _config
+from ._options import add_command
+from .rule import located
+
+__all__ = ["register"]
+
+
+def register(subcommands: Any, name: str) -> None:
+    """Add ``packcheck rule show``."""
+    parser = add_command(
+        subcommands,
+        name,
+        "show a declared rule in full: each key, its value and its meaning",
+        "Show the rule of FILE (a rule file, or a pyproject.toml's [tool.packcheck.rule]), "
+        "or without FILE the rule verify uses: [tool.packcheck.rule] in the nearest "
+        "pyproject.toml, else the default rule. Each key is shown with its value and what "
+        "it means, and the report names where the rule came from. Exit 0, or 2 when the "
+        "rule cannot be read.",
+        run,
+    )
+    parser.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE",
+        help="a rule file (its keys at the top level) or a pyproject.toml",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="the report on stdout: text, or json (one object) (default: text)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the rule: 0, or 2 when it cannot be read."""
+    try:
+        rule, source = located(args.file, Path.cwd())
+    except _config.ConfigError as exc:
+        print(one_line(f"packcheck rule show: error: {exc}"), file=sys.stderr)
+        return 2
+    shown = show(rule, source)
+    print(dumps(shown.json()) if args.format == "json" else shown.text())
+    return 0

@@ -1,0 +1,248 @@
+"""Where two declared rules answer differently: the smallest cases, found as the gate
+finds a counterexample.
+
+No machinery of its own: small cases drawn from the seed (and, for a ``max_count``, a
+list one block longer than the count) are the bases; each base's budget and one of its
+sizes are walked to both rules' transition points (the gate's ``case_candidates``, once
+with OLD's answers, once with NEW's), and every case beside a point is given to both
+rules.  Each case they answer differently on is shrunk as the gate shrinks a
+failure (:func:`~packcheck._gate._shrink.shrink`, then magnitudes scaled and lowered,
+IDs lettered), "fails" meaning "the two rules still answer it differently".  The
+distinct shrunk cases, smallest first, are the report.
+
+Rules whose canonical forms are equal (:meth:`packcheck.Rule.canonical`) are the same
+rule: no case is tried.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .. import _stop
+from .._gate._letters import lettered
+from .._gate._magnitudes import scaled_magnitudes, smaller_magnitudes
+from .._gate._probe_random import ProbeRandom
+from .._gate._shrink import shrink
+from .._gate._transitions import case_candidates, shape
+from .._rule.declared import Rule
+from .._rule.fixture_rule import recorded
+from .._rule.interpret import interpret
+from .._rule.jsonio import dumps
+from .._rule.model import MalformedCase
+from ..strategies import MAX_SAFE_UNITS
+
+__all__ = ["DEFAULT_BASES", "DEFAULT_CASES", "Difference", "RuleDiff", "diff"]
+
+#: Small cases drawn and walked, unless told otherwise.
+DEFAULT_BASES = 200
+#: Distinct shrunk cases reported at most, unless told otherwise.
+DEFAULT_CASES = 3
+#: Cases the two rules answer differently that are shrunk at most: once this many are
+#: found, no more bases are walked (each shrinks to one of a few smallest cases).
+_FOUND = 16
+# Shrinking tries per case, as the gate's (each try is two interpreter calls).
+_SHRINK_TRIES = 2000
+_SCALE_TRIES = 60
+_MAGNITUDE_TRIES = 200
+_LETTER_TRIES = 12
+# Blocks in a drawn base: at most this many, fewer more often.
+_MOST_BLOCKS = 6
+_IDS = "ABCD"
+# An ID no block has, so that `missing` has one to order.
+_ABSENT = "Z"
+
+#: ``progress(phase, done, total)``: the phase (``"walking"``, ``"shrinking cases"``), how
+#: many of its steps are done, and of how many (``None``: not known).
+Progress = Callable[[str, int, "int | None"], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """A case on which the two rules answer differently, and both answers."""
+
+    case: dict[str, Any]
+    old: dict[str, Any]
+    new: dict[str, Any]
+    #: NEW, whose answer a saved fixture expects.
+    rule: Rule
+    #: Where the case came from, for a run stopped before the report.
+    origin: str = "rule diff"
+
+    def fixture(self) -> dict[str, Any]:
+        """The case as a fixture of NEW: ``{"id", "rule", "input", "expected"}``, its
+        expected answer NEW's (``rule`` only when NEW is not the default rule)."""
+        digest = hashlib.sha256(dumps(self.case).encode()).hexdigest()[:12]
+        rule = recorded(self.rule)
+        return {
+            "id": f"rule-diff-{digest}",
+            **({} if rule is None else {"rule": rule}),
+            "input": self.case,
+            "expected": self.new,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RuleDiff:
+    """What :func:`diff` found: ``equivalent`` when the canonical forms are equal (no
+    case tried), else the distinct ``cases`` the rules answer differently, smallest
+    first (none: they agreed on all ``tried`` cases)."""
+
+    old: Rule
+    new: Rule
+    seed: int
+    equivalent: bool
+    cases: tuple[Difference, ...]
+    tried: int
+
+
+def answer(rule: Rule, case: dict[str, Any]) -> dict[str, Any]:
+    """``rule``'s declared answer to ``case``."""
+    return interpret(rule, case, result_only=True).result
+
+
+class _Search:
+    """One search: both rules, the cases tried (each once) and those that differ."""
+
+    def __init__(self, old: Rule, new: Rule) -> None:
+        self.old = old
+        self.new = new
+        self.tried: dict[str, bool] = {}
+        self.found: list[dict[str, Any]] = []
+
+    def differs(self, case: dict[str, Any]) -> bool:
+        """Whether the two rules answer ``case`` differently (a case that is not one,
+        as a shrinking step may make, answers alike)."""
+        key = dumps(case)
+        if key not in self.tried:
+            _stop.check()
+            try:
+                self.tried[key] = answer(self.old, case) != answer(self.new, case)
+            except MalformedCase:
+                self.tried[key] = False
+        return self.tried[key]
+
+    def difference(self, case: dict[str, Any]) -> Difference:
+        return Difference(case, answer(self.old, case), answer(self.new, case), self.new)
+
+    def walk(self, base: dict[str, Any], index: int, max_units: int) -> None:
+        """Give both rules ``base`` and the cases beside both rules' transition points
+        along its budget and one of its sizes; keep those they answer differently."""
+        blocks = base["blocks"]
+        sizes = (index % len(blocks),) if blocks else ()
+        candidates = [base]
+        for rule in (self.old, self.new):
+
+            def outcome(case: dict[str, Any], rule: Rule = rule) -> Hashable:
+                return shape(answer(rule, case))
+
+            candidates += case_candidates(outcome, base, max_units=max_units, sizes=sizes)
+        for case in candidates:
+            if dumps(case) not in self.tried and self.differs(case):
+                self.found.append(case)
+
+    def shrunk(self, case: dict[str, Any], deadline: float) -> dict[str, Any]:
+        """``case`` shrunk as the gate shrinks a failure, while the rules still differ."""
+        best = shrink(case, self.differs, deadline=deadline, tries=_SHRINK_TRIES)
+
+        def holds(candidate: dict[str, Any]) -> bool:
+            return time.monotonic() < deadline and self.differs(candidate)
+
+        best = scaled_magnitudes(best, holds, tries=_SCALE_TRIES)
+        best = smaller_magnitudes(best, holds, tries=_MAGNITUDE_TRIES)
+        return lettered(best, holds, tries=_LETTER_TRIES)
+
+
+def _size(case: dict[str, Any]) -> tuple[int, int, int, str]:
+    """The order of "smaller": fewer blocks, then fewer units, fewer required IDs."""
+    blocks = case["blocks"]
+    units = case["budget"] + sum(block["size"] for block in blocks)
+    return len(blocks), units, len(case["required"]), dumps(case)
+
+
+def bases(old: Rule, new: Rule, seed: int, count: int) -> Iterator[dict[str, Any]]:
+    """The cases walked: for each rule's ``max_count``, a list of one block more (room
+    for all of them), then ``count`` small cases drawn from ``seed``."""
+    for limit in sorted({old.max_count, new.max_count} - {0}):
+        blocks = [{"id": _IDS[i % len(_IDS)] + str(i), "size": 1} for i in range(limit + 1)]
+        room = max(
+            math.ceil(rule.reserve + (limit + 1) * (2 + rule.per_item + rule.separator))
+            for rule in (old, new)
+        )
+        yield {"budget": room, "blocks": blocks, "required": []}
+    for index in range(count):
+        yield _drawn(ProbeRandom(f"rule diff:{seed}:{index}"))
+
+
+def _drawn(rng: ProbeRandom) -> dict[str, Any]:
+    """A small case: up to :data:`_MOST_BLOCKS` blocks (fewer more often), IDs from a
+    pool of one to four (so they repeat), sizes up to a scale drawn from 3 to 2**20,
+    and a budget from 0 to a little past the sum of the sizes."""
+    n = min(rng.below(_MOST_BLOCKS + 1), rng.below(_MOST_BLOCKS + 1))
+    scale = rng.choice((3, 10, 100, 2**20))
+    pool = rng.sample(_IDS, rng.randint(1, len(_IDS)))
+    sizes = [rng.randint(1, scale) for _ in range(n)]
+    ids = [rng.choice(pool) for _ in range(n)]
+    wanted = [*pool, _ABSENT]
+    required = rng.sample(wanted, rng.randint(0, min(3, len(wanted))))
+    budget = rng.randint(0, sum(sizes) + scale)
+    return {
+        "budget": budget,
+        "blocks": [{"id": i, "size": s} for i, s in zip(ids, sizes, strict=True)],
+        "required": required,
+    }
+
+
+def diff(
+    old: Rule,
+    new: Rule,
+    *,
+    seed: int = 0,
+    max_examples: int = DEFAULT_BASES,
+    max_cases: int = DEFAULT_CASES,
+    max_units: int = MAX_SAFE_UNITS,
+    shrink_seconds: float = 30.0,
+    progress: Progress | None = None,
+) -> RuleDiff:
+    """The smallest cases on which ``old`` and ``new`` answer differently.
+
+    ``equivalent`` (and no case tried) when their canonical forms are equal.  Else
+    ``max_examples`` small cases drawn from ``seed`` are walked, with both rules'
+    transition points along the budget and a size (values up to ``max_units``), until
+    :data:`_FOUND` differing cases are found; each is shrunk (within ``shrink_seconds``
+    in all) and the ``max_cases`` smallest distinct ones are returned.  The same seed
+    gives the same cases.  A signal's :class:`~packcheck._stop.Stopped` carries the
+    last differing case found (``found``) so far.
+    """
+    if old.canonical() == new.canonical():
+        return RuleDiff(old, new, seed, True, (), 0)
+    search = _Search(old, new)
+    deadline = time.monotonic() + shrink_seconds
+    try:
+        total = max_examples + len({old.max_count, new.max_count} - {0})
+        for index, base in enumerate(bases(old, new, seed, max_examples)):
+            if progress is not None:
+                progress("walking", index, total)
+            search.walk(base, index, max_units)
+            if len(search.found) >= _FOUND:
+                break
+        shrunk: dict[str, dict[str, Any]] = {}
+        raw = sorted(search.found, key=_size)[:_FOUND]
+        for done, case in enumerate(raw):
+            if progress is not None:
+                progress("shrinking cases", done, len(raw))
+            smallest = search.shrunk(case, deadline)
+            shrunk.setdefault(dumps(smallest), smallest)
+    except BaseException as exc:
+        stop = _stop.pending(exc)
+        if stop is None:
+            raise
+        if search.found:
+            stop.found = search.difference(search.found[-1])
+        raise stop from None
+    cases = sorted(shrunk.values(), key=_size)[:max_cases]
+    return RuleDiff(old, new, seed, False, tuple(map(search.difference, cases)), len(search.tried))

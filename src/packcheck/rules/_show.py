@@ -1,0 +1,183 @@
+"""A rule in full: every key with its value and what that value means.
+
+``packcheck rule show`` prints this; the meanings are docs/rules.md's table, said of
+the value the rule gives each key, so that a reader sees what the rule does without the
+page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .._rule.declared import Rule, _toml
+
+__all__ = ["KeyLine", "RuleShown", "meaning", "show"]
+
+_DEFAULT = Rule()
+
+#: What each value of a key with choices means.
+_CHOICES: dict[str, dict[str, str]] = {
+    "order": {
+        "given": "the scan meets the blocks that are not pinned in input order",
+        "reversed": "the scan meets the blocks that are not pinned last first (newest first)",
+        "middle-out": "the scan meets the blocks that are not pinned first, last, second, "
+        "second-to-last, ... (the reverse of removing the middle one again and again)",
+    },
+    "fit": {
+        "le": "a block fits when its cost is <= what is left",
+        "lt": "a block fits when its cost is < what is left",
+    },
+    "on_misfit": {
+        "skip": "a block that does not fit is skipped, and the scan goes on",
+        "stop": "a block that does not fit is skipped, and the scan ends there",
+        "overshoot": "a block that does not fit is kept and charged, and the scan ends there",
+    },
+    "pin": {
+        "none": "no block is pinned",
+        "first": "the first candidate is always kept, charged before the scan",
+        "last": "the last candidate is always kept, charged before the scan",
+        "required": "every candidate whose ID is required is always kept, charged before the scan",
+    },
+    "pin_overflow": {
+        "allow": "a pin that does not fit is kept anyway (what is left may go below 0)",
+        "refuse": "a pin that does not fit refuses the input",
+    },
+    "dedup": {
+        "none": "blocks that share an ID are all candidates",
+        "first": "only the first block of each ID is a candidate",
+        "last": "only the last block of each ID is a candidate",
+        "kept": "the scan skips, without charge, a block whose ID is already kept",
+    },
+    "output": {
+        "input": "kept lists the kept IDs in input order",
+        "scan": "kept lists the pins in input order, then the others in the order kept",
+    },
+    "remaining": {
+        "charged": "remaining is the budget minus the reserve minus every charge",
+        "sizes": "remaining is the budget minus the sizes of the kept blocks",
+    },
+}
+
+
+def _units(value: Any) -> str:
+    if isinstance(value, Fraction):
+        return f"{value.numerator}/{value.denominator} of a unit"
+    return f"{value} unit{'s' if value != 1 else ''}"
+
+
+def meaning(key: str, value: Any) -> str:
+    """What ``value`` means for the rule key ``key``, in a sentence without a period."""
+    if key in _CHOICES:
+        return _CHOICES[key][value]
+    if key == "name":
+        return "shown in reports; never changes an answer"
+    if key == "per_item":
+        if value == 0:
+            return "each kept block costs its size"
+        return f"each kept block costs its size plus {_units(value)}"
+    if key == "separator":
+        if value == 0:
+            return "nothing is charged between kept blocks"
+        return f"each kept block after the first (pins count) costs {_units(value)} more"
+    if key == "reserve":
+        if value == 0:
+            return "the whole budget is there for the blocks"
+        return f"{_units(value)} of the budget set aside before any block"
+    if key == "max_count":
+        if value == 0:
+            return "no limit on the number of kept blocks"
+        return (
+            f"the scan ends once {value} block{'s are' if value != 1 else ' is'} kept, pins counted"
+        )
+    if key == "refuse_budget_below":
+        if value == 0:
+            return "no budget is refused"
+        return f"a budget below {value} is refused"
+    assert key == "refuse_empty", key
+    return "an empty block list is refused" if value else "an empty block list is packed"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyLine:
+    """One key of a rule: its value (as TOML), whether that is the default, and what it
+    means."""
+
+    key: str
+    value: str
+    default: bool
+    meaning: str
+
+
+@dataclass(frozen=True, slots=True)
+class RuleShown:
+    """A rule in full, with where it came from (``source``: a file, a pyproject.toml's
+    table, or the default rule)."""
+
+    rule: Rule
+    source: str
+    keys: tuple[KeyLine, ...]
+
+    def text(self) -> str:
+        """The report: the source, then a line per key, then what the rule's canonical
+        form leaves out, if anything."""
+        width = max(len(line.key) for line in self.keys)
+        value_width = max(len(line.value) for line in self.keys)
+        lines = [f"rule from {self.source}"]
+        for line in self.keys:
+            mark = "  (default)" if line.default else ""
+            lines.append(
+                f"  {line.key:<{width}}  {line.value:<{value_width}}  {line.meaning}{mark}"
+            )
+        if self.rule.fixtures:
+            count = len(self.rule.fixtures)
+            lines.append(f"fixtures: {count} (checked against the rule)")
+        unused = self.unused()
+        if unused:
+            lines.append(
+                "the same rule as: "
+                + (", ".join(self.rule.canonical().changed()) or "the default rule")
+                + f" ({', '.join(unused)} cannot change an answer here)"
+            )
+        return "\n".join(lines)
+
+    def unused(self) -> list[str]:
+        """The keys set away from their default that cannot change an answer under the
+        others (the canonical form resets them)."""
+        canonical = self.rule.canonical()
+        return [
+            line.key
+            for line in self.keys
+            if line.key != "name"
+            and not line.default
+            and getattr(canonical, line.key) != getattr(self.rule, line.key)
+        ]
+
+    def json(self) -> dict[str, Any]:
+        """The report as one JSON object."""
+        return {
+            "source": self.source,
+            "name": self.rule.name,
+            "keys": [
+                {"key": k.key, "value": k.value, "default": k.default, "meaning": k.meaning}
+                for k in self.keys
+            ],
+            "changed": self.rule.changed(),
+            "canonical": self.rule.canonical().changed(),
+            "unused": self.unused(),
+            "fixtures": len(self.rule.fixtures),
+        }
+
+
+def show(rule: Rule, source: str) -> RuleShown:
+    """Every key of ``rule`` (``name`` first, then table order) with its value and its
+    meaning; ``source`` says where the rule came from."""
+    return RuleShown(
+        rule,
+        source,
+        tuple(
+            KeyLine(key, _toml(value), value == getattr(_DEFAULT, key), meaning(key, value))
+            for key, value in rule.keys().items()
+        ),
+    )
