@@ -74,6 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     only = argv[0] if argv and argv[0] in COMMANDS else None
     args = None  # until parsed: a signal may come while the command's modules load
     command = f"packcheck {only}" if only else "packcheck"
+    if only == "rule" and len(argv) > 1 and not argv[1].startswith("-"):
+        command += f" {argv[1]}"  # a subcommand of its own: `packcheck rule diff`
     with _stop.handling():
         try:
             args, unknown = build_parser(only).parse_known_args(argv)
