@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_rule_interpret_properties import rules
 
@@ -102,6 +102,8 @@ def test_a_rule_and_its_canonical_form_answer_alike(rule: Rule, case: dict[str, 
     assert canonical.canonical() == canonical
 
 
+# Each example tries ~1,700 cases: half the profile's examples.
+@settings(max_examples=max(25, settings.default.max_examples // 2))
 @given(rules() | reset_prone_rules() | refusing_pins)
 def test_a_rule_and_its_canonical_form_answer_alike_on_every_small_case(rule: Rule) -> None:
     canonical = rule.canonical()
