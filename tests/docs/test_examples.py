@@ -1,4 +1,4 @@
-"""The manual's terminal sessions, replayed: each ``$ packcheck pack|audit|fixtures``
+"""The manual's terminal sessions, replayed: each ``$ packcheck pack|audit|fixtures|rule``
 command shown in README.md or docs/*.md whose inputs are in ``docs/examples/`` runs
 there and prints what the page shows (lines compared as a multiset: stdout and stderr
 interleave differently in a terminal), and a following ``$ echo $?`` is its exit status.
@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).parents[2]
 EXAMPLES = ROOT / "docs" / "examples"
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-_COMMAND = re.compile(r"packcheck (pack|audit|fixtures)\b")
+_COMMAND = re.compile(r"packcheck (pack|audit|fixtures|rule)\b")
 
 
 def _sessions() -> list[tuple[str, str, list[str], int | None]]:
@@ -39,7 +39,7 @@ def _sessions() -> list[tuple[str, str, list[str], int | None]]:
 
 
 def _uses_examples(command: str) -> bool:
-    names = re.findall(r"[\w.-]+\.jsonl?|[\w.-]+\.csv", command)
+    names = re.findall(r"[\w.-]+\.jsonl?|[\w.-]+\.csv|[\w.-]+\.toml", command)
     made = set(re.findall(r">\s*([\w.-]+)", command))
     return bool(names) and all((EXAMPLES / n).is_file() or n in made for n in names)
 
@@ -52,6 +52,7 @@ def test_the_manual_shows_sessions_on_its_example_files() -> None:
     # The README's and the command-line page's first examples at least.
     assert "packcheck pack cases.jsonl" in commands
     assert "packcheck audit bad-run.jsonl" in commands
+    assert "packcheck rule show trim-rule.toml" in commands
     assert len(SESSIONS) >= 6
 
 
