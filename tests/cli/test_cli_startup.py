@@ -39,13 +39,16 @@ def _loads_hypothesis(*argv: str) -> bool:
         ["audit", str(SEED)],
         ["bench", "--help"],
         ["pack", "--help"],
+        ["rule", "show"],
     ],
 )
 def test_only_the_gate_imports_hypothesis(argv: list[str]) -> None:
     assert not _loads_hypothesis(*argv)
 
 
-@pytest.mark.parametrize("argv", [["verify", "--help"], ["--help"], ["nope"]])
+@pytest.mark.parametrize(
+    "argv", [["verify", "--help"], ["--help"], ["nope"], ["rule", "diff", "x.toml", "x.toml"]]
+)
 def test_the_probe_sees_hypothesis_where_it_is_loaded(argv: list[str]) -> None:
     # The check above can fail: the gate's parser, and the whole list of commands
     # (which shows verify's), load it.

@@ -7,17 +7,18 @@ import argparse
 import secrets
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _stop
-from .._gate._fixtures import save_fixture, writable_directory
 from .._rule.declared import Rule
 from .._rule.jsonio import dumps, one_line
-from ..rules import DEFAULT_BASES, DEFAULT_CASES, RuleDiff, diff
+from ..rules import DEFAULT_BASES, DEFAULT_CASES
 from . import _config
 from ._options import add_command, cut_off, positive, seed
-from ._progress import progress_for
 from .rule import located
+
+if TYPE_CHECKING:
+    from ..rules import RuleDiff
 
 __all__ = ["register"]
 
@@ -87,6 +88,12 @@ def _rerun(args: argparse.Namespace, chosen: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Compare the two rules: 0 they agree, 1 a case tells them apart, 2 an error."""
+    # The search, the gate's fixtures and its progress import Hypothesis: `rule show`
+    # never loads them.
+    from .._gate._fixtures import save_fixture, writable_directory
+    from ..rules import diff
+    from ._progress import progress_for
+
     try:
         old, old_source = located(args.old, Path.cwd())
         new, new_source = located(args.new, Path.cwd())

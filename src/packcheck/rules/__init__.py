@@ -14,10 +14,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._limits import DEFAULT_BASES, DEFAULT_CASES
 from ._show import KeyLine, RuleShown, meaning, show
 
 if TYPE_CHECKING:
-    from ._diff import DEFAULT_BASES, DEFAULT_CASES, Difference, RuleDiff, diff
+    from ._diff import Difference, RuleDiff, diff
 
 __all__ = [
     "DEFAULT_BASES",
@@ -31,7 +32,7 @@ __all__ = [
     "show",
 ]
 
-_LAZY = frozenset({"DEFAULT_BASES", "DEFAULT_CASES", "Difference", "RuleDiff", "diff"})
+_LAZY = frozenset({"Difference", "RuleDiff", "diff"})
 
 
 def __getattr__(name: str) -> Any:

@@ -35,13 +35,10 @@ from .._rule.interpret import interpret
 from .._rule.jsonio import dumps
 from .._rule.model import MalformedCase
 from ..strategies import MAX_SAFE_UNITS
+from ._limits import DEFAULT_BASES, DEFAULT_CASES
 
 __all__ = ["DEFAULT_BASES", "DEFAULT_CASES", "Difference", "RuleDiff", "diff"]
 
-#: Small cases drawn and walked, unless told otherwise.
-DEFAULT_BASES = 200
-#: Distinct shrunk cases reported at most, unless told otherwise.
-DEFAULT_CASES = 3
 #: Cases the two rules answer differently that are shrunk at most: once this many are
 #: found, no more bases are walked (each shrinks to one of a few smallest cases).
 _FOUND = 16
