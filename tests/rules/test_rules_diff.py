@@ -135,7 +135,8 @@ def test_a_case_saved_is_a_fixture_of_new_expecting_news_answer() -> None:
 def test_progress_names_the_walk_and_the_shrinking() -> None:
     seen: list[tuple[str, int, int | None]] = []
     diff(Rule(), Rule(fit="lt"), seed=1, progress=lambda *step: seen.append(step))
-    assert seen[0] == ("walking", 0, 200)
+    # 200 drawn cases, and two blocks at the thresholds (0, 1, 2) of the rules.
+    assert seen[0] == ("walking", 0, 203)
     assert {phase for phase, _, _ in seen} == {"walking", "shrinking cases"}
 
 
@@ -178,9 +179,24 @@ def test_another_error_is_not_caught(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_bases_give_each_max_count_a_list_one_longer() -> None:
     old, new = Rule(max_count=2, per_item=1), Rule(max_count=5)
-    drawn = list(rule_diff.bases(old, new, seed=3, count=4))
-    assert [len(base["blocks"]) for base in drawn[:2]] == [3, 6]
-    assert answers(old, drawn[0])["kept"] == ["A0", "B1"]
-    assert len(answers(new, drawn[1])["kept"]) == 5
-    assert len(drawn) == 6
-    assert drawn[2:] == list(rule_diff.bases(Rule(), Rule(), seed=3, count=4))
+    drawn = list(_bases(old, new))
+    thresholds = [base["budget"] for base in drawn[:4]]
+    # No refusal (0), one block of 1 (1, 2 with per_item), two (2, 4 with per_item).
+    assert thresholds == [0, 1, 2, 4]
+    assert [len(base["blocks"]) for base in drawn[4:6]] == [3, 6]
+    assert answers(old, drawn[4])["kept"] == ["A0", "B1"]
+    assert len(answers(new, drawn[5])["kept"]) == 5
+    assert len(drawn) == 10
+    assert drawn[6:] == list(rule_diff.bases(Rule(), Rule(), seed=3, count=4))[3:]
+
+
+def _bases(old: Rule, new: Rule) -> list[dict[str, Any]]:
+    return list(rule_diff.bases(old, new, seed=3, count=4))
+
+
+def test_a_threshold_far_past_the_drawn_cases_is_walked() -> None:
+    old, new = Rule(per_item=10**12), Rule(per_item=10**12 + 1)
+    (case, *_) = diff(old, new, seed=1).cases
+    assert case.case == {"budget": 10**12 + 1, "blocks": [{"id": "A", "size": 1}], "required": []}
+    refused = diff(Rule(refuse_budget_below=10**30), Rule(refuse_budget_below=10**30 + 1))
+    assert refused.cases[0].case == {"budget": 10**30, "blocks": [], "required": []}

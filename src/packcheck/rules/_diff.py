@@ -1,8 +1,9 @@
 """Where two declared rules answer differently: the smallest cases, found as the gate
 finds a counterexample.
 
-No machinery of its own: small cases drawn from the seed (and, for a ``max_count``, a
-list one block longer than the count) are the bases; each base's budget and one of its
+No machinery of its own: small cases drawn from the seed (and two blocks at each
+rule's thresholds, however large; for a ``max_count``, a list one block longer than the
+count) are the bases; each base's budget and one of its
 sizes are walked to both rules' transition points (the gate's ``case_candidates``, once
 with OLD's answers, once with NEW's), and every case beside a point is given to both
 rules.  Each case they answer differently on is shrunk as the gate shrinks a
@@ -161,9 +162,20 @@ def _size(case: dict[str, Any]) -> tuple[int, int, int, str]:
     return len(blocks), units, len(case["required"]), dumps(case)
 
 
+def _thresholds(rule: Rule) -> set[int]:
+    """Budgets where ``rule``'s answer to a case of one or two blocks of 1 unit may
+    change however large its numbers: its refusal edge, the cost of one block, of two."""
+    one = rule.reserve + 1 + rule.per_item
+    return {rule.refuse_budget_below, math.ceil(one), math.ceil(one + one + rule.separator)}
+
+
 def bases(old: Rule, new: Rule, seed: int, count: int) -> Iterator[dict[str, Any]]:
-    """The cases walked: for each rule's ``max_count``, a list of one block more (room
-    for all of them), then ``count`` small cases drawn from ``seed``."""
+    """The cases walked: two blocks of 1 unit at each rule's thresholds (whatever their
+    magnitude), for each rule's ``max_count`` a list of one block more (room for all of
+    them), then ``count`` small cases drawn from ``seed``."""
+    for budget in sorted(_thresholds(old) | _thresholds(new)):
+        blocks = [{"id": "A", "size": 1}, {"id": "B", "size": 1}]
+        yield {"budget": budget, "blocks": blocks, "required": []}
     for limit in sorted({old.max_count, new.max_count} - {0}):
         blocks = [{"id": _IDS[i % len(_IDS)] + str(i), "size": 1} for i in range(limit + 1)]
         room = max(
@@ -220,10 +232,10 @@ def diff(
     search = _Search(old, new)
     deadline = time.monotonic() + shrink_seconds
     try:
-        total = max_examples + len({old.max_count, new.max_count} - {0})
-        for index, base in enumerate(bases(old, new, seed, max_examples)):
+        walked = list(bases(old, new, seed, max_examples))
+        for index, base in enumerate(walked):
             if progress is not None:
-                progress("walking", index, total)
+                progress("walking", index, len(walked))
             search.walk(base, index, max_units)
             if len(search.found) >= _FOUND:
                 break
