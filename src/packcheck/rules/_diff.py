@@ -230,7 +230,6 @@ def diff(
     if old.canonical() == new.canonical():
         return RuleDiff(old, new, seed, True, (), 0)
     search = _Search(old, new)
-    deadline = time.monotonic() + shrink_seconds
     try:
         walked = list(bases(old, new, seed, max_examples))
         for index, base in enumerate(walked):
@@ -240,6 +239,7 @@ def diff(
             if len(search.found) >= _FOUND:
                 break
         shrunk: dict[str, dict[str, Any]] = {}
+        deadline = time.monotonic() + shrink_seconds
         raw = sorted(search.found, key=_size)[:_FOUND]
         for done, case in enumerate(raw):
             if progress is not None:
