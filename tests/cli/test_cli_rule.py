@@ -319,3 +319,13 @@ def test_diff_another_error_is_not_caught(
     monkeypatch.setattr(rule_diff._Search, "walk", broken)
     with pytest.raises(RuntimeError):
         main(["rule", "diff", *map(str, rules), "-q"])
+
+
+def test_diff_a_pyproject_without_a_rule_table_is_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    project = write(tmp_path / "pyproject.toml", "[tool.packcheck]\nseed = 1\n")
+    status, out, err = ran(capsys, "rule", "diff", str(project), str(project))
+    assert status == 2
+    assert out == ""
+    assert err == f"packcheck rule diff: error: {project}: no [tool.packcheck.rule] table\n"
