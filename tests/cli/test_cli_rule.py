@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -329,3 +331,29 @@ def test_diff_a_pyproject_without_a_rule_table_is_one_line(
     assert status == 2
     assert out == ""
     assert err == f"packcheck rule diff: error: {project}: no [tool.packcheck.rule] table\n"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_diff_ends_on_sigterm_with_the_line_that_repeats_it(tmp_path: Path) -> None:
+    # Rules that agree on every case: the walk goes on through all the cases asked for.
+    old = write(tmp_path / "old.toml", "max_count = 1\non_misfit = 'overshoot'\n")
+    new = write(
+        tmp_path / "new.toml", "max_count = 1\non_misfit = 'overshoot'\norder = 'middle-out'\n"
+    )
+    argv = ["rule", "diff", str(old), str(new), "--seed", "1", "--max-examples", "1000000"]
+    with subprocess.Popen(
+        [sys.executable, "-m", "packcheck", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as run:
+        assert run.stderr is not None
+        assert run.stderr.readline().startswith("packcheck rule diff: walking: ")
+        run.send_signal(signal.SIGTERM)
+        out, err = run.communicate(timeout=60)
+    assert run.returncode == 128 + signal.SIGTERM
+    assert out == ""
+    assert err.splitlines()[-1] == (
+        f"packcheck rule diff: stopped by SIGTERM; to repeat it: packcheck rule diff {old} "
+        f"{new} --seed 1 --max-examples 1000000"
+    )

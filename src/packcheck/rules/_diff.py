@@ -169,20 +169,32 @@ def _thresholds(rule: Rule) -> set[int]:
     return {rule.refuse_budget_below, math.ceil(one), math.ceil(one + one + rule.separator)}
 
 
-def bases(old: Rule, new: Rule, seed: int, count: int) -> Iterator[dict[str, Any]]:
-    """The cases walked: two blocks of 1 unit at each rule's thresholds (whatever their
-    magnitude), for each rule's ``max_count`` a list of one block more (room for all of
-    them), then ``count`` small cases drawn from ``seed``."""
-    for budget in sorted(_thresholds(old) | _thresholds(new)):
-        blocks = [{"id": "A", "size": 1}, {"id": "B", "size": 1}]
-        yield {"budget": budget, "blocks": blocks, "required": []}
+def _fixed_bases(old: Rule, new: Rule) -> list[dict[str, Any]]:
+    """Two blocks of 1 unit at each rule's thresholds (whatever their magnitude), and for
+    each rule's ``max_count`` a list of one block more (room for all of them)."""
+    found = [
+        {
+            "budget": budget,
+            "blocks": [{"id": "A", "size": 1}, {"id": "B", "size": 1}],
+            "required": [],
+        }
+        for budget in sorted(_thresholds(old) | _thresholds(new))
+    ]
     for limit in sorted({old.max_count, new.max_count} - {0}):
         blocks = [{"id": _IDS[i % len(_IDS)] + str(i), "size": 1} for i in range(limit + 1)]
         room = max(
             math.ceil(rule.reserve + (limit + 1) * (2 + rule.per_item + rule.separator))
             for rule in (old, new)
         )
-        yield {"budget": room, "blocks": blocks, "required": []}
+        found.append({"budget": room, "blocks": blocks, "required": []})
+    return found
+
+
+def bases(old: Rule, new: Rule, seed: int, count: int) -> Iterator[dict[str, Any]]:
+    """The cases walked: the rules' own (two blocks at each threshold, a list one block
+    longer than each ``max_count``), then ``count`` small cases drawn from ``seed``, each
+    drawn when it is asked for."""
+    yield from _fixed_bases(old, new)
     for index in range(count):
         yield _drawn(ProbeRandom(f"rule diff:{seed}:{index}"))
 
@@ -231,10 +243,11 @@ def diff(
         return RuleDiff(old, new, seed, True, (), 0)
     search = _Search(old, new)
     try:
-        walked = list(bases(old, new, seed, max_examples))
-        for index, base in enumerate(walked):
+        # Drawn as they are walked: a search told to stop early has drawn no more.
+        total = len(_fixed_bases(old, new)) + max_examples
+        for index, base in enumerate(bases(old, new, seed, max_examples)):
             if progress is not None:
-                progress("walking", index, len(walked))
+                progress("walking", index, total)
             search.walk(base, index, max_units)
             if len(search.found) >= _FOUND:
                 break
