@@ -200,3 +200,11 @@ def test_a_threshold_far_past_the_drawn_cases_is_walked() -> None:
     assert case.case == {"budget": 10**12 + 1, "blocks": [{"id": "A", "size": 1}], "required": []}
     refused = diff(Rule(refuse_budget_below=10**30), Rule(refuse_budget_below=10**30 + 1))
     assert refused.cases[0].case == {"budget": 10**30, "blocks": [], "required": []}
+
+
+def test_the_search_loads_on_first_use_and_other_names_are_errors() -> None:
+    import packcheck.rules
+
+    assert packcheck.rules.diff is diff
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        packcheck.rules.nope  # noqa: B018
