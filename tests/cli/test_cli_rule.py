@@ -136,11 +136,15 @@ def test_diff_prints_each_case_as_a_json_line_and_both_answers(
     lines = out.splitlines()
     assert lines[0] == f'OLD: {old}: chat (order = "reversed", on_misfit = "stop", per_item = 3)'
     assert lines[1] == f'NEW: {new}: chat (order = "reversed", on_misfit = "stop", per_item = 4)'
-    assert lines[2].startswith("1 case on which they answer differently, smallest first (")
+    assert lines[2].startswith("2 cases on which they answer differently, smallest first (")
+    # A case for each way they differ: what is kept, and what remains of the same.
     case = json.loads(lines[3])
     assert case == {"budget": 4, "blocks": [{"id": "A", "size": 1}], "required": []}
     assert lines[4] == '  OLD: {"kept":["A"],"remaining":0,"missing":[]}'
     assert lines[5] == '  NEW: {"kept":[],"remaining":4,"missing":[]}'
+    assert json.loads(lines[6]) == {"budget": 5, "blocks": [{"id": "A", "size": 1}], "required": []}
+    assert lines[7] == '  OLD: {"kept":["A"],"remaining":1,"missing":[]}'
+    assert lines[8] == '  NEW: {"kept":["A"],"remaining":0,"missing":[]}'
     assert lines[-1] == f"rerun: packcheck rule diff {old} {new} --seed 1"
 
 
@@ -192,9 +196,10 @@ def test_diff_json_is_one_object(
         "rule": ['order = "reversed"', 'on_misfit = "stop"', "per_item = 3"],
     }
     assert report["seed"] == 1
-    (case,) = report["cases"]
-    assert case["new"] == interpret(Rule.load(new), case["input"]).result
-    assert case["old"] == interpret(Rule.load(old), case["input"]).result
+    assert len(report["cases"]) == 2
+    for case in report["cases"]:
+        assert case["new"] == interpret(Rule.load(new), case["input"]).result
+        assert case["old"] == interpret(Rule.load(old), case["input"]).result
     status, out, _ = ran(capsys, "rule", "diff", str(old), str(old), "--format", "json")
     assert json.loads(out)["verdict"] == "equivalent"
 
@@ -220,8 +225,11 @@ def test_diff_save_writes_fixtures_of_new_that_verify_replays(
         capsys, "rule", "diff", str(old), str(new), "--seed", "1", "--save", str(saved), "-q"
     )
     assert status == 1
-    (path,) = saved.glob("*.json")
-    assert f"saved: {path}" in out.splitlines()
+    paths = sorted(saved.glob("*.json"))
+    assert [f"saved: {path}" for path in paths] == [
+        line for line in out.splitlines() if line.startswith("saved: ")
+    ]
+    path = next(p for p in paths if 'budget":4' in p.read_text())
     (fixture,) = json.loads(path.read_text())
     assert fixture["rule"] == {
         "name": "chat",
@@ -262,7 +270,7 @@ def test_diff_a_fixture_that_cannot_be_written_is_one_line(
     status, _, _ = ran(
         capsys, "rule", "diff", *map(str, rules), "--seed", "1", "--save", str(saved), "-q"
     )
-    (path,) = saved.glob("*.json")
+    path = sorted(saved.glob("*.json"))[0]
     path.write_text("[]\n")  # another file under the fixture's name: left alone
     status, out, err = ran(
         capsys, "rule", "diff", *map(str, rules), "--seed", "1", "--save", str(saved), "-q"

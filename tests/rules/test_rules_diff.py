@@ -208,3 +208,38 @@ def test_the_search_loads_on_first_use_and_other_names_are_errors() -> None:
     assert packcheck.rules.diff is diff
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):
         packcheck.rules.nope  # noqa: B018
+
+
+def test_a_change_of_two_keys_shows_a_case_for_each_way_the_rules_differ() -> None:
+    old = Rule(order="reversed", on_misfit="stop", per_item=4, pin="first", pin_overflow="refuse")
+    new = Rule(order="reversed", on_misfit="stop", per_item=5, pin="first")
+    cases = [(d.case, d.old, d.new) for d in diff(old, new, seed=1).cases]
+    one = [{"id": "A", "size": 1}]
+    # The refusal dropped; then the cost raised: what remains, and what is kept.
+    assert cases == [
+        ({"budget": 0, "blocks": one, "required": []}, {"error": "refused"},
+         {"kept": ["A"], "remaining": -6, "missing": []}),
+        ({"budget": 5, "blocks": one, "required": []},
+         {"kept": ["A"], "remaining": 0, "missing": []},
+         {"kept": ["A"], "remaining": -1, "missing": []}),
+        ({"budget": 10, "blocks": [*one, {"id": "B", "size": 1}], "required": []},
+         {"kept": ["A", "B"], "remaining": 0, "missing": []},
+         {"kept": ["A"], "remaining": 4, "missing": []}),
+    ]  # fmt: skip
+
+
+def test_the_cases_shown_are_the_smallest_of_each_kind_first() -> None:
+    def kind(case: dict[str, Any]) -> str:
+        return case["kind"]
+
+    def case(kind: str, budget: int) -> dict[str, Any]:
+        return {"kind": kind, "budget": budget, "blocks": [], "required": []}
+
+    found = [case("a", 1), case("a", 2), case("a", 3), case("b", 9), case("c", 8)]
+    assert rule_diff._smallest(found, kind, 2) == [case("a", 1), case("c", 8)]
+    assert rule_diff._smallest(found, kind, 4) == [
+        case("a", 1),
+        case("a", 2),
+        case("c", 8),
+        case("b", 9),
+    ]

@@ -3,13 +3,13 @@ finds a counterexample.
 
 No machinery of its own: small cases drawn from the seed (and two blocks at each
 rule's thresholds, however large; for a ``max_count``, a list one block longer than the
-count) are the bases; each base's budget and one of its
-sizes are walked to both rules' transition points (the gate's ``case_candidates``, once
-with OLD's answers, once with NEW's), and every case beside a point is given to both
-rules.  Each case they answer differently on is shrunk as the gate shrinks a
-failure (:func:`~packcheck._gate._shrink.shrink`, then magnitudes scaled and lowered,
-IDs lettered), "fails" meaning "the two rules still answer it differently".  The
-distinct shrunk cases, smallest first, are the report.
+count) are the bases; each base's budget and one of its sizes are walked to both rules'
+transition points (the gate's ``case_candidates``, once with OLD's answers, once with
+NEW's), and every case beside a point is given to both rules.  Each case they answer
+differently on is shrunk as the gate shrinks a failure (its ``shrink``, then magnitudes
+scaled and lowered, IDs lettered), "fails" meaning "the two rules still answer it
+differently, the same way" (:meth:`_Search.kind`).  The distinct shrunk cases, the
+smallest of each way first, are the report.
 
 Rules whose canonical forms are equal (:meth:`packcheck.Rule.canonical`) are the same
 rule: no case is tried.
@@ -143,12 +143,29 @@ class _Search:
             if dumps(case) not in self.tried and self.differs(case):
                 self.found.append(case)
 
+    def kind(self, case: dict[str, Any]) -> Hashable:
+        """How the two rules differ on ``case``: which refuses or rejects it, else which
+        fields of the answers differ.  A case is shrunk within its kind, so that a change
+        of two keys (a refusal dropped, a cost raised) shows a case for each."""
+        old, new = answer(self.old, case), answer(self.new, case)
+        if "error" in old or "error" in new:
+            return old.get("error"), new.get("error")
+        return tuple(
+            field for field in ("kept", "remaining", "missing") if old[field] != new[field]
+        )
+
     def shrunk(self, case: dict[str, Any], deadline: float) -> dict[str, Any]:
-        """``case`` shrunk as the gate shrinks a failure, while the rules still differ."""
-        best = shrink(case, self.differs, deadline=deadline, tries=_SHRINK_TRIES)
+        """``case`` shrunk as the gate shrinks a failure, while the rules still differ
+        as they do on ``case``."""
+        kind = self.kind(case)
+
+        def fails(candidate: dict[str, Any]) -> bool:
+            return self.differs(candidate) and self.kind(candidate) == kind
+
+        best = shrink(case, fails, deadline=deadline, tries=_SHRINK_TRIES)
 
         def holds(candidate: dict[str, Any]) -> bool:
-            return time.monotonic() < deadline and self.differs(candidate)
+            return time.monotonic() < deadline and fails(candidate)
 
         best = scaled_magnitudes(best, holds, tries=_SCALE_TRIES)
         best = smaller_magnitudes(best, holds, tries=_MAGNITUDE_TRIES)
@@ -160,6 +177,20 @@ def _size(case: dict[str, Any]) -> tuple[int, int, int, str]:
     blocks = case["blocks"]
     units = case["budget"] + sum(block["size"] for block in blocks)
     return len(blocks), units, len(case["required"]), dumps(case)
+
+
+def _smallest(
+    cases: list[dict[str, Any]], kind: Callable[[dict[str, Any]], Hashable], most: int
+) -> list[dict[str, Any]]:
+    """At most ``most`` of ``cases``: the smallest of each kind first (the smallest kinds
+    first), then the smallest of the others; smallest first."""
+    ordered = sorted(cases, key=_size)
+    firsts: dict[Hashable, dict[str, Any]] = {}
+    for case in ordered:
+        firsts.setdefault(kind(case), case)
+    chosen = list(firsts.values())[:most]
+    chosen += [case for case in ordered if case not in chosen][: most - len(chosen)]
+    return sorted(chosen, key=_size)
 
 
 def _thresholds(rule: Rule) -> set[int]:
@@ -266,5 +297,5 @@ def diff(
         if search.found:
             stop.found = search.difference(search.found[-1])
         raise stop from None
-    cases = sorted(shrunk.values(), key=_size)[:max_cases]
+    cases = _smallest(list(shrunk.values()), search.kind, max_cases)
     return RuleDiff(old, new, seed, False, tuple(map(search.difference, cases)), len(search.tried))
