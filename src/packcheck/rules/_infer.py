@@ -1,0 +1,200 @@
+"""``packcheck rule infer``: the rule of the vocabulary a packer follows, found by asking it.
+
+:func:`infer` probes the numeric keys (:mod:`._numbers`), narrows the candidate rules
+on the probe cases and on small cases drawn from the seed (:mod:`._search`), asks the
+packer the cases that tell the simplest rule left from the others, and checks the
+simplest with ``verify`` itself (:func:`packcheck.verify.run`, at the same seed and
+settings): a rule it returns as fitting has passed ``verify --rule``.  A counterexample
+``verify`` finds is one more case asked, and the search goes on.  When no rule gives
+every answer, the nearest one (the most cases agreed, then the simplest) comes back
+with a shrunk case on which the packer departs from it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .._gate import Settings
+from .._gate._letters import lettered
+from .._gate._shrink import shrink
+from .._packers import Packer, adapter
+from .._rule.declared import Rule
+from .._rule.interpret import interpret
+from .._rule.model import MalformedCase
+from ..verify import run as verify_run
+from ._asking import Asker, comparable
+from ._canonical import canonical
+from ._numbers import probe
+from ._search import Candidates, candidates, pool, tell_apart
+
+__all__ = ["Alternative", "Inferred", "infer"]
+
+#: Small cases drawn from the seed, asked after the probe cases.
+DRAWN = 300
+#: Rounds of telling rules apart and of ``verify`` before the search gives up.
+_ROUNDS = 8
+#: Rules that agree on every case asked and are told apart from the simplest.
+_RIVALS = 12
+#: Calls of the packer the shrinker and the renaming of IDs may make.
+_SHRINK_TRIES = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Alternative:
+    """Another rule that gave every answer the packer gave: ``equivalent`` when its
+    canonical form is the chosen rule's (the same rule), else ``case``, if found, tells
+    the two apart (a case the packer was not asked, or gave no answer to)."""
+
+    rule: Rule
+    equivalent: bool
+    case: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Inferred:
+    """What :func:`infer` found.
+
+    ``rule`` fits (``fits``) or is the nearest; it gave the packer's answer on
+    ``agreed`` of the ``asked`` cases; ``verified`` counts the cases ``verify --rule``
+    checked it on (0 when none fits).  ``counterexample`` (when none fits) is a shrunk
+    case with ``answer`` (the packer's) and ``expected`` (the nearest rule's).
+    ``notes`` say where lists stopped lengthening and what the search could not do.
+    """
+
+    rule: Rule
+    fits: bool
+    asked: int
+    agreed: int
+    seed: int
+    verified: int = 0
+    alternatives: tuple[Alternative, ...] = ()
+    counterexample: dict[str, Any] | None = None
+    answer: object = None
+    expected: object = None
+    notes: tuple[str, ...] = ()
+
+
+def infer(
+    packer: Callable[[dict[str, Any]], object] | Packer,
+    settings: Settings | None = None,
+    *,
+    drawn: int = DRAWN,
+) -> Inferred:
+    """The simplest rule of the vocabulary that ``packer`` follows, checked by ``verify``.
+
+    ``settings``: the seed (required: the same seed reproduces the same search), the
+    magnitudes, the cases and the long lists of the ``verify`` run that checks the rule
+    found, and the progress callback.  Raises what ``verify`` raises for a packer that
+    cannot run.
+    """
+    s = settings or Settings(seed=0)
+    if s.seed is None:
+        raise ValueError("seed=None: infer needs a seed")
+    ask = Asker(adapter(packer))
+    report = s.progress or (lambda phase, done, total: None)
+    numbers = probe(ask, s.max_units)
+    report("probing", ask.calls, None)
+    rules = Candidates(candidates(numbers))
+    cases = list(pool(s.seed, drawn, numbers))
+    for done, case in enumerate(cases, 1):
+        rules.check(case, ask(case))
+        report("searching", done, len(cases))
+    notes: list[str] = []
+    for _ in range(_ROUNDS):
+        fitting = rules.fitting()
+        if not fitting:
+            break
+        best = fitting[0]
+        case, alternatives = _rivals(best, fitting[1:], cases, s.seed)
+        if case is not None:
+            cases.append(case)
+            rules.check(case, ask(case))
+            continue
+        summary = verify_run(ask.packer, replace(s, save_failures=None), rule=best)
+        notes += [n for n in summary.notes if n not in notes]
+        if summary.finding is None:
+            note = ask.note()
+            return Inferred(
+                best,
+                True,
+                rules.asked,
+                rules.asked,
+                s.seed,
+                verified=summary.cases,
+                alternatives=alternatives,
+                notes=(*([note] if note else []), *notes),
+            )
+        found = summary.finding.case
+        cases.append(found)
+        rules.check(found, ask(found))
+        rules.drop(best)  # failed verify on what answers alone do not show
+    else:
+        notes.append(f"the search stopped after {_ROUNDS} rounds")
+    return _nearest(rules, cases, ask, s, notes)
+
+
+def _rivals(
+    best: Rule, others: list[Rule], cases: list[dict[str, Any]], seed: int
+) -> tuple[dict[str, Any] | None, tuple[Alternative, ...]]:
+    """A case that tells ``best`` from one of ``others`` and that the packer has not
+    been asked, if one is found; else the alternatives to report."""
+    same = canonical(best)
+    alternatives: list[Alternative] = []
+    told = 0
+    seen: set[Rule] = {same}
+    for other in others:
+        form = canonical(other)
+        if form == same:
+            alternatives.append(Alternative(other, True))
+            continue
+        if form in seen or told >= _RIVALS:
+            continue
+        seen.add(form)
+        told += 1
+        case = tell_apart(best, other, cases, seed)
+        if case is not None and case not in cases:
+            return case, ()
+        alternatives.append(Alternative(other, False, case))
+    return None, tuple(alternatives)
+
+
+def _nearest(
+    rules: Candidates, cases: list[dict[str, Any]], ask: Asker, s: Settings, notes: list[str]
+) -> Inferred:
+    """No rule fits: the nearest one, and a shrunk case on which the packer departs."""
+    rule, misses = rules.nearest()
+
+    def fails(case: dict[str, Any]) -> bool:
+        return _departs(ask, rule, case)
+
+    first = next(case for case in cases if fails(case))
+    deadline = time.monotonic() + s.shrink_seconds
+    small = shrink(first, fails, deadline=deadline, tries=_SHRINK_TRIES)
+    small = lettered(small, fails, tries=_SHRINK_TRIES)
+    ask(small)
+    note = ask.note()
+    return Inferred(
+        rule,
+        False,
+        rules.asked,
+        rules.asked - misses,
+        s.seed,
+        counterexample=small,
+        answer=ask.said(small),
+        expected=interpret(rule, small).result,
+        notes=(*([note] if note else []), *notes),
+    )
+
+
+def _departs(ask: Asker, rule: Rule, case: dict[str, Any]) -> bool:
+    """Whether the packer's answer to ``case`` is not ``rule``'s (a case the shrinker
+    made malformed departs from nothing)."""
+    try:
+        expected = interpret(rule, case).result
+    except MalformedCase:
+        return False
+    theirs: Hashable = ask(case)
+    return theirs != comparable(expected)
