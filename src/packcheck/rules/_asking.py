@@ -84,10 +84,10 @@ class Asker:
                 raw = exc
             took = time.monotonic() - began
             length = len(case.get("blocks", ()))
-            if took > self.limit / 4 and length > SHOWN_WHOLE and not isinstance(raw, Exception):
-                if self.cut is None or length < self.cut:
-                    self.cut = length
-                    self.why_cut = f"took {took:.1f} s, more than a quarter of the timeout, on"
+            slow = took > self.limit / 4 and length > SHOWN_WHOLE
+            if slow and not isinstance(raw, Exception) and (self.cut is None or length < self.cut):
+                self.cut = length
+                self.why_cut = f"took {took:.1f} s, more than a quarter of the timeout, on"
             self.raw[key] = raw
             self.answers[key] = comparable(raw, json=self.json)
             self.faults += self.answers[key] == FAULT

@@ -108,7 +108,7 @@ def probe(ask: Asker, max_units: int) -> Numbers:
     empty = asked(blocks_of_one(0, large))
     found.empty_refused = empty == _REFUSED
     for count in (0, 1):
-        found.floors.update(walk(lambda b, n=count: asked(blocks_of_one(n, b)) == _REFUSED, 0))
+        found.floors.update(walk(_along(asked, count, lambda a, n: a == _REFUSED), 0))
     # The count: lengthen the list while every block is kept.
     spent: dict[int, int] = {}
     for length in _LENGTHS:
@@ -130,6 +130,19 @@ def probe(ask: Asker, max_units: int) -> Numbers:
     if not found.charged:
         found.charges |= _from_fits(ask, asked, walk, found)
     return found
+
+
+def _along(
+    asked: Callable[[dict[str, Any]], Hashable],
+    count: int,
+    says: Callable[[Hashable, int], bool],
+) -> Callable[[int], Hashable]:
+    """Whether the answer to ``count`` blocks of 1 at a budget ``says`` so, by budget."""
+
+    def at(budget: int) -> Hashable:
+        return says(asked(blocks_of_one(count, budget)), count)
+
+    return at
 
 
 def _from_remaining(spent: dict[int, int]) -> set[tuple[Charge, Charge, Charge]]:
@@ -155,7 +168,7 @@ def _from_remaining(spent: dict[int, int]) -> set[tuple[Charge, Charge, Charge]]
 def _from_fits(
     ask: Asker,
     asked: Callable[[dict[str, Any]], Hashable],
-    walk: Callable[..., list[int]],
+    walk: Callable[[Callable[[int], Hashable], int, int], list[int]],
     found: Numbers,
 ) -> set[tuple[Charge, Charge, Charge]]:
     """The charges that where ``k`` blocks of ``k`` start to be kept allow.
@@ -174,7 +187,7 @@ def _from_fits(
         if (cap is not None and k > cap) or ask.too_long(k):
             break
         start = max(floor, k)
-        at = lambda b, k=k: _kept(asked(blocks_of_one(k, b))) == k  # noqa: E731
+        at = _along(asked, k, lambda a, n: _kept(a) == n)
         if at(start):
             continue
         ahead = [p for p in walk(at, start, 1) if p > start]
@@ -193,14 +206,12 @@ def _from_fits(
         return set()
     triples: set[tuple[Charge, Charge, Charge]] = set()
     for late, later in itertools.product((0, 1), (0, 1)):
-        k = min((k for k in points if k > later), default=None)
-        if k is None:
+        at = min((k for k in points if k > later), default=None)
+        if at is None:
             continue
-        paid = (k - later) * (1 + per_block)
-        offset = simplest(Fraction(points[k] - late - 1) - paid, Fraction(points[k] - late) - paid)
-        if offset is None:
-            offset = Fraction(points[k] - late) - paid
-        triples |= set(_triples(per_block, offset))
+        paid = (at - later) * (1 + per_block)
+        high = Fraction(points[at] - late) - paid
+        triples |= set(_triples(per_block, simplest(high - 1, high) or high))
     return triples
 
 

@@ -17,19 +17,20 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
 from .._gate._transitions import case_candidates, shape
 from .._rule.declared import _CHOICES, _DEFAULT, _KEYS, Rule, RuleError
 from .._rule.interpret import interpret_case
-from ._asking import rule_says
-from ._asking import readable
+from ._asking import readable, rule_says
 from ._numbers import Numbers
 
 __all__ = ["SLACK", "Candidates", "pool", "simplicity", "tell_apart"]
 
-#: A rule is dropped once it misses this many more cases than the best one.
+#: A rule is dropped once it misses this many more cases than the best one (while one
+#: rule gives every answer), or, while none does, this many plus an eighth of the cases
+#: asked: a rule that missed the first few cases may still come nearest.
 SLACK = 2
 #: Drawn cases beside which :func:`tell_apart` walks the transition points.
 _WALKED = 50
@@ -57,7 +58,7 @@ def candidates(numbers: Numbers) -> list[Rule]:
     discrete = [_CHOICES[key] for key in _DISCRETE]
     refuse_empty = (False, True) if numbers.empty_refused else (False,)
     for values in itertools.product(*discrete):
-        keys = dict(zip(_DISCRETE, values, strict=True))
+        keys: dict[str, Any] = dict(zip(_DISCRETE, values, strict=True))
         if numbers.charged and keys["remaining"] == "sizes":
             continue
         for (per_item, separator, reserve), count, floor, empty in itertools.product(
@@ -102,7 +103,8 @@ class Candidates:
             if rule_says(rule, read) != answer:
                 misses[rule] += 1
         least = min(misses.values())
-        self.misses = {rule: n for rule, n in misses.items() if n <= least + SLACK}
+        slack = SLACK + (self.asked // 8 if least else 0)
+        self.misses = {rule: n for rule, n in misses.items() if n <= least + slack}
 
     def fitting(self) -> list[Rule]:
         """The rules that missed no case, simplest first."""
@@ -134,12 +136,13 @@ def _drawn(rng: random.Random, scale: int) -> dict[str, Any]:
 
 
 def pool(seed: int, count: int, numbers: Numbers) -> Iterator[dict[str, Any]]:
-    """The cases asked: the probe cases, then ``count`` small ones drawn from ``seed``."""
-    yield from numbers.asked
+    """The cases asked: ``count`` small ones drawn from ``seed``, then the probe cases
+    (the long ones last, where fewer rules are left to answer them)."""
     rng = random.Random(seed)
     scale = max((math.ceil(sum(c)) for c in numbers.charges), default=0)
     for _ in range(count):
         yield _drawn(rng, scale)
+    yield from sorted(numbers.asked, key=lambda case: len(case["blocks"]))
 
 
 def tell_apart(
