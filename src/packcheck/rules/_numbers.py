@@ -206,11 +206,11 @@ def _from_fits(
         return set()
     triples: set[tuple[Charge, Charge, Charge]] = set()
     for late, later in itertools.product((0, 1), (0, 1)):
-        at = min((k for k in points if k > later), default=None)
-        if at is None:
+        point = min((k for k in points if k > later), default=None)
+        if point is None:
             continue
-        paid = (at - later) * (1 + per_block)
-        high = Fraction(points[at] - late) - paid
+        paid = (point - later) * (1 + per_block)
+        high = Fraction(points[point] - late) - paid
         triples |= set(_triples(per_block, simplest(high - 1, high) or high))
     return triples
 
