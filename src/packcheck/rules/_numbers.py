@@ -41,6 +41,7 @@ DENOMINATOR = 64
 #: whose transition points give the charges' slope.
 _LENGTHS = (1, 2, 3, *(2**i for i in range(2, 11)))
 _LADDER = (1, 2, 3, 16, 128, 1024)
+_FINEST = 8192
 _REFUSED = ("error", "'refused'")
 
 
@@ -183,36 +184,56 @@ def _from_fits(
     points: dict[int, int] = {}
     floor = max(found.floors)
     cap = min((c for c in found.counts if c), default=None)
-    for k in _LADDER:
+
+    def point(k: int) -> bool:
+        """Where ``k`` blocks of ``k`` start to be kept, into ``points``; ``False``
+        once no longer list is asked."""
         if (cap is not None and k > cap) or ask.too_long(k):
-            break
+            return False
         start = max(floor, k)
         at = _along(asked, k, lambda a, n: _kept(a) == n)
-        if at(start):
-            continue
-        ahead = [p for p in walk(at, start, 1) if p > start]
+        ahead = [] if at(start) else [p for p in walk(at, start, 1) if p > start]
         if ahead:
             points[k] = ahead[0]
-    if not points:
-        return set()
-    first, last = min(points), max(points)
-    if first == last:
-        slope_low, slope_high = Fraction(points[first] - 1, first), Fraction(points[first], first)
-    else:
-        rise, run = points[last] - points[first], last - first
-        slope_low, slope_high = Fraction(rise - 1, run), Fraction(rise + 1, run)
-    per_block = simplest(slope_low - 1, slope_high - 1)
-    if per_block is None or per_block < 0:
+        return True
+
+    for k in _LADDER:
+        if not point(k):
+            break
+    per_block = _slope(points)
+    if per_block is not None and per_block.denominator > 1 and point(_FINEST):
+        # Two fractions of denominators up to 64 may differ by 1/4032: a list this long
+        # tells them apart.
+        per_block = _slope(points)
+    if per_block is None:
         return set()
     triples: set[tuple[Charge, Charge, Charge]] = set()
     for late, later in itertools.product((0, 1), (0, 1)):
-        point = min((k for k in points if k > later), default=None)
-        if point is None:
+        # Each point bounds ``reserve - separator``: (point - late - 1, point - late]
+        # less what the blocks before it paid; per_item >= 0 bounds it below by -slope.
+        paid = {k: (k - later) * (1 + per_block) for k in points if k > later}
+        if not paid:
             continue
-        paid = (point - later) * (1 + per_block)
-        high = Fraction(points[point] - late) - paid
-        triples |= set(_triples(per_block, simplest(high - 1, high) or high))
+        low = max(points[k] - late - 1 - paid[k] for k in paid)
+        high = min(points[k] - late - paid[k] for k in paid)
+        offset = simplest(Fraction(low), Fraction(high))
+        if offset is not None and offset < -per_block <= high:
+            offset = -per_block
+        if offset is not None:
+            triples |= set(_triples(per_block, offset))
     return triples
+
+
+def _slope(points: dict[int, int]) -> Fraction | None:
+    """``per_item + separator`` as the points' slope allows it (``k`` blocks of 1 cost
+    ``k`` times ``1 +`` it, plus a constant): the simplest fraction in the range that
+    the first and the last point leave; ``None`` without two points."""
+    if len(points) < 2:
+        return None
+    first, last = min(points), max(points)
+    rise, run = points[last] - points[first], last - first
+    found = simplest(Fraction(rise - 1, run) - 1, Fraction(rise + 1, run) - 1)
+    return None if found is None or found < 0 else found
 
 
 def _triples(per_block: Fraction, offset: Fraction) -> Iterable[tuple[Charge, Charge, Charge]]:
