@@ -34,8 +34,10 @@ __all__ = ["Alternative", "Inferred", "infer"]
 
 #: Small cases drawn from the seed, asked after the probe cases.
 DRAWN = 300
-#: Rounds of telling rules apart and of ``verify`` before the search gives up.
-_ROUNDS = 8
+#: Cases asked to tell the simplest rule left from the others, at most.
+_TOLD = 24
+#: ``verify --rule`` runs (each of the simplest rule left) before the search gives up.
+_CHECKS = 4
 #: Rules that agree on every case asked and are told apart from the simplest.
 _RIVALS = 12
 #: Calls of the packer the shrinker and the renaming of IDs may make.
@@ -104,21 +106,28 @@ def infer(
         rules.check(case, ask(case))
         report("searching", done, len(cases))
     notes: list[str] = []
-    for _ in range(_ROUNDS):
-        fitting = rules.fitting()
-        if not fitting:
-            break
+    apart: dict[tuple[Rule, Rule], dict[str, Any] | None] = {}
+    told = checks = 0
+    while fitting := rules.fitting():
         best = fitting[0]
-        told, alternatives = _rivals(best, fitting[1:], cases, seed)
-        if told is not None:
-            cases.append(told)
-            rules.check(told, ask(told))
-            continue
+        rivals = _rivals(best, fitting[1:])
+        if told < _TOLD:
+            case = next(filter(None, (_apart(apart, best, r, cases, seed) for r in rivals)), None)
+            if case is not None:
+                told += 1
+                cases.append(case)
+                rules.check(case, ask(case))
+                continue
+        if checks == _CHECKS:
+            notes.append(f"no rule passed verify --rule in {_CHECKS} tries")
+            break
+        checks += 1
         summary = verify_run(ask.packer, replace(s, save_failures=None), rule=best)
         # verify's own note on long lists cut; its note on other rules' fixtures is no news.
         notes += [n for n in summary.notes if n.startswith("long lists") and n not in notes]
         if summary.finding is None:
             note = ask.note()
+            same = canonical(best)
             return Inferred(
                 best,
                 True,
@@ -126,41 +135,43 @@ def infer(
                 rules.asked,
                 seed,
                 verified=summary.cases,
-                alternatives=alternatives,
+                alternatives=(
+                    *(Alternative(r, True) for r in fitting[1:] if canonical(r) == same),
+                    *(Alternative(r, False, _apart(apart, best, r, cases, seed)) for r in rivals),
+                ),
                 notes=(*([note] if note else []), *notes),
             )
         found = summary.finding.case
         cases.append(found)
         rules.check(found, ask(found))
         rules.drop(best)  # failed verify on what answers alone do not show
-    else:
-        notes.append(f"the search stopped after {_ROUNDS} rounds")
     return _nearest(rules, cases, ask, replace(s, seed=seed), notes)
 
 
-def _rivals(
-    best: Rule, others: list[Rule], cases: list[dict[str, Any]], seed: int
-) -> tuple[dict[str, Any] | None, tuple[Alternative, ...]]:
-    """A case that tells ``best`` from one of ``others`` and that the packer has not
-    been asked, if one is found; else the alternatives to report."""
-    same = canonical(best)
-    alternatives: list[Alternative] = []
-    told = 0
-    seen: set[Rule] = {same}
+def _rivals(best: Rule, others: list[Rule]) -> list[Rule]:
+    """The simplest spelling of each other rule among ``others`` (canonical forms
+    unlike ``best``'s), at most :data:`_RIVALS` of them."""
+    seen = {canonical(best)}
+    rivals: list[Rule] = []
     for other in others:
         form = canonical(other)
-        if form == same:
-            alternatives.append(Alternative(other, True))
-            continue
-        if form in seen or told >= _RIVALS:
-            continue
-        seen.add(form)
-        told += 1
-        case = tell_apart(best, other, cases, seed)
-        if case is not None and case not in cases:
-            return case, ()
-        alternatives.append(Alternative(other, False, case))
-    return None, tuple(alternatives)
+        if form not in seen and len(rivals) < _RIVALS:
+            seen.add(form)
+            rivals.append(other)
+    return rivals
+
+
+def _apart(
+    known: dict[tuple[Rule, Rule], dict[str, Any] | None],
+    best: Rule,
+    rival: Rule,
+    cases: list[dict[str, Any]],
+    seed: int,
+) -> dict[str, Any] | None:
+    """:func:`tell_apart` of the two rules, once for each pair."""
+    if (best, rival) not in known:
+        known[best, rival] = tell_apart(best, rival, cases, seed)
+    return known[best, rival]
 
 
 def _nearest(
