@@ -112,7 +112,8 @@ def infer(
         best = fitting[0]
         rivals = _rivals(best, fitting[1:])
         if told < _TOLD:
-            case = next(filter(None, (_apart(apart, best, r, cases, seed) for r in rivals)), None)
+            found = (_apart(apart, best, r, cases, seed) for r in rivals)
+            case = next((c for c in found if c is not None), None)
             if case is not None:
                 told += 1
                 cases.append(case)
