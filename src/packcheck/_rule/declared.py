@@ -171,6 +171,15 @@ class Rule:
 
         return load(path)
 
+    def canonical(self) -> Rule:
+        """The one spelling of this rule: no name, no fixtures, and every key that
+        cannot change an answer under the others at its default (``{max_count = 1,
+        separator = 5}`` is ``{max_count = 1}``).  Rules with equal canonical forms
+        answer every case alike; rules that answer alike may still differ here."""
+        from .canonical import canonical
+
+        return canonical(self)
+
     def keys(self) -> dict[str, Any]:
         """Every key with its value (``name`` included, ``fixtures`` left out)."""
         return {key: getattr(self, key) for key in ("name", *_KEYS)}
