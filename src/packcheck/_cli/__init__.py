@@ -24,7 +24,7 @@ from ._options import one_line_errors
 __all__ = ["main"]
 
 #: The subcommands, in the order ``packcheck --help`` lists them.
-COMMANDS = ("pack", "fixtures", "verify", "diff", "bench", "audit", "rule")
+COMMANDS = ("pack", "fixtures", "verify", "diff", "rule", "bench", "audit")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -1,7 +1,7 @@
-"""``packcheck rule``: the commands about declared rules, one module each.
+"""``packcheck rule``: the commands that handle a declared rule itself.
 
-:data:`SUBCOMMANDS` is the table of them: each module has ``add_parser(subparsers)``,
-which adds its parser and sets ``run``.
+Each subcommand of :data:`SUBCOMMANDS` lives in its own module, ``rule_<name>``, with
+``register(subcommands, name)`` as the top-level commands have.
 """
 
 from __future__ import annotations
@@ -13,20 +13,23 @@ from ._options import one_line_errors
 
 __all__ = ["SUBCOMMANDS", "register"]
 
-#: Each ``packcheck rule`` subcommand and the module that holds it, in --help's order.
-SUBCOMMANDS = {"infer": "rule_infer"}
+#: The subcommands of ``packcheck rule``, in the order its ``--help`` lists them; each
+#: is the module ``rule_<name>`` of this package.
+SUBCOMMANDS = ("infer",)
 
 
 def register(commands: Any, name: str) -> None:
-    """Add ``rule`` and its subcommands to the ``packcheck`` subcommands."""
-    p = commands.add_parser(
+    """Add ``packcheck rule`` and its subcommands."""
+    parser = commands.add_parser(
         name,
-        help="work with declared rules: infer the rule a packer follows",
-        description="Commands about declared rules (docs/rules.md).",
+        help="infer the declared rule a packer follows",
+        description="Handle a declared rule (docs/rules.md): infer the one a packer follows.",
     )
-    subcommands = p.add_subparsers(title="commands", metavar="COMMAND", required=True)
-    for module in SUBCOMMANDS.values():
-        parser = importlib.import_module(f".{module}", __package__).add_parser(subcommands)
-        # An unknown option or a bad value is reported by the subcommand's own parser.
-        parser.set_defaults(command_parser=parser)
-        one_line_errors(parser)
+    subcommands = parser.add_subparsers(title="subcommands", metavar="SUBCOMMAND", required=True)
+    for subcommand in SUBCOMMANDS:
+        importlib.import_module(f".rule_{subcommand}", __package__).register(
+            subcommands, subcommand
+        )
+    for command in subcommands.choices.values():
+        command.set_defaults(command_parser=command)
+        one_line_errors(command)

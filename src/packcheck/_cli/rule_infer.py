@@ -30,16 +30,21 @@ from ._spec import Spec
 from ._subjects import _packer
 from .gate import _examples
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "register", "run"]
 
 _COMMAND = "rule infer"
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+def register(subcommands: Any, name: str) -> None:
+    """Add ``infer`` (as ``name``) to the ``packcheck rule`` subcommands."""
+    add_parser(subcommands, name)
+
+
+def add_parser(subparsers: Any, name: str = "infer") -> argparse.ArgumentParser:
     """Add ``infer`` to the ``packcheck rule`` subcommands; its parser."""
     p = add_command(
         subparsers,
-        "infer",
+        name,
         "find the simplest declared rule a packer follows",
         """Ask a packer cases and print, as TOML, the simplest rule of the vocabulary
         (docs/rules.md) that gives every answer it gave, checked by verify --rule at the

@@ -26,7 +26,6 @@ from .._rule.interpret import interpret
 from .._rule.model import MalformedCase
 from ..verify import run as verify_run
 from ._asking import Asker, comparable
-from ._canonical import canonical
 from ._numbers import probe
 from ._search import Candidates, candidates, pool, tell_apart
 
@@ -113,11 +112,11 @@ def infer(
         rivals = _rivals(best, fitting[1:])
         if told < _TOLD:
             found = (_apart(apart, best, r, cases, seed) for r in rivals)
-            case = next((c for c in found if c is not None), None)
-            if case is not None:
+            telling = next((c for c in found if c is not None), None)
+            if telling is not None:
                 told += 1
-                cases.append(case)
-                rules.check(case, ask(case))
+                cases.append(telling)
+                rules.check(telling, ask(telling))
                 continue
         if checks == _CHECKS:
             notes.append(f"no rule passed verify --rule in {_CHECKS} tries")
@@ -128,7 +127,7 @@ def infer(
         notes += [n for n in summary.notes if n.startswith("long lists") and n not in notes]
         if summary.finding is None:
             note = ask.note()
-            same = canonical(best)
+            same = best.canonical()
             return Inferred(
                 best,
                 True,
@@ -137,7 +136,7 @@ def infer(
                 seed,
                 verified=summary.cases,
                 alternatives=(
-                    *(Alternative(r, True) for r in fitting[1:] if canonical(r) == same),
+                    *(Alternative(r, True) for r in fitting[1:] if r.canonical() == same),
                     *(Alternative(r, False, _apart(apart, best, r, cases, seed)) for r in rivals),
                 ),
                 notes=(*([note] if note else []), *notes),
@@ -152,10 +151,10 @@ def infer(
 def _rivals(best: Rule, others: list[Rule]) -> list[Rule]:
     """The simplest spelling of each other rule among ``others`` (canonical forms
     unlike ``best``'s), at most :data:`_RIVALS` of them."""
-    seen = {canonical(best)}
+    seen = {best.canonical()}
     rivals: list[Rule] = []
     for other in others:
-        form = canonical(other)
+        form = other.canonical()
         if form not in seen and len(rivals) < _RIVALS:
             seen.add(form)
             rivals.append(other)
