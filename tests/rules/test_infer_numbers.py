@@ -131,3 +131,24 @@ def test_a_slow_packer_stops_the_lists_lengthening_and_it_is_said() -> None:
     faulty = Asker(_Slow())
     faulty(blocks_of_one(600, 10))
     assert faulty.cut is None
+
+
+def test_answers_no_rule_gives_leave_no_number() -> None:
+    def charges_back(case: dict[str, Any]) -> Any:
+        # Each kept block gives a unit back: a negative per_item, which no rule has.
+        answer = interpret(Rule(), case).result
+        return {**answer, "remaining": answer["remaining"] + len(answer["kept"])}
+
+    assert probe(Asker(CallablePacker(charges_back)), 2**20).charges == set()
+
+    def squares(case: dict[str, Any]) -> Any:
+        # k blocks cost k * k: the points fit no slope and offset of a rule's.
+        k = len(case["blocks"])
+        kept = [b["id"] for b in case["blocks"]] if case["budget"] >= k * k else []
+        return {"kept": kept, "remaining": case["budget"] - len(kept), "missing": []}
+
+    # What remaining shows (no charge), and nothing from the points.
+    assert probe(Asker(CallablePacker(squares)), 2**24).charges == {(0, 0, 0)}
+    # Everything refused: no count, no charge.
+    refused = probe(follows(Rule(refuse_budget_below=2**40)), 2**30)
+    assert refused.counts == {0} and refused.charges == set() and refused.empty_refused

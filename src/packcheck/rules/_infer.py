@@ -24,6 +24,7 @@ from .._packers import Packer, adapter
 from .._rule.declared import Rule
 from .._rule.interpret import interpret
 from .._rule.model import MalformedCase
+from ..verify import Finding
 from ..verify import run as verify_run
 from ._asking import Asker, comparable
 from ._numbers import probe
@@ -106,7 +107,8 @@ def infer(
         report("searching", done, len(cases))
     notes: list[str] = []
     apart: dict[tuple[Rule, Rule], dict[str, Any] | None] = {}
-    told = checks = 0
+    failed: list[tuple[Rule, Finding]] = []
+    told = 0
     while fitting := rules.fitting():
         best = fitting[0]
         rivals = _rivals(best, fitting[1:])
@@ -118,10 +120,8 @@ def infer(
                 cases.append(telling)
                 rules.check(telling, ask(telling))
                 continue
-        if checks == _CHECKS:
-            notes.append(f"no rule passed verify --rule in {_CHECKS} tries")
+        if len(failed) == _CHECKS:
             break
-        checks += 1
         summary = verify_run(ask.packer, replace(s, save_failures=None), rule=best)
         # verify's own note on long lists cut; its note on other rules' fixtures is no news.
         notes += [n for n in summary.notes if n.startswith("long lists") and n not in notes]
@@ -141,11 +141,12 @@ def infer(
                 ),
                 notes=(*([note] if note else []), *notes),
             )
-        found = summary.finding.case
-        cases.append(found)
-        rules.check(found, ask(found))
+        assert isinstance(summary.finding, Finding)
+        failed.append((best, summary.finding))
+        cases.append(summary.finding.case)
+        rules.check(summary.finding.case, ask(summary.finding.case))
         rules.drop(best)  # failed verify on what answers alone do not show
-    return _nearest(rules, cases, ask, replace(s, seed=seed), notes)
+    return _nearest(rules, cases, ask, replace(s, seed=seed), notes, failed)
 
 
 def _rivals(best: Rule, others: list[Rule]) -> list[Rule]:
@@ -175,10 +176,34 @@ def _apart(
 
 
 def _nearest(
-    rules: Candidates, cases: list[dict[str, Any]], ask: Asker, s: Settings, notes: list[str]
+    rules: Candidates,
+    cases: list[dict[str, Any]],
+    ask: Asker,
+    s: Settings,
+    notes: list[str],
+    failed: list[tuple[Rule, Finding]],
 ) -> Inferred:
-    """No rule fits: the nearest one, and a shrunk case on which the packer departs."""
-    rule, misses = rules.nearest()
+    """No rule fits: the nearest one, and a shrunk case on which the packer departs.
+
+    Where the rules left give every answer the packer gave but the simplest of them
+    failed ``verify --rule`` :data:`_CHECKS` times, on what answers alone do not show
+    (a captured partition, a type), the first of them, with ``verify``'s finding."""
+    nearest = rules.nearest()
+    if nearest is None or nearest[1] == 0:
+        rule, finding = failed[0]
+        said = "; ".join(finding.failures)
+        return Inferred(
+            rule,
+            False,
+            rules.asked,
+            rules.asked,
+            s.seed or 0,
+            counterexample=finding.case,
+            answer=finding.answer,
+            expected=finding.expected,
+            notes=(*notes, f"every rule that gave every answer failed verify --rule: {said}"),
+        )
+    rule, misses = nearest
 
     def fails(case: dict[str, Any]) -> bool:
         return _departs(ask, rule, case)

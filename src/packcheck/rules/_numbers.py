@@ -211,9 +211,8 @@ def _from_fits(
     for late, later in itertools.product((0, 1), (0, 1)):
         # Each point bounds ``reserve - separator``: (point - late - 1, point - late]
         # less what the blocks before it paid; per_item >= 0 bounds it below by -slope.
+        # Invariant: a slope needs two points, so that one is past ``later``.
         paid = {k: (k - later) * (1 + per_block) for k in points if k > later}
-        if not paid:
-            continue
         low = max(points[k] - late - 1 - paid[k] for k in paid)
         high = min(points[k] - late - paid[k] for k in paid)
         offset = simplest(Fraction(low), Fraction(high))

@@ -110,8 +110,11 @@ class Candidates:
         """The rules that missed no case, simplest first."""
         return sorted((rule for rule, n in self.misses.items() if n == 0), key=simplicity)
 
-    def nearest(self) -> tuple[Rule, int]:
-        """The rule that missed the fewest cases (ties: the simplest), and its misses."""
+    def nearest(self) -> tuple[Rule, int] | None:
+        """The rule that missed the fewest cases (ties: the simplest), and its misses;
+        ``None`` when every rule was dropped."""
+        if not self.misses:
+            return None
         rule = min(self.misses, key=lambda r: (self.misses[r], simplicity(r)))
         return rule, self.misses[rule]
 
@@ -167,9 +170,11 @@ def tell_apart(
         read = readable(case)
         return shape(_answer(one, read)), shape(_answer(other, read))
 
-    largest = max(8 * (scale + 9) * 8, 64)
+    # Past what 8 blocks cost, and past both rules' refusals.
+    largest = max(64 * (scale + 9), *(2 * r.refuse_budget_below + 2 for r in (one, other)))
+    calls = 2 * largest.bit_length() + 2
     for case in tried[-drawn:][:_WALKED]:
-        beside = case_candidates(both, case, max_units=largest, calls=16)
+        beside = case_candidates(both, case, max_units=largest, calls=calls)
         found = next((c for c in beside if differ(c)), None)
         if found is not None:
             return found
