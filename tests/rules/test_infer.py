@@ -91,7 +91,8 @@ def test_a_packer_outside_the_vocabulary_gets_the_nearest_rule_and_a_case() -> N
     assert found.rule == Rule(on_misfit="stop")
     assert found.asked > found.agreed > found.asked // 2
     case = found.counterexample
-    assert case is not None and len(case["blocks"]) <= 4
+    assert case is not None
+    assert len(case["blocks"]) <= 4
     assert found.answer == refusing(lost_middle.rank)(case) != found.expected
     assert found.expected == interpret(found.rule, case).result
     assert [b["id"] for b in case["blocks"]] == ["A", "B", "C"][: len(case["blocks"])]

@@ -99,7 +99,9 @@ def test_answers_are_compared_exactly_and_asked_once() -> None:
     assert ask(blocks_of_one(0, 2)) == FAULT
     assert ask(blocks_of_one(0, 3)) == ((), ("not an integer", "3.0"), ())
     assert ask(blocks_of_one(0, 3)) == ((), ("not an integer", "3.0"), ())
-    assert len(calls) == 3 and ask.calls == 3 and ask.faults == 1
+    assert len(calls) == 3
+    assert ask.calls == 3
+    assert ask.faults == 1
     assert ask.said(blocks_of_one(0, 1)) == {"error": "refused"}
     assert comparable({"kept": [], "remaining": 3.0, "missing": []}, json=True) == ((), 3, ())
     assert comparable({"kept": [], "remaining": True, "missing": []})[1] != 1
@@ -122,10 +124,13 @@ class _Slow(Packer):
 def test_a_slow_packer_stops_the_lists_lengthening_and_it_is_said() -> None:
     ask = Asker(_Slow())
     found = probe(ask, 2**20)
-    assert ask.cut is not None and ask.too_long(ask.cut + 1) and not ask.too_long(ask.cut)
+    assert ask.cut is not None
+    assert ask.too_long(ask.cut + 1)
+    assert not ask.too_long(ask.cut)
     assert max(len(case["blocks"]) for case in found.asked) == ask.cut
     note = ask.note()
-    assert note is not None and note.startswith(f"long lists cut at {ask.cut:,} blocks")
+    assert note is not None
+    assert note.startswith(f"long lists cut at {ask.cut:,} blocks")
     assert Asker(_Slow()).note() is None
     # A fault is no answer: it cuts nothing.
     faulty = Asker(_Slow())
@@ -151,4 +156,6 @@ def test_answers_no_rule_gives_leave_no_number() -> None:
     assert probe(Asker(CallablePacker(squares)), 2**24).charges == {(0, 0, 0)}
     # Everything refused: no count, no charge.
     refused = probe(follows(Rule(refuse_budget_below=2**40)), 2**30)
-    assert refused.counts == {0} and refused.charges == set() and refused.empty_refused
+    assert refused.counts == {0}
+    assert refused.charges == set()
+    assert refused.empty_refused

@@ -62,7 +62,8 @@ def test_tell_apart_finds_a_case_or_says_none() -> None:
     # No drawn case has a budget this high: the walk along the budget finds one.
     high, higher = Rule(refuse_budget_below=400), Rule(refuse_budget_below=500)
     case = tell_apart(high, higher, [], 1)
-    assert case is not None and 400 <= case["budget"] < 500
+    assert case is not None
+    assert 400 <= case["budget"] < 500
     # The same rule spelled otherwise, and rules no small case tells apart.
     assert tell_apart(Rule(), Rule(pin_overflow="refuse"), [], 1) is None
     assert tell_apart(Rule(), Rule(max_count=9), [], 1, drawn=20) is None
