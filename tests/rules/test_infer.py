@@ -22,6 +22,7 @@ from verify.test_rule_causes import REGRESSIONS, refusing
 
 from packcheck import Rule
 from packcheck._gate import Settings
+from packcheck._packers import Packer as Adapter
 from packcheck._rule.interpret import interpret
 from packcheck.rules import infer
 from packcheck.rules._search import _drawn
@@ -128,3 +129,37 @@ def test_rules_left_alike_are_told_apart_by_asking_the_packer() -> None:
 def test_a_seed_is_needed() -> None:
     with pytest.raises(ValueError, match="seed"):
         infer(lost_middle.rank, Settings())
+
+
+def _bad_partition(case: dict[str, Any]) -> Any:
+    """packcheck's own answers, with a captured partition that is never right."""
+    answer = interpret(Rule(), case).result
+    if "kept" not in answer:
+        return answer
+    return {**answer, "partition": {"packed": ["?"], "available": [], "dropped": []}}
+
+
+def test_rules_that_give_every_answer_but_fail_verify_are_said_so() -> None:
+    found = infer(_bad_partition, Settings(**QUICK, shrink_seconds=1))
+    assert not found.fits
+    assert found.rule == Rule()  # the first that gave every answer
+    assert found.agreed == found.asked
+    assert found.counterexample is not None
+    assert found.answer["partition"]["packed"] == ["?"]
+    assert found.notes[-1].startswith("every rule that gave every answer failed verify --rule: ")
+
+
+class _Slow(Adapter):
+    """packcheck's own rule, so slow for its timeout that every list longer than a
+    report shows whole is slow."""
+
+    timeout = 1e-9
+
+    def answer(self, case: dict[str, Any]) -> object:
+        return interpret(Rule(), case).result
+
+
+def test_a_slow_packer_is_said_to_have_had_its_lists_cut() -> None:
+    found = infer(_Slow(), Settings(**QUICK))
+    assert found.fits
+    assert found.notes[0].startswith("long lists cut at ")
