@@ -127,7 +127,7 @@ def test_the_report_lists_other_rules_and_says_what_it_could_not_ask() -> None:
         verified=12,
         alternatives=(
             Alternative(Rule(on_misfit="stop", fit="lt", remaining="sizes"), False, case),
-            Alternative(Rule(on_misfit="stop", per_item="1/3", reserve=1, remaining="sizes"), False),
+            Alternative(Rule(**{**chosen.keys(), "reserve": 1}), False),
             *(Alternative(Rule(**{**chosen.keys(), "name": str(i)}), True) for i in range(5)),
         ),
     )
