@@ -6,13 +6,15 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from cli.test_cli_startup import _loads_hypothesis
 
-from packcheck import Rule
+from packcheck import Rule, rules
 from packcheck._cli import main
 from packcheck._cli.rule_infer import _rerun
 from packcheck._packers import PackerTimeout
@@ -144,3 +146,23 @@ def test_the_report_lists_other_rules_and_says_what_it_could_not_ask() -> None:
     assert json_object(failed)["counterexample"]["answer"] == "no answer: late"
     odd = Inferred(Rule(), False, 9, 8, 1, counterexample=case, answer={1, 2})
     assert "#   packer:   {1, 2}\n" in toml(odd)
+
+
+def test_the_parser_and_the_package_load_no_hypothesis() -> None:
+    assert not _loads_hypothesis("rule", "infer", "--help")
+    assert _loads_hypothesis("rule", "infer", "--packer", "x:y", "--seed", "1")
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, packcheck.rules; print('hypothesis' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "False"
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        _ = rules.nothing  # type: ignore[attr-defined]
+
+
+def test_a_setting_past_its_range_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "--packer", "x:y", "--max-examples", "2000000")
+    assert (status, out) == (2, "")
+    assert err == "packcheck rule infer: --max-examples=2000000: must be at most 1,000,000\n"

@@ -5,6 +5,10 @@ The packer is named and started as ``verify`` starts it (``--packer``, ``--packe
 alone (its comments say how it was found), or with ``--format json`` one object;
 progress and notes go to stderr.  Stopped by Ctrl-C or SIGTERM, it prints nothing on
 stdout and says how to repeat the run.
+
+The search and ``verify`` import Hypothesis: they are imported when the command runs,
+so that the other ``packcheck rule`` commands, which build this parser too, start
+quickly.
 """
 
 from __future__ import annotations
@@ -18,17 +22,16 @@ from dataclasses import replace
 from typing import Any
 
 from .. import _stop
-from .._gate import DEFAULT_MAX_EXAMPLES, Settings
-from .._packers import SetupError
 from .._rule.jsonio import one_line
-from ..rules import infer
-from ..rules._report import json_object, toml
-from ..strategies import MAX_SAFE_UNITS
-from ._options import DEFAULT_TIMEOUT, add_command, parse_units, power_text, seed, timeout
-from ._progress import progress_for
-from ._spec import Spec
-from ._subjects import _packer
-from .gate import _examples
+from ._options import (
+    DEFAULT_TIMEOUT,
+    add_command,
+    parse_units,
+    positive,
+    power_text,
+    seed,
+    timeout,
+)
 
 __all__ = ["add_parser", "register", "run"]
 
@@ -67,15 +70,13 @@ def add_parser(subparsers: Any, name: str = "infer") -> argparse.ArgumentParser:
     p.add_argument("--seed", type=seed, help="reproduce a run (default: random, printed)")
     p.add_argument(
         "--max-examples",
-        type=_examples,
-        default=DEFAULT_MAX_EXAMPLES,
+        type=positive(int),
         metavar="N",
-        help=f"generated cases of the verify --rule check (default: {DEFAULT_MAX_EXAMPLES})",
+        help="generated cases of the verify --rule check (default: verify's)",
     )
     p.add_argument(
         "--max-units",
         type=parse_units,
-        default=MAX_SAFE_UNITS,
         metavar="N",
         help="largest magnitude asked, digits or e.g. 2**70 (default: 2**53-1)",
     )
@@ -107,9 +108,9 @@ def _rerun(args: argparse.Namespace, chosen: int) -> str:
     words = ["packcheck", "rule", "infer"]
     words += ["--packer", args.packer] if args.packer else ["--packer-cmd", args.packer_cmd]
     words += ["--seed", str(chosen)]
-    if args.max_examples != DEFAULT_MAX_EXAMPLES:
+    if args.max_examples is not None:
         words += ["--max-examples", str(args.max_examples)]
-    if args.max_units != MAX_SAFE_UNITS:
+    if args.max_units is not None:
         words += ["--max-units", power_text(args.max_units)]
     if args.timeout is not None:
         words += ["--timeout", f"{args.timeout:g}"]
@@ -120,14 +121,25 @@ def _rerun(args: argparse.Namespace, chosen: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``rule infer``: 0 a rule fits, 1 none does, 2 usage or setup error."""
+    from .._gate import Settings
+    from .._packers import SetupError
+    from ..rules import infer
+    from ..rules._report import json_object, toml
+    from ._progress import progress_for
+    from ._spec import Spec
+    from ._subjects import _packer
+
     chosen = args.seed if args.seed is not None else secrets.randbelow(2**32)
     limit = None if args.timeout == 0 else args.timeout or DEFAULT_TIMEOUT
-    settings = Settings(
-        seed=chosen,
-        max_examples=args.max_examples,
-        max_units=args.max_units,
-        long_lists=args.long_lists,
-    )
+    try:
+        settings = Settings(seed=chosen, long_lists=args.long_lists)
+        if args.max_examples is not None:
+            settings = replace(settings, max_examples=args.max_examples)
+        if args.max_units is not None:
+            settings = replace(settings, max_units=args.max_units)
+    except ValueError as exc:  # past what a run may hold
+        print(one_line(f"packcheck {_COMMAND}: --{exc}".replace("_", "-", 1)), file=sys.stderr)
+        return 2
     progress = progress_for(sys.stderr, args.quiet, _COMMAND)
     try:
         spec = Spec(

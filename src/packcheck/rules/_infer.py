@@ -31,7 +31,7 @@ from ._search import Candidates, candidates, pool, tell_apart
 
 __all__ = ["Alternative", "Inferred", "infer"]
 
-#: Small cases drawn from the seed, asked after the probe cases.
+#: Small cases drawn from the seed, asked before the probe cases.
 DRAWN = 300
 #: Cases asked to tell the simplest rule left from the others, at most.
 _TOLD = 24
