@@ -24,7 +24,7 @@ from packcheck import Rule
 from packcheck._gate import Settings
 from packcheck._packers import Packer as Adapter
 from packcheck._rule.interpret import interpret
-from packcheck.rules import infer
+from packcheck.rules import _infer, infer
 from packcheck.rules._search import _drawn
 
 Packer = Callable[[dict[str, Any]], Any]
@@ -113,6 +113,9 @@ def test_a_rule_that_fails_verify_is_never_returned() -> None:
     assert not found.fits
     assert found.verified == 0
     assert found.counterexample is not None
+    # The rule verify failed stays the nearest: it missed that one case alone.
+    assert found.rule == Rule()
+    assert len(found.counterexample["blocks"]) == 7
 
 
 def test_rules_left_alike_are_told_apart_by_asking_the_packer() -> None:
@@ -124,6 +127,25 @@ def test_rules_left_alike_are_told_apart_by_asking_the_packer() -> None:
     assert found.fits
     assert equivalent(found.rule, rule)
     assert all(a.equivalent or a.case is None for a in found.alternatives)
+
+
+def test_rules_left_alike_and_unasked_are_listed_with_a_case(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_infer, "_TOLD", 0)
+    found = infer(interpret_default, Settings(**QUICK), drawn=0)
+    assert found.fits
+    assert found.rule == Rule()
+    told = [a for a in found.alternatives if not a.equivalent]
+    assert told
+    assert all(a.case is not None for a in told)
+    case = told[0].case
+    assert case is not None
+    assert interpret(Rule(), case).result != interpret(told[0].rule, case).result
+
+
+def interpret_default(case: dict[str, Any]) -> Any:
+    return interpret(Rule(), case).result
 
 
 def test_a_seed_is_needed() -> None:

@@ -144,7 +144,8 @@ def infer(
         failed.append((best, summary.finding))
         cases.append(summary.finding.case)
         rules.check(summary.finding.case, ask(summary.finding.case))
-        rules.drop(best)  # failed verify on what answers alone do not show
+        if best in rules.fitting():
+            rules.drop(best)  # failed verify on what answers alone do not show
     return _nearest(rules, cases, ask, replace(s, seed=seed), notes, failed)
 
 
