@@ -18,7 +18,7 @@ from packcheck import Rule, rules
 from packcheck._cli import main
 from packcheck._cli.rule_infer import _rerun
 from packcheck._packers import PackerTimeout
-from packcheck.rules import Alternative, Inferred
+from packcheck.rules import Alternative, Inferred, _infer
 from packcheck.rules._report import json_object, rule_table, toml
 
 TESTS = Path(__file__).parents[1]
@@ -115,6 +115,10 @@ def test_the_rerun_repeats_every_setting() -> None:
         "packcheck rule infer --packer-cmd 'node packer.js' --seed 7 --max-examples 50 "
         "--max-units '2**70' --timeout 2.5 --no-long-lists"
     )
+    plain = argparse.Namespace(
+        packer="p.py:f", max_examples=None, max_units=None, timeout=None, long_lists=True
+    )
+    assert _rerun(plain, 7) == "packcheck rule infer --packer p.py:f --seed 7"
 
 
 def test_the_report_lists_other_rules_and_says_what_it_could_not_ask() -> None:
@@ -142,10 +146,18 @@ def test_the_report_lists_other_rules_and_says_what_it_could_not_ask() -> None:
     assert rule_table(chosen) == {"on_misfit": "stop", "per_item": "1/3", "remaining": "sizes"}
     assert json_object(found)["alternatives"][1]["rule"]["reserve"] == 1
     failed = Inferred(Rule(), False, 9, 8, 1, counterexample=case, answer=PackerTimeout("late"))
+    assert toml(failed).startswith(
+        "# packcheck rule infer --seed 1: NO rule can be checked: the packer gave no answer"
+    )
     assert "#   packer:   no answer: late\n" in toml(failed)
     assert json_object(failed)["counterexample"]["answer"] == "no answer: late"
     odd = Inferred(Rule(), False, 9, 8, 1, counterexample=case, answer={1, 2})
     assert "#   packer:   {1, 2}\n" in toml(odd)
+    alone = toml(Inferred(Rule(), True, 9, 9, 1, verified=3))
+    assert alone == (
+        "# packcheck rule infer --seed 1: gives every answer the packer gave on 9 cases asked,\n"
+        "# and passed verify --rule at --seed 1 on 3 cases.\n"
+    )
 
 
 def test_the_parser_and_the_package_load_no_hypothesis() -> None:
@@ -166,3 +178,21 @@ def test_a_setting_past_its_range_is_one_line(capsys: pytest.CaptureFixture[str]
     status, out, err = run(capsys, "--packer", "x:y", "--max-examples", "2000000")
     assert (status, out) == (2, "")
     assert err == "packcheck rule infer: --max-examples=2000000: must be at most 1,000,000\n"
+
+
+def test_notes_go_to_stderr_with_the_settings_given(capsys: pytest.CaptureFixture[str]) -> None:
+    spec = f"{TESTS / 'rules' / 'test_infer.py'}:_bad_partition"
+    argv = ["--packer", spec, *QUICK, "--max-units", "2**20", "-q"]
+    status, out, err = run(capsys, *argv)
+    assert status == 1
+    assert tomllib.loads(out) == {}
+    assert err.startswith("packcheck rule infer: note: every rule that gave every answer failed")
+
+
+def test_an_error_that_is_not_a_stop_goes_on_its_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(_infer, "infer", broken)
+    with pytest.raises(RuntimeError, match="a bug"):
+        main(["rule", "infer", "--packer", "packers.lost_middle:rank", "--seed", "1", "-q"])

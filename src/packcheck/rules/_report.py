@@ -50,6 +50,15 @@ def _keys(rule: Rule, chosen: Rule) -> str:
 
 def _header(found: Inferred) -> list[str]:
     head = f"packcheck rule infer --seed {found.seed}"
+    if not found.fits and isinstance(found.answer, Exception):
+        return [
+            f"{head}: NO rule can be checked: the packer gave no answer to a case.",
+            f"The nearest rule, below, gives the packer's answer on {found.agreed:,} of "
+            f"{found.asked:,} cases asked; the case (a longer --timeout may answer it):",
+            f"  case:     {dumps(found.counterexample)}",
+            f"  packer:   {_shown(found.answer)}",
+            f"  the rule: {dumps(found.expected)}",
+        ]
     if not found.fits:
         return [
             f"{head}: NO rule of the vocabulary gives every answer the packer gave.",
