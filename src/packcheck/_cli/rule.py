@@ -19,7 +19,7 @@ __all__ = ["SUBCOMMANDS", "located", "register"]
 
 #: The subcommands of ``packcheck rule``, in the order its ``--help`` lists them; each
 #: is the module ``rule_<name>`` of this package.
-SUBCOMMANDS = ("show", "diff")
+SUBCOMMANDS = ("show", "diff", "infer")
 
 #: Where a rule comes from when neither a file nor a table names one.
 DEFAULT_SOURCE = "the default rule (no [tool.packcheck.rule] in a pyproject.toml here or above)"
@@ -29,9 +29,10 @@ def register(commands: Any, name: str) -> None:
     """Add ``packcheck rule`` and its subcommands."""
     parser = commands.add_parser(
         name,
-        help="show a declared rule in full, or find where two rules answer differently",
+        help="show a declared rule, compare two, or infer the one a packer follows",
         description="Handle a declared rule (docs/rules.md): show it key by key, or "
-        "compare two rules on the smallest cases that tell them apart.",
+        "compare two rules on the smallest cases that tell them apart, or infer the rule a "
+        "packer follows.",
     )
     subcommands = parser.add_subparsers(title="subcommands", metavar="SUBCOMMAND", required=True)
     for subcommand in SUBCOMMANDS:

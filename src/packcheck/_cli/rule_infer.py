@@ -1,0 +1,173 @@
+"""``packcheck rule infer``: print the rule a packer follows, as TOML ready to commit.
+
+The packer is named and started as ``verify`` starts it (``--packer``, ``--packer-cmd``,
+``--timeout``); the search is :func:`packcheck.rules.infer`.  stdout holds the TOML
+alone (its comments say how it was found), or with ``--format json`` one object;
+progress and notes go to stderr.  Stopped by Ctrl-C or SIGTERM, it prints nothing on
+stdout and says how to repeat the run.
+
+The search and ``verify`` import Hypothesis: they are imported when the command runs,
+so that the other ``packcheck rule`` commands, which build this parser too, start
+quickly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import shlex
+import sys
+from dataclasses import replace
+from typing import Any
+
+from .. import _stop
+from .._rule.jsonio import one_line
+from ._options import (
+    DEFAULT_TIMEOUT,
+    add_command,
+    parse_units,
+    positive,
+    power_text,
+    seed,
+    timeout,
+)
+
+__all__ = ["add_parser", "register", "run"]
+
+_COMMAND = "rule infer"
+
+
+def register(subcommands: Any, name: str) -> None:
+    """Add ``infer`` (as ``name``) to the ``packcheck rule`` subcommands."""
+    add_parser(subcommands, name)
+
+
+def add_parser(subparsers: Any, name: str = "infer") -> argparse.ArgumentParser:
+    """Add ``infer`` to the ``packcheck rule`` subcommands; its parser."""
+    p = add_command(
+        subparsers,
+        name,
+        "find the simplest declared rule a packer follows",
+        """Ask a packer cases and print, as TOML, the simplest rule of the vocabulary
+        (docs/rules.md) that gives every answer it gave, checked by verify --rule at the
+        same seed and settings. Exit 0 when a rule fits; 1 when none does (the nearest
+        rule is printed, with a case against it); 2 on a usage or setup error.""",
+        run,
+    )
+    packer = p.add_mutually_exclusive_group(required=True)
+    packer.add_argument(
+        "--packer",
+        metavar="MODULE:FUNCTION",
+        help="a Python function case -> output: MODULE:FUNCTION (the current directory is "
+        "importable) or PATH.py:FUNCTION",
+    )
+    packer.add_argument(
+        "--packer-cmd",
+        metavar="COMMAND",
+        help="a program reading one JSON case per line and printing one JSON output per line",
+    )
+    p.add_argument("--seed", type=seed, help="reproduce a run (default: random, printed)")
+    p.add_argument(
+        "--max-examples",
+        type=positive(int),
+        metavar="N",
+        help="generated cases of the verify --rule check (default: verify's)",
+    )
+    p.add_argument(
+        "--max-units",
+        type=parse_units,
+        metavar="N",
+        help="largest magnitude asked, digits or e.g. 2**70 (default: 2**53-1)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=timeout,
+        metavar="SECONDS",
+        help=f"seconds per case (default: {DEFAULT_TIMEOUT:g}); a Python packer runs in a "
+        "worker process for it; 0: no timeout (the packer runs in this process)",
+    )
+    p.add_argument(
+        "--long-lists",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="the verify --rule check's long lists (default: on)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="stdout: the rule as TOML (default) or one JSON object",
+    )
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    return p
+
+
+def _rerun(args: argparse.Namespace, chosen: int) -> str:
+    """The command that repeats this run."""
+    words = ["packcheck", "rule", "infer"]
+    words += ["--packer", args.packer] if args.packer else ["--packer-cmd", args.packer_cmd]
+    words += ["--seed", str(chosen)]
+    if args.max_examples is not None:
+        words += ["--max-examples", str(args.max_examples)]
+    if args.max_units is not None:
+        words += ["--max-units", power_text(args.max_units)]
+    if args.timeout is not None:
+        words += ["--timeout", f"{args.timeout:g}"]
+    if not args.long_lists:
+        words.append("--no-long-lists")
+    return shlex.join(words)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``rule infer``: 0 a rule fits, 1 none does, 2 usage or setup error."""
+    from .._gate import Settings
+    from .._packers import SetupError
+    from ..rules import infer
+    from ..rules._report import json_object, toml
+    from ._progress import progress_for
+    from ._spec import Spec
+    from ._subjects import _packer
+
+    chosen = args.seed if args.seed is not None else secrets.randbelow(2**32)
+    limit = None if args.timeout == 0 else args.timeout or DEFAULT_TIMEOUT
+    try:
+        settings = Settings(seed=chosen, long_lists=args.long_lists)
+        if args.max_examples is not None:
+            settings = replace(settings, max_examples=args.max_examples)
+        if args.max_units is not None:
+            settings = replace(settings, max_units=args.max_units)
+    except ValueError as exc:  # past what a run may hold
+        print(one_line(f"packcheck {_COMMAND}: --{exc}".replace("_", "-", 1)), file=sys.stderr)
+        return 2
+    progress = progress_for(sys.stderr, args.quiet, _COMMAND)
+    try:
+        spec = Spec(
+            "verify", settings, packer=args.packer, packer_cmd=args.packer_cmd, timeout=limit
+        )
+        packer, _ = _packer(spec)
+        try:
+            found = infer(packer, replace(settings, progress=progress))
+        finally:
+            packer.close()
+        if progress is not None:
+            progress.finish()
+    except SetupError as exc:
+        print(one_line(f"packcheck {_COMMAND}: {exc}"), file=sys.stderr)
+        return 2
+    except BaseException as exc:
+        stop = _stop.pending(exc)
+        if stop is None:
+            raise
+        stop.rerun = _rerun(args, chosen)
+        raise stop from None
+    finally:
+        if progress is not None:
+            progress.close()
+    for note in found.notes:
+        print(one_line(f"packcheck {_COMMAND}: note: {note}"), file=sys.stderr)
+    if args.format == "json":
+        print(json.dumps(json_object(found), ensure_ascii=False, default=repr))
+    else:
+        sys.stdout.write(toml(found))
+    return 0 if found.fits else 1

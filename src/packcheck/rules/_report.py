@@ -1,0 +1,131 @@
+"""What ``rule infer`` prints: the rule as TOML, ready to commit, or one JSON object.
+
+The TOML holds the rule's changed keys (an empty table is packcheck's own rule) after
+comment lines that say how it was found: the seed, the cases asked, the ``verify
+--rule`` run it passed, the other rules that gave every answer too; or, when none
+does, that the rule below is only the nearest, with the case against it.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from .._rule.declared import Rule
+from .._rule.jsonio import dumps, one_line
+from ._infer import Inferred
+
+__all__ = ["json_object", "rule_table", "toml"]
+
+#: Spellings of the same rule listed by name; the rest are counted.
+_SPELLINGS = 3
+
+
+def rule_table(rule: Rule) -> dict[str, Any]:
+    """The keys of ``rule`` that differ from the default, as the TOML table holds them
+    (a fraction as ``"p/q"``)."""
+    table: dict[str, Any] = {}
+    for line in rule.changed():
+        key = line.split(" = ", 1)[0]
+        value = getattr(rule, key)
+        table[key] = (
+            f"{value.numerator}/{value.denominator}" if isinstance(value, Fraction) else value
+        )
+    return table
+
+
+def _keys(rule: Rule, chosen: Rule) -> str:
+    """How ``rule`` differs from ``chosen``: its TOML lines that ``chosen`` lacks, and
+    ``chosen``'s keys that it leaves at the default."""
+    mine, theirs = rule.changed(), chosen.changed()
+    added = [line for line in mine if line not in theirs]
+    named = {line.split(" = ", 1)[0] for line in added}
+    reset = [
+        f"{key} at its default"
+        for key in (line.split(" = ", 1)[0] for line in theirs if line not in mine)
+        if key not in named
+    ]
+    return ", ".join(added + reset)
+
+
+def _header(found: Inferred) -> list[str]:
+    head = f"packcheck rule infer --seed {found.seed}"
+    if not found.fits and isinstance(found.answer, Exception):
+        return [
+            f"{head}: NO rule can be checked: the packer gave no answer to a case.",
+            f"The nearest rule, below, gives the packer's answer on {found.agreed:,} of "
+            f"{found.asked:,} cases asked; the case (a longer --timeout may answer it):",
+            f"  case:     {dumps(found.counterexample)}",
+            f"  packer:   {_shown(found.answer)}",
+            f"  the rule: {dumps(found.expected)}",
+        ]
+    if not found.fits:
+        return [
+            f"{head}: NO rule of the vocabulary gives every answer the packer gave.",
+            f"The nearest rule, below, gives the packer's answer on {found.agreed:,} of "
+            f"{found.asked:,} cases asked;",
+            "on this one it does not (what the vocabulary cannot say):",
+            f"  case:     {dumps(found.counterexample)}",
+            f"  packer:   {_shown(found.answer)}",
+            f"  the rule: {dumps(found.expected)}",
+        ]
+    lines = [
+        f"{head}: gives every answer the packer gave on {found.asked:,} cases asked,",
+        f"and passed verify --rule at --seed {found.seed} on {found.verified:,} cases.",
+    ]
+    same = [a for a in found.alternatives if a.equivalent]
+    other = [a for a in found.alternatives if not a.equivalent]
+    for alternative in other:
+        lines.append(f"Also agrees on every case asked: {_keys(alternative.rule, found.rule)}")
+        if alternative.case is None:
+            lines.append("  no case found that tells it from this rule")
+        else:
+            lines.append(
+                f"  told apart by a case the packer did not answer: {dumps(alternative.case)}"
+            )
+    if same:
+        named = "; ".join(_keys(a.rule, found.rule) for a in same[:_SPELLINGS])
+        more = f" and {len(same) - _SPELLINGS} more" if len(same) > _SPELLINGS else ""
+        lines.append(f"Equivalent on valid input (the same rule, spelled otherwise): {named}{more}")
+    return lines
+
+
+def _shown(answer: object) -> str:
+    if isinstance(answer, Exception):
+        return f"no answer: {answer}"
+    try:
+        return dumps(answer)
+    except (TypeError, ValueError):
+        return repr(answer)
+
+
+def toml(found: Inferred) -> str:
+    """The rule as TOML after its comment lines; every line ends with a line break."""
+    comments = [one_line(f"# {line}") for line in _header(found)]
+    return "".join(f"{line}\n" for line in [*comments, *found.rule.changed()])
+
+
+def json_object(found: Inferred) -> dict[str, Any]:
+    """What ``--format json`` prints, as one object."""
+    counter = None
+    if found.counterexample is not None:
+        counter = {
+            "case": found.counterexample,
+            "answer": _shown(found.answer) if isinstance(found.answer, Exception) else found.answer,
+            "expected": found.expected,
+        }
+    return {
+        "fits": found.fits,
+        "rule": rule_table(found.rule),
+        "toml": toml(found),
+        "seed": found.seed,
+        "asked": found.asked,
+        "agreed": found.agreed,
+        "verified": found.verified,
+        "alternatives": [
+            {"rule": rule_table(a.rule), "equivalent": a.equivalent, "case": a.case}
+            for a in found.alternatives
+        ],
+        "counterexample": counter,
+        "notes": list(found.notes),
+    }
