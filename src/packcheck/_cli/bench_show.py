@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import statistics
 import sys
@@ -195,11 +196,15 @@ def table_ab(report: bench.ABReport, new_spec: str, old_spec: str) -> str:
     ]
     for c in report.comparisons:
         e = c.estimate
-        interval = f"[{e.low:.2f}x, {e.high:.2f}x]"
+        if e.pairs:
+            times = f"{format_time(c.new_seconds):>11}{format_time(c.old_seconds):>11}"
+            # Fewer pairs than the confidence needs (cut short by the budget): no interval.
+            interval = f"[{e.low:.2f}x, {e.high:.2f}x]" if math.isfinite(e.high) else "-"
+            ratio = f"{e.ratio:>8.2f}x {interval:>17}"
+        else:  # the time budget left this cell no pair
+            times, ratio = f"{'-':>11}{'-':>11}", f"{'-':>9}{'-':>18}"
         lines.append(
-            f"{c.workload:<16}{c.family:<13}{c.n:>10,}{format_time(c.new_seconds):>11}"
-            f"{format_time(c.old_seconds):>11}{e.ratio:>8.2f}x {interval:>17}{e.pairs:>7}  "
-            f"{e.verdict}"
+            f"{c.workload:<16}{c.family:<13}{c.n:>10,}{times}{ratio}{e.pairs:>7}  {e.verdict}"
         )
     tally = ", ".join(f"{report.counts[v]} {v}" for v in _VERDICTS)
     lines += ["", f"{tally} in {report.seconds:.1f} s"]

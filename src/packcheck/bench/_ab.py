@@ -14,14 +14,14 @@ import random
 import statistics
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ._answers import BenchError, Kernel, Progress, check_answers, first_answer
 from ._context import context
 from ._paired import Estimate, Verdict
 from ._subjects import Cell, Subject, as_subject
-from ._timing import CLOCKS, calls_per_sample, commands_clock, log_ratio, paired, wall
+from ._timing import CLOCKS, common_calls, commands_clock, log_ratio, own_clock, paired, wall
 from ._workloads import WORKLOADS, Workload, workload
 
 # Untimed calls of each kernel before the one that sets the calls per sample.
@@ -83,18 +83,24 @@ class ABReport:
                     "workload": c.workload,
                     "family": c.family,
                     "n": c.n,
-                    "new_seconds": c.new_seconds,
-                    "old_seconds": c.old_seconds,
-                    "new_median_seconds": c.new_median,
-                    "old_median_seconds": c.old_median,
-                    "ratio": c.estimate.ratio,
-                    "interval": [c.estimate.low, c.estimate.high],
+                    "new_seconds": _number(c.new_seconds),
+                    "old_seconds": _number(c.old_seconds),
+                    "new_median_seconds": _number(c.new_median),
+                    "old_median_seconds": _number(c.old_median),
+                    "ratio": _number(c.estimate.ratio),
+                    "interval": [_number(c.estimate.low), _number(c.estimate.high)],
                     "pairs": c.estimate.pairs,
                     "verdict": c.estimate.verdict,
                 }
                 for c in self.comparisons
             ],
         }
+
+
+def _number(value: float) -> float | None:
+    """``value`` for JSON: ``None`` for a time or ratio a cell never measured (NaN) and
+    for the open end of an interval too few pairs leave (infinite)."""
+    return value if math.isfinite(value) else None
 
 
 def ab(
@@ -117,13 +123,21 @@ def ab(
 
     ``new`` and ``old`` are kernels (``pack_sizes(budget, sizes)`` functions) or any
     :class:`Subject` (a case-level function, a command), in any mix; a command needs
-    the ``command`` or ``wall`` clock.  Per cell: the data come from ``seed``; both
+    the ``command`` or ``wall`` clock, and each side's samples count its own process
+    only.  Per cell: the data come from ``seed``; a command packer is started afresh
+    (so that what an earlier cell left in a JIT runtime cannot favour one side); both
     answers are checked (equal to each other, or in mixed kinds each to the rule's;
     inputs untouched), then each side is warmed up and one call of each sets how many
-    calls make a sample last ``min_time``.  Pairs are taken until the verdict is not
-    ``inconclusive`` (looked at from ``min_pairs`` on), ``max_pairs`` is reached, or
-    the cell's share of what is left of ``time_budget`` (wall seconds) is spent; every
-    cell gets ``min_pairs`` pairs whatever the budget.
+    calls make a sample last ``min_time``, the two sides in turn.  Pairs are taken
+    until the verdict is not ``inconclusive`` (looked at from ``min_pairs`` on),
+    ``max_pairs`` is reached, or the cell's share of what is left of ``time_budget``
+    (wall seconds) is spent.
+
+    The budget holds whatever the packers cost: a cell is not begun when what the
+    last one took before its first pair would overrun it, and a cell stops taking
+    pairs at its share, even below ``min_pairs``.  A cell so left with fewer than
+    ``min_pairs`` pairs (or none, or never begun) is ``inconclusive``, never a
+    verdict.
 
     Raises :class:`BenchError` when the answers differ (saying which one the
     reference agrees with), one is not an answer, a kernel raises or changes its input;
@@ -135,13 +149,19 @@ def ab(
     end = start + time_budget
     rng = random.Random(seed)
     comparisons = []
+    setup = 0.0  # wall seconds the last cell took before its first pair
     for done, (load, n) in enumerate(cells):
         if progress is not None:
             progress(f"{load.name} n={n:,}", done + 1, len(cells))
-        deadline = wall() + max(0.0, end - wall()) / (len(cells) - done)
+        began = wall()
+        if began + setup >= end:
+            comparisons.append(_unjudged(load, n))
+            continue
+        deadline = began + max(0.0, end - began) / (len(cells) - done)
         pairs = (min_pairs, max_pairs, deadline)
         judging = (threshold, confidence, min_time)
-        comparisons.append(_compare(load, n, seed, subjects, pairs, judging, clock, rng))
+        compared, setup = _compare(load, n, seed, subjects, pairs, judging, clock, rng)
+        comparisons.append(compared)
     kinds = (subjects[0].kind, subjects[1].kind)
     return ABReport(comparisons, threshold, confidence, clock, wall() - start, kinds)
 
@@ -174,17 +194,34 @@ def _compare(
     judging: tuple[float, float, float],
     clock_name: str,
     rng: random.Random,
-) -> Comparison:
+) -> tuple[Comparison, float]:
+    """The comparison on one cell, and the wall seconds it took before its first pair."""
+    began = wall()
     where = f"on {load.name} at n={n:,}"
+    for subject in subjects:
+        subject.fresh()
     cells = (subjects[0].cell(load, n, seed), subjects[1].cell(load, n, seed))
     _check_answers(where, subjects, cells)
-    clock = CLOCKS[clock_name]
+    clocks = (own_clock(clock_name, id(subjects[0])), own_clock(clock_name, id(subjects[1])))
     runs = (cells[0].run, cells[1].run)
-    number = min(calls_per_sample(run, clock, judging[2], warmup=_WARMUP) for run in runs)
-    judged, samples = paired(runs, number, clock, rng, pairs, judging[:2])
+    number = common_calls(runs, clocks, judging[2], warmup=_WARMUP)
+    setup = wall() - began
+    judged, samples = paired(runs, number, clocks, rng, pairs, judging[:2])
+    min_pairs = pairs[0]
+    if judged is None or judged.pairs < min_pairs:
+        # Cut short by the budget: too few pairs for any verdict, whatever they say.
+        if judged is None:
+            return _unjudged(load, n), setup
+        judged = replace(judged, verdict="inconclusive")
     new_seconds, old_seconds = _median_pair(*samples)
     medians = (statistics.median(times) for times in samples)
-    return Comparison(load.name, load.family, n, new_seconds, old_seconds, judged, *medians)
+    return Comparison(load.name, load.family, n, new_seconds, old_seconds, judged, *medians), setup
+
+
+def _unjudged(load: Workload, n: int) -> Comparison:
+    """A cell the time budget left no pair for: inconclusive, its times unknown."""
+    nothing = Estimate(math.nan, math.nan, math.nan, 0, "inconclusive")
+    return Comparison(load.name, load.family, n, math.nan, math.nan, nothing, math.nan, math.nan)
 
 
 def _median_pair(new: list[float], old: list[float]) -> tuple[float, float]:

@@ -83,6 +83,10 @@ class Subject:
     def close(self) -> None:
         """Release the packer (a command's process)."""
 
+    def fresh(self) -> None:
+        """Start afresh where a packer can: a command's process ends here and the next
+        case starts a new one, with none of what earlier inputs left in it."""
+
     def _limited(self, cell: Cell, where: str) -> Cell:
         """``cell``, its calls watched by :attr:`limit`."""
         limit, what = self.limit, f"{self.name} failed {where}"
@@ -179,6 +183,9 @@ class CommandSubject(Subject):
             return without_partition(self.packer.answer(case))
 
         return Cell(run, answer, lambda: True, partial(pack, case), _SHAPE["case"])
+
+    def fresh(self) -> None:
+        self.packer.stop()
 
     def close(self) -> None:
         unwatch(id(self))
