@@ -140,10 +140,18 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
         "--strict", action="store_true", help="--against: an inconclusive verdict exits 1"
     )
     p.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="the results on stdout: text, or json (one object: a baseline for --compare); "
+        "with json the text report and verdict go to stderr (default: text)",
+    )
+    p.add_argument(
         "--json",
-        action="store_true",
-        help="the results on stdout as JSON (a baseline for --compare); the text "
-        "report and verdict then go to stderr",
+        dest="format",
+        action="store_const",
+        const="json",
+        help="the same as --format json",
     )
     p.add_argument(
         "--plot",
@@ -225,6 +233,11 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _json(args: argparse.Namespace) -> bool:
+    """Whether the results go to stdout as JSON (``--format json``, or ``--json``)."""
+    return bool(args.format == "json")
+
+
 def _sizes(text: str) -> tuple[int, ...]:
     return tuple(positive(int)(part) for part in text.split(","))
 
@@ -281,7 +294,7 @@ def _expired(subjects: list[Subject], reason: str) -> None:
 def _check_modes(args: argparse.Namespace) -> None:
     against = args.against or args.against_cmd
     given = args.packer or args.packer_cmd
-    if args.history and (against or args.compare or given or args.json or args.steps):
+    if args.history and (against or args.compare or given or _json(args) or args.steps):
         raise SetupError("--history reads stored results: it takes only --plot")
     if against and (args.steps or args.engines):
         raise SetupError(
@@ -364,10 +377,12 @@ def _run_matrix(
     report, steps = _measure(args, packers, repeat, clock)
     text = table(report, repeat)
     if steps is None:
-        out = published(text, report.to_json, args.json)
+        out = published(text, report.to_json, _json(args))
     else:
         text += f"\n\n{table_steps(steps, repeat)}"
-        out = published(text, lambda: {**report.to_json(), "steps": steps.to_json()}, args.json)
+        out = published(
+            text, lambda: {**report.to_json(), "steps": steps.to_json()}, _json(args)
+        )
     if _plotted(partial(draw, report), plot, args.plot):
         return 2
     return 0 if baseline is None else _gate(args, baseline, report, out)

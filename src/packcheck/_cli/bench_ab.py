@@ -46,7 +46,7 @@ def run_ab(args: argparse.Namespace, new: Subject, old: Subject, clock: str) -> 
             progress=shown,
         )
     text = table_ab(report, new.name, old.name)
-    out = published(text, lambda: report.to_json(new.name, old.name), args.json)
+    out = published(text, lambda: report.to_json(new.name, old.name), args.format == "json")
     return _verdict(report, args.strict, out)
 
 
