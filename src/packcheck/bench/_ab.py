@@ -17,12 +17,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ._answers import BenchError, Kernel, Progress, check_answers, first_answer
+from .._rule.declared import Rule
+from ._answers import BenchError, Kernel, Progress, check_answers, error_note, first_answer
 from ._context import context
 from ._paired import Estimate, Verdict
-from ._subjects import Cell, Subject, as_subject
-from ._timing import CLOCKS, common_calls, commands_clock, log_ratio, own_clock, paired, wall
-from ._workloads import WORKLOADS, Workload, workload
+from ._subjects import Cell, Load, Subject, as_subject, where_of
+from ._timing import CLOCKS, commands_clock, common_calls, log_ratio, own_clock, paired, wall
+from ._workloads import WORKLOADS, Recorded, workload
 
 # Untimed calls of each kernel before the one that sets the calls per sample.
 _WARMUP = 2
@@ -59,6 +60,8 @@ class ABReport:
     clock: str
     seconds: float
     kinds: tuple[str, str] = ("kernel", "kernel")
+    #: Lines on cells that time mostly errors or refusals (:func:`._answers.error_note`).
+    notes: list[str] = field(default_factory=list)
     counts: Counter[Verdict] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -94,6 +97,7 @@ class ABReport:
                 }
                 for c in self.comparisons
             ],
+            **({"notes": list(self.notes)} if self.notes else {}),
         }
 
 
@@ -118,6 +122,8 @@ def ab(
     seed: int = 0,
     clock: str = "thread",
     progress: Progress | None = None,
+    recorded: Recorded | None = None,
+    rule: Rule | None = None,
 ) -> ABReport:
     """Time ``new`` against ``old`` on every workload and size, and judge each.
 
@@ -139,16 +145,24 @@ def ab(
     ``min_pairs`` pairs (or none, or never begun) is ``inconclusive``, never a
     verdict.
 
+    ``recorded`` cases are a cell of their own, first, each call packing all of them
+    (``workloads=[]``: them alone).  Under ``rule`` the answers are checked against it
+    and the workloads' budgets fit it; a cell most of whose answers are errors or
+    refusals is named in the report's notes.
+
     Raises :class:`BenchError` when the answers differ (saying which one the
     reference agrees with), one is not an answer, a kernel raises or changes its input;
     ``ValueError`` for an unknown clock, an empty matrix or impossible counts.
     """
     subjects = (as_subject("NEW", new), as_subject("OLD", old))
-    cells = _cells(subjects, workloads, sizes, clock, (min_pairs, max_pairs))
+    for subject in subjects:
+        subject.rule = rule
+    cells = _cells(subjects, workloads, sizes, clock, (min_pairs, max_pairs), recorded)
     start = wall()
     end = start + time_budget
     rng = random.Random(seed)
     comparisons = []
+    notes: list[str] = []
     setup = 0.0  # wall seconds the last cell took before its first pair
     for done, (load, n) in enumerate(cells):
         if progress is not None:
@@ -160,10 +174,10 @@ def ab(
         deadline = began + max(0.0, end - began) / (len(cells) - done)
         pairs = (min_pairs, max_pairs, deadline)
         judging = (threshold, confidence, min_time)
-        compared, setup = _compare(load, n, seed, subjects, pairs, judging, clock, rng)
+        compared, setup = _compare(load, n, seed, subjects, pairs, judging, clock, rng, notes)
         comparisons.append(compared)
     kinds = (subjects[0].kind, subjects[1].kind)
-    return ABReport(comparisons, threshold, confidence, clock, wall() - start, kinds)
+    return ABReport(comparisons, threshold, confidence, clock, wall() - start, kinds, notes)
 
 
 def _cells(
@@ -172,21 +186,25 @@ def _cells(
     sizes: Iterable[int],
     clock: str,
     pairs: tuple[int, int],
-) -> list[tuple[Workload, int]]:
-    """The workloads at the sizes to compare; ``ValueError`` for what :func:`ab` says."""
+    recorded: Recorded | None,
+) -> list[tuple[Load, int]]:
+    """The recorded cases, then the workloads at the sizes to compare; ``ValueError``
+    for what :func:`ab` says."""
     if clock not in CLOCKS:
         raise ValueError(f"unknown clock {clock!r}; expected one of {', '.join(CLOCKS)}")
     if any(s.kind == "command" for s in subjects):
         commands_clock(clock)
     names = list(workloads) if workloads is not None else list(WORKLOADS)
-    cells = [(workload(name), n) for name in names for n in sorted(set(sizes))]
-    if not cells or cells[0][1] < 1 or not 1 <= pairs[0] <= pairs[1]:
+    ns = sorted(set(sizes))
+    cells: list[tuple[Load, int]] = [] if recorded is None else [(recorded, len(recorded.recorded))]
+    cells += [(workload(name), n) for name in names for n in ns]
+    if not cells or (ns and ns[0] < 1) or not 1 <= pairs[0] <= pairs[1]:
         raise ValueError("need a workload, sizes >= 1 and 1 <= min_pairs <= max_pairs")
     return cells
 
 
 def _compare(
-    load: Workload,
+    load: Load,
     n: int,
     seed: int,
     subjects: tuple[Subject, Subject],
@@ -194,14 +212,18 @@ def _compare(
     judging: tuple[float, float, float],
     clock_name: str,
     rng: random.Random,
+    notes: list[str],
 ) -> tuple[Comparison, float]:
-    """The comparison on one cell, and the wall seconds it took before its first pair."""
+    """The comparison on one cell, and the wall seconds it took before its first pair;
+    a note added to ``notes`` if it times mostly errors or refusals."""
     began = wall()
-    where = f"on {load.name} at n={n:,}"
+    where = where_of(load, n)
     for subject in subjects:
         subject.fresh()
     cells = (subjects[0].cell(load, n, seed), subjects[1].cell(load, n, seed))
-    _check_answers(where, subjects, cells)
+    note = error_note(_check_answers(where, subjects, cells), where)
+    if note is not None:
+        notes.append(note)
     clocks = (own_clock(clock_name, id(subjects[0])), own_clock(clock_name, id(subjects[1])))
     runs = (cells[0].run, cells[1].run)
     number = common_calls(runs, clocks, judging[2], warmup=_WARMUP)
@@ -218,7 +240,7 @@ def _compare(
     return Comparison(load.name, load.family, n, new_seconds, old_seconds, judged, *medians), setup
 
 
-def _unjudged(load: Workload, n: int) -> Comparison:
+def _unjudged(load: Load, n: int) -> Comparison:
     """A cell the time budget left no pair for: inconclusive, its times unknown."""
     nothing = Estimate(math.nan, math.nan, math.nan, 0, "inconclusive")
     return Comparison(load.name, load.family, n, math.nan, math.nan, nothing, math.nan, math.nan)
@@ -233,7 +255,8 @@ def _median_pair(new: list[float], old: list[float]) -> tuple[float, float]:
     return math.sqrt(new[low] * new[high]), math.sqrt(old[low] * old[high])
 
 
-def _check_answers(where: str, subjects: tuple[Subject, Subject], cells: tuple[Cell, Cell]) -> None:
+def _check_answers(where: str, subjects: tuple[Subject, Subject], cells: tuple[Cell, Cell]) -> Any:
+    """NEW's answer, once both are checked."""
     answers = {}
     for label, cell in zip(("NEW", "OLD"), cells, strict=True):
         answers[label] = first_answer(label, cell.answer, where, shape=cell.shape)
@@ -241,6 +264,7 @@ def _check_answers(where: str, subjects: tuple[Subject, Subject], cells: tuple[C
             raise BenchError(f"{label} changed its input {where}")
     if subjects[0].family == subjects[1].family:
         check_answers(answers, cells[0].expected, where)
-        return
+        return answers["NEW"]
     for (label, answer), cell in zip(answers.items(), cells, strict=True):
         check_answers({label: answer}, cell.expected, where)
+    return answers["NEW"]
