@@ -28,7 +28,7 @@ per_item = 4
 pin = "first"
 pin_overflow = "refuse"
 """
-TRIMMER = '''
+TRIMMER = """
 from packcheck import Rule, pack
 
 RULE = Rule(order="reversed", on_misfit="stop", per_item=4, pin="first",
@@ -40,7 +40,7 @@ def trim(case):
     if answer == {"error": "refused"}:
         raise ValueError("the system message alone does not fit")
     return answer
-'''
+"""
 
 
 @pytest.fixture(autouse=True)
