@@ -252,29 +252,6 @@ def test_each_side_of_a_pair_is_timed_on_its_own_process(monkeypatch: pytest.Mon
     assert _timing.own_clock("wall", 1) is _timing.CLOCKS["wall"]
 
 
-def test_a_command_starts_afresh_in_every_cell_of_an_ab_run() -> None:
-    command = CommandSubject(LINES, 10.0)
-    other = CommandSubject(LINES, 10.0)
-    pids: list[int | None] = []
-    try:
-        command.cell(PARETO, 10, 0).answer()
-        first = command.packer.pid
-        command.fresh()
-        assert command.packer.pid is None  # the next case starts a new process
-        command.cell(PARETO, 10, 0).answer()
-        assert command.packer.pid not in (None, first)
-        bench.ab(
-            command, other, workloads=["pareto", "sawtooth"], sizes=[10], min_time=0.0,
-            min_pairs=2, max_pairs=2, clock="command",
-            progress=lambda *_: pids.append(command.packer.pid),
-        )  # fmt: skip
-        pids.append(command.packer.pid)
-        assert len(set(pids)) == 3  # before, in the first cell, in the second
-    finally:
-        command.close()
-        other.close()
-
-
 def test_a_command_is_timed_over_batches_through_one_process() -> None:
     command = CommandSubject(LINES, 10.0)
     other = CommandSubject(LINES, 10.0)

@@ -130,11 +130,10 @@ def ab(
     ``new`` and ``old`` are kernels (``pack_sizes(budget, sizes)`` functions) or any
     :class:`Subject` (a case-level function, a command), in any mix; a command needs
     the ``command`` or ``wall`` clock, and each side's samples count its own process
-    only.  Per cell: the data come from ``seed``; a command packer is started afresh
-    (so that what an earlier cell left in a JIT runtime cannot favour one side); both
-    answers are checked (equal to each other, or in mixed kinds each to the rule's;
-    inputs untouched), then each side is warmed up and one call of each sets how many
-    calls make a sample last ``min_time``, the two sides in turn.  Pairs are taken
+    only.  Per cell: the data come from ``seed``; both answers are checked (equal to
+    each other, or in mixed kinds each to the rule's; inputs untouched), then each side
+    is warmed up and one call of each sets how many calls make a sample last
+    ``min_time``, the two sides in turn.  Pairs are taken
     until the verdict is not ``inconclusive`` (looked at from ``min_pairs`` on),
     ``max_pairs`` is reached, or the cell's share of what is left of ``time_budget``
     (wall seconds) is spent.
@@ -218,8 +217,6 @@ def _compare(
     a note added to ``notes`` if it times mostly errors or refusals."""
     began = wall()
     where = where_of(load, n)
-    for subject in subjects:
-        subject.fresh()
     cells = (subjects[0].cell(load, n, seed), subjects[1].cell(load, n, seed))
     note = error_note(_check_answers(where, subjects, cells), where)
     if note is not None:

@@ -100,10 +100,6 @@ class Subject:
     def close(self) -> None:
         """Release the packer (a command's process)."""
 
-    def fresh(self) -> None:
-        """Start afresh where a packer can: a command's process ends here and the next
-        case starts a new one, with none of what earlier inputs left in it."""
-
     def _limited(self, cell: Cell, where: str) -> Cell:
         """``cell``, its calls watched by :attr:`limit`."""
         limit, what = self.limit, f"{self.name} failed {where}"
@@ -263,9 +259,6 @@ class CommandSubject(Subject):
             return answers[0] if len(answers) == 1 else answers
 
         return Cell(run, answer, lambda: True, self.expected(cases), _SHAPE["case"])
-
-    def fresh(self) -> None:
-        self.packer.stop()
 
     def close(self) -> None:
         unwatch(id(self))
