@@ -585,7 +585,7 @@ def _threshold_one_high(monkeypatch: pytest.MonkeyPatch) -> None:
     mutated = source.replace("tau = remaining // _K\n", "tau = remaining // _K + 1\n")
     assert mutated != source
     namespace = dict(vars(scan))
-    exec(compile(mutated, scan.__file__, "exec"), namespace)  # noqa: S102 - the kernel's own text
+    exec(compile(mutated, scan.__file__, "exec"), namespace)
     monkeypatch.setattr(scan, "_all_small", namespace["_all_small"])
 
 
