@@ -22,6 +22,7 @@ import pytest
 import packcheck
 from packcheck import bench, reference
 from packcheck._cli.bench_ab import QUICK_BUDGET, QUICK_CASE_SIZES
+from packcheck._cli.bench_show import table_ab
 from packcheck._engines import levels as scan
 from packcheck.bench import _ab, _timing
 
@@ -165,6 +166,28 @@ def test_the_budget_wins_over_the_minimum_pairs_and_leaves_cells_inconclusive(
     comparison = report.comparisons[0]
     assert math.isnan(comparison.new_seconds)
     assert report.to_json("new", "old")["comparisons"][0]["ratio"] is None
+
+
+def test_a_cell_cut_short_below_its_minimum_pairs_is_inconclusive_whatever_they_say(
+    machine: NoisyMachine,
+) -> None:
+    # NEW twice OLD in every pair (2 ms and 1 ms a call), but the budget ends the cell
+    # after a few pairs: 12 ms of checks, warm-ups and calibration, then 3 ms a pair.
+    def costing(seconds: float) -> bench.Kernel:
+        def pack_sizes(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+            machine.now += seconds
+            return scan.pack_sizes(budget, sizes)
+
+        return pack_sizes
+
+    report = bench.ab(costing(2e-3), costing(1e-3), workloads=["pareto"], sizes=[1000],
+                      min_time=0.0, time_budget=0.0225)  # fmt: skip
+    (comparison,) = report.comparisons
+    assert comparison.estimate.pairs == 4
+    assert comparison.estimate.ratio > 1.5
+    assert comparison.estimate.verdict == "inconclusive"
+    row = table_ab(report, "new", "old").splitlines()[5]
+    assert row.split()[-3:] == ["-", str(comparison.estimate.pairs), "inconclusive"]
 
 
 class Sleeper:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from packcheck import Rule, bench, pack
+from packcheck._engines import levels as scan
 from packcheck.bench._answers import error_note
 from packcheck.bench._workloads import WORKLOADS, Recorded, fitted_budget
 
@@ -128,3 +129,38 @@ def test_a_packer_is_timed_by_its_rule_on_recorded_cases_and_fitted_workloads() 
     with pytest.raises(bench.BenchError, match="trimmer raised ValueError"):
         bench.run(packers={"trimmer": bench.CaseSubject("trimmer", trimmer)}, sizes=[10],
                   workloads=["nothing-fits"], repeat=1, min_time=0.0)  # fmt: skip
+
+
+def test_a_kernel_packs_the_valid_recorded_cases_each_in_turn() -> None:
+    def step(budget: int, *sizes: int) -> dict[str, Any]:
+        blocks = [{"id": f"m{i}", "size": size} for i, size in enumerate(sizes)]
+        return {"budget": budget, "blocks": blocks, "required": []}
+
+    recorded = Recorded((step(5, 3, 3, 1), step(4, 0), step(9, 2, 8, 4)))
+    report = bench.run(
+        packers={"numpy": scan.pack_sizes}, sizes=[10], workloads=[], repeat=1,
+        min_time=0.0, recorded=recorded,
+    )  # fmt: skip
+    assert [(t.engine, t.workload, t.n) for t in report.timings] == [
+        ("reference", "recorded", 3),
+        ("numpy", "recorded", 3),
+    ]
+    wrong = bench.KernelSubject("wrong", lambda budget, sizes: ([False] * len(sizes), budget))
+    with pytest.raises(bench.BenchError, match="wrong gave a wrong answer on the 3 recorded"):
+        bench.run(packers={"wrong": wrong}, workloads=[], repeat=1, recorded=recorded)
+    invalid = Recorded((step(4, 0),))
+    with pytest.raises(bench.BenchError, match="no recorded case a kernel can pack"):
+        bench.run(packers={"numpy": scan.pack_sizes}, workloads=[], recorded=invalid)
+
+
+def test_the_matrix_notes_a_cell_of_mostly_errors() -> None:
+    sized = {"budget": 4, "blocks": [{"id": "a", "size": 0}], "required": []}
+    report = bench.run(
+        packers={"numpy": bench.CaseSubject("numpy", pack)}, workloads=[], repeat=1,
+        min_time=0.0, recorded=Recorded((sized, sized)),
+    )  # fmt: skip
+    assert report.notes == [
+        "on the 2 recorded case(s): 2 of 2 answer(s) are errors or refusals: this cell "
+        "times mostly their path, not packing"
+    ]
+    assert report.to_json()["notes"] == report.notes

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from packcheck._cli import main
+from packcheck._cli import bench_cases, main
 from packcheck.bench._workloads import WORKLOADS
 
 PACKERS = Path(__file__).resolve().parent.parent / "packers"
@@ -198,3 +198,18 @@ def test_a_workload_budget_under_the_rule_is_in_the_json(
     assert main(argv) == 0
     (result, *_) = json.loads(capsys.readouterr().out)["results"]
     assert result["budget"] == WORKLOADS["nothing-fits"].generate(10, 0)[1]
+
+
+def test_cases_past_the_most_are_left_out_and_said_to_be(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bench_cases, "MAX_CASES", 3)
+    (tmp_path / "a.jsonl").write_text("\n".join(_step(5, [2, 9]) for _ in range(2)) + "\n")
+    (tmp_path / "b.jsonl").write_text("\n".join(_step(5, [2, 9]) for _ in range(4)) + "\n")
+    argv = [*TINY, "--workload", "pareto", "--packer", CASE, "--reference-limit", "5"]
+    assert main([*argv, "--cases", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert _rows(out)["recorded"][2] == "3"
+    assert "\nnote: --cases: the first 3 cases timed; the rest left out" in out
+    # The reference ran on the 3 recorded cases only (pareto's 10 blocks are past 5).
+    assert f"\n{CASE}: recorded (n=3) " in out
