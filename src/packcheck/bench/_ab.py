@@ -136,7 +136,7 @@ def ab(
     ``min_time``, the two sides in turn.  Pairs are taken
     until the verdict is not ``inconclusive`` (looked at from ``min_pairs`` on),
     ``max_pairs`` is reached, or the cell's share of what is left of ``time_budget``
-    (wall seconds) is spent.
+    (wall seconds) after its checks and warm-up is spent.
 
     The budget holds whatever the packers cost: a cell is not begun when what the
     last one took before its first pair would overrun it, and a cell stops taking
@@ -170,8 +170,8 @@ def ab(
         if began + setup >= end:
             comparisons.append(_unjudged(load, n))
             continue
-        deadline = began + max(0.0, end - began) / (len(cells) - done)
-        pairs = (min_pairs, max_pairs, deadline)
+        # The cell's pairs get an equal share of what its checks and warm-up leave.
+        pairs = (min_pairs, max_pairs, end, len(cells) - done)
         judging = (threshold, confidence, min_time)
         compared, setup = _compare(load, n, seed, subjects, pairs, judging, clock, rng, notes)
         comparisons.append(compared)
@@ -207,14 +207,16 @@ def _compare(
     n: int,
     seed: int,
     subjects: tuple[Subject, Subject],
-    pairs: tuple[int, int, float],
+    pairs: tuple[int, int, float, int],
     judging: tuple[float, float, float],
     clock_name: str,
     rng: random.Random,
     notes: list[str],
 ) -> tuple[Comparison, float]:
     """The comparison on one cell, and the wall seconds it took before its first pair;
-    a note added to ``notes`` if it times mostly errors or refusals."""
+    a note added to ``notes`` if it times mostly errors or refusals.  ``pairs`` is
+    ``(min_pairs, max_pairs, end, cells)``: its pairs stop at an equal share, among the
+    ``cells`` left (this one too), of the wall time from its first pair to ``end``."""
     began = wall()
     where = where_of(load, n)
     cells = (subjects[0].cell(load, n, seed), subjects[1].cell(load, n, seed))
@@ -224,9 +226,13 @@ def _compare(
     clocks = (own_clock(clock_name, id(subjects[0])), own_clock(clock_name, id(subjects[1])))
     runs = (cells[0].run, cells[1].run)
     number = common_calls(runs, clocks, judging[2], warmup=_WARMUP)
-    setup = wall() - began
-    judged, samples = paired(runs, number, clocks, rng, pairs, judging[:2])
-    min_pairs = pairs[0]
+    now = wall()
+    setup = now - began
+    min_pairs, max_pairs, end, cells_left = pairs
+    deadline = now + max(0.0, end - now) / cells_left
+    judged, samples = paired(
+        runs, number, clocks, rng, (min_pairs, max_pairs, deadline), judging[:2]
+    )
     if judged is None or judged.pairs < min_pairs:
         # Cut short by the budget: too few pairs for any verdict, whatever they say.
         if judged is None:
