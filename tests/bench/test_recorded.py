@@ -164,3 +164,23 @@ def test_the_matrix_notes_a_cell_of_mostly_errors() -> None:
         "times mostly their path, not packing"
     ]
     assert report.to_json()["notes"] == report.notes
+
+
+def test_a_kernel_against_a_case_level_packer_packs_the_same_recorded_cases() -> None:
+    fine = {"budget": 5, "blocks": [{"id": "a", "size": 3}, {"id": "b", "size": 4}]}
+    sized = {"budget": 5, "blocks": [{"id": "a", "size": 0}]}
+    recorded = Recorded(tuple({**case, "required": []} for case in (fine, sized, fine)))
+    seen: list[int] = []
+
+    def case_level(case: dict[str, Any]) -> dict[str, Any]:
+        seen.append(case["budget"])
+        return pack(case)
+
+    report = bench.ab(
+        bench.CaseSubject("case", case_level), scan.pack_sizes, workloads=[],
+        recorded=recorded, min_time=0.0, min_pairs=1, max_pairs=1,
+    )  # fmt: skip
+    (comparison,) = report.comparisons
+    assert comparison.n == 2  # the size error left out on both sides
+    assert recorded.packable().recorded == (recorded.recorded[0], recorded.recorded[2])
+    assert len(seen) % 2 == 0

@@ -156,6 +156,8 @@ def ab(
     subjects = (as_subject("NEW", new), as_subject("OLD", old))
     for subject in subjects:
         subject.rule = rule
+    if recorded is not None and subjects[0].family != subjects[1].family:
+        recorded = recorded.packable()  # a kernel packs only these: both sides alike
     cells = _cells(subjects, workloads, sizes, clock, (min_pairs, max_pairs), recorded)
     start = wall()
     end = start + time_budget

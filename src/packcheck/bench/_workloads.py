@@ -74,13 +74,24 @@ class Recorded:
 
     def arrays(self, n: int = 0, seed: int = 0) -> list[tuple[Sizes, int]]:
         """The sizes and budget of every recorded case a kernel can pack: those whose
-        units are valid (a kernel cannot answer ``{"error": "size"}``)."""
+        units are valid (a kernel cannot answer ``{"error": "size"}``) within int64."""
         read = (_read(case) for case in self.recorded)
         return [
             (np.array(case.sizes, dtype=np.int64), case.budget)
             for case in read
-            if isinstance(case, Case) and _fits_int64(case)
+            if case is not None and _fits_int64(case)
         ]
+
+    def packable(self) -> Recorded:
+        """The recorded cases a kernel can pack (:meth:`arrays`'), so that a kernel and
+        a case-level packer timed against each other pack the same cases."""
+        kept = tuple(case for case in self.recorded if _packable(case))
+        return Recorded(kept, self.name, self.family, self.description)
+
+
+def _packable(case: Any) -> bool:
+    read = _read(case)
+    return read is not None and _fits_int64(read)
 
 
 def _read(case: Any) -> Case | None:
