@@ -218,8 +218,9 @@ def paired(
     """Pairs of samples of ``runs`` (NEW, OLD), each on its own of ``clocks``, each pair
     back to back in a random order, until the verdict on their ratios is not
     ``inconclusive`` (looked at from ``min_pairs`` on), ``max_pairs`` is reached or the
-    wall ``deadline`` passed, checked before every pair: the deadline wins over
-    ``min_pairs``, so a slow packer cannot make a run outlast its time budget.
+    wall ``deadline`` would pass during another pair as long as the last (checked before
+    every pair): the deadline wins over ``min_pairs``, so a slow packer cannot make a run
+    outlast its time budget.
 
     ``pairs`` is ``(min_pairs, max_pairs, deadline)``, ``judging`` ``(threshold,
     confidence)``; returns the estimate (``None`` when the deadline left no pair) and
@@ -228,11 +229,13 @@ def paired(
     min_pairs, max_pairs, deadline = pairs
     samples: tuple[list[float], list[float]] = ([], [])
     log_ratios: list[float] = []
+    took = 0.0  # the last pair's wall seconds: a pair is begun only if one more fits
     with collector_off():
-        while wall() < deadline:
+        while (began := wall()) + took < deadline:
             order = (0, 1) if rng.random() < 0.5 else (1, 0)
             for side in order:
                 samples[side].append(sample(runs[side], number, clocks[side]))
+            took = wall() - began
             log_ratios.append(log_ratio(samples[0][-1], samples[1][-1]))
             if len(log_ratios) < min_pairs:
                 continue
