@@ -192,6 +192,21 @@ def test_a_cell_cut_short_below_its_minimum_pairs_is_inconclusive_whatever_they_
     assert row.split()[-3:] == ["-", str(comparison.estimate.pairs), "inconclusive"]
 
 
+def test_a_cell_whose_checks_and_warm_up_spend_the_budget_gets_no_pair(
+    machine: NoisyMachine,
+) -> None:
+    def costing(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+        machine.now += 1e-3  # 8 calls before the first pair: 8 ms, past the 5 ms budget
+        return scan.pack_sizes(budget, sizes)
+
+    report = bench.ab(costing, costing, workloads=["pareto", "sawtooth"], sizes=[10],
+                      min_time=0.0, time_budget=5e-3)  # fmt: skip
+    assert [c.estimate.pairs for c in report.comparisons] == [0, 0]  # the second not begun
+    assert report.seconds == pytest.approx(8e-3)
+    rows = table_ab(report, "new", "old").splitlines()[5:7]
+    assert [row.split()[3:] for row in rows] == [["-"] * 4 + ["0", "inconclusive"]] * 2
+
+
 class Sleeper:
     """A case-level packer that waits ``seconds`` of wall time a call and costs no CPU
     time, on simulated clocks: what it costs is counted, never waited for."""
