@@ -136,8 +136,9 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
         "--time-budget",
         type=seconds,
         metavar="SECONDS",
-        help=f"--against: wall seconds for sampling (default: {QUICK_BUDGET:g} with --quick, "
-        "else 120); sampling stops early where every verdict is clear",
+        help=f"--against: wall seconds for the comparison, checks and warm-ups included "
+        f"(default: {QUICK_BUDGET:g} with --quick, else 120); sampling stops early where "
+        "every verdict is clear, and a cell the budget leaves too few pairs is inconclusive",
     )
     p.add_argument(
         "--strict", action="store_true", help="--against: an inconclusive verdict exits 1"
