@@ -197,6 +197,13 @@ MUTANTS = [
         "all-small levels go on at a remaining of tau - 1",
     ),
     Mutant(
+        "all-small-threshold-plus-1",
+        "        tau = remaining // _K\n        if top > tau:",
+        "        tau = remaining // _K + 1\n        if top > tau:",
+        "a level of unit blocks runs on to a remaining of 0 and stalls there (needs "
+        "thousands of unit blocks after a partial fill: verify's drained list)",
+    ),
+    Mutant(
         "prefix-sums-cut-late",
         "if top * values.shape[0] <= _INT64_MAX:",
         "if top * values.shape[0] <= 2**64:",

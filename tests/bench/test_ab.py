@@ -19,7 +19,10 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+import packcheck
 from packcheck import bench, reference
+from packcheck._cli.bench_ab import QUICK_BUDGET, QUICK_CASE_SIZES
+from packcheck._cli.bench_show import table_ab
 from packcheck._engines import levels as scan
 from packcheck.bench import _ab, _timing
 
@@ -150,12 +153,94 @@ def test_sampling_stops_at_the_time_budget_shared_between_cells(machine: NoisyMa
         assert 100 < c.estimate.pairs < 120
 
 
-def test_every_cell_gets_its_minimum_pairs_whatever_the_budget(machine: NoisyMachine) -> None:
+def test_the_budget_wins_over_the_minimum_pairs_and_leaves_cells_inconclusive(
+    machine: NoisyMachine,
+) -> None:
+    # NEW 1.5x OLD: judged slower with pairs, but no budget leaves no pair to judge.
     report = bench.ab(
-        machine.kernel(12.0), machine.kernel(10.0), workloads=TWO, sizes=[1000],
+        machine.kernel(15.0), machine.kernel(10.0), workloads=TWO, sizes=[1000],
         min_pairs=7, min_time=0.0, time_budget=0.0,
     )  # fmt: skip
-    assert [c.estimate.pairs for c in report.comparisons] == [7, 7]
+    assert [c.estimate.pairs for c in report.comparisons] == [0, 0]
+    assert _verdicts(report) == ["inconclusive", "inconclusive"]
+    comparison = report.comparisons[0]
+    assert math.isnan(comparison.new_seconds)
+    assert report.to_json("new", "old")["comparisons"][0]["ratio"] is None
+
+
+def test_a_cell_cut_short_below_its_minimum_pairs_is_inconclusive_whatever_they_say(
+    machine: NoisyMachine,
+) -> None:
+    # NEW twice OLD in every pair (2 ms and 1 ms a call), but the budget ends the cell
+    # after a few pairs: 12 ms of checks, warm-ups and calibration, then 3 ms a pair,
+    # each begun only if it ends within the budget (a fourth would end at 24 ms).
+    def costing(seconds: float) -> bench.Kernel:
+        def pack_sizes(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+            machine.now += seconds
+            return scan.pack_sizes(budget, sizes)
+
+        return pack_sizes
+
+    report = bench.ab(costing(2e-3), costing(1e-3), workloads=["pareto"], sizes=[1000],
+                      min_time=0.0, time_budget=0.0225)  # fmt: skip
+    (comparison,) = report.comparisons
+    assert comparison.estimate.pairs == 3
+    assert report.seconds <= 0.0225
+    assert comparison.estimate.ratio > 1.5
+    assert comparison.estimate.verdict == "inconclusive"
+    row = table_ab(report, "new", "old").splitlines()[5]
+    assert row.split()[-3:] == ["-", str(comparison.estimate.pairs), "inconclusive"]
+
+
+def test_a_cell_whose_checks_and_warm_up_spend_the_budget_gets_no_pair(
+    machine: NoisyMachine,
+) -> None:
+    def costing(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+        machine.now += 1e-3  # 8 calls before the first pair: 8 ms, past the 5 ms budget
+        return scan.pack_sizes(budget, sizes)
+
+    report = bench.ab(costing, costing, workloads=["pareto", "sawtooth"], sizes=[10],
+                      min_time=0.0, time_budget=5e-3)  # fmt: skip
+    assert [c.estimate.pairs for c in report.comparisons] == [0, 0]  # the second not begun
+    assert report.seconds == pytest.approx(8e-3)
+    rows = table_ab(report, "new", "old").splitlines()[5:7]
+    assert [row.split()[3:] for row in rows] == [["-"] * 4 + ["0", "inconclusive"]] * 2
+
+
+class Sleeper:
+    """A case-level packer that waits ``seconds`` of wall time a call and costs no CPU
+    time, on simulated clocks: what it costs is counted, never waited for."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.wall = 0.0
+        self.calls = 0
+
+    def __call__(self, case: dict[str, Any]) -> dict[str, Any]:
+        self.calls += 1
+        self.wall += self.seconds
+        return packcheck.pack(case)
+
+
+def test_a_quick_run_of_a_packer_taking_3_s_a_call_keeps_to_its_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sleeper = Sleeper(3.0)
+    monkeypatch.setattr(_timing, "_wall", lambda: sleeper.wall)
+    for name in _ab.CLOCKS:
+        monkeypatch.setitem(_ab.CLOCKS, name, lambda: 0.0)  # waiting costs no CPU time
+    new, old = (bench.CaseSubject(side, sleeper) for side in ("NEW", "OLD"))
+    report = bench.ab(
+        new, old, workloads=bench.CASE_WORKLOADS, sizes=QUICK_CASE_SIZES,
+        time_budget=QUICK_BUDGET, threshold=0.2,
+    )  # fmt: skip
+    # Within 45 s of the 30 s budget, every call counted: the checks, the one call a
+    # side that finds a call slow enough to be a sample, and the pairs.
+    assert report.seconds <= 45.0
+    assert sleeper.calls * 3.0 == pytest.approx(report.seconds)
+    assert len(report.comparisons) == 2 * len(bench.CASE_WORKLOADS)
+    assert set(_verdicts(report)) == {"inconclusive"}
+    assert report.counts["inconclusive"] == len(report.comparisons)
 
 
 def test_a_fast_call_is_timed_over_many_calls(machine: NoisyMachine) -> None:
@@ -222,7 +307,8 @@ def test_the_order_within_pairs_is_random_and_seeded(monkeypatch: pytest.MonkeyP
     assert first != other
     leads = first[::2]
     assert 5 <= leads.count("new") <= 15  # each side leads about half the pairs
-    assert sorted(first[:8]) == ["new"] * 4 + ["old"] * 4
+    # The checks, warm-ups and calibration in turn: neither side warmed long before.
+    assert orders[0][:8] == ["new", "old"] * 4
 
 
 def test_the_collector_is_off_while_timing_and_left_as_found(machine: NoisyMachine) -> None:

@@ -231,6 +231,27 @@ def test_the_command_clock_adds_the_watched_processes_cpu_time(
     assert _timing._process_cpu(os.getpid()) == 0.0
 
 
+def test_each_side_of_a_pair_is_timed_on_its_own_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The CPU each packer's process has used: NEW's keeps working after its sample
+    # (a JIT runtime's background collection); OLD's sample must not be charged for it.
+    used = {101: 5.0, 202: 7.0}
+    monkeypatch.setattr(_timing, "_watched", {})
+    monkeypatch.setattr(_timing, "_process_cpu", used.__getitem__)
+    monkeypatch.setattr(_timing.time, "thread_time", lambda: 0.0)
+    _timing.watch(1, lambda: 101)
+    _timing.watch(2, lambda: 202)
+    _timing.watch(3, lambda: None)  # not running: nothing
+    new, old, idle = (_timing.own_clock("command", key) for key in (1, 2, 3))
+    start = old()
+    used[101] += 2.0  # NEW's leftover work, while OLD is timed
+    used[202] += 0.5
+    assert old() - start == 0.5
+    assert new() == 7.0
+    assert idle() == 0.0
+    assert _timing.command_clock() == 14.5  # all of them, as the matrix's clock
+    assert _timing.own_clock("wall", 1) is _timing.CLOCKS["wall"]
+
+
 def test_a_command_is_timed_over_batches_through_one_process() -> None:
     command = CommandSubject(LINES, 10.0)
     other = CommandSubject(LINES, 10.0)

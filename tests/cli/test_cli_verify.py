@@ -30,7 +30,7 @@ def test_the_default_run_verifies_the_numpy_packer(capsys: pytest.CaptureFixture
     out = capsys.readouterr().out
     assert out.startswith(
         "packcheck verify: conformant: 3 fixtures, 100 generated cases, 89 transition-point "
-        "cases, 74 wide-range cases, 187 long lists, seed 1,"
+        "cases, 74 wide-range cases, 188 long lists, seed 1,"
     )
     assert "packcheck's NumPy packer" in out
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter
 from itertools import pairwise
 from pathlib import Path
@@ -575,3 +576,36 @@ def test_sparse_lists_come_only_where_the_range_is_narrower_than_them(max_units:
         assert sum(kept) == min(3, max_units - 1)
         assert case["budget"] == max_units - 1
     assert Probe("sparse", 1, 0, 100).build()["blocks"][0]["size"] == 1
+
+
+def _threshold_one_high(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The level kernel with its all-small threshold one unit high (an escaped mutant,
+    issue 40): a level of unit blocks runs on to a remaining of 0 and stalls there."""
+    source = inspect.getsource(scan._all_small)
+    mutated = source.replace("tau = remaining // _K\n", "tau = remaining // _K + 1\n")
+    assert mutated != source
+    namespace = dict(vars(scan))
+    exec(compile(mutated, scan.__file__, "exec"), namespace)
+    monkeypatch.setattr(scan, "_all_small", namespace["_all_small"])
+
+
+@pytest.mark.parametrize("max_units", [2**53 - 1, WIDE, 2**63 - 1])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_drained_list_runs_levels_of_small_blocks_down_past_16(
+    seed: int, max_units: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (probe,) = _edge_probes(seed, max_units, "drained")
+    case = probe.build()
+    sizes = _sizes_of(case)
+    lefts = _lefts(case["budget"], sizes)
+    # A first chunk that fits whole, then unit blocks that use up the 16 or more
+    # units left, with unit blocks to spare: a level scan keeps them in small levels.
+    assert lefts[4096] == case["budget"] - sum(sizes[:4096])
+    assert set(sizes[4096:]) == {1}
+    assert 16 <= lefts[4096] < len(sizes) - 4096
+    assert lefts[-1] == 0
+    values = from_ints(case["budget"], sizes)
+    assert pack(case, engine="numpy") == pack(case)
+    _threshold_one_high(monkeypatch)
+    with pytest.raises(scan.KernelError, match="small levels"):
+        scan.pack_input(case["budget"], values)

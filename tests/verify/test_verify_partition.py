@@ -45,7 +45,7 @@ def test_a_correct_capture_passes_at_seed_1(capsys: pytest.CaptureFixture[str]) 
     out = capsys.readouterr().out
     assert (
         "conformant: 3 fixtures, 1000 generated cases, 79 transition-point cases, "
-        "50 wide-range cases, 183 long lists, seed 1"
+        "50 wide-range cases, 184 long lists, seed 1"
     ) in out
 
 

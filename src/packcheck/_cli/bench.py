@@ -24,6 +24,7 @@ from .._engines import compiled
 from .._engines import levels as scan
 from .._engines.pack import pack
 from .._packers import SetupError, load
+from .._rule.declared import Rule
 from .._rule.jsonio import loads, one_line
 from .._rule.lines import MAX_LINE_BYTES
 from ..bench._limit import Limit
@@ -39,6 +40,7 @@ from ..bench._timing import COMMAND_CLOCK, commands_clock
 from ..bench._workloads import WORKLOADS
 from ._options import DEFAULT_TIMEOUT, add_command, positive, seconds, seed, timeout
 from .bench_ab import QUICK_BUDGET, min_time, run_ab
+from .bench_cases import cases_options, declared_rule, recorded_cases
 from .bench_plot import draw, draw_history
 from .bench_show import measuring, published, table, table_history, table_steps
 
@@ -69,6 +71,7 @@ def register(commands: Any, name: str) -> None:
     _packer_options(p)
     _gate_options(p)
     _matrix_options(p)
+    cases_options(p)
     _timing_options(p)
 
 
@@ -133,17 +136,26 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
         "--time-budget",
         type=seconds,
         metavar="SECONDS",
-        help=f"--against: wall seconds for sampling (default: {QUICK_BUDGET:g} with --quick, "
-        "else 120); sampling stops early where every verdict is clear",
+        help=f"--against: wall seconds for the comparison, checks and warm-ups included "
+        f"(default: {QUICK_BUDGET:g} with --quick, else 120); sampling stops early where "
+        "every verdict is clear, and a cell the budget leaves too few pairs is inconclusive",
     )
     p.add_argument(
         "--strict", action="store_true", help="--against: an inconclusive verdict exits 1"
     )
     p.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="the results on stdout: text, or json (one object: a baseline for --compare); "
+        "with json the text report and verdict go to stderr (default: text)",
+    )
+    p.add_argument(
         "--json",
-        action="store_true",
-        help="the results on stdout as JSON (a baseline for --compare); the text "
-        "report and verdict then go to stderr",
+        dest="format",
+        action="store_const",
+        const="json",
+        help="the same as --format json",
     )
     p.add_argument(
         "--plot",
@@ -225,6 +237,11 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _json(args: argparse.Namespace) -> bool:
+    """Whether the results go to stdout as JSON (``--format json``, or ``--json``)."""
+    return bool(args.format == "json")
+
+
 def _sizes(text: str) -> tuple[int, ...]:
     return tuple(positive(int)(part) for part in text.split(","))
 
@@ -242,15 +259,19 @@ def run_bench(args: argparse.Namespace) -> int:
                 reports = _history(args.history)
                 print(table_history(reports))
                 return 2 if _plotted(partial(draw_history, reports), plot, args.plot) else 0
+            rule = declared_rule(args)
             with measuring(quiet=True):  # a packer's prints while it is told apart
                 subjects += _subjects(args, limit)
+            _check_rule(rule, subjects)
             clock = _clock(args)
+            args.recorded, args.read_notes = recorded_cases(args)
+            args.declared = rule
             if args.against or args.against_cmd:
                 old = subjects.pop()
                 new = subjects[0] if subjects else KernelSubject(_NEW, scan.pack_sizes)
                 subjects.append(old)  # closed with the others
                 return run_ab(args, new, old, clock)
-            packers = _matrix(args, subjects)
+            packers = _matrix(args, subjects, rule)
             # The compiled column is there only where the extra is installed: a baseline
             # recorded without it is still a baseline for the rest.
             required = [name for name in packers if name != "numba"]
@@ -281,7 +302,9 @@ def _expired(subjects: list[Subject], reason: str) -> None:
 def _check_modes(args: argparse.Namespace) -> None:
     against = args.against or args.against_cmd
     given = args.packer or args.packer_cmd
-    if args.history and (against or args.compare or given or args.json or args.steps):
+    if args.history and (
+        against or args.compare or given or _json(args) or args.steps or args.cases or args.rule
+    ):
         raise SetupError("--history reads stored results: it takes only --plot")
     if against and (args.steps or args.engines):
         raise SetupError(
@@ -291,6 +314,16 @@ def _check_modes(args: argparse.Namespace) -> None:
         raise SetupError("--against compares one --packer (NEW) with OLD; no --compare or --plot")
     if not against and (args.strict or args.time_budget is not None):
         raise SetupError("--strict and --time-budget apply to --against only")
+
+
+def _check_rule(rule: Rule | None, subjects: list[Subject]) -> None:
+    """A declared rule is for case-level packers and commands: a kernel answers only
+    packcheck's own rule."""
+    if rule is not None and any(subject.family == "kernel" for subject in subjects):
+        raise SetupError(
+            "--rule times case-level packers and commands; a kernel-level packer "
+            "(pack_sizes) packs by packcheck's own rule only"
+        )
 
 
 def _subjects(args: argparse.Namespace, limit: Limit | None) -> list[Subject]:
@@ -321,10 +354,13 @@ def _clock(args: argparse.Namespace) -> str:
     return str(args.clock)
 
 
-def _matrix(args: argparse.Namespace, subjects: list[Subject]) -> dict[str, Subject]:
+def _matrix(
+    args: argparse.Namespace, subjects: list[Subject], rule: Rule | None
+) -> dict[str, Subject]:
     """What the matrix times besides the reference: the packers given, and packcheck's
-    NumPy packer when asked (by default only when none is given)."""
-    families = {subject.family for subject in subjects}
+    NumPy packer when asked (by default only when none is given), case-level under a
+    declared ``rule``."""
+    families = {subject.family for subject in subjects} or ({"case"} if rule else set())
     if len(families) > 1:
         raise SetupError(
             "kernel-level and case-level packers are timed in separate runs (the reference "
@@ -333,23 +369,23 @@ def _matrix(args: argparse.Namespace, subjects: list[Subject]) -> dict[str, Subj
     packers = {subject.name: subject for subject in subjects}
     if args.engines or (args.engines is None and not subjects):
         own: Subject = (
-            CaseSubject("numpy", partial(pack, engine="numpy"))
+            CaseSubject("numpy", partial(pack, engine="numpy", rule=rule))
             if families == {"case"}
             else KernelSubject("numpy", scan.pack_sizes)
         )
-        packers = {"numpy": own, **_compiled(families), **packers}
+        packers = {"numpy": own, **_compiled(families, rule), **packers}
     if not packers:
         raise SetupError("--no-engines leaves nothing to time: give --packer or --packer-cmd")
     return packers
 
 
-def _compiled(families: set[str]) -> dict[str, Subject]:
+def _compiled(families: set[str], rule: Rule | None) -> dict[str, Subject]:
     """The compiled engine as a column, the limit the NumPy one is measured against,
     where the ``numba`` extra is installed (its first call, untimed, compiles it)."""
     if importlib.util.find_spec("numba") is None:
         return {}
     if families == {"case"}:
-        return {"numba": CaseSubject("numba", partial(pack, engine="numba"))}
+        return {"numba": CaseSubject("numba", partial(pack, engine="numba", rule=rule))}
     return {"numba": KernelSubject("numba", compiled.pack_sizes)}
 
 
@@ -362,12 +398,13 @@ def _run_matrix(
 ) -> int:
     repeat = args.repeat or (_QUICK_REPEAT if args.quick else _FULL_REPEAT)
     report, steps = _measure(args, packers, repeat, clock)
+    report.notes[:0] = args.read_notes
     text = table(report, repeat)
     if steps is None:
-        out = published(text, report.to_json, args.json)
+        out = published(text, report.to_json, _json(args))
     else:
         text += f"\n\n{table_steps(steps, repeat)}"
-        out = published(text, lambda: {**report.to_json(), "steps": steps.to_json()}, args.json)
+        out = published(text, lambda: {**report.to_json(), "steps": steps.to_json()}, _json(args))
     if _plotted(partial(draw, report), plot, args.plot):
         return 2
     return 0 if baseline is None else _gate(args, baseline, report, out)
@@ -403,6 +440,8 @@ def _measure(
             min_time=least,
             clock=clock,
             progress=shown,
+            recorded=args.recorded,
+            rule=args.declared,
         )
         if not (args.steps or (args.steps is None and not narrowed and not asked)):
             return report, None

@@ -44,9 +44,12 @@ def run_ab(args: argparse.Namespace, new: Subject, old: Subject, clock: str) -> 
             seed=args.seed,
             clock=clock,
             progress=shown,
+            recorded=args.recorded,
+            rule=args.declared,
         )
+    report.notes[:0] = args.read_notes
     text = table_ab(report, new.name, old.name)
-    out = published(text, lambda: report.to_json(new.name, old.name), args.json)
+    out = published(text, lambda: report.to_json(new.name, old.name), args.format == "json")
     return _verdict(report, args.strict, out)
 
 

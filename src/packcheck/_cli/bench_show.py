@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import statistics
 import sys
@@ -12,6 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
 
 from .. import bench
+from .._rule.jsonio import one_line
 from ..bench._paired import Verdict
 
 _VERDICTS: tuple[Verdict, ...] = ("slower", "inconclusive", "faster", "same")
@@ -80,6 +82,8 @@ def table(report: bench.Report, repeat: int) -> str:
     ]
     for name in report.workloads():
         for n in report.sizes():
+            if all(report.seconds(engine, name, n) is None for engine in engines):
+                continue  # a size of other workloads only (the recorded cases' count)
             cells = []
             for engine in engines:
                 text = format_time(report.seconds(engine, name, n))
@@ -104,7 +108,7 @@ def table(report: bench.Report, repeat: int) -> str:
             f"{name:<29}" + "".join(f"{'-' if n is None else f'{n:,}':>{width}}" for n in points)
         )
     lines += [""] + [_summary(report, engine) for engine in others]
-    return "\n".join(lines).rstrip("\n")
+    return "\n".join([*lines, *_notes(report.notes)]).rstrip("\n")
 
 
 def crossover(report: bench.Report, engine: str, name: str) -> int | None:
@@ -122,13 +126,20 @@ def crossover(report: bench.Report, engine: str, name: str) -> int | None:
 
 
 def _summary(report: bench.Report, engine: str) -> str:
-    sizes = [
-        n for n in report.sizes() if any(report.speedup(engine, w, n) for w in report.workloads())
+    built_in = [w for w in report.workloads() if report.family(w) != "recorded"]
+    recorded = [
+        f"{w} (n={n:,}) {format_ratio(s)}"
+        for w in report.workloads()
+        for n in report.sizes()
+        if report.family(w) == "recorded" and (s := report.speedup(engine, w, n)) is not None
     ]
+    sizes = [n for n in report.sizes() if any(report.speedup(engine, w, n) for w in built_in)]
     if not sizes:
+        if recorded:
+            return f"{engine}: " + "; ".join(recorded)
         return f"{engine}: no speedup measured (the reference did not run)"
     n = sizes[-1]
-    parts = []
+    parts = list(recorded)
     for family in ("typical", "adversarial"):
         speedups = {
             w: s
@@ -195,15 +206,24 @@ def table_ab(report: bench.ABReport, new_spec: str, old_spec: str) -> str:
     ]
     for c in report.comparisons:
         e = c.estimate
-        interval = f"[{e.low:.2f}x, {e.high:.2f}x]"
+        if e.pairs:
+            times = f"{format_time(c.new_seconds):>11}{format_time(c.old_seconds):>11}"
+            # Fewer pairs than the confidence needs (cut short by the budget): no interval.
+            interval = f"[{e.low:.2f}x, {e.high:.2f}x]" if math.isfinite(e.high) else "-"
+            ratio = f"{e.ratio:>8.2f}x {interval:>17}"
+        else:  # the time budget left this cell no pair
+            times, ratio = f"{'-':>11}{'-':>11}", f"{'-':>9}{'-':>18}"
         lines.append(
-            f"{c.workload:<16}{c.family:<13}{c.n:>10,}{format_time(c.new_seconds):>11}"
-            f"{format_time(c.old_seconds):>11}{e.ratio:>8.2f}x {interval:>17}{e.pairs:>7}  "
-            f"{e.verdict}"
+            f"{c.workload:<16}{c.family:<13}{c.n:>10,}{times}{ratio}{e.pairs:>7}  {e.verdict}"
         )
     tally = ", ".join(f"{report.counts[v]} {v}" for v in _VERDICTS)
-    lines += ["", f"{tally} in {report.seconds:.1f} s"]
+    lines += ["", f"{tally} in {report.seconds:.1f} s", *_notes(report.notes)]
     return "\n".join(lines)
+
+
+def _notes(notes: Sequence[str]) -> list[str]:
+    """``note: ...`` lines: what the cases left out, cells that time mostly errors."""
+    return [one_line(f"note: {note}") for note in notes]
 
 
 def table_history(reports: Sequence[tuple[str, bench.Report]]) -> str:

@@ -389,6 +389,22 @@ def _cut_over(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[
     return min(max_units, 2**17), [1, min(max_units, 2**18)] * (length // 2) + [1] * (length % 2)
 
 
+def _drained(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
+    """A partial fill, then thousands of unit blocks that use up what is left.
+
+    The first 4,096 blocks (a first chunk) all fit; 16 or more units are left, fewer
+    than the unit blocks after them, so a scan in levels keeps those by one cumulative
+    sum, level after level, until the remaining is below 16 and no block is small any
+    more; then it meets the rest, which nothing fits.  (A small-block threshold one unit
+    high ran such a level on to a remaining of 0 and stalled there.)
+    """
+    units = max(0, length - 4096)
+    left = rng.randint(16, max(16, units - 1))
+    top = max(1, min(2**20, (max_units - left) // 4096))
+    fill = rng.randints(1, top, length - units)
+    return min(max_units, sum(fill) + left), fill + [1] * units
+
+
 _EXTRA = {
     "adaptive": _adaptive,
     "huge": _huge,
@@ -398,9 +414,15 @@ _EXTRA = {
     "int64 tail": _int64_tail,
     "used up": _used_up,
     "cut-over": _cut_over,
+    "drained": _drained,
 }
 #: Lists on paths of the kernel the other families do not reach, at their lengths.
-_KERNEL_PATHS = {"int64 tail": 4098, "used up": 61_440 + 65_536, "cut-over": 2 * 65_537}
+_KERNEL_PATHS = {
+    "int64 tail": 4098,
+    "used up": 61_440 + 65_536,
+    "cut-over": 2 * 65_537,
+    "drained": 4096 + 8192,
+}
 #: Lengths of the ``sparse`` lists: one past each power of two and each round threshold.
 _SPARSE = (*(2**k + 1 for k in range(4, 18)), 1001, 5001, 10001, 50001, 100_001)
 

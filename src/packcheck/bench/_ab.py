@@ -14,15 +14,16 @@ import random
 import statistics
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ._answers import BenchError, Kernel, Progress, check_answers, first_answer
+from .._rule.declared import Rule
+from ._answers import BenchError, Kernel, Progress, check_answers, error_note, first_answer
 from ._context import context
 from ._paired import Estimate, Verdict
-from ._subjects import Cell, Subject, as_subject
-from ._timing import CLOCKS, calls_per_sample, commands_clock, log_ratio, paired, wall
-from ._workloads import WORKLOADS, Workload, workload
+from ._subjects import Cell, Load, Subject, as_subject, where_of
+from ._timing import CLOCKS, commands_clock, common_calls, log_ratio, own_clock, paired, wall
+from ._workloads import WORKLOADS, Recorded, workload
 
 # Untimed calls of each kernel before the one that sets the calls per sample.
 _WARMUP = 2
@@ -59,6 +60,8 @@ class ABReport:
     clock: str
     seconds: float
     kinds: tuple[str, str] = ("kernel", "kernel")
+    #: Lines on cells that time mostly errors or refusals (:func:`._answers.error_note`).
+    notes: list[str] = field(default_factory=list)
     counts: Counter[Verdict] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -83,18 +86,25 @@ class ABReport:
                     "workload": c.workload,
                     "family": c.family,
                     "n": c.n,
-                    "new_seconds": c.new_seconds,
-                    "old_seconds": c.old_seconds,
-                    "new_median_seconds": c.new_median,
-                    "old_median_seconds": c.old_median,
-                    "ratio": c.estimate.ratio,
-                    "interval": [c.estimate.low, c.estimate.high],
+                    "new_seconds": _number(c.new_seconds),
+                    "old_seconds": _number(c.old_seconds),
+                    "new_median_seconds": _number(c.new_median),
+                    "old_median_seconds": _number(c.old_median),
+                    "ratio": _number(c.estimate.ratio),
+                    "interval": [_number(c.estimate.low), _number(c.estimate.high)],
                     "pairs": c.estimate.pairs,
                     "verdict": c.estimate.verdict,
                 }
                 for c in self.comparisons
             ],
+            **({"notes": list(self.notes)} if self.notes else {}),
         }
+
+
+def _number(value: float) -> float | None:
+    """``value`` for JSON: ``None`` for a time or ratio a cell never measured (NaN) and
+    for the open end of an interval too few pairs leave (infinite)."""
+    return value if math.isfinite(value) else None
 
 
 def ab(
@@ -112,38 +122,63 @@ def ab(
     seed: int = 0,
     clock: str = "thread",
     progress: Progress | None = None,
+    recorded: Recorded | None = None,
+    rule: Rule | None = None,
 ) -> ABReport:
     """Time ``new`` against ``old`` on every workload and size, and judge each.
 
     ``new`` and ``old`` are kernels (``pack_sizes(budget, sizes)`` functions) or any
     :class:`Subject` (a case-level function, a command), in any mix; a command needs
-    the ``command`` or ``wall`` clock.  Per cell: the data come from ``seed``; both
-    answers are checked (equal to each other, or in mixed kinds each to the rule's;
-    inputs untouched), then each side is warmed up and one call of each sets how many
-    calls make a sample last ``min_time``.  Pairs are taken until the verdict is not
-    ``inconclusive`` (looked at from ``min_pairs`` on), ``max_pairs`` is reached, or
-    the cell's share of what is left of ``time_budget`` (wall seconds) is spent; every
-    cell gets ``min_pairs`` pairs whatever the budget.
+    the ``command`` or ``wall`` clock, and each side's samples count its own process
+    only.  Per cell: the data come from ``seed``; both answers are checked (equal to
+    each other, or in mixed kinds each to the rule's; inputs untouched), then each side
+    is warmed up and one call of each sets how many calls make a sample last
+    ``min_time``, the two sides in turn.  Pairs are taken
+    until the verdict is not ``inconclusive`` (looked at from ``min_pairs`` on),
+    ``max_pairs`` is reached, or the cell's share of what is left of ``time_budget``
+    (wall seconds) after its checks and warm-up is spent.
+
+    The budget holds whatever the packers cost: a cell is not begun when what the
+    last one took before its first pair would overrun it, and a cell stops taking
+    pairs at its share, even below ``min_pairs``.  A cell so left with fewer than
+    ``min_pairs`` pairs (or none, or never begun) is ``inconclusive``, never a
+    verdict.
+
+    ``recorded`` cases are a cell of their own, first, each call packing all of them
+    (``workloads=[]``: them alone).  Under ``rule`` the answers are checked against it
+    and the workloads' budgets fit it; a cell most of whose answers are errors or
+    refusals is named in the report's notes.
 
     Raises :class:`BenchError` when the answers differ (saying which one the
     reference agrees with), one is not an answer, a kernel raises or changes its input;
     ``ValueError`` for an unknown clock, an empty matrix or impossible counts.
     """
     subjects = (as_subject("NEW", new), as_subject("OLD", old))
-    cells = _cells(subjects, workloads, sizes, clock, (min_pairs, max_pairs))
+    for subject in subjects:
+        subject.rule = rule
+    if recorded is not None and subjects[0].family != subjects[1].family:
+        recorded = recorded.packable()  # a kernel packs only these: both sides alike
+    cells = _cells(subjects, workloads, sizes, clock, (min_pairs, max_pairs), recorded)
     start = wall()
     end = start + time_budget
     rng = random.Random(seed)
     comparisons = []
+    notes: list[str] = []
+    setup = 0.0  # wall seconds the last cell took before its first pair
     for done, (load, n) in enumerate(cells):
         if progress is not None:
             progress(f"{load.name} n={n:,}", done + 1, len(cells))
-        deadline = wall() + max(0.0, end - wall()) / (len(cells) - done)
-        pairs = (min_pairs, max_pairs, deadline)
+        began = wall()
+        if began + setup >= end:
+            comparisons.append(_unjudged(load, n))
+            continue
+        # The cell's pairs get an equal share of what its checks and warm-up leave.
+        pairs = (min_pairs, max_pairs, end, len(cells) - done)
         judging = (threshold, confidence, min_time)
-        comparisons.append(_compare(load, n, seed, subjects, pairs, judging, clock, rng))
+        compared, setup = _compare(load, n, seed, subjects, pairs, judging, clock, rng, notes)
+        comparisons.append(compared)
     kinds = (subjects[0].kind, subjects[1].kind)
-    return ABReport(comparisons, threshold, confidence, clock, wall() - start, kinds)
+    return ABReport(comparisons, threshold, confidence, clock, wall() - start, kinds, notes)
 
 
 def _cells(
@@ -152,39 +187,68 @@ def _cells(
     sizes: Iterable[int],
     clock: str,
     pairs: tuple[int, int],
-) -> list[tuple[Workload, int]]:
-    """The workloads at the sizes to compare; ``ValueError`` for what :func:`ab` says."""
+    recorded: Recorded | None,
+) -> list[tuple[Load, int]]:
+    """The recorded cases, then the workloads at the sizes to compare; ``ValueError``
+    for what :func:`ab` says."""
     if clock not in CLOCKS:
         raise ValueError(f"unknown clock {clock!r}; expected one of {', '.join(CLOCKS)}")
     if any(s.kind == "command" for s in subjects):
         commands_clock(clock)
     names = list(workloads) if workloads is not None else list(WORKLOADS)
-    cells = [(workload(name), n) for name in names for n in sorted(set(sizes))]
-    if not cells or cells[0][1] < 1 or not 1 <= pairs[0] <= pairs[1]:
+    ns = sorted(set(sizes))
+    cells: list[tuple[Load, int]] = [] if recorded is None else [(recorded, len(recorded.recorded))]
+    cells += [(workload(name), n) for name in names for n in ns]
+    if not cells or (ns and ns[0] < 1) or not 1 <= pairs[0] <= pairs[1]:
         raise ValueError("need a workload, sizes >= 1 and 1 <= min_pairs <= max_pairs")
     return cells
 
 
 def _compare(
-    load: Workload,
+    load: Load,
     n: int,
     seed: int,
     subjects: tuple[Subject, Subject],
-    pairs: tuple[int, int, float],
+    pairs: tuple[int, int, float, int],
     judging: tuple[float, float, float],
     clock_name: str,
     rng: random.Random,
-) -> Comparison:
-    where = f"on {load.name} at n={n:,}"
+    notes: list[str],
+) -> tuple[Comparison, float]:
+    """The comparison on one cell, and the wall seconds it took before its first pair;
+    a note added to ``notes`` if it times mostly errors or refusals.  ``pairs`` is
+    ``(min_pairs, max_pairs, end, cells)``: its pairs stop at an equal share, among the
+    ``cells`` left (this one too), of the wall time from its first pair to ``end``."""
+    began = wall()
+    where = where_of(load, n)
     cells = (subjects[0].cell(load, n, seed), subjects[1].cell(load, n, seed))
-    _check_answers(where, subjects, cells)
-    clock = CLOCKS[clock_name]
+    note = error_note(_check_answers(where, subjects, cells), where)
+    if note is not None:
+        notes.append(note)
+    clocks = (own_clock(clock_name, id(subjects[0])), own_clock(clock_name, id(subjects[1])))
     runs = (cells[0].run, cells[1].run)
-    number = min(calls_per_sample(run, clock, judging[2], warmup=_WARMUP) for run in runs)
-    judged, samples = paired(runs, number, clock, rng, pairs, judging[:2])
+    number = common_calls(runs, clocks, judging[2], warmup=_WARMUP)
+    now = wall()
+    setup = now - began
+    min_pairs, max_pairs, end, cells_left = pairs
+    deadline = now + max(0.0, end - now) / cells_left
+    judged, samples = paired(
+        runs, number, clocks, rng, (min_pairs, max_pairs, deadline), judging[:2]
+    )
+    if judged is None or judged.pairs < min_pairs:
+        # Cut short by the budget: too few pairs for any verdict, whatever they say.
+        if judged is None:
+            return _unjudged(load, n), setup
+        judged = replace(judged, verdict="inconclusive")
     new_seconds, old_seconds = _median_pair(*samples)
     medians = (statistics.median(times) for times in samples)
-    return Comparison(load.name, load.family, n, new_seconds, old_seconds, judged, *medians)
+    return Comparison(load.name, load.family, n, new_seconds, old_seconds, judged, *medians), setup
+
+
+def _unjudged(load: Load, n: int) -> Comparison:
+    """A cell the time budget left no pair for: inconclusive, its times unknown."""
+    nothing = Estimate(math.nan, math.nan, math.nan, 0, "inconclusive")
+    return Comparison(load.name, load.family, n, math.nan, math.nan, nothing, math.nan, math.nan)
 
 
 def _median_pair(new: list[float], old: list[float]) -> tuple[float, float]:
@@ -196,7 +260,8 @@ def _median_pair(new: list[float], old: list[float]) -> tuple[float, float]:
     return math.sqrt(new[low] * new[high]), math.sqrt(old[low] * old[high])
 
 
-def _check_answers(where: str, subjects: tuple[Subject, Subject], cells: tuple[Cell, Cell]) -> None:
+def _check_answers(where: str, subjects: tuple[Subject, Subject], cells: tuple[Cell, Cell]) -> Any:
+    """NEW's answer, once both are checked."""
     answers = {}
     for label, cell in zip(("NEW", "OLD"), cells, strict=True):
         answers[label] = first_answer(label, cell.answer, where, shape=cell.shape)
@@ -204,6 +269,7 @@ def _check_answers(where: str, subjects: tuple[Subject, Subject], cells: tuple[C
             raise BenchError(f"{label} changed its input {where}")
     if subjects[0].family == subjects[1].family:
         check_answers(answers, cells[0].expected, where)
-        return
+        return answers["NEW"]
     for (label, answer), cell in zip(answers.items(), cells, strict=True):
         check_answers({label: answer}, cell.expected, where)
+    return answers["NEW"]

@@ -90,3 +90,17 @@ def check_answers(answers: Mapping[str, Any], expected: Callable[[], Any], where
     for label in labels:
         if answers[label] != right:
             raise BenchError(f"{label} gave a wrong answer {where}")
+
+
+def error_note(answer: Any, where: str) -> str | None:
+    """A line saying that most of the rule's answers ``where`` (one answer, or a list)
+    are errors or refusals, so that the cell times mostly their path; ``None`` when
+    most are not."""
+    answers = answer if isinstance(answer, list) else [answer]
+    errors = sum(isinstance(one, dict) and "error" in one for one in answers)
+    if 2 * errors <= len(answers):
+        return None
+    return (
+        f"{where}: {errors:,} of {len(answers):,} answer(s) are errors or refusals: "
+        "this cell times mostly their path, not packing"
+    )

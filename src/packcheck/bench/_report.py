@@ -62,6 +62,8 @@ class Report:
     context: dict[str, Any] = field(default_factory=dict)
     clock: str = "thread"
     stored: dict[tuple[str, str, int], tuple[float, float, float]] = field(default_factory=dict)
+    #: Lines on cells that time mostly errors or refusals (:func:`._answers.error_note`).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def machine(self) -> dict[str, str]:
@@ -153,7 +155,8 @@ class Report:
                 result.update(speedup=speedup[0], speedup_interval=list(speedup[1:]))
             results.append(result)
         where = {key: self.context.get(key) for key in _CONTEXT_KEYS} | {"machine": self.machine}
-        return {"kind": KIND, "clock": self.clock, **where, "results": results}
+        notes = {"notes": list(self.notes)} if self.notes else {}
+        return {"kind": KIND, "clock": self.clock, **where, "results": results, **notes}
 
     @classmethod
     def from_json(cls, data: Any) -> Report:

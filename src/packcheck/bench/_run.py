@@ -19,13 +19,15 @@ import numpy as np
 
 from .. import reference
 from .._engines import levels as scan
+from .._engines.choice import Engine
 from .._engines.pack import pack, pack_many
-from ._answers import BenchError, Kernel, Progress, check_answers, first_answer
+from .._rule.declared import Rule
+from ._answers import BenchError, Kernel, Progress, check_answers, error_note, first_answer
 from ._context import MACHINE_KEYS, VERSION_KEYS, context, mismatches
 from ._report import CALLS, REFERENCE, Report, StepsReport, StepTiming, Timing
-from ._subjects import Subject, as_subject
+from ._subjects import Load, Subject, as_subject, where_of
 from ._timing import CLOCKS, Run, calls_per_sample, commands_clock, in_turn, repeated
-from ._workloads import WORKLOADS, Batch, Workload, batch_of_steps, workload
+from ._workloads import WORKLOADS, Batch, Recorded, Workload, batch_of_steps, workload
 
 #: Powers of ten from 10 blocks (one model step packs tens to a thousand) to 10**6.
 DEFAULT_SIZES: tuple[int, ...] = (10, 10**2, 10**3, 10**4, 10**5, 10**6)
@@ -54,19 +56,26 @@ def run(
     min_time: float = 0.02,
     clock: str = "thread",
     progress: Progress | None = None,
+    recorded: Recorded | None = None,
+    rule: Rule | None = None,
 ) -> Report:
     """Time ``packers`` (default: the NumPy packer as ``"numpy"``) and the reference.
 
     A packer is a kernel (``pack_sizes(budget, sizes)``) or any :class:`Subject`; the
     packers of one run are all kernel-level (the reference is
     :func:`packcheck.reference.pack_sizes` on a list) or all case-level and commands
-    (the reference is ``pack(case)``); a command needs the ``command`` or ``wall`` clock.
+    (the reference is ``pack(case)``, under ``rule`` when given: the workloads' budgets
+    then fit it, see :func:`packcheck.bench._workloads.fitted_budget`); a command needs
+    the ``command`` or ``wall`` clock.  ``recorded`` cases are timed first, as a
+    workload of their own, each call packing all of them (``workloads=[]`` times them
+    alone).
 
     For every workload and size: the data come from ``seed``, each packer's answer is
     checked (against the NumPy packer's above ``reference_limit`` blocks, where the
     reference does not run and no speedup is reported), then ``repeat`` rounds time
     every packer in turn, each over calls lasting ``min_time`` seconds; a timing is the
-    median over rounds, on the clock ``clock`` (one of :data:`CLOCKS`).
+    median over rounds, on the clock ``clock`` (one of :data:`CLOCKS`).  A cell most
+    of whose answers are errors or refusals is named in the report's notes.
 
     Raises :class:`BenchError` when a packer's answer is wrong or it mutates its
     input, ``ValueError`` for an unknown workload or a size or repeat below 1.
@@ -78,48 +87,65 @@ def run(
         raise ValueError("kernel-level and case-level packers are timed in separate runs")
     if any(packer.kind == "command" for packer in chosen.values()):
         commands_clock(clock)
+    for packer in chosen.values():
+        packer.rule = rule
     names = list(workloads) if workloads is not None else list(WORKLOADS)
     ns = sorted(set(sizes))
     if repeat < 1 or not ns or ns[0] < 1:
         raise ValueError("sizes and repeat must be at least 1")
-    cells = [(workload(name), n) for name in names for n in ns]
+    cells: list[tuple[Load, int]] = [] if recorded is None else [(recorded, len(recorded.recorded))]
+    cells += [(workload(name), n) for name in names for n in ns]
     timings: list[Timing] = []
+    notes: list[str] = []
     for done, (load, n) in enumerate(cells):
         if progress is not None:
             progress(f"{load.name} n={n:,}", done + 1, len(cells))
-        timings += _measure(load, n, seed, chosen, (repeat, min_time), n <= reference_limit, timer)
-    return Report(timings, context(), clock)
+        rounds = (repeat, min_time)
+        measured = _measure(load, n, seed, chosen, rounds, n <= reference_limit, timer, notes)
+        timings += measured
+    return Report(timings, context(), clock, notes=notes)
 
 
 def _measure(
-    load: Workload,
+    load: Load,
     n: int,
     seed: int,
     packers: Mapping[str, Subject],
     rounds: tuple[int, float],
     with_reference: bool,
     clock: Callable[[], float],
+    notes: list[str],
 ) -> list[Timing]:
     repeat, min_time = rounds
-    where = f"on {load.name} at n={n:,}"
+    where = where_of(load, n)
     runs: dict[str, Run] = {}
     numbers: dict[str, int] = {}
-    sizes, budget = load.generate(n, seed)
     cases = any(packer.family == "case" for packer in packers.values())
+    rule = next(iter(packers.values())).rule
+    calls: list[Callable[[], Any]]
+    if cases:
+        inputs: list[Any] = load.cases(n, seed, rule)
+        engine: Engine = "reference" if with_reference or rule is not None else "numpy"
+        calls = [partial(pack, case, engine=engine, rule=rule) for case in inputs]
+        budget = inputs[0]["budget"] if isinstance(load, Workload) else 0
+    else:
+        arrays = load.arrays(n, seed)
+        if with_reference:
+            calls = [partial(_reference, b, s.tolist()) for s, b in arrays]
+        else:
+            calls = [partial(_numpy_answer, b, s) for s, b in arrays]
+        budget = arrays[0][1] if isinstance(load, Workload) else 0
+    # One case is called as it is: a wrapper's cost would count in the reference's time.
+    call = calls[0] if len(calls) == 1 else partial(_each_answer, calls)
     if with_reference:
-        call = (
-            partial(pack, load.case(n, seed), engine="reference")
-            if cases
-            else partial(_reference, budget, sizes.tolist())
-        )
         expected = first_answer(REFERENCE, call, where)
         runs[REFERENCE] = repeated(call)
         numbers[REFERENCE] = calls_per_sample(runs[REFERENCE], clock, min_time)
-    elif cases:
-        expected = pack(load.case(n, seed), engine="numpy")
     else:
-        mask, remaining = scan.pack_sizes(budget, sizes)
-        expected = (mask.tolist(), remaining)
+        expected = call()
+    note = error_note(expected, where)
+    if note is not None:
+        notes.append(note)
     for name, packer in packers.items():
         cell = packer.cell(load, n, seed)
         check_answers({name: first_answer(name, cell.answer, where)}, lambda: expected, where)
@@ -129,11 +155,19 @@ def _measure(
         numbers[name] = calls_per_sample(cell.run, clock, min_time)
     samples = in_turn(runs, numbers, repeat, clock)
     return [
-        Timing(
-            name, load.name, load.family, n, budget, seed, statistics.median(times), tuple(times)
-        )
-        for name, times in samples.items()
+        Timing(name, load.name, load.family, n, budget, seed, statistics.median(t), tuple(t))
+        for name, t in samples.items()
     ]
+
+
+def _each_answer(calls: list[Callable[[], Any]]) -> list[Any]:
+    """The answers of ``calls``, in order."""
+    return [call() for call in calls]
+
+
+def _numpy_answer(budget: int, sizes: Any) -> tuple[list[bool], int]:
+    mask, remaining = scan.pack_sizes(budget, sizes)
+    return mask.tolist(), remaining
 
 
 def run_steps(

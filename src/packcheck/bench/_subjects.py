@@ -13,22 +13,29 @@ from __future__ import annotations
 import inspect
 import math
 import pickle
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import reference
 from .._engines.pack import pack
 from .._packers import CommandPacker, PackerFault, SetupError, encode_case
 from .._partition.facts import without_partition
+from .._rule.declared import Rule
+from .._rule.interpret import REFUSED
+from .._rule.recorded import refuses
 from ._answers import BenchError, Kernel, read_answer
 from ._limit import Limit
 from ._timing import Run, repeated, unwatch, watch
-from ._workloads import Workload, as_case
+from ._workloads import Recorded, Workload, as_case
+
+#: What a cell is measured on: a built-in workload at a size, or the recorded cases.
+Load = Workload | Recorded
 
 Kind = Literal["kernel", "case", "command"]
 #: The kinds a Python function can be: ``--kind``'s choices.
@@ -65,20 +72,30 @@ def _watching(limit: Limit | None, what: str, calls: int = 1) -> Iterator[None]:
 
 class Subject:
     """A packer to time: its ``name`` (as given), its ``kind``, a :class:`Cell` per input,
-    and the :class:`Limit` of a case (``None``: none; a command has its own)."""
+    the :class:`Limit` of a case (``None``: none; a command has its own), and the
+    declared ``rule`` it packs by (``None``: packcheck's own), which the workloads fit
+    and its answers are checked against."""
 
     name: str
     kind: Kind
     limit: Limit | None = None
+    rule: Rule | None = None
 
     @property
     def family(self) -> str:
         """``kernel`` or ``case``: what its answers compare with."""
         return "kernel" if self.kind == "kernel" else "case"
 
-    def cell(self, load: Workload, n: int, seed: int) -> Cell:
-        """This packer on ``load``'s input of ``n`` blocks from ``seed``."""
+    def cell(self, load: Load, n: int, seed: int) -> Cell:
+        """This packer on ``load``'s input of ``n`` blocks from ``seed`` (on recorded
+        cases, on all of them: one call packs each in turn)."""
         raise NotImplementedError  # pragma: no cover - abstract
+
+    def expected(self, cases: list[Any]) -> Callable[[], Any]:
+        """The rule's answer to ``cases``: one answer for one case, else a list."""
+        if len(cases) == 1:
+            return partial(pack, cases[0], rule=self.rule)
+        return lambda: [pack(case, rule=self.rule) for case in cases]
 
     def close(self) -> None:
         """Release the packer (a command's process)."""
@@ -114,37 +131,99 @@ class KernelSubject(_Function):
 
     kind: Kind = "kernel"
 
-    def cell(self, load: Workload, n: int, seed: int) -> Cell:
-        sizes, budget = load.generate(n, seed)
-        pristine = sizes.copy()
-        call = partial(self.function, budget, sizes)
+    def cell(self, load: Load, n: int, seed: int) -> Cell:
+        inputs = load.arrays(n, seed)
+        if not inputs:
+            raise BenchError(f"{self.name}: no recorded case a kernel can pack (valid units)")
+        pristine = [sizes.copy() for sizes, _ in inputs]
+        calls = [partial(self.function, budget, sizes) for sizes, budget in inputs]
+        answers = [partial(_kernel_answer, call) for call in calls]
+        expected = [partial(_reference_answer, budget, sizes) for sizes, budget in inputs]
+        one = len(calls) == 1
         cell = Cell(
-            repeated(call),
-            lambda: read_answer(call()),
-            lambda: np.array_equal(sizes, pristine),
-            lambda: reference.pack_sizes(budget, sizes.tolist()),
+            repeated(calls[0]) if one else _each(calls),
+            answers[0] if one else partial(_all, answers),
+            lambda: all(np.array_equal(s, p) for (s, _), p in zip(inputs, pristine, strict=True)),
+            expected[0] if one else partial(_every, expected),
             _SHAPE["kernel"],
         )
-        return self._limited(cell, f"on {load.name} at n={n:,}")
+        return self._limited(cell, where_of(load, n))
+
+
+def _kernel_answer(call: Callable[[], Any]) -> tuple[list[bool], int] | None:
+    return read_answer(call())
+
+
+def _reference_answer(budget: int, sizes: npt.NDArray[np.int64]) -> tuple[list[bool], int]:
+    return reference.pack_sizes(budget, sizes.tolist())
+
+
+def _every(calls: Sequence[Callable[[], Any]]) -> list[Any]:
+    return [call() for call in calls]
+
+
+def _each(calls: Sequence[Callable[[], Any]]) -> Run:
+    """Every one of ``calls`` in turn, ``number`` times."""
+
+    def run(number: int) -> None:
+        for _ in range(number):
+            for call in calls:
+                call()
+
+    return run
+
+
+def _all(answers: Sequence[Callable[[], Any]]) -> list[Any] | None:
+    """Every answer, or ``None`` if one is not an answer."""
+    listed = [answer() for answer in answers]
+    return None if any(answer is None for answer in listed) else listed
+
+
+def where_of(load: Load, n: int) -> str:
+    """Where a message says a cell is: ``on WORKLOAD at n=N``, or on the recorded cases."""
+    if isinstance(load, Recorded):
+        return f"on the {len(load.recorded):,} recorded case(s)"
+    return f"on {load.name} at n={n:,}"
 
 
 class CaseSubject(_Function):
-    """A ``case -> answer`` function, called in this process."""
+    """A ``case -> answer`` function, called in this process; where its rule refuses
+    some input, a ``ValueError`` it raises is its refusal (``{"error": "refused"}``)."""
 
     kind: Kind = "case"
 
-    def cell(self, load: Workload, n: int, seed: int) -> Cell:
-        case = load.case(n, seed)
-        pristine = pickle.dumps(case)
-        call = partial(self.function, case)
+    def cell(self, load: Load, n: int, seed: int) -> Cell:
+        cases = load.cases(n, seed, self.rule)
+        pristine = pickle.dumps(cases)
+        calls = [partial(self._refusing(), case) for case in cases]
+        if len(calls) == 1:
+            run, answer = repeated(calls[0]), lambda: without_partition(calls[0]())
+        else:
+            run = _each(calls)
+            answer = lambda: [without_partition(call()) for call in calls]  # noqa: E731
         cell = Cell(
-            repeated(call),
-            lambda: without_partition(call()),
-            lambda: pickle.dumps(case) == pristine,
-            partial(pack, case),
+            run,
+            answer,
+            lambda: pickle.dumps(cases) == pristine,
+            self.expected(cases),
             _SHAPE["case"],
         )
-        return self._limited(cell, f"on {load.name} at n={n:,}")
+        return self._limited(cell, where_of(load, n))
+
+    def _refusing(self) -> Callable[[Any], Any]:
+        """The function, its ``ValueError`` answering ``{"error": "refused"}`` where the
+        rule refuses some input (as ``verify --rule`` takes it)."""
+        if not refuses(self.rule):
+            return self.function
+        function = self.function
+
+        def refusing(case: Any) -> Any:
+            try:
+                return function(case)
+            except ValueError:
+                return dict(REFUSED)
+
+        return refusing
 
 
 class CommandSubject(Subject):
@@ -160,25 +239,26 @@ class CommandSubject(Subject):
         self.packer = CommandPacker(command, self.timeout)
         watch(id(self), lambda: self.packer.pid)  # its work, on the command clock
 
-    def cell(self, load: Workload, n: int, seed: int) -> Cell:
-        case = load.case(n, seed)
-        line = (encode_case(case) + "\n").encode("ascii")
-        where = f"on {load.name} at n={n:,}"
+    def cell(self, load: Load, n: int, seed: int) -> Cell:
+        cases = load.cases(n, seed, self.rule)
+        line = "".join(encode_case(case) + "\n" for case in cases).encode("ascii")
+        where = where_of(load, n)
 
         def run(number: int) -> None:
-            self.packer.timeout = self.timeout * number
+            calls = number * len(cases)
+            self.packer.timeout = self.timeout * calls
             try:
-                self.packer.stream(line * number, number)
+                self.packer.stream(line * number, calls)
             except PackerFault as exc:
-                raise BenchError(
-                    f"{self.name} failed {where} (in {number} case(s)): {exc}"
-                ) from None
+                failed = f"{self.name} failed {where} (in {calls} case(s))"
+                raise BenchError(f"{failed}: {exc}") from None
 
         def answer() -> object:
             self.packer.timeout = self.timeout
-            return without_partition(self.packer.answer(case))
+            answers = [without_partition(self.packer.answer(case)) for case in cases]
+            return answers[0] if len(answers) == 1 else answers
 
-        return Cell(run, answer, lambda: True, partial(pack, case), _SHAPE["case"])
+        return Cell(run, answer, lambda: True, self.expected(cases), _SHAPE["case"])
 
     def close(self) -> None:
         unwatch(id(self))
@@ -196,6 +276,7 @@ def python_subject(
     kind: str | None = None,
     option: str = "--packer",
     limit: Limit | None = None,
+    rule: Rule | None = None,
 ) -> Subject:
     """``function`` as a kernel or case subject: ``kind`` if given, else told by its
     signature, or when that cannot tell, by trying a small case each way; every call
@@ -208,7 +289,9 @@ def python_subject(
             kind = _kind(name, function, option)
     if kind == "kernel":
         return KernelSubject(name, function, limit)
-    return CaseSubject(name, function, limit)
+    subject = CaseSubject(name, function, limit)
+    subject.rule = rule
+    return subject
 
 
 def _kind(name: str, function: Callable[..., Any], option: str) -> str:

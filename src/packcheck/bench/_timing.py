@@ -23,8 +23,9 @@ import math
 import os
 import random
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 from ._paired import Estimate, estimate
@@ -60,10 +61,12 @@ def _process_cpu(pid: int) -> float:
     return total / 1e9
 
 
-def command_clock() -> float:
+def command_clock(only: int | None = None) -> float:
     """The calling thread's CPU time plus that of the watched processes: the command
-    packers' work, without the time anyone waits for a core."""
-    running = (pid() for pid in list(_watched.values()))
+    packers' work, without the time anyone waits for a core; with ``only``, of the
+    process watched under that key alone."""
+    pids = _watched.values() if only is None else [_watched.get(only, lambda: None)]
+    running = (pid() for pid in list(pids))
     return time.thread_time() + sum(_process_cpu(pid) for pid in running if pid is not None)
 
 
@@ -84,6 +87,23 @@ Run = Callable[[int], Any]
 _wall: Callable[[], float] = time.monotonic
 # Calls per sample at most, so a call that seems free cannot loop for ever.
 _MAX_CALLS = 10_000
+# Wall seconds a sample lasts at most, however little it costs on its clock: a packer
+# that waits (sleeps, or asks a server) costs no CPU time, and 10,000 of its calls
+# would outlast any time budget.
+MAX_SAMPLE_WALL = 1.0
+
+
+def own_clock(name: str, key: int) -> Callable[[], float]:
+    """The clock ``name`` as it times the packer watched under ``key`` (its ``id``).
+
+    On the ``command`` clock: this thread and that packer's process only.  Why: a
+    sample of one packer must not count another's work, such as the collection or the
+    compilation a JIT runtime does in the background after its own sample ended;
+    charged to whichever packer is timed next, it made a command packer timed against
+    itself look slower or faster by the order of the samples.  Any other clock as it is.
+    """
+    clock = CLOCKS[name]
+    return partial(command_clock, key) if clock is command_clock else clock
 
 
 def commands_clock(clock: str) -> None:
@@ -134,14 +154,40 @@ def sample(run: Run, number: int, clock: Callable[[], float]) -> float:
 def calls_per_sample(
     run: Run, clock: Callable[[], float], min_time: float, *, warmup: int = 0
 ) -> int:
-    """How many calls make a sample last ``min_time`` (1 to the cap), judged by one
-    timed call after ``warmup`` untimed ones."""
+    """How many calls make a sample of ``run`` last ``min_time``: :func:`common_calls`
+    of it alone."""
+    return common_calls((run,), (clock,), min_time, warmup=warmup)
+
+
+def common_calls(
+    runs: Sequence[Run],
+    clocks: Sequence[Callable[[], float]],
+    min_time: float,
+    *,
+    warmup: int = 0,
+) -> int:
+    """How many calls make a sample of the slowest of ``runs`` last ``min_time`` on its
+    clock (1 to the cap), judged by one timed call of each after ``warmup`` untimed
+    ones, the runs in turn at each step so that none is warmed long before another; no
+    more than last :data:`MAX_SAMPLE_WALL` wall seconds.  A call that lasts that long
+    is its own warm-up: one call a sample, found without more calls."""
     for _ in range(warmup):
-        run(1)
+        for run, clock in zip(runs, clocks, strict=True):
+            if _timed(run, clock)[1] >= MAX_SAMPLE_WALL:
+                return 1
+    number = _MAX_CALLS
+    for run, clock in zip(runs, clocks, strict=True):  # every run, each as often as the rest
+        once, took = _timed(run, clock)
+        by_clock = 1 if once >= min_time else math.ceil(min_time / max(once, 1e-9))
+        number = min(number, by_clock, math.floor(MAX_SAMPLE_WALL / max(took, 1e-9)))
+    return max(1, number)
+
+
+def _timed(run: Run, clock: Callable[[], float]) -> tuple[float, float]:
+    """One call's seconds on ``clock`` and on the wall."""
+    start = wall()
     once = sample(run, 1, clock)
-    if once >= min_time:
-        return 1
-    return min(_MAX_CALLS, math.ceil(min_time / max(once, 1e-9)))
+    return once, wall() - start
 
 
 def in_turn(
@@ -164,35 +210,39 @@ def in_turn(
 def paired(
     runs: tuple[Run, Run],
     number: int,
-    clock: Callable[[], float],
+    clocks: tuple[Callable[[], float], Callable[[], float]],
     rng: random.Random,
     pairs: tuple[int, int, float],
     judging: tuple[float, float],
-) -> tuple[Estimate, tuple[list[float], list[float]]]:
-    """Pairs of samples of ``runs`` (NEW, OLD), each pair back to back in a random
-    order, until the verdict on their ratios is not ``inconclusive`` (looked at from
-    ``min_pairs`` on), ``max_pairs`` is reached or the wall ``deadline`` passed.
+) -> tuple[Estimate | None, tuple[list[float], list[float]]]:
+    """Pairs of samples of ``runs`` (NEW, OLD), each on its own of ``clocks``, each pair
+    back to back in a random order, until the verdict on their ratios is not
+    ``inconclusive`` (looked at from ``min_pairs`` on), ``max_pairs`` is reached or the
+    wall ``deadline`` would pass during another pair as long as the last (checked before
+    every pair): the deadline wins over ``min_pairs``, so a slow packer cannot make a run
+    outlast its time budget.
 
     ``pairs`` is ``(min_pairs, max_pairs, deadline)``, ``judging`` ``(threshold,
-    confidence)``; returns the estimate and both sides' samples, in order.
+    confidence)``; returns the estimate (``None`` when the deadline left no pair) and
+    both sides' samples, in order.
     """
     min_pairs, max_pairs, deadline = pairs
     samples: tuple[list[float], list[float]] = ([], [])
     log_ratios: list[float] = []
+    took = 0.0  # the last pair's wall seconds: a pair is begun only if one more fits
     with collector_off():
-        while True:
+        while (began := wall()) + took < deadline:
             order = (0, 1) if rng.random() < 0.5 else (1, 0)
             for side in order:
-                samples[side].append(sample(runs[side], number, clock))
+                samples[side].append(sample(runs[side], number, clocks[side]))
+            took = wall() - began
             log_ratios.append(log_ratio(samples[0][-1], samples[1][-1]))
             if len(log_ratios) < min_pairs:
                 continue
             judged = estimate(log_ratios, *judging)
             if judged.verdict != "inconclusive" or len(log_ratios) >= max_pairs:
                 break
-            if wall() >= deadline:
-                break
-    return judged, samples
+    return (estimate(log_ratios, *judging) if log_ratios else None), samples
 
 
 def log_ratio(new: float, old: float) -> float:

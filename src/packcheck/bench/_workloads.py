@@ -8,14 +8,18 @@ at every skipped block quadratic.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-Family = Literal["typical", "adversarial"]
+from .._rule.declared import Rule
+from .._rule.model import Case, read_case
+
+Family = Literal["typical", "adversarial", "recorded"]
 Sizes = npt.NDArray[np.int64]
 _Make = Callable[[int, np.random.Generator], tuple[Sizes, int]]
 #: The required IDs of :func:`as_case`: the first block, the eighth, and one absent.
@@ -37,10 +41,96 @@ class Workload:
             raise ValueError(f"n must be >= 1, got {n}")
         return self.make(n, np.random.default_rng(seed))
 
-    def case(self, n: int, seed: int = 0) -> dict[str, Any]:
-        """:meth:`generate` as a case :func:`packcheck.pack` takes (:func:`as_case`)."""
+    def case(self, n: int, seed: int = 0, rule: Rule | None = None) -> dict[str, Any]:
+        """:meth:`generate` as a case :func:`packcheck.pack` takes (:func:`as_case`),
+        its budget fitted to ``rule`` (:func:`fitted_budget`)."""
         sizes, budget = self.generate(n, seed)
-        return as_case(budget, sizes.tolist())
+        listed = sizes.tolist()
+        return as_case(fitted_budget(budget, listed, rule), listed)
+
+    def cases(self, n: int, seed: int = 0, rule: Rule | None = None) -> list[dict[str, Any]]:
+        """The cases a call packs: :meth:`case`, alone."""
+        return [self.case(n, seed, rule)]
+
+    def arrays(self, n: int, seed: int = 0) -> list[tuple[Sizes, int]]:
+        """What a kernel packs in a call: :meth:`generate`, alone."""
+        return [self.generate(n, seed)]
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """Cases a user recorded (``bench --cases``), timed as one workload: a call packs
+    every one of them in turn, and ``n`` is how many there are.  Keys of a recorded
+    step other than the case's are left as they are: packers ignore them."""
+
+    recorded: tuple[Any, ...]
+    name: str = "recorded"
+    family: Family = "recorded"
+    description: str = "the cases given with --cases"
+
+    def cases(self, n: int = 0, seed: int = 0, rule: Rule | None = None) -> list[Any]:
+        """Every recorded case, as recorded (``n``, ``seed`` and ``rule`` change nothing)."""
+        return list(self.recorded)
+
+    def arrays(self, n: int = 0, seed: int = 0) -> list[tuple[Sizes, int]]:
+        """The sizes and budget of every recorded case a kernel can pack: those whose
+        units are valid (a kernel cannot answer ``{"error": "size"}``) within int64."""
+        read = (_read(case) for case in self.recorded)
+        return [
+            (np.array(case.sizes, dtype=np.int64), case.budget)
+            for case in read
+            if case is not None and _fits_int64(case)
+        ]
+
+    def packable(self) -> Recorded:
+        """The recorded cases a kernel can pack (:meth:`arrays`'), so that a kernel and
+        a case-level packer timed against each other pack the same cases."""
+        kept = tuple(case for case in self.recorded if _packable(case))
+        return Recorded(kept, self.name, self.family, self.description)
+
+
+def _packable(case: Any) -> bool:
+    read = _read(case)
+    return read is not None and _fits_int64(read)
+
+
+def _read(case: Any) -> Case | None:
+    try:
+        got = read_case(case)
+    except ValueError:
+        return None
+    return got if isinstance(got, Case) else None
+
+
+def _fits_int64(case: Case) -> bool:
+    return case.budget < 2**63 and all(size < 2**63 for size in case.sizes)
+
+
+def fitted_budget(budget: int, sizes: Sequence[int], rule: Rule | None) -> int:
+    """``budget`` raised so that ``rule`` packs the blocks as a budget of ``budget``
+    leaves room for them under packcheck's own rule: by the ``reserve`` and what the
+    pins cost (their sizes, ``per_item`` and ``separator``, one unit more under ``fit =
+    "lt"``), and to ``refuse_budget_below`` at least.  So a workload times the scan
+    the rule makes, never its refusal.  ``budget`` unchanged for no rule."""
+    if rule is None:
+        return budget
+    pinned = _pinned(sizes, rule)
+    cost = rule.reserve + sum(pinned) + len(pinned) * (rule.per_item + rule.separator)
+    if pinned and rule.fit == "lt":
+        cost += 1
+    return max(budget + math.ceil(cost), rule.refuse_budget_below)
+
+
+def _pinned(sizes: Sequence[int], rule: Rule) -> list[int]:
+    """The sizes of the blocks ``rule`` pins in a case of :func:`as_case`."""
+    if not sizes or rule.pin == "none":
+        return []
+    if rule.pin == "first":
+        return [sizes[0]]
+    if rule.pin == "last":
+        return [sizes[-1]]
+    wanted = {int(block_id[1:]) for block_id in REQUIRED if block_id[1:].isdigit()}
+    return [sizes[i] for i in sorted(wanted) if i < len(sizes)]
 
 
 def as_case(budget: int, sizes: list[int]) -> dict[str, Any]:

@@ -1,0 +1,109 @@
+"""``packcheck bench --cases FILE...`` and ``--rule``: the user's own cases, by their rule.
+
+The cases are read as ``pack`` and ``audit`` read them (files, globs, ``.gz``, fsspec
+URLs; JSON Lines, a recorded run's steps, CSV; every line within ``--max-line-bytes``)
+and timed as one workload of their own, ``recorded``, before the built-in ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .._packers import SetupError
+from .._rule.declared import Rule
+from .._rule.jsonio import show_text
+from .._rule.model import MalformedCase, read_case
+from .._rule.sources import SourceError, read_records
+from ..audit._read import READ_ERRORS, ReadError, expand, piece_lines, reason, whole
+from ..bench._workloads import Recorded
+from . import _config
+from ._common import line_limit_option
+
+#: The most cases ``--cases`` takes, from the start of the first file: a sample of a
+#: run is timed over and over, and ten thousand steps already make a long sample.
+MAX_CASES = 10_000
+
+
+def cases_options(p: argparse.ArgumentParser) -> None:
+    """Add ``--cases FILE...``, ``--rule FILE`` and ``--max-line-bytes``."""
+    p.add_argument(
+        "--cases",
+        nargs="+",
+        metavar="FILE",
+        help="also time the packers on these recorded cases (files, globs, .gz, fsspec "
+        "URLs; JSON Lines, a recorded run, CSV: what pack reads), as a workload of their "
+        f"own, 'recorded', first; the first {MAX_CASES:,} cases at most; with --workload "
+        "only the workloads named as well",
+    )
+    p.add_argument(
+        "--rule",
+        metavar="FILE",
+        help="the declared rule the packers follow (a rule file, or a pyproject.toml's "
+        "[tool.packcheck.rule]): answers are checked against it, a Python packer's "
+        "ValueError is its refusal where the rule refuses, and the workloads' budgets fit "
+        "it; case-level packers and commands only (default: packcheck's own rule)",
+    )
+    line_limit_option(p)
+
+
+def declared_rule(args: argparse.Namespace) -> Rule | None:
+    """The rule of ``--rule`` (``None`` without it, or for a rule that is the default);
+    :class:`SetupError` naming the file and key."""
+    if args.rule is None:
+        return None
+    try:
+        rule = _config.rule(args.rule, Path.cwd())
+    except _config.ConfigError as exc:
+        raise SetupError(str(exc)) from None
+    return None if rule is None or rule.is_default else rule
+
+
+def recorded_cases(args: argparse.Namespace) -> tuple[Recorded | None, list[str]]:
+    """The cases of ``--cases`` (``None`` without it) and notes on what was left out:
+    lines that are not cases, and cases past :data:`MAX_CASES`.  :class:`SetupError`
+    (one line, naming the file) when a file cannot be read or no case is found."""
+    if not args.cases:
+        return None, []
+    cases: list[object] = []
+    skipped: list[str] = []
+    full = False
+    try:
+        names = expand(args.cases)
+    except ReadError as exc:
+        raise SetupError(f"--cases {show_text(exc.name)}: {exc.why}") from None
+    for name in names:
+        piece = whole(name)
+        try:
+            with piece_lines(piece) as stream:
+                for record in read_records(stream, max_line_bytes=args.max_line_bytes):
+                    why = record.error if record.error is not None else _malformed(record.case)
+                    if why is not None:
+                        skipped.append(f"{show_text(piece.name)}: {record.where}: {why}")
+                    elif len(cases) < MAX_CASES:
+                        cases.append(record.case)
+                    else:
+                        full = True
+                        break
+        except (*READ_ERRORS, SourceError) as exc:
+            raise SetupError(f"--cases {show_text(piece.name)}: {reason(exc)}") from None
+        if full:
+            break
+    if not cases:
+        raise SetupError(f"--cases {' '.join(args.cases)}: no case in it to time")
+    notes = []
+    if skipped:
+        first = skipped[0]
+        notes.append(f"--cases: {len(skipped):,} line(s) not a case, left out (the first: {first})")
+    if full:
+        notes.append(f"--cases: the first {MAX_CASES:,} cases timed; the rest left out")
+    return Recorded(tuple(cases)), notes
+
+
+def _malformed(case: object) -> str | None:
+    """Why ``case`` is not a case at all (no packer answers it), else ``None``."""
+    try:
+        read_case(case)
+    except MalformedCase as exc:
+        return str(exc)
+    return None
