@@ -251,7 +251,11 @@ def _written(record: Record, how: _How) -> Iterable[str] | None:
         if how.trace:
             # A case of millions of blocks: its trace is written as it is made.
             pieces = trace_json(record.case, engine=how.engine)
-            return chain((next(pieces),), pieces, ("\n",))
+            first = next(pieces)
+            second = next(pieces, None)
+            if second is None:  # one write a case, where stdout may be unbuffered
+                return (first + "\n",)
+            return chain((first, second), pieces, ("\n",))
         return (write_json(record_step(record.case, engine=how.engine)) + "\n",)
     except MalformedCase:
         return None

@@ -47,18 +47,16 @@ def trace_json(
 ) -> Iterator[str]:
     """``write_json(trace(case).to_json())``, the same text, in pieces: one for a case of
     at most :data:`STEPS_AT_ONCE` blocks, else the steps :data:`STEPS_AT_ONCE` at a time.
-    Raises :class:`packcheck.MalformedCase` like :func:`packcheck.pack` (before any
-    piece).  O(n + r log r) time; O(n) words, and no object per block held beyond
+    Raises :class:`packcheck.MalformedCase` like :func:`packcheck.pack`, at the call.
+    O(n + r log r) time; O(n) words, and no object per block held beyond
     :data:`STEPS_AT_ONCE`.  A rule other than the default is traced by its interpreter
     (:func:`packcheck.trace`) and written whole.
     """
     if rule is not None and not rule.is_default:
-        yield write_json(trace(case, engine=engine, rule=rule).to_json())
-        return
+        return iter((write_json(trace(case, engine=engine, rule=rule).to_json()),))
     read = read_case(case)
     if isinstance(read, SizeError):
-        yield write_json(Trace(result=dict(SIZE_ERROR), size_error=read.reason).to_json())
-        return
+        return iter((write_json(Trace(result=dict(SIZE_ERROR), size_error=read.reason).to_json()),))
     kept, remaining = kept_flags(read.budget, read.sizes, engine)
     result = declared_output(read, kept, remaining)
     available, dropped = split_skipped(read, kept)
@@ -68,15 +66,23 @@ def trace_json(
     steps = map(_Step, count(), read.ids, read.sizes, lefts, step_buckets(read, kept))
     if len(read.ids) <= STEPS_AT_ONCE:
         whole = {"result": result, "steps": list(steps), "partition": partition, "reasons": why}
-        yield _written(whole)
-        return
+        return iter((_written(whole),))
+    tail = {"partition": partition, "reasons": why}
+    return _in_pieces(result, steps, tail)
+
+
+def _in_pieces(
+    result: dict[str, Any], steps: Iterator[_Step], tail: dict[str, Any]
+) -> Iterator[str]:
+    """A long case's trace: the result, the steps :data:`STEPS_AT_ONCE` at a time as they
+    are made, then ``tail`` (its partition and reasons)."""
     yield '{"result":' + write_json(result) + ',"steps":['
     between = ""
     while chunk := list(islice(steps, STEPS_AT_ONCE)):
         # The inside of an array: the written list without its brackets.
         yield between + _written(chunk)[1:-1]
         between = ","
-    yield '],"partition":' + write_json(partition) + ',"reasons":' + write_json(why) + "}"
+    yield "]," + write_json(tail)[1:]
 
 
 def _written(value: dict[str, Any] | list[_Step]) -> str:
