@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 from _scan_check import PACK_ENGINES
 
+from packcheck import trace
 from packcheck._cli import main
+from packcheck._partition import trace_text
+from packcheck._rule.jsonio import write_json
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 SEED = json.loads((FIXTURES / "seed.json").read_text())
@@ -143,6 +146,26 @@ def test_trace_prints_one_json_line_per_case(
         "reasons": {},
         "size_error": "blocks[0].size: -1 (number) is not an integer >= 1",
     }
+
+
+def test_a_long_trace_is_written_in_pieces_as_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two steps a piece: a case of five blocks is written as a long one is.
+    monkeypatch.setattr(trace_text, "STEPS_AT_ONCE", 2)
+    case = {
+        "budget": 6,
+        "blocks": [
+            {"id": name, "size": size} for name, size in zip("ABCDE", [4, 3, 9, 2, 1], strict=True)
+        ],
+        "required": ["B", "C", "Z"],
+    }
+    short = {"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": []}
+    path = tmp_path / "cases.jsonl"
+    path.write_text(f"{json.dumps(case)}\n{json.dumps(short)}\n")
+    status, out, _ = run(capsys, "pack", "--trace", str(path))
+    assert status == 0
+    assert out == [write_json(trace(case).to_json()), write_json(trace(short).to_json())]
 
 
 def test_explain_and_trace_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,10 +16,12 @@ from typing import IO, Any
 from .._engines.choice import Engine
 from .._packers import CallablePacker, CommandPacker, Packer, PackerFault, SetupError, load
 from .._partition.facts import without_partition
-from .._partition.trace import trace, trace_json
+from .._partition.trace import trace
+from .._partition.trace_text import trace_json
 from .._rule.declared import Rule
 from .._rule.interpret import REFUSED
 from .._rule.jsonio import JSONError, dumps, loads, one_line, show_text, write_json
+from .._rule.model import MalformedCase
 from .._rule.recorded import RULE_KEY, recorded, refuses
 from .._rule.sources import Record, SourceError, read_lines, read_records
 from ..audit import ClusterError, ReadError, record_step
@@ -209,7 +211,13 @@ _Answer = tuple[Iterable[str], str | None, int]
 
 
 def _answers(records: Iterable[Record], how: _How, packer: Packer | None) -> Iterator[_Answer]:
+    # Under the default rule a trace or record packs the case itself, once.
+    at_once = how.rule is None and packer is None and (how.trace or how.record)
     for record in records:
+        written = _written(record, how) if at_once and record.error is None else None
+        if written is not None:
+            yield written, None, 0
+            continue
         result, trouble = answer(record, how.engine, how.rule)
         if trouble is not None and how.explain:  # headed as every case is
             yield (f"{record.where}:\n  result: {write_json(result)}\n",), trouble, 2
@@ -233,6 +241,24 @@ def _answers(records: Iterable[Record], how: _How, packer: Packer | None) -> Ite
             yield (write_json(step) + "\n",), None, 0
         else:
             yield (write_json(result) + "\n",), None, 0
+
+
+def _written(record: Record, how: _How) -> Iterable[str] | None:
+    """The trace or run record of ``record``'s case under the default rule (lines, in
+    pieces), or ``None`` for a malformed case: :func:`answer` then reports it as it
+    reports it to plain ``pack`` (the same :class:`MalformedCase` raised the same way)."""
+    try:
+        if how.trace:
+            # A case of millions of blocks: its trace is written as it is made.
+            pieces = trace_json(record.case, engine=how.engine)
+            first = next(pieces)
+            second = next(pieces, None)
+            if second is None:  # one write a case, where stdout may be unbuffered
+                return (first + "\n",)
+            return chain((first, second), pieces, ("\n",))
+        return (write_json(record_step(record.case, engine=how.engine)) + "\n",)
+    except MalformedCase:
+        return None
 
 
 def _records(piece: Piece, stream: IO[bytes], how: _How) -> Iterator[Record]:

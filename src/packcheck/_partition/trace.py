@@ -8,6 +8,12 @@ Each block lands in exactly one bucket of the partition:
   earlier blocks evicted it);
 * ``dropped``: skipped because ``size > budget`` (no order could pack it).
 
+:func:`trace` walks the blocks one by one, as the rule reads, and holds a
+:class:`Step` per block: the obviously right trace.  What ``pack --trace`` and
+``pack --record`` write is read off the kernel's kept mask instead
+(:mod:`packcheck._partition.mask`, :mod:`packcheck._partition.trace_text`), and held
+against this one by the property suite.
+
 :class:`Expected` is what the rule gives one recorded step, for :mod:`packcheck.audit`
 to compare with: the trace without its per-block steps, from the reference's kept
 flags.  The one comparison (:mod:`packcheck._rule.same`) holds a recorded value
@@ -20,8 +26,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import compress, islice
-from operator import not_
 from typing import Any
 
 from .. import reference as _reference
@@ -29,9 +33,9 @@ from .._engines.choice import Engine, check_engine, kept_flags
 from .._engines.pack import SIZE_ERROR, declared_output
 from .._rule.declared import Rule
 from .._rule.interpret import interpret_case
-from .._rule.jsonio import write_json
 from .._rule.model import Case, SizeError, read_case
 from .._rule.outcomes import Bucket, Event, Reason
+from .mask import split_skipped
 
 __all__ = [
     "Bucket",
@@ -176,64 +180,6 @@ def _scan(
     assert left == remaining, (left, remaining)
 
 
-def capture(
-    case: object, *, engine: Engine = "reference"
-) -> tuple[dict[str, Any], dict[Bucket, list[str]]]:
-    """The declared output of ``case`` and its partition as a packer returns it
-    (``{"packed", "available", "dropped"}``): the trace's, without its steps (none
-    kept: a case of millions of blocks costs lists of IDs, not objects per block).
-    Raises :class:`packcheck.MalformedCase` like :func:`packcheck.pack`.  O(n).
-    """
-    read = read_case(case)
-    buckets: dict[Bucket, list[str]] = {"packed": [], "available": [], "dropped": []}
-    if isinstance(read, SizeError):
-        return dict(SIZE_ERROR), buckets
-    kept, remaining = kept_flags(read.budget, read.sizes, engine)
-    for _ in _scan(read, kept, remaining, buckets):
-        pass
-    return declared_output(read, kept, remaining), buckets
-
-
-#: Steps written at a time by :func:`trace_json`.
-_STEPS_AT_ONCE = 10_000
-
-
-def trace_json(
-    case: object, *, engine: Engine = "reference", rule: Rule | None = None
-) -> Iterator[str]:
-    """``write_json(trace(case).to_json())``, the same text, in pieces, for a case of
-    any length: the steps are written :data:`_STEPS_AT_ONCE` at a time, as they are met,
-    never held together as objects.  Raises :class:`packcheck.MalformedCase` like
-    :func:`packcheck.pack` (before any piece).  O(n + r log r) time, O(n) words.
-    """
-    if rule is not None and not rule.is_default:  # a declared rule's trace, written whole
-        yield write_json(trace(case, engine=engine, rule=rule).to_json())
-        return
-    read = read_case(case)
-    if isinstance(read, SizeError):
-        yield write_json(Trace(result=dict(SIZE_ERROR), size_error=read.reason).to_json())
-        return
-    kept, remaining = kept_flags(read.budget, read.sizes, engine)
-    result = declared_output(read, kept, remaining)
-    yield '{"result":' + write_json(result) + ',"steps":['
-    buckets: dict[Bucket, list[str]] = {"packed": [], "available": [], "dropped": []}
-    steps = _scan(read, kept, remaining, buckets)
-    between = ""
-    while chunk := list(islice(steps, _STEPS_AT_ONCE)):
-        # Each piece is an array's inside: write_json writes no space after a comma.
-        shown = write_json([dict(zip(_STEP_KEYS, step, strict=True)) for step in chunk])
-        yield between + shown[1:-1]
-        between = ","
-    available, dropped = buckets["available"], buckets["dropped"]
-    yield (
-        '],"partition":'
-        + write_json({"packed": buckets["packed"], "available": available, "dropped": dropped})
-        + ',"reasons":'
-        + write_json(reasons(result["missing"], available, dropped))
-        + "}"
-    )
-
-
 def _rule_trace(case: object, rule: Rule) -> Trace:
     """:func:`trace` under a declared rule other than the default."""
     read = read_case(case)
@@ -253,7 +199,6 @@ def _rule_trace(case: object, rule: Rule) -> Trace:
 
 
 _BUCKETS: tuple[Bucket, ...] = ("packed", "available", "dropped")
-_STEP_KEYS = ("index", "id", "size", "remaining_before", "bucket")
 
 
 def reasons(
@@ -293,15 +238,7 @@ class Expected:
             flags, remaining = _reference.pack_sizes(read.budget, read.sizes)
             self.result = declared_output(read, flags, remaining)
             packed = self.result["kept"]
-            self.available = list(compress(read.ids, map(not_, flags)))
-            self.dropped = []
-            if self.available and max(read.sizes) > read.budget:
-                # Some block fits no pack: the skipped ones split by size.
-                skipped = self.available
-                sizes = compress(read.sizes, map(not_, flags))
-                fits = [size <= read.budget for size in sizes]
-                self.available = list(compress(skipped, fits))
-                self.dropped = list(compress(skipped, map(not_, fits)))
+            self.available, self.dropped = split_skipped(read, flags)
         self.left_out = bool(self.available or self.dropped)
         self.partition_json = {
             "packed": packed,

@@ -209,13 +209,26 @@ def write_json(value: Any) -> str:
     ``float`` is written as msgspec writes it (``1e16``, not ``1e+16``), so messages
     about arbitrary Python values use :func:`dumps`.
     """
+    text = fast_json(value)
+    return dumps(value) if text is None else text
+
+
+def fast_json(value: Any) -> str | None:
+    """msgspec's JSON of ``value`` where it is :func:`write_json`'s text, else ``None``.
+
+    ``value`` may also hold :class:`msgspec.Struct` objects, written as objects in
+    their fields' order, which :func:`dumps` cannot write: where this gives ``None``,
+    the caller writes them as dicts.  ``None`` for an int past the 4,300-digit guard,
+    a type msgspec lacks, or text that is not plain ASCII (escapes, non-ASCII, DEL),
+    which only the exact writer spells as :func:`dumps` does.
+    """
     try:
         data = _fast_encode(value)
     except Exception:  # an int past the 4300-digit guard, a type it lacks
-        return dumps(value)
+        return None
     if data.isascii() and b"\\" not in data and b"\x7f" not in data:
         return data.decode("ascii")
-    return dumps(value)
+    return None
 
 
 def show_text(text: str) -> str:
