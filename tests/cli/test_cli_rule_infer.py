@@ -97,7 +97,7 @@ def test_a_stopped_infer_prints_nothing_on_stdout(capsys: pytest.CaptureFixture[
     assert status == 143
     assert out == ""
     assert err == (
-        "packcheck rule: stopped by SIGTERM; to repeat it: "
+        "packcheck rule infer: stopped by SIGTERM; to repeat it: "
         f"packcheck rule infer --packer {spec} --seed 1 --timeout 0\n"
     )
 
