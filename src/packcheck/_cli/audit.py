@@ -21,7 +21,7 @@ from ._common import (
     line_limit_option,
     writable,
 )
-from ._options import add_command, cut_off
+from ._options import add_command, add_format_option, cut_off
 
 #: Lost IDs listed in the text summary (``--json`` lists every one tallied).
 LOST_SHOWN = 10
@@ -44,10 +44,18 @@ def register(commands: Any, name: str) -> None:
     )
     files_argument(p, "audited as one run")
     line_limit_option(p)
+    add_format_option(
+        p,
+        ("text", "json"),
+        "text, or json (one JSON object per violation ({line, check, message, step}), "
+        "then the summary)",
+    )
     p.add_argument(
         "--json",
-        action="store_true",
-        help="one JSON object per violation ({line, check, message, step}), then the summary",
+        action="store_const",
+        const="json",
+        dest="format",
+        help="the same as --format json",
     )
     p.add_argument(
         "--strict",
@@ -91,7 +99,7 @@ def run_audit(args: argparse.Namespace) -> int:
         empty = "it is empty" if len(names) == 1 else "they are empty"
         return _failed(f"{name}: no steps in input ({empty})")
     out = sys.stdout
-    if args.json:
+    if args.format == "json":
         out.write(dumps(summary.to_json()) + "\n")
     else:
         for text in _summary_lines(summary, name):
@@ -114,7 +122,7 @@ def _write(violation: Violation, args: argparse.Namespace) -> None:
     status = 2 if violation.check == "malformed" else 1
     cut_off(args, status)
     # A file name (several files) or a text from data is escaped at the edge: one line.
-    text = dumps(violation.to_json()) if args.json else writable(one_line(str(violation)), out)
+    text = dumps(violation.to_json()) if args.format == "json" else writable(one_line(str(violation)), out)
     out.write(text + "\n")
 
 
