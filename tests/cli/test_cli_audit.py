@@ -90,13 +90,12 @@ def test_format_json_is_what_json_was_and_text_is_the_default(
     assert spelled == run(capsys, "audit", "--json", str(path))
     assert json.loads(spelled[1][-1])["steps"] == 300
     assert run(capsys, "audit", "--format", "text", str(path)) == run(capsys, "audit", str(path))
-    status, out, err = run(capsys, "audit", str(path))
-    assert out[-1].startswith("  lost ") and not out[0].startswith("{")
+    _, out, _ = run(capsys, "audit", str(path))
+    assert out[-1].startswith("  lost ")
+    assert not out[0].startswith("{")
 
 
-def test_format_is_one_of_text_and_json(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_format_is_one_of_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["audit", "--format", "github", str(tmp_path)])
     assert exit_.value.code == 2

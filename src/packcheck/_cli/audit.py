@@ -122,7 +122,10 @@ def _write(violation: Violation, args: argparse.Namespace) -> None:
     status = 2 if violation.check == "malformed" else 1
     cut_off(args, status)
     # A file name (several files) or a text from data is escaped at the edge: one line.
-    text = dumps(violation.to_json()) if args.format == "json" else writable(one_line(str(violation)), out)
+    if args.format == "json":
+        text = dumps(violation.to_json())
+    else:
+        text = writable(one_line(str(violation)), out)
     out.write(text + "\n")
 
 
