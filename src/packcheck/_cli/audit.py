@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from contextlib import closing
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +87,15 @@ def run_audit(args: argparse.Namespace) -> int:
     try:
         with (
             cluster_runner(args, names) as run,
-            closing(audited(names, audit, run, max_line_bytes=args.max_line_bytes)) as found,
+            closing(
+                audited(
+                    names,
+                    audit,
+                    run,
+                    max_line_bytes=args.max_line_bytes,
+                    unreadable=partial(_unreadable, audit, args),
+                )
+            ) as found,
         ):
             for violation in found:
                 _write(violation, args)
@@ -96,6 +105,8 @@ def run_audit(args: argparse.Namespace) -> int:
         return _failed(str(exc))
     summary = audit.summary()
     if not summary.steps and not summary.malformed:
+        if summary.unreadable:  # said where it came: nothing else to report
+            return 2
         empty = "it is empty" if len(names) == 1 else "they are empty"
         return _failed(f"{name}: no steps in input ({empty})")
     out = sys.stdout
@@ -107,6 +118,15 @@ def run_audit(args: argparse.Namespace) -> int:
     if summary.warning:
         print(f"packcheck audit: warning: {summary.warning}", file=sys.stderr)
     return summary.status(strict=args.strict)
+
+
+def _unreadable(audit: Audit, args: argparse.Namespace, error: ReadError) -> None:
+    """A file that cannot be read, or is cut short, said where it comes (on stderr,
+    after the violations before it); the audit goes on with the next file."""
+    cut_off(args, 2)
+    sys.stdout.flush()
+    _failed(str(error))
+    audit.unreadable_file(error)
 
 
 def _failed(why: str) -> int:
@@ -140,6 +160,8 @@ def _summary_lines(summary: RunSummary, name: str) -> list[str]:
     )
     if summary.malformed:
         counts += f", {_count(summary.malformed, 'malformed line')}"
+    if summary.unreadable:
+        counts += f", {_count(len(summary.unreadable), 'unreadable file')}"
     lines = [f"packcheck audit: {counts} ({name})"]
     if summary.rule is not None:
         lines.append(f"  rule: {summary.rule}")
@@ -150,6 +172,7 @@ def _summary_lines(summary: RunSummary, name: str) -> list[str]:
         lines.append(
             f"  ... and {len(summary.lost) - LOST_SHOWN} more lost IDs (--json lists them)"
         )
+    lines += [f"  unreadable: {name}" for name in summary.unreadable]
     if summary.untracked:
         lines.append(
             f"  ... and {summary.untracked} losses of IDs past the first {len(summary.lost)}"

@@ -23,6 +23,7 @@ from .._rule.model import MalformedCase, json_type, read_case
 from .._rule.order import same_utf16
 from .._rule.recorded import RULE_KEY
 from .._rule.same import same
+from ._read import ReadError
 from ._record import same_rule_or_raise
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
 
@@ -72,6 +73,8 @@ class Audit:
         self.malformed = 0
         self.left_out = 0
         self.untracked = 0
+        #: The files that could not be read (:meth:`unreadable_file`), ``name: why``.
+        self.unreadable: list[str] = []
         self._lost: dict[str, _Tally] = {}
 
     def check_line(
@@ -129,6 +132,11 @@ class Audit:
         counted apart (bad input, not a bad capture)."""
         self.malformed += 1
         return Violation(number, "malformed", why, None, file)
+
+    def unreadable_file(self, error: ReadError) -> None:
+        """A file of the run could not be read, or was cut short (the audit goes on with
+        the others): named in the summary, and the exit status is 2."""
+        self.unreadable.append(str(error))
 
     def _check_step(
         self,
@@ -270,6 +278,7 @@ class Audit:
             lost,
             self.untracked,
             None if self.rule is None else self.rule.describe(),
+            tuple(self.unreadable),
         )
 
     def shift(self, lines: int) -> None:
