@@ -4,8 +4,10 @@ process or on a Dask cluster."""
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -86,6 +88,7 @@ def run_audit(args: argparse.Namespace) -> int:
     audit = Audit(rule=rule)
     try:
         with (
+            _collector_paused(),
             cluster_runner(args, names) as run,
             closing(
                 audited(
@@ -118,6 +121,21 @@ def run_audit(args: argparse.Namespace) -> int:
     if summary.warning:
         print(f"packcheck audit: warning: {summary.warning}", file=sys.stderr)
     return summary.status(strict=args.strict)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while the run is audited: an audit makes no cycles
+    (what it drops is freed at once), and a chunk's records, held while they are
+    checked, would have the collector walk them again and again (a fifth of the CPU
+    of a 100,000-step audit)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _unreadable(audit: Audit, args: argparse.Namespace, error: ReadError) -> None:

@@ -4,7 +4,7 @@ counters and the lost IDs; two audits of consecutive parts of a run merge exactl
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -226,6 +226,26 @@ class Audit:
                 tally.reasons[reason] += 1
                 if len(tally.steps) < MAX_STEPS_SHOWN:
                     tally.steps.append(step)
+
+    def add_losses(
+        self,
+        block_id: str,
+        reasons: Sequence[tuple[Reason, int]],
+        steps: Callable[[int], list[StepAt]],
+    ) -> None:
+        """``block_id`` missing in several steps at once, counted as their one-by-one
+        tallies count it: ``reasons`` each with its number of steps, in the order first
+        met; ``steps(n)`` the first ``n`` of those steps (asked only for what is shown)."""
+        count = sum(number for _, number in reasons)
+        tally = self._tally_of(block_id, count)
+        if tally is None:
+            return
+        tally.count += count
+        for reason, number in reasons:
+            tally.reasons[reason] += number
+        room = MAX_STEPS_SHOWN - len(tally.steps)
+        if room > 0:
+            tally.steps += steps(room)
 
     def _tally_of(self, block_id: str, losses: int) -> _Tally | None:
         """The tally of ``block_id``, new if need be; ``None`` (its ``losses`` counted

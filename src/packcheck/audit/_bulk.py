@@ -1,0 +1,222 @@
+"""A chunk of typed run records checked in bulk: the rule's answers from the batch kernel,
+the recorded partitions and results compared with them, and what each step lost.
+
+Lists are compared back to back (every step's bucket, one list, and each step's count:
+when both agree, every step's list does), so a chunk of correct steps costs a few passes
+in C over its IDs.  The missing IDs and their reasons come from one table per chunk:
+each distinct required ID a column, each step a row, holding the best bucket a block of
+that ID reached in that step (packed, else available, else dropped, else none).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from itertools import chain, compress, repeat
+from operator import attrgetter
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .._engines.levels import pack_batch
+from .._partition.trace import Reason
+from . import _check
+
+#: Cells of the reasons table made at a time (int8): its rows are cut to fit.
+_TABLE_CELLS = 1 << 22
+#: A table cell: the best bucket a block of the column's ID reached in the row's step.
+_PACKED, _AVAILABLE, _DROPPED, _NONE = 0, 1, 2, 3
+_REASONS: tuple[Reason, ...] = ("evicted", "evicted", "oversized", "not-retrieved")
+_BLOCKS = attrgetter("blocks")
+_ID = attrgetter("id")
+_SIZE = attrgetter("size")
+_BUDGET = attrgetter("budget")
+_REQUIRED = attrgetter("required")
+_PARTITION = attrgetter("partition")
+_RESULT = attrgetter("result")
+
+
+def _selectors(mask: npt.NDArray[np.bool_]) -> bytes:
+    """``mask`` as selectors for :func:`itertools.compress`, read at C speed."""
+    return mask.view(np.uint8).tobytes()
+
+
+def _split(flat: list[Any], counts: Sequence[int]) -> list[list[Any]]:
+    out = []
+    at = 0
+    for count in counts:
+        out.append(flat[at : at + count])
+        at += count
+    return out
+
+
+def same_lists(
+    recorded: list[Any], expected: list[Any], counts: list[int]
+) -> npt.NDArray[np.bool_]:
+    """Per step, whether its recorded list is the expected one: all at once when the
+    lists back to back and every count agree (then each step's agrees), else one by one."""
+    if list(map(len, recorded)) == counts and list(chain.from_iterable(recorded)) == expected:
+        return np.ones(len(counts), np.bool_)
+    pairs = zip(recorded, _split(expected, counts), strict=True)
+    return np.array([mine == theirs for mine, theirs in pairs], np.bool_)
+
+
+class Chunk:
+    """The records of a chunk judged in bulk: :attr:`right` per record, and for the
+    records found right (the *good* steps, numbered from 0 in order) what each left out
+    and lost, asked for by ranges of good steps."""
+
+    def __init__(self, records: Sequence[Any]) -> None:
+        steps = len(records)
+        blocks = list(map(_BLOCKS, records))
+        counts = list(map(len, blocks))
+        flat = list(chain.from_iterable(blocks))
+        ids = list(map(_ID, flat))
+        sizes = np.fromiter(map(_SIZE, flat), np.int64, len(flat))
+        budgets = np.fromiter(map(_BUDGET, records), np.int64, steps)
+        offsets = np.zeros(steps + 1, np.intp)
+        np.cumsum(counts, out=offsets[1:])
+        kept, remaining = pack_batch(budgets, sizes, offsets)
+        step_of = np.repeat(np.arange(steps), counts)
+        fits = sizes <= budgets[step_of]
+        available = ~kept & fits
+        dropped = ~kept & ~fits
+        packed_ids = list(compress(ids, _selectors(kept)))
+        packed_counts = np.bincount(step_of[kept], minlength=steps).tolist()
+        partitions = list(map(_PARTITION, records))
+        right = same_lists([p.packed for p in partitions], packed_ids, packed_counts)
+        for bucket, mask in (("available", available), ("dropped", dropped)):
+            right &= same_lists(
+                list(map(attrgetter(bucket), partitions)),
+                list(compress(ids, _selectors(mask))),
+                np.bincount(step_of[mask], minlength=steps).tolist(),
+            )
+        required = list(map(_REQUIRED, records))
+        wanted = list(chain.from_iterable(required))
+        wanted_counts = list(map(len, required))
+        wanted_step = np.repeat(np.arange(steps), wanted_counts)
+        # Each distinct required ID a code, in the order first met, and a rank in the
+        # order missing IDs are listed (all ASCII here: code point order is UTF-16's).
+        distinct = list(dict.fromkeys(wanted))
+        code_of = dict(zip(distinct, range(len(distinct)), strict=True))
+        codes = np.fromiter(map(code_of.__getitem__, wanted), np.intp, len(wanted))
+        rank = np.empty(len(distinct), np.intp)
+        rank[sorted(range(len(distinct)), key=distinct.__getitem__)] = np.arange(len(distinct))
+        block_codes = np.fromiter(map(code_of.get, ids, repeat(-1)), np.intp, len(ids))
+        best = _best_buckets(
+            (kept, available, dropped),
+            block_codes,
+            step_of,
+            codes,
+            wanted_step,
+            offsets,
+            wanted_counts,
+        )
+        missing = np.flatnonzero(best != _PACKED)
+        missing = missing[np.lexsort((rank[codes[missing]], wanted_step[missing]))]
+        missing_counts = np.bincount(wanted_step[missing], minlength=steps).tolist()
+        results = list(map(_RESULT, records))
+        if None not in results:
+            right &= same_lists([r.kept for r in results], packed_ids, packed_counts)
+            right &= remaining == np.fromiter((r.remaining for r in results), np.int64, steps)
+            right &= same_lists(
+                [r.missing for r in results],
+                list(map(wanted.__getitem__, missing.tolist())),
+                missing_counts,
+            )
+        else:
+            right &= _some_results(
+                results,
+                _split(packed_ids, packed_counts),
+                remaining.tolist(),
+                _split(list(map(wanted.__getitem__, missing.tolist())), missing_counts),
+            )
+        self.right: list[bool] = right.tolist()
+        # From here on, the good steps only, numbered from 0.
+        ordinal = np.cumsum(right) - 1
+        left_out = (np.array(counts, np.intp) != np.array(packed_counts, np.intp))[right]
+        self._left_out = np.concatenate(([0], np.cumsum(left_out)))
+        # A step's losses: its distinct missing IDs, in the order they are listed.
+        missing = missing[right[wanted_step[missing]]]
+        step, code = wanted_step[missing], codes[missing]
+        first = np.ones(len(missing), np.bool_)
+        first[1:] = (step[1:] != step[:-1]) | (code[1:] != code[:-1])
+        self._step = ordinal[step[first]]
+        self._code = code[first]
+        self._reason = best[missing[first]]
+        self._ids = distinct
+
+    def left_out(self, start: int, stop: int) -> int:
+        """How many of the good steps ``start`` to ``stop`` left a block out."""
+        return int(self._left_out[stop] - self._left_out[start])
+
+    def losses(
+        self, start: int, stop: int
+    ) -> Iterator[tuple[str, list[tuple[Reason, int]], list[int]]]:
+        """Each ID lost in the good steps ``start`` to ``stop``, in the order first met:
+        its reasons with their counts (in the order first met) and the first good steps
+        it was lost in (as many as are ever shown)."""
+        lo, hi = np.searchsorted(self._step, (start, stop)).tolist()
+        if lo == hi:
+            return
+        step, code = self._step[lo:hi], self._code[lo:hi]
+        keys, firsts, numbers = np.unique(
+            code * 4 + self._reason[lo:hi], return_index=True, return_counts=True
+        )
+        order = np.argsort(firsts, kind="stable")
+        reasons: dict[int, list[tuple[Reason, int]]] = {}
+        for key, number in zip(keys[order].tolist(), numbers[order].tolist(), strict=True):
+            reasons.setdefault(key >> 2, []).append((_REASONS[key & 3], number))
+        by_code = np.argsort(code, kind="stable")
+        grouped = code[by_code]
+        starts = np.searchsorted(grouped, list(reasons))
+        shown = _check.MAX_STEPS_SHOWN
+        for lost, at in zip(reasons.items(), starts.tolist(), strict=True):
+            where = step[by_code[at : at + shown]]
+            ordinals = where[grouped[at : at + shown] == lost[0]].tolist()
+            yield self._ids[lost[0]], lost[1], ordinals
+
+
+def _best_buckets(
+    buckets: tuple[npt.NDArray[np.bool_], ...],
+    block_codes: npt.NDArray[np.intp],
+    step_of: npt.NDArray[np.intp],
+    codes: npt.NDArray[np.intp],
+    wanted_step: npt.NDArray[np.intp],
+    offsets: npt.NDArray[np.intp],
+    wanted_counts: list[int],
+) -> npt.NDArray[np.int8]:
+    """Per required entry, the best bucket a block of its ID reached in its step, from
+    a table of steps by distinct required IDs, made :data:`_TABLE_CELLS` at a time."""
+    best = np.empty(len(codes), np.int8)
+    columns = int(codes.max()) + 1 if len(codes) else 1
+    rows = max(1, _TABLE_CELLS // columns)
+    wanted_offsets = np.zeros(len(wanted_counts) + 1, np.intp)
+    np.cumsum(wanted_counts, out=wanted_offsets[1:])
+    for top in range(0, len(wanted_counts), rows):
+        bottom = min(top + rows, len(wanted_counts))
+        table = np.full((bottom - top, columns), _NONE, np.int8)
+        lo, hi = offsets[top], offsets[bottom]
+        known = block_codes[lo:hi] >= 0
+        # Lower buckets written last: they win where a step has the ID in several.
+        for value, mask in reversed(
+            list(zip((_PACKED, _AVAILABLE, _DROPPED), buckets, strict=True))
+        ):
+            chosen = known & mask[lo:hi]
+            table[step_of[lo:hi][chosen] - top, block_codes[lo:hi][chosen]] = value
+        first, last = wanted_offsets[top], wanted_offsets[bottom]
+        best[first:last] = table[wanted_step[first:last] - top, codes[first:last]]
+    return best
+
+
+def _some_results(
+    results: list[Any], kept: list[list[str]], remaining: list[int], missing: list[list[str]]
+) -> npt.NDArray[np.bool_]:
+    """Per step, whether its recorded result (where one is recorded) is the expected."""
+    return np.array(
+        [
+            result is None or (result.kept == k and result.remaining == r and result.missing == m)
+            for result, k, r, m in zip(results, kept, remaining, missing, strict=True)
+        ],
+        np.bool_,
+    )
