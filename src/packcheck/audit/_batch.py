@@ -41,14 +41,8 @@ class _Block(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     size: _Size
 
 
-class _Partition(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    packed: list[str]
-    available: list[str]
-    dropped: list[str]
-
-
 class _Result(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    kept: list[str]
+    kept: msgspec.Raw
     remaining: _Budget
     missing: list[str]
 
@@ -59,7 +53,7 @@ class _Record(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     budget: _Budget
     blocks: list[_Block]
     required: list[str]
-    partition: _Partition
+    partition: msgspec.Raw
     result: _Result | None = None
     step: int | str | msgspec.UnsetType = msgspec.UNSET
     id: int | str | msgspec.UnsetType = msgspec.UNSET

@@ -1,17 +1,19 @@
 """A chunk of typed run records checked in bulk: the rule's answers from the batch kernel,
 the recorded partitions and results compared with them, and what each step lost.
 
-Lists are compared back to back (every step's bucket, one list, and each step's count:
-when both agree, every step's list does), so a chunk of correct steps costs a few passes
-in C over its IDs.  The missing IDs and their reasons come from one table per chunk:
+The partitions and kept lists are compared as text: every step's, as packcheck writes
+it, in one string joined from the IDs at once, against the recorded texts joined (one
+step a line); when the two agree, every step's does, so a chunk of correct steps costs a
+few passes in C over its IDs.  The missing IDs and their reasons come from one table per chunk:
 each distinct required ID a column, each step a row, holding the best bucket a block of
 that ID reached in that step (packed, else available, else dropped, else none).
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator, Sequence
-from itertools import chain, compress, repeat
+from itertools import chain, repeat
 from operator import attrgetter
 from typing import Any
 
@@ -36,11 +38,6 @@ _PARTITION = attrgetter("partition")
 _RESULT = attrgetter("result")
 
 
-def _selectors(mask: npt.NDArray[np.bool_]) -> bytes:
-    """``mask`` as selectors for :func:`itertools.compress`, read at C speed."""
-    return mask.view(np.uint8).tobytes()
-
-
 def _split(flat: list[Any], counts: Sequence[int]) -> list[list[Any]]:
     out = []
     at = 0
@@ -48,17 +45,6 @@ def _split(flat: list[Any], counts: Sequence[int]) -> list[list[Any]]:
         out.append(flat[at : at + count])
         at += count
     return out
-
-
-def same_lists(
-    recorded: list[Any], expected: list[Any], counts: list[int]
-) -> npt.NDArray[np.bool_]:
-    """Per step, whether its recorded list is the expected one: all at once when the
-    lists back to back and every count agree (then each step's agrees), else one by one."""
-    if list(map(len, recorded)) == counts and list(chain.from_iterable(recorded)) == expected:
-        return np.ones(len(counts), np.bool_)
-    pairs = zip(recorded, _split(expected, counts), strict=True)
-    return np.array([mine == theirs for mine, theirs in pairs], np.bool_)
 
 
 class Chunk:
@@ -81,16 +67,21 @@ class Chunk:
         fits = sizes <= budgets[step_of]
         available = ~kept & fits
         dropped = ~kept & ~fits
-        packed_ids = list(compress(ids, _selectors(kept)))
         packed_counts = np.bincount(step_of[kept], minlength=steps).tolist()
-        partitions = list(map(_PARTITION, records))
-        right = same_lists([p.packed for p in partitions], packed_ids, packed_counts)
-        for bucket, mask in (("available", available), ("dropped", dropped)):
-            right &= same_lists(
-                list(map(attrgetter(bucket), partitions)),
-                list(compress(ids, _selectors(mask))),
-                np.bincount(step_of[mask], minlength=steps).tolist(),
-            )
+        # The buckets of each step as packcheck writes them, compared with the text
+        # recorded: a partition written otherwise (spaced, keys in another order) goes
+        # to the per-step path, which judges it as JSON.
+        bucket = np.where(kept, 0, np.where(available, 1, 2))
+        order = np.argsort(step_of * 3 + bucket, kind="stable")
+        ordered = np.array(ids, object)[order]
+        right = _same_texts(
+            list(map(_PARTITION, records)),
+            _texts(ordered, (step_of * 3 + bucket)[order], steps, _PARTITION_TEXT),
+        )
+        packed_order = np.flatnonzero(kept)
+        packed_text = _texts(
+            np.array(ids, object)[packed_order], step_of[packed_order], steps, _KEPT_TEXT
+        )
         required = list(map(_REQUIRED, records))
         wanted = list(chain.from_iterable(required))
         wanted_counts = list(map(len, required))
@@ -116,20 +107,16 @@ class Chunk:
         missing = missing[np.lexsort((rank[codes[missing]], wanted_step[missing]))]
         missing_counts = np.bincount(wanted_step[missing], minlength=steps).tolist()
         results = list(map(_RESULT, records))
+        expected_missing = _split(list(map(wanted.__getitem__, missing.tolist())), missing_counts)
         if None not in results:
-            right &= same_lists([r.kept for r in results], packed_ids, packed_counts)
+            right &= _same_texts([r.kept for r in results], packed_text)
             right &= remaining == np.fromiter((r.remaining for r in results), np.int64, steps)
-            right &= same_lists(
-                [r.missing for r in results],
-                list(map(wanted.__getitem__, missing.tolist())),
-                missing_counts,
+            right &= np.fromiter(
+                map(operator.eq, (r.missing for r in results), expected_missing), np.bool_, steps
             )
         else:
             right &= _some_results(
-                results,
-                _split(packed_ids, packed_counts),
-                remaining.tolist(),
-                _split(list(map(wanted.__getitem__, missing.tolist())), missing_counts),
+                results, packed_text.split(b"\n"), remaining.tolist(), expected_missing
             )
         self.right: list[bool] = right.tolist()
         # From here on, the good steps only, numbered from 0.
@@ -177,6 +164,59 @@ class Chunk:
             yield self._ids[lost[0]], lost[1], ordinals
 
 
+#: The constants around a step's lists as packcheck writes them: before the first list,
+#: then after each list (when it holds IDs, when it is empty); each step ends in a
+#: newline, which no ID here can hold (ASCII JSON with no escape has no control byte).
+_PARTITION_TEXT = (
+    '{"packed":[',
+    ('"],"available":[', '],"available":['),
+    ('"],"dropped":[', '],"dropped":['),
+    ('"]}\n', "]}\n"),
+)
+_KEPT_TEXT = ("[", ('"]\n', "]\n"))
+
+
+def _texts(
+    ordered: npt.NDArray[np.object_],
+    group: npt.NDArray[np.intp],
+    steps: int,
+    constants: tuple[Any, ...],
+) -> bytes:
+    """Every step's lists of IDs written as packcheck writes them, one step a line.
+
+    ``ordered`` holds the IDs list after list, step after step; ``group`` each one's
+    list, ``step * lists + list`` (rising).  One join of tokens: per ID a separator
+    (``"`` opening its list, ``","`` inside it) and the ID; per step the constants.
+    """
+    lists = len(constants) - 1
+    count = len(ordered)
+    tokens = np.empty(2 * count + (lists + 1) * steps, object)
+    at = 2 * np.arange(count) + (lists + 1) * (group // lists) + group % lists + 1
+    opening = np.ones(count, np.bool_)
+    opening[1:] = group[1:] != group[:-1]
+    tokens[at] = np.where(opening, '"', '","')
+    tokens[at + 1] = ordered
+    step = np.arange(steps)[:, None]
+    # Where each list of each step starts among the IDs, and where the next starts.
+    bounds = np.searchsorted(group, step * lists + np.arange(lists + 1))
+    places = 2 * bounds + (lists + 1) * step + np.arange(lists + 1)
+    tokens[places[:, 0]] = constants[0]
+    for index, (full, empty) in enumerate(constants[1:]):
+        tokens[places[:, index + 1]] = np.where(
+            bounds[:, index + 1] > bounds[:, index], full, empty
+        )
+    return "".join(tokens.tolist()).encode()
+
+
+def _same_texts(recorded: list[Any], expected: bytes) -> npt.NDArray[np.bool_]:
+    """Per step, whether its recorded text (a :class:`msgspec.Raw`) is its line of
+    ``expected``: all at once when the whole texts agree, else line by line."""
+    if b"\n".join(recorded) + b"\n" == expected:
+        return np.ones(len(recorded), np.bool_)
+    lines = expected.split(b"\n")
+    return np.fromiter(map(operator.eq, map(bytes, recorded), lines), np.bool_, len(recorded))
+
+
 def _best_buckets(
     buckets: tuple[npt.NDArray[np.bool_], ...],
     block_codes: npt.NDArray[np.intp],
@@ -210,12 +250,13 @@ def _best_buckets(
 
 
 def _some_results(
-    results: list[Any], kept: list[list[str]], remaining: list[int], missing: list[list[str]]
+    results: list[Any], kept: list[bytes], remaining: list[int], missing: list[list[str]]
 ) -> npt.NDArray[np.bool_]:
     """Per step, whether its recorded result (where one is recorded) is the expected."""
     return np.array(
         [
-            result is None or (result.kept == k and result.remaining == r and result.missing == m)
+            result is None
+            or (bytes(result.kept) == k and result.remaining == r and result.missing == m)
             for result, k, r, m in zip(results, kept, remaining, missing, strict=True)
         ],
         np.bool_,
