@@ -219,6 +219,21 @@ def test_a_run_of_unreadable_files_only_says_so_once(
     assert (status, out, len(err)) == (2, "", 2)
 
 
+def test_a_piece_that_cannot_be_read_skips_the_rest_of_its_file(files: list[str]) -> None:
+    def run(fn: Any, items: Sequence[Any]) -> Generator[Any, None, None]:
+        for item in items:
+            gone = item.start and item.path == files[0]
+            yield fn(replace(item, path=item.path + ".gone") if gone else item)
+
+    told: list[ReadError] = []
+    found = list(audited(files, Audit(), run, 2_000, unreadable=told.append))
+    assert [str(error) for error in told] == [f"{files[0]}: cannot read: No such file or directory"]
+    start = plan(files[0], 2_000)[1].start
+    first_line = Path(files[0]).read_bytes()[:start].count(b"\n") + 1
+    whole_run = check_runs(files).violations
+    assert found == [v for v in whole_run if v.file != files[0] or v.line < first_line]
+
+
 def test_plans(tmp_path: Path, files: list[str]) -> None:
     assert plan("-", 10) == [whole("-")]
     assert whole("-").name == "<stdin>"

@@ -18,7 +18,8 @@ the same values.  Memory is bounded by the chunk (:data:`CHUNK` lines).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import Annotated, Any
 
 import msgspec
@@ -78,7 +79,7 @@ def _label(record: _Record) -> Any:
     if label is msgspec.UNSET:
         return None
     # A long string is kept by its JSON, cut: memory stays flat.
-    return label if type(label) is int or len(label) <= 200 else dumps(label)[:200]
+    return label if isinstance(label, int) or len(label) <= 200 else dumps(label)[:200]
 
 
 def check_chunk(
@@ -96,7 +97,7 @@ def check_chunk(
     chunk = Chunk(batched)
     right = iter(chunk.right)
     good = [record is not None and next(right) for record in records]
-    steps = [record for record, ok in zip(records, good, strict=True) if ok]
+    steps = [record for record, ok in zip(records, good, strict=True) if ok and record]
     numbers = [number for (number, _), ok in zip(lines, good, strict=True) if ok]
     done = ahead = 0  # good steps counted, and met
     for (number, line), ok in zip(lines, good, strict=True):
@@ -132,4 +133,10 @@ def _add(
         return [(numbers[at], _label(steps[at]), file) for at in ordinals]
 
     for block_id, reasons, ordinals in chunk.losses(start, stop):
-        audit.add_losses(block_id, reasons, lambda room, at=ordinals: shown(at[:room]))
+        audit.add_losses(block_id, reasons, partial(_first, shown, ordinals))
+
+
+def _first(
+    shown: Callable[[list[int]], list[StepAt]], ordinals: list[int], room: int
+) -> list[StepAt]:
+    return shown(ordinals[:room])

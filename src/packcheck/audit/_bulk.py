@@ -116,7 +116,7 @@ class Chunk:
             )
         else:
             right &= _some_results(
-                results, packed_text.split(b"\n"), remaining.tolist(), expected_missing
+                results, packed_text.split(b"\n")[:-1], remaining.tolist(), expected_missing
             )
         self.right: list[bool] = right.tolist()
         # From here on, the good steps only, numbered from 0.
@@ -213,7 +213,7 @@ def _same_texts(recorded: list[Any], expected: bytes) -> npt.NDArray[np.bool_]:
     ``expected``: all at once when the whole texts agree, else line by line."""
     if b"\n".join(recorded) + b"\n" == expected:
         return np.ones(len(recorded), np.bool_)
-    lines = expected.split(b"\n")
+    lines = expected.split(b"\n")[:-1]
     return np.fromiter(map(operator.eq, map(bytes, recorded), lines), np.bool_, len(recorded))
 
 
