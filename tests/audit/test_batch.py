@@ -4,13 +4,18 @@ per-step path; the generated comparison is ``properties/test_audit_batch_propert
 from __future__ import annotations
 
 import gc
+import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from packcheck._cli import audit as cli_audit
+from packcheck._cli import main
 from packcheck._rule.jsonio import dumps, write_json
-from packcheck.audit import Audit, Violation, _bulk, _check, record_step
+from packcheck.audit import Audit, Violation, _bulk, _check, check_run, record_step
 from packcheck.audit._batch import check_chunk
 
 
@@ -85,3 +90,34 @@ def test_the_cli_leaves_the_collector_as_it_found_it(tmp_path: Any) -> None:
             assert gc.isenabled() is enabled
         finally:
             gc.enable()
+
+
+def test_every_planted_defect_of_the_benchmark_run_is_reported_on_its_line(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The run the audit is timed on (benchmarks/make_audit_run.py), shorter, denser.
+    run, planted = tmp_path / "run.jsonl", tmp_path / "planted.txt"
+    script = Path(__file__).parents[2] / "benchmarks" / "make_audit_run.py"
+    with run.open("wb") as out:
+        subprocess.run(
+            [
+                sys.executable,
+                str(script),
+                "--steps",
+                "3000",
+                "--violating",
+                "0.05",
+                "--planted",
+                str(planted),
+            ],
+            stdout=out,
+            check=True,
+        )
+    lines = [int(number) for number in planted.read_text().split()]
+    assert len(lines) > 100
+    assert main(["audit", "--format", "json", str(run)]) == 1
+    *found, summary = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert sorted({v["line"] for v in found}) == lines
+    per_step = check_run(run.read_bytes().splitlines(keepends=True))
+    assert [v.to_json() for v in per_step.violations] == found
+    assert per_step.summary.to_json() == summary
