@@ -129,8 +129,10 @@ class Chunk:
         first = np.ones(len(missing), np.bool_)
         first[1:] = (step[1:] != step[:-1]) | (code[1:] != code[:-1])
         self._step = ordinal[step[first]]
-        self._code = code[first]
-        self._reason = best[missing[first]]
+        # Read one by one, per range of good steps: lists, not arrays.
+        self._steps: list[int] = self._step.tolist()
+        self._codes: list[int] = code[first].tolist()
+        self._reasons: list[Reason] = [_REASONS[cell] for cell in best[missing[first]].tolist()]
         self._ids = distinct
 
     def left_out(self, start: int, stop: int) -> int:
@@ -142,26 +144,21 @@ class Chunk:
     ) -> Iterator[tuple[str, list[tuple[Reason, int]], list[int]]]:
         """Each ID lost in the good steps ``start`` to ``stop``, in the order first met:
         its reasons with their counts (in the order first met) and the first good steps
-        it was lost in (as many as are ever shown)."""
+        it was lost in (as many as are ever shown).  O(losses in the range)."""
         lo, hi = np.searchsorted(self._step, (start, stop)).tolist()
-        if lo == hi:
-            return
-        step, code = self._step[lo:hi], self._code[lo:hi]
-        keys, firsts, numbers = np.unique(
-            code * 4 + self._reason[lo:hi], return_index=True, return_counts=True
-        )
-        order = np.argsort(firsts, kind="stable")
-        reasons: dict[int, list[tuple[Reason, int]]] = {}
-        for key, number in zip(keys[order].tolist(), numbers[order].tolist(), strict=True):
-            reasons.setdefault(key >> 2, []).append((_REASONS[key & 3], number))
-        by_code = np.argsort(code, kind="stable")
-        grouped = code[by_code]
-        starts = np.searchsorted(grouped, list(reasons))
         shown = _check.MAX_STEPS_SHOWN
-        for lost, at in zip(reasons.items(), starts.tolist(), strict=True):
-            where = step[by_code[at : at + shown]]
-            ordinals = where[grouped[at : at + shown] == lost[0]].tolist()
-            yield self._ids[lost[0]], lost[1], ordinals
+        found: dict[int, tuple[dict[Reason, int], list[int]]] = {}
+        for step, code, reason in zip(
+            self._steps[lo:hi], self._codes[lo:hi], self._reasons[lo:hi], strict=True
+        ):
+            if code not in found:
+                found[code] = ({}, [])
+            reasons, ordinals = found[code]
+            reasons[reason] = reasons.get(reason, 0) + 1
+            if len(ordinals) < shown:
+                ordinals.append(step)
+        for code, (reasons, ordinals) in found.items():
+            yield self._ids[code], list(reasons.items()), ordinals
 
 
 #: The constants around a step's lists as packcheck writes them: before the first list,
