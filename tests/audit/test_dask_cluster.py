@@ -288,6 +288,29 @@ def test_a_file_unreadable_midway_stops_the_run_there(
     assert _run(capsys, "audit", "--scheduler", scheduler, *names) == alone
 
 
+@pytest.mark.parametrize("shown", [[], ["--format", "json"]])
+def test_an_unreadable_shard_among_six_ends_nothing_on_the_cluster(
+    scheduler: str, tmp_path: Path, shown: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = text(planted_run()[0]).splitlines(keepends=True)
+    names = []
+    for index in range(6):
+        name = tmp_path / f"shard-{index}.jsonl.gz"
+        data = gzip.compress("".join(lines[index * 50 : index * 50 + 50]).encode())
+        name.write_bytes(data[: len(data) // 2] if index == 3 else data)
+        names.append(str(name))
+    alone = _run(capsys, "audit", *shown, *names)
+    assert alone[0] == 2
+    assert alone[2].splitlines() == [
+        f"packcheck audit: {names[3]}: cannot read: Compressed file ended before the "
+        "end-of-stream marker was reached"
+    ]
+    out = alone[1].splitlines()
+    assert any(names[4] in line for line in out[:-1])  # shards after the cut one audited
+    assert "unreadable" in out[-1]  # and the summary says which could not be read
+    assert _run(capsys, "audit", *shown, "--scheduler", scheduler, *names) == alone
+
+
 def test_a_scheduler_without_workers_is_one_line(
     shards: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:

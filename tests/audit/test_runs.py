@@ -148,6 +148,92 @@ def test_a_piece_that_cannot_be_read_ends_the_audit_there(files: list[str]) -> N
     assert 200 < audit.steps < check_runs(files).summary.steps  # a and b, and part of c
 
 
+def six_shards(where: Path, cut: int) -> list[str]:
+    """The planted run as 6 gzip shards, shard ``cut`` truncated midway."""
+    names = []
+    for index in range(6):
+        name = where / f"shard-{index}.jsonl.gz"
+        data = gzip.compress("".join(LINES[index * 50 : index * 50 + 50]).encode())
+        name.write_bytes(data[: len(data) // 2] if index == cut else data)
+        names.append(str(name))
+    return names
+
+
+def test_an_unreadable_shard_among_six_ends_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = six_shards(tmp_path, cut=2)
+    whole_shards = [name for index, name in enumerate(names) if index != 2]
+    others = check_runs(whole_shards).violations
+    told: list[ReadError] = []
+    audit = Audit()
+    found = list(audited(names, audit, None, unreadable=told.append))
+    # Every other shard's violations, in file then line order; the cut one's up to its cut.
+    assert [v for v in found if v.file != names[2]] == list(others)
+    assert all(v.line <= 50 for v in found if v.file == names[2])
+    (error,) = told
+    assert str(error).startswith(f"{names[2]}: cannot read: Compressed file ended")
+    assert 250 < audit.steps < 300
+    for piece_bytes in (1, 2_000):  # in pieces, as on a cluster: the same
+        again: list[ReadError] = []
+        assert list(audited(names, Audit(), in_process, piece_bytes, unreadable=again.append)) == (
+            found
+        )
+        assert [str(e) for e in again] == [str(error)]
+    with pytest.raises(ReadError, match="cannot read: Compressed file ended"):
+        list(audited(names, Audit(), None))  # unasked, it ends the audit as before
+    status, out, err = run_cli(capsys, "audit", *names)
+    assert status == 2
+    assert err == [f"packcheck audit: {error}"]
+    lines = out.splitlines()
+    assert [line for line in lines if line.startswith(tuple(whole_shards))] == [
+        str(v) for v in others
+    ]
+    assert lines[len(found)].startswith(
+        f"packcheck audit: {audit.steps} steps, {audit.correct} with a correct partition, "
+    )
+    assert lines[len(found)].endswith(", 1 unreadable file (6 files)")
+    assert lines[-1] == f"  unreadable: {error}"
+    status, out, err = run_cli(capsys, "audit", "--format", "json", *names)
+    assert status == 2
+    summary = json.loads(out.splitlines()[-1])
+    assert summary["unreadable"] == [str(error)]
+    assert summary["steps"] == audit.steps
+
+
+def test_a_run_of_unreadable_files_only_says_so_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cut = six_shards(tmp_path, cut=0)[0]
+    status, out, err = run_cli(capsys, "audit", cut, str(tmp_path / "nope.jsonl"))
+    assert status == 2
+    assert (
+        err[-1]
+        == f"packcheck audit: {tmp_path / 'nope.jsonl'}: cannot read: No such file or directory"
+    )
+    assert (
+        out.splitlines()[-1]
+        == f"  unreadable: {tmp_path / 'nope.jsonl'}: cannot read: No such file or directory"
+    )
+    status, out, err = run_cli(capsys, "audit", str(tmp_path / "nope.jsonl"), str(tmp_path / "no"))
+    assert (status, out, len(err)) == (2, "", 2)
+
+
+def test_a_piece_that_cannot_be_read_skips_the_rest_of_its_file(files: list[str]) -> None:
+    def run(fn: Any, items: Sequence[Any]) -> Generator[Any, None, None]:
+        for item in items:
+            gone = item.start and item.path == files[0]
+            yield fn(replace(item, path=item.path + ".gone") if gone else item)
+
+    told: list[ReadError] = []
+    found = list(audited(files, Audit(), run, 2_000, unreadable=told.append))
+    assert [str(error) for error in told] == [f"{files[0]}: cannot read: No such file or directory"]
+    start = plan(files[0], 2_000)[1].start
+    first_line = Path(files[0]).read_bytes()[:start].count(b"\n") + 1
+    whole_run = check_runs(files).violations
+    assert found == [v for v in whole_run if v.file != files[0] or v.line < first_line]
+
+
 def test_plans(tmp_path: Path, files: list[str]) -> None:
     assert plan("-", 10) == [whole("-")]
     assert whole("-").name == "<stdin>"

@@ -79,6 +79,29 @@ def test_audit_json_names_exactly_the_planted_lines(
     assert "line" not in summary
 
 
+def test_format_json_is_what_json_was_and_text_is_the_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --format json is the spelling verify and diff use; --json stays, the same.
+    steps, _ = planted_run()
+    path = tmp_path / "run.jsonl"
+    path.write_text(text(steps))
+    spelled = run(capsys, "audit", "--format", "json", str(path))
+    assert spelled == run(capsys, "audit", "--json", str(path))
+    assert json.loads(spelled[1][-1])["steps"] == 300
+    assert run(capsys, "audit", "--format", "text", str(path)) == run(capsys, "audit", str(path))
+    _, out, _ = run(capsys, "audit", str(path))
+    assert out[-1].startswith("  lost ")
+    assert not out[0].startswith("{")
+
+
+def test_format_is_one_of_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["audit", "--format", "github", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert "invalid choice: 'github'" in capsys.readouterr().err
+
+
 def test_the_same_run_without_defects_passes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -170,15 +170,24 @@ def one_line_errors(parser: argparse.ArgumentParser) -> None:
     parser.error = error  # type: ignore[method-assign]
 
 
-def add_report_options(parser: argparse.ArgumentParser, formats: Sequence[str]) -> None:
-    """Add ``--format`` (one of ``formats``, default ``text``) and ``--junit-xml PATH``."""
+def add_format_option(
+    parser: argparse.ArgumentParser,
+    formats: Sequence[str],
+    shapes: str = "text, json (one object) or github (Actions annotations, then the text)",
+) -> None:
+    """Add ``--format``, one of ``formats`` (default ``text``); ``shapes`` says what each
+    prints, for the help."""
     parser.add_argument(
         "--format",
         choices=formats,
         default="text",
-        help="the report on stdout: text, json (one object) or github (Actions "
-        "annotations, then the text) (default: text)",
+        help=f"the report on stdout: {shapes} (default: text)",
     )
+
+
+def add_report_options(parser: argparse.ArgumentParser, formats: Sequence[str]) -> None:
+    """Add ``--format`` (one of ``formats``, default ``text``) and ``--junit-xml PATH``."""
+    add_format_option(parser, formats)
     parser.add_argument(
         "--junit-xml",
         type=Path,

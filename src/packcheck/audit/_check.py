@@ -4,7 +4,7 @@ counters and the lost IDs; two audits of consecutive parts of a run merge exactl
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,7 @@ from .._rule.model import MalformedCase, json_type, read_case
 from .._rule.order import same_utf16
 from .._rule.recorded import RULE_KEY
 from .._rule.same import same
+from ._read import ReadError
 from ._record import same_rule_or_raise
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
 
@@ -72,6 +73,8 @@ class Audit:
         self.malformed = 0
         self.left_out = 0
         self.untracked = 0
+        #: The files that could not be read (:meth:`unreadable_file`), ``name: why``.
+        self.unreadable: list[str] = []
         self._lost: dict[str, _Tally] = {}
 
     def check_line(
@@ -129,6 +132,11 @@ class Audit:
         counted apart (bad input, not a bad capture)."""
         self.malformed += 1
         return Violation(number, "malformed", why, None, file)
+
+    def unreadable_file(self, error: ReadError) -> None:
+        """A file of the run could not be read, or was cut short (the audit goes on with
+        the others): named in the summary, and the exit status is 2."""
+        self.unreadable.append(str(error))
 
     def _check_step(
         self,
@@ -219,6 +227,26 @@ class Audit:
                 if len(tally.steps) < MAX_STEPS_SHOWN:
                     tally.steps.append(step)
 
+    def add_losses(
+        self,
+        block_id: str,
+        reasons: Sequence[tuple[Reason, int]],
+        steps: Callable[[int], list[StepAt]],
+    ) -> None:
+        """``block_id`` missing in several steps at once, counted as their one-by-one
+        tallies count it: ``reasons`` each with its number of steps, in the order first
+        met; ``steps(n)`` the first ``n`` of those steps (asked only for what is shown)."""
+        count = sum(number for _, number in reasons)
+        tally = self._tally_of(block_id, count)
+        if tally is None:
+            return
+        tally.count += count
+        for reason, number in reasons:
+            tally.reasons[reason] += number
+        room = MAX_STEPS_SHOWN - len(tally.steps)
+        if room > 0:
+            tally.steps += steps(room)
+
     def _tally_of(self, block_id: str, losses: int) -> _Tally | None:
         """The tally of ``block_id``, new if need be; ``None`` (its ``losses`` counted
         as untracked) when it is new and :attr:`max_tracked` IDs are tracked already."""
@@ -270,6 +298,7 @@ class Audit:
             lost,
             self.untracked,
             None if self.rule is None else self.rule.describe(),
+            tuple(self.unreadable),
         )
 
     def shift(self, lines: int) -> None:

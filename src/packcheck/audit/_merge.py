@@ -4,13 +4,14 @@ the report is the same either way."""
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import closing
 from dataclasses import replace
 from functools import partial
 
 from .._rule.declared import Rule
 from .._rule.lines import MAX_LINE_BYTES, TooLong, bounded_lines
+from ._batch import CHUNK, check_chunk
 from ._check import Audit
 from ._read import (
     PIECE_BYTES,
@@ -36,24 +37,42 @@ def audit_piece(
 ) -> Generator[Violation, None, int]:
     """The violations on the lines of ``piece``, as ``audit`` checks them (naming the
     file if ``several``); :class:`ReadError` where it cannot be read, after them.  A
-    line of more than ``max_line_bytes`` is a malformed line, never read whole.
-    Returns the number of lines read."""
+    line of more than ``max_line_bytes`` is a malformed line, never read whole.  Lines
+    are checked :data:`CHUNK` at a time (:func:`check_chunk`).  Returns the number of
+    lines read."""
     file = piece.name if several else None
     read = 0
+    chunk: list[tuple[int, bytes]] = []
+    error = None
     try:
         with piece_lines(piece) as stream:
             for read, line in enumerate(bounded_lines(stream, max_line_bytes), start=1):
                 number = piece.first_line + read - 1
                 if isinstance(line, TooLong):
+                    yield from _named(check_chunk(audit, chunk, file), piece)
+                    chunk = []
                     yield audit.refused(number, str(line), file)
-                else:
-                    yield from audit.check_line(line, number, file)
+                    continue
+                chunk.append((number, line))
+                if len(chunk) == CHUNK:
+                    yield from _named(check_chunk(audit, chunk, file), piece)
+                    chunk = []
     except READ_ERRORS as exc:
-        raise ReadError(piece.name, reason(exc)) from None
+        error = ReadError(piece.name, reason(exc))
+    # The lines read before an error are checked before it is raised.
+    yield from _named(check_chunk(audit, chunk, file), piece)
+    if error is not None:
+        raise error
+    return read
+
+
+def _named(found: Iterator[Violation], piece: Piece) -> Iterator[Violation]:
+    """``found``, a :class:`RuleMismatch` from it naming the file of ``piece``."""
+    try:
+        yield from found
     except RuleMismatch as exc:
         exc.name = piece.name
         raise
-    return read
 
 
 def audit_task(
@@ -78,6 +97,7 @@ def audited(
     run: Runner | None,
     piece_bytes: int = PIECE_BYTES,
     max_line_bytes: int = MAX_LINE_BYTES,
+    unreadable: Callable[[ReadError], None] | None = None,
 ) -> Generator[Violation, None, None]:
     """Each violation in the files ``names``, in file then line order, as ``audit``
     (the whole run's) checks them; :class:`ReadError` where a file cannot be read.
@@ -87,17 +107,33 @@ def audited(
     ``run``; a piece's line numbers are shifted here, when the lines of the pieces
     before it in its file are known (one pass over the files, not two).  A line of
     more than ``max_line_bytes`` is malformed, refused unread.
+
+    ``unreadable``, when given, is told of a file that cannot be read (or is cut
+    short: a truncated ``.gz``) where it comes, after the violations of the lines read
+    from it, and the files after it are still audited; the rest of that file is not.
+    A step recorded under another rule (:class:`RuleMismatch`) ends the audit anyway.
     """
     several = len(names) > 1
     if run is None:
         for name in names:
-            yield from audit_piece(whole(name), audit, several, max_line_bytes)
+            try:
+                yield from audit_piece(whole(name), audit, several, max_line_bytes)
+            except RuleMismatch:
+                raise
+            except ReadError as exc:
+                if unreadable is None:
+                    raise
+                unreadable(exc)
         return
     planned = [piece for name in names for piece in plan(name, piece_bytes)]
     task = partial(audit_task, several=several, max_line_bytes=max_line_bytes, rule=audit.rule)
     line = 1
+    # The file whose rest is skipped: a piece of it could not be read.
+    skipped = None
     with closing(run(task, planned)) as results:
         for piece, (found, part, read, error) in zip(planned, results, strict=True):
+            if piece.start and piece.path == skipped:
+                continue
             line = line if piece.start else 1
             shift = line - piece.first_line
             if shift:
@@ -107,6 +143,10 @@ def audited(
             audit.merge(part)
             if isinstance(error, RuleMismatch):
                 error.line += shift
-            if error is not None:
                 raise error
+            if error is not None:
+                if unreadable is None:
+                    raise error
+                unreadable(error)
+                skipped = piece.path
             line += read

@@ -126,6 +126,9 @@ class RunSummary:
     #: The declared rule the run was audited under (``Rule.describe()``); ``None`` for
     #: packcheck's own.
     rule: str | None = None
+    #: Each file that could not be read, or was cut short, where the audit met it:
+    #: ``name: why`` (the audit went on with the other files).
+    unreadable: tuple[str, ...] = ()
 
     @property
     def warning(self) -> str | None:
@@ -138,8 +141,9 @@ class RunSummary:
         return None
 
     def status(self, *, strict: bool = False) -> int:
-        """Exit status: 2 malformed input, 1 a violation (or, strict, the warning), else 0."""
-        if self.malformed:
+        """Exit status: 2 malformed input or an unreadable file, 1 a violation (or,
+        strict, the warning), else 0."""
+        if self.malformed or self.unreadable:
             return 2
         return 1 if self.violations or (strict and self.warning) else 0
 
@@ -155,6 +159,7 @@ class RunSummary:
             "lost": [loss.to_json() for loss in self.lost],
             "untracked_losses": self.untracked,
             **({} if self.rule is None else {"rule": self.rule}),
+            **({"unreadable": list(self.unreadable)} if self.unreadable else {}),
         }
 
 

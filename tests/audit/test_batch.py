@@ -1,0 +1,123 @@
+"""The batched audit (``audit._batch``, ``audit._bulk``) at its edges, against the
+per-step path; the generated comparison is ``properties/test_audit_batch_properties.py``."""
+
+from __future__ import annotations
+
+import gc
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from packcheck._cli import audit as cli_audit
+from packcheck._cli import main
+from packcheck._rule.jsonio import dumps, write_json
+from packcheck.audit import Audit, Violation, _bulk, _check, check_run, record_step
+from packcheck.audit._batch import check_chunk
+
+
+def _both(lines: list[bytes], **options: Any) -> tuple[Audit, list[Violation]]:
+    numbered = list(enumerate(lines, start=1))
+    batched, per_step = Audit(**options), Audit(**options)
+    fast = list(check_chunk(batched, numbered, "run.jsonl"))
+    slow = [v for number, text in numbered for v in per_step.check_line(text, number, "run.jsonl")]
+    assert fast == slow
+    assert dumps(batched.summary().to_json()) == dumps(per_step.summary().to_json())
+    return batched, fast
+
+
+def _line(case: dict[str, Any], **extra: Any) -> bytes:
+    return write_json({**record_step(case), **extra}).encode()
+
+
+LOSING = {
+    "budget": 3,
+    "blocks": [{"id": "A", "size": 2}, {"id": "B", "size": 2}],
+    "required": ["B", "C", "C"],
+}
+
+
+def test_losses_past_the_steps_shown_and_the_ids_tracked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_check, "MAX_STEPS_SHOWN", 3)
+    lines = [_line(LOSING, step=n) for n in range(5)]
+    lines.insert(2, b"not json")  # the per-step path between two runs of good steps
+    audit, found = _both(lines, max_tracked=1)
+    assert [v.check for v in found] == ["malformed"]
+    (loss,) = audit.summary().lost
+    assert (loss.id, loss.count, len(loss.steps), audit.untracked) == ("B", 5, 3, 5)
+
+
+def test_labels_and_steps_without_a_result() -> None:
+    long = "x" * 201
+    record = record_step(LOSING)
+    del record["result"]
+    lines = [
+        _line(LOSING, step=long),
+        _line(LOSING, id=7),
+        write_json(record).encode(),
+        _line({"budget": 0, "blocks": [], "required": []}),
+    ]
+    audit, found = _both(lines)
+    assert found == []
+    assert audit.summary().lost[0].steps[0][1] == dumps(long)[:200]
+    wrong = {**record, "partition": {"packed": ["A"], "available": [], "dropped": ["B"]}}
+    assert [v.line for v in _both([*lines, write_json(wrong).encode()])[1]] == [5]
+
+
+def test_many_required_ids_make_the_reasons_table_in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_bulk, "_TABLE_CELLS", 4)
+    case = {
+        "budget": 3,
+        "blocks": [{"id": i, "size": 2} for i in "ABCD"],
+        "required": list("ABCDEFGH"),
+    }
+    audit, found = _both([_line(case, step=n) for n in range(6)])
+    assert found == []
+    assert [loss.id for loss in audit.summary().lost] == list("BCDEFGH")
+
+
+def test_the_cli_leaves_the_collector_as_it_found_it(tmp_path: Any) -> None:
+    run = tmp_path / "run.jsonl"
+    run.write_bytes(_line(LOSING) + b"\n")
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            with cli_audit._collector_paused():
+                assert not gc.isenabled()
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
+
+
+def test_every_planted_defect_of_the_benchmark_run_is_reported_on_its_line(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The run the audit is timed on (benchmarks/make_audit_run.py), shorter, denser.
+    run, planted = tmp_path / "run.jsonl", tmp_path / "planted.txt"
+    script = Path(__file__).parents[2] / "benchmarks" / "make_audit_run.py"
+    with run.open("wb") as out:
+        subprocess.run(
+            [
+                sys.executable,
+                str(script),
+                "--steps",
+                "3000",
+                "--violating",
+                "0.05",
+                "--planted",
+                str(planted),
+            ],
+            stdout=out,
+            check=True,
+        )
+    lines = [int(number) for number in planted.read_text().split()]
+    assert len(lines) > 100
+    assert main(["audit", "--format", "json", str(run)]) == 1
+    *found, summary = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert sorted({v["line"] for v in found}) == lines
+    per_step = check_run(run.read_bytes().splitlines(keepends=True))
+    assert [v.to_json() for v in per_step.violations] == found
+    assert per_step.summary.to_json() == summary
