@@ -77,7 +77,11 @@ class Finding(GateFinding):
         answer's and expected output's lists shortened.
         """
         lines = [f"FAIL {self.origin}"]
-        lines += [f"  check:    {failure}" for failure in self.failures]
+        for failure in self.failures:
+            # A check's own lines (a partition's table, packcheck's layout of data it
+            # shows as JSON) stay lines: only a line break from data is escaped.
+            first, *table = failure.split("\n")
+            lines += [f"  check:    {first}", *table]
         if self.departs is not None:
             lines.append(f"  departs:  {self.departs}")
         if self.alone is False:
