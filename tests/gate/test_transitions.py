@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from packers import message_overhead
 
+from packcheck import Rule
 from packcheck._engines.pack import pack
 from packcheck._gate._transitions import candidates, case_candidates, shape, transitions
 
@@ -159,3 +160,22 @@ def test_case_candidates_walk_integer_units_within_range_only() -> None:
     }
     assert case_candidates(lambda c: shape(pack(c)), case, max_units=2**53) == []
     assert case_candidates(lambda c: 0, {"budget": 1, "blocks": None}, max_units=9) == []
+
+
+def test_case_candidates_walk_the_length_from_no_block_when_asked() -> None:
+    # A rule that refuses an empty list: its answer ends at one block, which no unit
+    # of the case moves.
+    refuses_empty = Rule(refuse_empty=True)
+    blocks = [{"id": "A", "size": 2}, {"id": "B", "size": 1}, {"id": "C", "size": 5}]
+    case = {"budget": 4, "blocks": blocks, "required": []}
+
+    def answer(candidate: dict[str, Any]) -> Hashable:
+        return shape(pack(candidate, rule=refuses_empty))
+
+    assert not any(c["blocks"] == [] for c in case_candidates(answer, case, max_units=99))
+    found = case_candidates(answer, case, max_units=99, length=True)
+    # Points at 1 (the refusal ends) and 2 (B kept): each and a block either side, the
+    # case itself (3 blocks) left out.
+    cut = [c["blocks"] for c in found if len(c["blocks"]) < 3]
+    assert cut == [[], blocks[:1], blocks[:2]]
+    assert all(c["budget"] == 4 for c in found if len(c["blocks"]) < 3)

@@ -90,7 +90,15 @@ def test_a_command_packers_capture_bug_is_caught(capsys: pytest.CaptureFixture[s
     assert main(args) == 1
     out = capsys.readouterr().out
     assert "invariant partition: bucket follows from size, budget and remaining: blocks[2]" in out
-    assert 'available: []         ["C"]' in out
+    # The table of captured and reference lists is on lines of its own, as written.
+    table = [
+        "                       captured   reference",
+        '            packed:    ["A","B"]  ["A","B"]',
+        '            available: []         ["C"]',
+        '            dropped:   ["C"]      []',
+    ]
+    assert "\n".join(table) + "\n" in out, out
+    assert "\\n" not in out
 
 
 @pytest.mark.parametrize("name", ["no_partition", "null_partition", "correct"])

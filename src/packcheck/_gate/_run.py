@@ -82,11 +82,13 @@ class Oracle(Protocol):
     the side it follows (``"OLD"``; ``None``: the declared rule); ``count``, every phase
     runs to its end counting its failures; ``transition_bases``, generated cases its
     side answered, spread over the phase, walked for transition points (about 60 oracle
-    calls each)."""
+    calls each); ``walks_length``, each is walked along its length too, from no block
+    (where an empty list's answer ends)."""
 
     follows: str | None
     count: bool
     transition_bases: int
+    walks_length: bool
 
     def drawn(self, max_units: int, max_blocks: int) -> st.SearchStrategy[dict[str, Any]]:
         """The generated cases: at most ``max_blocks`` blocks, units within ``max_units``."""
@@ -377,7 +379,11 @@ class _Gate:
             sizes = (index % len(base["blocks"]),)
             try:
                 found = case_candidates(
-                    self.oracle.expected_shape, base, max_units=max_units, sizes=sizes
+                    self.oracle.expected_shape,
+                    base,
+                    max_units=max_units,
+                    sizes=sizes,
+                    length=self.oracle.walks_length,
                 )
             except PackerFault:  # no answer: every further call of the walk could wait
                 return

@@ -150,6 +150,7 @@ def case_candidates(
     max_units: int,
     calls: int | None = None,
     sizes: Collection[int] | None = None,
+    length: bool = False,
 ) -> list[dict[str, Any]]:
     """The cases beside ``case`` worth asking NEW about: along the budget (in ``[0,
     max_units]``) and the size of each block indexed in ``sizes`` (default: every
@@ -157,7 +158,9 @@ def case_candidates(
     (OLD's outcome of a case, comparable) changes, and one unit either side.  Only
     integer values are walked; ``calls`` bounds each side of each walk, by default
     ``2 * log2(scale) + 2`` (at least 16) for the largest of the case's units in range,
-    walked or not (what a point that far costs).  The case itself is not among them.
+    walked or not (what a point that far costs).  With ``length``, the number of its
+    first blocks the case keeps is walked too, from none up (where an empty list's
+    answer ends).  The case itself is not among them.
     """
     coordinates: list[tuple[int, int, Callable[[int], dict[str, Any]]]] = []
     if unit(case.get("budget")) and 0 <= case["budget"] <= max_units:
@@ -178,4 +181,13 @@ def case_candidates(
 
         points = transitions(answer_at, value, least, max_units, calls=per_side)
         found += [at(v) for v in candidates(points, least, max_units) if v != value]
+    if length:
+        blocks = case["blocks"]
+        n = len(blocks)
+
+        def first(k: int) -> dict[str, Any]:
+            return {**case, "blocks": blocks[:k]}
+
+        points = transitions(lambda k: answer(first(k)), 0, 0, n, calls=per_side)
+        found += [first(k) for k in candidates(points, 0, n) if k != n]
     return found

@@ -167,6 +167,7 @@ class DiffOracle:
     follows: str | None = "OLD"
     #: OLD's answers are walked for transition points: its rule is not known.
     transition_bases = 100
+    walks_length = False
 
     def __init__(
         self, new: Packer, old: Packer, *, count: bool = False, rule: Rule | None = None

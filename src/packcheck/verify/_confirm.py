@@ -35,9 +35,9 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
 from .._gate._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
-from .._packers import PackerFault
+from .._packers import PackerFault, PackerRefusal
 from .._rule.declared import Rule
-from .._rule.interpret import interpret_case
+from .._rule.interpret import REFUSED, interpret_case
 from .._rule.jsonio import show_int
 from .._rule.model import Case, SizeError, read_case
 from ..strategies import cases
@@ -84,6 +84,22 @@ class Confirmed:
 
     causes: tuple[str, ...]
     support: str | None
+
+
+def refusals_answered(answer_of: Answer) -> Answer:
+    """``answer_of`` with a refusal (a ``ValueError`` a Python packer raised) answered
+    as ``{"error":"refused"}``, what a command packer answers: a variant that refuses
+    the case agrees with it, any other differs from it, and the packer is asked on (a
+    probe or a sample that met a refusal as a fault would end there, and name nothing
+    for a rule that refuses where the packer's is off by one)."""
+
+    def answer(case: dict[str, Any]) -> object:
+        try:
+            return answer_of(case)
+        except PackerRefusal:
+            return dict(REFUSED)
+
+    return answer
 
 
 def _readable(case: object) -> Case | None:
@@ -419,9 +435,12 @@ def confirm(
     declared ``rule``.
 
     ``first`` is the case as first found and the packer's answer on it; ``answer_of``
-    asks the packer about a sampled case (raising to say it cannot).  A variant must
+    asks the packer about a sampled case (raising to say it cannot; under a rule other
+    than the seed's, a refusal it raises is its answer ``{"error":"refused"}``).  A variant must
     give the packer's answer at its own transition points too (:func:`_at_edges`).
     """
+    if not rule.is_default:
+        answer_of = refusals_answered(answer_of)
     read = _readable(case)
     if read is None:
         if isinstance(case, dict) and _declared(rule, case) == {"error": "size"}:
@@ -434,7 +453,8 @@ def confirm(
         return Confirmed((WRAP,), wrap)
     first_read = _readable(first[0]) if first is not None else None
     declared = _output(rule, read)
-    probe = Probe(rule, answer_of, max_units)
+    refusal = any(agrees(out, REFUSED) for out in (answer, declared))
+    probe = Probe(rule, answer_of, max_units, refused=case if refusal else None)
     candidates, unlike_first = [], []
     for variant in variants(rule, probe):
         out = variant.output(read)
@@ -453,21 +473,11 @@ def confirm(
     return _sampled(outs, [c for c, _ in pool], rules, answer_of, turns=True)
 
 
-#: A counterexample longer than this is not walked for a variant's transition points.
-_WALKED = 64
-
-
 def _at_edges(variant: Variant, probe: Probe, case: object) -> bool:
     """Whether the packer answers as ``variant`` where the variant's own answer changes
     along the budget (each point and one unit either side) of the probe cases and of
     the counterexample: a cause one such case refutes is never named."""
-    walked = list(probe.cases)
-    if (
-        isinstance(case, dict)
-        and len(case["blocks"]) <= _WALKED
-        and 0 <= case["budget"] <= probe.max_units
-    ):
-        walked.append(case)
+    walked = [*probe.cases, *([case] if probe.walkable(case) else [])]
 
     def output(at: dict[str, Any]) -> object:
         read = _readable(at)

@@ -59,8 +59,15 @@ class Finding(GateFinding):
             "expected": self.expected,
             "departure": self.departs,
             "causes": list(self.causes),
-            "cause": None if fault is not None else "; ".join(self.causes) or "no known cause",
+            "cause": "; ".join(self.causes) or "no known cause" if self._caused() else None,
         }
+
+    def _caused(self) -> bool:
+        """Whether causes were sought for the answer: any answer but a fault, and a
+        refusal a declared rule's neighbour was found to give."""
+        if isinstance(self.answer, PackerRefusal):
+            return bool(self.causes)
+        return not isinstance(self.answer, PackerFault)
 
     def report(self) -> str:
         """A few lines for a person: origin, failed checks, cause, answer, fixture.
@@ -70,12 +77,16 @@ class Finding(GateFinding):
         answer's and expected output's lists shortened.
         """
         lines = [f"FAIL {self.origin}"]
-        lines += [f"  check:    {failure}" for failure in self.failures]
+        for failure in self.failures:
+            # A check's own lines (a partition's table, packcheck's layout of data it
+            # shows as JSON) stay lines: only a line break from data is escaped.
+            first, *table = failure.split("\n")
+            lines += [f"  check:    {first}", *table]
         if self.departs is not None:
             lines.append(f"  departs:  {self.departs}")
         if self.alone is False:
             lines += self._not_alone()
-        elif self.failures and not isinstance(self.answer, PackerFault):
+        elif self.failures and self._caused():
             causes = "; ".join(self.causes) if self.causes else "no known cause"
             support = f" ({self.support})" if self.support else ""
             lines.append(f"  cause:    consistent with: {causes}{support}")
@@ -228,16 +239,26 @@ def diagnosed(
     if again is None:
         return replace(finding, alone=False, before=first.before, first=first)
     finding = replace(finding, departs=departure_by(rule, finding.case, finding.answer))
-    if isinstance(finding.answer, PackerFault):
+    answer, earlier = _judged(finding.answer, rule), _judged(first.answer, rule)
+    if isinstance(answer, PackerFault):
         return finding
-    earlier = None if isinstance(first.answer, PackerFault) else (first.case, first.answer)
     confirmed = confirm(
         finding.case,
-        finding.answer,
+        answer,
         packer.answer,
-        first=earlier,
+        first=None if isinstance(earlier, PackerFault) else (first.case, earlier),
         seed=seed,
         max_units=max_units,
         rule=rule,
     )
     return replace(finding, causes=confirmed.causes, support=confirmed.support)
+
+
+def _judged(answer: object, rule: Rule) -> object:
+    """``answer`` as its causes are sought: under a rule other than the seed's, a
+    refusal (a ``ValueError`` raised where the rule answers) is ``{"error":"refused"}``,
+    whose cause a neighbouring rule that refuses the case names; any other fault stays
+    one, and has none."""
+    if isinstance(answer, PackerRefusal) and not rule.is_default:
+        return dict(REFUSED)
+    return answer

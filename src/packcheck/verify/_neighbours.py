@@ -22,8 +22,9 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
-from typing import Any
+from typing import Any, TypeGuard
 
+from .._gate._magnitudes import unit
 from .._gate._transitions import candidates, shape, transitions
 from .._packers import PackerFault
 from .._rule.declared import _CHOICES, Rule, RuleError, _toml
@@ -42,6 +43,8 @@ _CHARGES = ("per_item", "separator", "reserve")
 _SIZE = 10_000
 #: Blocks of the probe case that finds ``max_count``.
 _COUNTED = 8
+#: A counterexample longer than this is not walked along its budget.
+_WALKED = 64
 _FAULT = ("fault",)
 
 
@@ -173,19 +176,27 @@ class Probe:
     """What the packer's answers on small probe cases say about its numbers.
 
     The probe cases are one block and two blocks of ``min(10_000, max_units // 4)``
-    units, walked along the budget, and eight blocks of 1 unit under a large budget.
-    ``numbers`` holds, for each numeric key, the values under which the declared rule
-    gives the packer's answers on these cases (candidates: the rule's own value moved
-    by the distance between a transition point of the packer and one of the rule, or
-    half of it; for ``refuse_budget_below`` 0 or a point itself; for ``max_count`` how
-    many of the eight blocks it keeps); ``shares`` the shares of the budget under which
-    the rule does.  Every answer is remembered (:meth:`ask`), so a variant confirmed
-    later on the same cases costs no further call; after a fault (a raise, a timeout,
-    an exit) the packer is asked nothing more.  O(log of the size) calls per walk.
+    units, walked along the budget, and eight blocks of 1 unit under a large budget;
+    ``refused``, a counterexample that the rule or the packer refuses, is walked along
+    its budget too (when :meth:`walkable`).  ``numbers`` holds, for each numeric key,
+    the values under which the declared rule gives the packer's answers on these cases
+    (candidates: the rule's own value moved by the distance between a transition point
+    of the packer and one of the rule, or by that distance over a count of the walked
+    case's blocks; for ``refuse_budget_below`` 0 or a point itself; for ``max_count``
+    how many of the eight blocks it keeps); ``shares`` the shares of the budget under
+    which the rule does on the probe cases.  Every answer is remembered (:meth:`ask`),
+    so a variant confirmed later on the same cases costs no further call; after a fault
+    (a raise, a timeout, an exit) the packer is asked nothing more: a refusal is an
+    answer when ``answer_of`` makes it one.  O(log of the size) calls per walk.
     """
 
     def __init__(
-        self, rule: Rule, answer_of: Callable[[dict[str, Any]], object], max_units: int
+        self,
+        rule: Rule,
+        answer_of: Callable[[dict[str, Any]], object],
+        max_units: int,
+        *,
+        refused: object = None,
     ) -> None:
         self.rule = rule
         self.answer_of = answer_of
@@ -194,18 +205,23 @@ class Probe:
         self.faulted = False
         size = max(1, min(_SIZE, max_units // 4))
         self.cases = [_probe_case(size, [size]), _probe_case(2 * size, [size, size])]
+        # A refusal's edge may lie where no probe case reaches (the budget floor below
+        # a pin refused first, a second pin): the counterexample itself is walked too.
+        walks = [*self.cases, *([refused] if self.walkable(refused) else [])]
         found: dict[str, set[int]] = {"refuse_budget_below": {0}}
         shares: set[Fraction] = set()
         seen: list[dict[str, Any]] = []
-        for case in self.cases:
+        for case in walks:
             theirs = self.points(self.ask, case)
             ours = self.points(partial(declared, rule), case)
             seen += self.beside(theirs, case)
+            # A charge moves a point by itself times the blocks charged before it.
+            steps = range(1, max(2, len(case["blocks"])) + 1)
             for t, o in itertools.product(theirs, ours):
-                for key, step in itertools.product(_CHARGES, (1, 2)):
+                for key, step in itertools.product(_CHARGES, steps):
                     if (t - o) % step == 0 and getattr(rule, key) + (t - o) // step >= 0:
                         found.setdefault(key, set()).add(int(getattr(rule, key) + (t - o) // step))
-                if 0 < o < t:
+                if 0 < o < t and case in self.cases:
                     shares.add(Fraction(o, t).limit_denominator(100))
             found["refuse_budget_below"].update(theirs)
         counted = _probe_case(max(_COUNTED, min(self.max_units, 1000)), [1] * _COUNTED)
@@ -251,6 +267,17 @@ class Probe:
             return shape(outcome({**case, "budget": budget}))
 
         return transitions(at, case["budget"], 0, self.max_units)
+
+    def walkable(self, case: object) -> TypeGuard[dict[str, Any]]:
+        """Whether ``case`` is walked along its budget: at most 64 blocks, its budget
+        within ``[0, max_units]``."""
+        return (
+            isinstance(case, dict)
+            and isinstance(case.get("blocks"), list)
+            and len(case["blocks"]) <= _WALKED
+            and unit(case.get("budget"))
+            and 0 <= case["budget"] <= self.max_units
+        )
 
     def beside(self, points: list[int], case: dict[str, Any]) -> list[dict[str, Any]]:
         """``case`` at each point and one unit either side."""

@@ -34,7 +34,7 @@ from ..strategies import MAX_SAFE_UNITS, cases
 from ._causes import departure_index
 from ._findings import Finding, diagnosed, examine
 
-__all__ = ["VERIFY", "ReferenceOracle", "unit_bound"]
+__all__ = ["VERIFY", "ReferenceOracle", "twins", "unit_bound"]
 
 #: ``verify``'s words in its reports.
 VERIFY = Command("verify", "conformant", "NOT conformant", "failure", "Counterexample")
@@ -54,6 +54,20 @@ def unit_bound(rule: Rule, max_units: int) -> int:
     return max(1, (max_units - math.ceil(rule.reserve)) // 2 - extra)
 
 
+def twins(rule: Rule) -> list[Rule]:
+    """Rules whose answers change where a block meets an edge of ``rule`` that leaves
+    its answer as it was, so that a walk along the budget or a size finds that edge:
+    under ``pin_overflow = "allow"`` a pin kept over what is left (where the same rule
+    with ``"refuse"`` refuses); under ``max_count`` one block more that would fit
+    (where ``max_count + 1`` keeps it)."""
+    found = []
+    if rule.pin != "none" and rule.pin_overflow == "allow":
+        found.append(Rule(**{**rule.keys(), "pin_overflow": "refuse"}))
+    if rule.max_count:
+        found.append(Rule(**{**rule.keys(), "max_count": rule.max_count + 1}))
+    return found
+
+
 class ReferenceOracle:
     """``verify``'s oracle: the declared output (the fixture's, else the ``rule``'s,
     by default the seed's rule).  ``partition``: every answer but ``{"error": "size"}``
@@ -69,6 +83,8 @@ class ReferenceOracle:
     #: Its cases are drawn for the rule's transitions (exact fits of subsets and
     #: prefixes): an eighth as many bases as diff's: docs/mutation/verify_transitions.py.
     transition_bases = 12
+    #: Under a rule that refuses an empty list, bases are walked along their length.
+    walks_length = False
 
     def __init__(
         self,
@@ -90,6 +106,10 @@ class ReferenceOracle:
             # A rule with more keys has more kinds of transition point (a pin, a stop, a
             # charge per block, a count, a refusal): a third more bases are walked.
             self.transition_bases = 16
+            # An empty list's refusal ends at one block: a length, not a unit, moves it.
+            self.walks_length = rule.refuse_empty
+        #: Rules whose answers are walked beside the rule's (:func:`twins`).
+        self.twins = tuple(functools.partial(pack, rule=twin) for twin in twins(rule))
         #: The packer's seconds a case (its adapter's timeout; none in this process).
         self.limit: float = getattr(packer, "timeout", math.inf)
         # The long list the packer answered slowly: longer ones are not asked.
@@ -158,8 +178,11 @@ class ReferenceOracle:
         return self.last
 
     def expected_shape(self, case: dict[str, Any]) -> Hashable:
-        """The rule's answer for ``case``, numbers blanked."""
-        return shape(self.rule(case))
+        """The rule's answer for ``case``, numbers blanked, and its :func:`twins`'."""
+        answer = shape(self.rule(case))
+        if not self.twins:
+            return answer
+        return (answer, *(shape(twin(case)) for twin in self.twins))
 
     def skips(self, case: Any) -> bool:
         """Once the packer took more than a quarter of its timeout on a long list it
@@ -217,14 +240,19 @@ def _length(case: Any) -> int:
 
 def _few_ids(case: dict[str, Any]) -> dict[str, Any]:
     """``case`` with its blocks' IDs taken from ``A``, ``B``, ``C`` (by position, and a
-    size's parity): repeated IDs, for a rule's ``dedup``."""
+    size's parity): repeated IDs, for a rule's ``dedup``.  A required ID that names a
+    block becomes its first block's new ID, so that it still names one (and pins it
+    under ``pin = "required"``)."""
     blocks = case["blocks"]
     ids = "ABC"
     renamed = [
         {**block, "id": ids[(index + _parity(block.get("size"))) % 3]}
         for index, block in enumerate(blocks)
     ]
-    return {**case, "blocks": renamed}
+    new: dict[str, str] = {}
+    for block, then in zip(blocks, renamed, strict=True):
+        new.setdefault(block["id"], then["id"])
+    return {**case, "blocks": renamed, "required": [new.get(r, r) for r in case["required"]]}
 
 
 def _parity(size: object) -> int:
