@@ -1,7 +1,8 @@
 """The manual's terminal sessions, replayed: each ``$ packcheck pack|audit|fixtures|rule``
-command shown in README.md or docs/*.md whose inputs are in ``docs/examples/`` runs
-there and prints what the page shows (lines compared as a multiset: stdout and stderr
-interleave differently in a terminal), and a following ``$ echo $?`` is its exit status.
+command shown in README.md or docs/*.md whose inputs are in ``docs/examples/`` (or are
+ports in ``tests/packers/``) runs on a copy of them and prints what the page shows
+(lines compared as a multiset: stdout and stderr interleave differently in a terminal),
+and a following ``$ echo $?`` is its exit status.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 
 ROOT = Path(__file__).parents[2]
 EXAMPLES = ROOT / "docs" / "examples"
+PORTS = Path("tests") / "packers"
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _COMMAND = re.compile(r"packcheck (pack|audit|fixtures|rule)\b")
 
@@ -41,7 +43,17 @@ def _sessions() -> list[tuple[str, str, list[str], int | None]]:
 def _uses_examples(command: str) -> bool:
     names = re.findall(r"[\w.-]+\.jsonl?|[\w.-]+\.csv|[\w.-]+\.toml", command)
     made = set(re.findall(r">\s*([\w.-]+)", command))
-    return bool(names) and all((EXAMPLES / n).is_file() or n in made for n in names)
+    ports = _ports(command)
+    return (
+        bool(names or ports)
+        and all((EXAMPLES / n).is_file() or n in made for n in names)
+        and all((ROOT / port).is_file() for port in ports)
+    )
+
+
+def _ports(command: str) -> list[str]:
+    """The ports of ``tests/packers/`` the command names (``PATH.py:FUNCTION``)."""
+    return re.findall(rf"{re.escape(PORTS.as_posix())}/[\w.-]+\.py(?=:)", command)
 
 
 SESSIONS = _sessions()
@@ -53,7 +65,23 @@ def test_the_manual_shows_sessions_on_its_example_files() -> None:
     assert "packcheck pack cases.jsonl" in commands
     assert "packcheck audit bad-run.jsonl" in commands
     assert "packcheck rule show trim-rule.toml" in commands
+    assert any(command.startswith("packcheck rule infer --packer tests/") for command in commands)
     assert len(SESSIONS) >= 6
+
+
+def test_a_session_shown_again_unreplayed_shows_what_the_replayed_one_prints() -> None:
+    """A ``text`` block (never run) that shows a replayed command shows its lines."""
+    replayed = {command: shown for _, command, shown, _ in SESSIONS}
+    again = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for block in re.findall(r"```text\n(.*?)```", text, re.S):
+            for entry in re.split(r"^\$ ", block, flags=re.M)[1:]:
+                command, _, output = entry.partition("\n")
+                if command in replayed:
+                    again.append(command)
+                    assert output.splitlines() == replayed[command], f"{page.name}: $ {command}"
+    assert any(command.startswith("packcheck rule infer") for command in again)
 
 
 @pytest.mark.parametrize(
@@ -63,6 +91,8 @@ def test_a_session_of_the_manual_prints_what_it_shows(
     tmp_path: Path, page: str, command: str, shown: list[str], status: int | None
 ) -> None:
     shutil.copytree(EXAMPLES, tmp_path, dirs_exist_ok=True)
+    if _ports(command):  # run, as the page says, from the root where the ports are
+        shutil.copytree(ROOT / PORTS, tmp_path / PORTS)
     bin_dir = Path(sys.executable).parent
     result = subprocess.run(
         ["bash", "-c", command],
