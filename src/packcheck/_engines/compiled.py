@@ -67,7 +67,55 @@ def batch_loop(budgets: Any, values: Any, offsets: Any, kept: Any, remaining: An
     return -1
 
 
+def rule_loop(
+    base: Any,
+    names: Any,
+    seen: Any,
+    order: Any,
+    cap: Any,
+    q: Any,
+    step: Any,
+    left: Any,
+    misfit: Any,
+    met: Any,
+) -> None:
+    """A lowered rule's scan (:mod:`packcheck._engines.rule_scan`): marks in ``met`` (scan
+    order) the blocks kept among ``base`` (input order) met in ``order`` (0 given, 1
+    reversed, 2 middle-out), each costing ``q * min(size, cap) + step`` against ``left``;
+    ``misfit`` 0 skips, 1 stops, 2 overshoots.  With ``names`` (not empty) a block whose
+    ID is ``seen`` is skipped without charge, and each kept block's ID is seen.
+
+    No overflow: the caller keeps ``left`` and ``q + step`` below ``2**62``, and ``left``
+    falls only by a cost at most itself, or once, past it, as the scan ends.
+    """
+    m = base.shape[0]
+    distinct = names.shape[0] > 0
+    for k in range(m):
+        if order == 0:
+            place = k
+        elif order == 1:
+            place = m - 1 - k
+        elif k % 2 == 0:
+            place = k // 2
+        else:
+            place = m - 1 - k // 2
+        if distinct and seen[names[place]]:
+            continue
+        cost = min(base[place], cap) * q + step
+        if cost <= left:
+            left -= cost
+            met[k] = True
+            if distinct:
+                seen[names[place]] = True
+        elif misfit == 2:
+            met[k] = True
+            return
+        elif misfit == 1:
+            return
+
+
 _compiled: tuple[Callable[..., Any], Callable[..., Any]] | None = None
+_rule_compiled: Callable[..., Any] | None = None
 
 
 def kernels() -> tuple[Callable[..., Any], Callable[..., Any]]:
@@ -85,6 +133,37 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]]:
         jit = numba.njit(cache=True, nogil=True)
         _compiled = (jit(scan_loop), jit(batch_loop))
     return _compiled
+
+
+def rule_scan(plan: Any, base: Any, names: Any, seen: Any, met: Any) -> None:
+    """:func:`rule_loop` of a :class:`packcheck._engines.rule_scan.Plan`, compiled on its
+    first call; ``names``/``seen`` ``None`` without ``dedup = "kept"``."""
+    global _rule_compiled
+    if _rule_compiled is None:
+        kernels()
+        import numba
+
+        _rule_compiled = numba.njit(cache=True, nogil=True)(rule_loop)
+    if names is None:
+        names, seen = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_)
+    else:
+        seen = seen.copy()
+    _rule_compiled(
+        base,
+        names,
+        seen,
+        _ORDERS[plan.order],
+        np.int64(plan.cap()),
+        np.int64(plan.q),
+        np.int64(plan.step),
+        np.int64(plan.left),
+        _MISFITS[plan.on_misfit],
+        met,
+    )
+
+
+_ORDERS = {"given": 0, "reversed": 1, "middle-out": 2}
+_MISFITS = {"skip": 0, "stop": 1, "overshoot": 2}
 
 
 def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_], int]:

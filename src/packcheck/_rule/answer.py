@@ -12,7 +12,7 @@ Both interpreters are compared on random rules and cases
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from fractions import Fraction
 from itertools import compress, count, islice
 from typing import Any, NamedTuple
@@ -22,7 +22,7 @@ from .model import Case
 from .order import missing_ids
 from .stages import candidates_of, pins_of, whole
 
-__all__ = ["REFUSED", "Kept", "answer", "kept_blocks"]
+__all__ = ["REFUSED", "Kept", "answer", "kept_blocks", "walk_distinct"]
 
 #: A declared rule's answer to an input it refuses.
 REFUSED: dict[str, Any] = {"error": "refused"}
@@ -102,8 +102,8 @@ def kept_blocks(rule: Rule, case: Case) -> Kept | None:
         limit = left - slack - charge
         if rule.dedup == "kept":
             names = _ordered(ids if whole_range else [ids[index] for index in where], rule.order)
-            kept_ids = {ids[index] for index in pins}
-            met, end = _walk_distinct(ordered, names, limit, step, rule.on_misfit, kept_ids)
+            kept_ids: set[Hashable] = {ids[index] for index in pins}
+            met, end = walk_distinct(ordered, names, limit, step, rule.on_misfit, kept_ids)
         else:
             met, end = _walk(ordered, limit, step, rule.on_misfit)
         if 0 < room < met.count(True):
@@ -201,17 +201,17 @@ def _walk(
     return met, limit
 
 
-def _walk_distinct(
+def walk_distinct(
     sizes: Sequence[int],
-    names: Sequence[str],
+    names: Sequence[Hashable],
     limit: Charge,
     step: Charge,
     on_misfit: str,
-    kept_ids: set[str],
+    kept_ids: set[Hashable],
 ) -> tuple[list[bool], Charge]:
     """:func:`_walk` under ``dedup = "kept"``: a block whose ID is in ``kept_ids`` (the
     pins' IDs, then each kept block's) is skipped without charge, and never ends the
-    scan."""
+    scan.  Also the NumPy engine's exact loop for that scan."""
     stop, overshoot = on_misfit == "stop", on_misfit == "overshoot"
     met: list[bool] = []
     flag = met.append
