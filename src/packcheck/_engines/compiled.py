@@ -78,18 +78,21 @@ def rule_loop(
     left: Any,
     misfit: Any,
     met: Any,
-) -> None:
+) -> Any:
     """A lowered rule's scan (:mod:`packcheck._engines.rule_scan`): marks in ``met`` (scan
     order) the blocks kept among ``base`` (input order) met in ``order`` (0 given, 1
     reversed, 2 middle-out), each costing ``q * min(size, cap) + step`` against ``left``;
     ``misfit`` 0 skips, 1 stops, 2 overshoots.  With ``names`` (not empty) a block whose
-    ID is ``seen`` is skipped without charge, and each kept block's ID is seen.
+    ID is ``seen`` is skipped without charge, and each kept block's ID is seen.  Returns
+    the sum of the costs of the blocks kept because they fit, and the scan place of an
+    overshoot (-1: none).
 
     No overflow: the caller keeps ``left`` and ``q + step`` below ``2**62``, and ``left``
     falls only by a cost at most itself, or once, past it, as the scan ends.
     """
     m = base.shape[0]
     distinct = names.shape[0] > 0
+    used = 0
     for k in range(m):
         if order == 0:
             place = k
@@ -104,14 +107,16 @@ def rule_loop(
         cost = min(base[place], cap) * q + step
         if cost <= left:
             left -= cost
+            used += cost
             met[k] = True
             if distinct:
                 seen[names[place]] = True
         elif misfit == 2:
             met[k] = True
-            return
+            return used, k
         elif misfit == 1:
-            return
+            break
+    return used, -1
 
 
 _compiled: tuple[Callable[..., Any], Callable[..., Any]] | None = None
@@ -135,7 +140,7 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]]:
     return _compiled
 
 
-def rule_scan(plan: Any, base: Any, names: Any, seen: Any, met: Any) -> None:
+def rule_scan(plan: Any, base: Any, names: Any, seen: Any, met: Any) -> tuple[int, int]:
     """:func:`rule_loop` of a :class:`packcheck._engines.rule_scan.Plan`, compiled on its
     first call; ``names``/``seen`` ``None`` without ``dedup = "kept"``."""
     global _rule_compiled
@@ -148,7 +153,7 @@ def rule_scan(plan: Any, base: Any, names: Any, seen: Any, met: Any) -> None:
         names, seen = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_)
     else:
         seen = seen.copy()
-    _rule_compiled(
+    used, overshot = _rule_compiled(
         base,
         names,
         seen,
@@ -160,6 +165,7 @@ def rule_scan(plan: Any, base: Any, names: Any, seen: Any, met: Any) -> None:
         _MISFITS[plan.on_misfit],
         met,
     )
+    return int(used), int(overshot)
 
 
 _ORDERS = {"given": 0, "reversed": 1, "middle-out": 2}

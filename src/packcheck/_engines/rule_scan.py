@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -41,6 +42,17 @@ Scanned = slice | npt.NDArray[np.intp]
 ROUNDS = 8
 _CHUNK_MIN = 4096
 _CHUNK_MAX = 1 << 16
+
+
+class Scan(NamedTuple):
+    """What a scan kept: ``met``, a flag per block in scan order; ``fit_cost``, the sum
+    of the costs of the blocks kept because they fit (``None``: not known, to be summed
+    from the flags); ``overshot``, the scan place of the block kept over what was left,
+    or -1."""
+
+    met: Flags
+    fit_cost: int | None
+    overshot: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,31 +76,23 @@ class Plan:
         return max(self.left, 0) // self.q + 1
 
 
-def scan(plan: Plan, ids: Ints | None, seen: Flags | None, *, compiled: bool) -> Flags:
-    """The kept flags of ``plan``'s scan, in scan order.  ``seen``: under ``dedup =
-    "kept"``, whether each ID (``ids`` of the input) is kept already, by a pin."""
+def scan(plan: Plan, ids: Ints | None, seen: Flags | None, *, compiled: bool) -> Scan:
+    """The scan of ``plan``.  ``seen``: under ``dedup = "kept"``, whether each ID
+    (``ids`` of the input) is kept already, by a pin."""
     base = plan.base()
     m = base.shape[0]
-    met = np.zeros(m, dtype=np.bool_)
     if compiled:
+        met = np.zeros(m, dtype=np.bool_)
         names = ids[plan.scanned] if seen is not None and ids is not None else None
-        _compiled.rule_scan(plan, base, names, seen, met)
-        return met
+        fit_cost, overshot = _compiled.rule_scan(plan, base, names, seen, met)
+        return Scan(met, fit_cost, overshot)
     if seen is not None:
         assert ids is not None
-        return _distinct(
-            plan,
-            costs(plan, ordered(base, plan.order)),
-            ordered(ids[plan.scanned], plan.order),
-            seen,
-        )
+        names = ordered(ids[plan.scanned], plan.order)
+        return _distinct(plan, costs(plan, ordered(base, plan.order)), names, seen)
     if plan.on_misfit == "skip":
         return _skip(costs(plan, ordered(base, plan.order)), plan.left)
-    fitting = prefix(lambda lo, hi: costs(plan, window(base, plan.order, lo, hi)), m, plan.left)
-    met[:fitting] = True
-    if plan.on_misfit == "overshoot" and fitting < m:
-        met[fitting] = True
-    return met
+    return _prefix_scan(lambda lo, hi: costs(plan, window(base, plan.order, lo, hi)), m, plan)
 
 
 def costs(plan: Plan, sizes: Ints) -> Ints:
@@ -101,10 +105,11 @@ def costs(plan: Plan, sizes: Ints) -> Ints:
     return cost
 
 
-def prefix(chunk: Callable[[int, int], Ints], m: int, left: int) -> int:
-    """How many blocks, from the first, fit in turn: ``chunk(lo, hi)`` gives the costs
-    of blocks ``lo..hi-1`` of ``m``.  O(that many), read in galloping chunks."""
-    done, width = 0, _CHUNK_MIN
+def prefix(chunk: Callable[[int, int], Ints], m: int, left: int) -> tuple[int, int]:
+    """How many blocks, from the first, fit in turn, and their cost: ``chunk(lo, hi)``
+    gives the costs of blocks ``lo..hi-1`` of ``m``.  O(that many), read in galloping
+    chunks."""
+    done, width, used = 0, _CHUNK_MIN, 0
     while done < m and left >= 0:
         hi = min(m, done + width)
         sums = np.cumsum(chunk(done, hi))
@@ -113,34 +118,41 @@ def prefix(chunk: Callable[[int, int], Ints], m: int, left: int) -> int:
         over = sums > left
         first = int(np.argmax(over))
         if over[first]:
-            return done + first
+            return done + first, used + (int(sums[first - 1]) if first else 0)
         left -= int(sums[-1])
+        used += int(sums[-1])
         done, width = hi, min(2 * width, _CHUNK_MAX)
-    return done
+    return done, used
 
 
-def _skip(cost: Ints, left: int) -> Flags:
-    """Packcheck's own rule over ``cost``: the level kernel."""
-    if left < 0 or not cost.shape[0]:
-        return np.zeros(cost.shape[0], dtype=np.bool_)
-    kept, _ = levels.pack_input(left, KernelInput(cost, int(cost.min())))
-    return kept
-
-
-def _over(cost: Ints, plan: Plan) -> Flags:
-    """The scan of ``plan.on_misfit`` over ``cost`` (scan order), without duplicates."""
-    if plan.on_misfit == "skip":
-        return _skip(cost, plan.left)
-    m = cost.shape[0]
+def _prefix_scan(chunk: Callable[[int, int], Ints], m: int, plan: Plan) -> Scan:
+    """``stop`` or ``overshoot``: the prefix that fits, and under ``overshoot`` the block
+    after it."""
     met = np.zeros(m, dtype=np.bool_)
-    fitting = prefix(lambda lo, hi: cost[lo:hi], m, plan.left)
+    fitting, used = prefix(chunk, m, plan.left)
     met[:fitting] = True
     if plan.on_misfit == "overshoot" and fitting < m:
         met[fitting] = True
-    return met
+        return Scan(met, used, fitting)
+    return Scan(met, used, -1)
 
 
-def _distinct(plan: Plan, cost: Ints, names: Ints, seen: Flags) -> Flags:
+def _skip(cost: Ints, left: int) -> Scan:
+    """Packcheck's own rule over ``cost``: the level kernel."""
+    if left < 0 or not cost.shape[0]:
+        return Scan(np.zeros(cost.shape[0], dtype=np.bool_), 0, -1)
+    kept, remaining = levels.pack_input(left, KernelInput(cost, int(cost.min())))
+    return Scan(kept, left - remaining, -1)
+
+
+def _over(cost: Ints, plan: Plan) -> Scan:
+    """The scan of ``plan.on_misfit`` over ``cost`` (scan order), without duplicates."""
+    if plan.on_misfit == "skip":
+        return _skip(cost, plan.left)
+    return _prefix_scan(lambda lo, hi: cost[lo:hi], cost.shape[0], plan)
+
+
+def _distinct(plan: Plan, cost: Ints, names: Ints, seen: Flags) -> Scan:
     """The scan under ``dedup = "kept"``: the fixed point of the module's docstring."""
     m = cost.shape[0]
     place = np.arange(m)
@@ -149,16 +161,18 @@ def _distinct(plan: Plan, cost: Ints, names: Ints, seen: Flags) -> Flags:
     np.minimum.at(first, names, place)
     free = ~seen[names]
     eligible = free & (place <= first[names])
+    met = np.zeros(m, dtype=np.bool_)
     for _ in range(ROUNDS):
         chosen = np.flatnonzero(eligible)
-        kept = chosen[_over(cost[chosen], plan)]
+        found = _over(cost[chosen], plan)
+        kept = chosen[found.met]
         first[:] = m
         np.minimum.at(first, names[kept], kept)
         again = free & (place <= first[names])
         if np.array_equal(again, eligible):
-            met = np.zeros(m, dtype=np.bool_)
             met[kept] = True
-            return met
+            overshot = int(chosen[found.overshot]) if found.overshot >= 0 else -1
+            return Scan(met, found.fit_cost, overshot)
         eligible = again
     flags, _ = answer.walk_distinct(
         cost.tolist(),
@@ -168,9 +182,8 @@ def _distinct(plan: Plan, cost: Ints, names: Ints, seen: Flags) -> Flags:
         plan.on_misfit,
         set(np.flatnonzero(seen).tolist()),
     )
-    met = np.zeros(m, dtype=np.bool_)
     met[: len(flags)] = flags
-    return met
+    return Scan(met, None, -1)
 
 
 def ordered(base: Ints, order: str) -> Ints:
@@ -201,7 +214,18 @@ def in_input_order(met: Flags, order: str) -> Flags:
     return np.concatenate([met[0::2], met[1::2][::-1]])
 
 
-def positions(scanned: Scanned, n: int, order: str) -> npt.NDArray[np.intp]:
+def positions(scanned: Scanned, n: int, order: str) -> Ints:
     """The input positions the scan meets, in scan order."""
     where = np.arange(n)[scanned] if isinstance(scanned, slice) else scanned
     return ordered(where, order)
+
+
+def position(scanned: Scanned, n: int, order: str, place: int) -> int:
+    """The input position the scan meets at ``place``."""
+    where = range(n)[scanned] if isinstance(scanned, slice) else scanned
+    m = len(where)
+    if order == "reversed":
+        place = m - 1 - place
+    elif order == "middle-out":
+        place = place // 2 if place % 2 == 0 else m - 1 - place // 2
+    return int(where[place])

@@ -98,7 +98,8 @@ def pack_rule(
     left = max(left, -1)
     room = max(rule.max_count - pins.shape[0], 0) if rule.max_count else -1
     scanned = _scan_positions(rule, candidate, pins, ids)
-    met: Flags = np.zeros(_count(scanned, n), dtype=np.bool_)
+    m = _count(scanned, n)
+    found = rule_scan.Scan(np.zeros(m, dtype=np.bool_), 0, -1)
     if room:
         plan = rule_scan.Plan(sizes, scanned, rule.order, q, step, left, rule.on_misfit)
         seen = None
@@ -106,9 +107,10 @@ def pack_rule(
             assert ids is not None
             seen = np.zeros(n, dtype=np.bool_)
             seen[ids[pins]] = True
-        met = rule_scan.scan(plan, ids, seen, compiled=compiled)
+        found = rule_scan.scan(plan, ids, seen, compiled=compiled)
         if room > 0:
-            met = _cut(met, room)
+            found = _cut(found, room)
+    met = found.met
     flags = np.zeros(n, dtype=np.bool_)
     within = rule_scan.in_input_order(met, rule.order)
     if isinstance(scanned, slice):
@@ -118,9 +120,16 @@ def pack_rule(
     flags[pins] = True
     order = None
     if rule.output == "scan":
-        positions = rule_scan.positions(scanned, n, rule.order)
-        order = np.concatenate([pins, positions[met]]).astype(np.intp)
-    kept_sizes = _exact_sum(sizes, flags)
+        order = np.concatenate([pins, rule_scan.positions(scanned, n, rule.order)[met]])
+    if found.fit_cost is None:
+        kept_sizes = _exact_sum(sizes, flags)
+    else:
+        # Blocks kept because they fit were not clipped: their sizes follow from their
+        # costs.  An overshoot's may have been: its own size is added.
+        fitted = int(np.count_nonzero(met)) - (found.overshot >= 0)
+        kept_sizes = pin_total + (found.fit_cost - fitted * step) // q
+        if found.overshot >= 0:
+            kept_sizes += int(sizes[rule_scan.position(scanned, n, rule.order, found.overshot)])
     if rule.remaining == "sizes":
         return RuleKept(flags, order, budget - kept_sizes)
     count = int(np.count_nonzero(flags))
@@ -194,14 +203,15 @@ def _count(scanned: slice | npt.NDArray[np.intp], n: int) -> int:
     return int(scanned.shape[0])
 
 
-def _cut(met: Flags, room: int) -> Flags:
-    """The scan cut at its ``room``-th kept block: the same events up to there."""
-    kept = np.flatnonzero(met)
+def _cut(found: rule_scan.Scan, room: int) -> rule_scan.Scan:
+    """The scan cut at its ``room``-th kept block: the same events up to there (what
+    it kept is then summed from the flags)."""
+    kept = np.flatnonzero(found.met)
     if kept.shape[0] <= room:
-        return met
-    cut = met.copy()
-    cut[kept[room] :] = False
-    return cut
+        return found
+    met = found.met.copy()
+    met[kept[room] :] = False
+    return rule_scan.Scan(met, None, -1)
 
 
 def _dense(ids: Ints) -> Ints:
@@ -210,13 +220,17 @@ def _dense(ids: Ints) -> Ints:
 
 
 def _exact_sum(sizes: Ints, which: Flags | npt.NDArray[np.intp]) -> int:
-    """The sum of the chosen sizes, exactly (in int64 while it cannot wrap)."""
-    chosen = sizes[which]
-    if not chosen.shape[0]:
-        return 0
-    if int(chosen.max()) <= (2**63 - 1) // chosen.shape[0]:
-        return int(chosen.sum())
-    return sum(chosen.tolist())
+    """The sum of the chosen sizes (a mask, or positions), exactly: in int64 while it
+    cannot wrap."""
+    if which.dtype == np.bool_:
+        count = int(np.count_nonzero(which))
+        if not count:
+            return 0
+        if int(sizes.max()) <= (2**63 - 1) // count:
+            # A dot product with the mask: no gather of the kept sizes.
+            return int(sizes @ which)
+        return sum(sizes[which].tolist())
+    return sum(sizes[which].tolist())
 
 
 def _denominator(charge: Charge) -> int:
