@@ -14,8 +14,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_rule_interpret_properties import rules
 
-from packcheck import Rule, pack
-from packcheck._engines import rule_scan
+from packcheck import Rule, compiled, pack, scan
+from packcheck._engines import rule_batch, rule_scan
 from packcheck._engines.rules import pack_rule
 from packcheck._rule.answer import kept_blocks
 from packcheck._rule.interpret import interpret
@@ -70,6 +70,7 @@ def test_the_answer_alone_is_the_interpreters(rule: Rule, case: dict[str, Any]) 
         "required": ["A"],
     },
 )
+@example(Rule(separator=2), {"budget": 3, "blocks": [{"id": "A", "size": 3}], "required": []})
 @given(rules(), _CASES)
 def test_every_rule_on_the_engines_is_the_interpreters(
     engine: Any, rule: Rule, case: dict[str, Any]
@@ -113,3 +114,43 @@ def test_long_scans_on_the_engines_are_the_interpreters(
     assert (found.order is None and expected.order is None) or (
         found.order is not None and found.order.tolist() == expected.order
     )
+
+
+@pytest.mark.parametrize("engine", _ENGINES)
+@pytest.mark.parametrize("short", [0, 1024])
+@settings(max_examples=50)
+@given(
+    rules(),
+    st.lists(
+        st.tuples(
+            st.integers(0, 40),
+            st.lists(st.tuples(st.integers(0, 3), st.integers(1, 9)), max_size=12),
+        ),
+        max_size=6,
+    ),
+)
+def test_pack_batch_under_a_rule_is_the_interpreter_case_by_case(
+    engine: Any, short: int, rule: Rule, batch: list[tuple[int, list[tuple[int, int]]]]
+) -> None:
+    budgets = [budget for budget, _ in batch]
+    ids = [block_id for _, blocks in batch for block_id, _ in blocks]
+    sizes = [size for _, blocks in batch for _, size in blocks]
+    offsets = np.cumsum([0, *(len(blocks) for _, blocks in batch)])
+    wanted = [block_id % 2 == 0 for block_id in ids]
+    kernel = scan.pack_batch if engine == "numpy" else compiled.pack_batch
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rule_batch, "SHORT", short)
+        kept, remaining, refused = kernel(
+            budgets, sizes, offsets, rule=rule, ids=ids, wanted=wanted
+        )
+    for case, (budget, blocks) in enumerate(batch):
+        lo, hi = int(offsets[case]), int(offsets[case + 1])
+        names = tuple(block_id for block_id, _ in blocks)
+        required = tuple(sorted({block_id for block_id in names if block_id % 2 == 0}))
+        expected = kept_blocks(
+            rule, Case(budget, names, tuple(size for _, size in blocks), required)
+        )
+        assert bool(refused[case]) == (expected is None)
+        if expected is not None:
+            assert kept[lo:hi].tolist() == expected.flags
+            assert int(remaining[case]) == expected.remaining

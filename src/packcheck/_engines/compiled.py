@@ -13,14 +13,18 @@ is answered by the reference, after the checks of :mod:`packcheck.scan`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import reference
+from .._rule.declared import Rule
 from . import batch as _batch
 from . import sizes as _sizes
+
+if TYPE_CHECKING:
+    from .rule_batch import RuleBatch
 
 #: The one-line error when the extra is not installed.
 MISSING = "the compiled engine needs Numba: pip install 'packcheck[numba]'"
@@ -199,10 +203,39 @@ def pack_input(
     return kept, int(scan(np.int64(budget), sizes.values, kept))
 
 
+@overload
 def pack_batch(
     budgets: npt.ArrayLike, sizes: npt.ArrayLike, offsets: npt.ArrayLike
-) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]: ...
+
+
+@overload
+def pack_batch(
+    budgets: npt.ArrayLike,
+    sizes: npt.ArrayLike,
+    offsets: npt.ArrayLike,
+    *,
+    rule: Rule,
+    ids: npt.ArrayLike | None = None,
+    wanted: npt.ArrayLike | None = None,
+) -> RuleBatch: ...
+
+
+def pack_batch(
+    budgets: npt.ArrayLike,
+    sizes: npt.ArrayLike,
+    offsets: npt.ArrayLike,
+    *,
+    rule: Rule | None = None,
+    ids: npt.ArrayLike | None = None,
+    wanted: npt.ArrayLike | None = None,
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]] | RuleBatch:
     """:func:`packcheck.scan.pack_batch`'s answer (and errors), from the compiled loop."""
+    if rule is not None:
+        # Imported here: the rule's kernels build on this module.
+        from .rule_batch import pack_rule_batch
+
+        return pack_rule_batch(rule, budgets, sizes, offsets, ids, wanted, compiled=True)
     budget_array = _sizes.budgets_of(budgets)
     batch = kernels()[1]
     if _plain_int64(sizes):
