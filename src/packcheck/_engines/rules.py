@@ -78,7 +78,7 @@ def pack_rule(
     q = math.lcm(*(_denominator(c) for c in (rule.per_item, rule.separator, rule.reserve)))
     step = _scaled(rule.per_item + rule.separator, q)
     candidate = candidates(rule.dedup, n, ids)
-    pins = pinned(rule, candidate, ids, wanted)
+    pins = pinned(rule, n, candidate, ids, wanted)
     pin_total = _exact_sum(sizes, pins)
     # What is left after the pins, scaled: q * (budget - reserve - their charges).
     charges = pin_total * q + pins.shape[0] * _scaled(rule.per_item, q)
@@ -97,7 +97,7 @@ def pack_rule(
     # whatever the depth; what is left is not read again (remaining is summed).
     left = max(left, -1)
     room = max(rule.max_count - pins.shape[0], 0) if rule.max_count else -1
-    scanned = _scan_positions(rule, candidate, pins, ids)
+    scanned = _scan_positions(rule, n, candidate, pins, ids)
     m = _count(scanned, n)
     found = rule_scan.Scan(np.zeros(m, dtype=np.bool_), 0, -1)
     if room:
@@ -111,13 +111,16 @@ def pack_rule(
         if room > 0:
             found = _cut(found, room)
     met = found.met
-    flags = np.zeros(n, dtype=np.bool_)
     within = rule_scan.in_input_order(met, rule.order)
-    if isinstance(scanned, slice):
-        flags[scanned] = within
+    if isinstance(scanned, slice) and scanned == slice(0, n):
+        flags = within
     else:
-        flags[scanned[within]] = True
-    flags[pins] = True
+        flags = np.zeros(n, dtype=np.bool_)
+        if isinstance(scanned, slice):
+            flags[scanned] = within
+        else:
+            flags[scanned[within]] = True
+        flags[pins] = True
     order = None
     if rule.output == "scan":
         order = np.concatenate([pins, rule_scan.positions(scanned, n, rule.order)[met]])
@@ -140,12 +143,11 @@ def pack_rule(
     return RuleKept(flags, order, int(remaining))
 
 
-def candidates(dedup: str, n: int, ids: Ints | None) -> Flags:
+def candidates(dedup: str, n: int, ids: Ints | None) -> Flags | None:
     """Whether each block stays before the scan: one of each ID under ``first`` or
-    ``last`` (its first or last block), every block otherwise.  O(n)."""
-    keep = np.ones(n, dtype=np.bool_)
-    if dedup not in ("first", "last") or not n:
-        return keep
+    ``last`` (its first or last block); ``None`` (every block) otherwise.  O(n)."""
+    if dedup not in ("first", "last"):
+        return None
     assert ids is not None
     where = np.full(n, n, dtype=np.int64)
     if dedup == "first":
@@ -158,34 +160,41 @@ def candidates(dedup: str, n: int, ids: Ints | None) -> Flags:
 
 
 def pinned(
-    rule: Rule, candidate: Flags, ids: Ints | None, wanted: Flags | None
+    rule: Rule, n: int, candidate: Flags | None, ids: Ints | None, wanted: Flags | None
 ) -> npt.NDArray[np.intp]:
     """The pinned positions, in input order."""
-    if rule.pin == "none" or not candidate.any():
+    if rule.pin == "none" or not n:
         return np.zeros(0, dtype=np.intp)
-    if rule.pin == "first":
-        return np.array([int(np.argmax(candidate))], dtype=np.intp)
-    if rule.pin == "last":
-        return np.array([candidate.shape[0] - 1 - int(np.argmax(candidate[::-1]))], dtype=np.intp)
+    if rule.pin in ("first", "last"):
+        # Every ID has a candidate: there is a first and a last one.
+        if candidate is None:
+            return np.array([0 if rule.pin == "first" else n - 1], dtype=np.intp)
+        at = (
+            int(np.argmax(candidate))
+            if rule.pin == "first"
+            else n - 1 - int(np.argmax(candidate[::-1]))
+        )
+        return np.array([at], dtype=np.intp)
     assert wanted is not None
-    pins = np.flatnonzero(candidate & wanted)
+    pins = np.flatnonzero(wanted if candidate is None else candidate & wanted)
     if rule.dedup == "kept" and pins.shape[0]:
         assert ids is not None
         # Each required ID's first block.
-        pins = pins[candidates("first", pins.shape[0], _dense(ids[pins]))]
+        first = candidates("first", pins.shape[0], _dense(ids[pins]))
+        assert first is not None
+        pins = pins[first]
     return pins
 
 
 def _scan_positions(
-    rule: Rule, candidate: Flags, pins: npt.NDArray[np.intp], ids: Ints | None
+    rule: Rule, n: int, candidate: Flags | None, pins: npt.NDArray[np.intp], ids: Ints | None
 ) -> slice | npt.NDArray[np.intp]:
     """The positions the scan meets, in input order: a slice when they are one."""
-    n = candidate.shape[0]
-    if bool(candidate.all()) and rule.pin in ("none", "first", "last"):
+    if candidate is None and rule.pin in ("none", "first", "last"):
         if not pins.shape[0]:
             return slice(0, n)
         return slice(1, n) if rule.pin == "first" else slice(0, n - 1)
-    keep = candidate.copy()
+    keep = np.ones(n, dtype=np.bool_) if candidate is None else candidate.copy()
     keep[pins] = False
     if rule.pin == "required" and rule.dedup == "kept" and pins.shape[0]:
         assert ids is not None
