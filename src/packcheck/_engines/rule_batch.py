@@ -58,9 +58,7 @@ def pack_rule_batch(
     if values.dtype != np.int64 or values.ndim != 1:
         read = _sizes.from_array(max(int(budget_array.max(initial=0)), 0), values, short=0)
         if isinstance(read, list):
-            raise ValueError(
-                "pack_batch with a rule takes sizes that fit int64; pack such a case alone"
-            )
+            raise ValueError("pack_batch with a rule takes units (>= 1) that fit int64")
         values = read.values
     elif values.shape[0] and int(values.min()) < 1:
         raise ValueError("pack_batch with a rule takes sizes >= 1 (units)")
