@@ -83,13 +83,13 @@ def rule_loop(
     misfit: Any,
     met: Any,
 ) -> Any:
-    """A lowered rule's scan (:mod:`packcheck._engines.rule_scan`): marks in ``met`` (scan
+    """A lowered rule's scan (:mod:`packcheck._engines.rule_scan`): marks in ``met`` (input
     order) the blocks kept among ``base`` (input order) met in ``order`` (0 given, 1
     reversed, 2 middle-out), each costing ``q * min(size, cap) + step`` against ``left``;
     ``misfit`` 0 skips, 1 stops, 2 overshoots.  With ``names`` (not empty) a block whose
     ID is ``seen`` is skipped without charge, and each kept block's ID is seen.  Returns
-    the sum of the costs of the blocks kept because they fit, and the scan place of an
-    overshoot (-1: none).
+    the sum of the costs of the blocks kept because they fit, and the index in ``base``
+    of an overshoot (-1: none).
 
     No overflow: the caller keeps ``left`` and ``q + step`` below ``2**62``, and ``left``
     falls only by a cost at most itself, or once, past it, as the scan ends.
@@ -112,12 +112,12 @@ def rule_loop(
         if cost <= left:
             left -= cost
             used += cost
-            met[k] = True
+            met[place] = True
             if distinct:
                 seen[names[place]] = True
         elif misfit == 2:
-            met[k] = True
-            return used, k
+            met[place] = True
+            return used, place
         elif misfit == 1:
             break
     return used, -1

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +35,7 @@ from . import compiled as _compiled
 from . import levels
 from .sizes import KernelInput
 
+_T = TypeVar("_T", bound=np.generic)
 Flags = npt.NDArray[np.bool_]
 Ints = npt.NDArray[np.int64]
 Scanned = slice | npt.NDArray[np.intp]
@@ -45,10 +46,10 @@ _CHUNK_MAX = 1 << 16
 
 
 class Scan(NamedTuple):
-    """What a scan kept: ``met``, a flag per block in scan order; ``fit_cost``, the sum
-    of the costs of the blocks kept because they fit (``None``: not known, to be summed
-    from the flags); ``overshot``, the scan place of the block kept over what was left,
-    or -1."""
+    """What a scan kept: ``met``, a flag per block it could meet, in input order;
+    ``fit_cost``, the sum of the costs of the blocks kept because they fit (``None``:
+    not known, to be summed from the flags); ``overshot``, the index (in ``met``) of
+    the block kept over what was left, or -1."""
 
     met: Flags
     fit_cost: int | None
@@ -89,10 +90,24 @@ def scan(plan: Plan, ids: Ints | None, seen: Flags | None, *, compiled: bool) ->
     if seen is not None:
         assert ids is not None
         names = ordered(ids[plan.scanned], plan.order)
-        return _distinct(plan, costs(plan, ordered(base, plan.order)), names, seen)
-    if plan.on_misfit == "skip":
-        return _skip(costs(plan, ordered(base, plan.order)), plan.left)
-    return _prefix_scan(lambda lo, hi: costs(plan, window(base, plan.order, lo, hi)), m, plan)
+        found = _distinct(plan, costs(plan, ordered(base, plan.order)), names, seen)
+    elif plan.on_misfit == "skip":
+        found = _skip(costs(plan, ordered(base, plan.order)), plan.left)
+    else:
+        found = _prefix_scan(lambda lo, hi: costs(plan, window(base, plan.order, lo, hi)), m, plan)
+    overshot = found.overshot
+    if overshot >= 0:
+        overshot = _base_index(overshot, m, plan.order)
+    return Scan(in_input_order(found.met, plan.order), found.fit_cost, overshot)
+
+
+def _base_index(place: int, m: int, order: str) -> int:
+    """Which of ``m`` blocks (input order) the scan meets at ``place``."""
+    if order == "reversed":
+        return m - 1 - place
+    if order == "middle-out":
+        return place // 2 if place % 2 == 0 else m - 1 - place // 2
+    return place
 
 
 def costs(plan: Plan, sizes: Ints) -> Ints:
@@ -186,12 +201,12 @@ def _distinct(plan: Plan, cost: Ints, names: Ints, seen: Flags) -> Scan:
     return Scan(met, None, -1)
 
 
-def ordered(base: Ints, order: str) -> Ints:
+def ordered(base: npt.NDArray[_T], order: str) -> npt.NDArray[_T]:
     """``base`` (input order) in scan order."""
     return window(base, order, 0, base.shape[0])
 
 
-def window(base: Ints, order: str, lo: int, hi: int) -> Ints:
+def window(base: npt.NDArray[_T], order: str, lo: int, hi: int) -> npt.NDArray[_T]:
     """Blocks ``lo..hi-1`` of the scan of ``base`` (input order); ``lo`` is even."""
     if order == "given":
         return base[lo:hi]
@@ -205,7 +220,7 @@ def window(base: Ints, order: str, lo: int, hi: int) -> Ints:
     return out
 
 
-def in_input_order(met: Flags, order: str) -> Flags:
+def in_input_order(met: npt.NDArray[_T], order: str) -> npt.NDArray[_T]:
     """Flags in scan order back in input order."""
     if order == "given":
         return met
@@ -220,12 +235,8 @@ def positions(scanned: Scanned, n: int, order: str) -> Ints:
     return ordered(where, order)
 
 
-def position(scanned: Scanned, n: int, order: str, place: int) -> int:
-    """The input position the scan meets at ``place``."""
-    where = range(n)[scanned] if isinstance(scanned, slice) else scanned
-    m = len(where)
-    if order == "reversed":
-        place = m - 1 - place
-    elif order == "middle-out":
-        place = place // 2 if place % 2 == 0 else m - 1 - place // 2
-    return int(where[place])
+def position(scanned: Scanned, n: int, index: int) -> int:
+    """The input position of the ``index``-th block the scan could meet (input order)."""
+    if isinstance(scanned, slice):
+        return range(n)[scanned][index]
+    return int(scanned[index])

@@ -109,9 +109,8 @@ def pack_rule(
             seen[ids[pins]] = True
         found = rule_scan.scan(plan, ids, seen, compiled=compiled)
         if room > 0:
-            found = _cut(found, room)
-    met = found.met
-    within = rule_scan.in_input_order(met, rule.order)
+            found = _cut(found, room, rule.order)
+    within = found.met
     if isinstance(scanned, slice) and scanned == slice(0, n):
         flags = within
     else:
@@ -123,16 +122,17 @@ def pack_rule(
         flags[pins] = True
     order = None
     if rule.output == "scan":
+        met = rule_scan.ordered(within, rule.order)
         order = np.concatenate([pins, rule_scan.positions(scanned, n, rule.order)[met]])
     if found.fit_cost is None:
         kept_sizes = _exact_sum(sizes, flags)
     else:
         # Blocks kept because they fit were not clipped: their sizes follow from their
         # costs.  An overshoot's may have been: its own size is added.
-        fitted = int(np.count_nonzero(met)) - (found.overshot >= 0)
+        fitted = int(np.count_nonzero(within)) - (found.overshot >= 0)
         kept_sizes = pin_total + (found.fit_cost - fitted * step) // q
         if found.overshot >= 0:
-            kept_sizes += int(sizes[rule_scan.position(scanned, n, rule.order, found.overshot)])
+            kept_sizes += int(sizes[rule_scan.position(scanned, n, found.overshot)])
     if rule.remaining == "sizes":
         return RuleKept(flags, order, budget - kept_sizes)
     count = int(np.count_nonzero(flags))
@@ -212,15 +212,16 @@ def _count(scanned: slice | npt.NDArray[np.intp], n: int) -> int:
     return int(scanned.shape[0])
 
 
-def _cut(found: rule_scan.Scan, room: int) -> rule_scan.Scan:
+def _cut(found: rule_scan.Scan, room: int, order: str) -> rule_scan.Scan:
     """The scan cut at its ``room``-th kept block: the same events up to there (what
     it kept is then summed from the flags)."""
-    kept = np.flatnonzero(found.met)
+    met = rule_scan.ordered(found.met, order)
+    kept = np.flatnonzero(met)
     if kept.shape[0] <= room:
         return found
-    met = found.met.copy()
+    met = met.copy()
     met[kept[room] :] = False
-    return rule_scan.Scan(met, None, -1)
+    return rule_scan.Scan(rule_scan.in_input_order(met, order), None, -1)
 
 
 def _dense(ids: Ints) -> Ints:
