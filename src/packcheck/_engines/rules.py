@@ -254,12 +254,12 @@ def _scaled(charge: Charge, q: int) -> int:
 
 def _interpreted(
     rule: Rule, budget: int, sizes: Ints, ids: Ints | None, wanted: Flags | None
-) -> RuleKept | None:
+) -> RuleKept:
     """The interpreter's answer, for numbers past what the kernels hold."""
     names = (ids if ids is not None else np.arange(sizes.shape[0])).tolist()
     required = tuple(sorted(set(np.asarray(names)[wanted].tolist()))) if wanted is not None else ()
     found = kept_blocks(rule, Case(budget, tuple(names), tuple(sizes.tolist()), required))
-    if found is None:
-        return None
+    # Invariant: the refusals (the budget's, the pins') were decided before handing over.
+    assert found is not None
     order = None if found.order is None else np.array(found.order, dtype=np.intp)
     return RuleKept(np.array(found.flags, dtype=np.bool_), order, int(found.remaining))
