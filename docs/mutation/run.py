@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -173,7 +174,12 @@ def main(argv: list[str] | None = None) -> int:
         command = config["cosmic-ray"]["test-command"]
         print(f"baseline: {command}", flush=True)
         baseline = subprocess.run(
-            command.split(), cwd=copies[0], env=env, capture_output=True, text=True, check=False
+            shlex.split(command),
+            cwd=copies[0],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if baseline.returncode != 0:
             print(baseline.stdout[-3000:], file=sys.stderr)
