@@ -168,27 +168,33 @@ def _over(cost: Ints, plan: Plan) -> Scan:
 
 
 def _distinct(plan: Plan, cost: Ints, names: Ints, seen: Flags) -> Scan:
-    """The scan under ``dedup = "kept"``: the fixed point of the module's docstring."""
+    """The scan under ``dedup = "kept"``: the fixed point of the module's docstring.
+
+    Eligibility is kept per ID, as a threshold: a block is eligible iff its place is at
+    most its ID's (and its ID was not kept by a pin).  Equal thresholds, equal
+    eligibility: the fixed point is checked on one entry per ID.
+    """
     m = cost.shape[0]
     place = np.arange(m)
-    # Invariant: an ID's entry is m when no block of it is kept (or first) yet.
-    first = np.full(seen.shape[0], m, dtype=np.int64)
-    np.minimum.at(first, names, place)
-    free = ~seen[names]
-    eligible = free & (place <= first[names])
+    # Invariant: an ID's threshold is m when every block of it is eligible.
+    threshold = np.full(seen.shape[0], m, dtype=np.int64)
+    np.minimum.at(threshold, names, place)
+    free = ~seen[names] if bool(seen.any()) else None
     met = np.zeros(m, dtype=np.bool_)
     for _ in range(ROUNDS):
+        eligible = place <= threshold[names]
+        if free is not None:
+            eligible &= free
         chosen = np.flatnonzero(eligible)
         found = _over(cost[chosen], plan)
         kept = chosen[found.met]
-        first[:] = m
-        np.minimum.at(first, names[kept], kept)
-        again = free & (place <= first[names])
-        if np.array_equal(again, eligible):
+        again = np.full(seen.shape[0], m, dtype=np.int64)
+        np.minimum.at(again, names[kept], kept)
+        if np.array_equal(again, threshold):
             met[kept] = True
             overshot = int(chosen[found.overshot]) if found.overshot >= 0 else -1
             return Scan(met, found.fit_cost, overshot)
-        eligible = again
+        threshold = again
     flags, _ = answer.walk_distinct(
         cost.tolist(),
         names.tolist(),
