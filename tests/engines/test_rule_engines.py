@@ -123,6 +123,15 @@ CASES = [
         Rule(on_misfit="overshoot", remaining="sizes"),
         {"budget": 2, "blocks": _blocks(1, INT64_MAX, INT64_MAX), "required": []},
     ),
+    # An overshoot met from the back by middle-out: its own size is charged.
+    (
+        Rule(order="middle-out", on_misfit="overshoot"),
+        {"budget": 3, "blocks": _blocks(1, 2, 9, 5), "required": []},
+    ),
+    (
+        Rule(order="middle-out", on_misfit="overshoot", remaining="sizes"),
+        {"budget": 3, "blocks": _blocks(1, 2, 9, 5), "required": []},
+    ),
     # Refusals, and a case with an invalid unit.
     (Rule(refuse_budget_below=5), {"budget": 4, "blocks": _blocks(1), "required": []}),
     (Rule(refuse_empty=True), {"budget": 4, "blocks": [], "required": []}),
@@ -236,3 +245,13 @@ def test_an_exact_sum_past_int64_is_summed_in_python() -> None:
     sizes = np.array([INT64_MAX, INT64_MAX], dtype=np.int64)
     assert rules._exact_sum(sizes, np.array([True, True])) == 2 * INT64_MAX
     assert rules._exact_sum(sizes, np.array([False, False])) == 0
+
+
+def test_the_numpy_engine_never_calls_the_compiled_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object) -> None:
+        raise AssertionError("the compiled loop ran for the NumPy engine")
+
+    monkeypatch.setattr(_compiled, "rule_scan", refuse)
+    found = pack_rule(Rule(on_misfit="stop"), 3, np.array([1, 5, 1]))
+    assert found is not None
+    assert found.flags.tolist() == [True, False, False]
