@@ -1,6 +1,6 @@
 """pytest-benchmark suites of declared rules on the engines: engine x rule x n x workload.
 
-Timings: ``pytest benchmarks/test_rule_engines.py --benchmark-enable
+Timings: ``pytest benchmarks/test_rule_engine_speed.py --benchmark-enable
 --benchmark-group-by=group``.  Under the project's ``--benchmark-disable`` (CI) every
 case runs once as a plain test and its answer is checked against the interpreter's.
 Side-by-side ratios in one run: ``benchmarks/rule_engine_ratios.py``.
