@@ -230,7 +230,9 @@ def pack_batch(
     ids: npt.ArrayLike | None = None,
     wanted: npt.ArrayLike | None = None,
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]] | RuleBatch:
-    """:func:`packcheck.scan.pack_batch`'s answer (and errors), from the compiled loop."""
+    """:func:`packcheck.scan.pack_batch`'s answer (and errors), from the compiled loop;
+    with ``rule``, a :class:`packcheck.scan.RuleBatch` whose long cases the compiled
+    rule loop scans."""
     if rule is not None:
         # Imported here: the rule's kernels build on this module.
         from .rule_batch import pack_rule_batch

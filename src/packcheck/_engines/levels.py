@@ -164,6 +164,10 @@ def pack_batch(
     Cases of up to :data:`_BATCH_LONG` blocks are packed together in vectorised rounds
     (:mod:`packcheck._engines.batch`, ``O(total blocks)`` per round); longer ones go
     through :func:`pack_sizes`'s kernel one by one.
+
+    With ``rule`` (a :class:`packcheck.Rule`), every case is packed by that rule and the
+    answer is a :class:`RuleBatch` (``kept``, ``remaining``, ``refused``): see
+    :func:`packcheck._engines.rule_batch.pack_rule_batch` for ``ids`` and ``wanted``.
     """
     if rule is not None:
         # Imported here: the rule's kernels build on this module.
