@@ -95,6 +95,11 @@ CASES = [
         Rule(max_count=2, remaining="sizes", per_item=1),
         {"budget": 9, "blocks": _blocks(1, 1, 1), "required": []},
     ),
+    # A pin's ID is kept before the scan: its other blocks are duplicates.
+    (
+        Rule(pin="first", dedup="kept"),
+        {"budget": 9, "blocks": _blocks(1, 1, 1, ids="AAB"), "required": []},
+    ),
     # Duplicates under stop and overshoot: never a misfit, never the end.
     (
         Rule(dedup="kept", on_misfit="stop"),
