@@ -137,6 +137,14 @@ CASES = [
         Rule(order="middle-out", on_misfit="overshoot", remaining="sizes"),
         {"budget": 3, "blocks": _blocks(1, 2, 9, 5), "required": []},
     ),
+    (
+        Rule(order="middle-out", on_misfit="overshoot"),
+        {"budget": 2, "blocks": _blocks(1, 2, 9, 1), "required": []},
+    ),
+    (
+        Rule(order="middle-out", on_misfit="overshoot"),
+        {"budget": 3, "blocks": _blocks(1, 1, 9, 1), "required": []},
+    ),
     # Refusals, and a case with an invalid unit.
     (Rule(refuse_budget_below=5), {"budget": 4, "blocks": _blocks(1), "required": []}),
     (Rule(refuse_empty=True), {"budget": 4, "blocks": [], "required": []}),
