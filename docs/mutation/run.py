@@ -2,7 +2,7 @@
 
 Usage (from the repository root, with the `mutation` extra installed)::
 
-    .venv/bin/python docs/mutation/run.py [--jobs 2] [--json report.json]
+    .venv/bin/python docs/mutation/run.py [--jobs 2] [--json report.json] [--config FILE]
 
 The tree (src, tests, properties, pyproject.toml) is copied once per worker into a
 temporary directory, so the working tree is never mutated and a run can go on while
@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -126,6 +127,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--recheck", type=Path, help="re-check a --json report against EQUIVALENT.md; no run"
     )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=CONFIG,
+        help="the Cosmic Ray configuration (default: the level kernel's, cosmic-ray.toml;"
+        " cosmic-ray-rules.toml: a declared rule's kernels)",
+    )
     args = parser.parse_args(argv)
     if args.recheck is not None:
         rows = json.loads(args.recheck.read_text(encoding="utf-8"))
@@ -143,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     tool = bin_dir / "cosmic-ray"
     if not tool.exists():
         sys.exit("run.py: cosmic-ray not found beside this python: pip install -e '.[mutation]'")
-    config = tomllib.loads(CONFIG.read_text(encoding="utf-8"))
+    config = tomllib.loads(args.config.read_text(encoding="utf-8"))
     listed = equivalents()
     work = Path(tempfile.mkdtemp(prefix="packcheck-mutation-"))
     copies = []
@@ -166,7 +174,12 @@ def main(argv: list[str] | None = None) -> int:
         command = config["cosmic-ray"]["test-command"]
         print(f"baseline: {command}", flush=True)
         baseline = subprocess.run(
-            command.split(), cwd=copies[0], env=env, capture_output=True, text=True, check=False
+            shlex.split(command),
+            cwd=copies[0],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if baseline.returncode != 0:
             print(baseline.stdout[-3000:], file=sys.stderr)

@@ -13,14 +13,18 @@ is answered by the reference, after the checks of :mod:`packcheck.scan`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import reference
+from .._rule.declared import Rule
 from . import batch as _batch
 from . import sizes as _sizes
+
+if TYPE_CHECKING:
+    from .rule_batch import RuleBatch
 
 #: The one-line error when the extra is not installed.
 MISSING = "the compiled engine needs Numba: pip install 'packcheck[numba]'"
@@ -67,7 +71,60 @@ def batch_loop(budgets: Any, values: Any, offsets: Any, kept: Any, remaining: An
     return -1
 
 
+def rule_loop(
+    base: Any,
+    names: Any,
+    seen: Any,
+    order: Any,
+    cap: Any,
+    q: Any,
+    step: Any,
+    left: Any,
+    misfit: Any,
+    met: Any,
+) -> Any:
+    """A lowered rule's scan (:mod:`packcheck._engines.rule_scan`): marks in ``met`` (input
+    order) the blocks kept among ``base`` (input order) met in ``order`` (0 given, 1
+    reversed, 2 middle-out), each costing ``q * min(size, cap) + step`` against ``left``;
+    ``misfit`` 0 skips, 1 stops, 2 overshoots.  With ``names`` (not empty) a block whose
+    ID is ``seen`` is skipped without charge, and each kept block's ID is seen.  Returns
+    the sum of the costs of the blocks kept because they fit, and the index in ``base``
+    of an overshoot (-1: none).
+
+    No overflow: the caller keeps ``left`` and ``q + step`` below ``2**62``, and ``left``
+    falls only by a cost at most itself, or once, past it, as the scan ends.
+    """
+    m = base.shape[0]
+    distinct = names.shape[0] > 0
+    used = 0
+    for k in range(m):
+        if order == 0:
+            place = k
+        elif order == 1:
+            place = m - 1 - k
+        elif k % 2 == 0:
+            place = k // 2
+        else:
+            place = m - 1 - k // 2
+        if distinct and seen[names[place]]:
+            continue
+        cost = min(base[place], cap) * q + step
+        if cost <= left:
+            left -= cost
+            used += cost
+            met[place] = True
+            if distinct:
+                seen[names[place]] = True
+        elif misfit == 2:
+            met[place] = True
+            return used, place
+        elif misfit == 1:
+            break
+    return used, -1
+
+
 _compiled: tuple[Callable[..., Any], Callable[..., Any]] | None = None
+_rule_compiled: Callable[..., Any] | None = None
 
 
 def kernels() -> tuple[Callable[..., Any], Callable[..., Any]]:
@@ -85,6 +142,38 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]]:
         jit = numba.njit(cache=True, nogil=True)
         _compiled = (jit(scan_loop), jit(batch_loop))
     return _compiled
+
+
+def rule_scan(plan: Any, base: Any, names: Any, seen: Any, met: Any) -> tuple[int, int]:
+    """:func:`rule_loop` of a :class:`packcheck._engines.rule_scan.Plan`, compiled on its
+    first call; ``names``/``seen`` ``None`` without ``dedup = "kept"``."""
+    global _rule_compiled
+    if _rule_compiled is None:
+        kernels()
+        import numba
+
+        _rule_compiled = numba.njit(cache=True, nogil=True)(rule_loop)
+    if names is None:
+        names, seen = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_)
+    else:
+        seen = seen.copy()
+    used, overshot = _rule_compiled(
+        base,
+        names,
+        seen,
+        _ORDERS[plan.order],
+        np.int64(plan.cap()),
+        np.int64(plan.q),
+        np.int64(plan.step),
+        np.int64(plan.left),
+        _MISFITS[plan.on_misfit],
+        met,
+    )
+    return int(used), int(overshot)
+
+
+_ORDERS = {"given": 0, "reversed": 1, "middle-out": 2}
+_MISFITS = {"skip": 0, "stop": 1, "overshoot": 2}
 
 
 def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_], int]:
@@ -114,10 +203,41 @@ def pack_input(
     return kept, int(scan(np.int64(budget), sizes.values, kept))
 
 
+@overload
 def pack_batch(
     budgets: npt.ArrayLike, sizes: npt.ArrayLike, offsets: npt.ArrayLike
-) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
-    """:func:`packcheck.scan.pack_batch`'s answer (and errors), from the compiled loop."""
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]: ...
+
+
+@overload
+def pack_batch(
+    budgets: npt.ArrayLike,
+    sizes: npt.ArrayLike,
+    offsets: npt.ArrayLike,
+    *,
+    rule: Rule,
+    ids: npt.ArrayLike | None = None,
+    wanted: npt.ArrayLike | None = None,
+) -> RuleBatch: ...
+
+
+def pack_batch(
+    budgets: npt.ArrayLike,
+    sizes: npt.ArrayLike,
+    offsets: npt.ArrayLike,
+    *,
+    rule: Rule | None = None,
+    ids: npt.ArrayLike | None = None,
+    wanted: npt.ArrayLike | None = None,
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]] | RuleBatch:
+    """:func:`packcheck.scan.pack_batch`'s answer (and errors), from the compiled loop;
+    with ``rule``, a :class:`packcheck.scan.RuleBatch` whose long cases the compiled
+    rule loop scans."""
+    if rule is not None:
+        # Imported here: the rule's kernels build on this module.
+        from .rule_batch import pack_rule_batch
+
+        return pack_rule_batch(rule, budgets, sizes, offsets, ids, wanted, compiled=True)
     budget_array = _sizes.budgets_of(budgets)
     batch = kernels()[1]
     if _plain_int64(sizes):

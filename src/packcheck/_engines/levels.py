@@ -32,12 +32,18 @@ of a chunk is kept at once (found on exact two-half prefix sums).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, overload
+
 import numpy as np
 import numpy.typing as npt
 
 from .. import reference
+from .._rule.declared import Rule
 from . import batch as _batch
 from . import sizes as _sizes
+
+if TYPE_CHECKING:
+    from .rule_batch import RuleBatch
 
 _INT64_MAX = _sizes.INT64_MAX
 _INT64_MIN = int(np.iinfo(np.int64).min)
@@ -118,9 +124,33 @@ def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_]
     return pack_input(budget, _sizes.from_array(budget, sizes))
 
 
+@overload
 def pack_batch(
     budgets: npt.ArrayLike, sizes: npt.ArrayLike, offsets: npt.ArrayLike
-) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]: ...
+
+
+@overload
+def pack_batch(
+    budgets: npt.ArrayLike,
+    sizes: npt.ArrayLike,
+    offsets: npt.ArrayLike,
+    *,
+    rule: Rule,
+    ids: npt.ArrayLike | None = None,
+    wanted: npt.ArrayLike | None = None,
+) -> RuleBatch: ...
+
+
+def pack_batch(
+    budgets: npt.ArrayLike,
+    sizes: npt.ArrayLike,
+    offsets: npt.ArrayLike,
+    *,
+    rule: Rule | None = None,
+    ids: npt.ArrayLike | None = None,
+    wanted: npt.ArrayLike | None = None,
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]] | RuleBatch:
     """Pack many cases in one call: case ``i`` is ``sizes[offsets[i]:offsets[i + 1]]``.
 
     ``sizes`` holds every case's sizes back to back, ``offsets`` one more entry than
@@ -134,7 +164,16 @@ def pack_batch(
     Cases of up to :data:`_BATCH_LONG` blocks are packed together in vectorised rounds
     (:mod:`packcheck._engines.batch`, ``O(total blocks)`` per round); longer ones go
     through :func:`pack_sizes`'s kernel one by one.
+
+    With ``rule`` (a :class:`packcheck.Rule`), every case is packed by that rule and the
+    answer is a :class:`RuleBatch` (``kept``, ``remaining``, ``refused``): see
+    :func:`packcheck._engines.rule_batch.pack_rule_batch` for ``ids`` and ``wanted``.
     """
+    if rule is not None:
+        # Imported here: the rule's kernels build on this module.
+        from .rule_batch import pack_rule_batch
+
+        return pack_rule_batch(rule, budgets, sizes, offsets, ids, wanted, compiled=False)
     budget_array = _sizes.budgets_of(budgets)
     cap = max(int(budget_array.max()), 0) if budget_array.size else 0
     # Clipping a size past int64 to the largest budget + 1 keeps it too large for all.

@@ -15,13 +15,17 @@ from collections.abc import Iterable
 from itertools import compress
 from typing import Any
 
+import numpy as np
+
+from .._rule.answer import REFUSED, answer
 from .._rule.declared import Rule
 from .._rule.interpret import SIZE_ERROR as SIZE_ERROR
 from .._rule.interpret import interpret
 from .._rule.model import Case, SizeError, read_case
 from .._rule.order import missing_ids, own_utf16
-from . import levels, sizes
+from . import choice, levels, sizes
 from .choice import Engine, check_engine, kept_flags
+from .rules import pack_rule
 
 
 def declared_output(case: Case, kept: Iterable[object], remaining: int) -> dict[str, Any]:
@@ -52,13 +56,17 @@ def pack(case: object, *, engine: Engine = "reference", rule: Rule | None = None
     at the sizes agents pack").
 
     ``rule`` is the declared rule (:class:`packcheck.Rule`; ``None``: the seed's).  A
-    rule whose keys are all the default's takes the path above; any other is packed by
-    the rule's reference interpreter whatever the engine (the engines do not speak
-    rules yet), and may also answer ``{"error": "refused"}``.
+    rule whose keys are all the default's takes the path above.  Any other may also
+    answer ``{"error": "refused"}``; ``"reference"`` packs it with the rule's
+    interpreter, ``"numpy"`` and ``"numba"`` with the rule lowered for their kernels
+    (:mod:`packcheck._engines.rules`) from the same crossover on, the interpreter below
+    it and wherever a number is past what the kernels hold.
     """
     check_engine(engine)
     if rule is not None and not rule.is_default:
-        return interpret(rule, case, result_only=True).result
+        if engine == "reference":
+            return interpret(rule, case, result_only=True).result
+        return _ruled(rule, case, engine)
     answer = pack_plain(case)
     if answer is not None:
         return answer
@@ -67,6 +75,37 @@ def pack(case: object, *, engine: Engine = "reference", rule: Rule | None = None
         return dict(SIZE_ERROR)
     flags, left = kept_flags(read.budget, read.sizes, engine)
     return declared_output(read, flags, left)
+
+
+def _ruled(rule: Rule, case: object, engine: Engine) -> dict[str, Any]:
+    """:func:`pack` of ``case`` under a rule that is not the default, by ``engine``'s
+    kernels from :data:`~packcheck._engines.choice.CROSSOVER` blocks on."""
+    read = read_case(case)
+    if isinstance(read, SizeError):
+        return dict(SIZE_ERROR)
+    n = len(read.sizes)
+    if n < choice.CROSSOVER:
+        return answer(rule, read)
+    try:
+        values = np.fromiter(read.sizes, dtype=np.int64, count=n)
+    except OverflowError:
+        # A size past int64: the interpreter, exactly.
+        return answer(rule, read)
+    ids = wanted = None
+    if rule.dedup != "none" or rule.pin == "required":
+        numbers: dict[str, int] = {}
+        ids = np.fromiter((numbers.setdefault(i, len(numbers)) for i in read.ids), np.int64, n)
+        required = set(read.required)
+        wanted = np.fromiter((i in required for i in read.ids), np.bool_, n)
+    found = pack_rule(rule, read.budget, values, ids, wanted, compiled=engine == "numba")
+    if found is None:
+        return dict(REFUSED)
+    if found.order is None:
+        kept = list(compress(read.ids, found.flags.tobytes()))
+    else:
+        kept = [read.ids[index] for index in found.order.tolist()]
+    missing = missing_ids(read.required, kept) if read.required else []
+    return {"kept": kept, "remaining": found.remaining, "missing": missing}
 
 
 def pack_many(

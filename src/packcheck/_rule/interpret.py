@@ -8,15 +8,15 @@ declared answer it records what happened to every block, from which
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
+from .answer import REFUSED, answer
 from .declared import Charge, Rule
 from .model import Case, SizeError, read_case
 from .order import missing_ids
 from .outcomes import KEPT_EVENTS, Bucket, Event, Reason, buckets, reasons
+from .stages import candidates_of, middle_out, pins_of, scan_order, whole
 
 __all__ = [
     "REFUSED",
@@ -30,8 +30,6 @@ __all__ = [
 
 #: The declared result of a case with an invalid budget or size, whatever the rule.
 SIZE_ERROR: dict[str, Any] = {"error": "size"}
-#: A declared rule's answer to an input it refuses.
-REFUSED: dict[str, Any] = {"error": "refused"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,22 +53,6 @@ class Outcome:
     size_error: SizeError | None = None
 
 
-def middle_out(n: int) -> list[int]:
-    """Positions ``0..n-1`` as first, last, second, second-to-last, ...: the reverse of
-    the order in which removing the element at ``len // 2`` again and again empties a
-    list of ``n``.  O(n)."""
-    return [k // 2 if k % 2 == 0 else n - 1 - k // 2 for k in range(n)]
-
-
-def scan_order(positions: Sequence[int], order: str) -> list[int]:
-    """``positions`` (input order) in the scan order ``order`` names."""
-    if order == "reversed":
-        return list(reversed(positions))
-    if order == "middle-out":
-        return [positions[k] for k in middle_out(len(positions))]
-    return list(positions)
-
-
 def interpret(rule: Rule, case: object, *, result_only: bool = False) -> Outcome:
     """The rule's answer to ``case`` and what happened to each block.
 
@@ -87,8 +69,10 @@ def interpret(rule: Rule, case: object, *, result_only: bool = False) -> Outcome
 
 def interpret_case(rule: Rule, case: Case, *, result_only: bool = False) -> Outcome:
     """:func:`interpret` of a case already read, whose units are valid."""
+    if result_only:
+        return Outcome(answer(rule, case))
     n = len(case.ids)
-    start = _whole(case.budget - rule.reserve)
+    start = whole(case.budget - rule.reserve)
     if case.budget < rule.refuse_budget_below or (rule.refuse_empty and n == 0):
         return _refused(case, start)
 
@@ -98,11 +82,11 @@ def interpret_case(rule: Rule, case: Case, *, result_only: bool = False) -> Outc
     events: list[Event | None] = [None] * n
     left_at: list[Charge] = [start] * n
     # 3. Candidates, in input order.
-    candidates = _candidates(case.ids, rule.dedup)
+    candidates = candidates_of(case.ids, rule.dedup)
     for index in set(range(n)).difference(candidates):
         events[index] = "duplicate"
     # 4. Pins leave the scan.
-    pins = _pins(rule, case, candidates)
+    pins = pins_of(rule, case, candidates)
     pinned = set(pins)
     if rule.pin == "required" and rule.dedup == "kept":
         # Invariant: only the first block of each required ID is a pin; the others are
@@ -122,7 +106,7 @@ def interpret_case(rule: Rule, case: Case, *, result_only: bool = False) -> Outc
         if not fits(cost, left) and rule.pin_overflow == "refuse":
             return _refused(case, start)
         left_at[index] = left
-        left = _whole(left - cost)
+        left = whole(left - cost)
         count += 1
         events[index] = "pin"
         kept_ids.add(case.ids[index])
@@ -142,7 +126,7 @@ def interpret_case(rule: Rule, case: Case, *, result_only: bool = False) -> Outc
         cost = case.sizes[index] + rule.per_item + (rule.separator if count else 0)
         if fits(cost, left) or rule.on_misfit == "overshoot":
             events[index] = "kept" if fits(cost, left) else "overshoot"
-            left = _whole(left - cost)
+            left = whole(left - cost)
             count += 1
             kept_ids.add(case.ids[index])
             scanned.append(index)
@@ -172,51 +156,9 @@ def interpret_case(rule: Rule, case: Case, *, result_only: bool = False) -> Outc
     assert isinstance(remaining, int), remaining
     missing = missing_ids(case.required, kept) if case.required else []
     result = {"kept": kept, "remaining": remaining, "missing": missing}
-    if result_only:
-        return Outcome(result)
-
     placed = buckets(rule, case, final, pins, after_pins, fits)
     why = reasons(rule, case, missing, final, placed, pins, fits)
     return Outcome(result, tuple(final), tuple(placed), tuple(left_at), why)
-
-
-def _whole(value: Charge) -> Charge:
-    """``value``, an ``int`` when it is whole (a ``Fraction`` sum may be)."""
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return value.numerator
-    return value
-
-
-def _candidates(ids: Sequence[str], dedup: str) -> list[int]:
-    """The positions that stay before the scan: one per ID under ``first``/``last``."""
-    if dedup == "first":
-        first: dict[str, int] = {}
-        for index, block_id in enumerate(ids):
-            first.setdefault(block_id, index)
-        return [index for index, block_id in enumerate(ids) if first[block_id] == index]
-    if dedup == "last":
-        last = {block_id: index for index, block_id in enumerate(ids)}
-        return [index for index, block_id in enumerate(ids) if last[block_id] == index]
-    return list(range(len(ids)))
-
-
-def _pins(rule: Rule, case: Case, candidates: list[int]) -> list[int]:
-    """The pinned positions, in input order."""
-    if rule.pin == "none" or not candidates:
-        return []
-    if rule.pin == "first":
-        return [candidates[0]]
-    if rule.pin == "last":
-        return [candidates[-1]]
-    wanted = set(case.required)
-    pins = [i for i in candidates if case.ids[i] in wanted]
-    if rule.dedup == "kept":
-        # Each ID's first position; first seen first, so still in input order.
-        seen: dict[str, int] = {}
-        for index in pins:
-            seen.setdefault(case.ids[index], index)
-        return list(seen.values())
-    return pins
 
 
 def _refused(case: Case, start: Charge) -> Outcome:

@@ -1,0 +1,108 @@
+"""Declared rules on the engines: side-by-side ratios at 10**6 blocks, in one run.
+
+Usage (from the repository root)::
+
+    .venv/bin/python benchmarks/rule_engine_ratios.py [--n 1000000] [--repeat 3]
+
+For each rule of issue 40's table and each typical workload of ``packcheck bench``, the
+interpreter's answer-only loop (:func:`packcheck._rule.answer.kept_blocks`, given Python
+lists) and the NumPy and compiled engines (:func:`packcheck._engines.rules.pack_rule`,
+given int64 arrays) are timed back to back on the calling thread's CPU (best of
+``--repeat``), with the seed's reference (``reference.pack_sizes``) on the same sizes.
+IDs are drawn from a pool of 10**5 (``b0``, ``b1``, ... for the interpreter, their
+numbers for the engines).  Answers are checked identical first.  Prints, per rule, the
+median and minimum over the workloads of: the interpreter over the reference, and the
+interpreter over each engine.  Not a test: ratios move with the machine's load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from packcheck import Rule, compiled, reference, scan
+from packcheck._engines.rules import pack_rule
+from packcheck._rule.answer import kept_blocks
+from packcheck._rule.model import Case
+from packcheck.bench._workloads import WORKLOADS
+
+#: Issue 40's rules, by the names this script prints.
+RULES = {
+    "reversed, stop, per_item 4": Rule(order="reversed", on_misfit="stop", per_item=4),
+    "pin first, separator 1, reserve 3, lt": Rule(pin="first", separator=1, reserve=3, fit="lt"),
+    "dedup kept": Rule(dedup="kept"),
+    "middle-out, stop": Rule(order="middle-out", on_misfit="stop"),
+    "default": Rule(),
+}
+POOL = 10**5
+
+
+def cpu(repeat: int, call: Callable[..., Any], *args: Any, **kwargs: Any) -> float:
+    """The best CPU time of ``repeat`` calls of ``call(*args, **kwargs)``."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        call(*args, **kwargs)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=10**6)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    n = args.n
+    numbers = np.random.default_rng(1).integers(0, POOL, n)
+    names = [f"b{i}" for i in range(POOL)]
+    ids = [names[i] for i in numbers.tolist()]
+    compiled.pack_sizes(1, np.ones(1, dtype=np.int64))
+    ratios: dict[str, list[tuple[float, float, float]]] = {name: [] for name in RULES}
+    for workload in (w for w in WORKLOADS.values() if w.family == "typical"):
+        sizes, budget = workload.generate(n, 0)
+        listed = sizes.tolist()
+        case = Case(budget, ids, listed, ())  # type: ignore[arg-type]
+        seed = cpu(args.repeat, reference.pack_sizes, budget, listed)
+        for name, rule in RULES.items():
+            if rule.is_default:
+                # The seed's rule: its reference and its kernels, untouched by rules.
+                expected = reference.pack_sizes(budget, listed)[0]
+                assert scan.pack_sizes(budget, sizes)[0].tolist() == expected
+                slow = seed
+                numpy = cpu(args.repeat, scan.pack_sizes, budget, sizes)
+                numba = cpu(args.repeat, compiled.pack_sizes, budget, sizes)
+            else:
+                rule_ids = numbers if rule.dedup != "none" else None
+                want = kept_blocks(rule, case)
+                assert want is not None
+                for flag in (False, True):
+                    got = pack_rule(rule, budget, sizes, rule_ids, compiled=flag)
+                    assert got is not None
+                    assert got.flags.tolist() == want.flags
+                    assert got.remaining == want.remaining
+                slow = cpu(args.repeat, kept_blocks, rule, case)
+                numpy = cpu(args.repeat, pack_rule, rule, budget, sizes, rule_ids)
+                numba = cpu(args.repeat, pack_rule, rule, budget, sizes, rule_ids, compiled=True)
+            ratios[name].append((slow / seed, slow / numpy, slow / numba))
+            print(
+                f"{workload.name:13} {name:38} interpreter {slow * 1e3:7.1f} ms"
+                f" = {slow / seed:4.2f}x reference; numpy {slow / numpy:6.1f}x;"
+                f" compiled {slow / numba:6.1f}x",
+                flush=True,
+            )
+    print("\nper rule, median (minimum) over the typical workloads:")
+    for name, rows in ratios.items():
+        cells = []
+        for column in range(3):
+            values = [row[column] for row in rows]
+            cells.append(f"{statistics.median(values):.2f} ({min(values):.2f})")
+        print(f"{name:38} interpreter/reference {cells[0]}; numpy {cells[1]}; compiled {cells[2]}")
+
+
+if __name__ == "__main__":
+    main()

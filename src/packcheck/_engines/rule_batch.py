@@ -1,0 +1,123 @@
+"""Many cases under one declared rule: :func:`packcheck.scan.pack_batch` with ``rule=``.
+
+Case by case: a short case by the rule's answer-only interpreter (below
+:data:`SHORT` blocks a NumPy call costs more than its loop), a longer one by the rule
+lowered for the kernels (:func:`packcheck._engines.rules.pack_rule`).  Not yet
+vectorised across cases as the seed's rule is (:mod:`packcheck._engines.batch`).
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from .._rule.answer import kept_blocks
+from .._rule.declared import Rule
+from .._rule.model import Case
+from . import sizes as _sizes
+from .rules import pack_rule
+
+#: Cases shorter than this go through the interpreter's answer-only loop.
+SHORT = 1024
+
+
+class RuleBatch(NamedTuple):
+    """A batch's answers under a rule: ``kept`` (one flag per block, input order),
+    ``remaining`` (int64, per case; 0 for a refused case) and ``refused`` (per case)."""
+
+    kept: npt.NDArray[np.bool_]
+    remaining: npt.NDArray[np.int64]
+    refused: npt.NDArray[np.bool_]
+
+
+def pack_rule_batch(
+    rule: Rule,
+    budgets: npt.ArrayLike,
+    sizes: npt.ArrayLike,
+    offsets: npt.ArrayLike,
+    ids: npt.ArrayLike | None = None,
+    wanted: npt.ArrayLike | None = None,
+    *,
+    compiled: bool = False,
+) -> RuleBatch:
+    """Case ``i`` (``sizes[offsets[i]:offsets[i + 1]]`` under ``budgets[i]``) packed by
+    ``rule``, exactly as :func:`packcheck.pack` packs it.
+
+    ``ids`` (integers, one per block; equal IDs equal within a case) are needed under
+    ``dedup`` and ``pin = "required"``, ``wanted`` (whether each block's ID is required)
+    under ``pin = "required"``.  Sizes and budgets are checked as
+    :func:`packcheck.scan.pack_batch` checks them; sizes must be units (``>= 1``).
+    ``ValueError`` when a remaining does not fit int64.  Under ``output = "scan"`` the
+    flags give what is kept, not its order.
+    """
+    budget_array = _sizes.budgets_of(budgets)
+    values = np.asarray(sizes)
+    if values.dtype != np.int64 or values.ndim != 1:
+        read = _sizes.from_array(max(int(budget_array.max(initial=0)), 0), values, short=0)
+        if isinstance(read, list):
+            raise ValueError("pack_batch with a rule takes units (>= 1) that fit int64")
+        values = read.values
+    elif values.shape[0] and int(values.min()) < 1:
+        raise ValueError("pack_batch with a rule takes sizes >= 1 (units)")
+    bounds = _sizes.offsets_of(offsets, budget_array.shape[0], values.shape[0])
+    names = None if ids is None else np.asarray(ids, dtype=np.int64)
+    marks = None if wanted is None else np.asarray(wanted, dtype=np.bool_)
+    kept = np.zeros(values.shape[0], dtype=np.bool_)
+    remaining = np.zeros(budget_array.shape[0], dtype=np.int64)
+    refused = np.zeros(budget_array.shape[0], dtype=np.bool_)
+    for case, (lo, hi) in enumerate(pairwise(bounds.tolist())):
+        budget = int(budget_array[case])
+        if budget < 0:
+            raise ValueError(f"case {case}'s budget {budget} is below 0")
+        part = values[lo:hi]
+        local = None if names is None else _local(names[lo:hi])
+        mask = None if marks is None else marks[lo:hi]
+        found = (
+            _interpreted(rule, budget, part, local, mask)
+            if hi - lo < SHORT
+            else _kernel(rule, budget, part, local, mask, compiled)
+        )
+        if found is None:
+            refused[case] = True
+            continue
+        if not -(2**63) <= found[1] < 2**63:
+            raise ValueError(f"case {case}'s remaining {found[1]} does not fit int64")
+        kept[lo:hi] = found[0]
+        remaining[case] = found[1]
+    return RuleBatch(kept, remaining, refused)
+
+
+def _local(ids: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """A case's IDs renumbered into ``[0, its length)``, equal IDs equal."""
+    return np.unique(ids, return_inverse=True)[1].astype(np.int64).reshape(-1)
+
+
+def _kernel(
+    rule: Rule,
+    budget: int,
+    sizes: npt.NDArray[np.int64],
+    ids: npt.NDArray[np.int64] | None,
+    wanted: npt.NDArray[np.bool_] | None,
+    compiled: bool,
+) -> tuple[npt.NDArray[np.bool_], int] | None:
+    found = pack_rule(rule, budget, sizes, ids, wanted, compiled=compiled)
+    return None if found is None else (found.flags, found.remaining)
+
+
+def _interpreted(
+    rule: Rule,
+    budget: int,
+    sizes: npt.NDArray[np.int64],
+    ids: npt.NDArray[np.int64] | None,
+    wanted: npt.NDArray[np.bool_] | None,
+) -> tuple[list[bool], int] | None:
+    # Integers stand for the IDs: the interpreter only compares them.
+    names: list[Any] = list(range(sizes.shape[0])) if ids is None else ids.tolist()
+    required = () if wanted is None else tuple(set(ids[wanted].tolist()) if ids is not None else ())
+    found = kept_blocks(rule, Case(budget, tuple(names), tuple(sizes.tolist()), required))
+    if found is None:
+        return None
+    return found.flags, int(found.remaining)

@@ -1,0 +1,248 @@
+"""The scan of a lowered rule (:mod:`packcheck._engines.rules`): kept flags in scan order.
+
+A :class:`Plan` names the blocks the scan meets (a slice or positions of the input, in
+input order), the order it meets them in, and the integer cost of each: ``q * size +
+step``, with what is left ``left`` (all scaled by ``q``).  Sizes above what is left are
+clipped to ``left // q + 1`` first: such a block never fits, clipped or not, and the
+clipped cost stays below ``2**63`` (the caller keeps ``left`` and ``step + q`` below
+``2**62``).
+
+* ``skip``: packcheck's own rule over the costs, by the level kernel.
+* ``stop``: the longest prefix whose cumulative cost fits, read in galloping chunks
+  (4,096 doubling to 65,536) so that an early stop costs little.
+* ``overshoot``: that prefix and the block after it.
+* ``dedup = "kept"``: a fixed point.  A block is *eligible* unless a block of its ID was
+  kept before it; given the eligible blocks the scan is one of the above over them, and
+  a scan whose kept blocks leave exactly those blocks eligible is the declared scan (by
+  induction over the blocks: each meets the same state in both).  Starting from "every
+  ID is kept at its first block", each round rescans with the eligibility its kept
+  blocks give; after :data:`ROUNDS` rounds the Python loop finishes exactly.
+
+O(n) NumPy passes per round; the prefix scans O(stop) blocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from .._rule import answer
+from . import compiled as _compiled
+from . import levels
+from .sizes import KernelInput
+
+_T = TypeVar("_T", bound=np.generic)
+Flags = npt.NDArray[np.bool_]
+Ints = npt.NDArray[np.int64]
+Scanned = slice | npt.NDArray[np.intp]
+#: Rounds of the ``dedup = "kept"`` fixed point before the exact loop takes over.
+ROUNDS = 8
+_CHUNK_MIN = 4096
+_CHUNK_MAX = 1 << 16
+
+
+class Scan(NamedTuple):
+    """What a scan kept: ``met``, a flag per block it could meet, in input order;
+    ``fit_cost``, the sum of the costs of the blocks kept because they fit (``None``:
+    not known, to be summed from the flags); ``overshot``, the index (in ``met``) of
+    the block kept over what was left, or -1."""
+
+    met: Flags
+    fit_cost: int | None
+    overshot: int
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """One lowered scan: see the module."""
+
+    sizes: Ints
+    scanned: Scanned
+    order: str
+    q: int
+    step: int
+    left: int
+    on_misfit: str
+
+    def base(self) -> Ints:
+        """The sizes the scan meets, in input order."""
+        return self.sizes[self.scanned]
+
+    def cap(self) -> int:
+        """Sizes above this never fit: clipped to it, their cost is still too large."""
+        return max(self.left, 0) // self.q + 1
+
+
+def scan(plan: Plan, ids: Ints | None, seen: Flags | None, *, compiled: bool) -> Scan:
+    """The scan of ``plan``.  ``seen``: under ``dedup = "kept"``, whether each ID
+    (``ids`` of the input) is kept already, by a pin."""
+    base = plan.base()
+    m = base.shape[0]
+    if compiled:
+        met = np.zeros(m, dtype=np.bool_)
+        names = ids[plan.scanned] if seen is not None and ids is not None else None
+        fit_cost, overshot = _compiled.rule_scan(plan, base, names, seen, met)
+        return Scan(met, fit_cost, overshot)
+    if seen is not None:
+        assert ids is not None
+        names = ordered(ids[plan.scanned], plan.order)
+        found = _distinct(plan, costs(plan, ordered(base, plan.order)), names, seen)
+    elif plan.on_misfit == "skip":
+        found = _skip(costs(plan, ordered(base, plan.order)), plan.left)
+    else:
+        found = _prefix_scan(lambda lo, hi: costs(plan, window(base, plan.order, lo, hi)), m, plan)
+    overshot = found.overshot
+    if overshot >= 0:
+        overshot = _base_index(overshot, m, plan.order)
+    return Scan(in_input_order(found.met, plan.order), found.fit_cost, overshot)
+
+
+def _base_index(place: int, m: int, order: str) -> int:
+    """Which of ``m`` blocks (input order) the scan meets at ``place``."""
+    if order == "reversed":
+        return m - 1 - place
+    if order == "middle-out":
+        return place // 2 if place % 2 == 0 else m - 1 - place // 2
+    return place
+
+
+def costs(plan: Plan, sizes: Ints) -> Ints:
+    """Each block's scaled cost, sizes above :meth:`Plan.cap` clipped to it."""
+    cost = np.minimum(sizes, plan.cap())
+    if plan.q != 1:
+        cost *= plan.q
+    if plan.step:
+        cost += plan.step
+    return cost
+
+
+def prefix(chunk: Callable[[int, int], Ints], m: int, left: int) -> tuple[int, int]:
+    """How many blocks, from the first, fit in turn, and their cost: ``chunk(lo, hi)``
+    gives the costs of blocks ``lo..hi-1`` of ``m``.  O(that many), read in galloping
+    chunks."""
+    done, width, used = 0, _CHUNK_MIN, 0
+    while done < m and left >= 0:
+        hi = min(m, done + width)
+        sums = np.cumsum(chunk(done, hi))
+        # The sums rise; the first above ``left`` comes before any could wrap, as
+        # ``left`` and every cost are below 2**62.
+        over = sums > left
+        first = int(np.argmax(over))
+        if over[first]:
+            return done + first, used + (int(sums[first - 1]) if first else 0)
+        left -= int(sums[-1])
+        used += int(sums[-1])
+        done, width = hi, min(2 * width, _CHUNK_MAX)
+    return done, used
+
+
+def _prefix_scan(chunk: Callable[[int, int], Ints], m: int, plan: Plan) -> Scan:
+    """``stop`` or ``overshoot``: the prefix that fits, and under ``overshoot`` the block
+    after it."""
+    met = np.zeros(m, dtype=np.bool_)
+    fitting, used = prefix(chunk, m, plan.left)
+    met[:fitting] = True
+    if plan.on_misfit == "overshoot" and fitting < m:
+        met[fitting] = True
+        return Scan(met, used, fitting)
+    return Scan(met, used, -1)
+
+
+def _skip(cost: Ints, left: int) -> Scan:
+    """Packcheck's own rule over ``cost``: the level kernel."""
+    if left < 0 or not cost.shape[0]:
+        return Scan(np.zeros(cost.shape[0], dtype=np.bool_), 0, -1)
+    kept, remaining = levels.pack_input(left, KernelInput(cost, int(cost.min())))
+    return Scan(kept, left - remaining, -1)
+
+
+def _over(cost: Ints, plan: Plan) -> Scan:
+    """The scan of ``plan.on_misfit`` over ``cost`` (scan order), without duplicates."""
+    if plan.on_misfit == "skip":
+        return _skip(cost, plan.left)
+    return _prefix_scan(lambda lo, hi: cost[lo:hi], cost.shape[0], plan)
+
+
+def _distinct(plan: Plan, cost: Ints, names: Ints, seen: Flags) -> Scan:
+    """The scan under ``dedup = "kept"``: the fixed point of the module's docstring.
+
+    Eligibility is kept per ID, as a threshold: a block is eligible iff its place is at
+    most its ID's (and its ID was not kept by a pin).  Equal thresholds, equal
+    eligibility: the fixed point is checked on one entry per ID.
+    """
+    m = cost.shape[0]
+    place = np.arange(m)
+    # Invariant: an ID's threshold is m when every block of it is eligible.
+    threshold = np.full(seen.shape[0], m, dtype=np.int64)
+    np.minimum.at(threshold, names, place)
+    free = ~seen[names] if bool(seen.any()) else None
+    met = np.zeros(m, dtype=np.bool_)
+    for _ in range(ROUNDS):
+        eligible = place <= threshold[names]
+        if free is not None:
+            eligible &= free
+        chosen = np.flatnonzero(eligible)
+        found = _over(cost[chosen], plan)
+        kept = chosen[found.met]
+        again = np.full(seen.shape[0], m, dtype=np.int64)
+        np.minimum.at(again, names[kept], kept)
+        if np.array_equal(again, threshold):
+            met[kept] = True
+            overshot = int(chosen[found.overshot]) if found.overshot >= 0 else -1
+            return Scan(met, found.fit_cost, overshot)
+        threshold = again
+    flags, _ = answer.walk_distinct(
+        cost.tolist(),
+        names.tolist(),
+        plan.left,
+        0,
+        plan.on_misfit,
+        set(np.flatnonzero(seen).tolist()),
+    )
+    met[: len(flags)] = flags
+    return Scan(met, None, -1)
+
+
+def ordered(base: npt.NDArray[_T], order: str) -> npt.NDArray[_T]:
+    """``base`` (input order) in scan order."""
+    return window(base, order, 0, base.shape[0])
+
+
+def window(base: npt.NDArray[_T], order: str, lo: int, hi: int) -> npt.NDArray[_T]:
+    """Blocks ``lo..hi-1`` of the scan of ``base`` (input order); ``lo`` is even."""
+    if order == "given":
+        return base[lo:hi]
+    backward = base[::-1]
+    if order == "reversed":
+        return backward[lo:hi]
+    # Middle-out: place 2j is base[j], place 2j + 1 is base[m - 1 - j].
+    out = np.empty(hi - lo, dtype=base.dtype)
+    out[0::2] = base[lo // 2 : (hi + 1) // 2]
+    out[1::2] = backward[lo // 2 : hi // 2]
+    return out
+
+
+def in_input_order(met: npt.NDArray[_T], order: str) -> npt.NDArray[_T]:
+    """Flags in scan order back in input order."""
+    if order == "given":
+        return met
+    if order == "reversed":
+        return met[::-1]
+    return np.concatenate([met[0::2], met[1::2][::-1]])
+
+
+def positions(scanned: Scanned, n: int, order: str) -> Ints:
+    """The input positions the scan meets, in scan order."""
+    where = np.arange(n)[scanned] if isinstance(scanned, slice) else scanned
+    return ordered(where, order)
+
+
+def position(scanned: Scanned, n: int, index: int) -> int:
+    """The input position of the ``index``-th block the scan could meet (input order)."""
+    if isinstance(scanned, slice):
+        return range(n)[scanned][index]
+    return int(scanned[index])

@@ -1,0 +1,270 @@
+"""Declared rules on the engines (_engines/rules.py, rule_scan.py, rule_batch.py): the
+lowering's edges, each against the interpreter, and the compiled loop as plain Python.
+
+Random rules and cases are in properties/test_rule_engine_properties.py; these pin the
+paths a short random case rarely takes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from _scan_check import HAVE_NUMBA, NO_NUMBA
+
+from packcheck import Rule, compiled, pack, scan
+from packcheck._engines import choice, rule_batch, rule_scan, rules
+from packcheck._engines import compiled as _compiled
+from packcheck._engines import pack as _pack
+from packcheck._engines.rules import pack_rule
+from packcheck._rule.answer import kept_blocks
+from packcheck._rule.interpret import interpret
+from packcheck._rule.model import Case
+
+INT64_MAX = 2**63 - 1
+ENGINES = [
+    "numpy",
+    pytest.param("numba", marks=pytest.mark.skipif(not HAVE_NUMBA, reason=NO_NUMBA)),
+]
+
+
+def _blocks(*sizes: int, ids: str = "") -> list[dict[str, Any]]:
+    return [{"id": ids[i] if ids else f"b{i}", "size": size} for i, size in enumerate(sizes)]
+
+
+@pytest.fixture(autouse=True)
+def _kernels_at_every_length(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(choice, "CROSSOVER", 0)
+
+
+CASES = [
+    # A separator with no pin: the first kept block pays none (budget raised by one).
+    (Rule(separator=2), {"budget": 3, "blocks": _blocks(3, 1), "required": []}),
+    (Rule(separator=2, fit="lt"), {"budget": 3, "blocks": _blocks(3, 2), "required": []}),
+    # Nothing kept: remaining is the budget less the reserve, no separator.
+    (Rule(separator=5, reserve=1), {"budget": 3, "blocks": _blocks(9), "required": []}),
+    # Reserve above the budget: what is left is below 0; an overshoot still keeps one.
+    (
+        Rule(reserve=9, on_misfit="overshoot"),
+        {"budget": 3, "blocks": _blocks(1, 1), "required": []},
+    ),
+    (Rule(reserve=9, on_misfit="stop"), {"budget": 3, "blocks": _blocks(1, 1), "required": []}),
+    # Pins: refused when they do not fit, kept anyway under allow.
+    (
+        Rule(pin="first", pin_overflow="refuse"),
+        {"budget": 3, "blocks": _blocks(4, 1), "required": []},
+    ),
+    (
+        Rule(pin="last", fit="lt", pin_overflow="refuse"),
+        {"budget": 3, "blocks": _blocks(1, 3), "required": []},
+    ),
+    (Rule(pin="last"), {"budget": 3, "blocks": _blocks(1, 9), "required": []}),
+    (
+        Rule(pin="first", output="scan", order="reversed"),
+        {"budget": 9, "blocks": _blocks(1, 2, 3), "required": []},
+    ),
+    # Pins of required IDs, with each dedup.
+    (
+        Rule(pin="required", dedup="kept", order="middle-out"),
+        {"budget": 9, "blocks": _blocks(1, 2, 3, 1, 1, ids="ABACB"), "required": ["A"]},
+    ),
+    (
+        Rule(pin="required", dedup="last"),
+        {"budget": 9, "blocks": _blocks(1, 2, 3, 1, ids="ABAB"), "required": ["A", "Z"]},
+    ),
+    (
+        Rule(pin="required", dedup="first", output="scan"),
+        {"budget": 9, "blocks": _blocks(1, 2, 3, 1, ids="ABAB"), "required": ["B"]},
+    ),
+    (
+        Rule(pin="last", dedup="first"),
+        {"budget": 9, "blocks": _blocks(1, 2, 3, 1, ids="ABAB"), "required": []},
+    ),
+    (
+        Rule(pin="first", dedup="last"),
+        {"budget": 9, "blocks": _blocks(1, 2, 3, 1, ids="ABAB"), "required": []},
+    ),
+    # max_count: the scan cut at its count, pins counted.
+    (
+        Rule(max_count=2, on_misfit="overshoot"),
+        {"budget": 2, "blocks": _blocks(1, 5, 1), "required": []},
+    ),
+    (Rule(max_count=1, pin="first"), {"budget": 9, "blocks": _blocks(1, 1), "required": []}),
+    (
+        Rule(max_count=2, remaining="sizes", per_item=1),
+        {"budget": 9, "blocks": _blocks(1, 1, 1), "required": []},
+    ),
+    # A pin's ID is kept before the scan: its other blocks are duplicates.
+    (
+        Rule(pin="first", dedup="kept"),
+        {"budget": 9, "blocks": _blocks(1, 1, 1, ids="AAB"), "required": []},
+    ),
+    # Duplicates under stop and overshoot: never a misfit, never the end.
+    (
+        Rule(dedup="kept", on_misfit="stop"),
+        {"budget": 3, "blocks": _blocks(2, 2, 1, 5, 1, ids="AABCD"), "required": []},
+    ),
+    (
+        Rule(dedup="kept", on_misfit="overshoot", output="scan", order="reversed"),
+        {"budget": 3, "blocks": _blocks(2, 9, 1, 5, ids="AABA"), "required": []},
+    ),
+    # Fractions, scaled by their common denominator.
+    (
+        Rule(per_item="1/2", separator="2/3", remaining="sizes"),
+        {"budget": 5, "blocks": _blocks(1, 1, 1, 1), "required": []},
+    ),
+    (
+        Rule(reserve="1/3", fit="lt", remaining="sizes"),
+        {"budget": 2, "blocks": _blocks(1, 1, 1), "required": []},
+    ),
+    # Past what the kernels hold: the interpreter, exactly.
+    (
+        Rule(per_item="1/3", remaining="sizes"),
+        {"budget": INT64_MAX, "blocks": _blocks(INT64_MAX, 1), "required": []},
+    ),
+    (Rule(per_item=1), {"budget": 5, "blocks": _blocks(2**64, 1), "required": []}),
+    (
+        Rule(on_misfit="overshoot", remaining="sizes"),
+        {"budget": 2, "blocks": _blocks(1, INT64_MAX, INT64_MAX), "required": []},
+    ),
+    # An overshoot met from the back by middle-out: its own size is charged.
+    (
+        Rule(order="middle-out", on_misfit="overshoot"),
+        {"budget": 3, "blocks": _blocks(1, 2, 9, 5), "required": []},
+    ),
+    (
+        Rule(order="middle-out", on_misfit="overshoot", remaining="sizes"),
+        {"budget": 3, "blocks": _blocks(1, 2, 9, 5), "required": []},
+    ),
+    (
+        Rule(order="middle-out", on_misfit="overshoot"),
+        {"budget": 2, "blocks": _blocks(1, 2, 9, 1), "required": []},
+    ),
+    (
+        Rule(order="middle-out", on_misfit="overshoot"),
+        {"budget": 3, "blocks": _blocks(1, 1, 9, 1), "required": []},
+    ),
+    # Refusals, and a case with an invalid unit.
+    (Rule(refuse_budget_below=5), {"budget": 4, "blocks": _blocks(1), "required": []}),
+    (Rule(refuse_empty=True), {"budget": 4, "blocks": [], "required": []}),
+    (Rule(per_item=1), {"budget": 4, "blocks": _blocks(0), "required": []}),
+    (Rule(per_item=1), {"budget": 4, "blocks": [], "required": ["A"]}),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("rule", "case"), CASES)
+def test_each_edge_of_the_lowering_is_the_interpreters(engine: str, rule: Rule, case: Any) -> None:
+    assert pack(case, rule=rule, engine=engine) == interpret(rule, case).result  # type: ignore[arg-type]
+
+
+def test_a_rule_below_the_crossover_is_packed_by_the_interpreter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(choice, "CROSSOVER", 10)
+    monkeypatch.setattr(_pack, "pack_rule", None)  # never reached
+    case = {"budget": 3, "blocks": _blocks(2, 1), "required": ["b1"]}
+    assert pack(case, rule=Rule(per_item=1), engine="numpy") == {
+        "kept": ["b0"],
+        "remaining": 0,
+        "missing": ["b1"],
+    }
+
+
+@pytest.mark.parametrize("rounds", [0, 1, 8])
+def test_the_fixed_point_of_dedup_kept_needs_a_second_round_and_may_hand_over(
+    monkeypatch: pytest.MonkeyPatch, rounds: int
+) -> None:
+    # A's first block misfits, so its second is eligible: round 1 guesses wrong.
+    monkeypatch.setattr(rule_scan, "ROUNDS", rounds)
+    case = Case(4, ("A", "B", "A", "C"), (5, 3, 1, 1), ())
+    rule = Rule(dedup="kept")
+    found = pack_rule(rule, 4, np.array(case.sizes), np.array([0, 1, 0, 2]))
+    expected = kept_blocks(rule, case)
+    assert found is not None
+    assert expected is not None
+    assert found.flags.tolist() == expected.flags == [False, True, True, False]
+    assert found.remaining == expected.remaining == 0
+
+
+@pytest.mark.parametrize(
+    ("order", "misfit", "names", "expected", "result"),
+    [
+        (0, 0, [], [True, True, False, False], (3, -1)),
+        (1, 1, [], [False, False, False, False], (0, -1)),
+        (2, 2, [], [True, False, False, True], (1, 3)),
+        (0, 0, [0, 0, 1, 1], [True, False, True, False], (3, -1)),
+        (2, 1, [0, 1, 0, 1], [True, False, False, False], (1, -1)),
+    ],
+)
+def test_the_compiled_rule_loop_as_plain_python(
+    order: int, misfit: int, names: list[int], expected: list[bool], result: tuple[int, int]
+) -> None:
+    base = np.array([1, 2, 2, 5], dtype=np.int64)
+    met = np.zeros(4, dtype=np.bool_)
+    seen = np.zeros(4, dtype=np.bool_)
+    got = _compiled.rule_loop(
+        base, np.array(names, dtype=np.int64), seen, order, 4, 1, 0, 3, misfit, met
+    )
+    assert got == result
+    assert met.tolist() == expected
+
+
+@pytest.mark.parametrize(
+    "batch",
+    [
+        scan.pack_batch,
+        pytest.param(
+            compiled.pack_batch, marks=pytest.mark.skipif(not HAVE_NUMBA, reason=NO_NUMBA)
+        ),
+    ],
+)
+def test_pack_batch_under_a_rule_checks_its_input(batch: Any) -> None:
+    rule = Rule(per_item=1)
+    with pytest.raises(ValueError, match="budget -1 is below 0"):
+        batch([-1], [1], [0, 1], rule=rule)
+    with pytest.raises(ValueError, match="units"):
+        batch([3], np.array([0, 1]), [0, 2], rule=rule)
+    with pytest.raises(ValueError, match="units"):
+        batch([3], [2**64, -1], [0, 2], rule=rule)
+    with pytest.raises(ValueError, match="does not fit int64"):
+        batch([0], [INT64_MAX], [0, 1], rule=Rule(on_misfit="overshoot", per_item=5))
+    kept, remaining, refused = batch([3, 5], [1.0, 2.0, 6.0], [0, 2, 3], rule=rule)
+    assert kept.tolist() == [True, False, False]
+    assert remaining.tolist() == [1, 5]
+    assert refused.tolist() == [False, False]
+
+
+def test_pack_batch_under_a_rule_takes_the_kernel_for_long_cases(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(rule_batch, "SHORT", 2)
+    rule = Rule(pin="required", refuse_budget_below=2)
+    kept, remaining, refused = scan.pack_batch(
+        [9, 1, 4],
+        [3, 1, 4, 1, 5, 9],
+        [0, 3, 4, 6],
+        rule=rule,
+        ids=[7, 8, 7, 1, 2, 3],
+        wanted=[1, 0, 1, 0, 0, 1],
+    )
+    assert kept.tolist() == [True, True, True, False, False, True]
+    assert remaining.tolist() == [1, 0, -5]
+    assert refused.tolist() == [False, True, False]
+
+
+def test_an_exact_sum_past_int64_is_summed_in_python() -> None:
+    sizes = np.array([INT64_MAX, INT64_MAX], dtype=np.int64)
+    assert rules._exact_sum(sizes, np.array([True, True])) == 2 * INT64_MAX
+    assert rules._exact_sum(sizes, np.array([False, False])) == 0
+
+
+def test_the_numpy_engine_never_calls_the_compiled_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object) -> None:
+        raise AssertionError("the compiled loop ran for the NumPy engine")
+
+    monkeypatch.setattr(_compiled, "rule_scan", refuse)
+    found = pack_rule(Rule(on_misfit="stop"), 3, np.array([1, 5, 1]))
+    assert found is not None
+    assert found.flags.tolist() == [True, False, False]
