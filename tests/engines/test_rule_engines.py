@@ -145,6 +145,10 @@ CASES = [
         Rule(order="middle-out", on_misfit="overshoot"),
         {"budget": 3, "blocks": _blocks(1, 1, 9, 1), "required": []},
     ),
+    (
+        Rule(order="middle-out", on_misfit="overshoot"),
+        {"budget": 5, "blocks": _blocks(1, 1, 1, 9, 1, 1), "required": []},
+    ),
     # Refusals, and a case with an invalid unit.
     (Rule(refuse_budget_below=5), {"budget": 4, "blocks": _blocks(1), "required": []}),
     (Rule(refuse_empty=True), {"budget": 4, "blocks": [], "required": []}),
