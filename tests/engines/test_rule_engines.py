@@ -109,6 +109,12 @@ CASES = [
         Rule(dedup="kept", on_misfit="overshoot", output="scan", order="reversed"),
         {"budget": 3, "blocks": _blocks(2, 9, 1, 5, ids="AABA"), "required": []},
     ),
+    (
+        Rule(dedup="kept", on_misfit="overshoot"),
+        {"budget": 3, "blocks": _blocks(1, 1, 9, ids="AAB"), "required": []},
+    ),
+    # A prefix longer than the first chunk (4,096 blocks) that fits whole.
+    (Rule(on_misfit="stop"), {"budget": 5_000, "blocks": _blocks(*[1] * 10_000), "required": []}),
     # Fractions, scaled by their common denominator.
     (
         Rule(per_item="1/2", separator="2/3", remaining="sizes"),
