@@ -124,6 +124,11 @@ CASES = [
         Rule(reserve="1/3", fit="lt", remaining="sizes"),
         {"budget": 2, "blocks": _blocks(1, 1, 1), "required": []},
     ),
+    # A size far above what is left, scaled by 3: clipped before it is scaled.
+    (
+        Rule(per_item="1/3", remaining="sizes", on_misfit="stop"),
+        {"budget": 2**60, "blocks": _blocks(2**62, 1), "required": []},
+    ),
     # Past what the kernels hold: the interpreter, exactly.
     (
         Rule(per_item="1/3", remaining="sizes"),
