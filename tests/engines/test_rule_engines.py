@@ -109,6 +109,12 @@ CASES = [
         Rule(dedup="kept", on_misfit="overshoot", output="scan", order="reversed"),
         {"budget": 3, "blocks": _blocks(2, 9, 1, 5, ids="AABA"), "required": []},
     ),
+    (
+        Rule(dedup="kept", on_misfit="overshoot"),
+        {"budget": 3, "blocks": _blocks(1, 1, 9, ids="AAB"), "required": []},
+    ),
+    # A prefix longer than the first chunk (4,096 blocks) that fits whole.
+    (Rule(on_misfit="stop"), {"budget": 5_000, "blocks": _blocks(*[1] * 10_000), "required": []}),
     # Fractions, scaled by their common denominator.
     (
         Rule(per_item="1/2", separator="2/3", remaining="sizes"),
@@ -117,6 +123,11 @@ CASES = [
     (
         Rule(reserve="1/3", fit="lt", remaining="sizes"),
         {"budget": 2, "blocks": _blocks(1, 1, 1), "required": []},
+    ),
+    # A size far above what is left, scaled by 3: clipped before it is scaled.
+    (
+        Rule(per_item="1/3", remaining="sizes", on_misfit="stop"),
+        {"budget": 2**60, "blocks": _blocks(2**62, 1), "required": []},
     ),
     # Past what the kernels hold: the interpreter, exactly.
     (
@@ -144,6 +155,10 @@ CASES = [
     (
         Rule(order="middle-out", on_misfit="overshoot"),
         {"budget": 3, "blocks": _blocks(1, 1, 9, 1), "required": []},
+    ),
+    (
+        Rule(order="middle-out", on_misfit="overshoot"),
+        {"budget": 5, "blocks": _blocks(1, 1, 1, 9, 1, 1), "required": []},
     ),
     # Refusals, and a case with an invalid unit.
     (Rule(refuse_budget_below=5), {"budget": 4, "blocks": _blocks(1), "required": []}),
