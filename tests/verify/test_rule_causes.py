@@ -285,3 +285,22 @@ def test_where_kept_departs_is_said_against_the_declared_rule() -> None:
     assert departure_by(Rule(), case, {"kept": ["B"], "remaining": 0, "missing": []}) == (
         departure(case, {"kept": ["B"], "remaining": 0, "missing": []})
     )
+
+
+def test_a_case_the_packer_gave_no_answer_to_refutes_no_cause() -> None:
+    # "<" for "<=", raising on the budget of the first probe case (one block of 10,000
+    # units): the probe asks nothing after the raise, and the cause, whose transition
+    # points it walks, is confirmed on the sample alone.
+    strict = packer_of(Rule(fit="lt"))
+
+    def raises_at_10_000(case: dict[str, Any]) -> Any:
+        if case["budget"] == 10_000:
+            raise RuntimeError("no budget")
+        return strict(case)
+
+    case = {"budget": 3, "blocks": [{"id": "A", "size": 3}, {"id": "B", "size": 1}], "required": []}
+    adapter = CallablePacker(raises_at_10_000)
+    probe = Probe(Rule(), adapter.answer, 2**20)
+    assert probe.faulted
+    found = confirm(case, strict(case), adapter.answer, seed=1, max_units=2**20)
+    assert found.causes == ('fit = "lt" (declared "le")',), found

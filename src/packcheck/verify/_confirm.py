@@ -42,7 +42,7 @@ from .._rule.jsonio import show_int
 from .._rule.model import Case, SizeError, read_case
 from ..strategies import cases
 from ._causes import LENIENT, STRICT, _matches, _scan, _variant, agrees
-from ._neighbours import Probe, neighbours, on_top, rule_answer
+from ._neighbours import FAULT, Probe, neighbours, on_top, rule_answer
 from ._variants import ALL, Variant, rule_output
 
 __all__ = [
@@ -476,7 +476,8 @@ def confirm(
 def _at_edges(variant: Variant, probe: Probe, case: object) -> bool:
     """Whether the packer answers as ``variant`` where the variant's own answer changes
     along the budget (each point and one unit either side) of the probe cases and of
-    the counterexample: a cause one such case refutes is never named."""
+    the counterexample: a cause one such case refutes is never named (a case the
+    packer gave no answer to refutes nothing)."""
     walked = [*probe.cases, *([case] if probe.walkable(case) else [])]
 
     def output(at: dict[str, Any]) -> object:
@@ -485,7 +486,9 @@ def _at_edges(variant: Variant, probe: Probe, case: object) -> bool:
 
     for walk in walked:
         for edge in probe.beside(probe.points(output, walk), walk):
-            if not agrees(probe.ask(edge), output(edge)):  # type: ignore[arg-type]
+            got = probe.ask(edge)
+            # A fault (a raise, a timeout, no answer after one) says nothing of a cause.
+            if got is not FAULT and not agrees(got, output(edge)):  # type: ignore[arg-type]
                 return False
     return True
 

@@ -34,7 +34,7 @@ from .._rule.outcomes import KEPT_EVENTS
 from ._causes import agrees
 from ._variants import Output, Variant
 
-__all__ = ["Probe", "neighbours", "on_top", "rule_answer"]
+__all__ = ["FAULT", "Probe", "neighbours", "on_top", "rule_answer"]
 
 _CATEGORICAL = ("order", "fit", "on_misfit", "pin", "pin_overflow", "dedup", "output", "remaining")
 _CHARGES = ("per_item", "separator", "reserve")
@@ -45,7 +45,8 @@ _SIZE = 10_000
 _COUNTED = 8
 #: A counterexample longer than this is not walked along its budget.
 _WALKED = 64
-_FAULT = ("fault",)
+#: What :meth:`Probe.ask` gives for a case the packer gave no answer to.
+FAULT = ("fault",)
 
 
 def _answer(rule: Rule, case: Case) -> dict[str, Any]:
@@ -250,12 +251,12 @@ class Probe:
         key = repr(case)
         if key not in self.asked:
             if self.faulted:  # a packer that failed once is not asked again
-                return _FAULT
+                return FAULT
             try:
                 self.asked[key] = self.answer_of(case)
             except PackerFault:
                 self.faulted = True
-                self.asked[key] = _FAULT
+                self.asked[key] = FAULT
         return self.asked[key]
 
     def points(
