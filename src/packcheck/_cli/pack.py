@@ -254,7 +254,7 @@ def _written(record: Record, how: _How) -> Iterable[str] | None:
             pieces = trace_json(record.case, engine=how.engine)
             first = next(pieces)
             second = next(pieces, None)
-            if second is None:  # one write a case, where stdout may be unbuffered
+            if second is None:  # one piece a case
                 return (first + "\n",)
             return chain((first, second), pieces, ("\n",))
         return (write_json(record_step(record.case, engine=how.engine)) + "\n",)
