@@ -49,6 +49,7 @@ from ._common import (
     problem,
     writable,
 )
+from ._gather import Gathered
 from ._options import DEFAULT_TIMEOUT, add_command
 from .explain import explain_lines
 
@@ -253,7 +254,7 @@ def _written(record: Record, how: _How) -> Iterable[str] | None:
             pieces = trace_json(record.case, engine=how.engine)
             first = next(pieces)
             second = next(pieces, None)
-            if second is None:  # one write a case, where stdout may be unbuffered
+            if second is None:  # one piece a case
                 return (first + "\n",)
             return chain((first, second), pieces, ("\n",))
         return (write_json(record_step(record.case, engine=how.engine)) + "\n",)
@@ -300,7 +301,19 @@ def pack_task(piece: Piece, how: _How) -> tuple[list[_Answer], str | None]:
 
 
 def _pack(names: list[str], how: _How, packer: Packer | None, run: Runner | None) -> int:
-    out = sys.stdout
+    # A trace or record is written in large pieces (docs/performance.md).
+    out: IO[str] | Gathered = sys.stdout
+    if (how.trace or how.record) and packer is None:
+        out = Gathered(sys.stdout)
+    try:
+        return _pack_to(names, how, packer, run, out)
+    finally:
+        out.flush()
+
+
+def _pack_to(
+    names: list[str], how: _How, packer: Packer | None, run: Runner | None, out: IO[str] | Gathered
+) -> int:
     status = 0
     if run is None:
         for name in names:
@@ -313,6 +326,7 @@ def _pack(names: list[str], how: _How, packer: Packer | None, run: Runner | None
             except BrokenPipeError:
                 raise  # the reader went away: not a problem with the input (see _cli.main)
             except (*READ_ERRORS, SourceError) as exc:
+                out.flush()
                 problem(piece.name, reason(exc))
                 return 2
         fault = packer.leftover() if isinstance(packer, CommandPacker) else None
@@ -326,17 +340,20 @@ def _pack(names: list[str], how: _How, packer: Packer | None, run: Runner | None
             for one in found:
                 status = max(status, _write(one, piece.name, how, out))
             if error is not None:
+                out.flush()
                 problem(piece.name, error)
                 return 2
     return status
 
 
-def _write(one: _Answer, name: str, how: _How, out: IO[str]) -> int:
+def _write(one: _Answer, name: str, how: _How, out: IO[str] | Gathered) -> int:
     text, trouble, status = one
+    if trouble is not None:
+        out.flush()  # what came before it first
     if trouble is not None and how.several:  # it names its file already
         print(one_line(f"packcheck: {trouble}"), file=sys.stderr)
     elif trouble is not None:
         problem(name, trouble)
     for piece in text:
-        out.write(writable(piece, out) if how.explain else piece)
+        out.write(piece if isinstance(out, Gathered) or not how.explain else writable(piece, out))
     return status
