@@ -113,6 +113,6 @@ def test_a_broken_batch_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     text = write_json(record).encode()
     _both([text])
     # A batch that never compares the partition.
-    monkeypatch.setattr(bulk, "_same_texts", lambda recorded, *_: np.ones(len(recorded), np.bool_))
+    monkeypatch.setattr(bulk, "_same_texts", lambda recorded, _: np.ones(len(recorded), np.bool_))
     with pytest.raises(AssertionError):
         _both([text])

@@ -13,7 +13,7 @@ available, else dropped, else none).
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from itertools import chain, repeat
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -83,7 +83,7 @@ class Chunk:
             np.searchsorted(group[order], np.arange(3 * steps + 1)).tolist(),
         )
         packed = list(map(_PACKED_IDS, partitions))
-        right = _same_texts(list(map(_PARTITION, records)), partitions, _partition_texts)
+        right = _same_texts(list(map(_PARTITION, records)), partitions)
         required = list(map(_REQUIRED, records))
         wanted = list(chain.from_iterable(required))
         wanted_counts = list(map(len, required))
@@ -175,35 +175,17 @@ def _partitions(ordered: list[str], bounds: list[int]) -> list[dict[str, list[st
     ]
 
 
-def _same_texts(
-    recorded: list[Any],
-    expected: list[Any],
-    elements: Callable[[bytes], list[bytes]] | None = None,
-) -> npt.NDArray[np.bool_]:
+def _same_texts(recorded: list[Any], expected: list[Any]) -> npt.NDArray[np.bool_]:
     """Per step, whether its recorded text (a :class:`msgspec.Raw`) is its expected
     value as packcheck writes it (compact; every ID here is ASCII with no escape): all
     at once when the texts of the whole chunk, as one JSON array, agree, else step by
-    step, each step's text cut from the chunk's by ``elements`` when given, else
-    written on its own.  The elements of a JSON array are found in one way only, so
-    when the arrays agree every step's text does."""
-    text = _encode(expected)
-    if b"[" + b",".join(recorded) + b"]" == text:
+    step.  The elements of a JSON array are found in one way only, so when the arrays
+    agree every step's text does."""
+    if b"[" + b",".join(recorded) + b"]" == _encode(expected):
         return np.ones(len(recorded), np.bool_)
-    written = map(_encode, expected) if elements is None else elements(text)
-    return np.fromiter(map(operator.eq, map(bytes, recorded), written), np.bool_, len(recorded))
-
-
-#: Where a partition starts as :data:`_encode` writes it.
-_PARTITION_START = b'{"packed":['
-
-
-def _partition_texts(text: bytes) -> list[bytes]:
-    """The elements of ``text``, a JSON array of partitions as :data:`_encode` writes
-    them.  Each starts ``{"packed":[``, which is found nowhere else: no ID here holds a
-    quote, so the quote before ``packed`` opens a string, and the ``{`` before it opens
-    an object in the array of partitions, the only array that holds objects."""
-    first, *rest = text[1:-1].split(b"," + _PARTITION_START)
-    return [first, *map(_PARTITION_START.__add__, rest)]
+    return np.fromiter(
+        map(operator.eq, map(bytes, recorded), map(_encode, expected)), np.bool_, len(recorded)
+    )
 
 
 def _best_buckets(
