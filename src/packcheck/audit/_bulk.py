@@ -1,12 +1,13 @@
 """A chunk of typed run records checked in bulk: the rule's answers from the batch kernel,
 the recorded partitions and results compared with them, and what each step lost.
 
-The partitions and kept lists are compared as text: every step's, as packcheck writes
-it, in one string joined from the IDs at once, against the recorded texts joined (one
-step a line); when the two agree, every step's does, so a chunk of correct steps costs a
-few passes in C over its IDs.  The missing IDs and their reasons come from one table per chunk:
-each distinct required ID a column, each step a row, holding the best bucket a block of
-that ID reached in that step (packed, else available, else dropped, else none).
+The partitions and kept lists are compared as text: every step's, as lists sliced from
+the IDs in bucket order, written by one compact JSON encode per chunk, against the
+recorded texts joined into one JSON array; when the two agree, every step's does, so a
+chunk of correct steps costs a few passes in C over its IDs.  The missing IDs and their
+reasons come from one table per chunk: each distinct required ID a column, each step a
+row, holding the best bucket a block of that ID reached in that step (packed, else
+available, else dropped, else none).
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterator, Sequence
 from itertools import chain, repeat
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -36,6 +38,8 @@ _BUDGET = attrgetter("budget")
 _REQUIRED = attrgetter("required")
 _PARTITION = attrgetter("partition")
 _RESULT = attrgetter("result")
+_PACKED_IDS = itemgetter("packed")
+_encode = msgspec.json.Encoder().encode
 
 
 def _split(flat: list[Any], counts: Sequence[int]) -> list[list[Any]]:
@@ -68,20 +72,18 @@ class Chunk:
         available = ~kept & fits
         dropped = ~kept & ~fits
         packed_counts = np.bincount(step_of[kept], minlength=steps).tolist()
-        # The buckets of each step as packcheck writes them, compared with the text
-        # recorded: a partition written otherwise (spaced, keys in another order) goes
-        # to the per-step path, which judges it as JSON.
-        bucket = np.where(kept, 0, np.where(available, 1, 2))
-        order = np.argsort(step_of * 3 + bucket, kind="stable")
-        ordered = np.array(ids, object)[order]
-        right = _same_texts(
-            list(map(_PARTITION, records)),
-            _texts(ordered, (step_of * 3 + bucket)[order], steps, _PARTITION_TEXT),
+        # Each step's partition and kept list as lists of IDs, written in one encode
+        # per chunk and compared with the text recorded: a partition written otherwise
+        # (spaced, keys in another order) goes to the per-step path, which judges it
+        # as JSON.
+        group = step_of * 3 + np.where(kept, 0, np.where(available, 1, 2))
+        order = np.argsort(group, kind="stable")
+        partitions = _partitions(
+            list(map(ids.__getitem__, order.tolist())),
+            np.searchsorted(group[order], np.arange(3 * steps + 1)).tolist(),
         )
-        packed_order = np.flatnonzero(kept)
-        packed_text = _texts(
-            np.array(ids, object)[packed_order], step_of[packed_order], steps, _KEPT_TEXT
-        )
+        packed = list(map(_PACKED_IDS, partitions))
+        right = _same_texts(list(map(_PARTITION, records)), partitions)
         required = list(map(_REQUIRED, records))
         wanted = list(chain.from_iterable(required))
         wanted_counts = list(map(len, required))
@@ -109,15 +111,13 @@ class Chunk:
         results = list(map(_RESULT, records))
         expected_missing = _split(list(map(wanted.__getitem__, missing.tolist())), missing_counts)
         if None not in results:
-            right &= _same_texts([r.kept for r in results], packed_text)
+            right &= _same_texts([r.kept for r in results], packed)
             right &= remaining == np.fromiter((r.remaining for r in results), np.int64, steps)
             right &= np.fromiter(
                 map(operator.eq, (r.missing for r in results), expected_missing), np.bool_, steps
             )
         else:
-            right &= _some_results(
-                results, packed_text.split(b"\n")[:-1], remaining.tolist(), expected_missing
-            )
+            right &= _some_results(results, packed, remaining.tolist(), expected_missing)
         self.right: list[bool] = right.tolist()
         # From here on, the good steps only, numbered from 0.
         ordinal = np.cumsum(right) - 1
@@ -161,57 +161,31 @@ class Chunk:
             yield self._ids[code], list(reasons.items()), ordinals
 
 
-#: The constants around a step's lists as packcheck writes them: before the first list,
-#: then after each list (when it holds IDs, when it is empty); each step ends in a
-#: newline, which no ID here can hold (ASCII JSON with no escape has no control byte).
-_PARTITION_TEXT = (
-    '{"packed":[',
-    ('"],"available":[', '],"available":['),
-    ('"],"dropped":[', '],"dropped":['),
-    ('"]}\n', "]}\n"),
-)
-_KEPT_TEXT = ("[", ('"]\n', "]\n"))
+def _partitions(ordered: list[str], bounds: list[int]) -> list[dict[str, list[str]]]:
+    """Every step's partition: ``ordered`` holds the IDs list after list (packed,
+    available, dropped), step after step, and list ``k`` of all of them starts at
+    ``bounds[k]`` and ends at ``bounds[k + 1]``."""
+    return [
+        {
+            "packed": ordered[bounds[at] : bounds[at + 1]],
+            "available": ordered[bounds[at + 1] : bounds[at + 2]],
+            "dropped": ordered[bounds[at + 2] : bounds[at + 3]],
+        }
+        for at in range(0, len(bounds) - 1, 3)
+    ]
 
 
-def _texts(
-    ordered: npt.NDArray[np.object_],
-    group: npt.NDArray[np.intp],
-    steps: int,
-    constants: tuple[Any, ...],
-) -> bytes:
-    """Every step's lists of IDs written as packcheck writes them, one step a line.
-
-    ``ordered`` holds the IDs list after list, step after step; ``group`` each one's
-    list, ``step * lists + list`` (rising).  One join of tokens: per ID a separator
-    (``"`` opening its list, ``","`` inside it) and the ID; per step the constants.
-    """
-    lists = len(constants) - 1
-    count = len(ordered)
-    tokens = np.empty(2 * count + (lists + 1) * steps, object)
-    at = 2 * np.arange(count) + (lists + 1) * (group // lists) + group % lists + 1
-    opening = np.ones(count, np.bool_)
-    opening[1:] = group[1:] != group[:-1]
-    tokens[at] = np.where(opening, '"', '","')
-    tokens[at + 1] = ordered
-    step = np.arange(steps)[:, None]
-    # Where each list of each step starts among the IDs, and where the next starts.
-    bounds = np.searchsorted(group, step * lists + np.arange(lists + 1))
-    places = 2 * bounds + (lists + 1) * step + np.arange(lists + 1)
-    tokens[places[:, 0]] = constants[0]
-    for index, (full, empty) in enumerate(constants[1:]):
-        tokens[places[:, index + 1]] = np.where(
-            bounds[:, index + 1] > bounds[:, index], full, empty
-        )
-    return "".join(tokens.tolist()).encode()
-
-
-def _same_texts(recorded: list[Any], expected: bytes) -> npt.NDArray[np.bool_]:
-    """Per step, whether its recorded text (a :class:`msgspec.Raw`) is its line of
-    ``expected``: all at once when the whole texts agree, else line by line."""
-    if b"\n".join(recorded) + b"\n" == expected:
+def _same_texts(recorded: list[Any], expected: list[Any]) -> npt.NDArray[np.bool_]:
+    """Per step, whether its recorded text (a :class:`msgspec.Raw`) is its expected
+    value as packcheck writes it (compact; every ID here is ASCII with no escape): all
+    at once when the texts of the whole chunk, as one JSON array, agree, else step by
+    step.  The elements of a JSON array are found in one way only, so when the arrays
+    agree every step's text does."""
+    if b"[" + b",".join(recorded) + b"]" == _encode(expected):
         return np.ones(len(recorded), np.bool_)
-    lines = expected.split(b"\n")[:-1]
-    return np.fromiter(map(operator.eq, map(bytes, recorded), lines), np.bool_, len(recorded))
+    return np.fromiter(
+        map(operator.eq, map(bytes, recorded), map(_encode, expected)), np.bool_, len(recorded)
+    )
 
 
 def _best_buckets(
@@ -247,13 +221,13 @@ def _best_buckets(
 
 
 def _some_results(
-    results: list[Any], kept: list[bytes], remaining: list[int], missing: list[list[str]]
+    results: list[Any], kept: list[list[str]], remaining: list[int], missing: list[list[str]]
 ) -> npt.NDArray[np.bool_]:
     """Per step, whether its recorded result (where one is recorded) is the expected."""
     return np.array(
         [
             result is None
-            or (bytes(result.kept) == k and result.remaining == r and result.missing == m)
+            or (bytes(result.kept) == _encode(k) and result.remaining == r and result.missing == m)
             for result, k, r, m in zip(results, kept, remaining, missing, strict=True)
         ],
         np.bool_,
