@@ -13,8 +13,8 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from .._gate import Outcome, Progress, Settings
 from .._engines.pack import pack
+from .._gate import Outcome, Progress, Settings
 from .._packers import (
     CallablePacker,
     CommandPacker,
@@ -25,12 +25,12 @@ from .._packers import (
     importable,
     load,
 )
+from .._rule.declared import Rule
 
 # Imported from the modules, not as attributes of the package: pytester's inline runs
 # drop the modules they imported but not the package's attributes that name them.
 from ..diff import run as diff_run
 from ..verify import run as verify_run
-from .._rule.declared import Rule
 from ._spec import Spec
 
 #: The packer ``verify`` checks when none is named, under the default rule: packcheck's
