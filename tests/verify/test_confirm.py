@@ -135,10 +135,7 @@ def test_a_variant_must_also_give_the_answer_on_the_case_as_first_found() -> Non
     finding = Finding(
         case, pack(case), answer, ("output: differs",), "probe", support=unlike.support
     )
-    assert (
-        f"  cause:    no known cause (not named: {count} variants "
-        in finding.report()
-    )
+    assert f"  cause:    no known cause (not named: {count} variants " in finding.report()
     # The first case agrees: confirmed as before.
     first = (SEED_FIXTURE, broken.less_than(SEED_FIXTURE))
     agrees = confirm(case, answer, packer.answer, first=first, **kw)
