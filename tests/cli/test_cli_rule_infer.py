@@ -82,7 +82,9 @@ def test_a_command_packer_is_asked_as_verify_asks_it(capsys: pytest.CaptureFixtu
 def test_errors_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "--packer", "no_such_module:pack", "--seed", "1", "-q")
     assert (status, out) == (2, "")
-    assert err.startswith("packcheck rule infer: --packer 'no_such_module:pack': cannot import")
+    assert err.startswith(
+        "packcheck rule infer: error: --packer 'no_such_module:pack': cannot import"
+    )
     assert err.count("\n") == 1
     with pytest.raises(SystemExit) as exit_:
         main(["rule", "infer", "--seed", "1"])
@@ -204,7 +206,7 @@ def test_the_parser_and_the_package_load_no_hypothesis() -> None:
 def test_a_setting_past_its_range_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "--packer", "x:y", "--max-examples", "2000000")
     assert (status, out) == (2, "")
-    assert err == "packcheck rule infer: --max-examples=2000000: must be at most 1,000,000\n"
+    assert err == "packcheck rule infer: error: --max-examples=2000000: must be at most 1,000,000\n"
 
 
 def test_notes_go_to_stderr_with_the_settings_given(capsys: pytest.CaptureFixture[str]) -> None:

@@ -376,11 +376,13 @@ def test_a_save_failures_path_that_cannot_be_a_directory_stops_before_the_run(
     a_file.write_text("")
     assert main(["verify", "--save-failures", str(a_file)]) == 2
     assert capsys.readouterr().err == (
-        f"packcheck verify: --save-failures {a_file}: exists and is not a directory\n"
+        f"packcheck verify: error: --save-failures {a_file}: exists and is not a directory\n"
     )
     assert main(["verify", "--save-failures", "/proc/packcheck-cannot-be-here"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("packcheck verify: --save-failures /proc/packcheck-cannot-be-here: ")
+    assert err.startswith(
+        "packcheck verify: error: --save-failures /proc/packcheck-cannot-be-here: "
+    )
     assert err.count("\n") == 1
 
 
