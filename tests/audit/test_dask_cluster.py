@@ -227,7 +227,7 @@ def test_an_unreachable_scheduler_is_one_line(
     assert line.startswith("packcheck audit: --scheduler tcp://127.0.0.1:9: cannot connect: ")
     status, _, err = _run(capsys, "pack", "--scheduler", "nowhere:1", "--connect-timeout", "1")
     assert status == 2
-    assert err.startswith("packcheck: --scheduler reads FILEs, not standard input")
+    assert err.startswith("packcheck pack: error: --scheduler reads FILEs, not standard input")
 
 
 @pytest.mark.parametrize(

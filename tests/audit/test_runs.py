@@ -353,16 +353,20 @@ def test_the_cluster_options_without_the_extra(
         "",
         [f"packcheck audit: {need}"],
     )
-    assert run_cli(capsys, "pack", "--workers", "2", *files) == (2, "", [f"packcheck: {need}"])
+    assert run_cli(capsys, "pack", "--workers", "2", *files) == (
+        2,
+        "",
+        [f"packcheck pack: error: {need}"],
+    )
     status, _, err = run_cli(capsys, "pack", "--scheduler", "tcp://h:1", files[0])
     assert (status, err) == (
         2,
-        ["packcheck: --scheduler needs the dask extra: pip install 'packcheck[dask]'"],
+        ["packcheck pack: error: --scheduler needs the dask extra: pip install 'packcheck[dask]'"],
     )
     status, _, err = run_cli(capsys, "audit", "--workers", "2")
     assert (status, err) == (2, ["packcheck audit: --workers reads FILEs, not standard input"])
     status, _, err = run_cli(capsys, "pack", "--record", "--packer-cmd", "cat", "--workers", "2")
-    assert err == ["packcheck: --workers and --scheduler run packcheck's engines only"]
+    assert err == ["packcheck pack: error: --workers and --scheduler run packcheck's engines only"]
     assert status == 2
 
 

@@ -186,23 +186,24 @@ def test_a_python_port_agrees_with_the_node_original(capsys: pytest.CaptureFixtu
     [
         (
             ["--packer", "wild.py:keep_newest", "--against", "old/wild.py:keep_newest"],
-            "packcheck diff: --against 'old/wild.py:keep_newest': no such file 'old/wild.py'\n",
+            "packcheck diff: error: --against 'old/wild.py:keep_newest': "
+            "no such file 'old/wild.py'\n",
         ),
         (
             ["--packer", "nosuch:f", "--against", "wild.py:keep_newest"],
-            "packcheck diff: --packer 'nosuch:f': cannot import 'nosuch': "
+            "packcheck diff: error: --packer 'nosuch:f': cannot import 'nosuch': "
             "ModuleNotFoundError: No module named 'nosuch' (it is imported from "
             f"{PACKERS} and the installed packages: install the project, or name the file, "
             "as src/PACKAGE/MODULE.py:FUNCTION)\n",
         ),
         (
             ["--packer", "wild:keep_newest", "--against-cmd", "/nonexistent/packer"],
-            "packcheck diff: --against-cmd: cannot start /nonexistent/packer: "
+            "packcheck diff: error: --against-cmd: cannot start /nonexistent/packer: "
             "No such file or directory\n",
         ),
         (
             ["--packer", "wild:keep_newest", "--against-cmd", "'unclosed"],
-            'packcheck diff: --against-cmd "\'unclosed": No closing quotation\n',
+            'packcheck diff: error: --against-cmd "\'unclosed": No closing quotation\n',
         ),
         (
             ["--packer", "wild:keep_newest", "--against", "wild:keep_newest", "--timeout", "5"],
@@ -230,7 +231,7 @@ def test_a_command_that_never_answers_is_a_setup_error_of_its_side(
     args = ["diff", "--packer", "wild:keep_newest", "--against-cmd", silent, *QUICK]
     assert main(args) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"packcheck diff: --against-cmd '{silent}' ended before answering")
+    assert err.startswith(f"packcheck diff: error: --against-cmd '{silent}' ended before answering")
     assert err.count("\n") == 1
 
 
@@ -286,7 +287,7 @@ def test_bad_saved_failures_stop_before_the_run(
     args = ["diff", "--packer", "wild:keep_newest", "--against", "wild:keep_newest"]
     assert main([*args, "--save-failures", str(a_file)]) == 2
     assert capsys.readouterr().err == (
-        f"packcheck diff: --save-failures {a_file}: exists and is not a directory\n"
+        f"packcheck diff: error: --save-failures {a_file}: exists and is not a directory\n"
     )
     (tmp_path / "bad.json").write_text("[{}]")
     assert main([*args, "--save-failures", str(tmp_path)]) == 2

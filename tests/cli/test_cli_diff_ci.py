@@ -117,7 +117,10 @@ def test_a_junit_path_that_cannot_be_written_stops_before_the_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main([*SAME, *QUICK, "--junit-xml", str(tmp_path)]) == 2
-    assert capsys.readouterr().err == f"packcheck diff: --junit-xml {tmp_path}: is a directory\n"
+    assert (
+        capsys.readouterr().err
+        == f"packcheck diff: error: --junit-xml {tmp_path}: is a directory\n"
+    )
 
 
 def test_a_junit_file_that_fails_to_write_is_exit_2(
@@ -132,7 +135,7 @@ def test_a_junit_file_that_fails_to_write_is_exit_2(
     assert captured.out.startswith("DIFFERS generated case (seed 3, shrunk)")
     assert (
         captured.err
-        == f"packcheck diff: --junit-xml {tmp_path / 'r.xml'}: No space left on device\n"
+        == f"packcheck diff: error: --junit-xml {tmp_path / 'r.xml'}: No space left on device\n"
     )
 
 
@@ -295,6 +298,6 @@ def test_a_side_the_table_names_is_blamed_on_the_table(
     (tmp_path / "pack.py").write_text("def pack(case):\n    return {}\n")
     assert main(["diff"]) == 2
     assert capsys.readouterr().err == (
-        "packcheck diff: pyproject.toml [tool.packcheck.diff]: against 'pack.py:nope': "
+        "packcheck diff: error: pyproject.toml [tool.packcheck.diff]: against 'pack.py:nope': "
         "'pack.py' has no function 'nope'\n"
     )

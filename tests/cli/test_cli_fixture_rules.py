@@ -99,7 +99,7 @@ def test_verify_stops_on_a_saved_fixture_that_contradicts_its_rule(
     _fixtures(saved / "x.json", {"id": "x", "rule": RULE, "input": BOTH, "expected": pack(BOTH)})
     assert main(["verify", "--seed", "1", "--save-failures", str(saved)]) == 2
     assert capsys.readouterr().err == (
-        f"packcheck verify: fixture {saved / 'x.json'}: case 1 (x): contradicts its rule "
+        f"packcheck verify: error: fixture {saved / 'x.json'}: case 1 (x): contradicts its rule "
         '(order = "reversed", on_misfit = "stop"): expected {"kept":["A"],"remaining":0,'
         '"missing":[]} but the rule gives {"kept":["B"],"remaining":2,"missing":[]}\n'
     )

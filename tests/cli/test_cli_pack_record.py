@@ -92,8 +92,16 @@ def test_a_packer_failing_on_a_case_is_named_and_exits_1(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["pack", "--packer", "packers.capture:correct", SEED], "need --record"),
-        (["pack", "--record", "--packer", "no_such_module:f", SEED], "cannot import"),
+        (
+            ["pack", "--explain", "--packer", "packers.capture:correct", SEED],
+            "packcheck pack: error: --packer and --packer-cmd need --record (they record "
+            "that packer's run, for packcheck audit); drop them to pack, --explain or "
+            "--trace with packcheck's own engines\n",
+        ),
+        (
+            ["pack", "--record", "--packer", "no_such_module:f", SEED],
+            "packcheck pack: error: --packer 'no_such_module:f': cannot import",
+        ),
         (
             ["pack", "--record", "--packer-cmd", f"{sys.executable} -c pass", SEED],
             "ended before answering any case",

@@ -106,7 +106,7 @@ def test_a_rule_that_cannot_be_used_is_one_line_and_exit_2(
     status, out, err = run(capsys, "pack", *argv, "cases.jsonl")
     assert (status, out) == (2, [])
     assert len(err) == 1
-    assert err[0].startswith(f"packcheck: {message}")
+    assert err[0].startswith(f"packcheck pack: error: {message}")
 
 
 def test_a_default_rule_records_as_today(here: Path, capsys: pytest.CaptureFixture[str]) -> None:

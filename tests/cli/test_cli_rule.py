@@ -249,7 +249,12 @@ def test_diff_save_writes_fixtures_of_new_that_verify_replays(
               "--timeout", "0", "--quiet"]  # fmt: skip
     status, out, _ = ran(capsys, *verify)
     assert status == 1
-    assert out.startswith(f"FAIL fixture {path}: case 1 ({fixture['id']})")
+    # The smallest case, the report's first, is the first replayed and reported.
+    assert [p.name[: len("rule-diff-01-")] for p in paths] == [
+        f"rule-diff-{n:02d}-" for n in range(1, len(paths) + 1)
+    ]
+    first = json.loads(paths[0].read_text())[0]["id"]
+    assert out.startswith(f"FAIL fixture {paths[0]}: case 1 ({first})")
 
 
 def test_diff_save_into_a_file_is_one_line(

@@ -9,7 +9,9 @@ import shlex
 import subprocess
 import sys
 import tomllib
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli.test_cli_startup import _loads_hypothesis
@@ -80,7 +82,9 @@ def test_a_command_packer_is_asked_as_verify_asks_it(capsys: pytest.CaptureFixtu
 def test_errors_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "--packer", "no_such_module:pack", "--seed", "1", "-q")
     assert (status, out) == (2, "")
-    assert err.startswith("packcheck rule infer: --packer 'no_such_module:pack': cannot import")
+    assert err.startswith(
+        "packcheck rule infer: error: --packer 'no_such_module:pack': cannot import"
+    )
     assert err.count("\n") == 1
     with pytest.raises(SystemExit) as exit_:
         main(["rule", "infer", "--seed", "1"])
@@ -121,6 +125,14 @@ def test_the_rerun_repeats_every_setting() -> None:
     assert _rerun(plain, 7) == "packcheck rule infer --packer p.py:f --seed 7"
 
 
+SPELLINGS: list[dict[str, Any]] = [
+    {"pin_overflow": "refuse"},
+    {"output": "scan"},
+    {"pin_overflow": "refuse", "output": "scan"},
+    {"pin_overflow": "refuse", "output": "scan", "max_count": 0},
+]
+
+
 def test_the_report_lists_other_rules_and_says_what_it_could_not_ask() -> None:
     chosen = Rule(on_misfit="stop", per_item="1/3", remaining="sizes")
     case = {"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": []}
@@ -134,7 +146,10 @@ def test_the_report_lists_other_rules_and_says_what_it_could_not_ask() -> None:
         alternatives=(
             Alternative(Rule(on_misfit="stop", fit="lt", remaining="sizes"), False, case),
             Alternative(Rule(**{**chosen.keys(), "reserve": 1}), False),
-            *(Alternative(Rule(**{**chosen.keys(), "name": str(i)}), True) for i in range(5)),
+            # Keys that cannot change an answer under the chosen rule (no pin, scan order
+            # the input's): the same rule.
+            *(Alternative(Rule(**{**chosen.keys(), **keys}), True) for keys in SPELLINGS),
+            Alternative(Rule(**{**chosen.keys(), "name": "x"}), True),  # no key: left out
         ),
     )
     text = toml(found)
@@ -142,7 +157,21 @@ def test_the_report_lists_other_rules_and_says_what_it_could_not_ask() -> None:
     assert '# Also agrees on every case asked: fit = "lt", per_item at its default\n' in text
     assert '#   told apart by a case the packer did not answer: {"budget":1,' in text
     assert "#   no case found that tells it from this rule\n" in text
-    assert "and 2 more\n" in text
+    assert (
+        "# The same rule (the same answer to every case), also spelled:\n"
+        '#   with pin_overflow = "refuse"\n'
+        '#   with output = "scan"\n'
+        '#   with pin_overflow = "refuse", output = "scan"\n'
+        "#   and 1 more\n"
+    ) in text
+    # An alternative's keys that cannot matter are left out.
+    rival = Alternative(Rule(fit="lt", pin_overflow="refuse", output="scan"), False)
+    shown = toml(replace(found, rule=Rule(), alternatives=(rival,)))
+    assert '# Also agrees on every case asked: fit = "lt"\n' in shown
+    # A key another needs stays: a fraction's remaining = "sizes".
+    rival = Alternative(Rule(per_item="1/2", remaining="sizes"), False)
+    shown = toml(replace(found, rule=Rule(), alternatives=(rival,)))
+    assert '# Also agrees on every case asked: per_item = "1/2", remaining = "sizes"\n' in shown
     assert rule_table(chosen) == {"on_misfit": "stop", "per_item": "1/3", "remaining": "sizes"}
     assert json_object(found)["alternatives"][1]["rule"]["reserve"] == 1
     failed = Inferred(Rule(), False, 9, 8, 1, counterexample=case, answer=PackerTimeout("late"))
@@ -177,7 +206,7 @@ def test_the_parser_and_the_package_load_no_hypothesis() -> None:
 def test_a_setting_past_its_range_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "--packer", "x:y", "--max-examples", "2000000")
     assert (status, out) == (2, "")
-    assert err == "packcheck rule infer: --max-examples=2000000: must be at most 1,000,000\n"
+    assert err == "packcheck rule infer: error: --max-examples=2000000: must be at most 1,000,000\n"
 
 
 def test_notes_go_to_stderr_with_the_settings_given(capsys: pytest.CaptureFixture[str]) -> None:

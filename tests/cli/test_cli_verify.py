@@ -376,11 +376,13 @@ def test_a_save_failures_path_that_cannot_be_a_directory_stops_before_the_run(
     a_file.write_text("")
     assert main(["verify", "--save-failures", str(a_file)]) == 2
     assert capsys.readouterr().err == (
-        f"packcheck verify: --save-failures {a_file}: exists and is not a directory\n"
+        f"packcheck verify: error: --save-failures {a_file}: exists and is not a directory\n"
     )
     assert main(["verify", "--save-failures", "/proc/packcheck-cannot-be-here"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("packcheck verify: --save-failures /proc/packcheck-cannot-be-here: ")
+    assert err.startswith(
+        "packcheck verify: error: --save-failures /proc/packcheck-cannot-be-here: "
+    )
     assert err.count("\n") == 1
 
 
@@ -415,3 +417,24 @@ def test_progress_that_never_drew_clears_nothing() -> None:
     terminal = _Terminal()
     LiveLine(terminal).close()
     assert terminal.getvalue() == ""
+
+
+def test_packcheck_own_packer_packs_under_the_rule_in_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No --packer: packcheck's own packer packs the declared rule, not the default one.
+    rule = tmp_path / "newest.toml"
+    rule.write_text('name = "newest"\norder = "reversed"\non_misfit = "stop"\nper_item = 2\n')
+    args = ["verify", "--seed", "1", "--max-examples", "50"]
+    assert main([*args, "--rule", str(rule)]) == 0
+    out = capsys.readouterr().out
+    assert "\npackcheck verify: conformant: " in out
+    assert (
+        "packcheck's NumPy packer under the rule newest "
+        '(order = "reversed", on_misfit = "stop", per_item = 2)'
+    ) in out
+    # The bare command in a project whose pyproject.toml declares the rule.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.packcheck.rule]\n" + rule.read_text())
+    assert main(args) == 0
+    assert "packcheck's NumPy packer under the rule newest" in capsys.readouterr().out

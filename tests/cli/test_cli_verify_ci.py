@@ -82,12 +82,16 @@ def test_a_junit_path_that_cannot_be_written_stops_before_the_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["verify", *QUICK, "--junit-xml", str(tmp_path)]) == 2
-    assert capsys.readouterr().err == f"packcheck verify: --junit-xml {tmp_path}: is a directory\n"
+    assert (
+        capsys.readouterr().err
+        == f"packcheck verify: error: --junit-xml {tmp_path}: is a directory\n"
+    )
     missing = tmp_path / "no" / "r.xml"
     assert main(["verify", *QUICK, "--junit-xml", str(missing)]) == 2
     err = capsys.readouterr().err
     assert err == (
-        f"packcheck verify: --junit-xml {missing}: {missing.parent} is not a writable directory\n"
+        f"packcheck verify: error: --junit-xml {missing}: "
+        f"{missing.parent} is not a writable directory\n"
     )
 
 
@@ -217,12 +221,12 @@ def test_a_packer_the_table_names_is_blamed_on_the_table(
     assert main(["verify"]) == 2
     err = capsys.readouterr().err
     assert err == (
-        "packcheck verify: pyproject.toml [tool.packcheck]: packer 'pack.py:nope': "
+        "packcheck verify: error: pyproject.toml [tool.packcheck]: packer 'pack.py:nope': "
         "'pack.py' has no function 'nope'\n"
     )
     # Given on the command line, the option is named.
     assert main(["verify", "--packer", "pack.py:nope"]) == 2
-    assert capsys.readouterr().err.startswith("packcheck verify: --packer 'pack.py:nope': ")
+    assert capsys.readouterr().err.startswith("packcheck verify: error: --packer 'pack.py:nope': ")
 
 
 def test_a_pyproject_that_cannot_be_read_is_named(

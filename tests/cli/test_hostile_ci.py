@@ -487,8 +487,8 @@ def test_a_command_packer_printing_after_its_last_answer_is_a_named_fault(
     out, err = capsys.readouterr()
     assert [json.loads(line)["result"]["remaining"] for line in out.splitlines()] == [3, 3, 1]
     assert err == (
-        f"packcheck: --packer-cmd: the packer printed {EMPTY + chr(10)!r} after its last "
-        "answer: a packer answers each case with one line\n"
+        "packcheck pack: error: --packer-cmd: the packer printed "
+        f"{EMPTY + chr(10)!r} after its last answer: a packer answers each case with one line\n"
     )
 
 

@@ -140,7 +140,9 @@ def test_an_unreachable_scheduler_is_one_line(capsys: pytest.CaptureFixture[str]
     status, out, err = run(capsys, "verify", "--seeds", "1-2", *where)
     assert (status, out) == (2, "")
     (line,) = err.splitlines()
-    assert line.startswith("packcheck verify: --scheduler tcp://127.0.0.1:9: cannot connect: ")
+    assert line.startswith(
+        "packcheck verify: error: --scheduler tcp://127.0.0.1:9: cannot connect: "
+    )
 
 
 @pytest.mark.parametrize(

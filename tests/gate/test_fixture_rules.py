@@ -17,6 +17,7 @@ from packcheck._rule.sources import SourceError
 
 QUICK: dict[str, Any] = {"seed": 1, "max_examples": 60, "long_lists": False}
 NEWEST = Rule(name="newest", order="reversed", on_misfit="stop")
+BUILT_IN = "packcheck's 3 built-in fixtures (of the default rule) were run for their input only"
 #: The two rules answer it alike (and the seed's invariants hold of that answer).
 CASE = {"budget": 3, "blocks": [{"id": "A", "size": 1}, {"id": "B", "size": 1}], "required": []}
 #: In input order A alone fits; newest first, B is kept and A then stops the scan.
@@ -135,7 +136,7 @@ def test_verify_checks_its_own_rules_fixtures_and_runs_the_others_input(tmp_path
     summary = verify.run(packer, rule=NEWEST, save_failures=saved, **QUICK)
     assert summary.conformant, summary.finding and summary.finding.report()
     assert summary.fixtures == 4
-    assert summary.notes == ("3 fixtures of another rule were run for their input only",)
+    assert summary.notes == (BUILT_IN,)
     assert CASE in asked[:4]
     assert seed_rule(asked[0]) != newest(asked[0])  # distractor-first: another rule's
     # Under the seed's rule the saved fixture is another rule's; the seed's are checked.
@@ -221,7 +222,13 @@ def test_diff_with_a_rule_saves_the_rules_answer(tmp_path: Path) -> None:
     assert summary.finding.json()["rule"] == newest(fixture["input"])  # the context too
     # The seed's fixtures are another rule's: counted.
     again = diff.run(seed_rule, seed_rule, rule=NEWEST, **QUICK)
-    assert again.notes == ("3 fixtures of another rule were run for their input only",)
+    assert again.notes == (BUILT_IN,)
+    # A user's fixture of another rule is counted apart from the built-in ones.
+    stop = Rule(on_misfit="stop")
+    assert diff.run(seed_rule, seed_rule, rule=stop, save_failures=tmp_path, **QUICK).notes == (
+        BUILT_IN,
+        "1 fixture of another rule was run for its input only",
+    )
 
 
 def seed_rule_but_b(case: dict[str, Any]) -> dict[str, Any]:

@@ -125,7 +125,8 @@ def test_a_case_saved_is_a_fixture_of_new_expecting_news_answer() -> None:
     case = {"budget": 2, "blocks": [{"id": "A", "size": 1}], "required": ["A"]}
     difference = Difference(case, answers(Rule(), case), answers(new, case), new)
     fixture = difference.fixture()
-    assert fixture["id"].startswith("rule-diff-")
+    assert fixture["id"].startswith("rule-diff-01-")
+    assert difference.fixture(7, 120)["id"].startswith("rule-diff-007-")
     assert fixture["rule"] == {"name": "newer", "per_item": "3/2", "remaining": "sizes"}
     assert fixture["input"] == case
     assert fixture["expected"] == {"kept": [], "remaining": 2, "missing": ["A"]}

@@ -71,7 +71,7 @@ def test_a_short_finding_shows_answer_expected_and_fixture() -> None:
 def test_a_named_finding_keeps_its_name_as_fixture_id() -> None:
     finding = Finding(SHORT, pack(SHORT), {}, ("x",), "fixtures", name="skip-large-continue")
     assert finding.fixture()["id"] == "skip-large-continue"
-    assert "consistent with: no known cause" in finding.report()
+    assert "cause:    no known cause" in finding.report()
 
 
 def test_a_finding_over_50_blocks_is_summarised_around_its_departure() -> None:

@@ -223,6 +223,8 @@ def publish(
         try:
             junit.write_bytes(xml())
         except OSError as exc:
-            print(f"packcheck {command}: --junit-xml {junit}: {exc.strerror}", file=sys.stderr)
+            print(
+                f"packcheck {command}: error: --junit-xml {junit}: {exc.strerror}", file=sys.stderr
+            )
             return 2
     return status

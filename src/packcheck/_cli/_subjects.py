@@ -1,8 +1,8 @@
 """What the gate's commands check: the packer adapters they start, run through the API.
 
-``verify`` checks one packer (packcheck's own when none is named); ``diff`` two, NEW
-and OLD, each in a worker process of its own.  A setup error names the option (or
-the table's key) that chose the packer.
+``verify`` checks one packer (packcheck's own when none is named, under the rule in use);
+``diff`` two, NEW and OLD, each in a worker process of its own.  A setup error names the
+option (or the table's key) that chose the packer.
 """
 
 from __future__ import annotations
@@ -10,8 +10,10 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
+from .._engines.pack import pack
 from .._gate import Outcome, Progress, Settings
 from .._packers import (
     CallablePacker,
@@ -23,6 +25,7 @@ from .._packers import (
     importable,
     load,
 )
+from .._rule.declared import Rule
 
 # Imported from the modules, not as attributes of the package: pytester's inline runs
 # drop the modules they imported but not the package's attributes that name them.
@@ -30,7 +33,8 @@ from ..diff import run as diff_run
 from ..verify import run as verify_run
 from ._spec import Spec
 
-#: The packer ``verify`` checks when none is named: packcheck's NumPy kernel.
+#: The packer ``verify`` checks when none is named, under the default rule: packcheck's
+#: NumPy kernel (under another declared rule, :func:`_own_under`).
 DEFAULT_PACKER = "packcheck._engines.pack:numpy_packer"
 #: ``PYTHONHASHSEED`` of both sides' worker processes, unless the environment sets one.
 _HASH_SEED = "0"
@@ -72,11 +76,23 @@ def _packer(s: Spec) -> tuple[Packer, str]:
     any with no timeout, in this process.  ``cwd``: the directory a packer's process
     starts in and its spec is read from (default: this process's).
     """
+    if s.packer is None and s.packer_cmd is None and s.rule is not None and not s.rule.is_default:
+        return _own_under(s.rule)
     name = _name(s.packer or "packcheck's NumPy packer", s.packer_cmd)
     spec = s.packer or DEFAULT_PACKER
     if s.packer_cmd is None and s.timeout is None:
         return _loaded(spec, s.cwd), name
     return _started(spec, s.packer_cmd, s.timeout, s.cwd, diff=False), name
+
+
+def _own_under(rule: Rule) -> tuple[Packer, str]:
+    """packcheck's own packer for a declared ``rule`` that is not the default, and its
+    name: ``pack(case, rule=rule, engine="numpy")``, in this process whatever the
+    timeout (it is packcheck's code, and a worker could not be handed the rule)."""
+    return (
+        CallablePacker(partial(pack, rule=rule, engine="numpy")),
+        f"packcheck's NumPy packer under the rule {rule.describe()}",
+    )
 
 
 def run_seed(s: Spec, progress: Progress | None) -> Outcome:

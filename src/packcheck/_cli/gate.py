@@ -437,7 +437,7 @@ def run_command(args: argparse.Namespace) -> int:
         # SetupError also when a command ended before answering any case.
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         # A path in it (--junit-xml, --save-failures, a saved file) may hold a line break.
-        print(one_line(f"packcheck {command}: {said(why, chosen.origins)}"), file=sys.stderr)
+        print(one_line(f"packcheck {command}: error: {said(why, chosen.origins)}"), file=sys.stderr)
         return 2
     except BaseException as exc:
         stop = _stop.pending(exc)

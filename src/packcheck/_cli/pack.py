@@ -115,12 +115,17 @@ def run_pack(args: argparse.Namespace) -> int:
     failed on a case."""
     if (args.packer or args.packer_cmd) and not args.record:
         print(
-            "packcheck: --packer and --packer-cmd record a packer's run: they need --record",
+            "packcheck pack: error: --packer and --packer-cmd need --record (they record "
+            "that packer's run, for packcheck audit); drop them to pack, --explain or "
+            "--trace with packcheck's own engines",
             file=sys.stderr,
         )
         return 2
     if (args.packer or args.packer_cmd) and (args.workers or args.scheduler):
-        print("packcheck: --workers and --scheduler run packcheck's engines only", file=sys.stderr)
+        print(
+            "packcheck pack: error: --workers and --scheduler run packcheck's engines only",
+            file=sys.stderr,
+        )
         return 2
     if not engine_ready(args.engine):
         return 2
@@ -144,7 +149,7 @@ def run_pack(args: argparse.Namespace) -> int:
             return _pack(names, how, packer, run)
     except (SetupError, ClusterError, _config.ConfigError) as exc:
         # Cannot be loaded, never answered, or no rule.
-        print(f"packcheck: {exc}", file=sys.stderr)
+        print(f"packcheck pack: error: {exc}", file=sys.stderr)
         return 2
     except ReadError as exc:
         problem(exc.name, exc.why)
@@ -331,7 +336,8 @@ def _pack_to(
                 return 2
         fault = packer.leftover() if isinstance(packer, CommandPacker) else None
         if fault is not None:
-            print(one_line(f"packcheck: --packer-cmd: the packer {fault}"), file=sys.stderr)
+            why = f"--packer-cmd: the packer {fault}"
+            print(one_line(f"packcheck pack: error: {why}"), file=sys.stderr)
             return 1
         return status
     pieces = all_pieces(names, run, PIECE_BYTES, _splittable)

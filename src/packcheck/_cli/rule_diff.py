@@ -133,7 +133,11 @@ def run(args: argparse.Namespace) -> int:
     saved: list[str] = []
     if args.save is not None:
         try:
-            saved = [str(save_fixture(case.fixture(), args.save)) for case in found.cases]
+            count = len(found.cases)
+            saved = [
+                str(save_fixture(case.fixture(number, count), args.save))
+                for number, case in enumerate(found.cases, 1)
+            ]
         except OSError as exc:
             print(one_line(f"{COMMAND}: error: {exc.strerror or exc}"), file=sys.stderr)
             return 2

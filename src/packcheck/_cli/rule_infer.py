@@ -138,7 +138,8 @@ def run(args: argparse.Namespace) -> int:
         if args.max_units is not None:
             settings = replace(settings, max_units=args.max_units)
     except ValueError as exc:  # past what a run may hold
-        print(one_line(f"packcheck {_COMMAND}: --{exc}".replace("_", "-", 1)), file=sys.stderr)
+        why = f"--{exc}".replace("_", "-", 1)
+        print(one_line(f"packcheck {_COMMAND}: error: {why}"), file=sys.stderr)
         return 2
     progress = progress_for(sys.stderr, args.quiet, _COMMAND)
     try:
@@ -153,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.finish()
     except SetupError as exc:
-        print(one_line(f"packcheck {_COMMAND}: {exc}"), file=sys.stderr)
+        print(one_line(f"packcheck {_COMMAND}: error: {exc}"), file=sys.stderr)
         return 2
     except BaseException as exc:
         stop = _stop.pending(exc)

@@ -11,7 +11,7 @@ import os
 import secrets
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
@@ -42,7 +42,8 @@ class Fixture:
     ``rule`` is the rule the expected output is the answer of (the default rule
     unless the fixture records another), or :data:`OLD`.  ``checked``: the run
     compares the packer's answer with ``expected``; when false (a fixture of another
-    rule than the run's) only its input is run.
+    rule than the run's) only its input is run.  ``built_in``: one of packcheck's seed
+    cases (:func:`seed_fixtures`).
     """
 
     name: str | None
@@ -51,6 +52,7 @@ class Fixture:
     origin: str
     rule: Rule | str = field(default=_DEFAULT)
     checked: bool = True
+    built_in: bool = False
 
 
 def rule_fixtures(rule: Rule) -> list[Fixture]:
@@ -195,4 +197,4 @@ def _holds(path: Path, data: bytes) -> bool:
 def seed_fixtures() -> list[Fixture]:
     """The seed cases shipped inside the package (``packcheck/data/seed.json``)."""
     with resources.as_file(resources.files("packcheck") / "data" / "seed.json") as path:
-        return list(read_fixtures(path, "seed.json"))
+        return [replace(f, built_in=True) for f in read_fixtures(path, "seed.json")]

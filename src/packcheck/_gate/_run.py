@@ -490,7 +490,8 @@ def _sorted_out(
     marked = [
         f if any(same_rule(f.rule, r) for r in own) else replace(f, checked=False) for f in fixtures
     ]
-    return marked, others_note(sum(not f.checked for f in marked))
+    others = [f for f in marked if not f.checked]
+    return marked, others_note(len(others), sum(f.built_in for f in others))
 
 
 def _under(finding: Finding | None, rule: Rule | None, follows: str | None) -> Finding | None:

@@ -91,10 +91,20 @@ def contradiction(rule: Rule | str, case: Any, expected: Any, origin: str) -> st
     return f"{origin}: contradicts its rule ({named}): {why}"
 
 
-def others_note(count: int) -> tuple[str, ...]:
-    """The report's note on the fixtures of another rule than the run's, if any."""
-    if not count:
-        return ()
-    many = count != 1
-    said = "fixtures of another rule were" if many else "fixture of another rule was"
-    return (f"{count:,} {said} run for {'their' if many else 'its'} input only",)
+def others_note(count: int, built_in: int = 0) -> tuple[str, ...]:
+    """The report's notes on the fixtures of another rule than the run's, if any:
+    ``count`` of them, ``built_in`` of which are packcheck's seed cases (of the
+    default rule), named as such."""
+    notes = []
+    if built_in:
+        notes.append(
+            f"packcheck's {built_in:,} built-in {'fixtures' if built_in != 1 else 'fixture'} "
+            f"(of the default rule) {'were' if built_in != 1 else 'was'} run for "
+            f"{'their' if built_in != 1 else 'its'} input only"
+        )
+    count -= built_in
+    if count:
+        many = count != 1
+        said = "fixtures of another rule were" if many else "fixture of another rule was"
+        notes.append(f"{count:,} {said} run for {'their' if many else 'its'} input only")
+    return tuple(notes)

@@ -71,13 +71,17 @@ class Difference:
     #: Where the case came from, for a run stopped before the report.
     origin: str = "rule diff"
 
-    def fixture(self) -> dict[str, Any]:
+    def fixture(self, number: int = 1, of: int = 1) -> dict[str, Any]:
         """The case as a fixture of NEW: ``{"id", "rule", "input", "expected"}``, its
-        expected answer NEW's (``rule`` only when NEW is not the default rule)."""
+        expected answer NEW's (``rule`` only when NEW is not the default rule).  Its id
+        is ``rule-diff-NN-HASH``: ``number`` (of ``of`` cases, smallest first) padded
+        to at least two digits, so that the names of the saved files sort as the report
+        lists the cases, and ``verify --save-failures`` replays the smallest first."""
         digest = hashlib.sha256(dumps(self.case).encode()).hexdigest()[:12]
         rule = recorded(self.rule)
+        digits = max(2, len(str(of)))
         return {
-            "id": f"rule-diff-{digest}",
+            "id": f"rule-diff-{number:0{digits}d}-{digest}",
             **({} if rule is None else {"rule": rule}),
             "input": self.case,
             "expected": self.new,

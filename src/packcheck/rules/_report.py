@@ -8,10 +8,11 @@ does, that the rule below is only the nearest, with the case against it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from .._rule.declared import Rule
+from .._rule.declared import Rule, RuleError
 from .._rule.jsonio import dumps, one_line
 from ._infer import Inferred
 
@@ -48,6 +49,24 @@ def _keys(rule: Rule, chosen: Rule) -> str:
     return ", ".join(added + reset)
 
 
+def _bare(rule: Rule, chosen: Rule) -> Rule:
+    """``rule`` with each key it sets apart from ``chosen`` that cannot change its
+    answers (one that :meth:`Rule.canonical` resets, such as ``pin_overflow`` without
+    a pin) at its default."""
+    same = rule.canonical()
+    for line in rule.changed():
+        key = line.split(" = ", 1)[0]
+        if getattr(rule, key) == getattr(chosen, key):
+            continue
+        try:
+            reset = replace(rule, **{key: getattr(Rule(), key)})
+        except RuleError:  # a key the others need (remaining = "sizes" for a fraction)
+            continue
+        if reset.canonical() == same:
+            rule = reset
+    return rule
+
+
 def _header(found: Inferred) -> list[str]:
     head = f"packcheck rule infer --seed {found.seed}"
     if not found.fits and isinstance(found.answer, Exception):
@@ -76,17 +95,20 @@ def _header(found: Inferred) -> list[str]:
     same = [a for a in found.alternatives if a.equivalent]
     other = [a for a in found.alternatives if not a.equivalent]
     for alternative in other:
-        lines.append(f"Also agrees on every case asked: {_keys(alternative.rule, found.rule)}")
+        keys = _keys(_bare(alternative.rule, found.rule), found.rule)
+        lines.append(f"Also agrees on every case asked: {keys}")
         if alternative.case is None:
             lines.append("  no case found that tells it from this rule")
         else:
             lines.append(
                 f"  told apart by a case the packer did not answer: {dumps(alternative.case)}"
             )
-    if same:
-        named = "; ".join(_keys(a.rule, found.rule) for a in same[:_SPELLINGS])
-        more = f" and {len(same) - _SPELLINGS} more" if len(same) > _SPELLINGS else ""
-        lines.append(f"Equivalent on valid input (the same rule, spelled otherwise): {named}{more}")
+    spellings = [keys for keys in (_keys(a.rule, found.rule) for a in same) if keys]
+    if spellings:
+        lines.append("The same rule (the same answer to every case), also spelled:")
+        lines += [f"  with {keys}" for keys in spellings[:_SPELLINGS]]
+        if len(spellings) > _SPELLINGS:
+            lines.append(f"  and {len(spellings) - _SPELLINGS} more")
     return lines
 
 

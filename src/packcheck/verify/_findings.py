@@ -87,9 +87,9 @@ class Finding(GateFinding):
         if self.alone is False:
             lines += self._not_alone()
         elif self.failures and self._caused():
-            causes = "; ".join(self.causes) if self.causes else "no known cause"
+            said = f"consistent with: {'; '.join(self.causes)}" if self.causes else "no known cause"
             support = f" ({self.support})" if self.support else ""
-            lines.append(f"  cause:    consistent with: {causes}{support}")
+            lines.append(f"  cause:    {said}{support}")
         if self.blocks() <= SHOWN_WHOLE:
             lines.append(f"  answer:   {show_answer(self.answer)}")
             lines.append(f"  expected: {dumps(self.expected)}")
