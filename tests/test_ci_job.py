@@ -181,7 +181,7 @@ def test_a_module_that_hangs_at_import_fails_within_the_timeout(
     assert job.returncode == 2
     assert out == ""
     assert err == (
-        f"packcheck {command}: --packer '{module}:pack': importing it took longer than "
+        f"packcheck {command}: error: --packer '{module}:pack': importing it took longer than "
         "5 s (the timeout); worker stopped\n"
     )
     assert [what for what, _ in _marks(marks)] == ["import"]  # imported once, in the worker

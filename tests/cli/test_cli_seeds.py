@@ -385,7 +385,7 @@ def test_without_the_dask_extra_a_cluster_flag_says_so(
         status, out, err = run(capsys, *command, "--seeds", "1-2", *flag, *QUICK)
         assert (status, out) == (2, "")
         extra = "needs the dask extra: pip install 'packcheck[dask]'"
-        assert err == f"packcheck {command[0]}: {flag[0]} {extra}\n"
+        assert err == f"packcheck {command[0]}: error: {flag[0]} {extra}\n"
 
 
 def test_a_task_is_cancelled_once_it_is_no_longer_wanted(
