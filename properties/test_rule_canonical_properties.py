@@ -17,28 +17,14 @@ from packcheck.strategies import cases
 _CHARGES = st.sampled_from([0, 0, 1, 2, "1/2", "4/2"])
 
 
-@st.composite
-def reset_prone_rules(draw: st.DrawFn) -> Rule:
+def reset_prone_rules() -> st.SearchStrategy[Rule]:
     """Rules drawn where the canonical resets' conditions hold often: ``max_count = 1``,
     a pin of one block, ``overshoot``, a refusing pin beside ``refuse_empty``."""
-    keys: dict[str, Any] = {
-        "order": draw(st.sampled_from(["given", "reversed", "middle-out"])),
-        "fit": draw(st.sampled_from(["le", "lt"])),
-        "on_misfit": draw(st.sampled_from(["skip", "stop", "overshoot"])),
-        "per_item": draw(_CHARGES),
-        "separator": draw(_CHARGES),
-        "reserve": draw(_CHARGES),
-        "pin": draw(st.sampled_from(["none", "first", "last", "required"])),
-        "pin_overflow": draw(st.sampled_from(["allow", "refuse"])),
-        "dedup": draw(st.sampled_from(["none", "first", "last", "kept"])),
-        "max_count": draw(st.sampled_from([0, 1, 1, 2])),
-        "output": draw(st.sampled_from(["input", "scan"])),
-        "refuse_budget_below": draw(st.integers(0, 5)),
-        "refuse_empty": draw(st.booleans()),
-    }
-    fractional = "1/2" in (keys["per_item"], keys["separator"], keys["reserve"])
-    keys["remaining"] = "sizes" if fractional else draw(st.sampled_from(["charged", "sizes"]))
-    return Rule(**keys)
+    return rules(
+        charges=_CHARGES,
+        max_counts=st.sampled_from([0, 1, 1, 2]),
+        refuse_below=st.integers(0, 5),
+    )
 
 
 #: Rules whose refusing pin may make ``refuse_budget_below`` redundant, near its edge.

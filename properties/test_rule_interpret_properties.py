@@ -18,27 +18,36 @@ from packcheck.strategies import cases
 INT64_MAX = 2**63 - 1
 
 _CHARGES = st.integers(0, 3) | st.sampled_from(["1/2", "2/3", "7/3"])
+_MAX_COUNTS = st.integers(0, 3)
+_REFUSE_BELOW = st.integers(0, 2)
 
 
 @st.composite
-def rules(draw: st.DrawFn) -> Rule:
-    """Any rule, each key drawn independently (fractional charges with ``sizes``)."""
+def rules(
+    draw: st.DrawFn,
+    charges: st.SearchStrategy[int | str] = _CHARGES,
+    max_counts: st.SearchStrategy[int] = _MAX_COUNTS,
+    refuse_below: st.SearchStrategy[int] = _REFUSE_BELOW,
+) -> Rule:
+    """Any rule, each key drawn independently (fractional charges with ``sizes``); the
+    charges, ``max_count`` and ``refuse_budget_below`` drawn from the strategies given."""
     keys: dict[str, Any] = {
         "order": draw(st.sampled_from(["given", "reversed", "middle-out"])),
         "fit": draw(st.sampled_from(["le", "lt"])),
         "on_misfit": draw(st.sampled_from(["skip", "stop", "overshoot"])),
-        "per_item": draw(_CHARGES),
-        "separator": draw(_CHARGES),
-        "reserve": draw(_CHARGES),
+        "per_item": draw(charges),
+        "separator": draw(charges),
+        "reserve": draw(charges),
         "pin": draw(st.sampled_from(["none", "first", "last", "required"])),
         "pin_overflow": draw(st.sampled_from(["allow", "refuse"])),
         "dedup": draw(st.sampled_from(["none", "first", "last", "kept"])),
-        "max_count": draw(st.integers(0, 3)),
+        "max_count": draw(max_counts),
         "output": draw(st.sampled_from(["input", "scan"])),
-        "refuse_budget_below": draw(st.integers(0, 2)),
+        "refuse_budget_below": draw(refuse_below),
         "refuse_empty": draw(st.booleans()),
     }
-    fractional = any(isinstance(keys[k], str) for k in ("per_item", "separator", "reserve"))
+    charged = (keys["per_item"], keys["separator"], keys["reserve"])
+    fractional = any(Fraction(charge).denominator != 1 for charge in charged)
     keys["remaining"] = "sizes" if fractional else draw(st.sampled_from(["charged", "sizes"]))
     return Rule(**keys)
 
