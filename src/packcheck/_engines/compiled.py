@@ -13,18 +13,15 @@ is answered by the reference, after the checks of :mod:`packcheck.scan`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import reference
-from .._rule.declared import Rule
 from . import batch as _batch
 from . import sizes as _sizes
-
-if TYPE_CHECKING:
-    from .rule_batch import RuleBatch
+from .batch_entry import Answers, BatchPacker
 
 #: The one-line error when the extra is not installed.
 MISSING = "the compiled engine needs Numba: pip install 'packcheck[numba]'"
@@ -203,41 +200,8 @@ def pack_input(
     return kept, int(scan(np.int64(budget), sizes.values, kept))
 
 
-@overload
-def pack_batch(
-    budgets: npt.ArrayLike, sizes: npt.ArrayLike, offsets: npt.ArrayLike
-) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]: ...
-
-
-@overload
-def pack_batch(
-    budgets: npt.ArrayLike,
-    sizes: npt.ArrayLike,
-    offsets: npt.ArrayLike,
-    *,
-    rule: Rule,
-    ids: npt.ArrayLike | None = None,
-    wanted: npt.ArrayLike | None = None,
-) -> RuleBatch: ...
-
-
-def pack_batch(
-    budgets: npt.ArrayLike,
-    sizes: npt.ArrayLike,
-    offsets: npt.ArrayLike,
-    *,
-    rule: Rule | None = None,
-    ids: npt.ArrayLike | None = None,
-    wanted: npt.ArrayLike | None = None,
-) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]] | RuleBatch:
-    """:func:`packcheck.scan.pack_batch`'s answer (and errors), from the compiled loop;
-    with ``rule``, a :class:`packcheck.scan.RuleBatch` whose long cases the compiled
-    rule loop scans."""
-    if rule is not None:
-        # Imported here: the rule's kernels build on this module.
-        from .rule_batch import pack_rule_batch
-
-        return pack_rule_batch(rule, budgets, sizes, offsets, ids, wanted, compiled=True)
+def _pack_batch(budgets: npt.ArrayLike, sizes: npt.ArrayLike, offsets: npt.ArrayLike) -> Answers:
+    """:func:`packcheck.scan.pack_batch`'s answer (and errors), from the compiled loop."""
     budget_array = _sizes.budgets_of(budgets)
     batch = kernels()[1]
     if _plain_int64(sizes):
@@ -260,6 +224,9 @@ def pack_batch(
     # Every size >= 1, every budget within int64: no case's loop can overflow.
     batch(budget_array, read.values, bounds, kept, remaining)
     return kept, remaining
+
+
+pack_batch = BatchPacker(_pack_batch, compiled=True)
 
 
 def _plain_int64(sizes: object) -> bool:

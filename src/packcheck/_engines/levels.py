@@ -1,49 +1,20 @@
 """The NumPy packer: the reference's answers, computed in vectorised levels.
 
-The scan keeps a block iff ``size <= remaining``.  A plain phase scan (cumsum the
-blocks that fit, stop at the first that does not, repeat) costs one NumPy round per
-skipped block, so ``1, B, 1, B-1, 1, B-2, ...`` makes it quadratic.  Here the rounds
-are bounded by *levels* instead.  With ``R`` the remaining units at the start of a
-level and ``tau = R // K``, a block is *small* if ``size <= tau``:
-
-* while the remaining stays ``>= tau``, every small block fits, so the small blocks
-  are kept by one cumulative sum ``S`` (their sizes, in order);
-* a *large* block ``j`` then fits iff ``size_j + S_j <= c``, where ``c`` is ``R``
-  minus the large blocks kept so far in this level.  Each kept large block takes more
-  than ``R / K``, so fewer than ``K`` are kept per level;
-* the level ends at the first block where the remaining is below ``tau``: one
-  ``searchsorted`` on ``S``.  The next level starts from less than ``R / K``.
-
-Every event (a large block kept, a level ended) leaves less than ``1 - 1/K`` of the
-remaining, so there are ``O(K log budget)`` events whatever the order.  Blocks are
-read in galloping chunks (4,096 doubling to 65,536, back to 4,096 after an event),
-so memory stays ``O(chunk)`` and an event costs ``O(4,096)`` amortised; a chunk that fits
-whole, or that nothing fits in, costs two reductions.  Where a round of NumPy calls
-would cost more than a Python loop (chunks under 1,024 blocks, events packed closer
-than 256 blocks), stretches of at most 1,024 blocks go through the reference loop.
-
-Sums stay exact in int64 at any remaining up to ``2**63 - 1``: prefix sums of small
-sizes are taken in uint64 (where wrapping is defined) and a level is cut before the
-first one reaching ``2**63``, which is past the level's end anyway; a large block is
-tested as ``(size - (R + 1)) + S_j <= c - (R + 1)``, whose terms stay within int64.
-While the remaining exceeds int64 every int64 size fits, so the longest fitting prefix
-of a chunk is kept at once (found on exact two-half prefix sums).
+With ``R`` left at a level's start and ``tau = R // K``, blocks up to ``tau`` are kept
+by one cumulative sum and fewer than ``K`` larger ones fit per level, so a scan takes
+``O(K log budget)`` rounds of NumPy calls whatever the order of the sizes.  Sums stay
+exact in int64 at any remaining: docs/performance.md, "How the NumPy packer scans".
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import reference
-from .._rule.declared import Rule
 from . import batch as _batch
 from . import sizes as _sizes
-
-if TYPE_CHECKING:
-    from .rule_batch import RuleBatch
+from .batch_entry import Answers, BatchPacker
 
 _INT64_MAX = _sizes.INT64_MAX
 _INT64_MIN = int(np.iinfo(np.int64).min)
@@ -86,12 +57,7 @@ LANDMARKS = {
 
 
 class KernelError(RuntimeError):
-    """A kernel loop ran past its proven bound on rounds: a bug, never the input's fault.
-
-    Every loop here has a bound derived from the ``O(K log budget)`` argument; a loop
-    that passes it raises this instead of running on (a kernel that never ends fails
-    a test, not a runner's timeout).
-    """
+    """A kernel loop ran past its proven bound on rounds: a bug, never the input's fault."""
 
 
 def _overrun(loop: str, bound: int) -> KernelError:
@@ -101,79 +67,28 @@ def _overrun(loop: str, bound: int) -> KernelError:
 def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_], int]:
     """Same answer as :func:`packcheck.reference.pack_sizes`, as a boolean array.
 
-    Returns one kept flag per block and the remaining units (a Python ``int``).  The
-    answer is exact at any magnitude: sizes above the budget are clipped to
-    ``budget + 1`` (they never fit), and int64 arrays stay on the vectorised path at
-    any budget (sums are bounded, not the budget).  The reference answers, exactly,
-    what int64 cannot hold even clipped (integers past int64 under a budget of
-    ``2**63 - 1`` or more), floats past 2**53, and inputs outside the contract (a
-    negative budget, a size below 1), where the vectorised argument does not hold
-    (how sizes become int64: :mod:`packcheck._engines.sizes`).
-
-    ``O(n + K log(budget) * 4096)`` time with ``K = 16``, whatever the order of the
-    sizes; ``O(65,536)`` extra memory besides the result (plus one int64 copy when
-    ``sizes`` is not int64 already).  Which path a chunk takes never changes the
-    answer, only the speed.
-
-    Units are never rounded: raises ``ValueError`` if ``sizes`` is not one-dimensional
-    or holds a number that is not whole (2.5, NaN, an infinity), and ``TypeError`` if
-    the budget is not an integer or is a ``bool``, if the dtype is not integer or float
-    (a ``bool`` is never a unit), or if an object array holds anything but numbers.
+    Returns one kept flag per block and the remaining units (a Python ``int``), exact at
+    any magnitude: what int64 cannot hold even clipped to ``budget + 1``, and inputs
+    outside the contract, are answered by the reference.  ``O(n + K log(budget) * 4096)``
+    time with ``K = 16``, ``O(65,536)`` extra memory.  Raises ``ValueError`` if ``sizes``
+    is not one-dimensional or holds a number that is not whole, ``TypeError`` if the
+    budget is not an integer (or is a ``bool``) or a size is not a number.
     """
     budget = _sizes.budget_of(budget)
     return pack_input(budget, _sizes.from_array(budget, sizes))
 
 
-@overload
-def pack_batch(
-    budgets: npt.ArrayLike, sizes: npt.ArrayLike, offsets: npt.ArrayLike
-) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]: ...
-
-
-@overload
-def pack_batch(
-    budgets: npt.ArrayLike,
-    sizes: npt.ArrayLike,
-    offsets: npt.ArrayLike,
-    *,
-    rule: Rule,
-    ids: npt.ArrayLike | None = None,
-    wanted: npt.ArrayLike | None = None,
-) -> RuleBatch: ...
-
-
-def pack_batch(
-    budgets: npt.ArrayLike,
-    sizes: npt.ArrayLike,
-    offsets: npt.ArrayLike,
-    *,
-    rule: Rule | None = None,
-    ids: npt.ArrayLike | None = None,
-    wanted: npt.ArrayLike | None = None,
-) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]] | RuleBatch:
-    """Pack many cases in one call: case ``i`` is ``sizes[offsets[i]:offsets[i + 1]]``.
+def _pack_batch(budgets: npt.ArrayLike, sizes: npt.ArrayLike, offsets: npt.ArrayLike) -> Answers:
+    """:func:`pack_sizes`'s answer for each case, at any int64 magnitude.
 
     ``sizes`` holds every case's sizes back to back, ``offsets`` one more entry than
     ``budgets``, rising from 0 to ``len(sizes)``.  Returns one kept flag per entry of
-    ``sizes`` and the remaining of each case (int64): exactly what packing each case
-    alone with :func:`pack_sizes` gives, at any int64 magnitude.  Sizes are checked as
-    :func:`pack_sizes` checks them; budgets must be integers that fit int64, and so must
-    each remaining (``ValueError`` otherwise: only sizes below 1 can raise it past the
-    budget).
-
-    Cases of up to :data:`_BATCH_LONG` blocks are packed together in vectorised rounds
-    (:mod:`packcheck._engines.batch`, ``O(total blocks)`` per round); longer ones go
-    through :func:`pack_sizes`'s kernel one by one.
-
-    With ``rule`` (a :class:`packcheck.Rule`), every case is packed by that rule and the
-    answer is a :class:`RuleBatch` (``kept``, ``remaining``, ``refused``): see
-    :func:`packcheck._engines.rule_batch.pack_rule_batch` for ``ids`` and ``wanted``.
+    ``sizes`` and the remaining of each case (int64).  Sizes are checked as
+    :func:`pack_sizes` checks them; budgets, and each remaining, must fit int64
+    (``ValueError`` otherwise).  Cases of up to :data:`_BATCH_LONG` blocks are packed
+    together in vectorised rounds (:mod:`packcheck._engines.batch`, ``O(total blocks)``
+    per round), longer ones one by one.
     """
-    if rule is not None:
-        # Imported here: the rule's kernels build on this module.
-        from .rule_batch import pack_rule_batch
-
-        return pack_rule_batch(rule, budgets, sizes, offsets, ids, wanted, compiled=False)
     budget_array = _sizes.budgets_of(budgets)
     cap = max(int(budget_array.max()), 0) if budget_array.size else 0
     # Clipping a size past int64 to the largest budget + 1 keeps it too large for all.
@@ -210,6 +125,9 @@ def pack_batch(
                 budget, _sizes.KernelInput(values, int(values.min()))
             )
     return kept, remaining
+
+
+pack_batch = BatchPacker(_pack_batch, compiled=False)
 
 
 def pack_input(
@@ -291,10 +209,8 @@ def _scan(
 def _maybe_sparse(chunk: npt.NDArray[np.int64], remaining: int) -> bool:
     """Whether few enough blocks of ``chunk`` may fit ``remaining`` for :func:`_sparse`.
 
-    Judged on every _SAMPLE-th block (a prime, so that no short period of the sizes
-    hides from it), allowing twice the sparse share: where many blocks fit, a full pass
-    to find them cost 5-45% of the whole scan.  Only the path depends on it, never the
-    answer.
+    Judged on every _SAMPLE-th block (a prime, so no short period of the sizes hides),
+    allowing twice the sparse share.  Only the path depends on it, never the answer.
     """
     seen = int(np.count_nonzero(chunk[::_SAMPLE] <= remaining))
     return seen * _SAMPLE <= 2 * max(_SPARSE, int(chunk.shape[0]) // _SPARSE)
@@ -382,11 +298,9 @@ def _level(
 ) -> tuple[int, int, int]:
     """Scan ``chunk`` (maximum ``top``) from ``remaining`` until its level ends or it does.
 
-    Returns the number of blocks decided, the remaining units after them, and the
-    rounds of NumPy calls spent.  Fewer blocks than ``len(chunk)`` means the level
-    ended (the remaining fell below ``tau = remaining // _K``) or the chunk was cut
-    where the small sizes sum past ``2**63 > remaining``, beyond the level's end.  The
-    caller guarantees ``remaining <= 2**63 - 1``; every value formed here is in int64.
+    Returns the blocks decided, the remaining after them and the rounds of NumPy calls
+    spent; fewer blocks than ``len(chunk)`` means the level ended or the small sums were
+    cut before ``2**63``.  The caller guarantees ``remaining <= 2**63 - 1``.
     """
     tau = remaining // _K
     if top <= tau:
@@ -448,10 +362,8 @@ def _all_small(
 ) -> tuple[int, int, int]:
     """:func:`_level` when every block is small: levels follow one another on one cumsum.
 
-    Counts as one round: each further level costs one ``searchsorted``.
-
-    The scan leaves as soon as ``top`` is no longer small for the current level, or
-    where the sums would reach ``2**63`` (past ``remaining``, so past a level's end).
+    Counts as one round.  Leaves when ``top`` is no longer small, or where the sums would
+    reach ``2**63`` (past ``remaining``, so past a level's end).
     """
     sums = _prefix_sums(chunk.copy(), top)
     length = sums.shape[0]
