@@ -1,14 +1,9 @@
 """Hypothesis strategies for cases of the declared packing rule.
 
-Plain random generation almost never builds the cases where packers go wrong: a block
-that fits *exactly*, an invalid size after the budget is spent, a missing list mixing
-characters above U+FFFF with U+E000-U+FFFF.  These strategies are explicit mixtures
-that reach each such class with real probability; ``tests/verify/test_strategies.py``
-measures every one of them.
-
-Every strategy takes keyword-only arguments, validated like Hypothesis's own: a bad
-value or an impossible combination raises :class:`hypothesis.errors.InvalidArgument`
-when the strategy is built, never an empty search space at run time.
+Explicit mixtures that reach, with real probability, the cases plain random generation
+misses: a block that fits exactly, an invalid size after the budget is spent, a missing
+list mixing characters above U+FFFF with U+E000-U+FFFF.  Arguments are keyword-only and
+validated when a strategy is built (:class:`hypothesis.errors.InvalidArgument`).
 """
 
 from __future__ import annotations
@@ -98,12 +93,9 @@ def units(
 
 
 def _unit_drawer(low: int, high: int, *, allow_floats: bool) -> Callable[[Draws], int | float]:
-    """How :func:`units` draws one unit, as choices on :class:`Draws`.
-
-    One of the ranges (next to ``low``, next to ``high``, anywhere, next to each
-    landmark in range), the range picked first; with floats, one draw in four is an
-    integral float instead (picked by a roll of 1 to 4 drawn before it).
-    """
+    """How :func:`units` draws one unit, as choices on :class:`Draws`: a range first
+    (next to ``low``, ``high``, a landmark, or anywhere), with floats one draw in four an
+    integral float."""
     ranges = [(low, min(high, low + 16)), (max(low, high - 3), high), (low, high)]
     ranges += [_near(mark, low, high) for mark in _LANDMARKS if low <= mark <= high]
     floats = allow_floats and low <= 2**53
@@ -310,10 +302,8 @@ def _blocks_drawer(
 ) -> Callable[[Draws], list[dict[str, Any]]]:
     """How :func:`block_lists` draws one list, as choices on :class:`Draws`.
 
-    The choices, in order: the ID pool (one to five IDs), its near-twins, the list's
-    magnitude, the roll that makes it long, the short list (each block: an index into
-    the pool or a fresh ID, a size near the magnitude, an extra key or not), then the
-    long list's length.  Everything is laid out here once; a draw only takes choices.
+    In order: the ID pool, its near-twins, the list's magnitude, the roll that makes it
+    long, the short list, then the long list's length.
     """
     # Ranges and drawers are built once here, not per draw: building dominates otherwise.
     marks = sorted({1, max_units, *(m for m in (16, *_LANDMARKS) if m <= max_units)})
@@ -383,9 +373,8 @@ _SLACK = (0, 0, 0, 1, 2)
 def _draw_budget(draws: Draws, sizes: list[int], any_budget: Callable[[Draws], Any]) -> Any:
     """A budget drawn from the blocks' ``sizes`` as often as independently.
 
-    Budgets derived from the sizes come first: the shrinker moves towards lower
-    choices, and a derived budget shrinks with the sizes (an independent one drawn near
-    2**53 cannot leave its branch, and kept counterexamples at 2**53-4).
+    Derived budgets come first, since the shrinker moves towards lower choices and a
+    derived budget shrinks with the sizes.
     """
     head = sizes[:_WINDOW]
     mode = draws.integer(0, 4)
@@ -413,12 +402,10 @@ def cases(
 ) -> st.SearchStrategy[dict[str, Any]]:
     """Whole cases ``{"budget", "blocks", "required"}``, well-formed and JSON-ready.
 
-    The budget is drawn *from the blocks* as often as independently: zero, the exact
-    sum of a subset or a prefix of the sizes (so blocks fit exactly and the budget is
-    spent part-way), one less than the smallest size (every block too large), or any
-    unit.  With ``allow_invalid`` about a third of the cases carry invalid units —
-    the budget, or a size at any position (the last one often, and after the budget
-    is spent), or an absent key.  All units lie within ``±max_units``.
+    The budget is drawn from the blocks as often as independently: zero, the exact sum
+    of a subset or prefix, one less than the smallest size, or any unit.  With
+    ``allow_invalid`` about a third carry invalid units (the budget, a size anywhere, or
+    an absent key).  All units lie within ``±max_units``.
     """
     _check_int("min_blocks", min_blocks)
     _check_int("max_units", max_units, least=1)

@@ -1,48 +1,11 @@
 """Probe cases at the edges of a scan in levels: exact equalities a random draw misses.
 
-A packer that scans in *levels* (as packcheck's NumPy kernel does: with ``R`` the
-remaining at a level's start and ``tau = R // 16``, blocks up to ``tau`` are kept by one
-cumulative sum while the remaining stays ``>= tau``, larger ones are searched for in
-doubling steps from 1,024 blocks, chunks of 4,096 blocks double while nothing happens,
-and a remaining past int64 keeps the longest fitting prefix at once) is right only if
-every boundary is right to the unit.  Each case here opens with one *scene* laid out on
-the rule's own arithmetic where a level starts for any such scan: at the first block,
-or after a first chunk of 4,096 unit blocks that all fit (so that the next chunk is a
-wider one).  More scenes follow, each after a run of 1,100 to 1,300 blocks too large for
-what is left (no scan keeps them, and they leave the remaining as it was), so they are
-laid out on the remaining where they start.
-
-The families (:data:`EDGE_FAMILIES`), with the variant in the low byte of the probe's
-seed so that every run lays out every variant:
-
-* ``level edges``: small blocks (at most ``tau``) that leave the remaining at exactly
-  ``tau - 1``, ``tau`` or ``tau + 1``, then a block of ``tau``, ``tau + 1`` or exactly
-  what is left; or a small block that leaves exactly its own size; among blocks one
-  unit too large, blocks far too large and large blocks that fit; or every block of the
-  chunk small, over one or two levels;
-* ``search edges``: unit blocks between too-large ones, and a large block that fits on
-  each edge of a doubling search: 0, 1,023 to 1,025, 3,071 to 3,073 and 7,167 to 7,169
-  blocks after the level's start or after the last large block kept, and on the last
-  block of a 4,096- or 8,192-block chunk;
-* ``sums past 2**63``: a level of blocks of ``tau`` (or just under) with ``tau`` near
-  ``2**64 / 4096`` (or ``/ 8192``, in the wider chunk): small sums that pass 2**63 at or
-  before the middle of the chunk, after no, a few or many too-large blocks;
-* ``prefix past int64``: a remaining past int64 (exactly 2**63, 2**63 + 1, 2**64,
-  2**64 + 1, or the exact sum of a prefix holding blocks above 2**62, plus 0, 1 or
-  one unit less than the next block), over a chunk of 4,096, of 8,192 (after one that
-  fits whole) or a short list of a length that is no power of two;
-* ``crowded levels``: a level that holds more than 16 blocks of exactly ``tau`` (a
-  remaining from ``17 * tau`` to ``16 * tau + 15``, so ``tau`` is 1 to 15), opening on
-  17 to 40 blocks of ``tau``, then blocks of ``tau`` and ``tau + 1`` (a scan that takes a
-  block of ``tau`` for a large one keeps more large blocks than a level can hold); or
-  a remaining within 16 of ``2**63 - 1`` after 0 to 299 unit blocks, then blocks of
-  ``tau`` or just under whose sums pass ``2**63`` one or two blocks after the level
-  ends (a cut of those sums that keeps one sum too many is read by the level's search).
-
-Units stay within ``max_units``, and sizes within int64; a scene the unit range cannot
-hold is replaced by a ``level edges`` one.  A case is built from the family and the seed
-alone and cut at the probe's length, so a shorter probe is a prefix of a longer one:
-shrinking a failure by length keeps the scene that fails.
+Each case opens with a *scene* laid out on the rule's own arithmetic where a level
+starts (the first block, or after a first chunk that fits whole); more scenes follow,
+each after a run of blocks too large for what is left.  The families are
+:data:`EDGE_FAMILIES`, the variant in the low byte of the probe's seed, so every run
+lays out every variant.  A case is cut at the probe's length, so a shorter probe is a
+prefix of a longer one and shrinking by length keeps the failing scene (docs/design.md).
 """
 
 from __future__ import annotations
@@ -218,12 +181,11 @@ def _budget(max_units: int, rng: ProbeRandom, pick: int) -> int:
 
 
 def _land(lay: _Layout, aim: str) -> bool:
-    """Small blocks that land the remaining exactly (see the module), then what follows.
+    """Small blocks that land the remaining exactly, then what follows.
 
-    The level starts where this scene does, at ``R = lay.left``.  ``aim``: ``below``,
-    ``at`` or ``above`` lands on ``tau - 1``, ``tau`` or ``tau + 1``; ``own`` lands on
-    twice a small size, then a block of that size leaves exactly its own size (with no
-    large block kept before it in the level).  The level ends within the scene.
+    The level starts at ``R = lay.left``.  ``aim``: ``below``, ``at`` or ``above`` lands
+    on ``tau - 1``, ``tau`` or ``tau + 1``; ``own`` lands on twice a small size, then a
+    block of that size leaves exactly its own size.
     """
     rng = lay.rng
     tau = lay.left // _K
@@ -286,9 +248,7 @@ def _crowd(lay: _Layout) -> None:
 def _large_only(lay: _Layout) -> None:
     """4,200 blocks all above ``tau``: near misses, too-large ones, 1 to 14 large fits.
 
-    A scan in levels whose chunk holds no small block searches the large ones alone; the
-    scene is long enough that the 4,096-block chunk a level starts (anywhere in the
-    filler before it) holds nothing else.  Then a large block that fits ends the level.
+    Long enough that the 4,096-block chunk a level starts holds nothing else.
     """
     rng = lay.rng
     tau = lay.left // _K
@@ -337,10 +297,8 @@ def _all_small(lay: _Layout, aim: str, depth: int) -> None:
 def _search(lay: _Layout, width: int, first: int, gap: int) -> bool:
     """Unit blocks between too-large ones, large blocks that fit at search-step edges.
 
-    The first large block that fits stands ``first`` blocks after the scene's start; the
-    next ``gap`` blocks after it (none if ``gap`` is -1); ``width`` blocks in all (past
-    the filler, a search from the last block kept is on its edges wherever the level
-    started).
+    The first fitting large block stands ``first`` blocks after the scene's start, the
+    next ``gap`` blocks after it (none if -1); ``width`` blocks in all.
     """
     rng = lay.rng
     tau = lay.left // _K
@@ -459,10 +417,9 @@ def _prefix_past_int64(variant: int, max_units: int, rng: ProbeRandom) -> _Layou
 def _crowded(variant: int, max_units: int, rng: ProbeRandom) -> _Layout | None:
     """A level with more than ``_K`` blocks of ``tau``, or small sums passing 2**63 at its end.
 
-    Variants below :data:`_CROWDED_TAUS`: ``tau = variant + 1`` and a remaining from
-    ``17 * tau`` to ``16 * tau + 15``, the level opening on blocks of exactly ``tau``.
-    Above: a remaining within 16 of ``2**63 - 1``, then 0 to 299 unit blocks and blocks of
-    ``tau`` (or up to 3, or up to ``tau // 64``, under it) until their sums pass 2**63.
+    Variants below :data:`_CROWDED_TAUS`: ``tau = variant + 1``, a remaining from
+    ``17 * tau`` to ``16 * tau + 15``.  Above: a remaining within 16 of ``2**63 - 1``,
+    then unit blocks and blocks of ``tau`` or just under until their sums pass 2**63.
     """
     if variant < _CROWDED_TAUS:
         tau = variant + 1

@@ -1,30 +1,10 @@
-"""Probe cases every ``verify`` run checks besides Hypothesis's: long lists and wide ranges.
+"""Probe cases every run checks besides Hypothesis's: long lists and wide ranges.
 
-Hypothesis draws short cases well and shrinks them well, but an optimised packer changes
-code path with the input's *length* (chunks of 2**k blocks, a vectorised path above some
-threshold, narrower sums for short lists) and with the *magnitude* of its sums (int32,
-doubles past 2**53, int64 past 2**63).  A random draw reaches neither reliably, so these
-probes are laid out deliberately and drawn from the run's seed:
-
-* **long lists** at every length of :data:`LADDER` (just below, at and above each power of
-  two from 16 to 2**17, and round thresholds such as 1,000, 5,000, 10,000, 100,000),
-  filled by one of the :data:`FAMILIES`, each built so that blocks are still kept *and*
-  skipped past every boundary, with sums past 2**32;
-* **power-of-two runs**: a prefix of unit blocks, then a run of ``2**k`` equal sizes
-  whose total is exactly ``2**63`` (or the largest landmark the unit range allows), so a
-  chunked sum that is one bit too narrow wraps at exactly one chunk;
-* **unit edges**: ``true``, ``"4"``, ``2.5``, ``0``, ``null``, an absent key, ``4.0``
-  ... as the budget and as a size after the budget is spent;
-* **wide ranges**: short cases whose budgets sit at 2**31, 2**32, 2**53, 2**63, 2**64
-  (those within ``max_units``) and whose kept sizes sum past them;
-* **edges** (:mod:`packcheck._gate._edge_probes`): every variant of its families, laid
-  out on the rule's arithmetic where a scan in levels starts a level, so that the
-  exact equalities a random draw misses are met.
-
-A :class:`Probe` is a recipe, not a case: :func:`Probe.build` makes the case, so a failure
-can be shrunk by shortening the recipe (see :mod:`packcheck._gate._shrink`).  The same
-recipe always builds the same case, on every Python: its draws are packcheck's own
-(:mod:`packcheck._gate._probe_random`), whole lists of them at NumPy speed.
+An optimised packer changes path with the input's length and the magnitude of its sums,
+which a random draw reaches unreliably, so these cases are laid out deliberately from
+the run's seed (docs/gate.md, "The four phases", lists them).  A :class:`Probe` is a
+recipe: :meth:`Probe.build` makes the same case from it on every Python, and a failure
+is shrunk by shortening the recipe (:mod:`packcheck._gate._shrink`).
 """
 
 from __future__ import annotations
@@ -134,14 +114,10 @@ def _scale(length: int, max_units: int, rng: ProbeRandom) -> int:
 def _fill(family: str, length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
     """A budget and sizes that keep the scan deciding until the end of the list.
 
-    * ``fits``: every block fits, the last one exactly (or misses by one unit);
-    * ``oversized``: every k-th block is larger than the budget (dropped), the others
-      all fit: kept and dropped blocks alternate along the whole list;
-    * ``sawtooth``: ``u, R + 1, u, R' + 1, ...``: each large block misses what is left
-      by one unit (evicted), so an early stop shows at once; the last one fits exactly,
-      so a ``<`` for ``<=`` shows at the end;
-    * ``mixed``: log-uniform sizes under a budget that runs out in the last quarter, with
-      oversized blocks sprinkled in.
+    ``fits``: every block fits, the last exactly (or misses by one); ``oversized``: every
+    k-th block is larger than the budget; ``sawtooth``: each large block misses what is
+    left by one unit; ``mixed``: log-uniform sizes under a budget that runs out in the
+    last quarter, with oversized blocks sprinkled in.
     """
     top = _scale(length, max_units, rng)
     if family == "fits":
@@ -173,13 +149,7 @@ def _fill(family: str, length: int, max_units: int, rng: ProbeRandom) -> tuple[i
 
 def _sawtooth(length: int, max_units: int, top: int) -> tuple[int, list[int]]:
     """``u, R + 1, u, R' + 1, ...``: each large block misses what is left (``R``) by one
-    unit; the last one fits exactly.
-
-    Laid out as the rule scans it: the first block (of ``u``) always fits, so the
-    remaining stays below ``max_units`` and every later odd block is a miss of
-    ``left + 1``; even blocks fit while ``u`` does.  The last two blocks are laid out one
-    by one.
-    """
+    unit; the last one fits exactly."""
     unit = max(1, min(top, max_units // (length + 1)))
     budget = min(max_units, unit * (length + 1))
     body = max(0, length - 2)
@@ -205,14 +175,9 @@ def _sawtooth(length: int, max_units: int, top: int) -> tuple[int, list[int]]:
 def _adaptive(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
     """Sizes drawn relative to what is left as the list is built (the rule is simulated).
 
-    Most blocks take a small share of the remaining, spread so that it lasts to the end
-    of the list, so a scan in levels of the remaining keeps long stretches of them.
-    About 30 blocks per list sit on the edges an implementation keyed to the remaining
-    uses (one unit either side of ``left // K`` for ``K`` from 2 to 64, or the
-    remaining landed exactly on a share of what was left at the last 4,096-block
-    boundary, then a block one larger than it or exactly it); misses (one
-    unit too large, or any size above what is left) come every 16 to 1,024 blocks, so
-    both sparse and dense stretches occur; the last block may fit exactly.
+    Most blocks take a small share of the remaining, so it lasts to the end; about 30
+    per list sit one unit either side of ``left // K`` (``K`` 2 to 64) or land exactly
+    on a share of what was left; misses come every 16 to 1,024 blocks.
     """
     budget = max_units if rng.random() < 0.5 else rng.randint(max(1, max_units // 2), max_units)
     rate = 1 / rng.choice((16, 64, 256, 1024))
@@ -288,15 +253,10 @@ def _big_fits(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[
 def _shares(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
     """Runs of sizes that are shares of the budget, as a scan in levels meets them.
 
-    The list opens as a level opens (14 to 16 blocks of ``tau = B // 16`` or
-    ``tau + 1``, then one at the level's edge), then joins segments drawn at random:
-    ``r`` blocks of ``B // K`` or a unit either side (``K`` from 2 to 64; ``r`` of 1,
-    14, 15, 16 or hundreds), runs of unit blocks, runs of blocks larger than the
-    budget, a block of exactly what is left (or a unit more or less), and stretches
-    alternating unit and too-large blocks with one share of the budget among them.
-    Budgets are ``16 * 1000``, ``16 * 2**40 + 15``, ``2**56``, ``2**62 + 2**58``,
-    ``2**63 - 1`` and the top of the unit range, those within it.  ``length`` bounds
-    the list (it stops after the first segment past it).
+    The list opens as a level opens (blocks of ``tau = B // 16`` or ``tau + 1``), then
+    joins random segments: runs of ``B // K`` or a unit either side, unit blocks,
+    too-large blocks, a block of exactly what is left.  ``length`` bounds the list (it
+    stops after the first segment past it).
     """
     marks = [16 * 1000, 16 * 1000 + 15, 16 * 2**40 + 15, 2**56, 2**62 + 2**58, 2**63 - 1]
     budget = rng.choice([m for m in marks if m <= max_units] or [max_units])
@@ -337,11 +297,7 @@ def _shares(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[in
 
 
 def _left_after(segment: list[int], left: int) -> int:
-    """What the rule leaves of ``left`` after blocks of ``segment`` (each at least 1).
-
-    A run of one size keeps as many as ``left`` holds, in one step; any other segment
-    is scanned.
-    """
+    """What the rule leaves of ``left`` after blocks of ``segment`` (each at least 1)."""
     first = segment[0]
     if segment.count(first) == len(segment):
         return left - first * min(len(segment), left // first)
@@ -355,10 +311,8 @@ def _left_after(segment: list[int], left: int) -> int:
 def _sparse(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
     """Blocks too large for the whole budget, then the last one to three that fit.
 
-    For a unit range narrower than the list: there every other family keeps at most
-    ``max_units`` blocks, all near the start, so nothing past a chunk boundary is ever
-    kept.  Here the kept blocks are the last ones, at the length's boundary (the list
-    of 4,097 blocks keeps block 4,096).  Needs ``max_units >= 2``.
+    For a unit range narrower than the list, where the other families keep blocks only
+    near the start.  Needs ``max_units >= 2``.
     """
     budget = max_units - 1
     fits = min(3, budget, length)
@@ -390,13 +344,11 @@ def _cut_over(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[
 
 
 def _drained(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
-    """A partial fill, then thousands of unit blocks that use up what is left.
+    """A first chunk of 4,096 blocks that fits, then unit blocks that use up what is left.
 
-    The first 4,096 blocks (a first chunk) all fit; 16 or more units are left, fewer
-    than the unit blocks after them, so a scan in levels keeps those by one cumulative
-    sum, level after level, until the remaining is below 16 and no block is small any
-    more; then it meets the rest, which nothing fits.  (A small-block threshold one unit
-    high ran such a level on to a remaining of 0 and stalled there.)
+    16 or more units are left, so a scan in levels keeps the unit blocks level after
+    level until the remaining is below 16 (a small-block threshold one unit high once
+    stalled here at 0).
     """
     units = max(0, length - 4096)
     left = rng.randint(16, max(16, units - 1))
@@ -430,8 +382,7 @@ _SPARSE = (*(2**k + 1 for k in range(4, 18)), 1001, 5001, 10001, 50001, 100_001)
 def _run(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
     """Unit blocks, then a run of equal sizes summing to a landmark, then unit blocks.
 
-    ``length`` is the run's position: the prefix has ``length`` unit blocks and the run
-    is as long as the prefix plus 4,096.
+    The prefix has ``length`` unit blocks; the run is as long as the prefix plus 4,096.
     """
     count = length + 4096
     # 2**63 where the unit range allows: a sum one bit too narrow wraps exactly there.
@@ -496,10 +447,8 @@ def unit_probes(seed: int) -> Iterator[Probe]:
 def long_probes(seed: int, max_units: int) -> Iterator[Probe]:
     """Long lists at every length of :data:`LADDER`, then power-of-two runs; shortest first.
 
-    Families rotate along the ladder (from an offset the seed picks), and each family
-    gets exactly one of the lengths past 100,000.  A few lists end on an invalid size.
-    Where the unit range is narrower than a list (``max_units`` below its length), the
-    ``sparse`` lists keep blocks at its end too.
+    Families rotate along the ladder from an offset the seed picks; each gets one of the
+    lengths past 100,000.  A few lists end on an invalid size.
     """
     rng = ProbeRandom(seed)
     offset = rng.randrange(len(FAMILIES))

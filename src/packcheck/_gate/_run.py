@@ -1,15 +1,10 @@
 """The gate's run: its phases, each case judged by the run's oracle.
 
-:func:`run_gate` runs, stopping at the first failure, the fixtures (the seed cases and
-any saved regressions), the generated cases (drawn as the oracle draws them, then the
-cases beside the transition points of its side's answers: :mod:`._transitions`), the
-wide ranges and the long lists (:mod:`._probes`, :mod:`._edge_probes`).  The phases only
-make cases: the run's :class:`Oracle` judges each one (the declared rule for ``verify``,
-the packer's previous version for ``diff``) and sets the run's policy: how cases are
-drawn, how many are walked for transition points, whether every phase runs to its end
-counting its failures.  The first failure is shrunk (:mod:`._shrink`,
-:mod:`._magnitudes`, :mod:`._letters`), explained by the oracle, saved when new, and returned in the
-:class:`~._outcome.Outcome`; docs/gate.md tells each phase.
+:func:`run_gate` runs the fixtures, the generated cases (then those beside their
+transition points), the wide ranges and the long lists, stopping at the first failure.
+The phases only make cases; the run's :class:`Oracle` judges each one and sets the run's
+policy.  The first failure is shrunk, explained by the oracle, saved when new, and
+returned in the :class:`~._outcome.Outcome` (docs/gate.md tells each phase).
 """
 
 from __future__ import annotations
@@ -78,12 +73,12 @@ R = TypeVar("R", bound=Outcome)
 
 
 class Oracle(Protocol):
-    """Judges one case at a time for the gate, and sets the run's policy: ``follows``,
-    the side it follows (``"OLD"``; ``None``: the declared rule); ``count``, every phase
-    runs to its end counting its failures; ``transition_bases``, generated cases its
-    side answered, spread over the phase, walked for transition points (about 60 oracle
-    calls each); ``walks_length``, each is walked along its length too, from no block
-    (where an empty list's answer ends)."""
+    """Judges one case at a time for the gate, and sets the run's policy.
+
+    ``follows``: the side it follows (``"OLD"``; ``None``: the declared rule); ``count``:
+    every phase runs to its end counting failures; ``transition_bases``: generated cases
+    walked for transition points; ``walks_length``: each is walked along its length too.
+    """
 
     follows: str | None
     count: bool
@@ -145,11 +140,10 @@ class Counted(Exception):
 
 
 class _Unanswered(BaseException):
-    """Raised inside Hypothesis's test when a case gets no answer within the timeout:
-    it ends Hypothesis's run at once (a ``BaseException``, which Hypothesis lets
-    through), as each new try could wait the timeout and, refused, would leave
-    Hypothesis's shrinker trying passing cases for seconds of CPU.  ``shrinking``: the
-    case was a try while shrinking an earlier failure."""
+    """A case got no answer within the timeout: ends Hypothesis's run at once.
+
+    A ``BaseException``, which Hypothesis lets through: each further try could wait the
+    timeout.  ``shrinking``: the case was a try while shrinking an earlier failure."""
 
     def __init__(self, finding: Finding, shrinking: bool) -> None:
         super().__init__(finding.origin)
@@ -158,11 +152,7 @@ class _Unanswered(BaseException):
 
 
 class _Gate:
-    """One run's state: the oracle, the clock, the progress callback, the counts.
-
-    A phase stops the run at its first failure; with ``count`` every phase runs to its
-    end, counting its failures, and only the first failure is shrunk.
-    """
+    """One run's state: the oracle, the clock, the progress callback, the counts."""
 
     def __init__(self, oracle: Oracle, s: Settings) -> None:
         self.oracle = oracle
@@ -247,8 +237,7 @@ class _Gate:
         """The smallest failing case found from ``finding`` in ``tries`` packer calls.
 
         A probe's finding is shortened along its recipe first; any finding then loses
-        blocks and detail while it still fails (Hypothesis's shrinker can leave blocks
-        that a choice drawn after them depends on).
+        blocks and detail while it still fails.
         """
         found: dict[str, Finding] = {}
         answers: dict[str, object] = {}
@@ -290,11 +279,9 @@ class _Gate:
     def generated(self, *, seed: int, max_examples: int, max_units: int) -> None:
         """Hypothesis's cases; the shrunk first failure, if any, becomes :attr:`first`.
 
-        Failures are remembered by case, so the final replay of the shrunk case needs no
-        packer call (a flaky or slow packer cannot turn the report into Hypothesis's
-        ``Flaky``); after :data:`SHRINK_TRIES` new cases or ``shrink_seconds`` of
-        shrinking, new cases are no longer tried.  When failures are counted, every case
-        is tried and the first failure is shrunk by packcheck's own shrinker.
+        Failures are remembered by case, so the final replay needs no packer call (a
+        flaky packer cannot turn the report into Hypothesis's ``Flaky``); shrinking stops
+        after :data:`SHRINK_TRIES` new cases or ``shrink_seconds``.
         """
         failures: dict[str, Finding] = {}
         counted: list[Finding] = []
@@ -523,13 +510,12 @@ def run_gate(
     rule: Rule | None = None,
     **report: Any,
 ) -> R:
-    """Run the gate's phases with ``oracle`` judging every case; the ``record`` (an
-    :class:`Outcome`) of the run, with ``report``'s fields (``subject``, ``rerun``...).
+    """Run the gate's phases with ``oracle`` judging every case; the ``record`` of the run.
 
-    ``rule`` is the declared rule in use (``None``: the default): the expected answers
-    of its fixtures are checked, of the others only the inputs are run (and counted in
-    a note); a failure is saved under it.  Raises :class:`OSError` or ``SourceError``
-    when the fixtures cannot be read or one contradicts its own rule.
+    ``rule`` is the declared rule in use (``None``: the default): only its fixtures have
+    their expected answers checked, and a failure is saved under it.  Raises
+    :class:`OSError` or ``SourceError`` when the fixtures cannot be read or one
+    contradicts its own rule.
     """
     replay, skipped = replayed(s, rule)
     fixtures, sorted_out = _sorted_out(replay, rule, oracle.follows)

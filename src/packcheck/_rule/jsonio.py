@@ -1,17 +1,10 @@
 """Strict JSON in, compact ASCII JSON out, exact numbers both ways.
 
-Reading: ``NaN``/``Infinity`` literals are rejected (they are not JSON), fractions
-arrive as :class:`~decimal.Decimal` so integrality is decided on the written value,
-not a rounded double, and a number longer than :data:`~packcheck._rule.units.MAX_DIGITS`
-digits is refused before it is converted.  Writing: non-ASCII is escaped, so lone
-surrogates survive as ``\\udXXX`` escapes, and integers of any length are printed.
-
-Speed: msgspec reads and writes first, and its answer is used only where it cannot
-differ from the exact code's (the standard library's ``json`` with the hooks below):
-it reads with the same float hook, and refuses what it would read differently
-(integers past CPython's 4,300-digit guard, lone surrogates, ``NaN``, bad syntax,
-nesting past :data:`FAST_NESTING`); its text is written only where it is ASCII with no
-backslash and no DEL (:func:`write_json`).  The rest goes the exact way, line by line.
+``NaN``/``Infinity`` are refused, fractions arrive as :class:`~decimal.Decimal`, and
+over-long numbers are refused before conversion; non-ASCII is escaped on writing, so
+lone surrogates survive.  msgspec reads and writes first, its answer used only where it
+cannot differ from the exact code's (the standard library's ``json`` with the hooks
+below); the rest goes the exact way.
 """
 
 from __future__ import annotations
@@ -32,9 +25,8 @@ FAST_NESTING = 256
 class JSONError(ValueError):
     """Text that is not strict JSON; the message is one line.
 
-    ``truncated`` is true when the text is a prefix of a JSON document that ended
-    too soon (``{"budget": 7,``): it may be the first line of a document spread over
-    several lines.
+    ``truncated``: the text is a prefix of a JSON document that ended too soon (it may
+    be the first line of a document spread over several lines).
     """
 
     def __init__(self, message: str, *, truncated: bool = False) -> None:
@@ -104,12 +96,8 @@ def _fast_encode(value: Any) -> bytearray:
 
 
 def shallow(text: str) -> bool:
-    """True when ``text`` is nested at most :data:`FAST_NESTING` deep as JSON.
-
-    Exact for any text msgspec reads (strict JSON); other text it refuses anyway.  Few
-    brackets settle it at once; otherwise the brackets outside strings are counted.
-    O(n), in C, on arrays of the brackets and quotes alone.
-    """
+    """True when ``text`` is nested at most :data:`FAST_NESTING` deep as JSON (exact for
+    strict JSON).  O(n), in C, on arrays of the brackets and quotes alone."""
     if text.count("[") + text.count("{") <= FAST_NESTING:
         return True
     import numpy as np  # only for the rare long line: the rest of packcheck loads it
@@ -126,9 +114,8 @@ def shallow(text: str) -> bool:
 def loads(text: str) -> Any:
     """Parse one JSON document strictly; raise :class:`JSONError` with a one-line reason.
 
-    msgspec reads it when its answer cannot differ (see the module's notes), else the
-    exact reader; a document holding an integer past CPython's 4300-digit ``int(str)``
-    guard is read again by the (slower) big-integer reader.
+    msgspec reads it when its answer cannot differ, else the exact reader (integers past
+    CPython's 4,300-digit guard by the big-integer reader).
     """
     if shallow(text):
         try:
@@ -190,12 +177,8 @@ def _exact(value: Any) -> str:
 
 
 def dumps(value: Any) -> str:
-    """Compact, key-order-preserving, ASCII-only JSON for results, inputs and errors.
-
-    Integers of any length and the :class:`~decimal.Decimal` fractions the reader
-    produces are written exactly (by the slower exact writer, where the standard
-    encoder refuses).
-    """
+    """Compact, key-order-preserving, ASCII-only JSON for results, inputs and errors;
+    integers of any length and :class:`~decimal.Decimal` fractions written exactly."""
     try:
         return _ENCODER.encode(value)
     except (ValueError, TypeError, RecursionError):
@@ -205,9 +188,8 @@ def dumps(value: Any) -> str:
 def write_json(value: Any) -> str:
     """:func:`dumps` of a value read by :func:`loads` or built by packcheck, faster.
 
-    For JSON values without ``float`` (the reader gives :class:`~decimal.Decimal`): a
-    ``float`` is written as msgspec writes it (``1e16``, not ``1e+16``), so messages
-    about arbitrary Python values use :func:`dumps`.
+    A ``float`` is written as msgspec writes it (``1e16``), so messages about arbitrary
+    Python values use :func:`dumps`.
     """
     text = fast_json(value)
     return dumps(value) if text is None else text
@@ -216,11 +198,9 @@ def write_json(value: Any) -> str:
 def fast_json(value: Any) -> str | None:
     """msgspec's JSON of ``value`` where it is :func:`write_json`'s text, else ``None``.
 
-    ``value`` may also hold :class:`msgspec.Struct` objects, written as objects in
-    their fields' order, which :func:`dumps` cannot write: where this gives ``None``,
-    the caller writes them as dicts.  ``None`` for an int past the 4,300-digit guard,
-    a type msgspec lacks, or text that is not plain ASCII (escapes, non-ASCII, DEL),
-    which only the exact writer spells as :func:`dumps` does.
+    ``value`` may hold :class:`msgspec.Struct` objects (which :func:`dumps` cannot write;
+    on ``None`` the caller writes them as dicts).  ``None`` also for an int past the
+    4,300-digit guard, a type msgspec lacks, or text that is not plain ASCII.
     """
     try:
         data = _fast_encode(value)

@@ -1,25 +1,11 @@
 """Confirmed causes: a variant is named only if it holds beyond the shrunk case.
 
-A shrunk counterexample is small, and on a small case many wrong variants give the
-same answer (at budget 1 and size 1, "skips an exact fit" agrees with almost any
-wrong answer).  So a cause is a claim to check: a variant of
+On a small case many wrong variants give the same answer, so a variant of
 :data:`packcheck.verify._variants.ALL` is named only when it reproduces the packer's
-answer
-
-1. on the shrunk case and on the case as first found, and
-2. on a confirmation sample: up to :data:`SAMPLE` further cases *where that variant
-   differs from the rule*, drawn from the run's seed (cases from
-   :func:`packcheck.strategies.cases`, small valid cases, and neighbours of the
-   counterexample: one size, the budget, the order changed), on at least
-   :data:`AGREEMENT` of them (and on at least :data:`LEAST` such cases).
-
-Of the variants that hold, those with the most agreement (counting every sampled case
-where the packer or the variant departs from the rule) are named, the simplest first;
-on a tie of both, all of them.  The packer is called on the sample only here, after a
-failure: a passing run pays nothing.
-
-A remaining that equals the exact one modulo 2**64 is the int64 wrap, named whatever
-the sample says: that arithmetic fact needs no sample.
+answer on the shrunk case, on the case as first found, and on at least
+:data:`AGREEMENT` of a sample of cases where it differs from the rule, drawn from the
+run's seed.  The packer is asked only after a failure.  A remaining equal to the exact
+one modulo 2**64 is named the int64 wrap without a sample (docs/gate.md).
 """
 
 from __future__ import annotations
@@ -88,10 +74,8 @@ class Confirmed:
 
 def refusals_answered(answer_of: Answer) -> Answer:
     """``answer_of`` with a refusal (a ``ValueError`` a Python packer raised) answered
-    as ``{"error":"refused"}``, what a command packer answers: a variant that refuses
-    the case agrees with it, any other differs from it, and the packer is asked on (a
-    probe or a sample that met a refusal as a fault would end there, and name nothing
-    for a rule that refuses where the packer's is off by one)."""
+    as ``{"error":"refused"}``, as a command packer answers, so that a variant that
+    refuses agrees with it and the packer is asked on."""
 
     def answer(case: dict[str, Any]) -> object:
         try:
@@ -326,11 +310,8 @@ def _strict(
     max_units: int,
     rule: Rule,
 ) -> Confirmed:
-    """Causes for ``{"error":"size"}`` answered to a valid case: stricter readings of
-    a unit, each confirmed on cases with a unit made a whole float and as they are.
-
-    A reading must refuse the case, and the case as first found, which must have been
-    answered ``{"error":"size"}`` too."""
+    """Causes for ``{"error":"size"}`` answered to a valid case: stricter readings of a
+    unit, each confirmed on the case and on the case as first found."""
     found = [(case, answer), *([] if first is None else [first])]
     readings = [
         (Variant(name, _plain(rule)), refuses)
@@ -364,11 +345,10 @@ def _declared(rule: Rule, case: dict[str, Any]) -> dict[str, Any]:
 
 
 def variants(rule: Rule, probe: Probe | None = None) -> list[Variant]:
-    """Every wrong variant a cause can be named for under ``rule``, in the order they
-    are reported: its one-key neighbours, the named causes on top of it, the variants
-    the vocabulary cannot state (under the seed's rule, which they vary), then the
-    two-key neighbours and the named causes on top of a one-key neighbour.  Numeric
-    keys and shares take the values ``probe`` found (none without one)."""
+    """Every wrong variant a cause can be named for under ``rule``, in report order.
+
+    One-key neighbours, named causes on top of the rule, the seed-only variants, then
+    two-key neighbours; numeric keys take the values ``probe`` found."""
     numbers = {} if probe is None else probe.numbers
     near = neighbours(rule, numbers)
     added = on_top(rule, numbers, [] if probe is None else probe.shares)
@@ -385,11 +365,8 @@ def variants(rule: Rule, probe: Probe | None = None) -> list[Variant]:
 def named_causes(case: object, answer: object, expected: object, rule: Rule = _SEED) -> list[str]:
     """The wrong variants ``answer`` agrees with on ``case`` (maybe none), unconfirmed.
 
-    Only an answer shaped like the declared output (a dict with ``kept``,
-    ``remaining``, ``missing``) is compared; a variant whose output equals the
-    ``expected`` one cannot tell anything on this case and is left out; of those that
-    agree, only the simplest (fewest faults) are named.  Numeric keys are not probed:
-    their neighbours are left out.
+    Only an answer shaped like the declared output is compared; a variant that answers
+    ``expected`` is left out, and of those that agree only the simplest are named.
     """
     if not isinstance(answer, dict) or set(answer) - {"partition"} != {
         "kept",
@@ -431,13 +408,11 @@ def confirm(
     max_units: int,
     rule: Rule = _SEED,
 ) -> Confirmed:
-    """The causes ``answer`` (the packer's, on ``case``) is confirmed to have under the
-    declared ``rule``.
+    """The causes ``answer`` (the packer's, on ``case``) is confirmed to have under ``rule``.
 
-    ``first`` is the case as first found and the packer's answer on it; ``answer_of``
-    asks the packer about a sampled case (raising to say it cannot; under a rule other
-    than the seed's, a refusal it raises is its answer ``{"error":"refused"}``).  A variant must
-    give the packer's answer at its own transition points too (:func:`_at_edges`).
+    ``first`` is the case as first found with the packer's answer; ``answer_of`` asks the
+    packer about a sampled case.  A variant must also give the packer's answer at its own
+    transition points (:func:`_at_edges`).
     """
     if not rule.is_default:
         answer_of = refusals_answered(answer_of)
