@@ -1,12 +1,9 @@
 """``pack``: a case in, the declared output out.
 
-Plain cases are packed as they are read (:func:`pack_plain`): one loop over the
-blocks, no lists between.  *Plain*: the case and its blocks are ``dict``s, IDs ``str``,
-sizes ``int >= 1`` (exact types, never a ``bool``), the budget an ``int >= 0``,
-``required`` a list of ``str``, and no ID that reaches the output holding a surrogate.
-Anything else (an error to report, a ``Decimal`` or integral ``float``, a ``Mapping``
-that is not a ``dict``) is read by :func:`packcheck.read_case`, which reads plain cases
-to the same values: the answer never depends on the path a case took.
+Plain cases (``dict`` blocks, ``str`` IDs, ``int`` sizes and budget, no surrogate in
+an output ID) are packed as they are read (:func:`pack_plain`); anything else is read
+by :func:`packcheck.read_case` to the same values, so the answer never depends on the
+path a case took.
 """
 
 from __future__ import annotations
@@ -42,25 +39,13 @@ def declared_output(case: Case, kept: Iterable[object], remaining: int) -> dict[
 def pack(case: object, *, engine: Engine = "reference", rule: Rule | None = None) -> dict[str, Any]:
     """The declared output of ``case``: ``{"kept", "remaining", "missing"}``.
 
-    Returns ``{"error": "size"}`` when the budget or any block's size is not a valid
-    unit, wherever that block stands.  Raises :class:`packcheck.MalformedCase` when
-    ``case`` is not shaped like a case.  ``engine`` picks the algorithm
-    (``"reference"``, ``"numpy"`` or ``"numba"``); it affects speed, never the result.
-    ``"numba"`` raises ``ImportError`` (naming the extra) when Numba is not installed.
-    The input is not modified.
-
-    Plain cases (``dict`` blocks, ``int`` sizes, string IDs) are read and packed in one
-    loop whatever the engine: reading the blocks' dicts costs more than any packing.
-    Others are read by :func:`read_case`, and ``"numpy"`` packs them with the kernel from
-    :data:`packcheck._engines.choice.CROSSOVER` blocks on (docs/performance.md, "Engines
-    at the sizes agents pack").
-
-    ``rule`` is the declared rule (:class:`packcheck.Rule`; ``None``: the seed's).  A
-    rule whose keys are all the default's takes the path above.  Any other may also
-    answer ``{"error": "refused"}``; ``"reference"`` packs it with the rule's
-    interpreter, ``"numpy"`` and ``"numba"`` with the rule lowered for their kernels
-    (:mod:`packcheck._engines.rules`) from the same crossover on, the interpreter below
-    it and wherever a number is past what the kernels hold.
+    Returns ``{"error": "size"}`` when the budget or a size is not a valid unit; raises
+    :class:`packcheck.MalformedCase` when ``case`` is not shaped like a case.  ``engine``
+    (``"reference"``, ``"numpy"``, ``"numba"``) affects speed, never the result;
+    ``"numba"`` raises ``ImportError`` without Numba.  ``rule`` (:class:`packcheck.Rule`;
+    ``None``: the seed's) may also answer ``{"error": "refused"}``.  The input is not
+    modified.  Which path each engine takes: docs/performance.md, "Engines at the sizes
+    agents pack".
     """
     check_engine(engine)
     if rule is not None and not rule.is_default:
@@ -111,25 +96,15 @@ def _ruled(rule: Rule, case: object, engine: Engine) -> dict[str, Any]:
 def pack_many(
     cases: Iterable[object], *, engine: Engine = "reference", rule: Rule | None = None
 ) -> list[dict[str, Any]]:
-    """:func:`pack` of every case (under ``rule``), in order;
-    :class:`packcheck.MalformedCase` for the first malformed case.
-
-    Case by case, whatever the engine: for case dicts that is faster than one call of
-    :func:`packcheck.scan.pack_batch` on them all (docs/performance.md, "Reading a
-    case, and batches of steps").
-    """
+    """:func:`pack` of every case (under ``rule``), in order, case by case;
+    :class:`packcheck.MalformedCase` for the first malformed case."""
     check_engine(engine)
     return [pack(case, engine=engine, rule=rule) for case in cases]
 
 
 def numpy_packer(case: dict[str, Any]) -> dict[str, Any]:
-    """packcheck's NumPy kernel at every length: what ``verify`` checks by default.
-
-    ``pack(case, engine="numpy")`` packs plain cases in the same Python loop as the
-    reference, and other cases shorter than :data:`packcheck._engines.choice.CROSSOVER` with
-    the reference's loop (each faster there), which the gate would be checking against
-    itself; this calls the kernel at every length.
-    """
+    """packcheck's NumPy kernel at every length: what ``verify`` checks by default
+    (``pack(case, engine="numpy")`` uses the reference's loop on short cases)."""
     read = read_case(case)
     if isinstance(read, SizeError):
         return dict(SIZE_ERROR)
@@ -140,9 +115,7 @@ def numpy_packer(case: dict[str, Any]) -> dict[str, Any]:
 def pack_plain(case: object) -> dict[str, Any] | None:
     """The declared output of a plain ``case``, or ``None`` when it is not plain.
 
-    The rule as :func:`packcheck.reference.pack_sizes` states it: one scan in order,
-    keeping every block whose size is at most what is left.  A size below 1 can only
-    pass the comparison (what is left never falls below 0), so it is checked there.
+    One scan in order, keeping every block whose size is at most what is left.
     ``O(n + r log r)`` for ``n`` blocks and ``r`` required IDs.
     """
     if type(case) is not dict:

@@ -1,10 +1,8 @@
 """A finished gate run, and its report in the forms CI reads: text, JSON, GitHub, JUnit.
 
-One :class:`Outcome` records every run, ``verify``'s and ``diff``'s; every form is
-built from it, never by parsing the text, and the finding supplies its own part (its
-text report, its JSON keys, its verdict).  The command's words (``conformant``,
-``agree``...) are its :class:`Command`.  The JSON shapes (docs/ci.md) are stable: keys
-are added, never renamed or removed.
+One :class:`Outcome` records every run, ``verify``'s and ``diff``'s; every form is built
+from it, the finding supplying its own part.  The JSON shapes (docs/ci.md) are stable:
+keys are added, never renamed or removed.
 """
 
 from __future__ import annotations
@@ -75,24 +73,14 @@ class Command:
 class Outcome:
     """What one gate run checked, and the first finding if it found one.
 
-    ``checked`` and ``failing`` map each phase of :data:`PHASES` to the cases it
-    checked (the failing one included; for ``shrinking``, the tries) and to those that
-    failed; ``phase`` is the phase of the reported ``finding``; ``phase_seconds`` maps
-    each phase that ran, in order, to its seconds (shrinking and explaining included in
-    the phase that failed).  The rest is for the reports: ``subject`` names what was
-    checked (``names`` as the JSON report keys it), ``rerun`` repeats the run, ``saved``
-    is the line after ``saved:`` (where a new finding was saved, ``saved_to``, or why it
-    was not) and ``settings`` what decided what was checked.  ``seeds``: the seeds of
-    a run of several (``--seeds``) that all passed, whose counts and seconds are summed
-    (a failing one is reported as the run of its seed alone).  ``seen`` tallies, per
-    phase, what the followed side did (:data:`SEEN`); ``notes`` are lines that say what
-    was not compared and why; ``set_aside``: generated cases on which both sides failed
-    alike, drawn past their share and replaced by others.  ``follows``: the side the
-    run's oracle follows (``OLD``), whose outcomes the reports tally and whose command
-    counts failures per phase (``--count``); ``None`` for the declared rule.
-    ``declared`` names the declared rule when its keys are not all the seed's (its name
-    and the keys that differ, :meth:`packcheck.Rule.describe`); ``None`` otherwise, and
-    the reports then name no rule.
+    ``checked``/``failing``: cases per phase of :data:`PHASES` (for ``shrinking``, the
+    tries); ``phase``: the phase of ``finding``; ``phase_seconds``: seconds per phase run.
+    For the reports: ``subject`` and ``names``, ``rerun``, ``saved`` (the line after
+    ``saved:``), ``settings``; ``seeds`` of a passing run of several (counts summed);
+    ``seen``: per phase, what the followed side did (:data:`SEEN`); ``notes``: what was
+    not compared and why; ``set_aside``: cases both sides failed alike, replaced;
+    ``follows``: the side followed (``None``: the declared rule); ``declared``: the rule
+    when not the seed's (:meth:`packcheck.Rule.describe`), else ``None``.
     """
 
     command: Command
@@ -292,11 +280,8 @@ def json_report(outcome: Outcome) -> str:
 
 
 def github(outcome: Outcome) -> str:
-    """GitHub Actions workflow commands, then the text report.
-
-    An ``::error`` for the finding, titled with the phase and the failed check, its
-    message the report with the rerun command; a passing run gets a ``::notice``.
-    """
+    """GitHub Actions workflow commands, then the text report: an ``::error`` for the
+    finding (titled with the phase and check), else a ``::notice``."""
     finding, report, name = outcome.finding, text(outcome), outcome.command.name
     if finding is None:
         title, message = outcome.command.passed, outcome.verdict_line()
@@ -327,10 +312,9 @@ def _testcase(outcome: Outcome, name: str, stopped: bool) -> forms.TestCase:
 def junit_xml(outcome: Outcome) -> bytes:
     """JUnit XML: a ``testsuite`` for the run, a ``testcase`` per phase.
 
-    The phase that failed holds a ``failure`` whose text is the report; a run stops
-    there, so the phases after it are ``skipped``.  A counted run runs every phase, and
-    each other phase with failing cases holds a ``failure`` too, saying how many.  A
-    phase with no cases (``--no-long-lists``) is ``skipped``.
+    The failed phase holds a ``failure`` with the report and later phases are
+    ``skipped``; a counted run gives every phase with failing cases a ``failure``.  A
+    phase with no cases is ``skipped``.
     """
     cases = []
     after_failure = False

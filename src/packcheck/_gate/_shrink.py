@@ -1,30 +1,11 @@
 """Shrinking a failing probe case: shorter first, then simpler, within a time limit.
 
-Hypothesis shrinks the cases it draws; the probes of :mod:`packcheck._gate._probes` are laid
-out by hand, so their failures are shrunk here, greedily, the way Hypothesis would:
-
-1. the same recipe at every shorter length of the ladder, shortest first (a failure
-   that needs 5,000 blocks comes back with the shortest ladder length that fails);
-2. on a long list, every block's ID made its index (so that the departure is found by
-   ID without doubt), then the list cut just past the first block where the answer
-   departs from what was expected (the rule's answer for ``verify``, the previous
-   version's for ``diff``), then the longest run of leading blocks dropped while it
-   still fails, the budget lowered to what the rule has left after them (so the rule
-   decides every block that stays as before): a failure that needs only length comes
-   back one block past the length it needs, between two lengths of the ladder;
-3. delta debugging on the blocks (drop halves, quarters, ... while it still fails);
-4. smaller numbers: budget and sizes divided by a power of two, largest first;
-5. simpler contents: fewer required IDs, smaller budget and sizes, no extra keys; on a
-   short list, delta debugging again after each pass (smaller blocks may do without
-   some).
-
-IDs are left as they are (never made alike: ``kept`` would no longer say which block
-went where); the gate renames them ``A``, ``B``, ``C``... once the case is shrunk
-(:mod:`packcheck._gate._letters`).
-
-Every candidate is judged by ``fails``, a call of the packer under test.  A candidate
-is kept only if it still fails, so the result always fails; shrinking stops at the
-``deadline`` (``time.monotonic()``) with the best case so far.
+Probes are laid out by hand, so their failures are shrunk here, greedily, as Hypothesis
+would: shorter lengths of the ladder, the list cut past the first departure, leading
+blocks dropped, delta debugging, smaller numbers, simpler contents (docs/gate.md,
+"Reading a counterexample").  Every candidate is judged by ``fails`` and kept only if
+it still fails; shrinking stops at ``deadline`` with the best case so far.  IDs are
+left as they are.
 """
 
 from __future__ import annotations
@@ -132,16 +113,10 @@ def _cut(
 def _drop_front(
     attempt: Callable[[dict[str, Any]], bool], current: Callable[[], dict[str, Any]]
 ) -> None:
-    """Drop the longest run of leading blocks found by bisection while the case still
-    fails: first with the budget lowered to what the rule has left after them, then
-    with the budget as it is.
-
-    With the budget lowered the rule decides every block that stays exactly as before,
-    so a failure that needs a length past some threshold (a faster path for long lists,
-    a wider chunk) comes back one block past it; with the budget kept, so does one that
-    needs only the newest blocks (a packer that scans from the end).  The budget is
-    lowered only on plain integer units: an odd unit stays as it is.
-    """
+    """Drop the longest run of leading blocks, found by bisection, while the case fails:
+    first with the budget lowered to what the rule leaves after them (so the rule decides
+    every remaining block as before), then as it is.  The budget is lowered only on plain
+    integer units."""
     lefts = _rule_lefts(current())
     if lefts is not None:
         _bisect_front(attempt, current(), lefts)
@@ -256,11 +231,8 @@ def _delta(
 def _scale_down(
     attempt: Callable[[dict[str, Any]], bool], current: Callable[[], dict[str, Any]]
 ) -> None:
-    """Divide the budget and every size by a power of two while the case still fails.
-
-    A failure that does not need large numbers then shows small ones; one that does
-    (an overflow) keeps its magnitude.  Largest divisor first.
-    """
+    """Divide the budget and every size by a power of two while the case still fails,
+    largest divisor first."""
     units = [current().get("budget"), *(b.get("size") for b in current()["blocks"])]
     if not all(type(u) is int and u >= 0 for u in units):
         return

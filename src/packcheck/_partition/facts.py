@@ -1,25 +1,12 @@
 """A captured partition, checked as named facts (docs/rule.md, the captured partition).
 
-A packer that captures its partition returns ``{"packed": [...], "available": [...],
-"dropped": [...]}``: IDs in scan order, one entry per block.  :func:`check_partition`
-judges one against its case without running a packer, one fact at a time (``# Check
-...`` sections, as in sortedcontainers' ``_check()``), and raises
-:class:`PartitionError` naming the fact, the block where it broke, and the three
-lists beside the reference's.  The facts, by their short names:
-
-* ``shape``: an object with exactly the three keys, each a list of strings;
-* ``packed-is-kept``: ``packed`` is exactly the answer's ``kept``;
-* ``merged-by-position``: the lists merged by position give the blocks' IDs;
-* ``bucket``: each block's bucket follows from its size, the budget and the
-  remaining before it (the budget less the sizes packed ahead of it);
-* ``size-error``: an invalid case scanned nothing, so every list is empty;
-* ``no-partition`` and ``partition-on-error``: capture required and absent, or
-  present on an ``{"error": "size"}`` answer, which carries none.
-
-Why the walk is the whole rule: the first block's remaining is the budget, and each
-bucket fact fixes the next remaining, so a capture that passes the walk *is* the
-reference's partition: one equal to it passes without the walk, any other is walked
-to the fact it breaks.
+:func:`check_partition` judges ``{"packed", "available", "dropped"}`` against its case
+one fact at a time (:data:`FACTS`: ``shape``, ``packed-is-kept``,
+``merged-by-position``, ``bucket``, ``size-error``, ``no-partition``,
+``partition-on-error``), in ``# Check ...`` sections, and raises
+:class:`PartitionError` naming the fact, the block and the lists beside the
+reference's.  Each bucket fact fixes the next remaining, so a capture that passes the
+walk is the reference's partition.
 """
 
 from __future__ import annotations
@@ -65,11 +52,8 @@ class InvariantError(AssertionError):
 
 
 class PartitionError(InvariantError):
-    """A captured partition broke a fact: ``check`` is its short name (:data:`FACTS`).
-
-    ``detail`` is one line (where and why); ``table`` shows the captured lists beside
-    the reference's, and ``str()`` gives both.
-    """
+    """A captured partition broke a fact: ``check`` is its short name (:data:`FACTS`);
+    ``detail`` says where and why, ``table`` shows the lists beside the reference's."""
 
     def __init__(self, check: str, detail: str, table: tuple[str, ...] = ()) -> None:
         super().__init__(f"partition: {FACTS[check]}", detail)
@@ -110,12 +94,8 @@ def bucket_for(size: int, remaining_before: int, budget: int) -> Bucket:
 
 
 def require_partition(answer: object) -> None:
-    """Raise :class:`PartitionError` unless ``answer`` carries a partition.
-
-    For ``verify --partition``: an answer that is an object other than an error must
-    have a ``partition`` that is not ``null``.  What the partition holds, and an
-    answer that is no object at all, are the output checker's to judge.
-    """
+    """Raise :class:`PartitionError` unless ``answer`` carries a partition (``verify
+    --partition``): an object other than an error must have a non-null ``partition``."""
     if not isinstance(answer, dict) or "error" in answer:
         return
     if answer.get("partition") is None:
@@ -210,13 +190,9 @@ def _check_walk(
     broken: Callable[[str, str], PartitionError],
     wants: Iterator[tuple[Bucket, Callable[[], str]]],
 ) -> NoReturn:
-    """Raise ``broken(check, detail)`` at the first block the bucket the rule gives
-    (``wants``: each block's, and why) does not hold next, or at what a bucket holds
-    past the last block.
-
-    Walked only for a capture that is not the rule's partition: a capture that passes
-    the walk *is* it (under the seed's rule each bucket fact fixes the next remaining),
-    so one of the two is found."""
+    """Raise ``broken(check, detail)`` at the first block whose bucket is not the one the
+    rule gives (``wants``), or at what a bucket holds past the last block.  Walked only
+    for a capture that is not the rule's partition."""
     position: dict[str, int] = dict.fromkeys(BUCKETS, 0)
     total = sum(map(len, captured.values()))
     for index, (block_id, size, (want, why)) in enumerate(
@@ -260,17 +236,11 @@ def check_partition(
 ) -> None:
     """Raise :class:`PartitionError` unless ``partition`` is the one ``case`` gives.
 
-    ``case`` must be well-formed; ``kept``, when given, is the answer's own ``kept``
-    (``packed`` must be exactly it).  ``None`` is no partition.  IDs compare as
-    UTF-16 code units.  ``reference``, the rule's partition of ``case`` when the
-    caller has it, saves the rule's scan.  O(n), plus that scan (the reference's
-    kept flags, split as :class:`~packcheck._partition.trace.Expected` splits them: no
-    per-block steps) unless ``reference`` is given.
-
-    ``rule`` (``None``: the seed's rule) is the declared rule whose partition it must
-    be; under one other than the default each block's bucket is the one its
-    interpreter gives, and the ``bucket`` fact says why in the rule's terms
-    (docs/partition.md).
+    ``case`` must be well-formed; ``kept``, when given, is the answer's own (``packed``
+    must be exactly it); ``None`` is no partition.  IDs compare as UTF-16 code units.
+    ``reference``, the rule's partition when the caller has it, saves the rule's scan;
+    O(n) plus that scan.  ``rule`` (``None``: the seed's) is the declared rule whose
+    partition it must be; the ``bucket`` fact then says why in its terms.
     """
     if partition is None:
         raise PartitionError("no-partition", "no partition captured: it is null")

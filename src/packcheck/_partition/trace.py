@@ -1,24 +1,10 @@
 """The trace: what happened to every block, captured while packing.
 
-The declared output cannot show why a required block is missing; the trace can.
-Each block lands in exactly one bucket of the partition:
-
-* ``packed``: kept;
-* ``available``: skipped although ``size <= budget`` (it would fit an empty pack, so
-  earlier blocks evicted it);
-* ``dropped``: skipped because ``size > budget`` (no order could pack it).
-
-:func:`trace` walks the blocks one by one, as the rule reads, and holds a
-:class:`Step` per block: the obviously right trace.  What ``pack --trace`` and
-``pack --record`` write is read off the kernel's kept mask instead
-(:mod:`packcheck._partition.mask`, :mod:`packcheck._partition.trace_text`), and held
-against this one by the property suite.
-
-:class:`Expected` is what the rule gives one recorded step, for :mod:`packcheck.audit`
-to compare with: the trace without its per-block steps, from the reference's kept
-flags.  The one comparison (:mod:`packcheck._rule.same`) holds a recorded value
-against it; a step that matches needs no checker, one that does not is judged by the
-full checkers, for their messages.
+Each block lands in one bucket: ``packed`` (kept), ``available`` (skipped though
+``size <= budget``), ``dropped`` (``size > budget``).  :func:`trace` walks the blocks
+as the rule reads them, the obviously right trace that the kernel's (read off its kept
+mask, :mod:`packcheck._partition.mask`) is held against.  :class:`Expected` is what the
+rule gives one recorded step, for :mod:`packcheck.audit` to compare with.
 """
 
 from __future__ import annotations
@@ -52,13 +38,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One block as the scan met it.
-
-    Under a declared rule other than the default, ``event`` says what happened to the
-    block (``None`` under the default rule, whose bucket says it all), and
-    ``remaining_before`` is what was left when the scan met it: a ``Fraction`` when the
-    rule charges fractions (docs/rules.md, "The trace").
-    """
+    """One block as the scan met it; under a declared rule other than the default,
+    ``event`` says what happened and ``remaining_before`` may be a ``Fraction``."""
 
     index: int
     id: str
@@ -79,11 +60,8 @@ class Partition:
 
 @dataclass(frozen=True, slots=True)
 class Trace:
-    """The declared result plus everything the packer knew at pack time.
-
-    For a ``{"error": "size"}`` case nothing was scanned: ``steps`` is empty, the
-    partition is empty and ``size_error`` names the first invalid field.
-    """
+    """The declared result plus everything the packer knew at pack time; for
+    ``{"error": "size"}`` nothing was scanned and ``size_error`` names the field."""
 
     result: dict[str, Any]
     steps: tuple[Step, ...] = ()
@@ -92,11 +70,8 @@ class Trace:
     size_error: str | None = None
 
     def evicted_by(self, block_id: str) -> tuple[Step, ...]:
-        """The packed steps ahead of the first ``available`` block with ``block_id``.
-
-        These are the blocks that used the budget before it was reached; empty when
-        ``block_id`` was not evicted.
-        """
+        """The packed steps ahead of the first ``available`` block with ``block_id``
+        (empty when it was not evicted)."""
         for step in self.steps:
             if step.id == block_id and step.bucket == "available":
                 return tuple(s for s in self.steps[: step.index] if s.bucket == "packed")
@@ -137,13 +112,11 @@ def _step_json(step: Step) -> dict[str, Any]:
 
 
 def trace(case: object, *, engine: Engine = "reference", rule: Rule | None = None) -> Trace:
-    """Pack ``case`` and capture its steps, partition and the reason of each missing ID
-    (:func:`reasons`).  Raises :class:`packcheck.MalformedCase` like
-    :func:`packcheck.pack`.  O(n + r log r).
+    """Pack ``case`` and capture its steps, partition and the reason of each missing ID.
 
-    ``rule`` (``None``: the seed's rule) is the declared rule to trace; a rule other
-    than the default is traced by its interpreter whatever the engine, and each step
-    carries its ``event`` (docs/rules.md, "The trace and the partition").
+    Raises :class:`packcheck.MalformedCase` like :func:`packcheck.pack`; O(n + r log r).
+    ``rule`` (``None``: the seed's) other than the default is traced by its interpreter
+    and each step carries its ``event`` (docs/rules.md, "The trace and the partition").
     """
     if rule is not None and not rule.is_default:
         check_engine(engine)

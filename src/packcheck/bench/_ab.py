@@ -1,11 +1,5 @@
-"""NEW against OLD: two packers timed in one process, in pairs, on the same inputs.
-
-A stored baseline compares today's machine with another day's; two packers timed side
-by side compare only the packers.  Each pair is one sample of each, back to back in a
-seeded random order; the verdict comes from the paired ratios
-(:mod:`packcheck.bench._paired`), and sampling goes on while it is inconclusive and the
-time budget lasts.
-"""
+"""NEW against OLD: two packers timed in one process, in pairs, on the same inputs;
+the verdict comes from the paired ratios (:mod:`packcheck.bench._paired`)."""
 
 from __future__ import annotations
 
@@ -32,13 +26,8 @@ _WARMUP = 2
 @dataclass(frozen=True)
 class Comparison:
     """NEW against OLD on one workload at one size: the paired estimate of their ratio
-    (``estimate.ratio > 1``: NEW is slower) and seconds per call.
-
-    ``new_seconds`` and ``old_seconds`` are the median pair's (the geometric mean of
-    the two middle pairs' when there is an even number), so that their ratio is
-    ``estimate.ratio``; ``new_median`` and ``old_median`` are each side's own median,
-    whose ratio can differ from it when the load changed while sampling.
-    """
+    (``estimate.ratio > 1``: NEW is slower) and seconds per call (the median pair's, and
+    ``new_median``/``old_median`` each side's own)."""
 
     workload: str
     family: str
@@ -127,31 +116,13 @@ def ab(
 ) -> ABReport:
     """Time ``new`` against ``old`` on every workload and size, and judge each.
 
-    ``new`` and ``old`` are kernels (``pack_sizes(budget, sizes)`` functions) or any
-    :class:`Subject` (a case-level function, a command), in any mix; a command needs
-    the ``command`` or ``wall`` clock, and each side's samples count its own process
-    only.  Per cell: the data come from ``seed``; both answers are checked (equal to
-    each other, or in mixed kinds each to the rule's; inputs untouched), then each side
-    is warmed up and one call of each sets how many calls make a sample last
-    ``min_time``, the two sides in turn.  Pairs are taken
-    until the verdict is not ``inconclusive`` (looked at from ``min_pairs`` on),
-    ``max_pairs`` is reached, or the cell's share of what is left of ``time_budget``
-    (wall seconds) after its checks and warm-up is spent.
-
-    The budget holds whatever the packers cost: a cell is not begun when what the
-    last one took before its first pair would overrun it, and a cell stops taking
-    pairs at its share, even below ``min_pairs``.  A cell so left with fewer than
-    ``min_pairs`` pairs (or none, or never begun) is ``inconclusive``, never a
-    verdict.
-
-    ``recorded`` cases are a cell of their own, first, each call packing all of them
-    (``workloads=[]``: them alone).  Under ``rule`` the answers are checked against it
-    and the workloads' budgets fit it; a cell most of whose answers are errors or
-    refusals is named in the report's notes.
-
-    Raises :class:`BenchError` when the answers differ (saying which one the
-    reference agrees with), one is not an answer, a kernel raises or changes its input;
-    ``ValueError`` for an unknown clock, an empty matrix or impossible counts.
+    ``new``/``old`` are kernels or any :class:`Subject`, in any mix (a command needs the
+    ``command`` or ``wall`` clock).  Per cell both answers are checked, then pairs are
+    taken until the verdict is clear, ``max_pairs``, or the cell's share of what is left
+    of ``time_budget`` (wall seconds); a cell left with fewer than ``min_pairs`` pairs is
+    ``inconclusive``.  ``recorded`` cases are a cell of their own, first.  Raises
+    :class:`BenchError` when the answers differ, one is not an answer, or a kernel
+    raises or changes its input; ``ValueError`` for bad clocks or counts.
     """
     subjects = (as_subject("NEW", new), as_subject("OLD", old))
     for subject in subjects:
@@ -215,10 +186,9 @@ def _compare(
     rng: random.Random,
     notes: list[str],
 ) -> tuple[Comparison, float]:
-    """The comparison on one cell, and the wall seconds it took before its first pair;
-    a note added to ``notes`` if it times mostly errors or refusals.  ``pairs`` is
-    ``(min_pairs, max_pairs, end, cells)``: its pairs stop at an equal share, among the
-    ``cells`` left (this one too), of the wall time from its first pair to ``end``."""
+    """The comparison on one cell and the wall seconds before its first pair.
+    ``pairs`` is ``(min_pairs, max_pairs, end, cells)``: its pairs stop at an equal
+    share, among the ``cells`` left, of the wall time to ``end``."""
     began = wall()
     where = where_of(load, n)
     cells = (subjects[0].cell(load, n, seed), subjects[1].cell(load, n, seed))

@@ -1,15 +1,10 @@
 """A benchmark run's timings, the speedups they imply, and their JSON form.
 
-A run keeps every sample; what is stored is per cell the median and its interval, so
-that a stored report is small and still says how noisy it was.
-
-The steps' rows (:class:`StepsReport`): engines at the sizes agents pack, one model
-step per call and many steps at once.  Each row pairs a call on the reference's side
-with the same work on NumPy's side, timed back to back in every repeat (the order
-alternating), on the same seeded input and checked to give the same answer.  Its
-*speedup* is the reference side's time over NumPy's, the median of the repeats' ratios
-with its interval; *faster* names the side that wins by more than :data:`TIE` across
-the whole interval.
+Every sample is kept in a run; a stored report keeps per cell the median and its
+interval.  A steps row (:class:`StepsReport`) pairs a call on the reference's side with
+the same work on NumPy's, timed back to back, order alternating, on the same input.
+Its speedup is the median of the repeats' ratios; *faster* names the side that wins by
+more than :data:`TIE` across the whole interval.
 """
 
 from __future__ import annotations
@@ -33,11 +28,8 @@ _CONTEXT_KEYS = ("created", "commit", "machine")
 
 @dataclass(frozen=True)
 class Timing:
-    """The median seconds per call of one packer on one workload at one size.
-
-    ``samples`` holds the seconds per call of each repeat, in order: the reference's
-    and a packer's ``i``-th samples were taken one right after the other.
-    """
+    """The median seconds per call of one packer on one workload at one size;
+    ``samples`` in repeat order, paired with the reference's."""
 
     engine: str
     workload: str
@@ -53,9 +45,8 @@ class Timing:
 class Report:
     """The timings of one run, with the speedups and scaling exponents they imply.
 
-    ``context`` says where they came from (:func:`context`: machine, versions, commit,
-    time); ``clock`` what they were measured on.  A report read back from JSON has
-    no samples, only each cell's median and interval.
+    ``context``: where they came from (:func:`context`); ``clock``: what they were
+    measured on.  Read back from JSON, a report has each cell's median and interval only.
     """
 
     timings: list[Timing]
@@ -96,22 +87,14 @@ class Report:
         return None if timing is None else timing.seconds
 
     def speedup(self, engine: str, name: str, n: int) -> float | None:
-        """The reference's time over ``engine``'s, both from this run.
-
-        The median of the repeats' ratios when both have the same repeats (each ratio
-        compares two calls made back to back, under the same machine load), else the
-        stored median (a report read from JSON), else the ratio of the medians.
-        """
+        """The reference's time over ``engine``'s: the median of paired ratios, else the
+        stored median (read from JSON), else the ratio of the medians."""
         interval = self.speedup_interval(engine, name, n)
         return None if interval is None else interval[0]
 
     def speedup_interval(self, engine: str, name: str, n: int) -> tuple[float, float, float] | None:
-        """``(speedup, low, high)``: the speedup and the interval of its repeats.
-
-        The 95% sign-test interval of the median pair ratio from 6 repeats on; below
-        that, the range of the ratios (with 3 repeats it holds the median 75% of the
-        time).  A point when there are no pairs.
-        """
+        """``(speedup, low, high)``: the 95% sign-test interval of the median pair ratio
+        from 6 repeats on, the range of the ratios below that, a point without pairs."""
         mine = self.timing(engine, name, n)
         theirs = self.timing(REFERENCE, name, n)
         if mine is None or theirs is None:
@@ -160,12 +143,8 @@ class Report:
 
     @classmethod
     def from_json(cls, data: Any) -> Report:
-        """Read :meth:`to_json`'s output; ``ValueError`` (one line, naming the field) if
-        it is not that.  Every field is checked first (:mod:`._stored`): kinds, finite
-        numbers, intervals that contain their point.
-
-        Reports written before the format had a kind (with every sample) read too.
-        """
+        """Read :meth:`to_json`'s output (older reports with every sample too);
+        ``ValueError`` (one line, naming the field) if it is not that."""
         try:
             data = stored.mapping(data, "the report")
             if data.get("kind") != KIND:

@@ -1,10 +1,5 @@
 """The matrix (:func:`run`), the engines at agents' sizes (:func:`run_steps`) and the
-check of a run against a stored baseline (:func:`compare`).
-
-Every packer and the reference are timed on the same seeded data, repeat by repeat in
-turn, so that machine load hits both alike; a packer's *speedup* is the reference's
-time over its own.
-"""
+check of a run against a stored baseline (:func:`compare`)."""
 
 from __future__ import annotations
 
@@ -61,24 +56,13 @@ def run(
 ) -> Report:
     """Time ``packers`` (default: the NumPy packer as ``"numpy"``) and the reference.
 
-    A packer is a kernel (``pack_sizes(budget, sizes)``) or any :class:`Subject`; the
-    packers of one run are all kernel-level (the reference is
-    :func:`packcheck.reference.pack_sizes` on a list) or all case-level and commands
-    (the reference is ``pack(case)``, under ``rule`` when given: the workloads' budgets
-    then fit it, see :func:`packcheck.bench._workloads.fitted_budget`); a command needs
-    the ``command`` or ``wall`` clock.  ``recorded`` cases are timed first, as a
-    workload of their own, each call packing all of them (``workloads=[]`` times them
-    alone).
-
-    For every workload and size: the data come from ``seed``, each packer's answer is
-    checked (against the NumPy packer's above ``reference_limit`` blocks, where the
-    reference does not run and no speedup is reported), then ``repeat`` rounds time
-    every packer in turn, each over calls lasting ``min_time`` seconds; a timing is the
-    median over rounds, on the clock ``clock`` (one of :data:`CLOCKS`).  A cell most
-    of whose answers are errors or refusals is named in the report's notes.
-
-    Raises :class:`BenchError` when a packer's answer is wrong or it mutates its
-    input, ``ValueError`` for an unknown workload or a size or repeat below 1.
+    A packer is a kernel (``pack_sizes(budget, sizes)``) or any :class:`Subject`; one
+    run's packers are all kernel-level or all case-level (the reference then
+    ``pack(case)``, under ``rule``); a command needs the ``command`` or ``wall`` clock.
+    ``recorded`` cases are a workload of their own, first.  Per workload and size each
+    answer is checked, then ``repeat`` rounds time every packer in turn on ``clock``.
+    Raises :class:`BenchError` when an answer is wrong or an input mutated,
+    ``ValueError`` for an unknown workload or a size or repeat below 1.
     """
     given = dict(packers) if packers is not None else {"numpy": scan.pack_sizes}
     chosen = {name: as_subject(name, packer) for name, packer in given.items()}
@@ -183,15 +167,11 @@ def run_steps(
 ) -> StepsReport:
     """The engines at the sizes agents pack, each row's two sides timed in turn.
 
-    ``pack(case)`` with either engine on a case of each of ``sizes`` blocks from each of
-    ``workloads`` (default :data:`STEP_WORKLOADS`); then, on ``steps`` model steps of
-    10-200 blocks (default :data:`STEPS`, 0 for none), the reference once per step
-    against :func:`packcheck.scan.pack_batch`, and ``pack`` case by case against
-    ``pack_many(cases, engine="numpy")`` (:data:`CALLS`).  Timed as :func:`run` times.
-
-    Raises :class:`BenchError` when the NumPy side's answer differs from the
-    reference side's or it changes its input, ``ValueError`` for an unknown
-    workload, a size or repeat below 1 or fewer than 0 steps.
+    ``pack(case)`` with either engine on cases of ``sizes`` blocks from ``workloads``;
+    then, on ``steps`` model steps, the reference against
+    :func:`packcheck.scan.pack_batch` and ``pack`` against ``pack_many`` (:data:`CALLS`).
+    Raises :class:`BenchError` when the sides' answers differ or an input changes,
+    ``ValueError`` for bad workloads or counts.
     """
     timer = CLOCKS[clock]  # KeyError before any work for an unknown clock
     loads = [workload(name) for name in (STEP_WORKLOADS if workloads is None else workloads)]
@@ -336,12 +316,9 @@ def compared(baseline: Report, current: Report) -> list[tuple[str, str, int]]:
 def compare(baseline: Report, current: Report, max_regression: float) -> list[Regression]:
     """Every engine and workload whose speedup fell by more than ``max_regression``.
 
-    A fall counts only when even the top of the current speedup's interval is below
-    the bottom of the baseline's, less ``max_regression`` (a fraction: 0.1 allows
-    10%): the threshold widens by the noise measured in either run, so a noisy run
-    asks for a larger fall before it fails.  Compared at the largest size both
-    reports have a speedup for (:func:`compared`); an engine or workload only one
-    report has is not compared.  A speedup that is not a finite number is a fall.
+    A fall counts only when the top of the current interval is below the bottom of the
+    baseline's, less ``max_regression`` (a fraction), at the largest size both reports
+    have (:func:`compared`).  A speedup that is not finite is a fall.
     """
     regressions = []
     for engine, name, n in compared(baseline, current):

@@ -1,19 +1,10 @@
 """How every benchmark takes its samples: the clocks, calls per sample, the samplers.
 
-A *sample* is the time of ``number`` calls divided by ``number``, so a fast call is
-timed over many.  :func:`calls_per_sample` picks ``number`` from one warm call;
-:func:`in_turn` takes rounds in which every call is timed in turn (the matrix and
-the steps); :func:`paired` takes NEW/OLD pairs back to back in a seeded random
-order until the verdict is clear (the A/B gate).  The garbage collector is off
-while timing, as ``timeit`` does: a collection would land on whichever call runs.
-
-A timed thing is a :data:`Run`: ``run(number)`` does the work ``number`` times (a
-command packer's sends ``number`` cases through its running process at once).
-
-The default clock is the calling thread's CPU time: waiting for a core on a busy
-machine is not counted, nor work in other threads or processes, which needs the
-``process`` or ``wall`` clock; the ``command`` clock adds the CPU time of the command
-packers' processes (Linux).  Why: docs/performance.md, "Running the benchmarks".
+A *sample* is the time of ``number`` calls divided by ``number``; a timed thing is a
+:data:`Run` (``run(number)``).  :func:`calls_per_sample` picks ``number``,
+:func:`in_turn` times every call in turn each round, :func:`paired` takes NEW/OLD pairs
+until the verdict is clear.  The garbage collector is off while timing.  The clocks and
+why the default is the thread's CPU time: docs/performance.md, "Running the benchmarks".
 """
 
 from __future__ import annotations
@@ -96,11 +87,8 @@ MAX_SAMPLE_WALL = 1.0
 def own_clock(name: str, key: int) -> Callable[[], float]:
     """The clock ``name`` as it times the packer watched under ``key`` (its ``id``).
 
-    On the ``command`` clock: this thread and that packer's process only.  Why: a
-    sample of one packer must not count another's work, such as the collection or the
-    compilation a JIT runtime does in the background after its own sample ended;
-    charged to whichever packer is timed next, it made a command packer timed against
-    itself look slower or faster by the order of the samples.  Any other clock as it is.
+    On the ``command`` clock, this thread and that packer's process only, so that no
+    packer is charged with another's background work; any other clock as it is.
     """
     clock = CLOCKS[name]
     return partial(command_clock, key) if clock is command_clock else clock
@@ -166,11 +154,9 @@ def common_calls(
     *,
     warmup: int = 0,
 ) -> int:
-    """How many calls make a sample of the slowest of ``runs`` last ``min_time`` on its
-    clock (1 to the cap), judged by one timed call of each after ``warmup`` untimed
-    ones, the runs in turn at each step so that none is warmed long before another; no
-    more than last :data:`MAX_SAMPLE_WALL` wall seconds.  A call that lasts that long
-    is its own warm-up: one call a sample, found without more calls."""
+    """How many calls make a sample of the slowest of ``runs`` last ``min_time`` (1 to
+    the cap), judged by one timed call of each after ``warmup`` untimed ones, in turn;
+    at most :data:`MAX_SAMPLE_WALL` wall seconds a sample."""
     for _ in range(warmup):
         for run, clock in zip(runs, clocks, strict=True):
             if _timed(run, clock)[1] >= MAX_SAMPLE_WALL:
@@ -215,16 +201,13 @@ def paired(
     pairs: tuple[int, int, float],
     judging: tuple[float, float],
 ) -> tuple[Estimate | None, tuple[list[float], list[float]]]:
-    """Pairs of samples of ``runs`` (NEW, OLD), each on its own of ``clocks``, each pair
-    back to back in a random order, until the verdict on their ratios is not
-    ``inconclusive`` (looked at from ``min_pairs`` on), ``max_pairs`` is reached or the
-    wall ``deadline`` would pass during another pair as long as the last (checked before
-    every pair): the deadline wins over ``min_pairs``, so a slow packer cannot make a run
-    outlast its time budget.
+    """Pairs of samples of ``runs`` (NEW, OLD), each pair back to back in a random order.
 
-    ``pairs`` is ``(min_pairs, max_pairs, deadline)``, ``judging`` ``(threshold,
-    confidence)``; returns the estimate (``None`` when the deadline left no pair) and
-    both sides' samples, in order.
+    Stops when the verdict is not ``inconclusive`` (from ``min_pairs`` on), at
+    ``max_pairs``, or before a pair would pass the wall ``deadline``, which wins over
+    ``min_pairs``.  ``pairs`` is ``(min_pairs, max_pairs, deadline)``, ``judging``
+    ``(threshold, confidence)``; returns the estimate (``None`` without a pair) and both
+    sides' samples.
     """
     min_pairs, max_pairs, deadline = pairs
     samples: tuple[list[float], list[float]] = ([], [])

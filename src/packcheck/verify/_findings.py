@@ -29,10 +29,9 @@ _SEED = Rule()
 class Finding(GateFinding):
     """One case the packer got wrong: what it answered and which checks failed.
 
-    ``causes`` names the known wrong variants of the rule the answer agrees with
-    (``support`` says how far they were confirmed); ``departs`` says where its
-    ``kept`` first leaves the rule's, by position; ``alone`` is ``False`` when the case
-    passed when asked again on its own.
+    ``causes``: the known wrong variants the answer agrees with (``support``: how far
+    confirmed); ``departs``: where ``kept`` first leaves the rule's; ``alone``: ``False``
+    when the case passed when asked again on its own.
     """
 
     causes: tuple[str, ...] = field(default=())
@@ -70,12 +69,8 @@ class Finding(GateFinding):
         return not isinstance(self.answer, PackerFault)
 
     def report(self) -> str:
-        """A few lines for a person: origin, failed checks, cause, answer, fixture.
-
-        A case of more than :data:`SHOWN_WHOLE` blocks is summarised instead of
-        printed whole: its length, the blocks around the first departure, and the
-        answer's and expected output's lists shortened.
-        """
+        """A few lines for a person: origin, failed checks, cause, answer, fixture; a
+        case past :data:`SHOWN_WHOLE` blocks is summarised around its first departure."""
         lines = [f"FAIL {self.origin}"]
         for failure in self.failures:
             # A check's own lines (a partition's table, packcheck's layout of data it
@@ -144,23 +139,13 @@ def examine(
 ) -> Finding | None:
     """Ask ``packer`` about ``case``; a :class:`Finding` unless it answers ``expected``.
 
-    A ``partition`` the answer carries is checked, never an extra key; with
-    ``partition=True`` one must be there (``packcheck._partition.facts``).
-
-    ``case`` may be a :class:`PlainCase`: the packer then gets a case built for it
-    alone (:func:`packcheck._packers.ask`), and a finding carries another build.
-
-    ``declared=True`` says that ``expected`` is the reference's own output for ``case``
-    (not a fixture's recorded one).  An answer that is exactly that output (a ``dict``
-    with the same keys, values and types, no ``partition``, ``partition=False``) then
-    passes without the invariant checker: the reference's output passes it (the
-    property tests pin that), so the checker could only agree.  On a long list it was
-    the costliest check of a passing case.  Any other answer is checked as always.
-
-    ``rule``: a declared rule other than the seed's, whose answer ``expected`` is.  A
-    ``ValueError`` the packer raised (:class:`PackerRefusal`) is then its
-    ``{"error": "refused"}`` where the rule refuses the case, and the answer is checked
-    against the rule's own facts (:mod:`._rule_checks`), never the seed's.
+    A ``partition`` the answer carries is checked (with ``partition=True`` one must be
+    there).  A :class:`PlainCase` is built afresh for the packer.  ``declared=True``:
+    ``expected`` is the reference's own output, so an answer exactly equal to it passes
+    without the invariant checker (which it passes; the properties pin that).  ``rule``:
+    a declared rule other than the seed's, whose answer ``expected`` is; a
+    :class:`PackerRefusal` is then ``{"error": "refused"}``, checked against the rule's
+    own facts.
     """
     recipe = case if isinstance(case, PlainCase) else None
     try:
@@ -191,11 +176,7 @@ def examine(
 
 def explained(finding: Finding, *, rule: Rule = _SEED) -> Finding:
     """``finding`` with its named causes under the declared ``rule`` and the position
-    where ``kept`` departs.
-
-    Replays the case through the known wrong variants: O(n) per variant, so it is
-    done once, for the finding that is reported.
-    """
+    where ``kept`` departs; O(n) per variant, so done once, for the reported finding."""
     if isinstance(finding.answer, PackerFault):
         return finding
     return replace(
@@ -216,14 +197,10 @@ def diagnosed(
 ) -> Finding:
     """``finding`` explained, its causes confirmed on a sample, and asked again alone.
 
-    Causes are named in the words of the declared ``rule`` (the seed's by default): a
-    neighbouring rule the packer follows, or a named cause on top of one.
-
-    Unless it timed out, the case is sent to ``packer`` once more: if it now passes,
-    the failure needs state from earlier calls, and the finding says so (no cause is
-    named); a timeout is reported as it is (asked again, it would wait once more).  Otherwise
-    each cause the answer agrees with is confirmed on further cases
-    (:mod:`packcheck.verify._confirm`); only confirmed ones are named.
+    Causes are named in the words of the declared ``rule``.  Unless it timed out, the
+    case is sent to ``packer`` once more: if it passes, the failure needs state from
+    earlier calls and no cause is named; otherwise only causes confirmed on further
+    cases (:mod:`packcheck.verify._confirm`) are named.
     """
     if isinstance(finding.answer, PackerTimeout):
         return finding  # asked again, it would wait the timeout once more
@@ -255,10 +232,8 @@ def diagnosed(
 
 
 def _judged(answer: object, rule: Rule) -> object:
-    """``answer`` as its causes are sought: under a rule other than the seed's, a
-    refusal (a ``ValueError`` raised where the rule answers) is ``{"error":"refused"}``,
-    whose cause a neighbouring rule that refuses the case names; any other fault stays
-    one, and has none."""
+    """``answer`` as its causes are sought: under a rule other than the seed's, a refusal
+    where the rule answers is ``{"error":"refused"}``; any other fault has no cause."""
     if isinstance(answer, PackerRefusal) and not rule.is_default:
         return dict(REFUSED)
     return answer
