@@ -26,7 +26,7 @@ _K = 16
 # while chunks go by without one, so per-call overhead vanishes.
 _CHUNK_MIN = 4096
 _CHUNK_MAX = 1 << 16
-# A round of NumPy calls costs ~10 us, a Python loop over ~200-1,000 blocks: chunks
+# A round of NumPy calls costs what a Python loop over a few hundred blocks does: chunks
 # shorter than _NUMPY_MIN, and the stretch after a level that decided fewer than
 # _DENSE blocks per round (events packed closely), are scanned in Python.
 _NUMPY_MIN = 1024

@@ -28,7 +28,7 @@ from .._rule.units import as_unit
 INT64_MAX = int(np.iinfo(np.int64).max)
 _INT64_MIN = int(np.iinfo(np.int64).min)
 #: Int64 arrays shorter than this go to the reference's loop: a round of NumPy calls
-#: (about 10 us) costs more than the loop over them (see ``packcheck bench`` at 10-1,000).
+#: costs more than the loop over them (docs/performance.md, "How the NumPy packer scans").
 SHORT = 1024
 # Floats hold every integer up to 2**53 exactly; beyond that, only some.
 _FLOAT_EXACT = 2**53

@@ -27,8 +27,8 @@ __all__ = [
     "examples",
 ]
 
-#: Generated (short) cases per run.  With the wide-range and long-list probes, a
-#: default run of a Python or command packer takes 10-20 s on two cores.
+#: Generated (short) cases per run (how long a default run takes: docs/gate.md, "Runs,
+#: seeds and time").
 DEFAULT_MAX_EXAMPLES = 1000
 #: The most generated cases a run takes: a run holds about 10 KB of Hypothesis's
 #: bookkeeping per generated case until it ends.

@@ -28,20 +28,16 @@ __all__ = ["CONNECT_TIMEOUT", "ClusterError", "cluster", "dask_runner"]
 
 #: Seconds to reach a scheduler (and for it to have a worker) before giving up.
 CONNECT_TIMEOUT = 10.0
-#: How a local cluster's processes start.  Forked on Linux, a worker starts with
-#: packcheck, NumPy and Dask already imported; spawned, each would pay about 0.5 s of
-#: imports first, a third of a 100,000-step audit.  From Python 3.12, which warns that a
-#: process with threads (the cluster's event loop has one) may deadlock a child forked
-#: from it, they fork from a forkserver instead (Dask preloads it); spawned elsewhere.
+#: How a local cluster's processes start: forked on Linux, so a worker starts with
+#: packcheck, NumPy and Dask imported (docs/performance.md, "What Dask costs"); from
+#: Python 3.12, which warns that forking a process with threads may deadlock the child,
+#: from a forkserver (Dask preloads it); spawned elsewhere.
 _START = (
     "spawn" if sys.platform != "linux" else "fork" if sys.version_info < (3, 12) else "forkserver"
 )
 #: A local cluster's housekeeping, made rare: each wakes a process's event loop, whose
-#: thread then takes the GIL from the task's.  Its profiler's sampling thread is off;
-#: the health check of each event loop (every 20 ms by default), the system monitor
-#: (for a dashboard: 500 ms) and the memory monitor (100 ms) run seldom.  Measured on
-#: a 100,000-step audit with ``--workers 1`` at load 6-7: the worker's CPU beside its
-#: task's fell from 0.17 s to 0.07 s, the client's while it waited from 0.26 to 0.09 s.
+#: thread then takes the GIL from the task's.  The profiler is off; the event loops'
+#: health checks and the system and memory monitors run seldom.
 _QUIET = {
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "1s",
@@ -76,8 +72,8 @@ def _ready() -> None:
         if hasattr(os, "register_at_fork"):  # pragma: no branch (POSIX)
             os.register_at_fork(after_in_child=_own_signals)
     # What is alive now, Dask's modules above all, is left out of the collector from
-    # here on (a forked worker inherits it so): at exit CPython's last collections
-    # would tear it all down, 0.15-0.2 s measured, a twentieth of a 100,000-step audit.
+    # here on (a forked worker inherits it so), or CPython's last collections at exit
+    # would walk it all (docs/performance.md, "What Dask costs").
     gc.freeze()
 
 
