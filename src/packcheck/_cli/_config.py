@@ -1,20 +1,11 @@
 """``[tool.packcheck]`` in ``pyproject.toml``: a command's options, written once.
 
-The file is found as pytest finds its root: the first ``pyproject.toml`` holding a
-``[tool.packcheck]`` table, from the current directory upwards.  That table holds
-``verify``'s settings; ``[tool.packcheck.diff]`` (the table's ``diff`` key) holds
-``diff``'s, and neither command reads the other's.  A table inside it,
-``[tool.packcheck.diff.NAME]``, holds the settings of another ``diff`` run, chosen
-with ``diff --table NAME``: complete in itself, it takes none of the unnamed
-table's keys.  Keys are the command's long
-options without the dashes (``packer``, ``max-units``, ``no-long-lists``...); each
-value is read as that option's value would be on the command line, and the command
-line overrides it.  Paths in the table (a ``PATH.py:FUNCTION`` packer, ``against``,
-``save-failures``) are relative to the file's folder.  ``format`` and ``junit-xml``
-are the command line's alone (where a report goes is the caller's choice: a table
-that set them would make every local and pre-commit run rewrite CI's files).  An
-unknown key, a value of the wrong kind or a file that is not TOML is a
-:class:`ConfigError`: one line, naming the file, the table and the key.
+The first ``pyproject.toml`` with the table, from the current directory upwards, gives
+``verify``'s settings; ``[tool.packcheck.diff]`` gives ``diff``'s and
+``[tool.packcheck.diff.NAME]`` those of ``diff --table NAME``.  Keys are long options
+without dashes, read as the command line reads them, and the command line wins; paths
+are relative to the file's folder (docs/ci.md).  A bad key, value or file is a
+:class:`ConfigError`: one line naming the file, the table and the key.
 """
 
 from __future__ import annotations
@@ -42,12 +33,9 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Key:
-    """A key of the table: the setting it sets (``dest``) and how its value is read.
-
-    ``parse`` reads a value as the command line would (``None``: the key is true or
-    false; ``negated``: ``no-long-lists = true`` sets ``long_lists`` to false);
-    ``command_line_only`` keys are refused.
-    """
+    """A key of the table: the setting it sets (``dest``) and how its value is read
+    (``parse``; ``None``: true or false; ``negated``: sets ``dest`` to the opposite);
+    ``command_line_only`` keys are refused."""
 
     dest: str
     parse: Callable[[str], object] | None = None
@@ -175,10 +163,7 @@ def read(
     keys: Mapping[str, Key], start: Path, section: str | None = None
 ) -> tuple[Path | None, dict[str, Any]]:
     """The settings ``[tool.packcheck]`` (or its ``section`` table) gives, by ``dest``,
-    and its file.
-
-    Raises :class:`ConfigError` for an unknown key or a value the option refuses.
-    """
+    and its file; :class:`ConfigError` for an unknown key or a refused value."""
     found = find(start)
     if found is None:
         return None, {}
@@ -208,13 +193,10 @@ def resolve(
     section: str | None = None,
     choices: Sequence[tuple[str, str]] = (),
 ) -> argparse.Namespace:
-    """A run's settings: ``given`` (the command line's), then the table's, then
-    ``defaults``; ``None`` in ``given`` is not given.
-
-    Each pair of ``choices`` (``("packer", "packer_cmd")``) names one thing two ways:
-    the table may give only one of them, and either given on the command line replaces
-    both keys of the table.  Raises :class:`ConfigError`.
-    """
+    """A run's settings: ``given`` (the command line's; ``None`` is not given), then the
+    table's, then ``defaults``.  Each pair of ``choices`` names one thing two ways: the
+    table may give one, and either on the command line replaces both.  Raises
+    :class:`ConfigError`."""
     path, table = read(keys, start, section)
     for one, other in choices:
         if path is not None and one in table and other in table:

@@ -1,24 +1,11 @@
 """The scan of a lowered rule (:mod:`packcheck._engines.rules`): kept flags in scan order.
 
-A :class:`Plan` names the blocks the scan meets (a slice or positions of the input, in
-input order), the order it meets them in, and the integer cost of each: ``q * size +
-step``, with what is left ``left`` (all scaled by ``q``).  Sizes above what is left are
-clipped to ``left // q + 1`` first: such a block never fits, clipped or not, and the
-clipped cost stays below ``2**63`` (the caller keeps ``left`` and ``step + q`` below
-``2**62``).
-
-* ``skip``: packcheck's own rule over the costs, by the level kernel.
-* ``stop``: the longest prefix whose cumulative cost fits, read in galloping chunks
-  (4,096 doubling to 65,536) so that an early stop costs little.
-* ``overshoot``: that prefix and the block after it.
-* ``dedup = "kept"``: a fixed point.  A block is *eligible* unless a block of its ID was
-  kept before it; given the eligible blocks the scan is one of the above over them, and
-  a scan whose kept blocks leave exactly those blocks eligible is the declared scan (by
-  induction over the blocks: each meets the same state in both).  Starting from "every
-  ID is kept at its first block", each round rescans with the eligibility its kept
-  blocks give; after :data:`ROUNDS` rounds the Python loop finishes exactly.
-
-O(n) NumPy passes per round; the prefix scans O(stop) blocks.
+A :class:`Plan` names the blocks met, their order and each one's integer cost
+``q * size + step`` against ``left`` (all scaled by ``q``; sizes clipped to
+``left // q + 1``, so costs stay below ``2**63``).  ``skip`` runs the level kernel over
+the costs; ``stop`` keeps the longest fitting prefix, read in galloping chunks;
+``overshoot`` that prefix and the block after it; ``dedup = "kept"`` is a fixed point
+(docs/design.md).  O(n) NumPy passes per round.
 """
 
 from __future__ import annotations
@@ -46,10 +33,9 @@ _CHUNK_MAX = 1 << 16
 
 
 class Scan(NamedTuple):
-    """What a scan kept: ``met``, a flag per block it could meet, in input order;
-    ``fit_cost``, the sum of the costs of the blocks kept because they fit (``None``:
-    not known, to be summed from the flags); ``overshot``, the index (in ``met``) of
-    the block kept over what was left, or -1."""
+    """What a scan kept: ``met``, a flag per block it could meet (input order);
+    ``fit_cost``, the cost of the blocks kept because they fit (``None``: sum the flags);
+    ``overshot``, the index in ``met`` of the block kept over what was left, or -1."""
 
     met: Flags
     fit_cost: int | None
@@ -168,11 +154,10 @@ def _over(cost: Ints, plan: Plan) -> Scan:
 
 
 def _distinct(plan: Plan, cost: Ints, names: Ints, seen: Flags) -> Scan:
-    """The scan under ``dedup = "kept"``: the fixed point of the module's docstring.
+    """The scan under ``dedup = "kept"``: the fixed point (docs/design.md).
 
-    Eligibility is kept per ID, as a threshold: a block is eligible iff its place is at
-    most its ID's (and its ID was not kept by a pin).  Equal thresholds, equal
-    eligibility: the fixed point is checked on one entry per ID.
+    Eligibility is kept per ID as a threshold (a block is eligible iff its place is at
+    most its ID's), so the fixed point is checked on one entry per ID.
     """
     m = cost.shape[0]
     place = np.arange(m)

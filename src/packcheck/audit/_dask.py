@@ -1,10 +1,8 @@
 """Running on a Dask cluster: a local one of N processes, or one at a scheduler's address.
 
-Dask (the ``dask`` extra) is imported only here, and only when a cluster is asked for.
-Tasks are submitted a window at a time and their results taken in order; a worker
-lost mid-run has its tasks run again elsewhere (Dask's own rescheduling: every task
-here only reads), and leaving early, by an error, Ctrl-C or SIGTERM, cancels the tasks
-still pending.
+Dask is imported only here, when a cluster is asked for.  Tasks are submitted a window
+at a time and their results taken in order; a lost worker's tasks run again elsewhere,
+and leaving early cancels the tasks still pending.
 """
 
 from __future__ import annotations
@@ -88,14 +86,9 @@ def cluster(
     """A :class:`Runner` on a local cluster of ``workers`` processes (one thread each),
     or on the cluster at ``scheduler``; closed (the local one stopped) on leaving.
 
-    ``fork`` ``False``: a local cluster's workers are spawned, whatever the platform,
-    for tasks that must not inherit this process's state (a gate run's Hypothesis,
-    forked from a process in the middle of its own, once reported a flaky failure).
-
-    Its logging, the client's and a local scheduler's as its workers', is kept to what is
-    critical, so that a run prints only its own lines: a scheduler asked for a task
-    cancelled by Ctrl-C logs an error of it.  A task's failure comes back as an
-    exception, and is told.
+    ``fork=False`` spawns a local cluster's workers, for tasks that must not inherit this
+    process's state (a gate run's Hypothesis).  Logging is kept to what is critical, so
+    a run prints only its own lines; a task's failure comes back as an exception.
     """
     distributed = _distributed("--workers" if scheduler is None else "--scheduler")
     _ready()
@@ -142,12 +135,9 @@ def _connect(distributed: Any, scheduler: str, timeout: float) -> Any:
     """A client of the scheduler at ``scheduler``, or a one-line :class:`ClusterError`
     within about ``timeout`` seconds, whatever answers there.
 
-    Dask's own ``timeout`` bounds reaching the address, not the handshake after it: a
-    peer that takes the connection and never answers (a web server, the dashboard's
-    port) would hold the client for ever, so the client is made on a thread of its own,
-    waited for ``timeout`` (and a second), and left there if it never comes.  A peer
-    that answers something else fails the client in any way (a ``MemoryError`` was
-    seen, a length read from an HTTP reply): each is the one line.
+    Dask's ``timeout`` bounds reaching the address, not the handshake, so the client is
+    made on a thread of its own and left there if it never comes; a peer that answers
+    something else fails it in any way, each the one line.
     """
     where = f"--scheduler {scheduler}"
     try:
@@ -185,15 +175,10 @@ def _connect(distributed: Any, scheduler: str, timeout: float) -> Any:
 class _Held:
     """Ctrl-C and SIGTERM held while in it, and delivered by :meth:`release`.
 
-    Ctrl-C is blocked (the thread's signal mask), and a terminal sends it to every
-    process of the job: each process or thread started meanwhile, a local cluster's
-    workers forked or spawned, Dask's threads and the workers they start again, inherits
-    the mask and never sees it; the client stops the cluster, where a worker would print
-    a ``KeyboardInterrupt`` traceback first.  A process forked while they are held
-    ignores Ctrl-C and ends on SIGTERM, so that it stops when it is told to.  It keeps
-    Dask's logging to what is critical: a worker that outlives the scheduler by a
-    heartbeat, as one stopped by a signal can, would log a traceback of it.  A task's
-    failure comes back to the client, and is told there.
+    Ctrl-C is blocked in the thread's signal mask, which every process and thread
+    started meanwhile inherits, so the client alone stops the cluster, without workers'
+    tracebacks; a process forked meanwhile ignores Ctrl-C and ends on SIGTERM.  Dask's
+    logging is kept to what is critical.
     """
 
     _holding = False

@@ -1,19 +1,10 @@
 """The oracle of ``packcheck diff``: the packer's previous version (OLD) answers each case.
 
-A case is a finding when NEW and OLD behave differently on it (see
-:mod:`._behaviour`); the reported finding also carries the declared rule's answer, for
-context only, and where the two ``kept`` lists first part.
-
-OLD is asked first.  A case OLD gives no answer to within its timeout is not compared
-(NEW is not asked: nothing could be compared with its answer), nor one on which both
-sides fault alike, nor a long list (more than :data:`SHOWN_WHOLE` blocks) NEW gives no
-answer to where OLD took more than half the timeout (a busy machine decides that one).
-Once OLD gave no answer to a long list, or took more than a quarter of its timeout on one
-(twice as long a list takes four times as long in a quadratic loop, as in libraries
-that count the whole history again after each message), lists as long or longer are
-not asked.  Once OLD gave no answer to :data:`GIVE_UP_AFTER` cases in a row, it is not
-asked again: the cases after are not compared (an OLD that hangs on every case would
-cost the whole timeout on each).  The report's notes count all of these.
+A case is a finding when NEW and OLD behave differently on it (:mod:`._behaviour`).
+OLD is asked first; cases it gives no answer to, cases both sides fault alike on, long
+lists past what OLD answered in time, and cases after :data:`GIVE_UP_AFTER` unanswered
+in a row are not compared, and the report's notes count them (docs/diff.md, "Faults
+alike: what is not compared").
 """
 
 from __future__ import annotations
@@ -45,12 +36,9 @@ DIFF = Command("diff", "agree", "DIFFERENT", "divergence", "Divergence")
 
 @dataclass(frozen=True, slots=True)
 class DiffFinding(Finding):
-    """A case on which NEW and OLD behave differently.
-
-    ``answer`` is NEW's answer (or fault), ``expected`` OLD's; ``failures`` say how they
-    differ.  ``new`` and ``old`` are the two outcomes; ``rule`` is the declared rule's
-    answer (context only); ``parts`` where the ``kept`` lists first part.
-    """
+    """A case on which NEW and OLD behave differently: ``answer`` is NEW's, ``expected``
+    OLD's, ``failures`` how they differ; ``rule`` is the declared rule's answer (context
+    only) and ``parts`` where the ``kept`` lists first part."""
 
     PREFIX = "diff"
 

@@ -1,18 +1,11 @@
 """Where two declared rules answer differently: the smallest cases, found as the gate
 finds a counterexample.
 
-No machinery of its own: small cases drawn from the seed (and two blocks at each
-rule's thresholds, however large; for a ``max_count``, a list one block longer than the
-count) are the bases; each base's budget and one of its sizes are walked to both rules'
-transition points (the gate's ``case_candidates``, once with OLD's answers, once with
-NEW's), and every case beside a point is given to both rules.  Each case they answer
-differently on is shrunk as the gate shrinks a failure (its ``shrink``, then magnitudes
-scaled and lowered, IDs lettered), "fails" meaning "the two rules still answer it
-differently, the same way" (:meth:`_Search.kind`).  The distinct shrunk cases, the
-smallest of each way first, are the report.
-
-Rules whose canonical forms are equal (:meth:`packcheck.Rule.canonical`) are the same
-rule: no case is tried.
+Small cases drawn from the seed (and two blocks at each rule's thresholds) are walked to
+both rules' transition points with the gate's walk; every case the rules answer
+differently on is shrunk with the gate's shrinker, "fails" meaning "still answered
+differently, the same way" (:meth:`_Search.kind`).  Rules with equal canonical forms
+are the same rule: no case is tried.
 """
 
 from __future__ import annotations
@@ -72,11 +65,8 @@ class Difference:
     origin: str = "rule diff"
 
     def fixture(self, number: int = 1, of: int = 1) -> dict[str, Any]:
-        """The case as a fixture of NEW: ``{"id", "rule", "input", "expected"}``, its
-        expected answer NEW's (``rule`` only when NEW is not the default rule).  Its id
-        is ``rule-diff-NN-HASH``: ``number`` (of ``of`` cases, smallest first) padded
-        to at least two digits, so that the names of the saved files sort as the report
-        lists the cases, and ``verify --save-failures`` replays the smallest first."""
+        """The case as a fixture of NEW (``{"id", "rule", "input", "expected"}``), with id
+        ``rule-diff-NN-HASH``, ``NN`` padded so saved files sort as the report lists."""
         digest = hashlib.sha256(dumps(self.case).encode()).hexdigest()[:12]
         rule = recorded(self.rule)
         digits = max(2, len(str(of)))
@@ -266,13 +256,11 @@ def diff(
 ) -> RuleDiff:
     """The smallest cases on which ``old`` and ``new`` answer differently.
 
-    ``equivalent`` (and no case tried) when their canonical forms are equal.  Else
-    ``max_examples`` small cases drawn from ``seed`` are walked, with both rules'
-    transition points along the budget and a size (values up to ``max_units``), until
-    :data:`_FOUND` differing cases are found; each is shrunk (within ``shrink_seconds``
-    in all) and the ``max_cases`` smallest distinct ones are returned.  The same seed
-    gives the same cases.  A signal's :class:`~packcheck._stop.Stopped` carries the
-    last differing case found (``found``) so far.
+    ``equivalent`` (no case tried) when their canonical forms are equal.  Else
+    ``max_examples`` small cases from ``seed`` are walked (values up to ``max_units``)
+    until :data:`_FOUND` differing cases are found; each is shrunk (``shrink_seconds`` in
+    all) and the ``max_cases`` smallest distinct ones returned.  A signal's
+    :class:`~packcheck._stop.Stopped` carries the last differing case found.
     """
     if old.canonical() == new.canonical():
         return RuleDiff(old, new, seed, True, (), 0)

@@ -1,24 +1,10 @@
 """The numeric keys of a packer's rule, found by probing, never by enumerating values.
 
-The probe cases have blocks of 1 unit with IDs of their own and no required IDs, so
-that ``dedup``, ``pin = "required"``, ``output`` and ``order`` cannot change how many
-blocks are kept, and walk one number at a time, galloping then bisecting
-(:func:`packcheck._gate._transitions.transitions`, as ``diff``'s transition walk and
-``verify``'s neighbour probing do):
-
-- ``refuse_budget_below``: where the answer to no blocks (and to one) stops being a
-  refusal, along the budget;
-- ``max_count``: how many blocks are kept of ``1, 2, 4, ...`` under a large budget (the
-  list lengthened until fewer are kept);
-- ``per_item``, ``separator``, ``reserve``: under ``remaining = "charged"`` they show in
-  ``remaining`` itself (0, 1 and 2 blocks kept under a large budget); where it shows
-  none, in where the budget starts to keep ``k`` blocks of ``k``, for ``k`` from 1 to
-  the longest list asked: the slope of those points is ``size + per_item +
-  separator``, each recovered as the simplest fraction ``p/q`` with ``q <= 64`` in
-  what the points allow.
-
-Each key gets its candidate values (:class:`Numbers`); which discrete keys go with them
-is :mod:`._search`'s question.
+Cases of 1-unit blocks with IDs of their own are walked one number at a time, galloping
+then bisecting, as docs/rules.md ("Inferring a rule") tells: ``refuse_budget_below``
+along the budget, ``max_count`` by lengthening the list, the charges from ``remaining``
+or from where ``k`` blocks of ``k`` start to fit.  Each key gets its candidate values
+(:class:`Numbers`); which discrete keys go with them is :mod:`._search`'s question.
 """
 
 from __future__ import annotations
@@ -47,11 +33,9 @@ _REFUSED = ("error", "'refused'")
 
 @dataclass
 class Numbers:
-    """The candidate values of the numeric keys, and the cases asked to find them.
-
+    """The candidate values of the numeric keys, and the cases asked to find them;
     ``charges``: ``(per_item, separator, reserve)`` triples; ``charged``: whether
-    ``remaining`` showed a charge (then only ``remaining = "charged"`` can hold).
-    """
+    ``remaining`` showed a charge."""
 
     floors: set[int] = field(default_factory=lambda: {0})
     counts: set[int] = field(default_factory=lambda: {0})
@@ -147,10 +131,8 @@ def _along(
 
 
 def _from_remaining(spent: dict[int, int]) -> set[tuple[Charge, Charge, Charge]]:
-    """The charges ``remaining`` shows: what 0, 1 and 2 kept blocks cost beyond their
-    sizes is ``reserve``, ``per_item + reserve``, ``2 per_item + separator + reserve``.
-    Without the answer to no blocks (refused) only ``per_item + separator`` and
-    ``reserve - separator`` show; with one block alone, ``per_item + reserve``."""
+    """The charges ``remaining`` shows: 0, 1 and 2 kept blocks cost ``reserve``,
+    ``per_item + reserve`` and ``2 per_item + separator + reserve`` beyond their sizes."""
     if 1 not in spent:
         return set()
     if 0 in spent:
@@ -174,12 +156,10 @@ def _from_fits(
 ) -> set[tuple[Charge, Charge, Charge]]:
     """The charges that where ``k`` blocks of ``k`` start to be kept allow.
 
-    ``k`` blocks of 1 unit cost ``k (1 + per_item + separator) + reserve - separator``
-    (the first pays no separator), so that the points' slope gives ``per_item +
-    separator`` and the first point ``reserve - separator``; with ``fit = "lt"`` a point
-    is one unit later, and under ``overshoot`` (or a pin kept whatever it costs) the
-    ``k``-th block is kept when ``k - 1`` fit.  Each reading gives a triple with as few
-    keys as it can: ``separator`` only where ``reserve - separator`` is negative.
+    ``k`` unit blocks cost ``k (1 + per_item + separator) + reserve - separator``, so
+    the slope gives ``per_item + separator`` and the first point ``reserve -
+    separator`` (a unit later under ``fit = "lt"``; one block more under ``overshoot``).
+    Each reading gives a triple with as few keys as it can.
     """
     points: dict[int, int] = {}
     floor = max(found.floors)
