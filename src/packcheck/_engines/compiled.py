@@ -1,13 +1,9 @@
 """The compiled engine: the reference's loop over int64 sizes, compiled by Numba.
 
-Numba (the ``numba`` extra) is imported when a kernel is first called, never by
-``import packcheck``; the loops are plain functions, which the tests also run as they are.
-
-Exact at any magnitude: a block is kept iff ``size <= remaining``, so ``remaining``
-stays in ``[0, budget]`` for sizes ``>= 1`` and int64 never overflows (no prefix sum).
-The loop checks the sizes as it goes (:func:`scan_loop`); what is outside its guarantees
-(a size below 1 that fits, a budget past int64, sizes int64 cannot hold even clipped)
-is answered by the reference, after the checks of :mod:`packcheck.scan`.
+Numba is imported when a kernel is first called, never by ``import packcheck``; the
+loops are plain functions the tests also run as they are.  ``remaining`` stays in
+``[0, budget]`` for sizes ``>= 1``, so int64 never overflows; what is outside the loop's
+guarantees is answered by the reference, after the checks of :mod:`packcheck.scan`.
 """
 
 from __future__ import annotations
@@ -32,10 +28,8 @@ _INT64_MAX = _sizes.INT64_MAX
 def scan_loop(budget: Any, values: Any, kept: Any) -> Any:
     """The reference's scan of int64 ``values`` from ``budget >= 0``; marks ``kept``.
 
-    Returns the remaining, or -1 (never a remaining from such a budget) at the first
-    block of size below 1 that fits: only such a block could raise the remaining and
-    overflow, and every other block's answer is the reference's as it stands (a block
-    left out is above a remaining ``>= 0``, so at least 1).  Compiled by :func:`kernels`.
+    Returns the remaining, or -1 at the first block of size below 1 that fits (only
+    such a block could overflow).  Compiled by :func:`kernels`.
     """
     remaining = budget
     for index in range(values.shape[0]):
@@ -51,9 +45,8 @@ def scan_loop(budget: Any, values: Any, kept: Any) -> Any:
 def batch_loop(budgets: Any, values: Any, offsets: Any, kept: Any, remaining: Any) -> Any:
     """:func:`scan_loop` of case ``i`` (``values[offsets[i]:offsets[i + 1]]``) for each ``i``.
 
-    Writes each case's remaining into ``remaining`` and returns -1, or returns the first
-    case in which a block of size below 1 fits (its answer, and those after it, are not
-    written).  A negative budget keeps nothing unless such a block comes.
+    Writes each remaining into ``remaining`` and returns -1, or returns the first case
+    in which a block of size below 1 fits (that case and later ones unwritten).
     """
     for case in range(budgets.shape[0]):
         left = budgets[case]
@@ -80,16 +73,13 @@ def rule_loop(
     misfit: Any,
     met: Any,
 ) -> Any:
-    """A lowered rule's scan (:mod:`packcheck._engines.rule_scan`): marks in ``met`` (input
-    order) the blocks kept among ``base`` (input order) met in ``order`` (0 given, 1
-    reversed, 2 middle-out), each costing ``q * min(size, cap) + step`` against ``left``;
-    ``misfit`` 0 skips, 1 stops, 2 overshoots.  With ``names`` (not empty) a block whose
-    ID is ``seen`` is skipped without charge, and each kept block's ID is seen.  Returns
-    the sum of the costs of the blocks kept because they fit, and the index in ``base``
-    of an overshoot (-1: none).
+    """A lowered rule's scan (:mod:`packcheck._engines.rule_scan`) as one loop.
 
-    No overflow: the caller keeps ``left`` and ``q + step`` below ``2**62``, and ``left``
-    falls only by a cost at most itself, or once, past it, as the scan ends.
+    Marks in ``met`` the blocks kept among ``base`` met in ``order`` (0 given, 1
+    reversed, 2 middle-out), each costing ``q * min(size, cap) + step`` against ``left``;
+    ``misfit`` 0 skips, 1 stops, 2 overshoots; with ``names``, a ``seen`` ID is skipped.
+    Returns the cost of the blocks kept because they fit and the index of an overshoot
+    (-1: none).  The caller keeps ``left`` and ``q + step`` below ``2**62``.
     """
     m = base.shape[0]
     distinct = names.shape[0] > 0

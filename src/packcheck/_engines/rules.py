@@ -1,25 +1,11 @@
 """A declared rule lowered for the kernels: the pipeline of docs/rules.md as a scan over
 int64 costs, whose answers are the interpreter's exactly.
 
-After a little preprocessing almost every rule is a scan of one cost per block:
-
-* ``dedup = "first"``/``"last"`` keep one block of each ID (:func:`candidates`); pins are
-  charged before the scan, in input order, as one sum (costs are positive, so every pin
-  fits iff the last one does);
-* ``order`` is a permutation of what is left; the kernels read it in scan order
-  (:mod:`packcheck._engines.rule_scan`);
-* charges are scaled by their common denominator ``q``, so every cost is the integer
-  ``q * size + q * (per_item + separator)``; with no pin the separator is charged to the
-  first kept block too, with what is left raised by one separator;
-* ``fit = "lt"`` is ``fit = "le"`` with what is left lowered by one unit of ``1/q``;
-* ``max_count`` cuts the scan at its ``room``-th kept block: the same scan up to there.
-
-What is left is then a budget for a kernel of the declared scan: ``skip`` is packcheck's
-own rule (the level kernel), ``stop`` the longest prefix that fits, ``overshoot`` that
-prefix and one block more, and ``dedup = "kept"`` a kernel of its own.  The answer is
-built from the kept flags alone: ``remaining`` is the budget less the kept blocks'
-charges, summed exactly.  A case whose scaled numbers int64 cannot hold with room to
-spare is answered by the interpreter (:func:`packcheck._rule.answer.kept_blocks`).
+Dedup, pins, order, charges (scaled to integers by their common denominator), ``fit``
+and ``max_count`` become one cost per block and a budget for a kernel of the declared
+scan (:mod:`packcheck._engines.rule_scan`); ``remaining`` is summed exactly from the
+kept flags.  A case whose scaled numbers int64 cannot hold with room to spare goes to
+the interpreter.  How each key lowers: docs/design.md.
 """
 
 from __future__ import annotations
@@ -64,13 +50,12 @@ def pack_rule(
     *,
     compiled: bool = False,
 ) -> RuleKept | None:
-    """What ``rule`` keeps of the blocks ``sizes`` (int64, every one ``>= 1``) under
-    ``budget >= 0``: the interpreter's answer exactly; ``None`` when the rule refuses.
+    """What ``rule`` keeps of ``sizes`` (int64, each ``>= 1``) under ``budget >= 0``: the
+    interpreter's answer exactly; ``None`` when the rule refuses.
 
-    ``ids``: each block's ID as an integer in ``[0, len(sizes))`` (equal IDs, equal
-    integers), needed under ``dedup`` and ``pin = "required"``; ``wanted``: whether each
-    block's ID is required (``pin = "required"``).  ``compiled``: the Numba loop does the
-    scan.  O(n) NumPy passes besides the scan's kernel.
+    ``ids``: each block's ID as an integer (equal IDs, equal integers), needed under
+    ``dedup`` and ``pin = "required"``; ``wanted``: whether each ID is required.
+    ``compiled``: the Numba loop scans.  O(n) NumPy passes besides the scan.
     """
     n = sizes.shape[0]
     if budget < rule.refuse_budget_below or (rule.refuse_empty and n == 0):

@@ -1,20 +1,10 @@
 """Smaller numbers for a counterexample: budgets and sizes shrunk while it still holds.
 
-Shrinking by blocks leaves magnitudes as they were drawn (``"size":9007199254740957``
-where 1 shows the same difference).  Two moves lower them:
-
-- :func:`scaled_magnitudes` scales the budget and every size together, by one ratio,
-  so that a threshold set by a ratio (a 0.97 share of the budget) stays crossed: the
-  largest unit is brought to 1, 10, 100... (the least power of ten that fails), then
-  to 2, 3... 9 times the power below it; each size rounded alone, or as the difference
-  of rounded running totals (which keeps an exact fit of several blocks exact);
-- :func:`smaller_magnitudes` lowers each integer coordinate (the budget toward 0, each
-  block's size toward 1) alone, and each size together with the budget (the budget
-  lowered by as much as the size, so that an exact fit or a per-item cost stays what
-  it was), each move the least value found by bisection at which ``holds`` is still
-  true.
-
-Nothing is assumed monotonic: a value kept is one at which ``holds`` was seen true.
+:func:`scaled_magnitudes` scales the budget and every size together by one ratio, so a
+threshold set by a ratio stays crossed; :func:`smaller_magnitudes` then lowers each
+number alone, and each size with the budget, by bisection (docs/gate.md, "Reading a
+counterexample").  Nothing is assumed monotonic: a value kept is one at which
+``holds`` was seen true.
 """
 
 from __future__ import annotations
@@ -92,10 +82,8 @@ def _pass(case: Case, holds: Callable[[Case], bool]) -> Case:
 def smaller_magnitudes(case: Case, holds: Callable[[Case], bool], *, tries: int = 400) -> Case:
     """``case`` with its budget and integer sizes lowered while ``holds`` stays true.
 
-    ``holds(case)`` is assumed true.  Passes over every coordinate repeat until one
-    changes nothing or ``tries`` calls of ``holds`` are spent; the result is the last
-    case at which ``holds`` was seen true (``case`` itself when nothing could be
-    lowered).  Values that are not integers (a bool, ``2.5``, ``"4"``) stay as they are.
+    ``holds(case)`` is assumed true.  Passes repeat until one changes nothing or
+    ``tries`` calls are spent; values that are not integers stay as they are.
     """
     left = tries
     best = case
@@ -166,11 +154,9 @@ def _accepted_units(case: Case) -> tuple[int, list[int]] | None:
 def scaled_magnitudes(case: Case, holds: Callable[[Case], bool], *, tries: int = 60) -> Case:
     """``case`` with its budget and sizes scaled down together while ``holds`` stays true.
 
-    ``holds(case)`` is assumed true.  Tried first: everything divided by the greatest
-    common divisor (exact); then the largest unit brought to the least value of
-    :func:`_targets` at which a rounding holds; at most ``tries`` calls of ``holds`` in
-    all.  Only a case whose budget and sizes are all integer units the rule accepts
-    (budget ``>= 0``, sizes ``>= 1``) is scaled; any other is returned as it is.
+    ``holds(case)`` is assumed true.  First divided by their greatest common divisor,
+    then the largest unit brought to the least of :func:`_targets` at which a rounding
+    holds; at most ``tries`` calls.  Only integer units the rule accepts are scaled.
     """
     units = _accepted_units(case)
     if units is None:

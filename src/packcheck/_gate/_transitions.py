@@ -1,23 +1,10 @@
 """Where OLD's answer changes along one number of a case, found by asking OLD alone.
 
-An off-by-one comparison or a per-item cost shows only where OLD's answer changes: the
-budget at which a block starts to fit, the size at which it stops fitting.  No formula
-for those points is assumed (a per-item cost, a reserve, a threshold each move them):
-:func:`transitions` walks one coordinate of a case (the budget, or one block's size)
-from the case's own value, galloping then bisecting, and returns the points ``t`` at
-which ``answer_at(t - 1) != answer_at(t)``.  :func:`candidates` gives each point and
-one unit either side: the values at which NEW is worth asking.
-
-Bisection between two values that answer differently always ends on two neighbours
-that answer differently, so a point it returns is a real transition even where OLD is
-not monotonic; it is the nearest one only where OLD is.  From each point found the
-walk goes on (stepping past it) while calls remain, so neighbouring points are found
-too.  Cost: at most ``calls`` values are asked on each side (answers are remembered); one
-point at distance ``d`` costs at most ``2 * ceil(log2(d)) + 2`` calls, its start included.
-
-:func:`shape` is the comparable outcome of a JSON answer along a coordinate: the answer
-with every number blanked, so that ``remaining`` (which moves with every unit of the
-budget) is no transition, while a change of what is kept is.
+:func:`transitions` walks one coordinate (the budget, or one block's size) from the
+case's own value, galloping then bisecting, to the points ``t`` at which
+``answer_at(t - 1) != answer_at(t)``; :func:`candidates` gives each point and one unit
+either side.  :func:`shape` blanks every number of an answer, so that ``remaining`` is
+no transition.  Why a point found is real and what it costs: docs/design.md.
 """
 
 from __future__ import annotations
@@ -111,10 +98,9 @@ def transitions(
 ) -> list[int]:
     """Points ``t`` in ``(low, high]`` with ``answer_at(t - 1) != answer_at(t)``, sorted.
 
-    The walk starts at ``start`` (the case's own value, within ``[low, high]``) and goes
-    each way, finding at most ``per_side`` points on each side (the nearest first where
-    ``answer_at`` is monotonic), asking at most ``calls`` values not asked before on
-    each side.  An exception from ``answer_at`` is not caught: make it an outcome first.
+    Walks each way from ``start``, finding at most ``per_side`` points and asking at
+    most ``calls`` new values on each side.  An exception from ``answer_at`` is not
+    caught: make it an outcome first.
     """
     if not low <= start <= high:
         raise ValueError(f"start {start} is outside [{low}, {high}]")
@@ -152,15 +138,13 @@ def case_candidates(
     sizes: Collection[int] | None = None,
     length: bool = False,
 ) -> list[dict[str, Any]]:
-    """The cases beside ``case`` worth asking NEW about: along the budget (in ``[0,
-    max_units]``) and the size of each block indexed in ``sizes`` (default: every
-    block) with an integer size (in ``[1, max_units]``): each point where ``answer``
-    (OLD's outcome of a case, comparable) changes, and one unit either side.  Only
-    integer values are walked; ``calls`` bounds each side of each walk, by default
-    ``2 * log2(scale) + 2`` (at least 16) for the largest of the case's units in range,
-    walked or not (what a point that far costs).  With ``length``, the number of its
-    first blocks the case keeps is walked too, from none up (where an empty list's
-    answer ends).  The case itself is not among them.
+    """The cases beside ``case`` worth asking NEW about, ``case`` itself not among them.
+
+    Each point where ``answer`` changes, and one unit either side, along the budget (in
+    ``[0, max_units]``) and the integer size of each block in ``sizes`` (default: all;
+    in ``[1, max_units]``).  ``calls`` bounds each side of each walk (default ``2 *
+    log2(scale) + 2``, at least 16).  With ``length``, the number of first blocks kept is
+    walked too, from none up.
     """
     coordinates: list[tuple[int, int, Callable[[int], dict[str, Any]]]] = []
     if unit(case.get("budget")) and 0 <= case["budget"] <= max_units:

@@ -1,9 +1,7 @@
 """The differential gate: does a packer give the declared output on every case?
 
-:func:`run` checks a packer (a Python callable or a command speaking JSON Lines)
-against the reference, phase by phase (:mod:`packcheck._gate`), and returns a
-:class:`Summary`; :func:`check` is the same gate for a test suite and raises
-:class:`Counterexample`.  Both take a :class:`Settings` and/or its fields as keywords.
+:func:`run` checks a packer against the declared rule and returns a :class:`Summary`;
+:func:`check` raises :class:`Counterexample` instead, for a test suite.
 """
 
 from __future__ import annotations
@@ -74,12 +72,9 @@ class Counterexample(AssertionError):
 
 
 class Summary(Outcome):
-    """A ``verify`` run's :class:`~packcheck._gate.Outcome`, in ``verify``'s words.
-
-    ``fixtures``, ``generated``, ``wide`` and ``long_lists`` count the cases each phase
-    checked (the failing one included), ``shrink_tries`` the cases tried while
-    shrinking; ``finding`` is ``None`` for a conformant packer.
-    """
+    """A ``verify`` run's :class:`~packcheck._gate.Outcome`, in ``verify``'s words:
+    cases per phase (``fixtures``, ``generated``, ``wide``, ``long_lists``),
+    ``shrink_tries``, and ``finding`` (``None`` for a conformant packer)."""
 
     __slots__ = ()
 
@@ -120,24 +115,14 @@ def run(
 ) -> Summary:
     """Check ``packer`` against the declared rule; the :class:`Summary` says how it went.
 
-    ``rule``: the rule the packer declares (a :class:`~packcheck.Rule`, or the path of
-    a rule file or a pyproject.toml, read by :meth:`Rule.load`: a :class:`RuleError`
-    there); default the seed's.  Under another rule the packer may refuse a case the
-    rule refuses, by raising :class:`ValueError` (or a subclass) or answering
-    ``{"error": "refused"}``, and generated units stay within half of ``max_units``
-    less the rule's charges, so that every running total fits in it (docs/rules.md).
-
-    ``packer`` is a function ``case -> output`` (called with its own deep copy of each
-    case) or a :class:`Packer` adapter (which this function does not close).  The
-    run's settings are ``settings`` (default: :class:`Settings`'s) with ``changes``,
-    keywords named as its fields (``seed=1``, ``max_examples=200``,
-    ``save_failures=DIR``, ``progress=callback``...), checked as they are given: a
-    value out of range is a :class:`ValueError` here.  With ``partition=True`` every
-    answer but ``{"error": "size"}`` must capture its partition (docs/rule.md); a
-    captured one is always checked.  Hypothesis's files go to
-    ``~/.cache/packcheck/hypothesis`` (or ``$HYPOTHESIS_STORAGE_DIRECTORY``), never to
-    the current directory.  ``rule`` is the declared rule (``None``: the seed's): the
-    fixtures of another rule run their input only, and a failure is saved under it.
+    ``packer`` is a function ``case -> output`` (given its own deep copy of each case) or
+    a :class:`Packer` adapter (not closed here).  ``rule``: a :class:`~packcheck.Rule` or
+    the path of a rule file (:class:`RuleError` if unreadable); default the seed's; under
+    another rule a refusal is ``ValueError`` or ``{"error": "refused"}`` (docs/rules.md).
+    Settings are ``settings`` with ``changes`` named as its fields (``seed=1``...), a
+    value out of range a :class:`ValueError`.  ``partition=True``: every answer but
+    ``{"error": "size"}`` must capture its partition.  Hypothesis's files go to
+    ``~/.cache/packcheck/hypothesis`` (or ``$HYPOTHESIS_STORAGE_DIRECTORY``).
     """
     s = replace(settings or Settings(), **changes)  # type: ignore[arg-type]
     declared = Rule() if rule is None else rule if isinstance(rule, Rule) else Rule.load(rule)
@@ -158,13 +143,8 @@ def check(
     rule: Rule | str | os.PathLike[str] | None = None,
     **changes: Unpack[Changes],
 ) -> Summary:
-    """:func:`run`, raising :class:`Counterexample` if the packer does not conform.
-
-    For a test suite: ``packcheck.verify.check(my_packer, seed=1)``.  With
-    ``save_failures=DIR`` (``packcheck verify --save-failures DIR``), the fixtures in
-    ``DIR/*.json`` are replayed after ``fixtures``, and a new counterexample is saved
-    there whole, as a fixture.
-    """
+    """:func:`run`, raising :class:`Counterexample` if the packer does not conform
+    (``packcheck.verify.check(my_packer, seed=1)`` in a test suite)."""
     summary = run(packer, settings, partition=partition, rule=rule, **changes)
     if summary.finding is not None:
         assert isinstance(summary.finding, Finding)

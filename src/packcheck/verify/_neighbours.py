@@ -1,18 +1,11 @@
 """Causes in the rule's own words: the declared rule with one or two keys changed.
 
-Many wrong packers follow a rule the vocabulary can state: they stop at the first
-misfit, compare with ``<``, keep the newest, charge a cost per block, keep an ID once.
-Such a packer agrees with a *neighbour* of its declared rule, which
-:func:`neighbours` lists as :class:`~packcheck.verify._variants.Variant` values named
-``on_misfit = "stop" (declared "skip")``; their answers are the interpreter's.
-
-A numeric key (``per_item``, ``separator``, ``reserve``, ``max_count``,
-``refuse_budget_below``) takes values found by probing the packer (:class:`Probe`):
-its answers along the budget of small probe cases (galloping then bisection, as
-``diff``'s transition walk does) against the declared rule's.  The same walk gives the
-share of the budget a packer uses, for the named causes :func:`on_top` applies on top
-of the declared rule and of each one-key neighbour: a share of the budget, an order by
-size, the last block ignored, ``missing`` out of order.
+A wrong packer often follows a *neighbour* of its declared rule (it stops at the first
+misfit, compares with ``<``, keeps the newest...); :func:`neighbours` lists them as
+:class:`~packcheck.verify._variants.Variant` values, answered by the interpreter.
+Numeric keys take the values found by probing the packer (:class:`Probe`), which also
+gives the shares of the budget for the causes :func:`on_top` applies (docs/rules.md,
+"Causes in the rule's words").
 """
 
 from __future__ import annotations
@@ -176,19 +169,11 @@ def _probe_case(budget: int, sizes: list[int]) -> dict[str, Any]:
 class Probe:
     """What the packer's answers on small probe cases say about its numbers.
 
-    The probe cases are one block and two blocks of ``min(10_000, max_units // 4)``
-    units, walked along the budget, and eight blocks of 1 unit under a large budget;
-    ``refused``, a counterexample that the rule or the packer refuses, is walked along
-    its budget too (when :meth:`walkable`).  ``numbers`` holds, for each numeric key,
-    the values under which the declared rule gives the packer's answers on these cases
-    (candidates: the rule's own value moved by the distance between a transition point
-    of the packer and one of the rule, or by that distance over a count of the walked
-    case's blocks; for ``refuse_budget_below`` 0 or a point itself; for ``max_count``
-    how many of the eight blocks it keeps); ``shares`` the shares of the budget under
-    which the rule does on the probe cases.  Every answer is remembered (:meth:`ask`),
-    so a variant confirmed later on the same cases costs no further call; after a fault
-    (a raise, a timeout, an exit) the packer is asked nothing more: a refusal is an
-    answer when ``answer_of`` makes it one.  O(log of the size) calls per walk.
+    One and two blocks walked along the budget, eight unit blocks under a large budget,
+    and ``refused`` (when :meth:`walkable`).  ``numbers``: per numeric key, the values
+    under which the rule gives the packer's answers on these cases; ``shares``: the
+    budget shares that do.  Answers are remembered (:meth:`ask`); after a fault the
+    packer is asked nothing more.  O(log of the size) calls per walk.
     """
 
     def __init__(

@@ -1,13 +1,10 @@
 """``verify``'s oracle: the declared rule.
 
-The gate's phases (:mod:`packcheck._gate`) only produce cases; :class:`ReferenceOracle`
-says whether the packer under test answers one as declared (the fixture's expected
-output, else the rule's, plus the invariant checker) and explains the first finding.
-The rule is one argument, a :class:`~packcheck.Rule` (the seed's by default): its
-answers (the interpreter's, :mod:`packcheck._rule.interpret`), walked along the budget
-and one block's size, are also where the generated cases' transition points lie, and
-its keys bound the generated magnitudes (:func:`unit_bound`).  ``packcheck diff`` plugs
-in the packer's previous version instead.
+:class:`ReferenceOracle` says whether the packer answers a case as declared (the
+fixture's expected output, else the rule's, plus the invariant checker) and explains
+the first finding.  The rule (a :class:`~packcheck.Rule`, the seed's by default) also
+places the generated cases' transition points and bounds their magnitudes
+(:func:`unit_bound`).
 """
 
 from __future__ import annotations
@@ -55,11 +52,9 @@ def unit_bound(rule: Rule, max_units: int) -> int:
 
 
 def twins(rule: Rule) -> list[Rule]:
-    """Rules whose answers change where a block meets an edge of ``rule`` that leaves
-    its answer as it was, so that a walk along the budget or a size finds that edge:
-    under ``pin_overflow = "allow"`` a pin kept over what is left (where the same rule
-    with ``"refuse"`` refuses); under ``max_count`` one block more that would fit
-    (where ``max_count + 1`` keeps it)."""
+    """Rules whose answers change where a block meets an edge of ``rule`` that leaves its
+    answer as it was, so a walk finds that edge: ``pin_overflow = "refuse"`` beside
+    ``"allow"``, ``max_count + 1`` beside ``max_count``."""
     found = []
     if rule.pin != "none" and rule.pin_overflow == "allow":
         found.append(Rule(**{**rule.keys(), "pin_overflow": "refuse"}))
@@ -69,12 +64,10 @@ def twins(rule: Rule) -> list[Rule]:
 
 
 class ReferenceOracle:
-    """``verify``'s oracle: the declared output (the fixture's, else the ``rule``'s,
-    by default the seed's rule).  ``partition``: every answer but ``{"error": "size"}``
-    must capture its partition.
+    """``verify``'s oracle: the declared output (the fixture's, else the ``rule``'s).
+    ``partition``: every answer but ``{"error": "size"}`` must capture its partition.
 
-    Under a rule other than the seed's every case, a fixture's too, is judged by the
-    rule's answer (a fixture's expected output belongs to the seed's rule), a
+    Under a rule other than the seed's every case is judged by the rule's answer, a
     ``ValueError`` is a refusal where the rule refuses, and the invariants checked are
     the rule's (:mod:`._rule_checks`)."""
 
@@ -216,11 +209,9 @@ class ReferenceOracle:
         return departure_index(finding.case, finding.answer)
 
     def explained(self, finding: GateFinding) -> Finding:
-        """Named causes, each confirmed on a sample, and the position where ``kept``
-        departs from the rule's; or, when the case passes alone, that it needs state.
-
-        The sample is drawn from the counterexample (a digest of it), not the run's
-        seed: the same counterexample is given the same causes on every seed."""
+        """Named causes, each confirmed on a sample drawn from the counterexample (the
+        same causes on every seed), and where ``kept`` departs; or, when the case passes
+        alone, that it needs state."""
         assert isinstance(finding, Finding)
         digest = hashlib.sha256(dumps(finding.case).encode()).hexdigest()
         return diagnosed(
