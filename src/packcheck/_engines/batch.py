@@ -1,19 +1,10 @@
 """Many short cases packed at once: vectorised rounds over all cases together.
 
-A round works on the *undecided* blocks of every live case, concatenated in order
-(case ``i`` owns ``count[i]`` of them, with ``rem[i]`` units left):
-
-* one cumulative sum gives, per case, the longest prefix that fits: kept;
-* the block after it does not fit, and the remaining ``rem'`` is now below its size;
-* a later block larger than ``rem'`` never fits (the remaining only falls), so only
-  later blocks of size ``<= rem'`` stay undecided: the same problem, smaller.
-
-Each round decides at least one block per live case (the skipped one) and usually
-most of them, since ``rem'`` is below the block that did not fit.  Rounds stop when
-few blocks are left, or after :data:`_ROUNDS`; the rest of each case then goes
-through the reference's loop from its ``rem``, which gives the same answer because
-the blocks left out could never fit.  Sums are exact: a round runs only while
-``max(size) * blocks`` stays below ``2**63``, so the cumulative sum cannot wrap.
+Per round, one cumulative sum over every live case's undecided blocks keeps each case's
+fitting prefix; of the blocks after the one that misses, only those no larger than what
+is left stay undecided (docs/performance.md, "Reading a case, and batches of steps").  After
+:data:`_ROUNDS`, or when few blocks are left, the reference's loop finishes each case.
+A round runs only while ``max(size) * blocks`` stays below ``2**63``.
 """
 
 from __future__ import annotations
@@ -40,12 +31,9 @@ _GROUP = 1 << 16
 def pack_exact_cases(
     budgets: npt.NDArray[np.int64], sizes: list[int], bounds: npt.NDArray[np.intp]
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
-    """Case ``i`` (``sizes[bounds[i]:bounds[i + 1]]``, exact ints) by the reference.
-
-    For sizes outside the kernels' contract, or past int64 even clipped.  A remaining
-    has an int64 slot: past int64 (only sizes below 1 add to a remaining) it is a
-    one-line ``ValueError``, never a bare ``OverflowError``.
-    """
+    """Case ``i`` (``sizes[bounds[i]:bounds[i + 1]]``, exact ints) by the reference, for
+    sizes outside the kernels' contract; a remaining past int64 is a one-line
+    ``ValueError``."""
     kept = np.zeros(len(sizes), dtype=np.bool_)
     remaining = budgets.copy()
     for case, (lo, hi) in enumerate(pairwise(bounds.tolist())):
@@ -69,11 +57,9 @@ def pack_short_cases(
 ) -> npt.NDArray[np.int64]:
     """Pack case after case: ``counts[i]`` blocks under ``budgets[i]``.
 
-    The blocks are ``values[pos]`` in order (``pos=None``: all of ``values``).  Marks
-    kept blocks in ``kept`` (aligned with ``values``, initially ``False`` there) and
-    returns the remaining of each case.  The caller guarantees every value in
-    ``[1, 2**63 - 1]`` and every budget in ``[0, 2**63 - 1]``.  ``O(blocks)`` per
-    round, at most :data:`_ROUNDS` rounds, then the loop over what is left.
+    The blocks are ``values[pos]`` in order (``pos=None``: all); marks ``kept`` (aligned
+    with ``values``) and returns each case's remaining.  The caller guarantees values in
+    ``[1, 2**63 - 1]`` and budgets in ``[0, 2**63 - 1]``.  ``O(blocks)`` per round.
     """
     remaining = np.empty_like(budgets)
     # Groups of whole cases of about _GROUP blocks: every temporary stays in cache.
@@ -94,13 +80,9 @@ def pack_short_cases(
 
 @dataclass(slots=True)
 class _Undecided:
-    """One group's state between rounds, and where its answers go.
-
-    ``pos``: positions in ``values`` of the undecided blocks, case after case (``None``:
-    all of ``values``); ``live``: the cases that still have some, ``count[i]`` of them,
-    with ``rem[i]`` units left.  Answers: ``kept`` (aligned with ``values``) and
-    ``remaining`` (one per case of the group).
-    """
+    """One group's state between rounds: ``pos`` of the undecided blocks (``None``: all
+    of ``values``), ``live`` cases with ``count`` blocks and ``rem`` units left, and the
+    answers, ``kept`` and ``remaining``."""
 
     values: npt.NDArray[np.int64]
     kept: npt.NDArray[np.bool_]

@@ -1,21 +1,9 @@
 """Readable IDs for a shrunk counterexample: ``A``, ``B``, ``C``... by first appearance.
 
-Hypothesis leaves IDs as it drew them (``"\\uff00\\ud83d"``) or as it shrank them (often
-all alike), the shrinker as they were; a person reads a counterexample best when each
-block has a letter of its own, so that ``kept`` says which block went where.
-:func:`lettered` tries, in order:
-
-1. every block its own letter, in order (``A``, ``B``, ``C``...), a required ID that
-   names blocks the letter of the first of them, and a required ID that names no block
-   the next letter free (the same ID the same letter);
-2. if that case passes (the failure needs some blocks to share an ID): the IDs renamed
-   one for one, equal IDs kept equal, then each group of blocks that share an ID given
-   letters of their own where the case still fails without it;
-3. if that passes too (the failure needs the IDs' text: how they sort, how they
-   compare loosely), the IDs as they are.
-
-Letters past ``Z`` go on ``AA``, ``AB``... (as spreadsheet columns).  A candidate is
-kept only if it still fails; each is one call of ``fails``, at most ``tries`` of them.
+:func:`lettered` tries every block its own letter; if the case then passes, equal IDs
+kept equal; if that passes too, the IDs as they are (docs/gate.md, "Reading a
+counterexample").  Past ``Z`` come ``AA``, ``AB``...  A candidate is kept only if it
+still fails; each is one call of ``fails``, at most ``tries`` of them.
 """
 
 from __future__ import annotations

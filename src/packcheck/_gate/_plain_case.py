@@ -1,18 +1,10 @@
 """A plain case kept as its parts, so the gate need not copy what it built.
 
-A probe builds long cases (up to 131,073 blocks, 2.6 million a run).  Handed to a
-Python packer as a ``dict``, such a case used to be copied block by block, so the
-packer could not change the gate's own, compared with that copy afterwards, and packed
-once more by the reference: three passes that allocate or walk every block's ``dict``.
-A :class:`PlainCase` keeps the lists the case is made of instead:
-
-* :meth:`PlainCase.build` makes a new ``dict`` each time, which the packer alone owns
-  (nothing else refers to it, so there is nothing to copy);
-* :meth:`PlainCase.holds` says afterwards, from the kept lists, whether the packer left
-  it exactly as built (the same keys in the same order, types and values);
-* :meth:`PlainCase.expected` is the rule's output from the kept sizes
-  (:func:`packcheck.reference.pack_sizes`), equal to ``pack(case)`` on every case,
-  which it falls back to wherever the plain reading does not apply.
+:meth:`PlainCase.build` makes a new ``dict`` the packer alone owns (nothing to copy);
+:meth:`PlainCase.holds` says afterwards whether the packer left it as built;
+:meth:`PlainCase.expected` is the rule's output from the kept sizes, equal to
+``pack(case)``.  A long probe is so built and checked without walking every block's
+``dict`` three times.
 """
 
 from __future__ import annotations

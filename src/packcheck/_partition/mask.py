@@ -1,19 +1,11 @@
 """The partition and the running totals of a default-rule scan, from the kernel's kept
 mask alone.
 
-The kernel (:func:`packcheck._engines.choice.kept_flags`) walks the blocks once; what
-the trace and a run record add to its answer is read off its kept mask in passes that
-run in C (``compress``, ``map``, ``accumulate``), never by a second walk in Python:
-
-* a skipped block is ``available`` when its size is at most the budget, else
-  ``dropped``, so the skipped IDs split by size (:func:`split_skipped`);
-* what was left before a block is the budget less the sizes kept before it
-  (:func:`remaining_before`);
-* a block's bucket follows from its kept flag and whether it fits the budget
-  (:func:`step_buckets`).
-
-:func:`packcheck.trace` walks the blocks one by one, as the rule reads; the property
-suite holds these against it (``properties/test_written_trace_properties.py``).
+What the trace and a run record add to the kernel's answer is read off its kept mask in
+passes that run in C, never by a second walk in Python: the skipped IDs split by size
+(:func:`split_skipped`), what was left before each block (:func:`remaining_before`),
+each block's bucket (:func:`step_buckets`).  The property suite holds them against
+:func:`packcheck.trace`.
 """
 
 from __future__ import annotations
@@ -68,11 +60,8 @@ def step_buckets(case: Case, kept: Kept) -> Iterator[Bucket]:
 def capture(
     case: object, *, engine: Engine = "reference"
 ) -> tuple[dict[str, Any], dict[Bucket, list[str]]]:
-    """The declared output of ``case`` and its partition as a packer returns it
-    (``{"packed", "available", "dropped"}``), from the kernel's kept mask: no object
-    per block.  Raises :class:`packcheck.MalformedCase` like :func:`packcheck.pack`.
-    O(n + r log r).
-    """
+    """The declared output of ``case`` and its partition as a packer returns it, from the
+    kernel's kept mask.  Raises :class:`packcheck.MalformedCase`.  O(n + r log r)."""
     read = read_case(case)
     if isinstance(read, SizeError):
         return dict(SIZE_ERROR), {"packed": [], "available": [], "dropped": []}

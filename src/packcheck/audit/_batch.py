@@ -1,19 +1,11 @@
 """Steps checked in batches: the audit of a chunk of lines near the cost of reading them.
 
-A line whose record has exactly the shape ``packcheck pack --record`` writes under the
-default rule (``budget``, ``blocks`` of ``id`` and ``size``, ``required``,
-``partition``, and ``result`` when recorded; ``step`` or ``id`` as its label; nothing
-else), in ASCII with no escape, is decoded straight into typed structures
-(:class:`_Record`).  The rule's answer for the whole chunk comes from the batch kernel
-(:func:`packcheck._engines.levels.pack_batch`) and the recorded partitions and results
-are compared with it in bulk (:mod:`._bulk`).  A step that differs, and any other line
-(another shape, a unit that is not valid, a ``rule`` key, non-ASCII or an escape, not
-JSON), is checked by :meth:`Audit.check_line`, the per-step path, which writes its
-messages: the report is the one that path gives, byte for byte.
-
-Why such a step needs no round trip: every value in it is an integer of int64 or an
-ASCII string without escapes, which packcheck writes back as text that reads again as
-the same values.  Memory is bounded by the chunk (:data:`CHUNK` lines).
+A line with exactly the shape ``packcheck pack --record`` writes under the default
+rule, in ASCII with no escape, is decoded into typed structures (:class:`_Record`),
+answered by the batch kernel and compared in bulk (:mod:`._bulk`).  A step that
+differs, and any other line, goes to :meth:`Audit.check_line`, so the report is that
+path's byte for byte (docs/performance.md, "Audit near its floor").  Memory is bounded
+by :data:`CHUNK` lines.
 """
 
 from __future__ import annotations

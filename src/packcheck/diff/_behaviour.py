@@ -1,17 +1,10 @@
 """What a packer did on one case, and whether two packers did the same.
 
-A packer's behaviour on a case is one of three things (an :class:`Outcome`):
-
-* an **answer**: the object it returned or printed;
-* a **raise**: it raised an exception (a Python packer), or its process ended with an
-  exception named on stderr (``TypeError: ...`` from Node.js, a Python traceback's last
-  line, Java's ``Exception in thread "main" ...``): behaviour like any answer;
-* a **fault**: anything else that went wrong on its side (a timeout, a process killed or
-  ending without naming an exception, output that is not JSON, a modified input).
-
-Two outcomes agree when both are answers equal as JSON with exact types, or both raise
-the same type of exception.  A fault never agrees with anything: it is that side's;
-two faults alike (:func:`alike`: of one type, said in the same words) are not compared.
+An :class:`Outcome` is an **answer**, a **raise** (an exception raised, or named on a
+process's stderr) or a **fault** (a timeout, a killed process, output that is not JSON,
+a modified input).  Two outcomes agree when both are answers equal as JSON with exact
+types, or both raise the same type; a fault agrees with nothing, and two faults
+:func:`alike` are not compared (docs/diff.md, "What is compared").
 """
 
 from __future__ import annotations
@@ -46,11 +39,8 @@ _EXCEPTION = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """One side's behaviour on one case: ``kind`` and the answer or the fault.
-
-    ``raised`` names the exception type of a raise; ``detail`` says it in a few words
-    when the fault's own first line does not (a process that ended on an exception).
-    """
+    """One side's behaviour on one case: ``kind`` and the answer or the fault;
+    ``raised`` names a raise's type, ``detail`` says a fault in a few words."""
 
     kind: Literal["answer", "raise", "fault"]
     value: Any
