@@ -1,16 +1,11 @@
 """Packers under test: a Python callable, a Python worker process, or any command.
 
-Every adapter is a :class:`Packer`: ``answer(case) -> object``, ``answer_built(recipe)``,
-``close()``, ``speaks_json`` and ``timeout``.  Whatever goes wrong on
-the packer's side (it raises, mutates its input, dies, hangs, prints garbage) becomes
-a :class:`PackerFault` for that case; the adapter recovers (a dead or stuck process
-is killed with its whole process group and restarted on the next case), so the gate
-never hangs and never crashes.
-
-Command protocol: one JSON case per line on the packer's stdin, one JSON object per
-line on its stdout, in order.  The worker protocol is the same exchange with
-length-prefixed pickles, so a Python packer's exact return types (tuples, NumPy
-scalars) reach the checker unchanged.
+Every adapter is a :class:`Packer`.  Whatever goes wrong on the packer's side (it
+raises, mutates its input, dies, hangs, prints garbage) becomes a :class:`PackerFault`
+for that case, and the adapter recovers (a stuck process is killed with its process
+group and restarted), so the gate never hangs or crashes.  A command takes one JSON case
+a line on stdin and answers one JSON object a line on stdout; a worker exchanges
+length-prefixed pickles, so a Python packer's exact return types reach the checker.
 """
 
 from .._rule.jsonio import dumps as encode_case

@@ -1,16 +1,9 @@
 """One loader for the functions users name: ``MODULE:FUNCTION`` or ``PATH.py:FUNCTION``.
 
 ``MODULE:FUNCTION`` imports as usual, with the current directory importable.
-``PATH.py:FUNCTION`` loads that file as part of its own package: the directories
-above it holding an ``__init__.py`` are the package, imported under an alias unique to
-its location (``_packcheck_kernel_<hash>``), so ``/tmp/old/src/packcheck/scan.py`` and
-its ``from ._engines.levels import ...`` run beside the installed packcheck without
-touching it.  The folder above the package is put first on ``sys.path``, so that the
-package's absolute imports (``src/myapp/packer.py`` importing ``myapp.costs``) reach
-the file's own tree, not another copy installed or on ``PYTHONPATH`` (``diff``'s OLD
-and NEW, each in a process of its own); a package already imported under that name
-(packcheck itself, loaded in ``bench``'s process) stays the one imported.  A lone file
-(no ``__init__.py`` beside it) gets its folder importable, as ``python PATH.py`` would.
+``PATH.py:FUNCTION`` loads the file as part of its own package, under an alias unique
+to its location, with the folder above the package first on ``sys.path``; a lone file
+gets its folder importable, as ``python PATH.py`` would.  Why: docs/design.md.
 """
 
 from __future__ import annotations
@@ -36,11 +29,8 @@ def importable(folder: str) -> None:
 
 
 def load_function(spec: str, option: str = "--packer") -> Callable[[dict[str, Any]], object]:
-    """Import ``MODULE:FUNCTION``, with the current directory on ``sys.path``.
-
-    Raises :class:`SetupError` (one line, naming ``option``) when the spec, module or
-    function is wrong.
-    """
+    """Import ``MODULE:FUNCTION``, with the current directory on ``sys.path``; a
+    :class:`SetupError` (one line, naming ``option``) when anything is wrong."""
     module_name, _, function_name = spec.partition(":")
     if not module_name or not function_name:
         raise SetupError(f"{option} {spec!r}: expected MODULE:FUNCTION or PATH.py:FUNCTION")
@@ -62,12 +52,9 @@ def load_function(spec: str, option: str = "--packer") -> Callable[[dict[str, An
 
 
 def load(spec: str, option: str = "--packer") -> Callable[..., Any]:
-    """The function ``spec`` names: ``MODULE:FUNCTION`` or ``PATH.py:FUNCTION``.
-
-    Raises :class:`SetupError` (one line, naming ``option``) when the file, module
-    or function is missing or the import fails.  Loading the same path twice gives
-    the same function.
-    """
+    """The function ``spec`` names: ``MODULE:FUNCTION`` or ``PATH.py:FUNCTION`` (the same
+    function for the same path twice); :class:`SetupError` (one line, naming
+    ``option``) when the file, module or function is missing or the import fails."""
     location, _, name = spec.rpartition(":")
     if not location.endswith(".py"):
         return load_function(spec, option)

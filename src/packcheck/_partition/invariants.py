@@ -1,16 +1,9 @@
 """The one invariant checker: is this output the declared output of this case?
 
-:func:`check_output` judges a declared output against its case without running any
-packer; :func:`check_trace` does the same for a trace.  Both raise
-:class:`InvariantError` naming the invariant that broke (``# Check ...`` sections,
-as in sortedcontainers' ``_check()``) and where; properties, unit tests and
-``packcheck verify`` all call them.
-
-Why the checks pin the answer down: a block can be kept only if it fits what is left
-(else ``remaining`` goes negative and stays negative, sizes being positive), and a
-block that fits must be kept (every skip is forced).  So walking the blocks in order
-and matching each against the next kept ID *when it fits* is the only assignment
-that can pass, and the output is fully determined: the checks are the rule.
+:func:`check_output` judges a declared output against its case without running a
+packer, :func:`check_trace` a trace; both raise :class:`InvariantError` naming the
+invariant that broke (``# Check ...`` sections) and where.  Properties, unit tests and
+``packcheck verify`` all call them.  The checks pin the answer down: docs/design.md.
 """
 
 from __future__ import annotations
@@ -78,15 +71,11 @@ def _valid_units(case: Any) -> str:
 def check_output(case: object, output: object, *, rule: Rule | None = None) -> None:
     """Raise :class:`InvariantError` unless ``output`` is the declared output of ``case``.
 
-    ``case`` must be well-formed (:func:`packcheck.read_case` does not raise).  Types
-    are exact: ``remaining`` is an ``int`` (not ``bool``, ``float`` or a NumPy
-    scalar), ``kept`` and ``missing`` are lists of ``str``; no other key appears,
-    except a captured ``partition``, which is checked by
-    :func:`packcheck._partition.facts.check_partition` (``null`` is none captured).  An
-    ``{"error": "size"}`` answer carries no partition.  O(n + r log r).
-
-    ``rule`` (``None``: the seed's rule) is the declared rule; under one other than the
-    default the checks are that rule's (:func:`_check_ruled`), never the seed's own.
+    ``case`` must be well-formed.  Types are exact: ``remaining`` an ``int`` (no
+    ``bool``, ``float`` or NumPy scalar), ``kept`` and ``missing`` lists of ``str``; no
+    other key but a captured ``partition`` (checked by
+    :func:`packcheck._partition.facts.check_partition`; ``null`` is none).  O(n + r log
+    r).  ``rule`` (``None``: the seed's): under another rule the checks are its own.
     """
     if rule is not None and not rule.is_default:
         _check_ruled(case, output, rule)
@@ -254,13 +243,9 @@ def _check_ruled(case: object, output: object, rule: Rule) -> None:
 
 
 def check_trace(case: object, trace: Trace) -> None:
-    """Raise :class:`InvariantError` unless ``trace`` is consistent with ``case``.
-
-    The declared result by :func:`check_output`, the partition by
-    :func:`packcheck._partition.facts.check_partition` (the checker packers' captures
-    face), then the steps against that partition, and each missing ID's reason.
-    O(n + r log r).
-    """
+    """Raise :class:`InvariantError` unless ``trace`` is consistent with ``case``: its
+    result, its partition, the steps against that partition, each missing ID's reason.
+    O(n + r log r)."""
     check_output(case, trace.result)
     read = read_case(case)
     partition = partition_json(trace.partition)

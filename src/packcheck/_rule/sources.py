@@ -30,12 +30,9 @@ class SourceError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """One case as read: ``case`` is the parsed value, or ``error`` says why it is not.
-
-    ``expected`` is set for fixture records (``has_expected``); ``name`` is the
-    fixture's id, when it has one; ``rule`` its ``rule`` value as read (``None``: it
-    has none, and belongs to the default rule).
-    """
+    """One case as read: ``case`` is the parsed value, or ``error`` says why it is not;
+    a fixture has ``expected`` (``has_expected``), its ``name`` and ``rule`` as read
+    (``None``: the default rule)."""
 
     where: str
     case: Any = None
@@ -66,17 +63,12 @@ def read_records(
 ) -> Iterator[Record]:
     """Yield the records of ``stream``, detecting its format from its first bytes.
 
-    A first line starting ``Case,`` (or ``csv_hint``) is a CSV table; anything else
-    is JSON Lines, except that a document spread over several lines (a pretty-printed
-    case, or a JSON array of fixtures) is read whole, and so is a one-line array that
-    is the only line.  If a document that starts on the first line does not parse as
-    a whole, the input is read as JSON Lines after all, so every non-blank line gets
-    a record.  Blank lines are ignored (but counted in ``line N``); a UTF-8
-    byte-order mark and CRLF line ends are accepted.  A line, a document read whole
-    or a CSV table of more than ``max_line_bytes`` is refused unread
-    (:mod:`packcheck._rule.lines`): a line is a record's error, the others'
-    :class:`SourceError`.  Raises :class:`SourceError` for an empty input or a CSV
-    table without the seed's columns.
+    A first line starting ``Case,`` (or ``csv_hint``) is a CSV table; else JSON Lines,
+    except that a document spread over several lines, or a lone one-line array, is read
+    whole (and as JSON Lines after all if it does not parse).  Blank lines are skipped
+    but counted; a BOM and CRLF are accepted.  Past ``max_line_bytes`` a line is a
+    record's error, a document or table a :class:`SourceError`, which is also raised
+    for an empty input or a CSV table without the seed's columns.
     """
     lines = bounded_lines(stream, max_line_bytes)
     first = next(lines, b"")

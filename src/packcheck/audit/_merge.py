@@ -35,11 +35,9 @@ PieceAudit = tuple[list[Violation], Audit, int, ReadError | None]
 def audit_piece(
     piece: Piece, audit: Audit, several: bool, max_line_bytes: int = MAX_LINE_BYTES
 ) -> Generator[Violation, None, int]:
-    """The violations on the lines of ``piece``, as ``audit`` checks them (naming the
-    file if ``several``); :class:`ReadError` where it cannot be read, after them.  A
-    line of more than ``max_line_bytes`` is a malformed line, never read whole.  Lines
-    are checked :data:`CHUNK` at a time (:func:`check_chunk`).  Returns the number of
-    lines read."""
+    """The violations on the lines of ``piece`` (naming the file if ``several``), checked
+    :data:`CHUNK` lines at a time; :class:`ReadError` where it cannot be read, after
+    them.  A line past ``max_line_bytes`` is malformed.  Returns the lines read."""
     file = piece.name if several else None
     read = 0
     chunk: list[tuple[int, bytes]] = []
@@ -99,19 +97,14 @@ def audited(
     max_line_bytes: int = MAX_LINE_BYTES,
     unreadable: Callable[[ReadError], None] | None = None,
 ) -> Generator[Violation, None, None]:
-    """Each violation in the files ``names``, in file then line order, as ``audit``
-    (the whole run's) checks them; :class:`ReadError` where a file cannot be read.
+    """Each violation in the files ``names``, in file then line order, as ``audit`` checks
+    them; :class:`ReadError` where a file cannot be read.
 
-    ``run`` ``None``: file after file, in this process, as they are read.  Else the
-    files are cut into pieces of about ``piece_bytes`` (:func:`plan`), each audited by
-    ``run``; a piece's line numbers are shifted here, when the lines of the pieces
-    before it in its file are known (one pass over the files, not two).  A line of
-    more than ``max_line_bytes`` is malformed, refused unread.
-
-    ``unreadable``, when given, is told of a file that cannot be read (or is cut
-    short: a truncated ``.gz``) where it comes, after the violations of the lines read
-    from it, and the files after it are still audited; the rest of that file is not.
-    A step recorded under another rule (:class:`RuleMismatch`) ends the audit anyway.
+    ``run`` ``None``: file after file, here.  Else the files are cut into pieces of about
+    ``piece_bytes`` (:func:`plan`), each audited by ``run``, line numbers shifted here.
+    ``unreadable``, when given, is told of a file that cannot be read (or is cut short)
+    after the violations read from it, and the next files are still audited.  A
+    :class:`RuleMismatch` ends the audit.
     """
     several = len(names) > 1
     if run is None:

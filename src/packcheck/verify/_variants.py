@@ -1,16 +1,9 @@
 """Wrong variants of the rule the vocabulary cannot state, and capture faults.
 
-The wrong rules a declared rule's keys can state (an early stop, a strict ``<``, the
-newest kept, a cost per block, ...) are its neighbours
-(:mod:`packcheck.verify._neighbours`), and :data:`packcheck.verify._causes.CAUSES`
-holds the arithmetic and ``missing`` faults.  Listed here: a packer that evicts the
-block left of the middle until the rest fits (a middle the vocabulary's ``middle-out``
-does not take), IDs compared loosely, and packers that capture their partition wrong:
-every skipped block in one bucket, or a skipped block whose ID was also kept in no
-bucket.
-
-A :class:`Variant` is one concrete wrong rule; ``faults`` counts the simple faults it
-combines: on equal evidence the simpler explanation is preferred.
+Besides a rule's neighbours (:mod:`packcheck.verify._neighbours`) and the arithmetic
+causes (:data:`packcheck.verify._causes.CAUSES`): eviction left of the middle, IDs
+compared loosely, and partitions captured wrong.  A :class:`Variant` is one concrete
+wrong rule; ``faults`` counts its simple faults, and the simpler is preferred.
 """
 
 from __future__ import annotations
@@ -61,13 +54,9 @@ def _output(case: Case, picked: _Kept) -> dict[str, Any]:
 
 
 def _middle_left(case: Case) -> dict[str, Any]:
-    """All blocks, then the block at ``(n - 1) // 2`` evicted while the total exceeds
-    the budget (the vocabulary's ``middle-out`` evicts the one at ``n // 2``).
-
-    The evicted blocks are always one run, ``[start, end)``, around the middle: the
-    middle of what is left is the last block before the run or the first after it
-    (``kept.pop(middle)`` on a list of 100,000 blocks would copy half of it each time).
-    """
+    """All blocks, then the block at ``(n - 1) // 2`` evicted while the total exceeds the
+    budget.  The evicted blocks are one run ``[start, end)`` around the middle, so no
+    list is copied per eviction."""
     sizes, count = case.sizes, len(case.sizes)
     start = end = max(count - 1, 0) // 2
     total = sum(sizes)
