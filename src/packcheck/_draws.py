@@ -1,15 +1,10 @@
 """Hypothesis's primitive choices, drawn directly inside a composite strategy.
 
-A case of :func:`packcheck.strategies.cases` takes about 75 choices.  Drawn through
-strategy objects (``one_of``, ``flatmap``, ``tuples``, ``lists``), each choice costs
-about five times what the choice itself costs, in the strategy machinery around it;
-``packcheck verify`` spent most of its generated phase there.  :class:`Draws` takes
-the same kinds of choice (a bounded integer, a weighted boolean, a list's "one more")
-from the composite's ``ConjectureData`` itself, so the choice sequence, its shrinking
-and its replay are Hypothesis's as before, at the cost of the choices alone.
-
-Where a Hypothesis version has no such method (they are internal, so the check is
-made, never assumed), every draw goes through the equivalent public strategy.
+:class:`Draws` takes a bounded integer, a weighted boolean or a list's "one more" from
+the composite's ``ConjectureData`` itself, so the choice sequence, its shrinking and
+its replay are Hypothesis's, without the strategy machinery around each choice
+(docs/performance.md, "The gate's own cost").  Where a Hypothesis version lacks such a
+method (they are internal), every draw goes through the equivalent public strategy.
 """
 
 from __future__ import annotations
@@ -77,12 +72,9 @@ class Draws:
         return options[self.integer(0, len(options) - 1)]
 
     def many(self, least: int, most: float, average: float) -> Iterator[int]:
-        """Element indices of a list of ``least`` to ``most`` elements, ``average`` long.
-
-        The first ``least`` are given; then each further element is one more choice
-        ("one more?"), the way Hypothesis's lists decide, so that the shrinker ends a
-        list by lowering one choice.
-        """
+        """Element indices of a list of ``least`` to ``most`` elements, ``average`` long;
+        each element past ``least`` is one "one more?" choice, as Hypothesis's lists
+        decide, so the shrinker ends a list by lowering one choice."""
         chance = continue_chance(max(0.0, average - least), most - least)
         count = 0
         while count < least:

@@ -1,15 +1,10 @@
 """packcheck's pytest plugin: the gate as a test of your suite.
 
-pytest collects one test item for the packer named in ``[tool.packcheck]`` of the
-nearest ``pyproject.toml`` (``packer`` or ``packer-cmd``), one for each ``--packcheck
-PACKER`` option (``MODULE:FUNCTION`` or ``PATH.py:FUNCTION``; the other settings come
-from ``[tool.packcheck]``), one for the pair ``[tool.packcheck.diff]`` names
-(``packer`` or ``packer-cmd`` against ``against`` or ``against-cmd``), run as
-``packcheck diff``, and one for each named table ``[tool.packcheck.diff.NAME]``, run
-as ``packcheck diff --table NAME``.  An item resolves its settings from the gate's option table, as
-the command does, and runs the gate through the library; a failure shows the gate's
-report, not a traceback.  Registered as the ``packcheck`` plugin (a ``pytest11`` entry
-point): ``-p no:packcheck`` turns it off.
+One test item for the packer ``[tool.packcheck]`` names, one for each ``--packcheck
+PACKER``, and one for each diff table (``[tool.packcheck.diff]`` and its named tables),
+each resolved from the gate's option table as the command resolves it and run through
+the library; a failure shows the gate's report (docs/ci.md).  ``-p no:packcheck`` turns
+it off.
 """
 
 from __future__ import annotations
@@ -109,11 +104,8 @@ def _pair(table: dict[str, Any]) -> str:
 
 def _configured(start: Path) -> tuple[Path | None, str | None, dict[str | None, str]]:
     """The ``pyproject.toml`` with ``[tool.packcheck]``, the packer it names, and the
-    diff pairs its diff tables name (``NEW vs OLD``), by table (``None``: the unnamed
-    ``[tool.packcheck.diff]``, when it names a side).
-
-    A table that cannot be read gives an item all the same, which fails with the error.
-    """
+    diff pairs by table (``None``: the unnamed one); a table that cannot be read still
+    gives an item, which fails with the error."""
     from ._cli._config import ConfigError, find, tables
 
     try:

@@ -1,15 +1,10 @@
 """The one boundary between input and kernel: how sizes become int64, or stay exact.
 
-The NumPy kernel (:mod:`packcheck.scan`) works on int64 sizes, every one ``>= 1``,
-under a budget ``>= 0``.  Everything else is decided here, once:
-
-* units are checked, never rounded: a ``bool``, a string or ``None`` is a
-  ``TypeError``, a number that is not whole (2.5, NaN, an infinity) a ``ValueError``;
-* a size that int64 cannot hold is above any budget int64 can hold, so it is clipped
-  to ``budget + 1`` (it never fits either way); when even ``budget + 1`` is past int64
-  the sizes go to the exact path as Python ints;
-* a case outside the contract (a negative budget, a size below 1) goes to the exact
-  path too, where the reference answers it as it answers anything.
+The kernels work on int64 sizes ``>= 1`` under a budget ``>= 0``; everything else is
+decided here, once.  Units are checked, never rounded (a ``bool``, string or ``None``
+is a ``TypeError``, a number that is not whole a ``ValueError``); a size past int64 is
+clipped to ``budget + 1``, which never fits either; what int64 cannot hold even then,
+and a case outside the contract, go to the exact path as Python ints.
 """
 
 from __future__ import annotations
@@ -49,11 +44,9 @@ def budget_of(budget: object) -> int:
 
 
 def budgets_of(budgets: npt.ArrayLike) -> npt.NDArray[np.int64]:
-    """A batch's budgets as int64, each checked as :func:`budget_of` checks one.
-
-    ``TypeError`` for a ``bool`` or a non-integer (a float too: a budget is never
-    rounded), ``ValueError`` if not one-dimensional or a budget does not fit int64.
-    """
+    """A batch's budgets as int64, each checked as :func:`budget_of` checks one:
+    ``TypeError`` for a ``bool`` or a non-integer, ``ValueError`` if not
+    one-dimensional or past int64."""
     array = np.asarray(budgets)
     if array.ndim != 1:
         raise ValueError(f"budgets must be one-dimensional, got shape {array.shape}")
@@ -90,15 +83,12 @@ def from_ints(budget: int, sizes: Sequence[int]) -> KernelInput | list[int]:
 def from_array(
     budget: int, sizes: npt.ArrayLike, short: int | None = None
 ) -> KernelInput | list[int]:
-    """Any array-like of sizes, every element checked to be a unit; see the module.
+    """Any array-like of sizes, every element checked to be a unit (see the module).
 
     Raises ``ValueError`` if ``sizes`` is not one-dimensional or holds a number that is
-    not whole, ``TypeError`` for a dtype that is not integer or float (``bool``
-    included) or an element that is not a number.  Int, uint and float arrays are
-    checked by their dtype, object arrays element by element.  An int64 array shorter
-    than ``short`` (default: :data:`SHORT` as it is at the call) is handed back as
-    Python ints, unchecked, for the reference's loop (a compiled loop, fast at any
-    length, passes 0).
+    not whole, ``TypeError`` for a dtype that is not integer or float or an element
+    that is not a number.  An int64 array shorter than ``short`` (default:
+    :data:`SHORT`) is handed back as Python ints, unchecked, for the reference's loop.
     """
     short = SHORT if short is None else short
     shorter = type(sizes) is np.ndarray and sizes.ndim == 1 and sizes.shape[0] < short

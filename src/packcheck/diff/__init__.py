@@ -1,12 +1,8 @@
 """Regression-check a packer against its previous self, whatever rule it follows.
 
-:func:`run` gives every case of ``verify``'s phases (fixtures, generated cases, wide
-ranges, long lists) to two packers, NEW and OLD, and compares their behaviour exactly:
-answers as JSON with exact types, a raised exception by its type, a timeout or a dead
-process as that side's fault.  The first divergence is shrunk while the two still
-differ and returned in the :class:`DiffSummary`, with the declared rule's answer as
-context.  With ``count=True`` every phase runs to its end and the share of cases on
-which the two differ is counted per phase.  :func:`check` raises :class:`Divergence`.
+:func:`run` gives every case of ``verify``'s phases to NEW and OLD and compares their
+behaviour exactly; the first divergence is shrunk and returned in the
+:class:`DiffSummary`.  :func:`check` raises :class:`Divergence`, for a test suite::
 
     from packcheck import diff
     diff.check(my_packer, my_packer_as_released, seed=1)
@@ -55,12 +51,9 @@ class Divergence(AssertionError):
 
 
 class DiffSummary(GateOutcome):
-    """A ``diff`` run's :class:`~packcheck._gate.Outcome`, in ``diff``'s words.
-
-    ``cases`` and ``differing`` map each of :data:`COUNTED_PHASES` to the cases it
-    compared and those on which the two differ (without ``count`` the run stops at the
-    first divergence, so at most one).  ``finding`` is ``None`` when they agree.
-    """
+    """A ``diff`` run's :class:`~packcheck._gate.Outcome`, in ``diff``'s words: per phase
+    of :data:`COUNTED_PHASES`, the ``cases`` compared and those ``differing``;
+    ``finding`` is ``None`` when they agree."""
 
     __slots__ = ()
 
@@ -89,14 +82,11 @@ def run(
 ) -> DiffSummary:
     """Compare ``new`` with ``old`` on every case of the gate's phases.
 
-    Each is a function ``case -> output`` (called with its own deep copy of each case)
-    or a :class:`Packer` adapter (not closed here).  The settings are
-    :func:`packcheck.verify.run`'s; ``fixtures`` (default: the seed cases) are replayed
-    on both sides, their expected outputs unused.  ``count=True`` runs every phase to
-    its end and counts the cases on which the two differ; only the first divergence is
-    shrunk.  A divergence is saved (``save_failures=DIR``) with OLD's answer as its
-    expected output, or under a declared ``rule`` with that rule's answer; ``rule``
-    is also the context the report shows (``None``: the seed's rule).
+    Each is a function ``case -> output`` (given its own deep copy of each case) or a
+    :class:`Packer` adapter (not closed here); settings as :func:`packcheck.verify.run`
+    takes them.  ``count=True`` runs every phase to its end, counting the differing
+    cases.  A divergence is saved (``save_failures=DIR``) with OLD's answer as expected
+    output, or the declared ``rule``'s (``None``: the seed's), which the report shows.
     """
     oracle = DiffOracle(adapter(new), adapter(old), count=count, rule=rule)
     s = replace(settings or Settings(), **changes)  # type: ignore[arg-type]

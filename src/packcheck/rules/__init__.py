@@ -1,15 +1,10 @@
 """Declared rules as a user handles them: shown in full, compared, and inferred.
 
-:func:`show` gives every key of a rule with its value and its meaning;
-:func:`diff` finds the smallest cases on which two rules answer differently (or says
-they are the same rule), each a :class:`Difference` that can be saved as a fixture of
-the new rule; :func:`infer` asks a packer cases and returns, as an :class:`Inferred`,
-the simplest rule of the vocabulary (docs/rules.md) that gives every answer it gave,
-checked by ``verify --rule``, or, when none does, the nearest rule and a case against
-it.  ``packcheck rule show``, ``diff`` and ``infer`` print these.
-
-:func:`diff` and :func:`infer` use the gate's machinery, which imports Hypothesis: they
-are loaded on first use, so that :func:`show` starts quickly.
+:func:`show` gives every key with its value and meaning; :func:`diff` finds the
+smallest cases two rules answer differently (:class:`Difference`); :func:`infer` finds
+the simplest rule that gives a packer's every answer, or the nearest
+(:class:`Inferred`).  :func:`diff` and :func:`infer` import Hypothesis, so they are
+loaded on first use.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """Which rules of the vocabulary give the packer's answers: the candidates, narrowed.
 
-Every combination of the keys with choices is a candidate, with each value the probes
-found for the numeric keys (:mod:`._numbers`): a few thousand rules, each answered by
-the interpreter.  :class:`Candidates` asks the packer case after case and drops a rule
-once it misses more cases than the best by :data:`SLACK`, so that the rules left at the
-end are those that give every answer (when one does) and, when none does, those that
-come nearest.  The cases come from :func:`pool`: the probe cases first, then small
-cases drawn from the seed, with repeated IDs, required IDs and budgets around what the
-blocks cost.  :func:`tell_apart` finds a case on which two rules answer differently,
-walking both rules' transition points along the budget and each block's size
-(:func:`packcheck._gate._transitions.case_candidates`, as ``rule diff`` does).
+Every combination of the keys with choices, with the values :mod:`._numbers` found, is
+a candidate; :class:`Candidates` asks the packer case after case (from :func:`pool`)
+and drops a rule once it misses more cases than the best by :data:`SLACK`.
+:func:`tell_apart` finds a case two rules answer differently, walking both rules'
+transition points.
 """
 
 from __future__ import annotations
