@@ -39,11 +39,8 @@ _DEFAULT = Rule()
 class Fixture:
     """A case with its expected output; ``origin`` says where it was read.
 
-    ``rule`` is the rule the expected output is the answer of (the default rule
-    unless the fixture records another), or :data:`OLD`.  ``checked``: the run
-    compares the packer's answer with ``expected``; when false (a fixture of another
-    rule than the run's) only its input is run.  ``built_in``: one of packcheck's seed
-    cases (:func:`seed_fixtures`).
+    ``rule``: whose answer ``expected`` is (or :data:`OLD`); ``checked``: the answer is
+    compared with it (else only the input runs); ``built_in``: a seed case.
     """
 
     name: str | None
@@ -76,12 +73,9 @@ def _plain_numbers(value: Any) -> Any:
 
 
 def read_fixtures(path: Path, label: str | None = None) -> Iterator[Fixture]:
-    """The fixtures of one file; raises :class:`OSError` or :class:`SourceError`.
-
-    A record that cannot be read, has no ``expected``, expects an input error
-    (malformed cases are outside the declared rule), names no rule or contradicts its
-    own rule (:func:`contradiction`) raises :class:`SourceError`.
-    """
+    """The fixtures of one file; raises :class:`OSError`, or :class:`SourceError` for a
+    record that cannot be read, has no ``expected``, expects an input error, names no
+    rule or contradicts its own rule."""
     with path.open("rb") as stream:
         yield from _fixtures_in(stream, label or show_text(str(path)))
 
@@ -155,11 +149,9 @@ def writable_directory(directory: Path) -> None:
 def save_fixture(fixture: dict[str, Any], directory: Path) -> Path:
     """Write ``fixture`` (``{"id", "input", "expected"}``) as ``directory/ID.json``.
 
-    Never through a link: the bytes go to a new temporary file in ``directory``, which
-    is then linked into place only if the name is free, and removed.  An entry of that
-    name already there is left alone: a file holding the same bytes is the fixture
-    already saved; anything else (another file, a link, a FIFO) raises
-    :class:`OSError`.  Every :class:`OSError` names the path.
+    Never through a link: a temporary file is linked into place only if the name is
+    free.  An entry there already is left alone: the same bytes are the fixture saved,
+    anything else an :class:`OSError` naming the path.
     """
     path = directory / f"{fixture['id']}.json"
     data = (dumps([fixture]) + "\n").encode("ascii")

@@ -53,13 +53,9 @@ class _Tail:
                 self._data = (self._data + chunk)[-_STDERR_TAIL:]
 
     def text(self) -> str:
-        """The telling lines of the tail: one line alone, or an indented block.
-
-        A stack trace's message is rarely its last line (Node.js ends with its version,
-        a Java trace with frames), so the block shows the last line naming an error or
-        exception with the lines around it, then the last line; at most
-        :data:`_TAIL_LINES` lines, each cut to 300 characters.
-        """
+        """The telling lines of the tail: the last line naming an error or exception with
+        the lines around it, then the last line; at most :data:`_TAIL_LINES` lines, each
+        cut to 300 characters."""
         self._thread.join(0.2)
         text = self._data.decode("utf-8", "replace")
         lines = [line[-300:] for line in text.splitlines() if line.strip()]
@@ -142,11 +138,8 @@ class Process(Packer):
             raise
 
     def exchange(self, request: bytes, take: Callable[[bytearray], bytes | None]) -> bytes:
-        """Send ``request`` and return the reply ``take`` cuts from the output.
-
-        Within :attr:`timeout` seconds, or the process is killed and a
-        :class:`PackerFault` raised; any fault leaves the process stopped.
-        """
+        """Send ``request`` and return the reply ``take`` cuts from the output within
+        :attr:`timeout`, else kill the process and raise :class:`PackerFault`."""
         with self._request() as deadline:
             view = memoryview(request)
             while view:

@@ -1,10 +1,7 @@
 """A declared rule: the packing rule a packer states it follows, as data.
 
-Every key is optional and its default is the seed's rule, so ``Rule()`` (an empty
-``[tool.packcheck.rule]`` table) changes nothing.  A rule is validated when it is
-built, as Hypothesis validates its settings: a bad value raises :class:`RuleError` at
-the call site, one line naming the key.  Reading a rule from TOML is
-:mod:`packcheck._rule.rulefile`; interpreting one is :mod:`packcheck._rule.interpret`.
+Every key is optional, its default the seed's rule.  A rule is validated when built: a
+bad value raises :class:`RuleError` at the call site, one line naming the key.
 """
 
 from __future__ import annotations
@@ -33,11 +30,8 @@ _RATIO = re.compile(r"(0|[1-9][0-9]*)/([1-9][0-9]*)")
 
 
 class RuleError(ValueError):
-    """A rule key with a bad value, or a rule file that cannot be read as a rule.
-
-    ``str()`` is one line: the file (when the rule came from one), the key or the
-    fixture, and why.
-    """
+    """A rule key with a bad value, or a rule file that cannot be read as a rule; one line
+    naming the file, the key or fixture, and why."""
 
     def __init__(self, where: str, why: str, *, file: str | None = None) -> None:
         super().__init__(": ".join(part for part in (file, where, why) if part))
@@ -88,11 +82,10 @@ def _count(key: str, value: object) -> int:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Rule:
-    """A declared packing rule; ``Rule()`` is the seed's rule.
+    """A declared packing rule; ``Rule()`` is the seed's rule (keys: docs/rules.md).
 
-    The keys, their values and their meaning are in docs/rules.md.  ``fixtures`` is not
-    a key: it holds the fixtures a rule file carries, ``(id, input, expected)`` tuples,
-    each checked against the rule when it is built; it takes no part in equality.
+    ``fixtures`` is not a key: the ``(id, input, expected)`` fixtures a rule file
+    carries, checked when the rule is built, no part of equality.
     """
 
     name: str = ""

@@ -52,13 +52,9 @@ def _label(record: Mapping[str, Any]) -> Any:
 class Audit:
     """A run checked one line at a time; :meth:`summary` at any point.
 
-    Memory is flat in the number of steps: counters, and at most ``max_tracked``
-    (:data:`MAX_TRACKED_IDS`) lost IDs with :data:`MAX_STEPS_SHOWN` steps each;
-    ``None`` tracks every lost ID (an audit of one part of a run, to :meth:`merge`).
-
-    ``rule`` (``None``: the seed's rule) is the declared rule every step is checked
-    against (docs/partition.md); a step whose ``rule`` key names another raises
-    :class:`RuleMismatch`.
+    Memory is flat: counters, and at most ``max_tracked`` lost IDs (``None``: every one,
+    for a part of a run to :meth:`merge`).  ``rule`` (``None``: the seed's) is the rule
+    every step is checked against; a step naming another raises :class:`RuleMismatch`.
     """
 
     def __init__(
@@ -82,10 +78,8 @@ class Audit:
     ) -> list[Violation]:
         """Check the step on line ``number`` (1-based) of ``file``; its violations, if any.
 
-        ``file`` is named in the violations and lost steps (``None``: a run of one
-        file).  A blank line is no step.  A malformed line gives one ``malformed`` violation
-        (counted apart: it is bad input, not a bad capture).  O(n + r log r) in the
-        step's blocks and required IDs.
+        A blank line is no step; a malformed line gives one ``malformed`` violation.
+        O(n + r log r) in the step's blocks and required IDs.
         """
         text: str | bytes = line
         if isinstance(text, bytes):
@@ -309,13 +303,9 @@ class Audit:
 
 
 def check_run(lines: Iterable[bytes | str], *, rule: Rule | None = None) -> RunReport:
-    """Audit a recorded run given as its lines (an open file, a list of strings), under
-    ``rule`` (``None``: the seed's rule).
-
-    Keeps every violation in the :class:`RunReport`; for a run too large for that, feed
-    :class:`Audit` line by line.  Lines are numbered from 1.  Raises
-    :class:`RuleMismatch` for a step recorded under another rule.
-    """
+    """Audit a recorded run given as its lines, numbered from 1, under ``rule`` (``None``:
+    the seed's); every violation is kept in the :class:`RunReport` (feed :class:`Audit`
+    for a run too large for that).  Raises :class:`RuleMismatch`."""
     audit = Audit(rule=rule)
     found: list[Violation] = []
     for number, line in enumerate(lines, start=1):

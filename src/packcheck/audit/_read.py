@@ -1,12 +1,9 @@
 """Reading runs and case files: names and globs, ``-``, ``.gz``, fsspec URLs, and pieces.
 
-A file is read whole in one process.  For a cluster it is cut into pieces of about
-:data:`PIECE_BYTES` at line ends, each read on its own (a ``.gz`` file, which cannot be
-entered midway, is one piece).  A piece past a file's start is numbered from 2 when
-planned: its lines are not the file's first (line 1 alone may start with a BOM), and
-their true numbers are known once the pieces before it are read.  ``pack`` needs them
-before: :func:`pieces` counts them in a first pass (:func:`count_lines`); ``audit``
-shifts its pieces' line numbers as their results come back in order.
+A file is read whole in one process; for a cluster it is cut at line ends into pieces
+of about :data:`PIECE_BYTES` (a ``.gz`` file is one piece).  A later piece is numbered
+from 2 when planned: ``pack`` counts its true line numbers first (:func:`pieces`),
+``audit`` shifts them as results come back in order.
 """
 
 from __future__ import annotations
@@ -192,11 +189,9 @@ def buffered(read: Callable[[int], bytes]) -> IO[bytes]:
 def plan(
     name: str, piece_bytes: int, splittable: Callable[[bytes], bool] | None = None
 ) -> list[Piece]:
-    """``name`` cut at line ends into pieces of about ``piece_bytes``, the first
-    numbered from 1, the others from 2 (:func:`pieces` counts their numbers).  Whole:
-    standard input, a compressed file, anything but a regular file, a file
-    ``splittable`` (given its first line) refuses, and a file that cannot be read (its
-    piece then fails where it is read, in order)."""
+    """``name`` cut at line ends into pieces of about ``piece_bytes``, the first numbered
+    from 1, the others from 2.  Whole: standard input, a compressed or irregular file,
+    one ``splittable`` refuses, and one that cannot be read (its piece fails later)."""
     first = whole(name)
     try:
         if name == "-" or _compressed(name):

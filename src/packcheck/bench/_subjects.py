@@ -1,11 +1,8 @@
 """What a benchmark times: any packer ``verify`` accepts, at the level it works at.
 
-A *kernel* (``pack_sizes(budget, int64 sizes) -> (kept, remaining)``) is timed on a
-workload's arrays, a *case* packer (``case -> answer``) on the workload as a case, a
-*command* (JSON Lines) by sending batches of cases through its running process, so
-that its start-up is not what is measured.  Answers are compared in the kind's own
-terms: a kernel's ``(flags, remaining)`` with :func:`packcheck.reference.pack_sizes`,
-an output (less any captured ``partition``) with :func:`packcheck.pack`'s.
+A *kernel* (``pack_sizes(budget, int64 sizes)``) is timed on a workload's arrays, a
+*case* packer on the workload as a case, a *command* by batches of cases through its
+running process; answers are compared in the kind's own terms.
 """
 
 from __future__ import annotations
@@ -278,12 +275,9 @@ def python_subject(
     limit: Limit | None = None,
     rule: Rule | None = None,
 ) -> Subject:
-    """``function`` as a kernel or case subject: ``kind`` if given, else told by its
-    signature, or when that cannot tell, by trying a small case each way; every call
-    watched by ``limit``.
-
-    Raises :class:`SetupError` (one line, naming ``option``) when neither fits.
-    """
+    """``function`` as a kernel or case subject (``kind``, else told by its signature or a
+    small case each way), every call watched by ``limit``; :class:`SetupError` (one
+    line, naming ``option``) when neither fits."""
     if kind is None:
         with _watching(limit, f"{option} {name!r} failed when tried on a small case"):
             kind = _kind(name, function, option)
