@@ -43,13 +43,9 @@ _SCALARS = frozenset({str, int, bool, type(None)})
 def _plain_copy(case: object) -> dict[str, Any] | None:
     """A copy of a plain ``case`` that shares nothing mutable with it, else ``None``.
 
-    Plain: a ``dict`` with ``str`` keys whose values are ``str``, ``int``, ``bool`` or
-    ``None``, lists of ``str``, or lists of blocks ``{"id": str, "size": int}``
-    (:func:`packcheck._rule.model.plain_columns`), types exact.  The dict, its lists and
-    the blocks are copied; strings and integers, which cannot change, are shared.  A
-    block that stands twice in the list (the same dict) is two dicts in the copy.
-    Anything else (floats, ``Decimal``, blocks with other keys or in another order,
-    nesting) is ``None``: it is copied by pickling, as it always was.
+    Plain: a ``dict`` of ``str`` keys whose values are ``str``, ``int``, ``bool``,
+    ``None``, lists of ``str`` or of blocks ``{"id": str, "size": int}``, types exact;
+    immutable values are shared.  Anything else is ``None`` (copied by pickling).
     """
     if type(case) is not dict:
         return None
@@ -110,10 +106,8 @@ class CallablePacker(Packer):
     def answer(self, case: dict[str, Any]) -> object:
         """Call the function; an exception or a modified input is a :class:`PackerFault`.
 
-        A plain case (:func:`_plain_copy`, every generated and probe case of ``int``
-        units) is copied as far as it can change, at C speed, and compared exactly
-        afterwards; any other is copied by a pickle round trip.  Either way a change is
-        located by :func:`_difference`, so both report the same faults.
+        A plain case is copied as far as it can change and compared exactly afterwards,
+        any other by a pickle round trip; :func:`_difference` locates a change.
         """
         work = _plain_copy(case)
         if work is None:

@@ -15,11 +15,8 @@ from .units import NumberTooLarge, as_unit
 
 
 class MalformedCase(ValueError):
-    """The input is not a case at all (outside the declared rule).
-
-    ``where`` names the field (``blocks[2].id``), ``why`` says what is wrong; ``str()``
-    gives both on one line.
-    """
+    """The input is not a case at all (outside the declared rule); ``where`` names the
+    field, ``why`` says what is wrong, ``str()`` both on one line."""
 
     def __init__(self, where: str, why: str) -> None:
         super().__init__(f"{where}: {why}")
@@ -44,9 +41,8 @@ class Case:
 class SizeError:
     """A well-formed case with an invalid unit: its declared result is ``{"error": "size"}``.
 
-    ``where`` is the first offending field in reading order (``budget``, then the
-    blocks' sizes by position); ``value`` is the offending value, or ``None`` with
-    ``absent=True`` when the key is missing.
+    ``where``: the first offending field in reading order; ``value``: the value, or
+    ``None`` with ``absent=True`` when the key is missing.
     """
 
     where: str
@@ -180,12 +176,9 @@ def _required_ids(case: Mapping[str, Any]) -> tuple[str, ...]:
 def read_case(case: object) -> Case | SizeError:
     """Read one case: a :class:`Case`, or a :class:`SizeError` for an invalid unit.
 
-    Raises :class:`MalformedCase` when the shape is wrong: ``case`` is not a mapping,
-    ``blocks`` is not a list of mappings each with a string ``id``, or ``required`` is
-    not a list of strings.  Shape is checked for every block before any unit, so a
-    malformed block after an invalid size is still reported as malformed.  Keys other
-    than ``budget``, ``blocks``, ``required``, ``id`` and ``size`` are ignored.
-    O(n) in the number of blocks and required IDs.
+    Raises :class:`MalformedCase` when the shape is wrong (not a mapping, ``blocks`` not
+    a list of mappings with a string ``id``, ``required`` not a list of strings); shape
+    is checked for every block before any unit.  Other keys are ignored.  O(n).
     """
     parts = _plain_parts(case)
     if parts is not None:

@@ -1,9 +1,7 @@
 """Seeded benchmark workloads: block sizes and a budget, typical and adversarial.
 
-Every workload is a function of ``(n, seed)`` returning int64 sizes and a budget, so
-a benchmark run is reproducible from its seed.  *Typical* workloads are what packers
-meet in practice; *adversarial* ones are orders built to make a scan that restarts
-at every skipped block quadratic.
+Each is a function of ``(n, seed)`` returning int64 sizes and a budget; adversarial
+orders make a scan that restarts at every skipped block quadratic.
 """
 
 from __future__ import annotations
@@ -107,11 +105,9 @@ def _fits_int64(case: Case) -> bool:
 
 
 def fitted_budget(budget: int, sizes: Sequence[int], rule: Rule | None) -> int:
-    """``budget`` raised so that ``rule`` packs the blocks as a budget of ``budget``
-    leaves room for them under packcheck's own rule: by the ``reserve`` and what the
-    pins cost (their sizes, ``per_item`` and ``separator``, one unit more under ``fit =
-    "lt"``), and to ``refuse_budget_below`` at least.  So a workload times the scan
-    the rule makes, never its refusal.  ``budget`` unchanged for no rule."""
+    """``budget`` raised so that ``rule`` leaves the blocks the room packcheck's own rule
+    would (its ``reserve``, the pins' cost, ``refuse_budget_below``), so a workload
+    times the rule's scan, never its refusal.  Unchanged for no rule."""
     if rule is None:
         return budget
     pinned = _pinned(sizes, rule)
@@ -263,11 +259,8 @@ class Batch:
 
 
 def batch_of_steps(cases: int, seed: int = 0, *, fewest: int = 10, most: int = 200) -> Batch:
-    """``cases`` model steps of ``fewest`` to ``most`` blocks (sizes 1-100), seeded.
-
-    Each step's budget is uniform between 0 and its total, so some steps keep
-    everything, some nothing, most a prefix and then a few small blocks.
-    """
+    """``cases`` model steps of ``fewest`` to ``most`` blocks (sizes 1-100), seeded, each
+    budget uniform between 0 and the step's total."""
     rng = np.random.default_rng(seed)
     lengths = rng.integers(fewest, most + 1, cases)
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)

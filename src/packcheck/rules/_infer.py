@@ -1,13 +1,9 @@
 """``packcheck rule infer``: the rule of the vocabulary a packer follows, found by asking it.
 
-:func:`infer` probes the numeric keys (:mod:`._numbers`), narrows the candidate rules
-on the probe cases and on small cases drawn from the seed (:mod:`._search`), asks the
-packer the cases that tell the simplest rule left from the others, and checks the
-simplest with ``verify`` itself (:func:`packcheck.verify.run`, at the same seed and
-settings): a rule it returns as fitting has passed ``verify --rule``.  A counterexample
-``verify`` finds is one more case asked, and the search goes on.  When no rule gives
-every answer, the nearest one (the most cases agreed, then the simplest) comes back
-with a shrunk case on which the packer departs from it.
+:func:`infer` probes the numeric keys (:mod:`._numbers`), narrows the candidates
+(:mod:`._search`), and checks the simplest left with ``verify`` itself at the same seed:
+a rule returned as fitting has passed ``verify --rule``, and a counterexample is one
+more case asked.  When none fits, the nearest comes back with a shrunk case against it.
 """
 
 from __future__ import annotations
@@ -56,14 +52,9 @@ class Alternative:
 
 @dataclass(frozen=True, slots=True)
 class Inferred:
-    """What :func:`infer` found.
-
-    ``rule`` fits (``fits``) or is the nearest; it gave the packer's answer on
-    ``agreed`` of the ``asked`` cases; ``verified`` counts the cases ``verify --rule``
-    checked it on (0 when none fits).  ``counterexample`` (when none fits) is a shrunk
-    case with ``answer`` (the packer's) and ``expected`` (the nearest rule's).
-    ``notes`` say where lists stopped lengthening and what the search could not do.
-    """
+    """What :func:`infer` found: ``rule`` fits (``fits``) or is the nearest, agreeing on
+    ``agreed`` of ``asked`` cases; ``verified``: cases ``verify --rule`` checked it on;
+    ``counterexample`` (none fits) with ``answer`` and ``expected``; ``notes``."""
 
     rule: Rule
     fits: bool
@@ -84,13 +75,9 @@ def infer(
     *,
     drawn: int = DRAWN,
 ) -> Inferred:
-    """The simplest rule of the vocabulary that ``packer`` follows, checked by ``verify``.
-
-    ``settings``: the seed (required: the same seed reproduces the same search), the
-    magnitudes, the cases and the long lists of the ``verify`` run that checks the rule
-    found, and the progress callback.  Raises what ``verify`` raises for a packer that
-    cannot run.
-    """
+    """The simplest rule of the vocabulary that ``packer`` follows, checked by ``verify``
+    with ``settings`` (the seed is required: it reproduces the search).  Raises what
+    ``verify`` raises for a packer that cannot run."""
     s = settings or Settings(seed=0)
     seed = s.seed
     if seed is None:
@@ -183,11 +170,9 @@ def _nearest(
     notes: list[str],
     failed: list[tuple[Rule, Finding]],
 ) -> Inferred:
-    """No rule fits: the nearest one, and a shrunk case on which the packer departs.
-
-    Where the rules left give every answer the packer gave but the simplest of them
-    failed ``verify --rule`` :data:`_CHECKS` times, on what answers alone do not show
-    (a captured partition, a type), the first of them, with ``verify``'s finding."""
+    """No rule fits: the nearest one, and a shrunk case on which the packer departs (or,
+    where rules give every answer but failed ``verify --rule`` :data:`_CHECKS` times, the
+    first of them with ``verify``'s finding)."""
     nearest = rules.nearest()
     if nearest is None or nearest[1] == 0:
         rule, finding = failed[0]

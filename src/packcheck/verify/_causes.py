@@ -1,11 +1,8 @@
 """Named causes: which known wrong variant of the rule does a wrong answer agree with?
 
-A counterexample says *that* a packer is wrong; replaying it through variants of the
-rule that real packers get wrong says what the packer is probably doing instead.  Each
-variant below differs from the rule in one way.  An answer that equals a variant's
-output (and not the rule's) is "consistent with" that variant; none may match, and
-that is a fine answer too.  The variants are deliberately simple: they name a
-suspicion, they prove nothing.
+Each variant below differs from the rule in one way; an answer that equals a variant's
+output (and not the rule's) is "consistent with" it.  They name a suspicion, they prove
+nothing.
 """
 
 from __future__ import annotations
@@ -255,13 +252,9 @@ def _scannable(case: object, answer: object) -> tuple[Case, list[Any]] | None:
 
 
 def _walk(case: object, answer: object) -> tuple[int, int | None, str] | None:
-    """Position in ``kept``, block index and message of the first departure, if any.
-
-    The departure is at the first block where the two scans part: the block the rule
-    keeps and the answer does not, or, when it comes first, the block the rule skips
-    and the answer keeps (the first skipped block since the last agreement that
-    carries the answer's ID).
-    """
+    """Position in ``kept``, block index and message of the first departure, if any: the
+    first block the rule keeps and the answer does not, or one the rule skips and the
+    answer keeps, whichever comes first."""
     both = _scannable(case, answer)
     if both is None:
         return None
@@ -323,12 +316,8 @@ def _extra(
 
 
 def departure(case: object, answer: object) -> str | None:
-    """Where the answer's ``kept`` first departs from the rule's, by position.
-
-    Compares the two kept sequences entry by entry, so repeated IDs are blamed at the
-    right place: ``kept[i]`` is the i-th kept block, whatever its ID.  ``None`` when
-    the kept sequences agree or the answer has no list ``kept``.
-    """
+    """Where the answer's ``kept`` first departs from the rule's, by position (so repeated
+    IDs are blamed at the right place); ``None`` when they agree or there is no list."""
     found = _walk(case, answer)
     return None if found is None else found[2]
 
