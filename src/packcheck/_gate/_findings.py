@@ -1,9 +1,5 @@
-"""A finding: one case on which the packer under test did not answer as the oracle expects.
-
-The gate keeps, shrinks and saves findings; each oracle's finding (``verify``'s
-counterexample, ``diff``'s divergence) says how to show itself: its text report, its
-part of the JSON report, and the JSON report's verdict.
-"""
+"""A finding: one case on which the packer under test did not answer as the oracle
+expects, which says how to show itself (text, JSON part, verdict)."""
 
 from __future__ import annotations
 
@@ -30,13 +26,10 @@ SHOWN_WHOLE = 50
 class Finding:
     """A case the packer under test answered wrongly, and which checks it failed.
 
-    ``expected`` is what the oracle expected and ``answer`` what came (a
-    :class:`PackerFault` when nothing did); ``name`` is the fixture's.  ``first`` is the
-    finding as first found (before shrinking) and ``before`` how many cases the run
-    checked before it.  ``saving`` is how the report names the setting that saves a
-    case whole: its keyword, which the command line says as its flag.  ``under`` is the
-    rule its fixture records (:func:`packcheck._gate._fixtures.recorded`): the declared
-    rule in use, ``"OLD"`` for ``diff`` without one, ``None`` for the default rule.
+    ``expected``: the oracle's; ``answer``: what came (a :class:`PackerFault` when
+    nothing did); ``name``: the fixture's; ``first``: as first found; ``before``: cases
+    checked before it; ``saving``: the setting that saves a case; ``under``: the rule
+    its fixture records (``"OLD"`` for ``diff`` without one, ``None``: the default).
     """
 
     #: The start of a saved fixture's id: ``verify-`` and a digest of the case.

@@ -1,12 +1,9 @@
 """A declared rule's answer alone: the interpreter's pipeline with the scan in one loop.
 
-:func:`packcheck._rule.interpret.interpret_case` records an event, a bucket and what was
-left for every block.  A caller that needs only the declared answer (``pack``, the
-gate's expected answers, the engines' exact path) takes this one, which meets each block
-once, in a loop as short as the reference's: the sizes in scan order are sliced out in
-C, and a kept block's position is worked out from its place in the scan afterwards.
-Both interpreters are compared on random rules and cases
-(properties/test_rule_engine_properties.py).
+For callers that need only the declared answer (``pack``, the gate's expected answers,
+the engines' exact path): each block is met once, in a loop as short as the
+reference's.  The properties compare it with :mod:`packcheck._rule.interpret` on random
+rules and cases.
 """
 
 from __future__ import annotations
@@ -55,13 +52,8 @@ def answer(rule: Rule, case: Case) -> dict[str, Any]:
 
 
 def kept_blocks(rule: Rule, case: Case) -> Kept | None:
-    """What ``rule`` keeps of ``case`` (units already valid); ``None`` when it refuses
-    the case.
-
-    O(n) for ``n`` blocks, plus O(k log k) for ``k`` kept blocks under ``output =
-    "scan"`` or ``dedup`` (linear when, as every ``order`` keeps them, they come in
-    runs).
-    """
+    """What ``rule`` keeps of ``case`` (units already valid); ``None`` when it refuses.
+    O(n), plus O(k log k) for ``k`` kept blocks under ``output = "scan"`` or ``dedup``."""
     n = len(case.ids)
     # 2. Refusals.
     if case.budget < rule.refuse_budget_below or (rule.refuse_empty and n == 0):
@@ -176,12 +168,8 @@ def _in_input_order(met: list[bool], order: str) -> list[bool]:
 def _walk(
     sizes: Sequence[int], limit: Charge, step: Charge, on_misfit: str
 ) -> tuple[list[bool], Charge]:
-    """The scan: a flag for each block it meets (kept or not), and its final ``limit``.
-
-    A block fits iff its size is at most ``limit``; keeping it lowers ``limit`` by its
-    size and by ``step``, the charge on top of the next block's size.  ``max_count`` is
-    the caller's: the scan it caps is this one, cut at a kept block.
-    """
+    """The scan: a flag for each block it meets, and its final ``limit``; keeping a block
+    lowers ``limit`` by its size and ``step``.  ``max_count`` is the caller's."""
     stop, overshoot = on_misfit == "stop", on_misfit == "overshoot"
     met: list[bool] = []
     flag = met.append

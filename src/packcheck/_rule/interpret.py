@@ -36,13 +36,10 @@ SIZE_ERROR: dict[str, Any] = {"error": "size"}
 class Outcome:
     """What a rule made of one case.
 
-    ``result`` is the declared answer.  For a case with an invalid unit nothing was
-    scanned: the tuples are empty and ``size_error`` says why.  Otherwise each tuple has
-    one entry per block, in input order: its event, its bucket of the partition, and
-    ``left``: what was left when the scan met it (for a block it never met, what was left
-    when it ended; for a block removed before it, or of a refused case, the budget minus
-    the reserve).  ``reasons`` gives each distinct missing required ID (each required ID
-    of a refused case) its reason, in UTF-16 order.
+    ``result`` is the declared answer.  Per block, in input order: its event, its bucket
+    and ``left``, what was left when the scan met it (empty tuples and a
+    ``size_error`` for an invalid unit).  ``reasons``: each distinct missing required
+    ID's reason, in UTF-16 order.
     """
 
     result: dict[str, Any]
@@ -54,13 +51,9 @@ class Outcome:
 
 
 def interpret(rule: Rule, case: object, *, result_only: bool = False) -> Outcome:
-    """The rule's answer to ``case`` and what happened to each block.
-
-    Raises :class:`packcheck.MalformedCase` for a case that is not shaped like one; a
-    rule never changes how a case is read.  O(n + r log r).  ``result_only``: the
-    answer alone (the tuples left empty, no reasons), for a caller that needs nothing
-    else, at about half the cost.
-    """
+    """The rule's answer to ``case`` and what happened to each block; raises
+    :class:`packcheck.MalformedCase`.  O(n + r log r).  ``result_only``: the answer
+    alone, at about half the cost."""
     read = read_case(case)
     if isinstance(read, SizeError):
         return Outcome(dict(SIZE_ERROR), size_error=read)

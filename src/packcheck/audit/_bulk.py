@@ -1,14 +1,7 @@
 """A chunk of typed run records checked in bulk: the rule's answers from the batch kernel,
-the recorded partitions and results compared with them, and what each step lost.
-
-The partitions and kept lists are compared as text: every step's, as lists sliced from
-the IDs in bucket order, written by one compact JSON encode per chunk, against the
-recorded texts joined into one JSON array; when the two agree, every step's does, so a
-chunk of correct steps costs a few passes in C over its IDs.  The missing IDs and their
-reasons come from one table per chunk: each distinct required ID a column, each step a
-row, holding the best bucket a block of that ID reached in that step (packed, else
-available, else dropped, else none).
-"""
+the recorded partitions and results compared with them as text, and what each step
+lost, from one table of steps by required IDs (docs/performance.md, "Audit near its
+floor")."""
 
 from __future__ import annotations
 
@@ -176,11 +169,9 @@ def _partitions(ordered: list[str], bounds: list[int]) -> list[dict[str, list[st
 
 
 def _same_texts(recorded: list[Any], expected: list[Any]) -> npt.NDArray[np.bool_]:
-    """Per step, whether its recorded text (a :class:`msgspec.Raw`) is its expected
-    value as packcheck writes it (compact; every ID here is ASCII with no escape): all
-    at once when the texts of the whole chunk, as one JSON array, agree, else step by
-    step.  The elements of a JSON array are found in one way only, so when the arrays
-    agree every step's text does."""
+    """Per step, whether its recorded text (a :class:`msgspec.Raw`) is its expected value
+    as packcheck writes it: all at once when the chunk's texts agree as one JSON array,
+    else step by step."""
     if b"[" + b",".join(recorded) + b"]" == _encode(expected):
         return np.ones(len(recorded), np.bool_)
     return np.fromiter(

@@ -1,9 +1,5 @@
-"""What an audit reports: each violation, each lost ID, the summary and the whole run.
-
-In an audit of one file a violation and a lost ID's steps name their line; in an
-audit of several files they name their file too (``file`` in ``--json``, ``FILE:`` in
-the text), each line counted within its own file.
-"""
+"""What an audit reports: each violation, each lost ID, the summary and the whole run;
+in an audit of several files, each line names its file too."""
 
 from __future__ import annotations
 
@@ -26,11 +22,8 @@ def label_text(label: Any) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """One broken check on one line: ``check`` (see :data:`CHECKS`) and a one-line message.
-
-    ``step`` is the step's own ``step`` field (else its ``id``), ``None`` when it has
-    neither; ``file`` is the file it is in, in an audit of several files (else ``None``).
-    """
+    """One broken check on one line: ``check`` (:data:`CHECKS`) and a one-line message;
+    ``step`` is the step's ``step`` (else ``id``) field, ``file`` its file among several."""
 
     line: int
     check: str
@@ -62,12 +55,8 @@ def _where_in(at: StepAt) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Loss:
-    """A required ID missing in ``count`` steps: ``reasons`` counted, the first ``steps``.
-
-    Each of ``steps`` is a :data:`StepAt`: ``(line, label)``, its line number and its
-    own ``step`` (or ``id``) field or ``None``; in an audit of several files
-    ``(line, label, file)``.
-    """
+    """A required ID missing in ``count`` steps: ``reasons`` counted, the first ``steps``,
+    each a :data:`StepAt` (``(line, label)``, with ``file`` among several files)."""
 
     id: str
     count: int

@@ -27,11 +27,8 @@ class BenchError(Exception):
 
 
 def read_answer(answer: Any) -> tuple[list[bool], int] | None:
-    """``(flags, remaining)`` as plain Python values, or ``None`` if it is not an answer.
-
-    ``remaining`` must be an ``int`` (not a NumPy scalar or a bool); the flags any
-    sequence or array, compared by value.
-    """
+    """``(flags, remaining)`` as plain Python values, or ``None`` if it is not an answer
+    (``remaining`` an ``int``, the flags any sequence, compared by value)."""
     try:
         mask, remaining = answer
         flags = mask.tolist() if isinstance(mask, np.ndarray) else list(mask)
@@ -49,13 +46,9 @@ def first_answer(
     read: Callable[[Any], Any] | None = None,
     shape: str | None = None,
 ) -> Any:
-    """``call()``'s answer, put in comparable form by ``read``.
-
-    A :class:`BenchError` when the call raises (a command packer's fault is said as
-    the command failed; a :class:`SetupError` passes through), or (given ``shape``, what an answer
-    looks like) when ``read`` finds no answer in it (``None``); without ``shape`` a
-    ``None`` is left for :func:`check_answers` to call wrong.
-    """
+    """``call()``'s answer, put in comparable form by ``read``; a :class:`BenchError` when
+    the call raises (a :class:`SetupError` passes through) or, given ``shape``, when
+    ``read`` finds no answer."""
     try:
         answer = call()
     except SetupError:
@@ -71,12 +64,9 @@ def first_answer(
 
 
 def check_answers(answers: Mapping[str, Any], expected: Callable[[], Any], where: str) -> None:
-    """Every answer in ``answers`` (by label) must be ``expected()``'s.
-
-    Two sides that agree with each other pass without asking ``expected`` (the rule's
-    answer costs more than theirs on a long input); two that differ fail naming the
-    side the rule agrees with.  One side fails as *a wrong answer*.
-    """
+    """Every answer in ``answers`` (by label) must be ``expected()``'s; two sides that
+    agree pass without asking it, two that differ fail naming the one the rule agrees
+    with."""
     labels = list(answers)
     if len(labels) == 2:
         if answers[labels[0]] == answers[labels[1]]:
