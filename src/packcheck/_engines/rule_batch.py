@@ -1,10 +1,6 @@
-"""Many cases under one declared rule: :func:`packcheck.scan.pack_batch` with ``rule=``.
-
-Case by case: a short case by the rule's answer-only interpreter (below
-:data:`SHORT` blocks a NumPy call costs more than its loop), a longer one by the rule
-lowered for the kernels (:func:`packcheck._engines.rules.pack_rule`).  Not yet
-vectorised across cases as the seed's rule is (:mod:`packcheck._engines.batch`).
-"""
+"""Many cases under one declared rule: :func:`packcheck.scan.pack_batch` with ``rule=``,
+case by case: short cases by the answer-only interpreter, longer ones by the rule
+lowered for the kernels (:func:`packcheck._engines.rules.pack_rule`)."""
 
 from __future__ import annotations
 
@@ -46,10 +42,9 @@ def pack_rule_batch(
     """Case ``i`` (``sizes[offsets[i]:offsets[i + 1]]`` under ``budgets[i]``) packed by
     ``rule``, exactly as :func:`packcheck.pack` packs it.
 
-    ``ids`` (integers, one per block; equal IDs equal within a case) are needed under
-    ``dedup`` and ``pin = "required"``, ``wanted`` (whether each block's ID is required)
-    under ``pin = "required"``.  Sizes and budgets are checked as
-    :func:`packcheck.scan.pack_batch` checks them; sizes must be units (``>= 1``).
+    ``ids`` (per block; equal IDs equal) are needed under ``dedup`` and ``pin =
+    "required"``, ``wanted`` (whether each ID is required) under the latter.  Inputs are
+    checked as :func:`packcheck.scan.pack_batch` checks them, sizes ``>= 1``;
     ``ValueError`` when a remaining does not fit int64.  Under ``output = "scan"`` the
     flags give what is kept, not its order.
     """

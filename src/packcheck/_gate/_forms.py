@@ -1,10 +1,6 @@
-"""The report forms CI reads, shared by ``packcheck verify`` and ``packcheck diff``.
-
-Each command builds its text and its JSON report from its own outcome; the forms that
-only carry what those say are built here, the same for both: GitHub Actions workflow
-commands (an ``::error`` for a failed run, a ``::notice`` for a passing one, then the
-text) and JUnit XML (a ``testsuite`` for the run, a ``testcase`` per phase).
-"""
+"""The report forms CI reads, shared by ``packcheck verify`` and ``packcheck diff``:
+GitHub Actions workflow commands and JUnit XML, built from what each command's text
+and JSON reports say."""
 
 from __future__ import annotations
 
@@ -33,11 +29,8 @@ def _escape_property(value: str) -> str:
 
 
 def github(command: str, *, passed: bool, title: str, message: str, text: str) -> str:
-    """A GitHub Actions workflow command, then ``text``.
-
-    ``::notice`` for a run that ``passed``, else ``::error``; titled ``packcheck
-    COMMAND: TITLE``, its message ``message`` (one line: newlines are escaped).
-    """
+    """A GitHub Actions workflow command (``::notice`` if ``passed``, else ``::error``,
+    titled ``packcheck COMMAND: TITLE``, ``message`` on one line), then ``text``."""
     kind = "notice" if passed else "error"
     heading = _escape_property(one_line(f"packcheck {command}: {title}"))
     message = "\n".join(map(one_line, message.split("\n")))
@@ -64,11 +57,8 @@ class Failure:
 
 @dataclass(frozen=True, slots=True)
 class TestCase:
-    """A phase as a JUnit ``testcase``: its seconds and one of what it holds.
-
-    ``failure`` when it failed, else ``skipped`` (why) when it did not run, else
-    ``out``, its ``system-out`` (how many cases it checked).
-    """
+    """A phase as a JUnit ``testcase``: its seconds and a ``failure``, else ``skipped``
+    (why), else ``out``, its ``system-out``."""
 
     __test__ = False  # not a test class of pytest's
 
@@ -86,12 +76,9 @@ def junit_xml(
     properties: Mapping[str, object],
     cases: Sequence[TestCase],
 ) -> bytes:
-    """JUnit XML: a ``testsuites`` root holding one ``testsuite`` for the run.
-
-    The suite is named ``packcheck COMMAND (SUBJECT)``, holds ``properties`` (strings
-    as they are, anything else as JSON) and one ``testcase`` per entry of ``cases``,
-    of class ``packcheck.COMMAND``.
-    """
+    """JUnit XML: a ``testsuites`` root holding one ``testsuite`` for the run, named
+    ``packcheck COMMAND (SUBJECT)``, with ``properties`` and a ``testcase`` per entry of
+    ``cases``."""
     root = ET.Element("testsuites", name=f"packcheck {command}")
     suite = ET.SubElement(
         root,

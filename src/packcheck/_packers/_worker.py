@@ -43,11 +43,8 @@ class WorkerPacker(Process):
     def __init__(
         self, spec: str, timeout: float, *, hash_seed: str | None = None, cwd: str | None = None
     ) -> None:
-        """``hash_seed``: the worker's ``PYTHONHASHSEED`` unless the environment sets one,
-        so that two workers iterate sets of strings in the same order.  The packer's
-        module is imported in the worker alone (:meth:`start`), started in ``cwd``
-        (default: this process's directory), which its ``MODULE`` or ``PATH.py`` is
-        read from."""
+        """``hash_seed``: the worker's ``PYTHONHASHSEED`` unless the environment sets one;
+        the packer's module is imported in the worker alone, started in ``cwd``."""
         package_root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ)
         if hash_seed is not None:
@@ -57,14 +54,9 @@ class WorkerPacker(Process):
         self.spec = spec
 
     def start(self) -> None:
-        """Start the worker and wait until it has loaded the function, so that its
-        start-up never counts against a case's timeout.
-
-        The worker says it is running (an empty frame: within
-        :data:`WORKER_START_SECONDS`), then imports the packer's module within
-        :attr:`timeout` seconds and says it is ready (an empty frame) or why it cannot
-        be (the :class:`SetupError`'s one line, raised here).
-        """
+        """Start the worker and wait until it has loaded the function, so its start-up
+        never counts against a case's timeout; a :class:`SetupError` (one line) when it
+        cannot load it within :attr:`timeout`."""
         super().start()
         try:
             self._started(WORKER_START_SECONDS, "the worker did not start within {} s")

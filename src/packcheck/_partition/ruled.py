@@ -1,13 +1,7 @@
 """The partition a declared rule other than the default gives one case, and why each
-block is in its bucket, in the rule's own terms (docs/partition.md).
-
-:class:`RuledExpected` is :class:`~packcheck._partition.trace.Expected` for such a
-rule: what :mod:`packcheck.audit` compares a recorded step with, from the rule's
-interpreter.  :func:`ruled_buckets` gives each block's bucket with the words that say
-why, for the walk of :func:`packcheck._partition.facts.check_partition`; and
-:func:`lost_why` says in a few words why a missing ID is missing in one step, for an
-audit's summary.
-"""
+block is in its bucket, in the rule's own terms (docs/partition.md): the step
+:mod:`packcheck.audit` compares (:class:`RuledExpected`), the buckets the facts walk
+(:func:`ruled_buckets`), and why a missing ID is missing (:func:`lost_why`)."""
 
 from __future__ import annotations
 

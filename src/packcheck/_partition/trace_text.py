@@ -1,13 +1,6 @@
 """The trace as the JSON text ``packcheck pack --trace`` writes: exactly
-``write_json(trace(case).to_json())``, built from the kernel's kept mask.
-
-Under the default rule the steps come from the mask and its running totals
-(:mod:`packcheck._partition.mask`) as :class:`msgspec.Struct` objects, which msgspec
-writes as the step objects in one call; where its text is not the exact writer's
-(an ID needing an escape, an integer past the 4,300-digit guard) the same steps are
-written as dicts by the exact writer.  A case of many blocks is written
-:data:`STEPS_AT_ONCE` steps at a time, so its steps are never held together.
-"""
+``write_json(trace(case).to_json())``, built from the kernel's kept mask, written by
+msgspec where its text is the exact writer's, :data:`STEPS_AT_ONCE` steps at a time."""
 
 from __future__ import annotations
 
@@ -45,13 +38,9 @@ class _Step(msgspec.Struct, gc=False):
 def trace_json(
     case: object, *, engine: Engine = "reference", rule: Rule | None = None
 ) -> Iterator[str]:
-    """``write_json(trace(case).to_json())``, the same text, in pieces: one for a case of
-    at most :data:`STEPS_AT_ONCE` blocks, else the steps :data:`STEPS_AT_ONCE` at a time.
-    Raises :class:`packcheck.MalformedCase` like :func:`packcheck.pack`, at the call.
-    O(n + r log r) time; O(n) words, and no object per block held beyond
-    :data:`STEPS_AT_ONCE`.  A rule other than the default is traced by its interpreter
-    (:func:`packcheck.trace`) and written whole.
-    """
+    """``write_json(trace(case).to_json())`` in pieces of at most :data:`STEPS_AT_ONCE`
+    steps; raises :class:`packcheck.MalformedCase` at the call.  O(n + r log r) time,
+    O(n) words.  A rule other than the default is traced by its interpreter, whole."""
     if rule is not None and not rule.is_default:
         return iter((write_json(trace(case, engine=engine, rule=rule).to_json()),))
     read = read_case(case)

@@ -1,12 +1,7 @@
-"""The rule of a fixture, as a fixture file records it.
-
-Every fixture belongs to a rule: the one its ``rule`` key records (the keys that
-differ from the default, and the name), the default rule when it has none, or
-``"OLD"``: its expected answer is what ``diff``'s OLD answered, not a rule's.  A run
-checks the expected answers of the fixtures of its rule and runs only the inputs of
-the others; a fixture whose expected answer is not its own rule's is an error
-(:func:`contradiction`).  Free of the gate (and of Hypothesis): ``packcheck
-fixtures`` reads these too.
+"""The rule of a fixture, as a fixture file records it: its ``rule`` key, the default
+rule when it has none, or ``"OLD"`` (``diff``'s OLD answered it).  A run checks the
+expected answers of its own rule's fixtures only; one whose answer is not its rule's is
+an error (:func:`contradiction`).  Free of the gate, for ``packcheck fixtures`` too.
 """
 
 from __future__ import annotations

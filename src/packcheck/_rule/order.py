@@ -6,13 +6,8 @@ from collections.abc import Iterable
 
 
 def utf16_key(text: str) -> bytes:
-    """Sort key comparing ``text`` by UTF-16 code units.
-
-    Big-endian UTF-16 bytes compare exactly as the code-unit sequence does, so a
-    character above U+FFFF (a surrogate pair, 0xD800-0xDBFF first) sorts *before*
-    U+E000-U+FFFF, unlike Python's code-point order.  ``surrogatepass`` keeps lone
-    surrogates, which are legal IDs.
-    """
+    """Sort key comparing ``text`` by UTF-16 code units (big-endian UTF-16 bytes), so a
+    character above U+FFFF sorts before U+E000-U+FFFF; lone surrogates are kept."""
     return text.encode("utf-16-be", "surrogatepass")
 
 
@@ -26,12 +21,8 @@ def sorted_utf16(texts: Iterable[str]) -> list[str]:
 
 
 def same_utf16(text: str) -> str:
-    """``text`` with each surrogate pair joined into its character.
-
-    IDs are compared as UTF-16 code-unit sequences, as JSON and JavaScript see them:
-    the Python strings ``"\\ud83d\\ude00"`` (a pair) and ``"\\U0001f600"`` are one ID.
-    Lone surrogates stay as they are.
-    """
+    """``text`` with each surrogate pair joined into its character, as JSON and JavaScript
+    see IDs (``"\\ud83d\\ude00"`` is ``"\\U0001f600"``); lone surrogates stay."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -48,11 +39,8 @@ def all_same_utf16(texts: list[str]) -> list[str]:
 
 
 def own_utf16(text: str) -> bool:
-    """Whether ``text`` is already what :func:`same_utf16` makes of it: no surrogate.
-
-    True for every string without a surrogate code point (U+D800-U+DFFF), which UTF-8
-    cannot encode: one pass in C, and no copy for ASCII text.
-    """
+    """Whether ``text`` is already what :func:`same_utf16` makes of it: no surrogate (one
+    pass in C, no copy for ASCII)."""
     if text.isascii():
         return True
     try:

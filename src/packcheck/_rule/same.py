@@ -21,15 +21,11 @@ __all__ = ["same"]
 def same(left: object, right: object, *, json: bool = False) -> bool:
     """Whether ``left`` and ``right`` are the same answer.
 
-    Exact (the default): the same types at every level, but for two cases where a
-    command's JSON and a Python function's answer meet: a ``float`` and a ``Decimal``
-    (a command's non-integral number, with its digits) are the same number when the
-    float's JSON text (its shortest repr) has that value; and any ``dict`` is a dict.
-    With ``json`` (a side answers in JSON text, whose language may print a whole double
-    as ``4``): numbers by the value of their JSON text, ``4``, ``4.0`` and
-    ``Decimal("4.0")`` alike, ``true`` no number; a tuple is a list.  Values JSON does
-    not have (a NumPy scalar) are the same when of one type and equal.
-    O(size of the answers); lists of strings are compared at C speed.
+    Exact (the default): the same types at every level, except that a ``float`` and a
+    ``Decimal`` are the same number when the float's shortest repr has that value, and
+    any ``dict`` is a dict.  With ``json``: numbers by the value of their JSON text
+    (``4``, ``4.0`` alike, ``true`` no number), a tuple is a list.  Other values are
+    the same when of one type and equal.  O(size of the answers).
     """
     if type(left) is list and type(right) is list:
         if len(left) != len(right):

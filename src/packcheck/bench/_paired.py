@@ -1,12 +1,8 @@
 """Paired comparison of two timings: a median ratio, its interval and a verdict.
 
-Each pair is one sample of NEW and one of OLD taken back to back (in random order),
-so the machine's load at that moment hits both; the statistic is the log of their
-ratio.  The interval is the sign test's for the median: distribution-free, so the
-skewed, heavy-tailed noise of a shared machine (a preempted sample is far slower,
-never faster) costs width but not validity.  It needs only that pairs be independent
-and that, with equal kernels, NEW or OLD be equally likely to win a pair, which the
-random order within each pair gives.
+Each pair is one sample of NEW and one of OLD, back to back in random order; the
+statistic is the log of their ratio, and the interval the sign test's for the median:
+distribution-free, so a shared machine's skewed noise costs width, not validity.
 """
 
 from __future__ import annotations
@@ -24,13 +20,9 @@ Verdict = Literal["slower", "faster", "same", "inconclusive"]
 
 
 def median_interval(values: Sequence[float], confidence: float) -> tuple[float, float]:
-    """The sign-test interval for the median of ``values``: two order statistics.
-
-    ``[x_(k), x_(n+1-k)]`` with the largest ``k`` whose coverage
-    ``1 - 2 P(Binomial(n, 1/2) < k)`` is at least ``confidence`` (computed exactly, in
-    integers).  ``(-inf, inf)`` when no ``k`` reaches it: at 95% that is below 6
-    values, at 99% below 8.  O(n log n).
-    """
+    """The sign-test interval for the median of ``values``: ``[x_(k), x_(n+1-k)]`` with
+    the largest ``k`` whose exact coverage reaches ``confidence``; ``(-inf, inf)`` when
+    none does (at 95%, below 6 values).  O(n log n)."""
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
     ordered = sorted(values)
@@ -60,13 +52,9 @@ class Estimate:
 
 
 def estimate(log_ratios: Sequence[float], threshold: float, confidence: float) -> Estimate:
-    """Judge ``log(new / old)`` per pair against a relative ``threshold`` (0.2 is 20%).
-
-    *slower* when the interval's low end exceeds ``log(1 + threshold)``, *faster* when
-    its high end is below ``-log(1 + threshold)`` (the same distance in log terms),
-    *same* when the interval lies strictly between the two, else *inconclusive*.  A
-    threshold of 0 can never give *same*.
-    """
+    """Judge ``log(new / old)`` per pair against a relative ``threshold`` (0.2 is 20%):
+    *slower* or *faster* when the interval lies past ``±log(1 + threshold)``, *same*
+    when strictly within, else *inconclusive*."""
     if threshold < 0:
         raise ValueError(f"threshold must be >= 0, got {threshold}")
     if not log_ratios:

@@ -1,11 +1,8 @@
 """Asking the packer whose rule is inferred: each case once, its answer made comparable.
 
-:class:`Asker` remembers every answer, so that a case asked by two stages (a probe, then
-the search, then the shrinker) costs one call.  A raise of :class:`ValueError` is the
-packer's refusal (``{"error": "refused"}``, as ``verify`` takes it where a rule
-refuses); any other fault (a raise, a timeout, an exit) is an answer no rule gives.
-Like ``verify``, it stops lengthening lists once the packer took more than a quarter
-of its timeout on a long one (:meth:`Asker.too_long`).
+:class:`Asker` remembers every answer.  A :class:`ValueError` raised is the packer's
+refusal (``{"error": "refused"}``); any other fault is an answer no rule gives.  Lists
+stop lengthening once the packer took more than a quarter of its timeout on one.
 """
 
 from __future__ import annotations
@@ -53,11 +50,8 @@ def rule_says(rule: Rule, case: Case) -> Hashable:
 
 
 class Asker:
-    """The packer's answers, each case asked once (``calls`` counts the calls made).
-
-    ``timeout`` is the packer's seconds a case; ``cut`` the length of the long list it
-    was slow on (``None`` while it is not), past which :meth:`too_long` says no.
-    """
+    """The packer's answers, each case asked once (``calls``: the calls made); ``cut``: the
+    length of the long list it was slow on, past which :meth:`too_long` says no."""
 
     def __init__(self, packer: Packer) -> None:
         self.packer = packer
