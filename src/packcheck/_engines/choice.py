@@ -30,16 +30,11 @@ def check_engine(engine: str) -> None:
 
 
 def kept_flags(budget: int, sizes: Sequence[int], engine: Engine) -> tuple[list[bool] | bytes, int]:
-    """One kept flag per block (a list of bools, or a kernel's 0/1 bytes) and the
-    remaining units, computed by ``engine``.
+    """One kept flag per block and the remaining units, computed by ``engine``.
 
-    ``sizes`` are units already read (Python ints).  ``"numpy"`` runs the reference's
-    loop below :data:`CROSSOVER` blocks (identical answers, faster there), from there
-    :func:`packcheck.scan.pack_sizes` on the sizes :mod:`packcheck._engines.sizes` reads
-    (clipped where int64 cannot hold them, exact where even that fails: never rounded or
-    wrapped).  Where the crossover lies: docs/performance.md, "Engines at the sizes
-    agents pack".  ``"numba"`` takes the same crossover, measured for ``"numpy"`` (not
-    on its own): both kernels start by turning the list into an int64 array.
+    ``sizes`` are units already read.  ``"numpy"`` and ``"numba"`` run the reference's
+    loop below :data:`CROSSOVER` blocks (identical answers, faster there), their kernel
+    from there (docs/performance.md, "Engines at the sizes agents pack").
     """
     check_engine(engine)
     if engine == "reference" or len(sizes) < CROSSOVER:

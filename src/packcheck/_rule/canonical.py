@@ -1,13 +1,9 @@
 """A rule's canonical form: the one spelling of the rule its answers define.
 
-Two spellings can be the same rule: an explicit default against an omitted key, a
-``separator`` under ``max_count = 1`` (one block is ever kept, so no separator is
-ever charged), a ``refuse_budget_below`` that a refusing pin already implies.
-:func:`canonical` resets every key that cannot change an answer under the others to
-its default, until nothing changes, so that two rules whose canonical forms are equal
-answer every case alike.  Fractions are exact and reduced already when a rule is built
-(``"4/2"`` is the integer 2).  The converse does not hold: two rules may answer alike
-with different canonical forms (the resets below are the ones packcheck knows).
+:func:`canonical` resets every key that cannot change an answer under the others (an
+explicit default, a ``separator`` under ``max_count = 1``, a ``refuse_budget_below``
+a refusing pin implies) to its default, until nothing changes: two rules with equal
+canonical forms answer every case alike.  The converse does not hold.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Input lines, read in bounded pieces: no line longer than a limit is ever held whole.
 
-Every case, record or document packcheck reads is at most :data:`MAX_LINE_BYTES`
-long unless told otherwise (``--max-line-bytes``): as long as the longest answer a
-command packer may give.  A longer line is refused where it stands and skipped, unread,
-to its end, so the lines after it are still read.  Skipping is bounded too: a line
-with no end in sight (``/dev/zero``, a gzip bomb) ends the input after
-:data:`SKIP_LIMITS` times the limit, rather than reading forever.
+A line past :data:`MAX_LINE_BYTES` (``--max-line-bytes``) is refused where it stands and
+skipped to its end, so the lines after it are still read; a line with no end in sight
+ends the input after :data:`SKIP_LIMITS` times the limit.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """A rule as a run record carries it: the ``rule`` key of each step ``pack --record``
-writes under a declared rule, and how ``audit`` reads it back.
-
-The value is a JSON object of the rule's ``name`` (when it has one) and its keys that
-differ from the default, in table order, a fractional charge as ``"p/q"``: the
-record says which rule it was packed under.  A rule whose keys, ``name`` aside, are
-all the default's writes no ``rule`` key, so records of the default rule stay as
-they always were; a record without one belongs to the rule in use.
+writes under a declared rule (its ``name`` and the keys that differ from the default,
+a fraction as ``"p/q"``), and how ``audit`` reads it back.  The default rule writes no
+``rule`` key, and a record without one belongs to the rule in use.
 """
 
 from __future__ import annotations

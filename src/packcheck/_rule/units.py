@@ -1,11 +1,8 @@
 """What counts as a unit: the declared evaluator's integer test, made exact.
 
-A unit is a JSON number whose value is an integer.  ``4`` and ``4.0`` are the same
-unit; ``2.5``, booleans, ``None``, strings, containers and non-finite numbers are not.
-Numbers read by :mod:`packcheck._rule.jsonio` arrive as ``int`` or :class:`~decimal.Decimal`
-(so ``4.0000000000000000001`` is *not* rounded into a unit); numbers built in Python
-may also be ``float``, or any other Python number (a NumPy integer or float, a
-``Fraction``), read by its value.
+A unit is a number whose value is an integer: ``4`` and ``4.0`` are one unit; ``2.5``,
+booleans, ``None``, strings, containers and non-finite numbers are not.  JSON numbers
+arrive as ``int`` or :class:`~decimal.Decimal`, so nothing is rounded into a unit.
 """
 
 from __future__ import annotations
@@ -29,12 +26,9 @@ class NumberTooLarge(ValueError):
 
 
 def as_unit(value: object) -> int | None:
-    """Return ``value`` as an exact ``int`` if it is a unit, else ``None``.
-
-    ``bool`` is never a unit although it subclasses ``int``.  Raises
-    :class:`NumberTooLarge` for an integral ``Decimal`` of more than
-    :data:`MAX_DIGITS` digits rather than materialising it.
-    """
+    """Return ``value`` as an exact ``int`` if it is a unit (never a ``bool``), else
+    ``None``; :class:`NumberTooLarge` for an integral ``Decimal`` past :data:`MAX_DIGITS`
+    digits."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):

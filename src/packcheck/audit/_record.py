@@ -46,14 +46,10 @@ def same_rule_or_raise(value: object, rule: Rule | None, number: int, file: str 
 def record_step(
     case: Mapping[str, Any], *, engine: Engine = "reference", rule: Rule | None = None
 ) -> dict[str, Any]:
-    """``case`` as a run record: its keys, plus the ``partition`` and ``result`` captured.
-
-    What ``packcheck pack --record`` writes, one per line.  A size-error case records
-    the empty partition (nothing was scanned) and ``{"error": "size"}``.  Under a
-    ``rule`` other than the default the record says so in its ``rule`` key (its name
-    and the keys that differ from the default), and holds that rule's partition and
-    answer.  Raises :class:`packcheck.MalformedCase` like :func:`packcheck.pack`.
-    """
+    """``case`` as a run record, as ``packcheck pack --record`` writes it: its keys, the
+    ``partition`` and ``result`` (empty and ``{"error": "size"}`` for a size error), and
+    under a ``rule`` other than the default its ``rule`` key.  Raises
+    :class:`packcheck.MalformedCase`."""
     named = recorded(rule)
     if named is None:  # the default rule: no Step per block (a case of millions of blocks)
         result, partition = capture(case, engine=engine)

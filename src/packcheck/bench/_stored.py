@@ -1,11 +1,8 @@
 """A stored report's schema: every field of a baseline checked before a gate reads it.
 
-A baseline is input like any other: a field of the wrong kind, a number that is not
-finite, or an interval that does not contain its point is refused with the field's
-path (``results[3].speedup_interval``), never read as a speedup.  A NaN would compare
-false with everything and so pass every gate; an infinite or negative speedup says
-nothing about speed.  Numbers may arrive as :class:`~decimal.Decimal` (packcheck's
-JSON reader gives fractions so) and leave as floats.
+A field of the wrong kind, a number that is not finite (a NaN would pass every gate) or
+an interval that does not contain its point is refused with the field's path
+(``results[3].speedup_interval``).  Numbers may arrive as :class:`~decimal.Decimal`.
 """
 
 from __future__ import annotations

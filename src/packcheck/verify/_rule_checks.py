@@ -1,11 +1,8 @@
 """The invariant lines of a declared rule other than the seed's.
 
-Under the seed's rule the checker of :mod:`packcheck._partition.invariants` pins the
-answer down from the case alone (every skip forced, ``sum(kept) + remaining ==
-budget``).  Under another rule those facts do not hold (a ``stop`` rule leaves a
-block that fits; ``per_item`` charges more than the sizes), so they are never reported
-against it: :func:`check_rule_output` says instead which of the rule's own facts an
-answer breaks, against the interpreter's outcome of the case.
+The seed's facts (every skip forced, ``sum(kept) + remaining == budget``) do not hold
+under another rule, so they are never reported against it: :func:`check_rule_output`
+says which of the rule's own facts an answer breaks, against the interpreter's outcome.
 """
 
 from __future__ import annotations
@@ -50,13 +47,10 @@ def _refusal(rule: Rule) -> str:
 
 
 def check_rule_output(rule: Rule, case: object, output: object) -> None:
-    """Raise :class:`InvariantError` unless ``output`` is ``rule``'s answer to ``case``
-    (well-formed): the first of the rule's facts it breaks.
-
-    ``{"error": "refused"}`` is an answer only where the rule refuses; ``remaining``
-    may be negative only where :func:`negative_allowed`.  A captured partition must be
-    the rule's.  O(n + r log r).
-    """
+    """Raise :class:`InvariantError` unless ``output`` is ``rule``'s answer to ``case``:
+    the first of the rule's facts it breaks (a refusal only where the rule refuses, a
+    negative ``remaining`` only where :func:`negative_allowed`, the rule's partition).
+    O(n + r log r)."""
     expected = interpret(rule, case).result
     # Check the size error, which no rule changes.
     if (expected == SIZE_ERROR) != (output == SIZE_ERROR):
