@@ -24,9 +24,13 @@ Answers = tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]
 class BatchPacker:
     """Pack many cases in one call: case ``i`` is ``sizes[offsets[i]:offsets[i + 1]]``.
 
-    ``plain`` packs them under the seed's rule; with ``rule`` (a :class:`packcheck.Rule`)
-    the answer is a :class:`packcheck.scan.RuleBatch` (``kept``, ``remaining``,
-    ``refused``), its long cases scanned by the compiled rule loop if ``compiled``.
+    ``sizes`` holds every case's sizes back to back, ``offsets`` one more entry than
+    ``budgets``, rising from 0 to ``len(sizes)``.  Returns one kept flag per entry of
+    ``sizes`` and each case's remaining (int64): what packing each case alone gives.
+    Sizes are checked as ``pack_sizes`` checks them; budgets, and each remaining, must
+    fit int64 (``ValueError``).  With ``rule`` (a :class:`packcheck.Rule`) the answer is
+    a :class:`packcheck.scan.RuleBatch` (``kept``, ``remaining``, ``refused``); ``ids``
+    and ``wanted`` as :func:`packcheck._engines.rule_batch.pack_rule_batch` takes them.
     """
 
     __slots__ = ("_compiled", "_plain")

@@ -79,16 +79,9 @@ def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_]
 
 
 def _pack_batch(budgets: npt.ArrayLike, sizes: npt.ArrayLike, offsets: npt.ArrayLike) -> Answers:
-    """:func:`pack_sizes`'s answer for each case, at any int64 magnitude.
-
-    ``sizes`` holds every case's sizes back to back, ``offsets`` one more entry than
-    ``budgets``, rising from 0 to ``len(sizes)``.  Returns one kept flag per entry of
-    ``sizes`` and the remaining of each case (int64).  Sizes are checked as
-    :func:`pack_sizes` checks them; budgets, and each remaining, must fit int64
-    (``ValueError`` otherwise).  Cases of up to :data:`_BATCH_LONG` blocks are packed
-    together in vectorised rounds (:mod:`packcheck._engines.batch`, ``O(total blocks)``
-    per round), longer ones one by one.
-    """
+    """:func:`pack_sizes`'s answer for each case, at any int64 magnitude: cases of up to
+    :data:`_BATCH_LONG` blocks in vectorised rounds (:mod:`packcheck._engines.batch`),
+    longer ones one by one."""
     budget_array = _sizes.budgets_of(budgets)
     cap = max(int(budget_array.max()), 0) if budget_array.size else 0
     # Clipping a size past int64 to the largest budget + 1 keeps it too large for all.
