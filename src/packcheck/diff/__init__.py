@@ -84,9 +84,10 @@ def run(
 
     Each is a function ``case -> output`` (given its own deep copy of each case) or a
     :class:`Packer` adapter (not closed here); settings as :func:`packcheck.verify.run`
-    takes them.  ``count=True`` runs every phase to its end, counting the differing
-    cases.  A divergence is saved (``save_failures=DIR``) with OLD's answer as expected
-    output, or the declared ``rule``'s (``None``: the seed's), which the report shows.
+    takes them, ``fixtures`` replayed on both sides with their expected outputs unused.
+    ``count=True`` runs every phase to its end, counting the differing cases.  A
+    divergence is saved (``save_failures=DIR``) with OLD's answer as expected output, or
+    the declared ``rule``'s (``None``: the seed's), which the report shows.
     """
     oracle = DiffOracle(adapter(new), adapter(old), count=count, rule=rule)
     s = replace(settings or Settings(), **changes)  # type: ignore[arg-type]
