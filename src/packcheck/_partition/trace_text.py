@@ -1,6 +1,9 @@
 """The trace as the JSON text ``packcheck pack --trace`` writes: exactly
-``write_json(trace(case).to_json())``, built from the kernel's kept mask, written by
-msgspec where its text is the exact writer's, :data:`STEPS_AT_ONCE` steps at a time."""
+``write_json(trace(case).to_json())``, written by msgspec where its text is the exact
+writer's.  A plain case of at most :data:`STEPS_AT_ONCE` blocks is read, packed and
+traced in one loop over its blocks (:func:`_plain_trace`: cheaper than the passes in C
+it replaces); any other case from the kernel's kept mask, :data:`STEPS_AT_ONCE` steps
+at a time."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from .._engines.pack import SIZE_ERROR, declared_output
 from .._rule.declared import Rule
 from .._rule.jsonio import dumps, fast_json, write_json
 from .._rule.model import SizeError, read_case
+from .._rule.order import missing_ids, own_utf16
 from .mask import remaining_before, split_skipped, step_buckets
 from .trace import Trace, reasons, trace
 
@@ -43,6 +47,9 @@ def trace_json(
     O(n) words.  A rule other than the default is traced by its interpreter, whole."""
     if rule is not None and not rule.is_default:
         return iter((write_json(trace(case, engine=engine, rule=rule).to_json()),))
+    plain = _plain_trace(case)
+    if plain is not None:
+        return iter((_written(plain),))
     read = read_case(case)
     if isinstance(read, SizeError):
         return iter((write_json(Trace(result=dict(SIZE_ERROR), size_error=read.reason).to_json()),))
@@ -58,6 +65,61 @@ def trace_json(
         return iter((_written(whole),))
     tail = {"partition": partition, "reasons": why}
     return _in_pieces(result, steps, tail)
+
+
+def _plain_trace(case: object) -> dict[str, Any] | None:
+    """The trace of a plain ``case`` of at most :data:`STEPS_AT_ONCE` blocks (its steps
+    :class:`_Step` objects), or ``None`` for any other case.
+
+    The rule as :func:`packcheck._engines.pack.pack_plain` packs it, one block at a time,
+    each block's step and bucket taken as it is met: kept if it fits what is left,
+    else ``available`` if it fits the budget, else ``dropped``.  A size below 1 always
+    fits what is left (never below 0), so it is checked there.  O(n + r log r).
+    """
+    if type(case) is not dict:
+        return None
+    blocks, required, budget = case.get("blocks"), case.get("required"), case.get("budget")
+    if type(blocks) is not list or type(required) is not list or type(budget) is not int:
+        return None
+    if budget < 0 or len(blocks) > STEPS_AT_ONCE:
+        return None
+    remaining = budget
+    steps: list[_Step] = []
+    kept: list[str] = []
+    available: list[str] = []
+    dropped: list[str] = []
+    step, keep = steps.append, kept.append
+    try:
+        for index, block in enumerate(blocks):
+            if type(block) is not dict:
+                return None
+            ident = block["id"]
+            size = block["size"]
+            if type(ident) is not str or type(size) is not int:
+                return None
+            if size <= remaining:
+                if size < 1:
+                    return None
+                step(_Step(index, ident, size, remaining, "packed"))
+                remaining -= size
+                keep(ident)
+            elif size <= budget:
+                step(_Step(index, ident, size, remaining, "available"))
+                available.append(ident)
+            else:
+                step(_Step(index, ident, size, remaining, "dropped"))
+                dropped.append(ident)
+        # join refuses anything but strings; IDs without a surrogate are their own
+        # UTF-16 identity.
+        if not own_utf16("".join(kept) + "".join(available) + "".join(dropped) + "".join(required)):
+            return None
+    except (KeyError, TypeError):
+        return None
+    missing = missing_ids(required, kept) if required else []
+    result = {"kept": kept, "remaining": remaining, "missing": missing}
+    partition = {"packed": kept, "available": available, "dropped": dropped}
+    why = reasons(missing, available, dropped)
+    return {"result": result, "steps": steps, "partition": partition, "reasons": why}
 
 
 def _in_pieces(
