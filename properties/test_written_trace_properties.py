@@ -1,9 +1,11 @@
 """``pack --trace`` and ``pack --record`` write, line for line, what the walk per block
 writes.
 
-Under the default rule both are built from the kernel's kept mask
-(:mod:`packcheck._partition.mask`, :mod:`packcheck._partition.trace_text`), not by a
-walk per block.  The oracle here is that walk, :func:`packcheck.trace`: its trace as
+Under the default rule the record is built from the kernel's kept mask
+(:mod:`packcheck._partition.mask`), and so is the trace of a case that is not plain or
+is long; a plain case's trace is read, packed and traced in one loop over its blocks
+(:mod:`packcheck._partition.trace_text`).  The oracle here is the walk per block,
+:func:`packcheck.trace`: its trace as
 :func:`write_json` writes it, and the record the case plus its partition and result.
 They are compared on the rule's awkward inputs (invalid units, size errors, repeated
 IDs, required IDs no block has, integers past int64 and past the 4,300-digit guard,
