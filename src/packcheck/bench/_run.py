@@ -109,11 +109,13 @@ def _measure(
     calls: list[Callable[[], Any]]
     if cases:
         inputs: list[Any] = load.cases(n, seed, rule)
+        shared = inputs
         engine: Engine = "reference" if with_reference or rule is not None else "numpy"
         calls = [partial(pack, case, engine=engine, rule=rule) for case in inputs]
         budget = inputs[0]["budget"] if isinstance(load, Workload) else 0
     else:
         arrays = load.arrays(n, seed)
+        shared = arrays
         if with_reference:
             calls = [partial(_reference, b, s.tolist()) for s, b in arrays]
         else:
@@ -131,7 +133,8 @@ def _measure(
     if note is not None:
         notes.append(note)
     for name, packer in packers.items():
-        cell = packer.cell(load, n, seed)
+        # Every packer packs the same input objects, as NEW and OLD do (_ab._compare).
+        cell = packer.cell(load, n, seed, shared)
         check_answers({name: first_answer(name, cell.answer, where)}, lambda: expected, where)
         if not cell.untouched():
             raise BenchError(f"{name} changed its input {where}")

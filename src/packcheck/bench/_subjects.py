@@ -83,9 +83,15 @@ class Subject:
         """``kernel`` or ``case``: what its answers compare with."""
         return "kernel" if self.kind == "kernel" else "case"
 
-    def cell(self, load: Load, n: int, seed: int) -> Cell:
+    def inputs(self, load: Load, n: int, seed: int) -> list[Any]:
+        """What this packer packs of ``load`` at ``n`` blocks from ``seed``: its cases (a
+        kernel's: its arrays and budgets)."""
+        return load.cases(n, seed, self.rule)
+
+    def cell(self, load: Load, n: int, seed: int, inputs: list[Any] | None = None) -> Cell:
         """This packer on ``load``'s input of ``n`` blocks from ``seed`` (on recorded
-        cases, on all of them: one call packs each in turn)."""
+        cases, on all of them: one call packs each in turn); on ``inputs`` (what
+        :meth:`inputs` gives, perhaps another packer's of the same family) when given."""
         raise NotImplementedError  # pragma: no cover - abstract
 
     def expected(self, cases: list[Any]) -> Callable[[], Any]:
@@ -128,8 +134,12 @@ class KernelSubject(_Function):
 
     kind: Kind = "kernel"
 
-    def cell(self, load: Load, n: int, seed: int) -> Cell:
-        inputs = load.arrays(n, seed)
+    def inputs(self, load: Load, n: int, seed: int) -> list[Any]:
+        return load.arrays(n, seed)
+
+    def cell(self, load: Load, n: int, seed: int, inputs: list[Any] | None = None) -> Cell:
+        if inputs is None:
+            inputs = self.inputs(load, n, seed)
         if not inputs:
             raise BenchError(f"{self.name}: no recorded case a kernel can pack (valid units)")
         pristine = [sizes.copy() for sizes, _ in inputs]
@@ -189,8 +199,8 @@ class CaseSubject(_Function):
 
     kind: Kind = "case"
 
-    def cell(self, load: Load, n: int, seed: int) -> Cell:
-        cases = load.cases(n, seed, self.rule)
+    def cell(self, load: Load, n: int, seed: int, inputs: list[Any] | None = None) -> Cell:
+        cases = self.inputs(load, n, seed) if inputs is None else inputs
         pristine = pickle.dumps(cases)
         calls = [partial(self._refusing(), case) for case in cases]
         if len(calls) == 1:
@@ -236,8 +246,8 @@ class CommandSubject(Subject):
         self.packer = CommandPacker(command, self.timeout)
         watch(id(self), lambda: self.packer.pid)  # its work, on the command clock
 
-    def cell(self, load: Load, n: int, seed: int) -> Cell:
-        cases = load.cases(n, seed, self.rule)
+    def cell(self, load: Load, n: int, seed: int, inputs: list[Any] | None = None) -> Cell:
+        cases = self.inputs(load, n, seed) if inputs is None else inputs
         line = "".join(encode_case(case) + "\n" for case in cases).encode("ascii")
         where = where_of(load, n)
 
