@@ -2,8 +2,9 @@
 record (``--record``) and the trace (``--trace``).
 
 1,000 cases of 5-40 blocks from ``make_big_inputs.py`` (its fixed seed), read as
-``pack`` reads them.  The record and the trace are written from the kernel's kept
-mask (docs/performance.md, "Traces and records"); beside them, the same lines written
+``pack`` reads them.  The record is written from the kernel's kept mask, the trace of
+each of these (plain) cases by one loop over its blocks (docs/performance.md, "Traces
+and records"); beside them, the same lines written
 by the walk per block of :func:`packcheck.trace`, as before.  Under the project's
 ``--benchmark-disable`` (CI) each runs once as a plain test, and every line is
 checked against the walk's.  Whole-process figures: ``packcheck pack`` on the file,
