@@ -96,8 +96,9 @@ def test_a_malformed_case_raises_as_the_walk_raises(case: object) -> None:
     assert str(written.value) == str(walked.value)
 
 
-def test_a_case_of_more_blocks_than_are_written_at_once_is_written_in_pieces() -> None:
-    case = _case(3, A4, B3, C2, A4, required=["C"])
+@pytest.mark.parametrize("first", ["A", "caf\u00e9"])  # an escape: the exact writer
+def test_a_case_of_more_blocks_than_are_written_at_once_is_written_in_pieces(first: str) -> None:
+    case = _case(3, A4 | {"id": first}, B3, C2, A4, required=["C"])
     with mock.patch.object(trace_text, "STEPS_AT_ONCE", 3):
         pieces = list(trace_json(case))
         assert not _plain(case)
