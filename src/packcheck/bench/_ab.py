@@ -193,7 +193,7 @@ def _compare(
     where = where_of(load, n)
     # Both sides of one family pack the very same input objects.  Each side's own copy,
     # made one after the other, left the first made in memory the previous cell had
-    # freed and the second in fresh memory: a Python packer against itself ran 3-5%
+    # freed and the second in fresh memory: a Python packer against itself ran 2-7%
     # slower as NEW on cases of 10,000 blocks, and as OLD when OLD's was made first.
     inputs = subjects[0].inputs(load, n, seed) if _alike(subjects) else None
     cells = (subjects[0].cell(load, n, seed, inputs), subjects[1].cell(load, n, seed, inputs))
