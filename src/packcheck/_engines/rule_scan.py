@@ -5,7 +5,8 @@ A :class:`Plan` names the blocks met, their order and each one's integer cost
 ``left // q + 1``, so costs stay below ``2**63``).  ``skip`` runs the level kernel over
 the costs; ``stop`` keeps the longest fitting prefix, read in galloping chunks;
 ``overshoot`` that prefix and the block after it; ``dedup = "kept"`` is a fixed point
-(docs/design.md).  O(n) NumPy passes per round.
+(docs/design.md), under ``skip`` chunk by chunk over the blocks that could be kept.
+O(n) NumPy passes per round.
 """
 
 from __future__ import annotations
@@ -153,14 +154,13 @@ def _skip(cost: Ints, left: int) -> Scan:
 
 
 def _over(cost: Ints, plan: Plan) -> Scan:
-    """The scan of ``plan.on_misfit`` over ``cost`` (scan order), without duplicates."""
-    if plan.on_misfit == "skip":
-        return _skip(cost, plan.left)
+    """``stop`` or ``overshoot`` over ``cost`` (scan order), without duplicates."""
     return _prefix_scan(lambda lo, hi: cost[lo:hi], cost.shape[0], plan)
 
 
 def _distinct(plan: Plan, cost: Ints, names: Ints, seen: Flags) -> Scan:
-    """The scan under ``dedup = "kept"``: the fixed point (docs/design.md).
+    """The scan under ``dedup = "kept"`` and ``stop`` or ``overshoot`` (``skip``:
+    :func:`_distinct_skip`): the fixed point (docs/design.md).
 
     Eligibility is kept per ID as a threshold (a block is eligible iff its place is at
     most its ID's), so the fixed point is checked on one entry per ID.
