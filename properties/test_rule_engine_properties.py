@@ -88,6 +88,10 @@ def test_every_rule_on_the_engines_is_the_interpreters(
         "required": [],
     },
 )
+@example(
+    Rule(dedup="kept"),
+    {"budget": 9, "blocks": [{"id": "A", "size": 1}] * 3, "required": []},
+)
 @given(rules(), _CASES)
 def test_dedup_kept_read_two_blocks_at_a_time_is_the_interpreters(
     rule: Rule, case: dict[str, Any]
