@@ -92,6 +92,16 @@ def test_every_rule_on_the_engines_is_the_interpreters(
     Rule(dedup="kept"),
     {"budget": 9, "blocks": [{"id": "A", "size": 1}] * 3, "required": []},
 )
+@example(
+    # A misfits in the first chunk and fits in the second, at a later place than it
+    # had in the first: its threshold there must not outlive the first chunk.
+    Rule(dedup="kept"),
+    {
+        "budget": 8,
+        "blocks": [{"id": i, "size": s} for i, s in zip("XABCEA", (3, 6, 3, 3, 3, 2), strict=True)],
+        "required": [],
+    },
+)
 @given(rules(), _CASES)
 def test_dedup_kept_read_two_blocks_at_a_time_is_the_interpreters(
     rule: Rule, case: dict[str, Any]
