@@ -191,7 +191,8 @@ def test_a_rule_below_the_crossover_is_packed_by_the_interpreter(
 def test_the_fixed_point_of_dedup_kept_needs_a_second_round_and_may_hand_over(
     monkeypatch: pytest.MonkeyPatch, rounds: int
 ) -> None:
-    # A's first block misfits, so its second is eligible: round 1 guesses wrong.
+    # A's first block misfits, so its second is eligible, and C's finds nothing left:
+    # the first guess (every ID at its first block that could fit) is not kept whole.
     monkeypatch.setattr(rule_scan, "ROUNDS", rounds)
     case = Case(4, ("A", "B", "A", "C"), (5, 3, 1, 1), ())
     rule = Rule(dedup="kept")
