@@ -160,6 +160,18 @@ CASES = [
         Rule(order="middle-out", on_misfit="overshoot"),
         {"budget": 5, "blocks": _blocks(1, 1, 1, 9, 1, 1), "required": []},
     ),
+    # dedup = "kept" under skip: A's first block misfits after B, its second fits (the
+    # first guess is not the fixed point).
+    (Rule(dedup="kept"), {"budget": 7, "blocks": _blocks(3, 5, 4, ids="BAA"), "required": []}),
+    # ... C's second block, eligible in round 2, leaves no room for A's first, and A's
+    # second fits in round 3: the fixed point needs every kept block at its ID's
+    # threshold, not only as many kept blocks as thresholds.
+    (
+        Rule(dedup="kept"),
+        {"budget": 10, "blocks": _blocks(6, 5, 2, 3, 1, ids="BCCAA"), "required": []},
+    ),
+    # ... a block that fits exactly what is left.
+    (Rule(dedup="kept"), {"budget": 1, "blocks": _blocks(1), "required": []}),
     # Refusals, and a case with an invalid unit.
     (Rule(refuse_budget_below=5), {"budget": 4, "blocks": _blocks(1), "required": []}),
     (Rule(refuse_empty=True), {"budget": 4, "blocks": [], "required": []}),
