@@ -223,6 +223,9 @@ def test_the_fixed_point_of_dedup_kept_needs_a_second_round_and_may_hand_over(
         (1, 1, [], [False, False, False, False], (0, -1)),
         (2, 2, [], [True, False, False, True], (1, 3)),
         (0, 0, [0, 0, 1, 1], [True, False, True, False], (3, -1)),
+        # A duplicate that fits is skipped; one that misfits does not end the scan.
+        (0, 1, [0, 0, 1, 1], [True, False, True, False], (3, -1)),
+        (2, 1, [0, 1, 1, 0], [True, True, False, False], (3, -1)),
         (2, 1, [0, 1, 0, 1], [True, False, False, False], (1, -1)),
     ],
 )
