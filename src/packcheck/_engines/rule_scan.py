@@ -203,9 +203,9 @@ def _distinct_skip(plan: Plan, base: Ints, names: Ints, seen: Flags) -> Scan:
 
     Under ``skip`` a block that does not fit is skipped whether its ID was kept or
     not, and what is left only falls: of a chunk, only the blocks at most what is left
-    at its start, whose IDs were not kept before, can be kept.  The fixed point of the
-    module's docstring runs over those alone (:func:`_distinct_chunk`), with what is
-    left and the IDs kept carried from chunk to chunk.  ``names``: the IDs of ``base``
+    at its start, whose IDs were not kept before, can be kept.  The fixed point
+    (docs/design.md) runs over those alone (:func:`_distinct_chunk`), with what is left
+    and the IDs kept carried from chunk to chunk.  ``names``: the IDs of ``base``
     (input order).  O(m) NumPy work, plus O(c) per round for the ``c`` blocks that
     could be kept.
     """
