@@ -5,6 +5,7 @@ interpreter's answer-only loop, give the interpreter's answers exactly, for rand
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -76,6 +77,42 @@ def test_every_rule_on_the_engines_is_the_interpreters(
     engine: Any, rule: Rule, case: dict[str, Any]
 ) -> None:
     assert pack(case, rule=rule, engine=engine) == interpret(rule, case).result
+
+
+@pytest.mark.usefixtures("_rounds")
+@example(
+    Rule(dedup="kept"),
+    {
+        "budget": 4,
+        "blocks": [{"id": "A", "size": 9}] * 2 + [{"id": "B", "size": 4}],
+        "required": [],
+    },
+)
+@example(
+    Rule(dedup="kept"),
+    {"budget": 9, "blocks": [{"id": "A", "size": 1}] * 3, "required": []},
+)
+@example(
+    # A misfits in the first chunk and fits in the second, at a later place than it
+    # had in the first: its threshold there must not outlive the first chunk.
+    Rule(dedup="kept"),
+    {
+        "budget": 8,
+        "blocks": [{"id": i, "size": s} for i, s in zip("XABCEA", (3, 6, 3, 3, 3, 2), strict=True)],
+        "required": [],
+    },
+)
+@given(rules(), _CASES)
+def test_dedup_kept_read_two_blocks_at_a_time_is_the_interpreters(
+    rule: Rule, case: dict[str, Any]
+) -> None:
+    # Chunks of 2 to 8 blocks: what is left and the IDs kept are carried across many
+    # chunk boundaries, where a block may fit exactly or repeat an ID kept before.
+    rule = replace(rule, dedup="kept")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rule_scan, "_CHUNK_MIN", 2)
+        patch.setattr(rule_scan, "_CHUNK_MAX", 8)
+        assert pack(case, rule=rule, engine="numpy") == interpret(rule, case).result
 
 
 def _long_case(draw: st.DrawFn) -> Case:

@@ -160,6 +160,18 @@ CASES = [
         Rule(order="middle-out", on_misfit="overshoot"),
         {"budget": 5, "blocks": _blocks(1, 1, 1, 9, 1, 1), "required": []},
     ),
+    # dedup = "kept" under skip: A's first block misfits after B, its second fits (the
+    # first guess is not the fixed point).
+    (Rule(dedup="kept"), {"budget": 7, "blocks": _blocks(3, 5, 4, ids="BAA"), "required": []}),
+    # ... C's second block, eligible in round 2, leaves no room for A's first, and A's
+    # second fits in round 3: the fixed point needs every kept block at its ID's
+    # threshold, not only as many kept blocks as thresholds.
+    (
+        Rule(dedup="kept"),
+        {"budget": 10, "blocks": _blocks(6, 5, 2, 3, 1, ids="BCCAA"), "required": []},
+    ),
+    # ... a block that fits exactly what is left.
+    (Rule(dedup="kept"), {"budget": 1, "blocks": _blocks(1), "required": []}),
     # Refusals, and a case with an invalid unit.
     (Rule(refuse_budget_below=5), {"budget": 4, "blocks": _blocks(1), "required": []}),
     (Rule(refuse_empty=True), {"budget": 4, "blocks": [], "required": []}),
@@ -191,7 +203,8 @@ def test_a_rule_below_the_crossover_is_packed_by_the_interpreter(
 def test_the_fixed_point_of_dedup_kept_needs_a_second_round_and_may_hand_over(
     monkeypatch: pytest.MonkeyPatch, rounds: int
 ) -> None:
-    # A's first block misfits, so its second is eligible: round 1 guesses wrong.
+    # A's first block misfits, so its second is eligible, and C's finds nothing left:
+    # the first guess (every ID at its first block that could fit) is not kept whole.
     monkeypatch.setattr(rule_scan, "ROUNDS", rounds)
     case = Case(4, ("A", "B", "A", "C"), (5, 3, 1, 1), ())
     rule = Rule(dedup="kept")
@@ -210,6 +223,9 @@ def test_the_fixed_point_of_dedup_kept_needs_a_second_round_and_may_hand_over(
         (1, 1, [], [False, False, False, False], (0, -1)),
         (2, 2, [], [True, False, False, True], (1, 3)),
         (0, 0, [0, 0, 1, 1], [True, False, True, False], (3, -1)),
+        # A duplicate that fits is skipped; one that misfits does not end the scan.
+        (0, 1, [0, 0, 1, 1], [True, False, True, False], (3, -1)),
+        (2, 1, [0, 1, 1, 0], [True, True, False, False], (3, -1)),
         (2, 1, [0, 1, 0, 1], [True, False, False, False], (1, -1)),
     ],
 )

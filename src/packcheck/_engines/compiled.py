@@ -93,15 +93,19 @@ def rule_loop(
             place = k // 2
         else:
             place = m - 1 - k // 2
-        if distinct and seen[names[place]]:
-            continue
         cost = min(base[place], cap) * q + step
         if cost <= left:
+            if distinct:
+                if seen[names[place]]:
+                    continue
+                seen[names[place]] = True
             left -= cost
             used += cost
             met[place] = True
-            if distinct:
-                seen[names[place]] = True
+        elif distinct and misfit != 0 and seen[names[place]]:
+            # A duplicate never ends the scan; under skip a block that does not fit
+            # is skipped either way, so its ID is not looked up.
+            continue
         elif misfit == 2:
             met[place] = True
             return used, place
@@ -133,7 +137,8 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]]:
 
 def rule_scan(plan: Any, base: Any, names: Any, seen: Any, met: Any) -> tuple[int, int]:
     """:func:`rule_loop` of a :class:`packcheck._engines.rule_scan.Plan`, compiled on its
-    first call; ``names``/``seen`` ``None`` without ``dedup = "kept"``."""
+    first call; ``names``/``seen`` ``None`` without ``dedup = "kept"`` (``seen`` is
+    updated in place: the IDs kept are added)."""
     global _rule_compiled
     if _rule_compiled is None:
         kernels()
@@ -142,8 +147,6 @@ def rule_scan(plan: Any, base: Any, names: Any, seen: Any, met: Any) -> tuple[in
         _rule_compiled = numba.njit(cache=True, nogil=True)(rule_loop)
     if names is None:
         names, seen = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_)
-    else:
-        seen = seen.copy()
     used, overshot = _rule_compiled(
         base,
         names,

@@ -5,7 +5,8 @@ A :class:`Plan` names the blocks met, their order and each one's integer cost
 ``left // q + 1``, so costs stay below ``2**63``).  ``skip`` runs the level kernel over
 the costs; ``stop`` keeps the longest fitting prefix, read in galloping chunks;
 ``overshoot`` that prefix and the block after it; ``dedup = "kept"`` is a fixed point
-(docs/design.md).  O(n) NumPy passes per round.
+(docs/design.md), under ``skip`` chunk by chunk over the blocks that could be kept.
+O(n) NumPy passes per round.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ Scanned = slice | npt.NDArray[np.intp]
 ROUNDS = 8
 _CHUNK_MIN = 4096
 _CHUNK_MAX = 1 << 16
+# An ID's threshold under ``dedup = "kept"`` and ``skip`` before a chunk sets it
+# (_distinct_chunk): past any place (places within a chunk stay below _CHUNK_MAX).
+_FREE = np.iinfo(np.int32).max
 
 
 class Scan(NamedTuple):
@@ -65,7 +69,7 @@ class Plan:
 
 def scan(plan: Plan, ids: Ints | None, seen: Flags | None, *, compiled: bool) -> Scan:
     """The scan of ``plan``.  ``seen``: under ``dedup = "kept"``, whether each ID
-    (``ids`` of the input) is kept already, by a pin."""
+    (``ids`` of the input) is kept already, by a pin; scratch for the scan after."""
     base = plan.base()
     m = base.shape[0]
     if compiled:
@@ -73,7 +77,10 @@ def scan(plan: Plan, ids: Ints | None, seen: Flags | None, *, compiled: bool) ->
         names = ids[plan.scanned] if seen is not None and ids is not None else None
         fit_cost, overshot = _compiled.rule_scan(plan, base, names, seen, met)
         return Scan(met, fit_cost, overshot)
-    if seen is not None:
+    if seen is not None and plan.on_misfit == "skip":
+        assert ids is not None
+        found = _distinct_skip(plan, base, ids[plan.scanned], seen)
+    elif seen is not None:
         assert ids is not None
         names = ordered(ids[plan.scanned], plan.order)
         found = _distinct(plan, costs(plan, ordered(base, plan.order)), names, seen)
@@ -147,14 +154,13 @@ def _skip(cost: Ints, left: int) -> Scan:
 
 
 def _over(cost: Ints, plan: Plan) -> Scan:
-    """The scan of ``plan.on_misfit`` over ``cost`` (scan order), without duplicates."""
-    if plan.on_misfit == "skip":
-        return _skip(cost, plan.left)
+    """``stop`` or ``overshoot`` over ``cost`` (scan order), without duplicates."""
     return _prefix_scan(lambda lo, hi: cost[lo:hi], cost.shape[0], plan)
 
 
 def _distinct(plan: Plan, cost: Ints, names: Ints, seen: Flags) -> Scan:
-    """The scan under ``dedup = "kept"``: the fixed point (docs/design.md).
+    """The scan under ``dedup = "kept"`` and ``stop`` or ``overshoot`` (``skip``:
+    :func:`_distinct_skip`): the fixed point (docs/design.md).
 
     Eligibility is kept per ID as a threshold (a block is eligible iff its place is at
     most its ID's), so the fixed point is checked on one entry per ID.
@@ -190,6 +196,90 @@ def _distinct(plan: Plan, cost: Ints, names: Ints, seen: Flags) -> Scan:
     )
     met[: len(flags)] = flags
     return Scan(met, None, -1)
+
+
+def _distinct_skip(plan: Plan, base: Ints, names: Ints, seen: Flags) -> Scan:
+    """The scan under ``dedup = "kept"`` and ``on_misfit = "skip"``, chunk by chunk.
+
+    Under ``skip`` a block that does not fit is skipped whether its ID was kept or
+    not, and what is left only falls: of a chunk, only the blocks at most what is left
+    at its start, whose IDs were not kept before, can be kept.  The fixed point
+    (docs/design.md) runs over those alone (:func:`_distinct_chunk`), with what is left
+    and the IDs kept carried from chunk to chunk.  ``names``: the IDs of ``base``
+    (input order).  O(m) NumPy work, plus O(c) per round for the ``c`` blocks that
+    could be kept.
+    """
+    m = base.shape[0]
+    met = np.zeros(m, dtype=np.bool_)
+    ids = int(names.max(initial=-1)) + 1
+    # Updated in place: the IDs kept are added.
+    kept_ids = seen[:ids]
+    # Per ID, between chunks: _FREE (see _distinct_chunk).
+    threshold = np.full(ids, _FREE, dtype=np.int32)
+    left, used = plan.left, 0
+    lo, width = 0, _CHUNK_MIN
+    # Costs are >= 1: nothing fits once what is left is below 1.
+    while lo < m and left > 0:
+        hi = min(m, lo + width)
+        cost = costs(plan, window(base, plan.order, lo, hi))
+        who = window(names, plan.order, lo, hi)
+        fresh = None
+        if int(cost.min()) <= left:
+            fresh = np.flatnonzero((cost <= left) & ~kept_ids[who])
+        if fresh is not None and fresh.shape[0]:
+            kept, spent = _distinct_chunk(cost[fresh], who[fresh], left, threshold)
+            kept = fresh[kept]
+            met[lo + kept] = True
+            kept_ids[who[kept]] = True
+            left -= spent
+            used += spent
+        lo, width = hi, min(2 * width, _CHUNK_MAX)
+    return Scan(met, used, -1)
+
+
+def _distinct_chunk(
+    cost: Ints, names: Ints, left: int, threshold: npt.NDArray[np.int32]
+) -> tuple[npt.NDArray[np.intp], int]:
+    """The blocks kept of ``cost`` (each at most ``left``, of an ID not kept before;
+    ``names`` their IDs) under ``dedup = "kept"`` and ``skip``, and what they cost.
+
+    ``threshold`` is :data:`_FREE` for every ID (so again on return); here it holds
+    each ID's threshold, the last place at which its blocks are eligible.  The first
+    guess is every ID eligible at its first block alone: if the scan keeps all of
+    those, they are the fixed point (so one round where everything fits).
+    """
+    k = cost.shape[0]
+    place = np.arange(k, dtype=np.int32)
+    np.minimum.at(threshold, names, place)
+    first = threshold[names]
+    # The IDs here, one entry each (their first blocks'): what to reset on return.
+    chosen = np.flatnonzero(place == first)
+    distinct = names[chosen]
+    thresholds = first
+    for _ in range(ROUNDS):
+        found = _skip(cost[chosen], left)
+        kept = chosen[found.met]
+        # A fixed point: each kept block is at its ID's threshold (so the only one of
+        # its ID kept), and every ID with its threshold inside the chunk has its
+        # block there kept.
+        if kept.shape[0] == int(np.count_nonzero(place == thresholds)) and bool(
+            (thresholds[kept] == kept).all()
+        ):
+            assert found.fit_cost is not None
+            spent = found.fit_cost
+            break
+        # The thresholds the kept blocks give: the first kept block of an ID, or
+        # past the chunk (every block eligible) for an ID none of whose is kept.
+        threshold[distinct] = k
+        np.minimum.at(threshold, names[kept], kept.astype(np.int32))
+        thresholds = threshold[names]
+        chosen = np.flatnonzero(place <= thresholds)
+    else:
+        flags, _ = answer.walk_distinct(cost.tolist(), names.tolist(), left, 0, "skip", set())
+        kept = np.flatnonzero(np.array(flags, dtype=np.bool_))
+        spent = sum(cost[kept].tolist())
+    threshold[distinct] = _FREE
+    return kept, spent
 
 
 def ordered(base: npt.NDArray[_T], order: str) -> npt.NDArray[_T]:

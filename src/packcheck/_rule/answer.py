@@ -200,24 +200,29 @@ def walk_distinct(
     """:func:`_walk` under ``dedup = "kept"``: a block whose ID is in ``kept_ids`` (the
     pins' IDs, then each kept block's) is skipped without charge, and never ends the
     scan.  Also the NumPy engine's exact loop for that scan."""
-    stop, overshoot = on_misfit == "stop", on_misfit == "overshoot"
+    skip, overshoot = on_misfit == "skip", on_misfit == "overshoot"
     met: list[bool] = []
     flag = met.append
+    keep = kept_ids.add
     for size, name in zip(sizes, names, strict=True):
-        if name in kept_ids:
+        # The ID is looked up only where it decides: a block that fits is kept unless
+        # it is a duplicate, and under ``skip`` a block that does not fit is skipped
+        # either way (a lookup is a cache miss or two on a large set).
+        if size <= limit:
+            if name in kept_ids:
+                flag(False)
+            else:
+                limit -= size + step
+                flag(True)
+                keep(name)
+        elif skip or name in kept_ids:
             flag(False)
-        elif size <= limit:
-            limit -= size + step
-            flag(True)
-            kept_ids.add(name)
         elif overshoot:
             limit -= size + step
             flag(True)
             break
-        elif stop:
-            break
         else:
-            flag(False)
+            break
     return met, limit
 
 
