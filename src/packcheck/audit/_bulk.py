@@ -51,10 +51,70 @@ def _split(flat: list[Any], counts: Sequence[int]) -> list[list[Any]]:
     return out
 
 
-class Chunk:
+class Losses:
+    """What the steps of a chunk found right (the *good* steps, numbered from 0 in line
+    order) left out and lost, asked for by ranges of good steps."""
+
+    right: list[bool]
+
+    def _judged(
+        self,
+        right: npt.NDArray[np.bool_],
+        left_out: npt.NDArray[np.bool_],
+        missing: npt.NDArray[np.intp],
+        wanted_step: npt.NDArray[np.intp],
+        codes: npt.NDArray[np.intp],
+        best: npt.NDArray[Any],
+        distinct: list[str],
+    ) -> None:
+        """Keep, of the steps ``right``, whether each ``left_out`` a block, and its
+        losses: ``missing`` holds the required entries missing, step by step in the
+        order they are listed, each of step ``wanted_step[entry]``, ID ``distinct[
+        codes[entry]]`` and best bucket ``best[entry]``."""
+        self.right = right.tolist()
+        ordinal = np.cumsum(right) - 1
+        self._left_out = np.concatenate(([0], np.cumsum(left_out[right])))
+        # A step's losses: its distinct missing IDs, in the order they are listed.
+        missing = missing[right[wanted_step[missing]]]
+        step, code = wanted_step[missing], codes[missing]
+        first = np.ones(len(missing), np.bool_)
+        first[1:] = (step[1:] != step[:-1]) | (code[1:] != code[:-1])
+        self._step = ordinal[step[first]]
+        # Read one by one, per range of good steps: lists, not arrays.
+        self._steps: list[int] = self._step.tolist()
+        self._codes: list[int] = code[first].tolist()
+        self._reasons: list[Reason] = [_REASONS[cell] for cell in best[missing[first]].tolist()]
+        self._ids = distinct
+
+    def left_out(self, start: int, stop: int) -> int:
+        """How many of the good steps ``start`` to ``stop`` left a block out."""
+        return int(self._left_out[stop] - self._left_out[start])
+
+    def losses(
+        self, start: int, stop: int
+    ) -> Iterator[tuple[str, list[tuple[Reason, int]], list[int]]]:
+        """Each ID lost in the good steps ``start`` to ``stop``, in the order first met:
+        its reasons with their counts (in the order first met) and the first good steps
+        it was lost in (as many as are ever shown).  O(losses in the range)."""
+        lo, hi = np.searchsorted(self._step, (start, stop)).tolist()
+        shown = _check.MAX_STEPS_SHOWN
+        found: dict[int, tuple[dict[Reason, int], list[int]]] = {}
+        for step, code, reason in zip(
+            self._steps[lo:hi], self._codes[lo:hi], self._reasons[lo:hi], strict=True
+        ):
+            if code not in found:
+                found[code] = ({}, [])
+            reasons, ordinals = found[code]
+            reasons[reason] = reasons.get(reason, 0) + 1
+            if len(ordinals) < shown:
+                ordinals.append(step)
+        for code, (reasons, ordinals) in found.items():
+            yield self._ids[code], list(reasons.items()), ordinals
+
+
+class Chunk(Losses):
     """The records of a chunk judged in bulk: :attr:`right` per record, and for the
-    records found right (the *good* steps, numbered from 0 in order) what each left out
-    and lost, asked for by ranges of good steps."""
+    records found right what each left out and lost (:class:`Losses`)."""
 
     def __init__(self, records: Sequence[Any]) -> None:
         steps = len(records)
@@ -118,47 +178,8 @@ class Chunk:
             )
         else:
             right &= _some_results(results, packed, remaining.tolist(), expected_missing)
-        self.right: list[bool] = right.tolist()
-        # From here on, the good steps only, numbered from 0.
-        ordinal = np.cumsum(right) - 1
-        left_out = (np.array(counts, np.intp) != np.array(packed_counts, np.intp))[right]
-        self._left_out = np.concatenate(([0], np.cumsum(left_out)))
-        # A step's losses: its distinct missing IDs, in the order they are listed.
-        missing = missing[right[wanted_step[missing]]]
-        step, code = wanted_step[missing], codes[missing]
-        first = np.ones(len(missing), np.bool_)
-        first[1:] = (step[1:] != step[:-1]) | (code[1:] != code[:-1])
-        self._step = ordinal[step[first]]
-        # Read one by one, per range of good steps: lists, not arrays.
-        self._steps: list[int] = self._step.tolist()
-        self._codes: list[int] = code[first].tolist()
-        self._reasons: list[Reason] = [_REASONS[cell] for cell in best[missing[first]].tolist()]
-        self._ids = distinct
-
-    def left_out(self, start: int, stop: int) -> int:
-        """How many of the good steps ``start`` to ``stop`` left a block out."""
-        return int(self._left_out[stop] - self._left_out[start])
-
-    def losses(
-        self, start: int, stop: int
-    ) -> Iterator[tuple[str, list[tuple[Reason, int]], list[int]]]:
-        """Each ID lost in the good steps ``start`` to ``stop``, in the order first met:
-        its reasons with their counts (in the order first met) and the first good steps
-        it was lost in (as many as are ever shown).  O(losses in the range)."""
-        lo, hi = np.searchsorted(self._step, (start, stop)).tolist()
-        shown = _check.MAX_STEPS_SHOWN
-        found: dict[int, tuple[dict[Reason, int], list[int]]] = {}
-        for step, code, reason in zip(
-            self._steps[lo:hi], self._codes[lo:hi], self._reasons[lo:hi], strict=True
-        ):
-            if code not in found:
-                found[code] = ({}, [])
-            reasons, ordinals = found[code]
-            reasons[reason] = reasons.get(reason, 0) + 1
-            if len(ordinals) < shown:
-                ordinals.append(step)
-        for code, (reasons, ordinals) in found.items():
-            yield self._ids[code], list(reasons.items()), ordinals
+        left_out = np.array(counts, np.intp) != np.array(packed_counts, np.intp)
+        self._judged(right, left_out, missing, wanted_step, codes, best, distinct)
 
 
 def _partitions(ordered: list[str], bounds: list[int]) -> list[dict[str, list[str]]]:
