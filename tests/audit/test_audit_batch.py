@@ -16,6 +16,7 @@ from packcheck._cli import audit as cli_audit
 from packcheck._cli import main
 from packcheck._rule.jsonio import dumps, write_json
 from packcheck.audit import Audit, Violation, _bulk, _check, check_run, record_step
+from packcheck.audit import _batch, _canonical
 from packcheck.audit._batch import check_chunk
 
 
@@ -121,3 +122,107 @@ def test_every_planted_defect_of_the_benchmark_run_is_reported_on_its_line(
     per_step = check_run(run.read_bytes().splitlines(keepends=True))
     assert [v.to_json() for v in per_step.violations] == found
     assert per_step.summary.to_json() == summary
+
+
+def _judged_by_text(lines: list[bytes]) -> list[bool]:
+    """Per line, whether the text path (``audit._canonical``) vouches for it."""
+    records = [_batch._lean(line) for line in lines]
+    assert None not in records
+    return _canonical.TextChunk(records).right  # type: ignore[arg-type]
+
+
+def test_the_recorders_lines_are_judged_by_their_text() -> None:
+    long = "i" * 17  # a key of three words
+    cases = [
+        LOSING,
+        {"budget": 0, "blocks": [], "required": []},
+        {"budget": 5, "blocks": [], "required": ["Z", "A", "Z"]},
+        {
+            "budget": 2 * 10**17,
+            "blocks": [
+                {"id": long, "size": 10**17},
+                {"id": "A", "size": 123_456_789},
+                {"id": long + "x", "size": 10**17 + 1},
+                {"id": long, "size": 999_999_999_999_999_999},
+                {"id": "", "size": 1},
+            ],
+            "required": [long + "x", long, "b", "", "A", "a", long],
+        },
+    ]
+    lines = [_line(case) for case in cases] + [_line(LOSING, step=3), _line(LOSING, id="s")]
+    assert _judged_by_text(lines) == [True] * len(lines)
+    audit, found = _both(lines)
+    assert found == []
+    lost = {loss.id: loss.reasons for loss in audit.summary().lost}
+    assert lost["Z"] == {"not-retrieved": 1}  # once a step, however often required
+    assert lost[long + "x"] == {"evicted": 1}
+    assert "" not in lost and long not in lost
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'"blocks":12',  # two bytes, no quote: no ``[]``
+        b'"blocks":[{"size":2,"id":"A"},{"id":"B","size":2}]',
+        b'"blocks":[{"id":"A","size":2}, {"id":"B","size":2}]',
+        b'"blocks":[{"id":"A","size":2,"x":1},{"id":"B","size":2}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"B","size":2.0}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"B","size":1e1}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"B","size":0}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"B","size":-2}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"B","size":1000000000000000000}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"B","size":"2"}]',
+        b'"blocks":[{"id":"A","size":2},{"id":3,"size":2}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"B","sizE":2}]',
+        b'"blocks":[{"id":"A","size":2},{"iD":"B","size":2}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"B"}]',
+        b'"blocks":[{"id":"A","size":2},[{"id":"B","size":2}]]',
+        b'"blocks":[[{"id":"A","size":2}],{"id":"B","size":2}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"' + b"B" * 33 + b'","size":2}]',
+        b'"blocks":{"id":"A","size":2}',
+    ],
+)
+def test_other_blocks_are_left_to_the_typed_path(text: bytes) -> None:
+    line = _line(LOSING).replace(b'"blocks":[{"id":"A","size":2},{"id":"B","size":2}]', text)
+    lines = [_line(LOSING), line, _line(LOSING)]
+    assert _judged_by_text(lines) == [True, False, True]
+    _both(lines)
+
+
+def test_a_step_past_the_texts_bounds_is_left_to_the_typed_path() -> None:
+    many = {**LOSING, "required": ["A"] * (_canonical.MOST_REQUIRED + 1)}
+    long = {**LOSING, "required": ["C" * (_canonical.KEY_BYTES + 1)]}
+    lines = [_line(many), _line(long), _line(LOSING), write_json({**LOSING, "x": 1}).encode()]
+    assert _judged_by_text(lines[:3]) == [False, False, True]
+    _both(lines)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (b'"packed":["A"]', b'"packed":["B"]'),
+        (b'"available":["B"]', b'"available":[]'),
+        (b'"dropped":[]', b'"dropped":["B"]'),
+        (b'"dropped":[]}', b'"dropped":[] }'),
+        (b'"kept":["A"]', b'"kept":["A","A"]'),
+        (b'"remaining":1', b'"remaining":2'),
+        (b'"missing":["B","C","C"]', b'"missing":["C","B","C"]'),
+        (b'"missing":["B","C","C"]', b'"missing":["B","C"]'),
+        (b',"result":{"kept":["A"],"remaining":1,"missing":["B","C","C"]}', b""),
+        (b'"result":{"kept":["A"],"remaining":1,"missing":["B","C","C"]}', b'"result":null'),
+    ],
+)
+def test_a_wrong_text_is_left_to_the_other_paths(old: bytes, new: bytes) -> None:
+    right = _line(LOSING)
+    assert old in right
+    lines = [right, right.replace(old, new), right]
+    assert _judged_by_text(lines) == [True, False, True]
+    _both(lines)
+
+
+def test_a_wrong_ID_in_a_keys_later_word_is_seen() -> None:
+    case = {"budget": 3, "blocks": [{"id": "x" * 20, "size": 2}], "required": ["x" * 20]}
+    right = _line(case)
+    wrong = right.replace(b'"packed":["' + b"x" * 20, b'"packed":["' + b"x" * 19 + b"y")
+    assert _judged_by_text([right, wrong]) == [True, False]
+    assert [v.check for v in _both([right, wrong])[1]] == ["packed-is-kept"]

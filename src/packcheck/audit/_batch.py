@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from operator import itemgetter
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import msgspec
 
@@ -33,7 +33,7 @@ from ._report import StepAt, Violation
 
 #: Lines checked at a time: the batch kernel's arrays and the decoded records of this
 #: many steps are all that is held.
-CHUNK = 1024
+CHUNK = 2048
 _INT64_MAX = 2**63 - 1
 _Budget = Annotated[int, msgspec.Meta(ge=0, le=_INT64_MAX)]
 _Size = Annotated[int, msgspec.Meta(ge=1, le=_INT64_MAX)]
@@ -57,7 +57,8 @@ class _Record(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     blocks: list[_Block]
     required: list[str]
     partition: msgspec.Raw
-    result: _Result | None = None
+    # Absent when not recorded; ``null`` is no result, and goes the per-step path.
+    result: _Result | msgspec.UnsetType = msgspec.UNSET
     step: int | str | msgspec.UnsetType = msgspec.UNSET
     id: int | str | msgspec.UnsetType = msgspec.UNSET
 
@@ -116,8 +117,15 @@ def check_chunk(
     judges: list[_Judged] = []
     # Per line: the judge that found it right, and its ordinal among that judge's.
     found: list[tuple[int, int] | None] = [None] * len(lines)
-    lean = [(at, record) for at, record in enumerate(map(_lean, map(itemgetter(1), lines)))]
-    _judge(judges, found, lines, [(at, r) for at, r in lean if r is not None], TextChunk)
+    lean = list(map(_lean, map(itemgetter(1), lines)))
+    if None not in lean and lean:
+        text = TextChunk(cast(list[Lean], lean))
+        if all(text.right):  # the whole chunk as the recorder writes it, and right
+            _add(audit, (text, lean, [number for number, _ in lines]), file, 0, len(lines))
+            return
+        _mark(judges, found, lines, list(enumerate(lean)), text)
+    else:
+        _judge(judges, found, lines, [(at, r) for at, r in enumerate(lean) if r], TextChunk)
     typed = ((at, _read(lines[at][1])) for at in range(len(lines)) if found[at] is None)
     _judge(judges, found, lines, [(at, r) for at, r in typed if r is not None], Chunk)
     run: tuple[int, int, int] | None = None  # a judge's good steps start to stop, met
@@ -143,9 +151,19 @@ def _judge(
 ) -> None:
     """``records`` (each with its line's index) judged by ``judge``: those it finds
     right are marked in ``found``."""
-    if not records:
-        return
-    verdict = judge([record for _, record in records])
+    if records:
+        _mark(judges, found, lines, records, judge([record for _, record in records]))
+
+
+def _mark(
+    judges: list[_Judged],
+    found: list[tuple[int, int] | None],
+    lines: Sequence[tuple[int, bytes]],
+    records: list[tuple[int, Any]],
+    verdict: Losses,
+) -> None:
+    """The ``records`` (each with its line's index) that ``verdict`` finds right marked
+    in ``found``, as the good steps of a new judge."""
     good = [(at, record) for (at, record), ok in zip(records, verdict.right, strict=True) if ok]
     for ordinal, (at, _) in enumerate(good):
         found[at] = (len(judges), ordinal)

@@ -170,7 +170,7 @@ class Chunk(Losses):
         missing_counts = np.bincount(wanted_step[missing], minlength=steps).tolist()
         results = list(map(_RESULT, records))
         expected_missing = _split(list(map(wanted.__getitem__, missing.tolist())), missing_counts)
-        if None not in results:
+        if msgspec.UNSET not in results:
             right &= _same_texts([r.kept for r in results], packed)
             right &= remaining == np.fromiter((r.remaining for r in results), np.int64, steps)
             right &= np.fromiter(
@@ -247,7 +247,7 @@ def _some_results(
     """Per step, whether its recorded result (where one is recorded) is the expected."""
     return np.array(
         [
-            result is None
+            result is msgspec.UNSET
             or (bytes(result.kept) == _encode(k) and result.remaining == r and result.missing == m)
             for result, k, r, m in zip(results, kept, remaining, missing, strict=True)
         ],
