@@ -3,9 +3,10 @@
 :func:`packcheck.audit._batch.check_chunk` judges a chunk of lines by their text
 (``_canonical``), else decodes them into typed records; either way the rule's answer
 for all of them comes from the batch kernel and their partitions and results are
-compared in bulk; any line neither can vouch for goes to :meth:`Audit.check_line`.  Here random run records, with random defects planted (wrong
-partitions and results, other shapes, other keys, labels of every type, units past
-int64, non-ASCII IDs, escapes, spaces, lines that are not JSON), are audited both ways:
+compared in bulk; any line neither can vouch for goes to :meth:`Audit.check_line`.
+Here random run records, with random defects planted (wrong partitions and results,
+other shapes, other keys, labels of every type, units past int64, non-ASCII IDs,
+escapes, spaces, lines that are not JSON), are audited both ways:
 every violation, as text and as JSON, and the summary must be the same.
 """
 

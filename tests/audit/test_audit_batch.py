@@ -15,8 +15,16 @@ import pytest
 from packcheck._cli import audit as cli_audit
 from packcheck._cli import main
 from packcheck._rule.jsonio import dumps, write_json
-from packcheck.audit import Audit, Violation, _bulk, _check, check_run, record_step
-from packcheck.audit import _batch, _canonical
+from packcheck.audit import (
+    Audit,
+    Violation,
+    _batch,
+    _bulk,
+    _canonical,
+    _check,
+    check_run,
+    record_step,
+)
 from packcheck.audit._batch import check_chunk
 
 
@@ -156,7 +164,8 @@ def test_the_recorders_lines_are_judged_by_their_text() -> None:
     lost = {loss.id: loss.reasons for loss in audit.summary().lost}
     assert lost["Z"] == {"not-retrieved": 1}  # once a step, however often required
     assert lost[long + "x"] == {"evicted": 1}
-    assert "" not in lost and long not in lost
+    assert "" not in lost
+    assert long not in lost
 
 
 @pytest.mark.parametrize(
