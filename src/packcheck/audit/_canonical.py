@@ -39,7 +39,7 @@ _NO_KEY = np.uint64(2**64 - 1)
 _INT64_MAX = 2**63 - 1
 _Budget = Annotated[int, msgspec.Meta(ge=0, le=_INT64_MAX)]
 _POW10 = 10 ** np.arange(19, dtype=np.int64)
-_QUOTE, _COLON, _COMMA, _OPEN, _CLOSE, _END = b'":,{}]'
+_QUOTE = ord('"')
 # Each text a step's expected partition and result are made of, past the IDs.
 _PACKED, _AVAILABLE, _DROPPED, _SHUT = b'{"packed":[', b'],"available":[', b'],"dropped":[', b"]}"
 _KEPT = b'{"kept":['
@@ -56,7 +56,9 @@ _SIXES = np.uint64(0x0606060606060606)
 _PAIRS = np.uint64(0x00FF00FF00FF00FF)
 _QUADS = np.uint64(0x0000FFFF0000FFFF)
 _OPENING = int.from_bytes(b'{"id":"', "little")
-_SIZE_KEY = int.from_bytes(b'","size"', "little")
+_SIZE_KEY = int.from_bytes(b',"size":', "little")
+_NEXT = int.from_bytes(b"},", "little")
+_LAST = int.from_bytes(b"}]", "little")
 
 
 class Lean(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -87,6 +89,8 @@ def _words(data: bytes) -> npt.NDArray[np.uint64]:
 
 #: The low ``n`` bytes of a word, for ``n`` from 0 to 8.
 _LOW = np.array([(1 << (8 * n)) - 1 for n in range(9)], np.uint64)
+#: The shift that moves the low ``n`` bytes of a word to its top.
+_TOP = np.array([8 * (8 - n) for n in range(9)], np.uint64)
 
 
 def _keys(
@@ -95,11 +99,12 @@ def _keys(
     lengths: npt.NDArray[np.int64],
     width: int,
 ) -> npt.NDArray[np.uint64]:
-    """Each span as a key of ``width // 8`` words, its bytes padded with zeros."""
-    keys = np.empty((len(starts), width // 8), np.uint64)
+    """Each span as a key of ``width // 8`` words, its bytes padded with zeros: row
+    ``w`` holds every key's word ``w``."""
+    keys = np.empty((width // 8, len(starts)), np.uint64)
     for word in range(width // 8):
         at = np.minimum(starts + 8 * word, len(words) - 1)  # past the span: masked out
-        keys[:, word] = words[at] & _LOW[np.clip(lengths - 8 * word, 0, 8)]
+        keys[word] = words[at] & _LOW[np.clip(lengths - 8 * word, 0, 8)]
     return keys
 
 
@@ -111,15 +116,17 @@ def _sizes(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """The numbers written in ASCII at ``start``, ``width`` (1 to 18) bytes each, and
     whether each is all digits.  Eight digits or fewer are read a word at a time."""
-    word = words[start] & _LOW[np.minimum(width, 8)]
     low = _LOW[np.minimum(width, 8)]
+    word = words[start] & low
     # ASCII bytes: a digit's high nibble is 3 and stays 3 when 6 is added to it (no
-    # byte carries into the next, as none is past 0x7f).
+    # byte carries into the next, as none is past 0x7f).  A size is at least 1, and
+    # has no leading zero.
     good = ((word & _HIGH_NIBBLES) == (_DIGIT_NIBBLES & low)) & (
         ((word + (_SIXES & low)) & _HIGH_NIBBLES) == (_DIGIT_NIBBLES & low)
     )
+    good &= (word & _LOW[1]) != ord("0")
     # The digits moved to the word's top, as if led by zeros, and read 2, 4, 8 at a time.
-    value = (word & _LOW_NIBBLES) << (np.uint64(8) * (8 - np.minimum(width, 8)).astype(np.uint64))
+    value = (word & _LOW_NIBBLES) << _TOP[np.minimum(width, 8)]
     value = ((value * np.uint64(10)) + (value >> np.uint64(8))) & _PAIRS
     value = ((value * np.uint64(100)) + (value >> np.uint64(16))) & _QUADS
     value = ((value * np.uint64(10000)) + (value >> np.uint64(32))) & _LOW[4]
@@ -129,7 +136,7 @@ def _sizes(
         spans = _spans(start[long], width[long])
         figures = text[spans] - np.uint8(ord("0"))  # a byte that is no digit wraps past 9
         first = np.cumsum(width[long]) - width[long]
-        good[long] = np.add.reduceat(figures > 9, first) == 0
+        good[long] &= np.add.reduceat(figures > 9, first) == 0
         power = np.repeat(np.cumsum(width[long]) - 1, width[long]) - np.arange(len(spans))
         sizes[long] = np.add.reduceat(figures.astype(np.int64) * _POW10[power], first)
     return sizes, good
@@ -158,7 +165,9 @@ class _Blocks:
         right = (per_step % 6 == 0) & (text[starts] == ord("["))
         right &= (per_step > 0) | (lengths == 2)
         counts = np.where(right, per_step // 6, 0)
-        quote = (quotes if right.all() else quotes[np.repeat(right, per_step)]).reshape(-1, 6).T
+        six = (quotes if right.all() else quotes[np.repeat(right, per_step)]).reshape(-1, 6)
+        # A block's first quote, and its ID's two (the others are checked with the keys).
+        opening, id_open, id_close = six[:, 0].copy(), six[:, 2].copy(), six[:, 3].copy()
         self.step_of = step_of = np.repeat(np.arange(steps), counts)
         self.offsets = offsets = np.zeros(steps + 1, np.int64)
         np.cumsum(counts, out=offsets[1:])
@@ -169,36 +178,33 @@ class _Blocks:
         # Where each size's digits end: at the ``}`` before the next block's ``,{"``,
         # or before the text's closing ``}]``.
         close = np.empty(many, np.int64)
-        close[:-1] = quote[0][1:] - 3
+        close[:-1] = opening[1:] - 3
         close[last] = ends[step_of[last]] - 2
         close = np.clip(close, 0, size)
         words = _words(padded)
         # The bytes from a block's ``{`` to its ID, and from the ID's closing quote to
         # the size's digits, are fixed; so are the quotes between them.
-        digits = quote[3] + 9
+        digits = id_close + 9
         widths = close - digits
         good = (
-            ((words[np.maximum(quote[0] - 1, 0)] & _LOW[7]) == _OPENING)
-            & (words[quote[3]] == _SIZE_KEY)
-            & (text[quote[3] + 8] == _COLON)
+            ((words[np.maximum(opening - 1, 0)] & _LOW[7]) == _OPENING)
+            & (words[id_close + 1] == _SIZE_KEY)
             & (widths >= 1)
             & (widths <= 18)  # below 10**18: int64, with no check of the value
-            & (text[digits] != ord("0"))  # a size is at least 1, and has no leading zero
-            & (text[close] == _CLOSE)
-            & (text[close + 1] == np.where(following, _COMMA, _END))
-            & (quote[3] - quote[2] - 1 <= KEY_BYTES)
+            & ((words[close] & _LOW[2]) == np.where(following, _NEXT, _LAST))
+            & (id_close - id_open - 1 <= KEY_BYTES)
         )
         firsts = offsets[:-1][counts > 0]
-        good[firsts] &= quote[0][firsts] == starts[counts > 0] + 2
+        good[firsts] &= opening[firsts] == starts[counts > 0] + 2
         sizes, digits_good = _sizes(text, words, digits, np.where(good, widths, 1))
         good &= digits_good
         sizes[~good] = 1  # any valid size: the step is not right anyway
         self.right = right & (np.bincount(step_of[~good], minlength=steps) == 0)
         self.counts = counts
         self.sizes = sizes
-        self.id_start = quote[2]
+        self.id_start = id_open
         self.words = words
-        self.id_length = quote[3] - quote[2] - 1
+        self.id_length = id_close - id_open - 1
 
 
 class TextChunk(Losses):
@@ -245,8 +251,8 @@ class TextChunk(Losses):
         # Missing IDs are listed in the order of their bytes (ASCII: UTF-16's order),
         # a key's first byte first: its words read big-endian.
         missing = np.flatnonzero(best != 0)
-        ranked = wanted_keys[missing].byteswap()
-        missing = missing[np.lexsort((*ranked.T[::-1], wanted_step[missing]))]
+        ranked = wanted_keys[:, missing].byteswap()
+        missing = missing[np.lexsort((*ranked[::-1], wanted_step[missing]))]
         missing_counts = np.bincount(wanted_step[missing], minlength=steps)
         ends_missing = np.ones(len(missing), np.bool_)
         ends_missing[:-1] = wanted_step[missing][:-1] != wanted_step[missing][1:]
@@ -336,11 +342,13 @@ def _best(
     block_keys = _keys(blocks.words, blocks.id_start + 1, blocks.id_length, width)
     first = np.cumsum(wanted_counts) - wanted_counts
     for j in range(min(int(wanted_counts.max()), MOST_REQUIRED)):
-        # No ID's key has a byte past 0x7f: the key of a step without a j-th ID.
-        key = np.full((len(wanted_counts), width // 8), _NO_KEY)
         has = np.flatnonzero(wanted_counts > j)
-        key[has] = wanted_keys[first[has] + j]
-        same = (block_keys == key[blocks.step_of]).all(axis=1)
+        same = np.ones(len(blocks.step_of), np.bool_)
+        for block_word, wanted_word in zip(block_keys, wanted_keys, strict=True):
+            # No ID's key has a byte past 0x7f: the key of a step without a j-th ID.
+            key = np.full(len(wanted_counts), _NO_KEY)
+            key[has] = wanted_word[first[has] + j]
+            same &= block_word == key[blocks.step_of]
         cell = np.where(same, bucket, np.int8(3))
         found = np.full(len(wanted_counts), 3, np.int8)
         found[some] = np.minimum.reduceat(cell, blocks.offsets[:-1][some])
@@ -383,10 +391,10 @@ def _differ(
     at: npt.NDArray[np.int64],
 ) -> npt.NDArray[np.bool_]:
     """Per piece, whether its bytes in ``source`` and at ``at`` in ``text`` differ."""
-    differ = np.zeros(len(length), np.bool_)
-    for word in range(-(-int(length.max(initial=0)) // 8)):
-        some = np.flatnonzero(length > 8 * word)
+    differ = ((source[start] ^ text[at]) & _LOW[np.minimum(length, 8)]) != 0
+    for word in range(1, -(-int(length.max(initial=0)) // 8)):
         shift = 8 * word
+        some = np.flatnonzero(length > shift)
         here = np.minimum(at[some] + shift, len(text) - 1)
         bits = (source[start[some] + shift] ^ text[here]) & _LOW[
             np.minimum(length[some] - shift, 8)
