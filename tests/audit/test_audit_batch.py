@@ -235,3 +235,27 @@ def test_a_wrong_ID_in_a_keys_later_word_is_seen() -> None:
     wrong = right.replace(b'"packed":["' + b"x" * 20, b'"packed":["' + b"x" * 19 + b"y")
     assert _judged_by_text([right, wrong]) == [True, False]
     assert [v.check for v in _both([right, wrong])[1]] == ["packed-is-kept"]
+
+
+@pytest.mark.parametrize("many", [0, 10**9])
+def test_losses_tallied_by_numpy_or_one_by_one_are_the_same(
+    monkeypatch: pytest.MonkeyPatch, many: int
+) -> None:
+    monkeypatch.setattr(_bulk, "_MANY_LOSSES", many)
+    monkeypatch.setattr(_check, "MAX_STEPS_SHOWN", 3)
+    cases = [
+        {
+            "budget": budget,
+            "blocks": [{"id": i, "size": size} for i, size in zip("ABCD", (2, 3, 9, 1))],
+            "required": list("DCBAEE"[budget % 3 :]),
+        }
+        for budget in (0, 9, 3, 10)  # C oversized, evicted, oversized, evicted: a tie
+    ]
+    lines = [_line(case, step=n) for n, case in enumerate(cases * 3)]
+    assert all(_judged_by_text(lines))
+    audit, found = _both(lines)
+    assert found == []
+    lost = {loss.id: loss for loss in audit.summary().lost}
+    assert lost["C"].reasons == {"oversized": 6, "evicted": 6}
+    assert list(lost["C"].reasons) == ["oversized", "evicted"]  # the tie: first met first
+    assert len(lost["E"].steps) == 3

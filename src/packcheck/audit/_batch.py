@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
-from operator import itemgetter
 from typing import Annotated, Any, cast
 
 import msgspec
@@ -97,6 +96,18 @@ def _lean(line: bytes) -> Lean | None:
         return None
 
 
+def _leans(lines: list[bytes]) -> list[Lean | None]:
+    """:func:`_lean` of each line: at once when the chunk is ASCII with no escape and
+    every line reads."""
+    whole = b"".join(lines)
+    if whole.isascii() and b"\\" not in whole and b"\x7f" not in whole:
+        try:
+            return list(map(_decode_lean, lines))
+        except msgspec.MsgspecError:
+            pass
+    return list(map(_lean, lines))
+
+
 #: A judge of a chunk's steps, the records it found right, and their line numbers.
 _Judged = tuple[Losses, list[Any], list[int]]
 
@@ -117,7 +128,7 @@ def check_chunk(
     judges: list[_Judged] = []
     # Per line: the judge that found it right, and its ordinal among that judge's.
     found: list[tuple[int, int] | None] = [None] * len(lines)
-    lean = list(map(_lean, map(itemgetter(1), lines)))
+    lean = _leans([line for _, line in lines])
     if None not in lean and lean:
         text = TextChunk(cast(list[Lean], lean))
         if all(text.right):  # the whole chunk as the recorder writes it, and right

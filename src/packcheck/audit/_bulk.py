@@ -26,6 +26,8 @@ from .._engines.levels import pack_batch
 from .._partition.trace import Reason
 from . import _check
 
+#: Past this many losses in a range of steps, :meth:`Losses.losses` tallies them by NumPy.
+_MANY_LOSSES = 64
 #: Cells of the reasons table made at a time (int8): its rows are cut to fit.
 _TABLE_CELLS = 1 << 22
 #: A table cell: the best bucket a block of the column's ID reached in the row's step.
@@ -83,7 +85,9 @@ class Losses:
         # Read one by one, per range of good steps: lists, not arrays.
         self._steps: list[int] = self._step.tolist()
         self._codes: list[int] = code[first].tolist()
-        self._reasons: list[Reason] = [_REASONS[cell] for cell in best[missing[first]].tolist()]
+        self._code_array = code[first]
+        self._cell_array = best[missing[first]].astype(np.intp)
+        self._reasons: list[Reason] = [_REASONS[cell] for cell in self._cell_array.tolist()]
         self._ids = distinct
 
     def left_out(self, start: int, stop: int) -> int:
@@ -95,8 +99,12 @@ class Losses:
     ) -> Iterator[tuple[str, list[tuple[Reason, int]], list[int]]]:
         """Each ID lost in the good steps ``start`` to ``stop``, in the order first met:
         its reasons with their counts (in the order first met) and the first good steps
-        it was lost in (as many as are ever shown).  O(losses in the range)."""
+        it was lost in (as many as are ever shown).  O(l log l) in the losses of the
+        range, the many of a long range tallied by NumPy."""
         lo, hi = np.searchsorted(self._step, (start, stop)).tolist()
+        if hi - lo > _MANY_LOSSES:
+            yield from self._many_losses(lo, hi)
+            return
         shown = _check.MAX_STEPS_SHOWN
         found: dict[int, tuple[dict[Reason, int], list[int]]] = {}
         for step, code, reason in zip(
@@ -110,6 +118,39 @@ class Losses:
                 ordinals.append(step)
         for code, (reasons, ordinals) in found.items():
             yield self._ids[code], list(reasons.items()), ordinals
+
+    def _many_losses(
+        self, lo: int, hi: int
+    ) -> Iterator[tuple[str, list[tuple[Reason, int]], list[int]]]:
+        """:meth:`losses` of the losses ``lo`` to ``hi``, tallied by NumPy."""
+        codes = self._code_array[lo:hi]
+        cells = self._cell_array[lo:hi]
+        # The losses of each ID together, in the order met; the IDs in the order met.
+        by_id = np.argsort(codes, kind="stable")
+        grouped = codes[by_id]
+        starts = np.flatnonzero(np.concatenate(([True], grouped[1:] != grouped[:-1])))
+        counts = np.diff(np.append(starts, len(grouped)))
+        met = np.argsort(by_id[starts], kind="stable")
+        # Each ID's first steps, as many as are ever shown.
+        rank = np.arange(len(grouped)) - np.repeat(starts, counts)
+        shown = rank < _check.MAX_STEPS_SHOWN
+        first_steps = np.split(
+            self._step[lo:hi][by_id[shown]],
+            np.cumsum(np.minimum(counts, _check.MAX_STEPS_SHOWN))[:-1],
+        )
+        # Each ID's reasons (a cell per reason), in the order first met, with counts.
+        pairs = codes * 4 + cells
+        kinds, first, many = np.unique(pairs, return_index=True, return_counts=True)
+        kinds, many = (
+            kinds[np.argsort(first, kind="stable")],
+            many[np.argsort(first, kind="stable")],
+        )
+        reasons: dict[int, list[tuple[Reason, int]]] = {}
+        for kind, number in zip(kinds.tolist(), many.tolist(), strict=True):
+            reasons.setdefault(kind >> 2, []).append((_REASONS[kind & 3], number))
+        for at in met.tolist():
+            code = int(grouped[starts[at]])
+            yield self._ids[code], reasons[code], first_steps[at].tolist()
 
 
 class Chunk(Losses):

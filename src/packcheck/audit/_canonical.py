@@ -22,6 +22,7 @@ escapes it), so their order is the order of the strings.
 from __future__ import annotations
 
 from itertools import chain
+from operator import attrgetter
 from typing import Annotated
 
 import msgspec
@@ -39,6 +40,7 @@ _NO_KEY = np.uint64(2**64 - 1)
 _INT64_MAX = 2**63 - 1
 _Budget = Annotated[int, msgspec.Meta(ge=0, le=_INT64_MAX)]
 _POW10 = 10 ** np.arange(19, dtype=np.int64)
+_BUDGET = attrgetter("budget")
 _QUOTE = ord('"')
 # Each text a step's expected partition and result are made of, past the IDs.
 _PACKED, _AVAILABLE, _DROPPED, _SHUT = b'{"packed":[', b'],"available":[', b'],"dropped":[', b"]}"
@@ -215,7 +217,7 @@ class TextChunk(Losses):
         steps = len(records)
         blocks = _Blocks([record.blocks for record in records])
         right = blocks.right
-        budgets = np.fromiter((record.budget for record in records), np.int64, steps)
+        budgets = np.fromiter(map(_BUDGET, records), np.int64, steps)
         kept, remaining = pack_batch(budgets, blocks.sizes, blocks.offsets)
         step_of = blocks.step_of
         bucket = np.where(kept, 0, np.where(blocks.sizes <= budgets[step_of], 1, 2)).astype(np.int8)
@@ -236,7 +238,7 @@ class TextChunk(Losses):
         wanted_step = np.repeat(np.arange(steps), wanted_counts)
         wanted_length = np.fromiter(map(len, wanted), np.int64, len(wanted))
         # Each required ID with its quotes and a ``,``: one after another.
-        wanted_text = "".join(f'"{block_id}",' for block_id in wanted).encode()
+        wanted_text = ('"' + '","'.join(wanted) + '",').encode() if wanted else b""
         wanted_start = np.cumsum(wanted_length + 3) - (wanted_length + 3)
         right &= np.bincount(wanted_step[wanted_length > KEY_BYTES], minlength=steps) == 0
         longest = max(
@@ -391,7 +393,7 @@ def _differ(
     at: npt.NDArray[np.int64],
 ) -> npt.NDArray[np.bool_]:
     """Per piece, whether its bytes in ``source`` and at ``at`` in ``text`` differ."""
-    differ = ((source[start] ^ text[at]) & _LOW[np.minimum(length, 8)]) != 0
+    differ: npt.NDArray[np.bool_] = ((source[start] ^ text[at]) & _LOW[np.minimum(length, 8)]) != 0
     for word in range(1, -(-int(length.max(initial=0)) // 8)):
         shift = 8 * word
         some = np.flatnonzero(length > shift)
