@@ -246,7 +246,9 @@ def test_losses_tallied_by_numpy_or_one_by_one_are_the_same(
     cases = [
         {
             "budget": budget,
-            "blocks": [{"id": i, "size": size} for i, size in zip("ABCD", (2, 3, 9, 1))],
+            "blocks": [
+                {"id": i, "size": size} for i, size in zip("ABCD", (2, 3, 9, 1), strict=True)
+            ],
             "required": list("DCBAEE"[budget % 3 :]),
         }
         for budget in (0, 9, 3, 10)  # C oversized, evicted, oversized, evicted: a tie
