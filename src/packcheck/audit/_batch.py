@@ -97,15 +97,22 @@ def _lean(line: bytes) -> Lean | None:
 
 
 def _leans(lines: list[bytes]) -> list[Lean | None]:
-    """:func:`_lean` of each line: at once when the chunk is ASCII with no escape and
-    every line reads."""
+    """:func:`_lean` of each line: read one after another in C when the chunk is ASCII
+    with no escape, a line that does not read given ``None`` where it stands."""
     whole = b"".join(lines)
-    if whole.isascii() and b"\\" not in whole and b"\x7f" not in whole:
+    if not (whole.isascii() and b"\\" not in whole and b"\x7f" not in whole):
+        return list(map(_lean, lines))
+    found: list[Lean | None] = []
+    left = iter(lines)
+    while True:
         try:
-            return list(map(_decode_lean, lines))
+            # Grows line by line: a line that raises was taken from ``left``, and the
+            # lines before it were added.
+            found.extend(map(_decode_lean, left))
         except msgspec.MsgspecError:
-            pass
-    return list(map(_lean, lines))
+            found.append(None)
+        else:
+            return found
 
 
 #: A judge of a chunk's steps, the records it found right, and their line numbers.

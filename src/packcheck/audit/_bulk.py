@@ -27,7 +27,7 @@ from .._partition.trace import Reason
 from . import _check
 
 #: Past this many losses in a range of steps, :meth:`Losses.losses` tallies them by NumPy.
-_MANY_LOSSES = 64
+_MANY_LOSSES = 1024
 #: Cells of the reasons table made at a time (int8): its rows are cut to fit.
 _TABLE_CELLS = 1 << 22
 #: A table cell: the best bucket a block of the column's ID reached in the row's step.
@@ -133,24 +133,21 @@ class Losses:
         met = np.argsort(by_id[starts], kind="stable")
         # Each ID's first steps, as many as are ever shown.
         rank = np.arange(len(grouped)) - np.repeat(starts, counts)
-        shown = rank < _check.MAX_STEPS_SHOWN
-        first_steps = np.split(
-            self._step[lo:hi][by_id[shown]],
-            np.cumsum(np.minimum(counts, _check.MAX_STEPS_SHOWN))[:-1],
-        )
+        steps = self._step[lo:hi][by_id[rank < _check.MAX_STEPS_SHOWN]].tolist()
+        taken = np.minimum(counts, _check.MAX_STEPS_SHOWN)
+        ends = np.cumsum(taken).tolist()
+        first_steps = [steps[end - n : end] for end, n in zip(ends, taken.tolist(), strict=True)]
         # Each ID's reasons (a cell per reason), in the order first met, with counts.
         pairs = codes * 4 + cells
         kinds, first, many = np.unique(pairs, return_index=True, return_counts=True)
-        kinds, many = (
-            kinds[np.argsort(first, kind="stable")],
-            many[np.argsort(first, kind="stable")],
-        )
+        in_order = np.argsort(first, kind="stable")
+        kinds, many = kinds[in_order], many[in_order]
         reasons: dict[int, list[tuple[Reason, int]]] = {}
         for kind, number in zip(kinds.tolist(), many.tolist(), strict=True):
             reasons.setdefault(kind >> 2, []).append((_REASONS[kind & 3], number))
         for at in met.tolist():
             code = int(grouped[starts[at]])
-            yield self._ids[code], reasons[code], first_steps[at].tolist()
+            yield self._ids[code], reasons[code], first_steps[at]
 
 
 class Chunk(Losses):
