@@ -25,7 +25,7 @@ from packcheck._rule.jsonio import dumps, write_json
 from packcheck.audit import Audit, record_step
 from packcheck.audit import _batch as batch
 from packcheck.audit import _bulk as bulk
-from packcheck.audit import _canonical as canonical
+from packcheck.audit import _words as words
 from packcheck.strategies import cases
 
 #: Changes of a record's shape or label, past the defects of ``_wrong``.
@@ -132,6 +132,6 @@ def test_a_broken_text_path_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     record["partition"]["dropped"] = ["B"]
     text = write_json(record).encode()
     _both([text])
-    monkeypatch.setattr(canonical, "_differ", lambda *args: np.zeros(len(args[1]), np.bool_))
+    monkeypatch.setattr(words, "differ", lambda *args: np.zeros(len(args[1]), np.bool_))
     with pytest.raises(AssertionError):
         _both([text])

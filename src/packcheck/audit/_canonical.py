@@ -30,7 +30,9 @@ import numpy as np
 import numpy.typing as npt
 
 from .._engines.levels import pack_batch
+from . import _words
 from ._bulk import Losses
+from ._words import LOW, PAD
 
 #: The longest ID (in bytes) compared here; a step with a longer one takes the typed path.
 KEY_BYTES = 32
@@ -39,7 +41,6 @@ MOST_REQUIRED = 32
 _NO_KEY = np.uint64(2**64 - 1)
 _INT64_MAX = 2**63 - 1
 _Budget = Annotated[int, msgspec.Meta(ge=0, le=_INT64_MAX)]
-_POW10 = 10 ** np.arange(19, dtype=np.int64)
 _BUDGET = attrgetter("budget")
 _QUOTE = ord('"')
 # Each text a step's expected partition and result are made of, past the IDs.
@@ -50,13 +51,7 @@ _AT = np.cumsum([0, len(_PACKED), len(_AVAILABLE), len(_DROPPED), len(_SHUT)])
 _OPENERS = np.array(_AT[:3])
 _OPENER_LENGTHS = np.array([len(_PACKED), len(_AVAILABLE), len(_DROPPED)])
 _MIDDLE = b'],"remaining":%d,"missing":['
-_PAD = bytes(16)  # past every offset a step cut short can make read
-_HIGH_NIBBLES = np.uint64(0xF0F0F0F0F0F0F0F0)
-_LOW_NIBBLES = np.uint64(0x0F0F0F0F0F0F0F0F)
-_DIGIT_NIBBLES = np.uint64(0x3030303030303030)
-_SIXES = np.uint64(0x0606060606060606)
-_PAIRS = np.uint64(0x00FF00FF00FF00FF)
-_QUADS = np.uint64(0x0000FFFF0000FFFF)
+
 _OPENING = int.from_bytes(b'{"id":"', "little")
 _SIZE_KEY = int.from_bytes(b',"size":', "little")
 _NEXT = int.from_bytes(b"},", "little")
@@ -77,73 +72,6 @@ class Lean(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     id: int | str | msgspec.UnsetType = msgspec.UNSET
 
 
-def _spans(starts: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """The positions ``starts[k]`` to ``starts[k] + lengths[k]``, span after span."""
-    ends = np.cumsum(lengths)
-    return np.repeat(starts - (ends - lengths), lengths) + np.arange(ends[-1] if len(ends) else 0)
-
-
-def _words(data: bytes) -> npt.NDArray[np.uint64]:
-    """The 8 bytes of ``data`` at each offset, as a little-endian word: the first byte
-    lowest (``data`` must end in 7 bytes that are read only as padding)."""
-    return np.ndarray((len(data) - 7,), "<u8", data, strides=(1,))
-
-
-#: The low ``n`` bytes of a word, for ``n`` from 0 to 8.
-_LOW = np.array([(1 << (8 * n)) - 1 for n in range(9)], np.uint64)
-#: The shift that moves the low ``n`` bytes of a word to its top.
-_TOP = np.array([8 * (8 - n) for n in range(9)], np.uint64)
-
-
-def _keys(
-    words: npt.NDArray[np.uint64],
-    starts: npt.NDArray[np.int64],
-    lengths: npt.NDArray[np.int64],
-    width: int,
-) -> npt.NDArray[np.uint64]:
-    """Each span as a key of ``width // 8`` words, its bytes padded with zeros: row
-    ``w`` holds every key's word ``w``."""
-    keys = np.empty((width // 8, len(starts)), np.uint64)
-    for word in range(width // 8):
-        at = np.minimum(starts + 8 * word, len(words) - 1)  # past the span: masked out
-        keys[word] = words[at] & _LOW[np.clip(lengths - 8 * word, 0, 8)]
-    return keys
-
-
-def _sizes(
-    text: npt.NDArray[np.uint8],
-    words: npt.NDArray[np.uint64],
-    start: npt.NDArray[np.int64],
-    width: npt.NDArray[np.int64],
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
-    """The numbers written in ASCII at ``start``, ``width`` (1 to 18) bytes each, and
-    whether each is all digits.  Eight digits or fewer are read a word at a time."""
-    low = _LOW[np.minimum(width, 8)]
-    word = words[start] & low
-    # ASCII bytes: a digit's high nibble is 3 and stays 3 when 6 is added to it (no
-    # byte carries into the next, as none is past 0x7f).  A size is at least 1, and
-    # has no leading zero.
-    good = ((word & _HIGH_NIBBLES) == (_DIGIT_NIBBLES & low)) & (
-        ((word + (_SIXES & low)) & _HIGH_NIBBLES) == (_DIGIT_NIBBLES & low)
-    )
-    good &= (word & _LOW[1]) != ord("0")
-    # The digits moved to the word's top, as if led by zeros, and read 2, 4, 8 at a time.
-    value = (word & _LOW_NIBBLES) << _TOP[np.minimum(width, 8)]
-    value = ((value * np.uint64(10)) + (value >> np.uint64(8))) & _PAIRS
-    value = ((value * np.uint64(100)) + (value >> np.uint64(16))) & _QUADS
-    value = ((value * np.uint64(10000)) + (value >> np.uint64(32))) & _LOW[4]
-    sizes = value.astype(np.int64)
-    long = np.flatnonzero(width > 8)
-    if len(long):
-        spans = _spans(start[long], width[long])
-        figures = text[spans] - np.uint8(ord("0"))  # a byte that is no digit wraps past 9
-        first = np.cumsum(width[long]) - width[long]
-        good[long] &= np.add.reduceat(figures > 9, first) == 0
-        power = np.repeat(np.cumsum(width[long]) - 1, width[long]) - np.arange(len(spans))
-        sizes[long] = np.add.reduceat(figures.astype(np.int64) * _POW10[power], first)
-    return sizes, good
-
-
 class _Blocks:
     """The blocks of a chunk's steps read from their texts (``[{"id":"…","size":…},…]``,
     compact): per step whether it is such a text (:attr:`right`) and its count of
@@ -156,8 +84,8 @@ class _Blocks:
         ends = np.cumsum(lengths)
         starts = ends - lengths
         # Padding past the end: a step cut short is read there, never past.
-        self.padded = padded = b"".join([*raw, _PAD])
-        size = len(padded) - len(_PAD)
+        self.padded = padded = b"".join([*raw, PAD])
+        size = len(padded) - len(PAD)
         self.text = text = np.frombuffer(padded, np.uint8)
         quotes = np.flatnonzero(text == _QUOTE)
         per_step = np.diff(np.searchsorted(quotes, np.append(starts, size)))
@@ -183,22 +111,22 @@ class _Blocks:
         close[:-1] = opening[1:] - 3
         close[last] = ends[step_of[last]] - 2
         close = np.clip(close, 0, size)
-        words = _words(padded)
+        words = _words.words(padded)
         # The bytes from a block's ``{`` to its ID, and from the ID's closing quote to
         # the size's digits, are fixed; so are the quotes between them.
         digits = id_close + 9
         widths = close - digits
         good = (
-            ((words[np.maximum(opening - 1, 0)] & _LOW[7]) == _OPENING)
+            ((words[np.maximum(opening - 1, 0)] & LOW[7]) == _OPENING)
             & (words[id_close + 1] == _SIZE_KEY)
             & (widths >= 1)
             & (widths <= 18)  # below 10**18: int64, with no check of the value
-            & ((words[close] & _LOW[2]) == np.where(following, _NEXT, _LAST))
+            & ((words[close] & LOW[2]) == np.where(following, _NEXT, _LAST))
             & (id_close - id_open - 1 <= KEY_BYTES)
         )
         firsts = offsets[:-1][counts > 0]
         good[firsts] &= opening[firsts] == starts[counts > 0] + 2
-        sizes, digits_good = _sizes(text, words, digits, np.where(good, widths, 1))
+        sizes, digits_good = _words.sizes(text, words, digits, np.where(good, widths, 1))
         good &= digits_good
         sizes[~good] = 1  # any valid size: the step is not right anyway
         self.right = right & (np.bincount(step_of[~good], minlength=steps) == 0)
@@ -247,7 +175,9 @@ class TextChunk(Losses):
             1,
         )
         width = -(-longest // 8) * 8
-        wanted_keys = _keys(_words(wanted_text + _PAD), wanted_start + 1, wanted_length, width)
+        wanted_keys = _words.keys(
+            _words.words(wanted_text + PAD), wanted_start + 1, wanted_length, width
+        )
         right &= wanted_counts <= MOST_REQUIRED
         best = _best(blocks, bucket, width, wanted_keys, wanted_step, wanted_counts)
         # Missing IDs are listed in the order of their bytes (ASCII: UTF-16's order),
@@ -261,11 +191,11 @@ class TextChunk(Losses):
 
         middles = [_MIDDLE % left for left in remaining.tolist()]
         middle_length = np.fromiter(map(len, middles), np.int64, steps)
-        words = len(blocks.padded) - len(_PAD)
+        words = len(blocks.padded) - len(PAD)
         middle_at = words + len(_WORDS)
         wanted_at = middle_at + int(middle_length.sum())
-        source = _words(
-            blocks.padded[: -len(_PAD)] + _WORDS + b"".join(middles) + wanted_text + _PAD
+        source = _words.words(
+            blocks.padded[: -len(PAD)] + _WORDS + b"".join(middles) + wanted_text + PAD
         )
 
         # The partitions: per step its three lists, each opened by its words.
@@ -280,7 +210,7 @@ class TextChunk(Losses):
         start[opener] = words + _OPENERS[groups % 3]
         length[opener] = _OPENER_LENGTHS[groups % 3]
         start[closer], length[closer] = words + _AT[3], len(_SHUT)
-        right &= _same(source, start, length, opener[0::3], [r.partition for r in records])
+        right &= _words.same(source, start, length, opener[0::3], [r.partition for r in records])
 
         # The results: ``kept`` (the packed IDs again), ``remaining`` and ``missing``.
         packed = in_group[0::3]
@@ -304,7 +234,7 @@ class TextChunk(Losses):
         length[at] = wanted_length[missing] + 2 + ~ends_missing
         at = first + per_step - 1
         start[at], length[at] = words + _AT[3], len(_SHUT)
-        right &= _same(source, start, length, first, [record.result for record in records])
+        right &= _words.same(source, start, length, first, [record.result for record in records])
 
         wanted_codes, distinct = _codes(wanted)
         self._judged(
@@ -341,7 +271,7 @@ def _best(
     some = blocks.counts > 0
     if not len(blocks.step_of) or not len(wanted_step):
         return best
-    block_keys = _keys(blocks.words, blocks.id_start + 1, blocks.id_length, width)
+    block_keys = _words.keys(blocks.words, blocks.id_start + 1, blocks.id_length, width)
     first = np.cumsum(wanted_counts) - wanted_counts
     for j in range(min(int(wanted_counts.max()), MOST_REQUIRED)):
         has = np.flatnonzero(wanted_counts > j)
@@ -356,50 +286,3 @@ def _best(
         found[some] = np.minimum.reduceat(cell, blocks.offsets[:-1][some])
         best[first[has] + j] = found[has]
     return best
-
-
-def _same(
-    source: npt.NDArray[np.uint64],
-    start: npt.NDArray[np.int64],
-    length: npt.NDArray[np.int64],
-    first: npt.NDArray[np.int64],
-    recorded: list[msgspec.Raw],
-) -> npt.NDArray[np.bool_]:
-    """Per step, whether its recorded text is the one its pieces make: piece ``k`` is
-    ``length[k]`` bytes of ``source`` (its words, :func:`_words`) from ``start[k]``, and
-    the pieces of step ``s`` start at ``first[s]``.  Compared a word at a time, at
-    each piece's place in the recorded text: O(pieces), never a copy of the text."""
-    steps = len(recorded)
-    written = np.fromiter(map(len, recorded), np.int64, steps)
-    text = _words(b"".join([*recorded, _PAD]))
-    ends = np.cumsum(length)
-    begin = ends[first] - length[first]
-    right: npt.NDArray[np.bool_] = np.diff(np.append(begin, ends[-1])) == written
-    if right.all() and not _differ(source, start, length, text, ends - length).any():
-        return right  # every piece at its place in the chunk's text, and the same
-    piece_step = np.repeat(np.arange(steps), np.diff(np.append(first, len(length))))
-    # Where each piece would be in its step's recorded text (of another length or not).
-    at = ends - length - begin[piece_step] + (np.cumsum(written) - written)[piece_step]
-    differ = _differ(source, start, length, text, np.minimum(at, len(text) - 1))
-    right &= np.bincount(piece_step[differ], minlength=steps) == 0
-    return right
-
-
-def _differ(
-    source: npt.NDArray[np.uint64],
-    start: npt.NDArray[np.int64],
-    length: npt.NDArray[np.int64],
-    text: npt.NDArray[np.uint64],
-    at: npt.NDArray[np.int64],
-) -> npt.NDArray[np.bool_]:
-    """Per piece, whether its bytes in ``source`` and at ``at`` in ``text`` differ."""
-    differ: npt.NDArray[np.bool_] = ((source[start] ^ text[at]) & _LOW[np.minimum(length, 8)]) != 0
-    for word in range(1, -(-int(length.max(initial=0)) // 8)):
-        shift = 8 * word
-        some = np.flatnonzero(length > shift)
-        here = np.minimum(at[some] + shift, len(text) - 1)
-        bits = (source[start[some] + shift] ^ text[here]) & _LOW[
-            np.minimum(length[some] - shift, 8)
-        ]
-        differ[some] |= bits != 0
-    return differ
