@@ -189,6 +189,8 @@ def test_the_recorders_lines_are_judged_by_their_text() -> None:
         b'"blocks":[[{"id":"A","size":2}],{"id":"B","size":2}]',
         b'"blocks":[{"id":"A","size":2},{"id":"' + b"B" * 33 + b'","size":2}]',
         b'"blocks":{"id":"A","size":2}',
+        b'"blocks":[1,{"id":"A","size":2},{"id":"B","size":2}]',
+        b'"blocks":[ {"id":"A","size":2},{"id":"B","size":2}]',
     ],
 )
 def test_other_blocks_are_left_to_the_typed_path(text: bytes) -> None:
@@ -261,3 +263,60 @@ def test_losses_tallied_by_numpy_or_one_by_one_are_the_same(
     assert lost["C"].reasons == {"oversized": 6, "evicted": 6}
     assert list(lost["C"].reasons) == ["oversized", "evicted"]  # the tie: first met first
     assert len(lost["E"].steps) == 3
+
+
+def test_sizes_no_int64_holds_and_sizes_below_one_are_left_to_the_other_paths() -> None:
+    huge = _line({"budget": 5, "blocks": [{"id": "A", "size": 10**19 - 1}], "required": []})
+    # Recorded as if a size of 0 were a unit: the per-step path says it is not.
+    free = write_json(
+        {
+            "budget": 3,
+            "blocks": [{"id": "A", "size": 0}],
+            "required": [],
+            "partition": {"packed": ["A"], "available": [], "dropped": []},
+            "result": {"kept": ["A"], "remaining": 3, "missing": []},
+        }
+    ).encode()
+    lines = [huge, free, _line(LOSING)]
+    assert _judged_by_text(lines) == [False, False, True]
+    assert [v.line for v in _both(lines)[1]] == [2, 2]
+
+
+def _recorded(budget: int, size: str, block_id: str, required: str, packed: bool) -> bytes:
+    """A record written by hand: one block, its size's text as given."""
+    bucket = {"packed": [block_id] * packed, "available": [], "dropped": [block_id] * (not packed)}
+    missing = [] if packed or not required else [required]
+    result = {"kept": bucket["packed"], "remaining": budget, "missing": missing}
+    record = {
+        "budget": budget,
+        "blocks": [{"id": block_id, "size": 7}],
+        "required": [required] if required else [],
+        "partition": bucket,
+        "result": result,
+    }
+    return write_json(record).replace('"size":7', f'"size":{size}').encode()
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        # Each is what a reader that skipped a check would compute, and vouch for.
+        _recorded(100, "1e1", "A", "", False),  # the digits of 1e1 read as 151
+        _recorded(5, str(10**19 - 1), "A", "", True).replace(
+            b'"remaining":5', b'"remaining":8446744073709551622'
+        ),  # 10**19 - 1 wrapped past int64, a negative size, kept
+        _recorded(5, "2", "x" * 40, "x" * 32, False)
+        .replace(b'"dropped":["' + b"x" * 40 + b'"]', b'"dropped":[]')
+        .replace(b'"packed":[]', b'"packed":["' + b"x" * 40 + b'"]')
+        .replace(b'"missing":["' + b"x" * 32 + b'"]', b'"missing":[]')
+        .replace(b'"kept":[]', b'"kept":["' + b"x" * 40 + b'"]')
+        .replace(b'"remaining":5', b'"remaining":3'),  # an ID past 32 bytes read as its first 32
+        _line({**LOSING, "required": ["C"] * 32 + ["A"]}).replace(
+            b'"missing":["C"', b'"missing":["A","C"'
+        ),  # the 33rd required ID never compared, so missing
+    ],
+)
+def test_a_record_only_a_careless_reader_vouches_for_is_reported(wrong: bytes) -> None:
+    lines = [wrong, _line(LOSING)]
+    assert _judged_by_text(lines) == [False, True]
+    assert [v.line for v in _both(lines)[1]][:1] == [1]

@@ -38,7 +38,6 @@ from ._words import LOW, PAD
 KEY_BYTES = 32
 #: The most required IDs of a step judged here; a step with more takes the typed path.
 MOST_REQUIRED = 32
-_NO_KEY = np.uint64(2**64 - 1)
 _INT64_MAX = 2**63 - 1
 _Budget = Annotated[int, msgspec.Meta(ge=0, le=_INT64_MAX)]
 _BUDGET = attrgetter("budget")
@@ -277,8 +276,8 @@ def _best(
         has = np.flatnonzero(wanted_counts > j)
         same = np.ones(len(blocks.step_of), np.bool_)
         for block_word, wanted_word in zip(block_keys, wanted_keys, strict=True):
-            # No ID's key has a byte past 0x7f: the key of a step without a j-th ID.
-            key = np.full(len(wanted_counts), _NO_KEY)
+            # A step without a j-th ID: its blocks compared with any key, unread.
+            key = np.zeros(len(wanted_counts), np.uint64)
             key[has] = wanted_word[first[has] + j]
             same &= block_word == key[blocks.step_of]
         cell = np.where(same, bucket, np.int8(3))
