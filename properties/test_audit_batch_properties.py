@@ -1,11 +1,12 @@
 """The batched audit gives the per-step audit's report, byte for byte.
 
-:func:`packcheck.audit._batch.check_chunk` decodes a chunk of lines into typed records,
-takes the rule's answer for all of them from the batch kernel and compares their
-partitions and results in bulk; any line it cannot vouch for goes to
-:meth:`Audit.check_line`.  Here random run records, with random defects planted (wrong
-partitions and results, other shapes, other keys, labels of every type, units past
-int64, non-ASCII IDs, escapes, spaces, lines that are not JSON), are audited both ways:
+:func:`packcheck.audit._batch.check_chunk` judges a chunk of lines by their text
+(``_canonical``), else decodes them into typed records; either way the rule's answer
+for all of them comes from the batch kernel and their partitions and results are
+compared in bulk; any line neither can vouch for goes to :meth:`Audit.check_line`.
+Here random run records, with random defects planted (wrong partitions and results,
+other shapes, other keys, labels of every type, units past int64, non-ASCII IDs,
+escapes, spaces, lines that are not JSON), are audited both ways:
 every violation, as text and as JSON, and the summary must be the same.
 """
 
@@ -24,6 +25,7 @@ from packcheck._rule.jsonio import dumps, write_json
 from packcheck.audit import Audit, record_step
 from packcheck.audit import _batch as batch
 from packcheck.audit import _bulk as bulk
+from packcheck.audit import _words as words
 from packcheck.strategies import cases
 
 #: Changes of a record's shape or label, past the defects of ``_wrong``.
@@ -102,6 +104,12 @@ def _both(texts: list[bytes]) -> None:
         b'{"packed":[],"available":[],"dropped":[]},"budget":1}'
     ]
 )
+@example(
+    [
+        b'{"budget":1,"blocks":[{"id":"A","size":2}],"required":[],"partition":'
+        b'{"packed":[],"available":[],"dropped":["A"]},"result":null}'
+    ]
+)
 def test_batched_steps_report_as_step_by_step(texts: list[bytes]) -> None:
     _both(texts)
 
@@ -114,5 +122,16 @@ def test_a_broken_batch_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     _both([text])
     # A batch that never compares the partition.
     monkeypatch.setattr(bulk, "_same_texts", lambda recorded, _: np.ones(len(recorded), np.bool_))
+    with pytest.raises(AssertionError):
+        _both([text])
+
+
+def test_a_broken_text_path_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The text path (audit/_canonical.py) made blind: it never sees a wrong byte.
+    record = record_step({"budget": 1, "blocks": [{"id": "A", "size": 2}], "required": []})
+    record["partition"]["dropped"] = ["B"]
+    text = write_json(record).encode()
+    _both([text])
+    monkeypatch.setattr(words, "differ", lambda *args: np.zeros(len(args[1]), np.bool_))
     with pytest.raises(AssertionError):
         _both([text])

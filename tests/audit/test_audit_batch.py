@@ -15,7 +15,16 @@ import pytest
 from packcheck._cli import audit as cli_audit
 from packcheck._cli import main
 from packcheck._rule.jsonio import dumps, write_json
-from packcheck.audit import Audit, Violation, _bulk, _check, check_run, record_step
+from packcheck.audit import (
+    Audit,
+    Violation,
+    _batch,
+    _bulk,
+    _canonical,
+    _check,
+    check_run,
+    record_step,
+)
 from packcheck.audit._batch import check_chunk
 
 
@@ -121,3 +130,193 @@ def test_every_planted_defect_of_the_benchmark_run_is_reported_on_its_line(
     per_step = check_run(run.read_bytes().splitlines(keepends=True))
     assert [v.to_json() for v in per_step.violations] == found
     assert per_step.summary.to_json() == summary
+
+
+def _judged_by_text(lines: list[bytes]) -> list[bool]:
+    """Per line, whether the text path (``audit._canonical``) vouches for it."""
+    records = [_batch._lean(line) for line in lines]
+    assert None not in records
+    return _canonical.TextChunk(records).right  # type: ignore[arg-type]
+
+
+def test_the_recorders_lines_are_judged_by_their_text() -> None:
+    long = "i" * 17  # a key of three words
+    cases = [
+        LOSING,
+        {"budget": 0, "blocks": [], "required": []},
+        {"budget": 5, "blocks": [], "required": ["Z", "A", "Z"]},
+        {
+            "budget": 2 * 10**17,
+            "blocks": [
+                {"id": long, "size": 10**17},
+                {"id": "A", "size": 123_456_789},
+                {"id": long + "x", "size": 10**17 + 1},
+                {"id": long, "size": 999_999_999_999_999_999},
+                {"id": "", "size": 1},
+            ],
+            "required": [long + "x", long, "b", "", "A", "a", long],
+        },
+    ]
+    lines = [_line(case) for case in cases] + [_line(LOSING, step=3), _line(LOSING, id="s")]
+    assert _judged_by_text(lines) == [True] * len(lines)
+    audit, found = _both(lines)
+    assert found == []
+    lost = {loss.id: loss.reasons for loss in audit.summary().lost}
+    assert lost["Z"] == {"not-retrieved": 1}  # once a step, however often required
+    assert lost[long + "x"] == {"evicted": 1}
+    assert "" not in lost
+    assert long not in lost
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'"blocks":12',  # two bytes, no quote: no ``[]``
+        b'"blocks":[{"size":2,"id":"A"},{"id":"B","size":2}]',
+        b'"blocks":[{"id":"A","size":2}, {"id":"B","size":2}]',
+        b'"blocks":[{"id":"A","size":2,"x":1},{"id":"B","size":2}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"B","size":2.0}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"B","size":1e1}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"B","size":0}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"B","size":-2}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"B","size":1000000000000000000}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"B","size":"2"}]',
+        b'"blocks":[{"id":"A","size":2},{"id":3,"size":2}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"B","sizE":2}]',
+        b'"blocks":[{"id":"A","size":2},{"iD":"B","size":2}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"B"}]',
+        b'"blocks":[{"id":"A","size":2},[{"id":"B","size":2}]]',
+        b'"blocks":[[{"id":"A","size":2}],{"id":"B","size":2}]',
+        b'"blocks":[{"id":"A","size":2},{"id":"' + b"B" * 33 + b'","size":2}]',
+        b'"blocks":{"id":"A","size":2}',
+        b'"blocks":[1,{"id":"A","size":2},{"id":"B","size":2}]',
+        b'"blocks":[ {"id":"A","size":2},{"id":"B","size":2}]',
+    ],
+)
+def test_other_blocks_are_left_to_the_typed_path(text: bytes) -> None:
+    line = _line(LOSING).replace(b'"blocks":[{"id":"A","size":2},{"id":"B","size":2}]', text)
+    lines = [_line(LOSING), line, _line(LOSING)]
+    assert _judged_by_text(lines) == [True, False, True]
+    _both(lines)
+
+
+def test_a_step_past_the_texts_bounds_is_left_to_the_typed_path() -> None:
+    many = {**LOSING, "required": ["A"] * (_canonical.MOST_REQUIRED + 1)}
+    long = {**LOSING, "required": ["C" * (_canonical.KEY_BYTES + 1)]}
+    lines = [_line(many), _line(long), _line(LOSING), write_json({**LOSING, "x": 1}).encode()]
+    assert _judged_by_text(lines[:3]) == [False, False, True]
+    _both(lines)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (b'"packed":["A"]', b'"packed":["B"]'),
+        (b'"available":["B"]', b'"available":[]'),
+        (b'"dropped":[]', b'"dropped":["B"]'),
+        (b'"dropped":[]}', b'"dropped":[] }'),
+        (b'"kept":["A"]', b'"kept":["A","A"]'),
+        (b'"remaining":1', b'"remaining":2'),
+        (b'"missing":["B","C","C"]', b'"missing":["C","B","C"]'),
+        (b'"missing":["B","C","C"]', b'"missing":["B","C"]'),
+        (b',"result":{"kept":["A"],"remaining":1,"missing":["B","C","C"]}', b""),
+        (b'"result":{"kept":["A"],"remaining":1,"missing":["B","C","C"]}', b'"result":null'),
+    ],
+)
+def test_a_wrong_text_is_left_to_the_other_paths(old: bytes, new: bytes) -> None:
+    right = _line(LOSING)
+    assert old in right
+    lines = [right, right.replace(old, new), right]
+    assert _judged_by_text(lines) == [True, False, True]
+    _both(lines)
+
+
+def test_a_wrong_ID_in_a_keys_later_word_is_seen() -> None:
+    case = {"budget": 3, "blocks": [{"id": "x" * 20, "size": 2}], "required": ["x" * 20]}
+    right = _line(case)
+    wrong = right.replace(b'"packed":["' + b"x" * 20, b'"packed":["' + b"x" * 19 + b"y")
+    assert _judged_by_text([right, wrong]) == [True, False]
+    assert [v.check for v in _both([right, wrong])[1]] == ["packed-is-kept"]
+
+
+@pytest.mark.parametrize("many", [0, 10**9])
+def test_losses_tallied_by_numpy_or_one_by_one_are_the_same(
+    monkeypatch: pytest.MonkeyPatch, many: int
+) -> None:
+    monkeypatch.setattr(_bulk, "_MANY_LOSSES", many)
+    monkeypatch.setattr(_check, "MAX_STEPS_SHOWN", 3)
+    cases = [
+        {
+            "budget": budget,
+            "blocks": [
+                {"id": i, "size": size} for i, size in zip("ABCD", (2, 3, 9, 1), strict=True)
+            ],
+            "required": list("DCBAEE"[budget % 3 :]),
+        }
+        for budget in (0, 9, 3, 10)  # C oversized, evicted, oversized, evicted: a tie
+    ]
+    lines = [_line(case, step=n) for n, case in enumerate(cases * 3)]
+    assert all(_judged_by_text(lines))
+    audit, found = _both(lines)
+    assert found == []
+    lost = {loss.id: loss for loss in audit.summary().lost}
+    assert lost["C"].reasons == {"oversized": 6, "evicted": 6}
+    assert list(lost["C"].reasons) == ["oversized", "evicted"]  # the tie: first met first
+    assert len(lost["E"].steps) == 3
+
+
+def test_sizes_no_int64_holds_and_sizes_below_one_are_left_to_the_other_paths() -> None:
+    huge = _line({"budget": 5, "blocks": [{"id": "A", "size": 10**19 - 1}], "required": []})
+    # Recorded as if a size of 0 were a unit: the per-step path says it is not.
+    free = write_json(
+        {
+            "budget": 3,
+            "blocks": [{"id": "A", "size": 0}],
+            "required": [],
+            "partition": {"packed": ["A"], "available": [], "dropped": []},
+            "result": {"kept": ["A"], "remaining": 3, "missing": []},
+        }
+    ).encode()
+    lines = [huge, free, _line(LOSING)]
+    assert _judged_by_text(lines) == [False, False, True]
+    assert [v.line for v in _both(lines)[1]] == [2, 2]
+
+
+def _recorded(budget: int, size: str, block_id: str, required: str, packed: bool) -> bytes:
+    """A record written by hand: one block, its size's text as given."""
+    bucket = {"packed": [block_id] * packed, "available": [], "dropped": [block_id] * (not packed)}
+    missing = [] if packed or not required else [required]
+    result = {"kept": bucket["packed"], "remaining": budget, "missing": missing}
+    record = {
+        "budget": budget,
+        "blocks": [{"id": block_id, "size": 7}],
+        "required": [required] if required else [],
+        "partition": bucket,
+        "result": result,
+    }
+    return write_json(record).replace('"size":7', f'"size":{size}').encode()
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        # Each is what a reader that skipped a check would compute, and vouch for.
+        _recorded(100, "1e1", "A", "", False),  # the digits of 1e1 read as 151
+        _recorded(5, str(10**19 - 1), "A", "", True).replace(
+            b'"remaining":5', b'"remaining":8446744073709551622'
+        ),  # 10**19 - 1 wrapped past int64, a negative size, kept
+        _recorded(5, "2", "x" * 40, "x" * 32, False)
+        .replace(b'"dropped":["' + b"x" * 40 + b'"]', b'"dropped":[]')
+        .replace(b'"packed":[]', b'"packed":["' + b"x" * 40 + b'"]')
+        .replace(b'"missing":["' + b"x" * 32 + b'"]', b'"missing":[]')
+        .replace(b'"kept":[]', b'"kept":["' + b"x" * 40 + b'"]')
+        .replace(b'"remaining":5', b'"remaining":3'),  # an ID past 32 bytes read as its first 32
+        _line({**LOSING, "required": ["C"] * 32 + ["A"]}).replace(
+            b'"missing":["C"', b'"missing":["A","C"'
+        ),  # the 33rd required ID never compared, so missing
+    ],
+)
+def test_a_record_only_a_careless_reader_vouches_for_is_reported(wrong: bytes) -> None:
+    lines = [wrong, _line(LOSING)]
+    assert _judged_by_text(lines) == [False, True]
+    assert [v.line for v in _both(lines)[1]][:1] == [1]

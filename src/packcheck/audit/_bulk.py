@@ -19,6 +19,8 @@ from .._engines.levels import pack_batch
 from .._partition.trace import Reason
 from . import _check
 
+#: Past this many losses in a range of steps, :meth:`Losses.losses` tallies them by NumPy.
+_MANY_LOSSES = 1024
 #: Cells of the reasons table made at a time (int8): its rows are cut to fit.
 _TABLE_CELLS = 1 << 22
 #: A table cell: the best bucket a block of the column's ID reached in the row's step.
@@ -44,10 +46,106 @@ def _split(flat: list[Any], counts: Sequence[int]) -> list[list[Any]]:
     return out
 
 
-class Chunk:
+class Losses:
+    """What the steps of a chunk found right (the *good* steps, numbered from 0 in line
+    order) left out and lost, asked for by ranges of good steps."""
+
+    right: list[bool]
+
+    def _judged(
+        self,
+        right: npt.NDArray[np.bool_],
+        left_out: npt.NDArray[np.bool_],
+        missing: npt.NDArray[np.intp],
+        wanted_step: npt.NDArray[np.intp],
+        codes: npt.NDArray[np.intp],
+        best: npt.NDArray[Any],
+        distinct: list[str],
+    ) -> None:
+        """Keep, of the steps ``right``, whether each ``left_out`` a block, and its
+        losses: ``missing`` holds the required entries missing, step by step in the
+        order they are listed, each of step ``wanted_step[entry]``, ID ``distinct[
+        codes[entry]]`` and best bucket ``best[entry]``."""
+        self.right = right.tolist()
+        ordinal = np.cumsum(right) - 1
+        self._left_out = np.concatenate(([0], np.cumsum(left_out[right])))
+        # A step's losses: its distinct missing IDs, in the order they are listed.
+        missing = missing[right[wanted_step[missing]]]
+        step, code = wanted_step[missing], codes[missing]
+        first = np.ones(len(missing), np.bool_)
+        first[1:] = (step[1:] != step[:-1]) | (code[1:] != code[:-1])
+        self._step = ordinal[step[first]]
+        # Read one by one, per range of good steps: lists, not arrays.
+        self._steps: list[int] = self._step.tolist()
+        self._codes: list[int] = code[first].tolist()
+        self._code_array = code[first]
+        self._cell_array = best[missing[first]].astype(np.intp)
+        self._reasons: list[Reason] = [_REASONS[cell] for cell in self._cell_array.tolist()]
+        self._ids = distinct
+
+    def left_out(self, start: int, stop: int) -> int:
+        """How many of the good steps ``start`` to ``stop`` left a block out."""
+        return int(self._left_out[stop] - self._left_out[start])
+
+    def losses(
+        self, start: int, stop: int
+    ) -> Iterator[tuple[str, list[tuple[Reason, int]], list[int]]]:
+        """Each ID lost in the good steps ``start`` to ``stop``, in the order first met:
+        its reasons with their counts (in the order first met) and the first good steps
+        it was lost in (as many as are ever shown).  O(l log l) in the losses of the
+        range, the many of a long range tallied by NumPy."""
+        lo, hi = np.searchsorted(self._step, (start, stop)).tolist()
+        if hi - lo > _MANY_LOSSES:
+            yield from self._many_losses(lo, hi)
+            return
+        shown = _check.MAX_STEPS_SHOWN
+        found: dict[int, tuple[dict[Reason, int], list[int]]] = {}
+        for step, code, reason in zip(
+            self._steps[lo:hi], self._codes[lo:hi], self._reasons[lo:hi], strict=True
+        ):
+            if code not in found:
+                found[code] = ({}, [])
+            reasons, ordinals = found[code]
+            reasons[reason] = reasons.get(reason, 0) + 1
+            if len(ordinals) < shown:
+                ordinals.append(step)
+        for code, (reasons, ordinals) in found.items():
+            yield self._ids[code], list(reasons.items()), ordinals
+
+    def _many_losses(
+        self, lo: int, hi: int
+    ) -> Iterator[tuple[str, list[tuple[Reason, int]], list[int]]]:
+        """:meth:`losses` of the losses ``lo`` to ``hi``, tallied by NumPy."""
+        codes = self._code_array[lo:hi]
+        cells = self._cell_array[lo:hi]
+        # The losses of each ID together, in the order met; the IDs in the order met.
+        by_id = np.argsort(codes, kind="stable")
+        grouped = codes[by_id]
+        starts = np.flatnonzero(np.concatenate(([True], grouped[1:] != grouped[:-1])))
+        counts = np.diff(np.append(starts, len(grouped)))
+        met = np.argsort(by_id[starts], kind="stable")
+        # Each ID's first steps, as many as are ever shown.
+        rank = np.arange(len(grouped)) - np.repeat(starts, counts)
+        steps = self._step[lo:hi][by_id[rank < _check.MAX_STEPS_SHOWN]].tolist()
+        taken = np.minimum(counts, _check.MAX_STEPS_SHOWN)
+        ends = np.cumsum(taken).tolist()
+        first_steps = [steps[end - n : end] for end, n in zip(ends, taken.tolist(), strict=True)]
+        # Each ID's reasons (a cell per reason), in the order first met, with counts.
+        pairs = codes * 4 + cells
+        kinds, first, many = np.unique(pairs, return_index=True, return_counts=True)
+        in_order = np.argsort(first, kind="stable")
+        kinds, many = kinds[in_order], many[in_order]
+        reasons: dict[int, list[tuple[Reason, int]]] = {}
+        for kind, number in zip(kinds.tolist(), many.tolist(), strict=True):
+            reasons.setdefault(kind >> 2, []).append((_REASONS[kind & 3], number))
+        for at in met.tolist():
+            code = int(grouped[starts[at]])
+            yield self._ids[code], reasons[code], first_steps[at]
+
+
+class Chunk(Losses):
     """The records of a chunk judged in bulk: :attr:`right` per record, and for the
-    records found right (the *good* steps, numbered from 0 in order) what each left out
-    and lost, asked for by ranges of good steps."""
+    records found right what each left out and lost (:class:`Losses`)."""
 
     def __init__(self, records: Sequence[Any]) -> None:
         steps = len(records)
@@ -103,7 +201,7 @@ class Chunk:
         missing_counts = np.bincount(wanted_step[missing], minlength=steps).tolist()
         results = list(map(_RESULT, records))
         expected_missing = _split(list(map(wanted.__getitem__, missing.tolist())), missing_counts)
-        if None not in results:
+        if msgspec.UNSET not in results:
             right &= _same_texts([r.kept for r in results], packed)
             right &= remaining == np.fromiter((r.remaining for r in results), np.int64, steps)
             right &= np.fromiter(
@@ -111,47 +209,8 @@ class Chunk:
             )
         else:
             right &= _some_results(results, packed, remaining.tolist(), expected_missing)
-        self.right: list[bool] = right.tolist()
-        # From here on, the good steps only, numbered from 0.
-        ordinal = np.cumsum(right) - 1
-        left_out = (np.array(counts, np.intp) != np.array(packed_counts, np.intp))[right]
-        self._left_out = np.concatenate(([0], np.cumsum(left_out)))
-        # A step's losses: its distinct missing IDs, in the order they are listed.
-        missing = missing[right[wanted_step[missing]]]
-        step, code = wanted_step[missing], codes[missing]
-        first = np.ones(len(missing), np.bool_)
-        first[1:] = (step[1:] != step[:-1]) | (code[1:] != code[:-1])
-        self._step = ordinal[step[first]]
-        # Read one by one, per range of good steps: lists, not arrays.
-        self._steps: list[int] = self._step.tolist()
-        self._codes: list[int] = code[first].tolist()
-        self._reasons: list[Reason] = [_REASONS[cell] for cell in best[missing[first]].tolist()]
-        self._ids = distinct
-
-    def left_out(self, start: int, stop: int) -> int:
-        """How many of the good steps ``start`` to ``stop`` left a block out."""
-        return int(self._left_out[stop] - self._left_out[start])
-
-    def losses(
-        self, start: int, stop: int
-    ) -> Iterator[tuple[str, list[tuple[Reason, int]], list[int]]]:
-        """Each ID lost in the good steps ``start`` to ``stop``, in the order first met:
-        its reasons with their counts (in the order first met) and the first good steps
-        it was lost in (as many as are ever shown).  O(losses in the range)."""
-        lo, hi = np.searchsorted(self._step, (start, stop)).tolist()
-        shown = _check.MAX_STEPS_SHOWN
-        found: dict[int, tuple[dict[Reason, int], list[int]]] = {}
-        for step, code, reason in zip(
-            self._steps[lo:hi], self._codes[lo:hi], self._reasons[lo:hi], strict=True
-        ):
-            if code not in found:
-                found[code] = ({}, [])
-            reasons, ordinals = found[code]
-            reasons[reason] = reasons.get(reason, 0) + 1
-            if len(ordinals) < shown:
-                ordinals.append(step)
-        for code, (reasons, ordinals) in found.items():
-            yield self._ids[code], list(reasons.items()), ordinals
+        left_out = np.array(counts, np.intp) != np.array(packed_counts, np.intp)
+        self._judged(right, left_out, missing, wanted_step, codes, best, distinct)
 
 
 def _partitions(ordered: list[str], bounds: list[int]) -> list[dict[str, list[str]]]:
@@ -217,7 +276,7 @@ def _some_results(
     """Per step, whether its recorded result (where one is recorded) is the expected."""
     return np.array(
         [
-            result is None
+            result is msgspec.UNSET
             or (bytes(result.kept) == _encode(k) and result.remaining == r and result.missing == m)
             for result, k, r, m in zip(results, kept, remaining, missing, strict=True)
         ],

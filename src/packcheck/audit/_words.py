@@ -1,0 +1,136 @@
+"""Text read eight bytes at a time with NumPy: a byte string's words at every offset,
+keys of short spans, ASCII numbers, and pieces of text compared with a recorded text.
+
+Words are little-endian (a text's first byte is a word's lowest), read at any offset
+through one strided view of the bytes, never copied; every text read so ends in
+:data:`PAD`, so that a word read at any offset of the text proper stays inside it.
+"""
+
+from __future__ import annotations
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+
+#: Zero bytes past every text read here: a word read at any of its offsets, or up to
+#: eight bytes past its end, stays in the bytes.
+PAD = bytes(16)
+_POW10 = 10 ** np.arange(19, dtype=np.int64)
+_HIGH_NIBBLES = np.uint64(0xF0F0F0F0F0F0F0F0)
+_LOW_NIBBLES = np.uint64(0x0F0F0F0F0F0F0F0F)
+_DIGIT_NIBBLES = np.uint64(0x3030303030303030)
+_SIXES = np.uint64(0x0606060606060606)
+_PAIRS = np.uint64(0x00FF00FF00FF00FF)
+_QUADS = np.uint64(0x0000FFFF0000FFFF)
+
+
+def _spans(starts: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The positions ``starts[k]`` to ``starts[k] + lengths[k]``, span after span."""
+    ends = np.cumsum(lengths)
+    return np.repeat(starts - (ends - lengths), lengths) + np.arange(ends[-1] if len(ends) else 0)
+
+
+def words(data: bytes) -> npt.NDArray[np.uint64]:
+    """The 8 bytes of ``data`` at each offset, as a little-endian word: the first byte
+    lowest (``data`` must end in 7 bytes that are read only as padding)."""
+    return np.ndarray((len(data) - 7,), "<u8", data, strides=(1,))
+
+
+#: The low ``n`` bytes of a word, for ``n`` from 0 to 8.
+LOW = np.array([(1 << (8 * n)) - 1 for n in range(9)], np.uint64)
+#: The shift that moves the low ``n`` bytes of a word to its top.
+_TOP = np.array([8 * (8 - n) for n in range(9)], np.uint64)
+
+
+def keys(
+    words: npt.NDArray[np.uint64],
+    starts: npt.NDArray[np.int64],
+    lengths: npt.NDArray[np.int64],
+    width: int,
+) -> npt.NDArray[np.uint64]:
+    """Each span as a key of ``width // 8`` words, its bytes padded with zeros: row
+    ``w`` holds every key's word ``w``."""
+    keys = np.empty((width // 8, len(starts)), np.uint64)
+    for word in range(width // 8):
+        at = np.minimum(starts + 8 * word, len(words) - 1)  # past the span: masked out
+        keys[word] = words[at] & LOW[np.clip(lengths - 8 * word, 0, 8)]
+    return keys
+
+
+def sizes(
+    text: npt.NDArray[np.uint8],
+    words: npt.NDArray[np.uint64],
+    start: npt.NDArray[np.int64],
+    width: npt.NDArray[np.int64],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """The numbers written in ASCII at ``start``, ``width`` (1 to 18) bytes each, and
+    whether each is all digits.  Eight digits or fewer are read a word at a time."""
+    low = LOW[np.minimum(width, 8)]
+    word = words[start] & low
+    # ASCII bytes: a digit's high nibble is 3 and stays 3 when 6 is added to it (no
+    # byte carries into the next, as none is past 0x7f).  A size is at least 1, and
+    # has no leading zero.
+    good = ((word & _HIGH_NIBBLES) == (_DIGIT_NIBBLES & low)) & (
+        ((word + (_SIXES & low)) & _HIGH_NIBBLES) == (_DIGIT_NIBBLES & low)
+    )
+    good &= (word & LOW[1]) != ord("0")
+    # The digits moved to the word's top, as if led by zeros, and read 2, 4, 8 at a time.
+    value = (word & _LOW_NIBBLES) << _TOP[np.minimum(width, 8)]
+    value = ((value * np.uint64(10)) + (value >> np.uint64(8))) & _PAIRS
+    value = ((value * np.uint64(100)) + (value >> np.uint64(16))) & _QUADS
+    value = ((value * np.uint64(10000)) + (value >> np.uint64(32))) & LOW[4]
+    sizes = value.astype(np.int64)
+    long = np.flatnonzero(width > 8)
+    if len(long):
+        spans = _spans(start[long], width[long])
+        figures = text[spans] - np.uint8(ord("0"))  # a byte that is no digit wraps past 9
+        first = np.cumsum(width[long]) - width[long]
+        good[long] &= np.add.reduceat(figures > 9, first) == 0
+        power = np.repeat(np.cumsum(width[long]) - 1, width[long]) - np.arange(len(spans))
+        sizes[long] = np.add.reduceat(figures.astype(np.int64) * _POW10[power], first)
+    return sizes, good
+
+
+def same(
+    source: npt.NDArray[np.uint64],
+    start: npt.NDArray[np.int64],
+    length: npt.NDArray[np.int64],
+    first: npt.NDArray[np.int64],
+    recorded: list[msgspec.Raw],
+) -> npt.NDArray[np.bool_]:
+    """Per step, whether its recorded text is the one its pieces make: piece ``k`` is
+    ``length[k]`` bytes of ``source`` (its words, :func:`words`) from ``start[k]``, and
+    the pieces of step ``s`` start at ``first[s]``.  Compared a word at a time, at
+    each piece's place in the recorded text: O(pieces), never a copy of the text."""
+    steps = len(recorded)
+    written = np.fromiter(map(len, recorded), np.int64, steps)
+    text = words(b"".join([*recorded, PAD]))
+    ends = np.cumsum(length)
+    begin = ends[first] - length[first]
+    right: npt.NDArray[np.bool_] = np.diff(np.append(begin, ends[-1])) == written
+    if right.all() and not differ(source, start, length, text, ends - length).any():
+        return right  # every piece at its place in the chunk's text, and the same
+    piece_step = np.repeat(np.arange(steps), np.diff(np.append(first, len(length))))
+    # Where each piece would be in its step's recorded text (of another length or not).
+    at = ends - length - begin[piece_step] + (np.cumsum(written) - written)[piece_step]
+    changed = differ(source, start, length, text, np.minimum(at, len(text) - 1))
+    right &= np.bincount(piece_step[changed], minlength=steps) == 0
+    return right
+
+
+def differ(
+    source: npt.NDArray[np.uint64],
+    start: npt.NDArray[np.int64],
+    length: npt.NDArray[np.int64],
+    text: npt.NDArray[np.uint64],
+    at: npt.NDArray[np.int64],
+) -> npt.NDArray[np.bool_]:
+    """Per piece, whether its bytes in ``source`` and at ``at`` in ``text`` differ."""
+    changed: npt.NDArray[np.bool_] = ((source[start] ^ text[at]) & LOW[np.minimum(length, 8)]) != 0
+    for word in range(1, -(-int(length.max(initial=0)) // 8)):
+        shift = 8 * word
+        some = np.flatnonzero(length > shift)
+        here = np.minimum(at[some] + shift, len(text) - 1)
+        bits = (source[start[some] + shift] ^ text[here]) & LOW[np.minimum(length[some] - shift, 8)]
+        changed[some] |= bits != 0
+    return changed
