@@ -95,7 +95,7 @@ class PackcheckItem(pytest.Item):
             outcome = gate.run(chosen)
         except (OSError, SourceError, SetupError) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise PackcheckFailure(f"{where}: {gate.said(why, chosen.origins)}") from None
+            raise PackcheckFailure(f"{where}: {chosen.said(why)}") from None
         if outcome.status:
             raise PackcheckFailure(text(outcome))
 

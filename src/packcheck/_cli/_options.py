@@ -15,7 +15,6 @@ Errors a user can mend are said by :func:`error`: ``packcheck COMMAND: error: ..
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -829,15 +828,6 @@ def cut_off(args: argparse.Namespace, status: int) -> None:
     """A reader that goes away (``| head``) leaves at least ``status``: a check that
     already failed must not turn into a pass."""
     args.status_if_cut_off = max(getattr(args, "status_if_cut_off", 0), status)
-
-
-def writable_file(path: Path) -> None:
-    """Raise :class:`OSError` unless a report can be written at ``path``."""
-    if path.is_dir():
-        raise OSError(f"--junit-xml {path}: is a directory")
-    folder = path.parent
-    if not folder.is_dir() or not os.access(folder, os.W_OK):
-        raise OSError(f"--junit-xml {path}: {folder} is not a writable directory")
 
 
 def publish(

@@ -36,7 +36,7 @@ from ._seeds import run
 from ._spec import Spec
 from ._values import DEFAULT_TIMEOUT, power_text
 
-__all__ = ["OPTIONS", "Option", "Spec", "keys", "register", "run", "said", "spec"]
+__all__ = ["OPTIONS", "Option", "Spec", "keys", "register", "run", "spec"]
 
 #: The option that chooses the table itself: no key of any table.
 _TABLE = "--table"
@@ -176,15 +176,6 @@ def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> S
     )
 
 
-def said(message: str, origins: Mapping[str, str]) -> str:
-    """A library's one-line error in the command's words: the setting it starts with
-    (``save_failures``) as its flag, or as the table's key that set it."""
-    first = message.split(" ", 1)[0]
-    option = next((o for o in OPTIONS if "_" in o.dest and o.dest == first), None)
-    flagged = message if option is None else option.flag + message[len(first) :]
-    return _config.attributed(flagged, origins)
-
-
 def run_command(args: argparse.Namespace) -> int:
     """Run ``verify`` or ``diff``: 0 it passed, 1 it failed, 2 usage or setup error."""
     command = args.gate_command
@@ -201,7 +192,7 @@ def run_command(args: argparse.Namespace) -> int:
         # SetupError also when a command ended before answering any case.
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         # A path in it (--junit-xml, --save-failures, a saved file) may hold a line break.
-        return error(command, said(why, chosen.origins))
+        return error(command, chosen.said(why))
     except BaseException as exc:
         stop = _stop.pending(exc)
         if stop is None:
