@@ -315,7 +315,10 @@ def test_audit_of_several_files(
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")
     status, _, err = run_cli(capsys, "audit", str(empty), str(empty))
-    assert (status, err) == (2, ["packcheck audit: 2 files: no steps in input (they are empty)"])
+    assert (status, err) == (
+        2,
+        ["packcheck audit: error: 2 files: no steps in input (they are empty)"],
+    )
     status, _, err = run_cli(capsys, "audit", str(tmp_path / "none*"))
     assert (status, err) == (2, [f"packcheck audit: error: {tmp_path / 'none*'}: no file matches"])
 

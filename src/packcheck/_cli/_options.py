@@ -38,7 +38,7 @@ from ._values import (
 )
 
 #: The commands whose options not given are read from ``[tool.packcheck]``: on their
-#: command line every option's default is ``None``.
+#: command line an option the table may set defaults to ``None``.
 CONFIGURED = ("verify", "diff")
 
 
@@ -733,15 +733,15 @@ def add_options(
     """Add ``command``'s options (``only`` these flags, if given) through ``addoption``
     (argparse's ``add_argument``, pytest's ``addoption``), each ``--PREFIXNAME`` (its
     value at ``PREFIX_NAME``); ``grouped(group)``: the ``addoption`` of a group whose
-    options exclude one another.  An option of :data:`CONFIGURED` commands defaults to
-    ``None``: one not given may come from ``[tool.packcheck]``."""
+    options exclude one another.  An option of :data:`CONFIGURED` commands that
+    ``[tool.packcheck]`` may set defaults to ``None``: one not given may come from it."""
     for option in options(command):
         if only is not None and option.flag not in only:
             continue
         names = [f"--{prefix}{option.flag[2:]}"]
         if option.short is not None and not prefix:
             names.append(option.short)
-        default = None if command in CONFIGURED else option.default
+        default = None if command in CONFIGURED and option.table else option.default
         kwargs: dict[str, Any] = {"help": option.help}
         if prefix:
             kwargs["dest"] = (prefix + option.dest).replace("-", "_")
