@@ -7,10 +7,8 @@ from ``[tool.packcheck]``), one for the pair ``[tool.packcheck.diff]`` names
 (``packer`` or ``packer-cmd`` against ``against`` or ``against-cmd``), run as
 ``packcheck diff``, and one for each named table ``[tool.packcheck.diff.NAME]``, run
 as ``packcheck diff --table NAME``.  An item resolves its settings as the command does
-(``--packcheck-seed``, ``--packcheck-max-examples``... of :data:`SETTINGS` over the
-table's, declared once with the command's options), and runs the gate through the
-library; a failure shows the gate's report, not a traceback.  Registered as the
-``packcheck`` plugin (a ``pytest11`` entry point): ``-p no:packcheck`` turns it off.
+(``--packcheck-NAME`` options of :data:`SETTINGS` over the table's) and runs the gate;
+a failure shows the gate's report.  ``-p no:packcheck`` turns the plugin off.
 """
 
 from __future__ import annotations
@@ -51,9 +49,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="also gate this Python packer (MODULE:FUNCTION or PATH.py:FUNCTION) with "
         "the settings of [tool.packcheck]; repeatable",
     )
-    from ._cli._options import add_options
+    from ._cli import gate
 
-    add_options(group.addoption, "verify", prefix=_PREFIX, only=SETTINGS)
+    gate.add_options(group.addoption, "verify", prefix=_PREFIX, only=SETTINGS)
 
 
 class PackcheckItem(pytest.Item):
@@ -77,13 +75,12 @@ class PackcheckItem(pytest.Item):
     def runtest(self) -> None:
         from ._cli import gate
         from ._cli._config import ConfigError
-        from ._cli._options import options
         from ._gate import text
         from ._packers import SetupError
         from ._rule.sources import SourceError
 
         given = {"gate_command": self.command, "packer": self.packer, "table": self.table}
-        for option in options(self.command):  # pytest's command line over the table
+        for option in gate.options(self.command):  # pytest's command line over the table
             if option.flag in SETTINGS:  # None: not given
                 given[option.dest] = self.config.getoption(f"packcheck_{option.dest}")
         where = f"packcheck {self.command}"

@@ -1,5 +1,4 @@
-"""Every option of every command, declared once, and what the commands share in using
-them.
+"""Every option of every command, declared once, and what the commands share in using them.
 
 :data:`OPTIONS` declares each option: its flag, its value's type and help, and where a
 command takes it otherwise (``per``: that command's own help, default or group).
@@ -101,13 +100,16 @@ class Option:
         return replace(own, **made) if made else own
 
 
-def _gate(name: str) -> Later:
-    def make() -> Any:
-        from .. import _gate
+def _formats() -> Sequence[str]:
+    from .._gate import FORMATS
 
-        return getattr(_gate, name)
+    return FORMATS
 
-    return Later(make)
+
+def _default_examples() -> int:
+    from .._gate import DEFAULT_MAX_EXAMPLES
+
+    return DEFAULT_MAX_EXAMPLES
 
 
 def _examples_help() -> str:
@@ -164,16 +166,12 @@ def _engines() -> Sequence[str]:
 
 
 def _workload_help() -> str:
-    from ..bench._workloads import WORKLOADS
-
     # argparse expands %-formats in help: the names hold % signs.
-    return f"only this workload (repeatable): {', '.join(WORKLOADS).replace('%', '%%')}"
+    return f"only this workload (repeatable): {', '.join(_workloads()).replace('%', '%%')}"
 
 
 def _workloads() -> list[str]:
-    from ..bench._workloads import WORKLOADS
-
-    return list(WORKLOADS)
+    return list(_bench().WORKLOADS)
 
 
 def _kinds() -> Sequence[str]:
@@ -386,7 +384,7 @@ OPTIONS = (
         Later(_examples_help),
         parse=examples,
         metavar="N",
-        default=_gate("DEFAULT_MAX_EXAMPLES"),
+        default=Later(_default_examples),
         shown=True,
         per={
             "rule infer": {
@@ -522,7 +520,7 @@ OPTIONS = (
         "--format",
         "the report on stdout: text, json (one object) or github (Actions annotations, "
         "then the text) (default: text)",
-        choices=_gate("FORMATS"),
+        choices=Later(_formats),
         default="text",
         rerun=False,
         table=False,
@@ -735,9 +733,10 @@ def add_options(
     value at ``PREFIX_NAME``); ``grouped(group)``: the ``addoption`` of a group whose
     options exclude one another.  An option of :data:`CONFIGURED` commands that
     ``[tool.packcheck]`` may set defaults to ``None``: one not given may come from it."""
-    for option in options(command):
-        if only is not None and option.flag not in only:
-            continue
+    for flag in TAKES[command]:
+        if only is not None and flag not in only:
+            continue  # what it would take to make is not made
+        option = _BY_FLAG[flag].of(command)
         names = [f"--{prefix}{option.flag[2:]}"]
         if option.short is not None and not prefix:
             names.append(option.short)

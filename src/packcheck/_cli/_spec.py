@@ -13,7 +13,7 @@ from typing import Any
 
 from .._gate import Settings, seeds_text
 from .._rule.declared import Rule
-from . import _config
+from ._config import attributed
 from ._options import OPTIONS
 
 __all__ = ["Spec"]
@@ -69,4 +69,4 @@ class Spec:
         first = message.split(" ", 1)[0]
         option = next((o for o in OPTIONS if "_" in o.dest and o.dest == first), None)
         flagged = message if option is None else option.flag + message[len(first) :]
-        return _config.attributed(flagged, self.origins)
+        return attributed(flagged, self.origins)

@@ -26,6 +26,7 @@ from ._options import (
     OPTIONS,
     Option,
     add_arguments,
+    add_options,
     cut_off,
     error,
     options,
@@ -36,7 +37,17 @@ from ._seeds import run
 from ._spec import Spec
 from ._values import DEFAULT_TIMEOUT, power_text
 
-__all__ = ["OPTIONS", "Option", "Spec", "keys", "register", "run", "spec"]
+__all__ = [
+    "OPTIONS",
+    "Option",
+    "Spec",
+    "add_options",
+    "keys",
+    "options",
+    "register",
+    "run",
+    "spec",
+]
 
 #: The option that chooses the table itself: no key of any table.
 _TABLE = "--table"
