@@ -387,9 +387,7 @@ def test_a_peer_that_is_no_scheduler_is_one_line_within_the_timeout(
     )
     assert (done.returncode, done.stdout) == (2, "")
     (line,) = done.stderr.splitlines()
-    # verify's setup errors say "error:", as its other usage errors do; audit's do not yet.
-    said = "error: " if command == "verify" else ""
-    assert line.startswith(f"packcheck {command}: {said}--scheduler {where[1]}: {why}")
+    assert line.startswith(f"packcheck {command}: error: --scheduler {where[1]}: {why}")
 
 
 @pytest.mark.parametrize("address", ["nonsense", "tcp://localhost"])
