@@ -184,7 +184,7 @@ def test_any_bytes_get_one_line_answers_and_status_0_or_2(data: bytes, engine: s
             status = main([*command, "--engine", engine, "-"])
         assert status in ((0, 1, 2) if command == ["fixtures"] else (0, 2))
         for line in err.getvalue().splitlines():
-            assert line.startswith("packcheck: ")
+            assert line.startswith(f"packcheck {command[0]}: error: ")
         if command[-1] in ("pack", "--trace"):
             for text in out.getvalue().splitlines():
                 loads(text)  # every output line is one JSON value

@@ -55,6 +55,20 @@ def test_one_item_for_the_table_and_one_per_option(project: pytest.Pytester) -> 
     assert "pytest_plugin.py" not in result.stdout.str()
 
 
+def test_the_gate_s_settings_on_pytest_s_command_line_override_the_table(
+    project: pytest.Pytester,
+) -> None:
+    argv = ["--packcheck-seed", "2", "--packcheck-max-examples", "7", "--packcheck-long-lists"]
+    result = project.runpytest("-p", "no:xdist", "--packcheck", "bad.py:pack_case", *argv)
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        ["rerun:    packcheck verify --packer bad.py:pack_case --seed 2 --max-examples 7"]
+    )
+    result = project.runpytest("-p", "no:xdist", "--packcheck-max-examples", "0")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*argument --packcheck-max-examples: 0 must be greater than 0"])
+
+
 def test_it_works_under_xdist(project: pytest.Pytester) -> None:
     result = project.runpytest_subprocess("-n", "2", "--packcheck", "bad.py:pack_case")
     result.assert_outcomes(passed=2, failed=1)

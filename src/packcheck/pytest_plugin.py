@@ -2,7 +2,8 @@
 
 One test item for the packer ``[tool.packcheck]`` names, one for each ``--packcheck
 PACKER``, and one for each diff table (``[tool.packcheck.diff]`` and its named tables),
-each resolved from the gate's option table as the command resolves it and run through
+each resolved from the gate's option table as the command resolves it
+(``--packcheck-NAME`` options of :data:`SETTINGS` over the table's) and run through
 the library; a failure shows the gate's report (docs/ci.md).  ``-p no:packcheck`` turns
 it off.
 """
@@ -15,6 +16,20 @@ from typing import Any
 import pytest
 
 __all__ = ["PackcheckFailure", "PackcheckFile", "PackcheckItem"]
+
+
+#: The gate's settings pytest's command line may give, as ``--packcheck-NAME``: each
+#: declared once, in the commands' option table, and over the ``[tool.packcheck]`` one.
+SETTINGS = (
+    "--seed",
+    "--max-examples",
+    "--max-units",
+    "--timeout",
+    "--long-lists",
+    "--partition",
+    "--save-failures",
+)
+_PREFIX = "packcheck-"
 
 
 class PackcheckFailure(Exception):
@@ -31,6 +46,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="also gate this Python packer (MODULE:FUNCTION or PATH.py:FUNCTION) with "
         "the settings of [tool.packcheck]; repeatable",
     )
+    from ._cli import gate
+
+    gate.add_options(group.addoption, "verify", prefix=_PREFIX, only=SETTINGS)
 
 
 class PackcheckItem(pytest.Item):
@@ -59,6 +77,9 @@ class PackcheckItem(pytest.Item):
         from ._rule.sources import SourceError
 
         given = {"gate_command": self.command, "packer": self.packer, "table": self.table}
+        for option in gate.options(self.command):  # pytest's command line over the table
+            if option.flag in SETTINGS:  # None: not given
+                given[option.dest] = self.config.getoption(f"packcheck_{option.dest}")
         where = f"packcheck {self.command}"
         try:
             chosen = gate.spec(given, self.command, self.config.invocation_params.dir)
@@ -68,7 +89,7 @@ class PackcheckItem(pytest.Item):
             outcome = gate.run(chosen)
         except (OSError, SourceError, SetupError) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise PackcheckFailure(f"{where}: {gate.said(why, chosen.origins)}") from None
+            raise PackcheckFailure(f"{where}: {chosen.said(why)}") from None
         if outcome.status:
             raise PackcheckFailure(text(outcome))
 

@@ -224,7 +224,9 @@ def test_an_unreachable_scheduler_is_one_line(
     )
     assert (status, out) == (2, "")
     (line,) = err.splitlines()
-    assert line.startswith("packcheck audit: --scheduler tcp://127.0.0.1:9: cannot connect: ")
+    assert line.startswith(
+        "packcheck audit: error: --scheduler tcp://127.0.0.1:9: cannot connect: "
+    )
     status, _, err = _run(capsys, "pack", "--scheduler", "nowhere:1", "--connect-timeout", "1")
     assert status == 2
     assert err.startswith("packcheck pack: error: --scheduler reads FILEs, not standard input")
@@ -284,7 +286,7 @@ def test_a_file_unreadable_midway_stops_the_run_there(
     names = [shards[0], str(cut), *shards[2:]]
     alone = _run(capsys, "audit", *names)
     assert alone[0] == 2
-    assert alone[2].splitlines()[-1].startswith(f"packcheck audit: {cut}: cannot read: ")
+    assert alone[2].splitlines()[-1].startswith(f"packcheck audit: error: {cut}: cannot read: ")
     assert _run(capsys, "audit", "--scheduler", scheduler, *names) == alone
 
 
@@ -302,7 +304,7 @@ def test_an_unreadable_shard_among_six_ends_nothing_on_the_cluster(
     alone = _run(capsys, "audit", *shown, *names)
     assert alone[0] == 2
     assert alone[2].splitlines() == [
-        f"packcheck audit: {names[3]}: cannot read: Compressed file ended before the "
+        f"packcheck audit: error: {names[3]}: cannot read: Compressed file ended before the "
         "end-of-stream marker was reached"
     ]
     out = alone[1].splitlines()
@@ -326,7 +328,8 @@ def test_a_scheduler_without_workers_is_one_line(
         )
     assert (status, out) == (2, "")
     assert (
-        err == f"packcheck audit: --scheduler {empty.scheduler_address}: no worker within 0.5 s\n"
+        err == f"packcheck audit: error: --scheduler {empty.scheduler_address}: no worker "
+        "within 0.5 s\n"
     )
 
 
@@ -384,9 +387,7 @@ def test_a_peer_that_is_no_scheduler_is_one_line_within_the_timeout(
     )
     assert (done.returncode, done.stdout) == (2, "")
     (line,) = done.stderr.splitlines()
-    # verify's setup errors say "error:", as its other usage errors do; audit's do not yet.
-    said = "error: " if command == "verify" else ""
-    assert line.startswith(f"packcheck {command}: {said}--scheduler {where[1]}: {why}")
+    assert line.startswith(f"packcheck {command}: error: --scheduler {where[1]}: {why}")
 
 
 @pytest.mark.parametrize("address", ["nonsense", "tcp://localhost"])
@@ -402,7 +403,7 @@ def test_an_address_without_a_port_is_one_line_and_nothing_after_it(
     )
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
-        f"packcheck audit: --scheduler {address}: cannot connect: "
+        f"packcheck audit: error: --scheduler {address}: cannot connect: "
         f"missing port number in address '{address.removeprefix('tcp://')}'\n"
     )
 

@@ -184,7 +184,7 @@ def test_an_unreadable_shard_among_six_ends_nothing(
         list(audited(names, Audit(), None))  # unasked, it ends the audit as before
     status, out, err = run_cli(capsys, "audit", *names)
     assert status == 2
-    assert err == [f"packcheck audit: {error}"]
+    assert err == [f"packcheck audit: error: {error}"]
     lines = out.splitlines()
     assert [line for line in lines if line.startswith(tuple(whole_shards))] == [
         str(v) for v in others
@@ -208,8 +208,8 @@ def test_a_run_of_unreadable_files_only_says_so_once(
     status, out, err = run_cli(capsys, "audit", cut, str(tmp_path / "nope.jsonl"))
     assert status == 2
     assert (
-        err[-1]
-        == f"packcheck audit: {tmp_path / 'nope.jsonl'}: cannot read: No such file or directory"
+        err[-1] == f"packcheck audit: error: {tmp_path / 'nope.jsonl'}: cannot read: No such "
+        "file or directory"
     )
     assert (
         out.splitlines()[-1]
@@ -315,9 +315,12 @@ def test_audit_of_several_files(
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")
     status, _, err = run_cli(capsys, "audit", str(empty), str(empty))
-    assert (status, err) == (2, ["packcheck audit: 2 files: no steps in input (they are empty)"])
+    assert (status, err) == (
+        2,
+        ["packcheck audit: error: 2 files: no steps in input (they are empty)"],
+    )
     status, _, err = run_cli(capsys, "audit", str(tmp_path / "none*"))
-    assert (status, err) == (2, [f"packcheck audit: {tmp_path / 'none*'}: no file matches"])
+    assert (status, err) == (2, [f"packcheck audit: error: {tmp_path / 'none*'}: no file matches"])
 
 
 def test_pack_of_several_files(
@@ -326,7 +329,7 @@ def test_pack_of_several_files(
     status, out, err = run_cli(capsys, "pack", *files)
     assert status == 2
     assert len(out.splitlines()) == 301
-    assert err[0].startswith(f"packcheck: {files[2]}: line 51: invalid JSON")
+    assert err[0].startswith(f"packcheck pack: error: {files[2]}: line 51: invalid JSON")
     # The input-error record names its file too: a record of several files is read
     # without knowing them (`pack --record a b > run`, then `audit run`).
     detail = json.loads(out.splitlines()[250])["detail"]
@@ -338,9 +341,9 @@ def test_pack_of_several_files(
     cut.write_bytes(gzip.compress(RUN.encode())[:3000])
     status, out, err = run_cli(capsys, "pack", files[0], str(cut))
     assert status == 2
-    assert err[-1].startswith(f"packcheck: {cut}: cannot read: Compressed file ended")
+    assert err[-1].startswith(f"packcheck pack: error: {cut}: cannot read: Compressed file ended")
     status, _, err = run_cli(capsys, "pack", str(tmp_path / "none*"))
-    assert (status, err) == (2, [f"packcheck: {tmp_path / 'none*'}: no file matches"])
+    assert (status, err) == (2, [f"packcheck pack: error: {tmp_path / 'none*'}: no file matches"])
 
 
 def test_the_cluster_options_without_the_extra(
@@ -351,7 +354,7 @@ def test_the_cluster_options_without_the_extra(
     assert run_cli(capsys, "audit", "--workers", "2", *files) == (
         2,
         "",
-        [f"packcheck audit: {need}"],
+        [f"packcheck audit: error: {need}"],
     )
     assert run_cli(capsys, "pack", "--workers", "2", *files) == (
         2,
@@ -364,7 +367,10 @@ def test_the_cluster_options_without_the_extra(
         ["packcheck pack: error: --scheduler needs the dask extra: pip install 'packcheck[dask]'"],
     )
     status, _, err = run_cli(capsys, "audit", "--workers", "2")
-    assert (status, err) == (2, ["packcheck audit: --workers reads FILEs, not standard input"])
+    assert (status, err) == (
+        2,
+        ["packcheck audit: error: --workers reads FILEs, not standard input"],
+    )
     status, _, err = run_cli(capsys, "pack", "--record", "--packer-cmd", "cat", "--workers", "2")
     assert err == ["packcheck pack: error: --workers and --scheduler run packcheck's engines only"]
     assert status == 2

@@ -476,7 +476,7 @@ def test_bench_without_matplotlib_says_so_in_one_line(
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     assert main([*CLI, "--plot", str(tmp_path / "x.png")]) == 2
     err = capsys.readouterr().err
-    assert err == "packcheck: --plot needs matplotlib: pip install 'packcheck[plot]'\n"
+    assert err == "packcheck bench: error: --plot needs matplotlib: pip install 'packcheck[plot]'\n"
 
 
 @pytest.mark.parametrize(
@@ -543,7 +543,7 @@ def test_an_unwritable_output_is_a_one_line_error(
     path = tmp_path / "absent" / "bench.png"
     assert main([*CLI, "--repeat", "1", "--plot", str(path)]) == 2
     assert capsys.readouterr().err.endswith(
-        f"packcheck: {path}: cannot write: No such file or directory\n"
+        f"packcheck bench: error: {path}: cannot write: No such file or directory\n"
     )
 
 

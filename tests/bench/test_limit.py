@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from packcheck._cli._options import positive, seconds
+from packcheck._cli._values import positive, seconds
 from packcheck.bench._limit import Limit
 
 

@@ -115,8 +115,13 @@ def test_python_dash_m(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.M
 @pytest.mark.parametrize(
     ("closed", "status", "out", "err"),
     [
-        (0, 2, b"", b"packcheck: <stdin>: no cases in input (it is empty)\n"),
-        (1, 2, None, b"packcheck: <stdin>: line 1: case: expected an object, got number\n"),
+        (0, 2, b"", b"packcheck pack: error: <stdin>: no cases in input (it is empty)\n"),
+        (
+            1,
+            2,
+            None,
+            b"packcheck pack: error: <stdin>: line 1: case: expected an object, got number\n",
+        ),
         (2, 2, b'{"error":"input","detail":"line 1: case: expected an object, got number"}\n', b""),
     ],
 )
@@ -148,7 +153,10 @@ def test_a_closed_stdin_reads_as_empty_input_in_process(
         assert main(["pack"]) == 2
     finally:
         sys.stdin.close()  # the null device main() opened in its place
-    assert capsys.readouterr().err == "packcheck: <stdin>: no cases in input (it is empty)\n"
+    assert (
+        capsys.readouterr().err
+        == "packcheck pack: error: <stdin>: no cases in input (it is empty)\n"
+    )
 
 
 @pytest.mark.parametrize(

@@ -244,12 +244,12 @@ def test_stdin_and_unreadable_input(
     assert run(capsys, "audit", str(empty)) == (
         2,
         [],
-        [f"packcheck audit: {empty}: no steps in input (it is empty)"],
+        [f"packcheck audit: error: {empty}: no steps in input (it is empty)"],
     )
     status, out, err = run(capsys, "audit", str(tmp_path / "nope.jsonl"))
     assert (status, out) == (2, [])
     assert err == [
-        f"packcheck audit: {tmp_path / 'nope.jsonl'}: cannot read: No such file or directory"
+        f"packcheck audit: error: {tmp_path / 'nope.jsonl'}: cannot read: No such file or directory"
     ]
     assert run(capsys, "audit", str(tmp_path))[0] == 2
 

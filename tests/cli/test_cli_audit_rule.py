@@ -131,7 +131,7 @@ def test_the_table_is_the_rule_when_rule_is_not_given_and_rule_wins(
     status, out, err = run(capsys, "audit", "--rule", "default.toml", "run.jsonl")
     assert (status, out) == (2, [])
     assert err == [
-        f"packcheck audit: run.jsonl: line 1: recorded under the rule {DESCRIBED}, audited "
+        f"packcheck audit: error: run.jsonl: line 1: recorded under the rule {DESCRIBED}, audited "
         "under packcheck's own rule"
     ]
 
@@ -187,7 +187,7 @@ def test_a_rule_that_cannot_be_used_is_one_line_and_exit_2(
         (here / name).write_text(text)
     status, out, err = run(capsys, "audit", *argv, "run.jsonl")
     assert (status, out, len(err)) == (2, [], 1)
-    assert err[0].startswith(f"packcheck audit: {message}")
+    assert err[0].startswith(f"packcheck audit: error: {message}")
 
 
 def test_a_packers_run_under_a_rule_names_it_and_a_valueerror_is_its_refusal(

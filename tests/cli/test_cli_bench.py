@@ -200,13 +200,13 @@ def test_modes_that_do_not_mix_are_usage_errors(
 ) -> None:
     kernels([1e-3], [1e-3])
     assert main([*AB, *extra]) == 2
-    assert capsys.readouterr().err == f"packcheck: {message}\n"
+    assert capsys.readouterr().err == f"packcheck bench: error: {message}\n"
 
 
 def test_history_takes_no_steps(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "--history", ".", "--steps"]) == 2
     assert capsys.readouterr().err == (
-        "packcheck: --history reads stored results: it takes only --plot\n"
+        "packcheck bench: error: --history reads stored results: it takes only --plot\n"
     )
 
 
@@ -216,7 +216,8 @@ def test_a_b_options_without_against_are_usage_errors(
 ) -> None:
     assert main(["bench", "--sizes", "10", *extra]) == 2
     assert (
-        capsys.readouterr().err == "packcheck: --strict and --time-budget apply to --against only\n"
+        capsys.readouterr().err
+        == "packcheck bench: error: --strict and --time-budget apply to --against only\n"
     )
 
 

@@ -117,7 +117,7 @@ def test_unreadable_cases_are_one_line_exit_2(
     (tmp_path / "junk.jsonl").write_text("[1]\n{\n")
     assert main([*TINY, "--packer", CASE, "--cases", *files]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"packcheck: {message}")
+    assert err.startswith(f"packcheck bench: error: {message}")
     assert err.count("\n") == 1
 
 
@@ -183,7 +183,7 @@ def test_rule_and_cases_usage_errors_are_one_line_exit_2(
     (tmp_path / "BAD").write_text('order = "sideways"\n')
     assert main([*TINY, *argv]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"packcheck: {message}"), err
+    assert err.startswith(f"packcheck bench: error: {message}"), err
     assert err.count("\n") == 1
 
 

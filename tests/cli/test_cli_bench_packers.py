@@ -138,7 +138,7 @@ def test_usage_and_setup_errors_are_one_line_exit_2(
 ) -> None:
     assert main([*TINY, *argv]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"packcheck: {message}")
+    assert err.startswith(f"packcheck bench: error: {message}")
     assert err.count("\n") == 1
 
 
@@ -157,7 +157,8 @@ def test_compare_needs_a_baseline_of_the_packer_timed(
     base.write_text(capsys.readouterr().out)
     assert main([*TINY, "--repeat", "1", "--packer", CAPTURING, "--compare", str(base)]) == 2
     assert capsys.readouterr().err == (
-        f"packcheck: --compare {base} holds no baseline for {CAPTURING}; it holds {CASE}\n"
+        f"packcheck bench: error: --compare {base} holds no baseline for "
+        f"{CAPTURING}; it holds {CASE}\n"
     )
     argv = [*TINY, "--repeat", "1", "--packer", CASE, "--compare", str(base)]
     assert main([*argv, "--max-regression", "99%"]) == 0
@@ -165,7 +166,8 @@ def test_compare_needs_a_baseline_of_the_packer_timed(
     argv[argv.index("pareto")] = "staircase"
     assert main(argv) == 2
     assert capsys.readouterr().err == (
-        f"packcheck: --compare {base}: this run and the baseline share no workload and size "
+        f"packcheck bench: error: --compare {base}: this run and the baseline share no "
+        "workload and size "
         "with a speedup: nothing to compare\n"
     )
 

@@ -72,10 +72,12 @@ def test_a_fixture_of_another_rule_that_contradicts_it_is_one_line_and_exit_2(
     assert main(["fixtures", name]) == 2
     captured = capsys.readouterr()
     assert captured.err.splitlines() == [
-        f'packcheck: {name}: case 1 (mine): contradicts its rule (order = "reversed", '
+        f"packcheck fixtures: error: {name}: case 1 (mine): contradicts its rule "
+        '(order = "reversed", '
         'on_misfit = "stop"): expected {"kept":["A"],"remaining":0,"missing":[]} but the '
         'rule gives {"kept":["B"],"remaining":2,"missing":[]}',
-        f'packcheck: {name}: case 2 (bad): rule.order: expected one of "given", "reversed", '
+        f"packcheck fixtures: error: {name}: case 2 (bad): rule.order: "
+        'expected one of "given", "reversed", '
         "\"middle-out\", got 'newest' (str)",
     ]
     assert captured.out.endswith("1 of 1 fixture passed (reference engine)\n")

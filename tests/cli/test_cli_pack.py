@@ -63,7 +63,9 @@ def test_pack_reads_a_csv_by_its_name(capsys: pytest.CaptureFixture[str], tmp_pa
     assert out == [
         '{"error":"input","detail":"line 2: blocks: expected an array of blocks, got absent"}'
     ]
-    assert err == [f"packcheck: {table}: line 2: blocks: expected an array of blocks, got absent"]
+    assert err == [
+        f"packcheck pack: error: {table}: line 2: blocks: expected an array of blocks, got absent"
+    ]
 
 
 def test_a_malformed_case_is_answered_and_the_rest_still_are(
@@ -80,8 +82,8 @@ def test_a_malformed_case_is_answered_and_the_rest_still_are(
         *ANSWERS,
     ]
     assert err == [
-        "packcheck: <stdin>: line 4: blocks[0].id: expected a string, got number",
-        "packcheck: <stdin>: line 5: NaN is not valid JSON",
+        "packcheck pack: error: <stdin>: line 4: blocks[0].id: expected a string, got number",
+        "packcheck pack: error: <stdin>: line 5: NaN is not valid JSON",
     ]
 
 
@@ -115,8 +117,8 @@ def test_explain_heads_a_malformed_line_as_it_heads_every_case(
         'got number"}',
     ]
     assert err == [
-        "packcheck: <stdin>: line 2: invalid JSON: Expecting value at column 1",
-        "packcheck: <stdin>: line 3: blocks[0].id: expected a string, got number",
+        "packcheck pack: error: <stdin>: line 2: invalid JSON: Expecting value at column 1",
+        "packcheck pack: error: <stdin>: line 3: blocks[0].id: expected a string, got number",
     ]
     # With several files, each case is headed with its file, a malformed one too.
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
@@ -187,7 +189,7 @@ def test_an_unreadable_file_is_one_line_and_status_2(
 ) -> None:
     target = make(tmp_path)  # type: ignore[operator]
     status, out, err = run(capsys, "pack", str(target))
-    assert (status, out, err) == (2, [], [f"packcheck: {target}: {why}"])
+    assert (status, out, err) == (2, [], [f"packcheck pack: error: {target}: {why}"])
 
 
 def test_an_empty_file_is_one_line_and_status_2(
@@ -196,7 +198,11 @@ def test_an_empty_file_is_one_line_and_status_2(
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
     status, out, err = run(capsys, "pack", str(empty))
-    assert (status, out, err) == (2, [], [f"packcheck: {empty}: no cases in input (it is empty)"])
+    assert (status, out, err) == (
+        2,
+        [],
+        [f"packcheck pack: error: {empty}: no cases in input (it is empty)"],
+    )
 
 
 @pytest.mark.parametrize("engine", ["reference", "numpy"])
@@ -358,11 +364,12 @@ def test_unreadable_fixtures_exit_2_and_the_rest_are_checked(
     assert status == 2
     assert out == ["3 of 3 fixtures passed (reference engine)"]
     assert err == [
-        f"packcheck: {lines}: line 1: fixture has no 'expected'",
-        f"packcheck: {lines}: line 2: fixture has no 'expected'",
-        f"packcheck: {lines}: line 3: fixture has no 'expected'",
-        f"packcheck: {tmp_path / 'absent.json'}: cannot read: No such file or directory",
-        f"packcheck: {empty}: no cases in input (it is empty)",
+        f"packcheck fixtures: error: {lines}: line 1: fixture has no 'expected'",
+        f"packcheck fixtures: error: {lines}: line 2: fixture has no 'expected'",
+        f"packcheck fixtures: error: {lines}: line 3: fixture has no 'expected'",
+        f"packcheck fixtures: error: {tmp_path / 'absent.json'}: cannot read: No "
+        "such file or directory",
+        f"packcheck fixtures: error: {empty}: no cases in input (it is empty)",
     ]
 
 
@@ -374,7 +381,7 @@ def test_a_broken_fixture_and_a_failing_one_exit_2(
     status, out, err = run(capsys, "fixtures", "-")
     assert status == 2
     assert out[-1] == "0 of 1 fixture passed (reference engine)"
-    assert err == ["packcheck: -: case 2: expected a fixture object, got number"]
+    assert err == ["packcheck fixtures: error: -: case 2: expected a fixture object, got number"]
 
 
 @pytest.mark.parametrize("command", ["pack", "fixtures"])

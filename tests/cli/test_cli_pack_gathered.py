@@ -64,12 +64,12 @@ def test_a_malformed_line_is_named_after_the_lines_before_it(tmp_path: Path, mod
     )
     lines = done.stdout.decode().splitlines()
     assert done.returncode == 2
-    assert [line.startswith("packcheck: ") for line in lines] == [
+    assert [line.startswith("packcheck pack: error: ") for line in lines] == [
         False,
         False,
         True,
         False,
         False,
     ]
-    assert lines[2].startswith(f"packcheck: {cases}: line 3: ")
+    assert lines[2].startswith(f"packcheck pack: error: {cases}: line 3: ")
     assert json.loads(lines[3])["error"] == "input"

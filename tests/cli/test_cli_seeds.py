@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 from packcheck import _stop, pack
-from packcheck._cli import _options, _seeds, gate
+from packcheck._cli import _seeds, _values, gate
 from packcheck._cli import main as cli_main
 from packcheck._cli._progress import SEEDS, LiveLine, PlainLines
 from packcheck._cli.gate import Spec
@@ -275,12 +275,12 @@ def test_a_usage_error_is_one_line(
 
 
 def test_seeds_are_ranges_or_lists() -> None:
-    assert _options.seeds("1-8") == tuple(range(1, 9))
-    assert _options.seeds("9, 1,4,4,2-3") == (1, 2, 3, 4, 9)
-    assert _options.seeds("7") == (7,)
-    assert _options.seeds("99990-99999,0-99989") == tuple(range(100_000))
+    assert _values.seeds("1-8") == tuple(range(1, 9))
+    assert _values.seeds("9, 1,4,4,2-3") == (1, 2, 3, 4, 9)
+    assert _values.seeds("7") == (7,)
+    assert _values.seeds("99990-99999,0-99989") == tuple(range(100_000))
     for seeds in [(1,), (1, 2), (1, 3, 4, 5, 9), (0, 2, 4), tuple(range(7))]:
-        assert _options.seeds(seeds_text(seeds)) == seeds
+        assert _values.seeds(seeds_text(seeds)) == seeds
     assert seeds_text((1, 3, 4, 5, 9)) == "1,3-5,9"
 
 

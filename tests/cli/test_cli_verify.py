@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from packcheck._cli import main
-from packcheck._cli._options import parse_units
 from packcheck._cli._progress import LiveLine
+from packcheck._cli._values import parse_units
 from packcheck._gate import _run as gate_run
 
 PACKERS = Path(__file__).parents[1] / "packers"
@@ -299,7 +299,7 @@ def test_the_module_entry_point_runs_the_gate() -> None:
     ],
 )
 def test_the_rerun_line_writes_max_units_as_the_user_would(units: int, text: str) -> None:
-    from packcheck._cli._options import power_text as _power_text
+    from packcheck._cli._values import power_text as _power_text
 
     assert _power_text(units) == text
 

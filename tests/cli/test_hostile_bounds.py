@@ -90,7 +90,7 @@ def test_dev_zero_is_one_line_and_exit_2_in_bounded_memory(tmp_path: Path, comma
         assert err == []
         assert out.splitlines()[0] == f"{why.replace(':', ': malformed:', 1)}"
     else:
-        assert err == [f"packcheck: /dev/zero: {why}"]
+        assert err == [f"packcheck {command}: error: /dev/zero: {why}"]
 
 
 def gzip_of_zeros(path: Path, mib: int) -> Path:
@@ -111,7 +111,7 @@ def test_a_gzip_bomb_costs_bounded_memory(tmp_path: Path, command: str) -> None:
     if command == "audit":
         assert out.splitlines()[0] == why.replace(":", ": malformed:", 1)
     else:
-        assert err == [f"packcheck: {bomb}: {why}"]
+        assert err == [f"packcheck {command}: error: {bomb}: {why}"]
 
 
 def test_an_over_long_line_is_refused_and_the_lines_after_it_are_read(
@@ -127,7 +127,7 @@ def test_an_over_long_line_is_refused_and_the_lines_after_it_are_read(
     assert json.loads(out[1]) == {"error": "input", "detail": why}
     # Exactly the limit (the line end not counted) is read: not JSON, but read.
     assert json.loads(out[3])["detail"].startswith("line 4: invalid JSON")
-    assert err[0] == f"packcheck: {path}: {why}"
+    assert err[0] == f"packcheck pack: error: {path}: {why}"
     assert run(capsys, "pack", "--max-line-bytes", "4K", str(path))[1][1].startswith('{"kept"')
 
 
@@ -188,7 +188,7 @@ def test_a_csv_table_longer_than_the_limit_is_refused(
     status, _, err = run(capsys, "fixtures", "--max-line-bytes", "2K", str(path))
     assert status == 2
     assert err == [
-        f"packcheck: {path}: CSV table longer than 2,048 bytes, the limit "
+        f"packcheck fixtures: error: {path}: CSV table longer than 2,048 bytes, the limit "
         "(--max-line-bytes raises it)"
     ]
     assert run(capsys, "fixtures", str(path))[0] == 0
@@ -252,7 +252,8 @@ def test_running_out_of_memory_is_one_line_and_exit_2(tmp_path: Path) -> None:
     )
     assert (status, out) == (2, "")
     assert err == [
-        "packcheck pack: out of memory: the input needs more memory than this process may have"
+        "packcheck pack: error: out of memory: the input needs more memory than "
+        "this process may have"
     ]
 
 
@@ -266,7 +267,7 @@ def test_a_memory_error_anywhere_is_one_line_and_exit_2(
     path = tmp_path / "fixtures.json"
     path.write_text("[]")
     why = "out of memory: the input needs more memory than this process may have"
-    assert run(capsys, "fixtures", str(path)) == (2, [], [f"packcheck fixtures: {why}"])
+    assert run(capsys, "fixtures", str(path)) == (2, [], [f"packcheck fixtures: error: {why}"])
 
 
 # Check the number policy: a number spelt as no integer is never written back as one.
@@ -326,7 +327,7 @@ def test_a_csv_record_over_several_lines_is_numbered_from_its_first(
     assert status == 2
     assert out[0] == f"FAIL {path}: line 3 (spread)"
     assert err == [
-        f"packcheck: {path}: line 7 (bad): Supplied input: invalid JSON: "
+        f"packcheck fixtures: error: {path}: line 7 (bad): Supplied input: invalid JSON: "
         "Expecting property name enclosed in double quotes at column 2"
     ]
 

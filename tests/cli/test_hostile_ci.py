@@ -84,11 +84,12 @@ def test_a_baseline_with_a_bad_field_is_one_line_naming_the_file_and_the_field(
     assert main([*TIMED, "--compare", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert f"packcheck: {path}: not a packcheck bench report ({field}" in err
+    assert f"packcheck bench: error: {path}: not a packcheck bench report ({field}" in err
     if report.get("kind"):  # --history reads the same way
         assert main(["bench", "--history", str(tmp_path)]) == 2
         assert (
-            f"packcheck: {path}: not a packcheck bench report ({field}" in capsys.readouterr().err
+            f"packcheck bench: error: {path}: not a packcheck bench report ({field}"
+            in capsys.readouterr().err
         )
 
 
@@ -99,7 +100,9 @@ def test_a_baseline_nested_deeper_than_python_recurses_is_one_line(
     (tmp_path / "base.json").write_text('{"kind": "packcheck bench", "results": ' + deep + "}")
     assert main(["bench", "--history", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err == f"packcheck: {tmp_path / 'base.json'}: invalid JSON: nesting too deep\n"
+    assert (
+        err == f"packcheck bench: error: {tmp_path / 'base.json'}: invalid JSON: nesting too deep\n"
+    )
 
 
 @pytest.mark.parametrize("literal", ["NaN", "Infinity"])
@@ -111,7 +114,9 @@ def test_a_baseline_holding_nan_never_passes_the_speed_gate(
     path = tmp_path / "base.json"
     path.write_text(json.dumps(report).replace("NaN", literal))
     assert main([*TIMED, "--compare", str(path)]) == 2
-    assert capsys.readouterr().err == f"packcheck: {path}: {literal} is not valid JSON\n"
+    assert (
+        capsys.readouterr().err == f"packcheck bench: error: {path}: {literal} is not valid JSON\n"
+    )
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
@@ -126,12 +131,15 @@ def test_a_fifo_named_like_a_baseline_is_never_waited_on(
     assert capsys.readouterr().out.count("2026-01-01") == 2
     fifo = tmp_path / "a-fifo.json"
     assert _within(30, lambda: main([*TIMED, "--compare", str(fifo)])) == 2
-    assert capsys.readouterr().err.startswith(f"packcheck: {fifo}: invalid JSON")
+    assert capsys.readouterr().err.startswith(f"packcheck bench: error: {fifo}: invalid JSON")
     # A directory so named is no report either: one line naming it.
     (tmp_path / "b-folder.json").mkdir()
     assert main(["bench", "--history", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err == f"packcheck: {tmp_path / 'b-folder.json'}: cannot read: Is a directory\n"
+    assert (
+        err
+        == f"packcheck bench: error: {tmp_path / 'b-folder.json'}: cannot read: Is a directory\n"
+    )
 
 
 def test_a_baseline_is_read_no_further_than_the_line_limit(
@@ -142,7 +150,8 @@ def test_a_baseline_is_read_no_further_than_the_line_limit(
     assert main([*TIMED, "--compare", str(tmp_path / "base.json")]) == 2
     err = capsys.readouterr().err
     assert (
-        err == f"packcheck: {tmp_path / 'base.json'}: longer than 1,000 bytes: not a bench report\n"
+        err == f"packcheck bench: error: {tmp_path / 'base.json'}: longer than 1,000 bytes: "
+        "not a bench report\n"
     )
     # A device in a --history folder (/dev/zero is endless) is skipped, never read.
     (tmp_path / "base.json").write_text(json.dumps(_baseline()))
@@ -381,7 +390,7 @@ def test_an_id_or_a_file_name_from_data_never_injects_a_workflow_command_into_fi
     assert main(["fixtures", str(path)]) == 2
     out, err = capsys.readouterr()
     _clean(err)
-    assert err.startswith('packcheck: "')
+    assert err.startswith('packcheck fixtures: error: "')
     assert err.count("\n") == 1
 
 

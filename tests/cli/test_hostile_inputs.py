@@ -59,7 +59,7 @@ def test_nan_and_infinity_are_malformed_anywhere(run: Any, literal: bytes, field
     assert answers[0] == answers[2] == OK_ANSWER
     assert input_error(answers[1], "line 2: ")
     assert "is not valid JSON" in answers[1]["detail"]
-    assert err == [f"packcheck: <stdin>: {answers[1]['detail']}"]
+    assert err == [f"packcheck pack: error: <stdin>: {answers[1]['detail']}"]
 
 
 def test_200000_deep_nesting_is_malformed(run: Any) -> None:
@@ -118,7 +118,7 @@ def test_bytes_that_are_not_utf8(run: Any) -> None:
     assert status == 2
     assert answers[0]["detail"] == "line 1: not UTF-8: byte 0xc0 at offset 33"
     assert answers[1] == OK_ANSWER
-    assert err == ["packcheck: <stdin>: line 1: not UTF-8: byte 0xc0 at offset 33"]
+    assert err == ["packcheck pack: error: <stdin>: line 1: not UTF-8: byte 0xc0 at offset 33"]
 
 
 def test_a_byte_order_mark_and_crlf_line_ends(run: Any) -> None:
@@ -180,7 +180,10 @@ def test_an_empty_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     empty = tmp_path / "empty.jsonl"
     empty.touch()
     assert main(["pack", str(empty)]) == 2
-    assert capsys.readouterr() == ("", f"packcheck: {empty}: no cases in input (it is empty)\n")
+    assert capsys.readouterr() == (
+        "",
+        f"packcheck pack: error: {empty}: no cases in input (it is empty)\n",
+    )
 
 
 def test_a_missing_file_and_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -189,8 +192,8 @@ def test_a_missing_file_and_a_directory(tmp_path: Path, capsys: pytest.CaptureFi
     out, err = capsys.readouterr()
     assert out == ""
     assert err.splitlines() == [
-        f"packcheck: {tmp_path / 'nope.json'}: cannot read: No such file or directory",
-        f"packcheck: {tmp_path}: cannot read: Is a directory",
+        f"packcheck pack: error: {tmp_path / 'nope.json'}: cannot read: No such file or directory",
+        f"packcheck pack: error: {tmp_path}: cannot read: Is a directory",
     ]
 
 
@@ -220,7 +223,8 @@ def test_a_csv_with_missing_columns(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["pack", str(table)]) == 2
     assert capsys.readouterr() == (
         "",
-        f"packcheck: {table}: CSV table lacks the column(s) 'Expected structured output'\n",
+        f"packcheck pack: error: {table}: CSV table lacks the column(s) 'Expected "
+        "structured output'\n",
     )
 
 

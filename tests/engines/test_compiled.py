@@ -235,7 +235,7 @@ def test_without_the_extra_the_cli_says_so_in_one_line(
     assert main([command, "--engine", "numba", "-"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert err == f"packcheck: --engine: {compiled.MISSING}\n"
+    assert err == f"packcheck {command}: error: --engine: {compiled.MISSING}\n"
 
 
 def test_importing_packcheck_does_not_import_numba() -> None:

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__, _stop
-from ._options import one_line_errors
+from ._options import error, one_line_errors
 
 __all__ = ["main"]
 
@@ -94,12 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if isinstance(exc, MemoryError):
                 # Whatever ran out of memory, its frames are gone by now, and what
                 # they held with them: there is room for one line.
-                print(
-                    f"{command}: out of memory: the input needs more memory than this "
-                    "process may have",
-                    file=sys.stderr,
-                )
-                return 2
+                why = "out of memory: the input needs more memory than this process may have"
+                return error(command.removeprefix("packcheck").strip(), why)
             if not isinstance(exc, BrokenPipeError):
                 raise
             # The reader went away (``| head``): stop quietly, and point stdout at

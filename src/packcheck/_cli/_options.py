@@ -1,145 +1,779 @@
-"""Option types and report options any command can use, each with one meaning.
+"""Every option of every command, declared once, and what the commands share in using them.
 
-``positive(int)`` / ``positive(float)``, :func:`byte_count` (``64M``), :func:`seconds`
-(0 or more), :func:`timeout` (seconds; 0: no timeout, :data:`DEFAULT_TIMEOUT` unless
-told), :func:`seed`,
-:func:`seeds` (``1-8``, ``1,4,9``), :func:`parse_units` (``2**70``),
-:func:`one_line_errors`, and the report options ``--format`` and ``--junit-xml`` with
-:func:`publish`.
+:data:`OPTIONS` declares each option: its flag, its value's type and help, and where a
+command takes it otherwise (``per``: that command's own help, default or group).
+:data:`TAKES` lists the options each command takes, in its ``--help``'s order.
+:func:`add_options` adds a command's options through any ``addoption`` (argparse's
+``add_argument``, pytest's ``addoption``), as pytest-benchmark's plugin does, and
+:func:`add_arguments` to an argparse parser with its groups of options that exclude
+one another.  The gate's commands also read from the table the ``[tool.packcheck]``
+keys, the ``rerun:`` line and the settings their reports show (:mod:`.gate`).
+Errors a user can mend are said by :func:`error`: ``packcheck COMMAND: error: ...``.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-import os
-import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import IO, Any, NoReturn
 
-#: Seconds a packer under test gets per case unless told (``--timeout``).
-DEFAULT_TIMEOUT = 10.0
-_N = TypeVar("_N", int, float)
-_TERM = r"\d+(?:\*\*\d+)?"
-_EXPRESSION = re.compile(rf"{_TERM}(?:[+-]{_TERM})*")
-#: The largest ``--max-units`` is ``2**_MAX_BITS``: about 4,200 digits, within what
-#: Python (and most JSON readers) will convert between integers and text.
-_MAX_BITS = 14_000
+from .._rule.jsonio import one_line
+from ._values import (
+    DEFAULT_TIMEOUT,
+    byte_count,
+    examples,
+    fraction,
+    parse_units,
+    positive,
+    power_text,
+    seconds,
+    seed,
+    seeds,
+    sizes,
+    timeout,
+)
 
-
-def _clip(text: str) -> str:
-    return text if len(text) <= 40 else f"{text[:37]}..."
-
-
-def parse_units(text: str) -> int:
-    """``--max-units``: digits or a sum of powers such as ``2**70`` or ``2**53-1``."""
-    text = text.replace(" ", "").replace("_", "")
-    if not _EXPRESSION.fullmatch(text):
-        raise argparse.ArgumentTypeError(
-            f"{_clip(text)!r} is not a number such as 9007199254740991 or 2**70"
-        )
-    too_large = f"is too large (at most 2**{_MAX_BITS})"
-    total = 0
-    for sign, term in re.findall(rf"([+-]?)({_TERM})", text):
-        base, _, power = term.partition("**")
-        if max(len(base), len(power)) > 4000:  # int() refuses more than 4300 digits
-            raise argparse.ArgumentTypeError(f"{_clip(term)} {too_large}")
-        value, exponent = int(base), int(power or 1)
-        if value > 1 and exponent * math.log2(value) > _MAX_BITS + 1:
-            raise argparse.ArgumentTypeError(f"{_clip(term)} {too_large}")
-        total += -(value**exponent) if sign == "-" else value**exponent
-    if total < 1:
-        raise argparse.ArgumentTypeError(f"{_clip(text)} must be at least 1")
-    if total > 2**_MAX_BITS:
-        raise argparse.ArgumentTypeError(f"{_clip(text)} {too_large}")
-    return total
+#: The commands whose options not given are read from ``[tool.packcheck]``: on their
+#: command line an option the table may set defaults to ``None``.
+CONFIGURED = ("verify", "diff")
 
 
-def power_text(units: int) -> str:
-    """``2**70`` or ``2**53-1`` where ``units`` has that form, else its digits."""
-    for exact, suffix in ((units, ""), (units + 1, "-1")):
-        if exact >= 2**8 and exact & (exact - 1) == 0:
-            return f"2**{exact.bit_length() - 1}{suffix}"
-    return str(units)
+@dataclass(frozen=True, slots=True)
+class Later:
+    """A value the table names but cannot import at once (the gate's imports
+    Hypothesis, ``bench``'s NumPy's workloads): made when a command's options are."""
+
+    make: Callable[[], Any]
 
 
-def _number(kind: type[_N], text: str) -> _N:
-    try:
-        return kind(text)
-    except ValueError:
-        what = "a whole number" if kind is int else "a number"
-        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option: ``flag`` and ``help``; ``kind``: ``value`` (read by ``parse``,
+    one of ``choices``), ``append`` (repeatable), ``switch`` (``--x`` / ``--no-x``),
+    ``flag`` (``--x`` alone, or its ``short``) or ``alias`` (sets ``alias`` to
+    ``const``); ``default``: its value when not given; ``group``: the options of
+    which one may be given; ``per``: a command's own fields, where they differ.
+
+    For ``verify`` and ``diff``: ``shown``, the reports list it among the run's
+    settings; ``rerun``, the ``rerun:`` line repeats it when it is not the default,
+    written by ``text``; ``table``, ``[tool.packcheck]`` may set it.
+    """
+
+    flag: str
+    help: str | Later
+    parse: Callable[[str], Any] = str
+    kind: str = "value"
+    metavar: str | None = None
+    choices: Sequence[str] | Later | None = None
+    default: Any = None
+    nargs: str | None = None
+    short: str | None = None
+    group: str | None = None
+    alias: str | None = None
+    const: Any = None
+    shown: bool = False
+    rerun: bool = True
+    text: Callable[[Any], str] = str
+    table: bool = True
+    per: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @property
+    def dest(self) -> str:
+        return self.alias or self.flag[2:].replace("-", "_")
+
+    @property
+    def switch(self) -> bool:
+        """Whether it is true or false (``--x``, and for a ``switch`` ``--no-x``)."""
+        return self.kind in ("switch", "flag")
+
+    def of(self, command: str) -> Option:
+        """The option as ``command`` takes it."""
+        own = replace(self, **self.per.get(command, {}), per={})
+        made = {
+            name: getattr(own, name).make()
+            for name in ("help", "choices", "default")
+            if isinstance(getattr(own, name), Later)
+        }
+        return replace(own, **made) if made else own
 
 
-def positive(kind: type[_N]) -> Callable[[str], _N]:
-    """The type of an option that is a finite number greater than 0."""
+def _formats() -> Sequence[str]:
+    from .._gate import FORMATS
 
-    def parse(text: str) -> _N:
-        value = _number(kind, text)
-        if not value > 0 or value == math.inf:
-            raise argparse.ArgumentTypeError(f"{text} must be greater than 0")
-        return value
-
-    return parse
+    return FORMATS
 
 
-_BYTE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+def _default_examples() -> int:
+    from .._gate import DEFAULT_MAX_EXAMPLES
+
+    return DEFAULT_MAX_EXAMPLES
 
 
-def byte_count(text: str) -> int:
-    """A number of bytes greater than 0: digits, or with ``K``, ``M`` or ``G`` (KiB,
-    MiB, GiB): ``64M``."""
-    match = re.fullmatch(r"(\d{1,15})([KMG]?)", text.strip(), re.IGNORECASE)
-    if match is None or not int(match[1]):
-        raise argparse.ArgumentTypeError(
-            f"{_clip(text)!r} is not a number of bytes greater than 0, such as 67108864 or 64M"
-        )
-    return int(match[1]) * _BYTE_UNITS[match[2].upper()]
+def _examples_help() -> str:
+    from .._gate import DEFAULT_MAX_EXAMPLES
+    from .._gate._settings import MAX_EXAMPLES
+
+    return f"generated cases (default: {DEFAULT_MAX_EXAMPLES}, at most {MAX_EXAMPLES:,})"
 
 
-def seconds(text: str, zero: str = "") -> float:
-    """The type of an option that is seconds, 0 or more (``zero``: what 0 means)."""
-    value = float(_number(float, text))
-    if not 0 <= value < math.inf:
-        raise argparse.ArgumentTypeError(f"{text} must be 0{zero} or more")
-    return value
+def _seeds_text(chosen: tuple[int, ...]) -> str:
+    from .._gate import seeds_text
+
+    return seeds_text(chosen)
 
 
-def timeout(text: str) -> float:
-    """``--timeout``: seconds, or 0 for none."""
-    return seconds(text, " (no timeout)")
+def _rule_diff_limits() -> Any:
+    from .. import rules
+
+    return rules
 
 
-def seed(text: str) -> int:
-    """``--seed``: a non-negative integer."""
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative integer")
-    return int(text)
+def _bench() -> Any:
+    from .. import bench
+
+    return bench
 
 
-#: At most this many seeds in one ``--seeds``.
-MAX_SEEDS = 100_000
+def _line_help() -> str:
+    from .._rule.lines import MAX_LINE_BYTES
+
+    return (
+        "refuse, as malformed, an input line (a case, a record, a document read whole, a "
+        "CSV table) longer than BYTES, never holding it whole; 64M, 1G, or digits "
+        f"(default: {MAX_LINE_BYTES >> 20}M)"
+    )
 
 
-def seeds(text: str) -> tuple[int, ...]:
-    """``--seeds``: a range ``A-B``, a list ``1,4,9``, or both (``1-4,9``); the seeds
-    in increasing order, each once."""
-    found: set[int] = set()
-    for item in text.replace(" ", "").split(","):
-        first, dash, last = item.partition("-")
-        if not first.isdigit() or (dash and not last.isdigit()):
-            raise argparse.ArgumentTypeError(
-                f"{_clip(text)!r} is not a range A-B or a list of seeds such as 1,4,9"
+def _max_line_bytes() -> int:
+    from .._rule.lines import MAX_LINE_BYTES
+
+    return MAX_LINE_BYTES
+
+
+def _connect_default() -> float:
+    from ..audit._dask import CONNECT_TIMEOUT
+
+    return CONNECT_TIMEOUT
+
+
+def _engines() -> Sequence[str]:
+    from .._engines.choice import ENGINES
+
+    return ENGINES
+
+
+def _workload_help() -> str:
+    # argparse expands %-formats in help: the names hold % signs.
+    return f"only this workload (repeatable): {', '.join(_workloads()).replace('%', '%%')}"
+
+
+def _workloads() -> list[str]:
+    return list(_bench().WORKLOADS)
+
+
+def _kinds() -> Sequence[str]:
+    from ..bench._subjects import KINDS
+
+    return KINDS
+
+
+def _steps_help() -> str:
+    from .. import bench
+
+    return (
+        "after the matrix, the engines at the sizes agents pack: pack(case) with "
+        "either engine at 10, 100 and 1,000 blocks (on the --workload ones, else "
+        f"{', '.join(bench.STEP_WORKLOADS).replace('%', '%%')}), and {bench.STEPS:,} "
+        "steps of 10-200 blocks: scan.pack_batch against the reference once per step, "
+        'pack_many(engine="numpy") against pack case by case (default: on when neither '
+        "--sizes nor --workload narrows the matrix and no packer is given)"
+    )
+
+
+def _quick_help() -> str:
+    from .bench import FULL_REPEAT, QUICK_REPEAT
+
+    return f"{QUICK_REPEAT} repeats, not {FULL_REPEAT}; with --against, n=100000 only"
+
+
+def _time_budget_help() -> str:
+    from .bench_ab import QUICK_BUDGET
+
+    return (
+        f"--against: wall seconds for the comparison, checks and warm-ups included "
+        f"(default: {QUICK_BUDGET:g} with --quick, else 120); sampling stops early where "
+        "every verdict is clear, and a cell the budget leaves too few pairs is inconclusive"
+    )
+
+
+def _cases_help() -> str:
+    from .bench_cases import MAX_CASES
+
+    return (
+        "also time the packers on these recorded cases (files, globs, .gz, fsspec "
+        "URLs; JSON Lines, a recorded run, CSV: what pack reads), as a workload of their "
+        f"own, 'recorded', first; the first {MAX_CASES:,} cases at most; with --workload "
+        "only the workloads named as well"
+    )
+
+
+_PYTHON = "a Python function case -> output: MODULE:FUNCTION (the current directory is "
+_PROGRAM = "a program reading one JSON case per line and printing one JSON output per line"
+_DASK = "(needs the dask extra: pip install 'packcheck[dask]')"
+_FILES_WORKERS = (
+    f"run on a local Dask cluster of N processes (1: a thread of this one); the output is "
+    f"the same {_DASK}"
+)
+_FILES_CLUSTER = (
+    "run on the Dask cluster at ADDRESS (tcp://host:8786), whose workers must reach the "
+    "files (shared or object storage)"
+)
+_RULE_FILE = (
+    "the declared rule of FILE (its keys at the top level, or a pyproject.toml's "
+    "[tool.packcheck.rule]); default: [tool.packcheck.rule] of the pyproject.toml found "
+    "from here upwards, else packcheck's own rule"
+)
+_CONNECT = "with --scheduler: give up reaching it after SECONDS (default: 10)"
+_ONE_OBJECT = "the report on stdout: text, or json (one object) (default: text)"
+_QUIET = "no progress on stderr (default: a live line on a terminal, else a line per "
+
+OPTIONS = (
+    Option(
+        "--packer",
+        f"the packer checked (diff: NEW), {_PYTHON}importable) or PATH.py:FUNCTION",
+        metavar="MODULE:FUNCTION",
+        group="new",
+        per={
+            "pack": {
+                "help": "with --record: record this packer's answers and the partitions it "
+                "captures (a case -> answer function, or PATH.py:FUNCTION), not packcheck's"
+            },
+            "bench": {
+                "help": "a packer to time: a case-level function (case -> answer, what "
+                "verify --packer takes) or a kernel-level one (pack_sizes(budget, int64 "
+                "sizes)), told apart by its signature or by trying a small case (or --kind); "
+                "or PATH.py:FUNCTION (a file of another checkout, loaded as part of its "
+                "package); with --against, NEW",
+                "kind": "append",
+                "default": [],
+                "group": None,
+            },
+            "rule infer": {"help": f"{_PYTHON}importable) or PATH.py:FUNCTION"},
+        },
+    ),
+    Option(
+        "--packer-cmd",
+        f"the packer checked (diff: NEW), {_PROGRAM}",
+        metavar="COMMAND",
+        group="new",
+        per={
+            "pack": {"help": "with --record: the same for a packer speaking JSON Lines"},
+            "bench": {
+                "help": "a packer speaking JSON Lines (what verify --packer-cmd takes), "
+                "started once: each sample sends a batch of cases through it (timed on the "
+                "command clock)",
+                "kind": "append",
+                "default": [],
+                "group": None,
+            },
+            "rule infer": {"help": _PROGRAM},
+        },
+    ),
+    Option(
+        "--against",
+        "OLD, as --packer: e.g. PATH.py:FUNCTION in a checkout of the previous release",
+        metavar="SPEC",
+        group="old",
+        per={
+            "bench": {
+                "help": "OLD: time NEW against it, in pairs, and gate on the verdicts",
+                "metavar": "MODULE:FUNCTION",
+            }
+        },
+    ),
+    Option(
+        "--against-cmd",
+        "OLD, as --packer-cmd",
+        metavar="COMMAND",
+        group="old",
+        per={"bench": {"help": "OLD as a JSON Lines command"}},
+    ),
+    Option(
+        "--rule",
+        "the packing rule the packer declares, a rule file (its keys at the top level) or "
+        "a pyproject.toml (its [tool.packcheck.rule]); verify: default "
+        "[tool.packcheck.rule] in the nearest pyproject.toml, else the seed's rule; diff: "
+        "the rule its report shows as context and its saved fixtures expect",
+        metavar="FILE",
+        table=False,
+        per={
+            "pack": {"help": f"answer by {_RULE_FILE}"},
+            "audit": {
+                "help": f"check every step against {_RULE_FILE}. A step recorded under "
+                "another rule is an error (exit 2)"
+            },
+            "fixtures": {
+                "help": "the declared rule in use: a rule file, or a pyproject.toml's "
+                "[tool.packcheck.rule] (default: the nearest pyproject.toml's table)"
+            },
+            "bench": {
+                "help": "the declared rule the packers follow (a rule file, or a "
+                "pyproject.toml's [tool.packcheck.rule]): answers are checked against it, a "
+                "Python packer's ValueError is its refusal where the rule refuses, and the "
+                "workloads' budgets fit it; case-level packers and commands only (default: "
+                "packcheck's own rule)"
+            },
+        },
+    ),
+    Option(
+        "--seed",
+        "reproduce a run (default: random, printed)",
+        parse=seed,
+        group="seed",
+        per={
+            "bench": {"help": "data seed (default: 0)", "default": 0, "group": None},
+            "rule infer": {"group": None},
+            "rule diff": {"group": None},
+        },
+    ),
+    Option(
+        "--seeds",
+        "run the gate once per seed, A-B or a list such as 1,4,9: one after another, or "
+        "across --workers / --scheduler; the verdict is the lowest failing seed's run, "
+        "reported as --seed would",
+        parse=seeds,
+        metavar="SEEDS",
+        group="seed",
+        text=_seeds_text,
+    ),
+    Option(
+        "--workers",
+        f"run the seeds on a local Dask cluster of N processes {_DASK}",
+        parse=positive(int),
+        metavar="N",
+        group="cluster",
+        rerun=False,
+        per={"pack": {"help": _FILES_WORKERS}, "audit": {"help": _FILES_WORKERS}},
+    ),
+    Option(
+        "--scheduler",
+        "run the seeds on the Dask cluster at ADDRESS (tcp://host:8786), whose workers "
+        "have packcheck and reach the packer (the same paths, or the module installed)",
+        metavar="ADDRESS",
+        group="cluster",
+        rerun=False,
+        per={"pack": {"help": _FILES_CLUSTER}, "audit": {"help": _FILES_CLUSTER}},
+    ),
+    Option(
+        "--connect-timeout",
+        "with --scheduler: give up reaching it (and a worker) after SECONDS (default: 10)",
+        parse=positive(float),
+        metavar="SECONDS",
+        rerun=False,
+        text="{:g}".format,
+        per={
+            "pack": {"help": _CONNECT, "default": Later(_connect_default)},
+            "audit": {"help": _CONNECT, "default": Later(_connect_default)},
+        },
+    ),
+    Option(
+        "--max-examples",
+        Later(_examples_help),
+        parse=examples,
+        metavar="N",
+        default=Later(_default_examples),
+        shown=True,
+        per={
+            "rule infer": {
+                "help": "generated cases of the verify --rule check (default: verify's)",
+                "parse": positive(int),
+                "default": None,
+            },
+            "rule diff": {
+                "help": Later(
+                    lambda: (
+                        f"small cases drawn and walked (default: "
+                        f"{_rule_diff_limits().DEFAULT_BASES})"
+                    )
+                ),
+                "parse": positive(int),
+                "default": Later(lambda: _rule_diff_limits().DEFAULT_BASES),
+            },
+        },
+    ),
+    Option(
+        "--max-cases",
+        Later(
+            lambda: (
+                "cases shown at most, smallest first (default: "
+                f"{_rule_diff_limits().DEFAULT_CASES})"
             )
-        low, high = int(first), int(last or first)
-        if low > high:
-            raise argparse.ArgumentTypeError(f"{item}: the range ends before it starts")
-        if high - low + len(found) >= MAX_SEEDS:
-            raise argparse.ArgumentTypeError(f"{_clip(text)}: more than {MAX_SEEDS:,} seeds")
-        found.update(range(low, high + 1))
-    return tuple(sorted(found))
+        ),
+        parse=positive(int),
+        metavar="N",
+        default=Later(lambda: _rule_diff_limits().DEFAULT_CASES),
+    ),
+    Option(
+        "--max-units",
+        "largest generated magnitude, digits or e.g. 2**70 (default: 2**53-1, what every "
+        "JSON implementation holds exactly; 2**70 for verify of packcheck's own packer)",
+        parse=parse_units,
+        metavar="N",
+        shown=True,
+        text=power_text,
+        per={
+            "rule infer": {
+                "help": "largest magnitude asked, digits or e.g. 2**70 (default: 2**53-1)"
+            }
+        },
+    ),
+    Option(
+        "--timeout",
+        "seconds per case (and side), then that case fails (diff: one OLD gives no answer "
+        f"to is not compared) (default: {DEFAULT_TIMEOUT:g}); a Python packer "
+        "runs in a worker process for it; 0: no timeout (verify then runs a Python packer "
+        "in this process)",
+        parse=timeout,
+        metavar="SECONDS",
+        shown=True,
+        text="{:g}".format,
+        per={
+            "bench": {
+                "help": "a case of a packer given (not packcheck's engines) past this ends "
+                f"the run with exit 1 (default: {DEFAULT_TIMEOUT:g}; a batch of N cases "
+                "gets N times it); 0: no limit",
+                "default": DEFAULT_TIMEOUT,
+            },
+            "rule infer": {
+                "help": f"seconds per case (default: {DEFAULT_TIMEOUT:g}); a Python packer "
+                "runs in a worker process for it; 0: no timeout (the packer runs in this "
+                "process)"
+            },
+        },
+    ),
+    Option(
+        "--partition",
+        'every answer but {"error":"size"} must capture its partition (packed, available, '
+        "dropped); a captured one is checked with or without this",
+        kind="switch",
+        default=False,
+        shown=True,
+    ),
+    Option(
+        "--count",
+        "run every phase to its end and report, per phase, the share of cases on which "
+        "the two differ and what share OLD answered, answered an error, raised on or gave "
+        "no answer to (the first divergence is still shrunk and shown); --no-count "
+        "undoes count = true",
+        kind="switch",
+        default=False,
+        shown=True,
+    ),
+    Option(
+        "--long-lists",
+        "the long lists (15 to 131,073 blocks); --no-long-lists: a quicker, weaker check "
+        "(default: on)",
+        kind="switch",
+        default=True,
+        shown=True,
+        per={"rule infer": {"help": "the verify --rule check's long lists (default: on)"}},
+    ),
+    Option(
+        "--save-failures",
+        "replay DIR/*.json first, and save a new failure there as a fixture",
+        parse=Path,
+        metavar="DIR",
+        shown=True,
+    ),
+    Option(
+        "--save",
+        "write each case shown as a fixture of NEW (its expected answer NEW's) in DIR, "
+        "which verify --rule NEW --save-failures DIR replays",
+        parse=Path,
+        metavar="DIR",
+    ),
+    Option(
+        "--table",
+        "take the settings not given from [tool.packcheck.diff.NAME] instead of "
+        "[tool.packcheck.diff]: a named table sets up another diff (against the last "
+        "release, against a declared rule...)",
+        metavar="NAME",
+        rerun=False,
+        table=False,
+    ),
+    Option(
+        "--quiet",
+        f"{_QUIET}phase and every 10 s)",
+        kind="flag",
+        short="-q",
+        default=False,
+        rerun=False,
+        per={
+            "bench": {"help": f"{_QUIET}workload and size and every 10 s)"},
+            "rule infer": {"help": "no progress on stderr"},
+        },
+    ),
+    Option(
+        "--format",
+        "the report on stdout: text, json (one object) or github (Actions annotations, "
+        "then the text) (default: text)",
+        choices=Later(_formats),
+        default="text",
+        rerun=False,
+        table=False,
+        per={
+            "pack": {
+                "help": "the output on stdout: json, one compact JSON line per case, its only "
+                "format (--explain prints a readable trace) (default: json)",
+                "choices": ("json",),
+                "default": "json",
+            },
+            "fixtures": {
+                "help": "the report on stdout: text, or json (one object: the counts and "
+                "every fixture that failed) (default: text)",
+                "choices": ("text", "json"),
+            },
+            "audit": {
+                "help": "the report on stdout: text, or json (one JSON object per violation "
+                "({line, check, message, step}), then the summary) (default: text)",
+                "choices": ("text", "json"),
+            },
+            "bench": {
+                "help": "the results on stdout: text, or json (one object: a baseline for "
+                "--compare); with json the text report and verdict go to stderr (default: "
+                "text)",
+                "choices": ("text", "json"),
+            },
+            "rule infer": {
+                "help": "stdout: the rule as TOML (default) or one JSON object",
+                "choices": ("text", "json"),
+            },
+            "rule diff": {"help": _ONE_OBJECT, "choices": ("text", "json")},
+            "rule show": {"help": _ONE_OBJECT, "choices": ("text", "json")},
+        },
+    ),
+    Option("--json", "the same as --format json", kind="alias", alias="format", const="json"),
+    Option(
+        "--junit-xml",
+        "also write the report as JUnit XML to PATH (a test case per phase)",
+        parse=Path,
+        metavar="PATH",
+        rerun=False,
+        table=False,
+    ),
+    Option(
+        "--engine",
+        "packing algorithm; the answer is the same (default: reference; numba needs the "
+        "extra: pip install 'packcheck[numba]')",
+        choices=Later(_engines),
+        default="reference",
+    ),
+    Option(
+        "--max-line-bytes",
+        Later(_line_help),
+        parse=byte_count,
+        metavar="BYTES",
+        default=Later(_max_line_bytes),
+    ),
+    Option(
+        "--explain",
+        "print a readable trace per case: steps, partition, why each ID is missing",
+        kind="flag",
+        default=False,
+        group="shown",
+    ),
+    Option(
+        "--trace",
+        "print the trace per case as one JSON line (result, steps, partition, reasons)",
+        kind="flag",
+        default=False,
+        group="shown",
+    ),
+    Option(
+        "--record",
+        "print each case as a run record (the case plus its partition and result), the "
+        "JSON Lines `packcheck audit` reads",
+        kind="flag",
+        default=False,
+        group="shown",
+    ),
+    Option(
+        "--strict",
+        "exit 1 when no step left any block out (the run cannot show capture works)",
+        kind="flag",
+        default=False,
+        per={"bench": {"help": "--against: an inconclusive verdict exits 1"}},
+    ),
+    Option(
+        "--kind",
+        "what the Python packers are: case-level or kernel-level (default: told apart by "
+        "signature, or by trying a small case)",
+        choices=Later(_kinds),
+    ),
+    Option(
+        "--engines",
+        "also time packcheck's NumPy packer in the matrix (default: only without "
+        "--packer/--packer-cmd)",
+        kind="switch",
+    ),
+    Option(
+        "--max-regression",
+        "largest allowed slowdown, against OLD or of a speedup (default: 10%%)",
+        parse=fraction,
+        metavar="PERCENT",
+        default="10%",
+    ),
+    Option("--time-budget", Later(_time_budget_help), parse=seconds, metavar="SECONDS"),
+    Option(
+        "--plot",
+        "plot time per block against n, or with --history speedup per commit",
+        metavar="FILE.png",
+    ),
+    Option("--compare", "exit 1 if a speedup fell", metavar="BASELINE.json"),
+    Option("--history", "show the speedups of the --json files in DIR", metavar="DIR"),
+    Option("--sizes", "block counts", parse=sizes, metavar="N,N,..."),
+    Option(
+        "--workload",
+        Later(_workload_help),
+        kind="append",
+        metavar="NAME",
+        choices=Later(_workloads),
+    ),
+    Option(
+        "--reference-limit",
+        "run the reference only up to N blocks (default: 1000000)",
+        parse=positive(int),
+        metavar="N",
+        default=10**6,
+    ),
+    Option("--steps", Later(_steps_help), kind="switch"),
+    Option("--cases", Later(_cases_help), metavar="FILE", nargs="+"),
+    Option(
+        "--quick",
+        Later(_quick_help),
+        kind="flag",
+        default=False,
+    ),
+    Option("--repeat", "repeats (overrides --quick)", parse=positive(int), metavar="N"),
+    Option(
+        "--min-time",
+        "time each sample over calls lasting at least this long "
+        "(default: 0.02, with --against 0.005)",
+        parse=seconds,
+        metavar="SECONDS",
+    ),
+    Option(
+        "--clock",
+        "thread CPU time (the default: waiting for a busy core is not counted), "
+        "process CPU time (all threads), wall time (for a packer that waits or uses "
+        "other processes), or command: the thread's CPU time plus that of the command "
+        "packers' processes (Linux; the default with a command packer, else wall)",
+        choices=Later(lambda: list(_bench().CLOCKS)),
+    ),
+)
+
+#: The options each command takes, in the order its ``--help`` lists them.
+TAKES: Mapping[str, tuple[str, ...]] = {
+    "verify": (
+        "--packer", "--packer-cmd", "--rule", "--seed", "--seeds", "--workers", "--scheduler",
+        "--connect-timeout", "--max-examples", "--max-units", "--timeout", "--partition",
+        "--long-lists", "--save-failures", "--quiet", "--format", "--junit-xml",
+    ),
+    "diff": (
+        "--packer", "--packer-cmd", "--against", "--against-cmd", "--rule", "--seed",
+        "--seeds", "--workers", "--scheduler", "--connect-timeout", "--max-examples",
+        "--max-units", "--timeout", "--count", "--long-lists", "--save-failures", "--table",
+        "--quiet", "--format", "--junit-xml",
+    ),
+    "pack": (
+        "--engine", "--max-line-bytes", "--explain", "--trace", "--record", "--rule",
+        "--packer", "--packer-cmd", "--workers", "--scheduler", "--connect-timeout",
+        "--format",
+    ),
+    "audit": (
+        "--max-line-bytes", "--format", "--json", "--strict", "--rule", "--workers",
+        "--scheduler", "--connect-timeout",
+    ),
+    "fixtures": ("--rule", "--engine", "--max-line-bytes", "--format"),
+    "bench": (
+        "--packer", "--packer-cmd", "--against", "--against-cmd", "--kind", "--timeout",
+        "--engines", "--max-regression", "--time-budget", "--strict", "--format", "--json",
+        "--plot", "--compare", "--history", "--quiet", "--sizes", "--workload",
+        "--reference-limit", "--steps", "--seed", "--cases", "--rule", "--max-line-bytes",
+        "--quick", "--repeat", "--min-time", "--clock",
+    ),
+    "rule infer": (
+        "--packer", "--packer-cmd", "--seed", "--max-examples", "--max-units", "--timeout",
+        "--long-lists", "--format", "--quiet",
+    ),
+    "rule diff": ("--seed", "--max-examples", "--max-cases", "--save", "--format", "--quiet"),
+    "rule show": ("--format",),
+}  # fmt: skip
+
+_BY_FLAG = {option.flag: option for option in OPTIONS}
+
+
+def options(command: str) -> Iterator[Option]:
+    """The options ``command`` takes, as it takes them, in its ``--help``'s order."""
+    return (_BY_FLAG[flag].of(command) for flag in TAKES[command])
+
+
+def add_options(
+    addoption: Callable[..., Any],
+    command: str,
+    prefix: str = "",
+    grouped: Callable[[str], Callable[..., Any]] | None = None,
+    only: Sequence[str] | None = None,
+) -> None:
+    """Add ``command``'s options (``only`` these flags, if given) through ``addoption``
+    (argparse's ``add_argument``, pytest's ``addoption``), each ``--PREFIXNAME`` (its
+    value at ``PREFIX_NAME``); ``grouped(group)``: the ``addoption`` of a group whose
+    options exclude one another.  An option of :data:`CONFIGURED` commands that
+    ``[tool.packcheck]`` may set defaults to ``None``: one not given may come from it."""
+    for flag in TAKES[command]:
+        if only is not None and flag not in only:
+            continue  # what it would take to make is not made
+        option = _BY_FLAG[flag].of(command)
+        names = [f"--{prefix}{option.flag[2:]}"]
+        if option.short is not None and not prefix:
+            names.append(option.short)
+        default = None if command in CONFIGURED and option.table else option.default
+        kwargs: dict[str, Any] = {"help": option.help}
+        if prefix:
+            kwargs["dest"] = (prefix + option.dest).replace("-", "_")
+        if option.kind == "switch":
+            kwargs.update(action=argparse.BooleanOptionalAction, default=default)
+        elif option.kind == "flag":
+            kwargs.update(action="store_true", default=default)
+        elif option.kind == "alias":
+            kwargs.update(action="store_const", const=option.const)
+            kwargs.setdefault("dest", option.dest)
+        else:
+            kwargs.update(type=option.parse, default=default)
+            kwargs.update(metavar=option.metavar, choices=option.choices, nargs=option.nargs)
+            kwargs.update(action="append" if option.kind == "append" else "store")
+            if option.metavar is None and option.choices is None:
+                kwargs["metavar"] = option.dest.upper()
+        add = addoption if option.group is None or grouped is None else grouped(option.group)
+        add(*names, **kwargs)
+
+
+def add_arguments(
+    parser: argparse.ArgumentParser, command: str, required: Sequence[str] = ()
+) -> None:
+    """Add ``command``'s options to ``parser``, with its groups of options that exclude
+    one another (those named in ``required``: one must be given)."""
+    groups: dict[str, Any] = {}
+
+    def grouped(name: str) -> Callable[..., Any]:
+        if name not in groups:
+            groups[name] = parser.add_mutually_exclusive_group(required=name in required)
+        return groups[name].add_argument  # type: ignore[no-any-return]
+
+    add_options(parser.add_argument, command, grouped=grouped)
 
 
 def add_command(
@@ -158,57 +792,41 @@ def add_command(
     return parser
 
 
+def writable(text: str, stream: IO[str]) -> str:
+    """``text`` with what ``stream``'s encoding cannot write as backslash escapes.
+
+    IDs and fixture names are shown as typed, but an ASCII terminal cannot show
+    "café", and a file name may hold undecodable bytes (surrogate escapes).
+    """
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    return text.encode(encoding, "backslashreplace").decode(encoding)
+
+
+def error(command: str, message: str) -> int:
+    """Say an error the user can mend, ``packcheck COMMAND: error: MESSAGE``, on stderr
+    in one line (a line break from data escaped, as what stderr cannot show); its exit
+    status, 2.  Every command says its usage, input and setup errors through this."""
+    where = f"packcheck {command}" if command else "packcheck"
+    print(writable(one_line(f"{where}: error: {message}"), sys.stderr), file=sys.stderr)
+    return 2
+
+
 def one_line_errors(parser: argparse.ArgumentParser) -> None:
     """A bad option value is one line (exit 2); an unknown option shows the usage."""
     usage_error = parser.error
 
-    def error(message: str) -> NoReturn:
+    def bad_value(message: str) -> NoReturn:
         if message.startswith("argument "):
-            parser.exit(2, f"{parser.prog}: error: {message}\n")
+            parser.exit(error(parser.prog.removeprefix("packcheck").strip(), message))
         usage_error(message)
 
-    parser.error = error  # type: ignore[method-assign]
-
-
-def add_format_option(
-    parser: argparse.ArgumentParser,
-    formats: Sequence[str],
-    shapes: str = "text, json (one object) or github (Actions annotations, then the text)",
-) -> None:
-    """Add ``--format``, one of ``formats`` (default ``text``); ``shapes`` says what each
-    prints, for the help."""
-    parser.add_argument(
-        "--format",
-        choices=formats,
-        default="text",
-        help=f"the report on stdout: {shapes} (default: text)",
-    )
-
-
-def add_report_options(parser: argparse.ArgumentParser, formats: Sequence[str]) -> None:
-    """Add ``--format`` (one of ``formats``, default ``text``) and ``--junit-xml PATH``."""
-    add_format_option(parser, formats)
-    parser.add_argument(
-        "--junit-xml",
-        type=Path,
-        metavar="PATH",
-        help="also write the report as JUnit XML to PATH (a test case per phase)",
-    )
+    parser.error = bad_value  # type: ignore[method-assign]
 
 
 def cut_off(args: argparse.Namespace, status: int) -> None:
     """A reader that goes away (``| head``) leaves at least ``status``: a check that
     already failed must not turn into a pass."""
     args.status_if_cut_off = max(getattr(args, "status_if_cut_off", 0), status)
-
-
-def writable_file(path: Path) -> None:
-    """Raise :class:`OSError` unless a report can be written at ``path``."""
-    if path.is_dir():
-        raise OSError(f"--junit-xml {path}: is a directory")
-    folder = path.parent
-    if not folder.is_dir() or not os.access(folder, os.W_OK):
-        raise OSError(f"--junit-xml {path}: {folder} is not a writable directory")
 
 
 def publish(
@@ -223,8 +841,5 @@ def publish(
         try:
             junit.write_bytes(xml())
         except OSError as exc:
-            print(
-                f"packcheck {command}: error: --junit-xml {junit}: {exc.strerror}", file=sys.stderr
-            )
-            return 2
+            return error(command, f"--junit-xml {junit}: {exc.strerror}")
     return status

@@ -21,6 +21,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from hypothesis.errors import HypothesisDeprecationWarning
@@ -30,7 +31,6 @@ from .._gate import CHECKED, PHASES, Fixture, Outcome, Progress, replayed, save_
 from .._gate._outcome import NEAR, tallies
 from .._packers import SetupError
 from .._rule.sources import SourceError
-from ._options import writable_file
 from ._progress import SEEDS
 from ._spec import Spec
 from ._subjects import run_seed
@@ -52,11 +52,20 @@ def run(spec: Spec, progress: Progress | None = None) -> Outcome:
     all (a command that ended before answering any case never ran as a packer, a
     cluster that cannot be had)."""
     if spec.junit_xml is not None:
-        writable_file(spec.junit_xml)
+        _writable_file(spec.junit_xml)
     if spec.seeds is not None or spec.workers is not None or spec.scheduler is not None:
         return _flagged(_verdict(spec, progress))
     outcome = run_seed(spec, progress)
     return _flagged(replace(outcome, rerun=spec.rerun(outcome.seed), settings=spec.shown))
+
+
+def _writable_file(path: Path) -> None:
+    """Raise :class:`OSError` unless a report can be written at ``path``."""
+    if path.is_dir():
+        raise OSError(f"--junit-xml {path}: is a directory")
+    folder = path.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise OSError(f"--junit-xml {path}: {folder} is not a writable directory")
 
 
 def _flagged(outcome: Outcome) -> Outcome:

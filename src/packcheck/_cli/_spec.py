@@ -13,6 +13,8 @@ from typing import Any
 
 from .._gate import Settings, seeds_text
 from .._rule.declared import Rule
+from ._config import attributed
+from ._options import OPTIONS
 
 __all__ = ["Spec"]
 
@@ -60,3 +62,11 @@ class Spec:
             ["--seed", str(seed)] if seed is not None else ["--seeds", seeds_text(self.seeds or ())]
         )
         return shlex.join([*self.rerun_words[0], *chosen, *self.rerun_words[1]])
+
+    def said(self, message: str) -> str:
+        """A library's one-line error in the command's words: the setting it starts with
+        (``save_failures``) as its flag, or as the table's key that set it."""
+        first = message.split(" ", 1)[0]
+        option = next((o for o in OPTIONS if "_" in o.dest and o.dest == first), None)
+        flagged = message if option is None else option.flag + message[len(first) :]
+        return attributed(flagged, self.origins)

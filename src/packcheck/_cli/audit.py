@@ -18,13 +18,10 @@ from ..audit._merge import audited
 from ..audit._read import expand, whole
 from . import _config
 from ._common import (
-    cluster_options,
     cluster_runner,
     files_argument,
-    line_limit_option,
-    writable,
 )
-from ._options import add_command, add_format_option, cut_off
+from ._options import add_arguments, add_command, cut_off, error, writable
 
 #: Lost IDs listed in the text summary (``--json`` lists every one tallied).
 LOST_SHOWN = 10
@@ -46,34 +43,7 @@ def register(commands: Any, name: str) -> None:
         run_audit,
     )
     files_argument(p, "audited as one run")
-    line_limit_option(p)
-    add_format_option(
-        p,
-        ("text", "json"),
-        "text, or json (one JSON object per violation ({line, check, message, step}), "
-        "then the summary)",
-    )
-    p.add_argument(
-        "--json",
-        action="store_const",
-        const="json",
-        dest="format",
-        help="the same as --format json",
-    )
-    p.add_argument(
-        "--strict",
-        action="store_true",
-        help="exit 1 when no step left any block out (the run cannot show capture works)",
-    )
-    p.add_argument(
-        "--rule",
-        metavar="FILE",
-        help="check every step against the declared rule of FILE (its keys at the top "
-        "level, or a pyproject.toml's [tool.packcheck.rule]); default: "
-        "[tool.packcheck.rule] of the pyproject.toml found from here upwards, else "
-        "packcheck's own rule. A step recorded under another rule is an error (exit 2)",
-    )
-    cluster_options(p)
+    add_arguments(p, name)
 
 
 def run_audit(args: argparse.Namespace) -> int:
@@ -148,8 +118,7 @@ def _unreadable(audit: Audit, args: argparse.Namespace, error: ReadError) -> Non
 
 
 def _failed(why: str) -> int:
-    print(writable(one_line(f"packcheck audit: {why}"), sys.stderr), file=sys.stderr)
-    return 2
+    return error("audit", why)
 
 
 def _write(violation: Violation, args: argparse.Namespace) -> None:

@@ -25,11 +25,10 @@ from .._engines import levels as scan
 from .._engines.pack import pack
 from .._packers import SetupError, load
 from .._rule.declared import Rule
-from .._rule.jsonio import loads, one_line
+from .._rule.jsonio import loads
 from .._rule.lines import MAX_LINE_BYTES
 from ..bench._limit import Limit
 from ..bench._subjects import (
-    KINDS,
     CaseSubject,
     CommandSubject,
     KernelSubject,
@@ -37,15 +36,14 @@ from ..bench._subjects import (
     python_subject,
 )
 from ..bench._timing import COMMAND_CLOCK, commands_clock
-from ..bench._workloads import WORKLOADS
-from ._options import DEFAULT_TIMEOUT, add_command, positive, seconds, seed, timeout
-from .bench_ab import QUICK_BUDGET, min_time, run_ab
-from .bench_cases import cases_options, declared_rule, recorded_cases
+from ._options import add_arguments, add_command, error
+from .bench_ab import min_time, run_ab
+from .bench_cases import declared_rule, recorded_cases
 from .bench_plot import draw, draw_history
 from .bench_show import measuring, published, table, table_history, table_steps
 
-_QUICK_REPEAT = 3
-_FULL_REPEAT = 9
+QUICK_REPEAT = 3
+FULL_REPEAT = 9
 _NEW = "packcheck.scan:pack_sizes"
 
 
@@ -68,182 +66,12 @@ def register(commands: Any, name: str) -> None:
         error.""",
         run_bench,
     )
-    _packer_options(p)
-    _gate_options(p)
-    _matrix_options(p)
-    cases_options(p)
-    _timing_options(p)
-
-
-def _packer_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--packer",
-        action="append",
-        default=[],
-        metavar="MODULE:FUNCTION",
-        help="a packer to time: a case-level function (case -> answer, what verify "
-        "--packer takes) or a kernel-level one (pack_sizes(budget, int64 sizes)), told "
-        "apart by its signature or by trying a small case (or --kind); or PATH.py:FUNCTION "
-        "(a file of another checkout, loaded as part of its package); with --against, NEW",
-    )
-    p.add_argument(
-        "--packer-cmd",
-        action="append",
-        default=[],
-        metavar="COMMAND",
-        help="a packer speaking JSON Lines (what verify --packer-cmd takes), started once: "
-        "each sample sends a batch of cases through it (timed on the command clock)",
-    )
-    old = p.add_mutually_exclusive_group()
-    old.add_argument(
-        "--against",
-        metavar="MODULE:FUNCTION",
-        help="OLD: time NEW against it, in pairs, and gate on the verdicts",
-    )
-    old.add_argument("--against-cmd", metavar="COMMAND", help="OLD as a JSON Lines command")
-    p.add_argument(
-        "--kind",
-        choices=KINDS,
-        help="what the Python packers are: case-level or kernel-level (default: told "
-        "apart by signature, or by trying a small case)",
-    )
-    p.add_argument(
-        "--timeout",
-        type=timeout,
-        default=DEFAULT_TIMEOUT,
-        metavar="SECONDS",
-        help=f"a case of a packer given (not packcheck's engines) past this ends the run "
-        f"with exit 1 (default: {DEFAULT_TIMEOUT:g}; a batch of N cases gets N times "
-        "it); 0: no limit",
-    )
-    p.add_argument(
-        "--engines",
-        action=argparse.BooleanOptionalAction,
-        help="also time packcheck's NumPy packer in the matrix (default: only without "
-        "--packer/--packer-cmd)",
-    )
-
-
-def _gate_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--max-regression",
-        default="10%",
-        type=_fraction,
-        metavar="PERCENT",
-        help="largest allowed slowdown, against OLD or of a speedup (default: 10%%)",
-    )
-    p.add_argument(
-        "--time-budget",
-        type=seconds,
-        metavar="SECONDS",
-        help=f"--against: wall seconds for the comparison, checks and warm-ups included "
-        f"(default: {QUICK_BUDGET:g} with --quick, else 120); sampling stops early where "
-        "every verdict is clear, and a cell the budget leaves too few pairs is inconclusive",
-    )
-    p.add_argument(
-        "--strict", action="store_true", help="--against: an inconclusive verdict exits 1"
-    )
-    p.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
-        help="the results on stdout: text, or json (one object: a baseline for --compare); "
-        "with json the text report and verdict go to stderr (default: text)",
-    )
-    p.add_argument(
-        "--json",
-        dest="format",
-        action="store_const",
-        const="json",
-        help="the same as --format json",
-    )
-    p.add_argument(
-        "--plot",
-        metavar="FILE.png",
-        help="plot time per block against n, or with --history speedup per commit",
-    )
-    p.add_argument("--compare", metavar="BASELINE.json", help="exit 1 if a speedup fell")
-    p.add_argument("--history", metavar="DIR", help="show the speedups of the --json files in DIR")
-    p.add_argument(
-        "--quiet",
-        "-q",
-        action="store_true",
-        help="no progress on stderr (default: a live line on a terminal, else a line "
-        "per workload and size and every 10 s)",
-    )
-
-
-def _matrix_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--sizes", type=_sizes, metavar="N,N,...", help="block counts")
-    p.add_argument(
-        "--workload",
-        action="append",
-        choices=list(WORKLOADS),
-        metavar="NAME",
-        # argparse expands %-formats in help: the names hold % signs.
-        help=f"only this workload (repeatable): {', '.join(WORKLOADS).replace('%', '%%')}",
-    )
-    p.add_argument(
-        "--reference-limit",
-        type=positive(int),
-        default=10**6,
-        metavar="N",
-        help="run the reference only up to N blocks (default: 1000000)",
-    )
-    p.add_argument(
-        "--steps",
-        action=argparse.BooleanOptionalAction,
-        help="after the matrix, the engines at the sizes agents pack: pack(case) with "
-        "either engine at 10, 100 and 1,000 blocks (on the --workload ones, else "
-        f"{', '.join(bench.STEP_WORKLOADS).replace('%', '%%')}), and {bench.STEPS:,} "
-        "steps of 10-200 blocks: scan.pack_batch against the reference once per step, "
-        'pack_many(engine="numpy") against pack case by case (default: on when neither '
-        "--sizes nor --workload narrows the matrix and no packer is given)",
-    )
-    p.add_argument("--seed", type=seed, default=0, help="data seed (default: 0)")
-
-
-def _timing_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--quick",
-        action="store_true",
-        help=f"{_QUICK_REPEAT} repeats, not {_FULL_REPEAT}; with --against, n=100000 only",
-    )
-    p.add_argument("--repeat", type=positive(int), metavar="N", help="repeats (overrides --quick)")
-    p.add_argument(
-        "--min-time",
-        type=seconds,
-        metavar="SECONDS",
-        help="time each sample over calls lasting at least this long "
-        "(default: 0.02, with --against 0.005)",
-    )
-    p.add_argument(
-        "--clock",
-        choices=list(bench.CLOCKS),
-        help="thread CPU time (the default: waiting for a busy core is not counted), "
-        "process CPU time (all threads), wall time (for a packer that waits or uses "
-        "other processes), or command: the thread's CPU time plus that of the command "
-        "packers' processes (Linux; the default with a command packer, else wall)",
-    )
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage like 10%") from None
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not between 0% and 100%")
-    return value
+    add_arguments(p, name)
 
 
 def _json(args: argparse.Namespace) -> bool:
     """Whether the results go to stdout as JSON (``--format json``, or ``--json``)."""
     return bool(args.format == "json")
-
-
-def _sizes(text: str) -> tuple[int, ...]:
-    return tuple(positive(int)(part) for part in text.split(","))
 
 
 def run_bench(args: argparse.Namespace) -> int:
@@ -278,8 +106,7 @@ def run_bench(args: argparse.Namespace) -> int:
             baseline = _baseline(args.compare, required) if args.compare else None
             return _run_matrix(args, packers, baseline, plot, clock)
         except SetupError as exc:  # and a usage error; a path in it may hold a line break
-            print(one_line(f"packcheck: {exc}"), file=sys.stderr)
-            return 2
+            return error("bench", str(exc))
         except bench.BenchError as exc:  # a wrong answer, or a packer that failed
             print(f"packcheck: {exc}", file=sys.stderr)
             return 1
@@ -396,7 +223,7 @@ def _run_matrix(
     plot: Any,
     clock: str,
 ) -> int:
-    repeat = args.repeat or (_QUICK_REPEAT if args.quick else _FULL_REPEAT)
+    repeat = args.repeat or (QUICK_REPEAT if args.quick else FULL_REPEAT)
     report, steps = _measure(args, packers, repeat, clock)
     report.notes[:0] = args.read_notes
     text = table(report, repeat)
@@ -416,7 +243,7 @@ def _plotted(drawing: Any, plot: Any, path: str) -> bool:
         try:
             drawing(plot, path)
         except OSError as exc:
-            print(f"packcheck: {exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
+            error("bench", f"{exc.filename}: cannot write: {exc.strerror}")
             return True
     return False
 

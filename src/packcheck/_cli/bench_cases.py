@@ -18,33 +18,10 @@ from .._rule.sources import SourceError, read_records
 from ..audit._read import READ_ERRORS, ReadError, expand, piece_lines, reason, whole
 from ..bench._workloads import Recorded
 from . import _config
-from ._common import line_limit_option
 
 #: The most cases ``--cases`` takes, from the start of the first file: a sample of a
 #: run is timed over and over, and ten thousand steps already make a long sample.
 MAX_CASES = 10_000
-
-
-def cases_options(p: argparse.ArgumentParser) -> None:
-    """Add ``--cases FILE...``, ``--rule FILE`` and ``--max-line-bytes``."""
-    p.add_argument(
-        "--cases",
-        nargs="+",
-        metavar="FILE",
-        help="also time the packers on these recorded cases (files, globs, .gz, fsspec "
-        "URLs; JSON Lines, a recorded run, CSV: what pack reads), as a workload of their "
-        f"own, 'recorded', first; the first {MAX_CASES:,} cases at most; with --workload "
-        "only the workloads named as well",
-    )
-    p.add_argument(
-        "--rule",
-        metavar="FILE",
-        help="the declared rule the packers follow (a rule file, or a pyproject.toml's "
-        "[tool.packcheck.rule]): answers are checked against it, a Python packer's "
-        "ValueError is its refusal where the rule refuses, and the workloads' budgets fit "
-        "it; case-level packers and commands only (default: packcheck's own rule)",
-    )
-    line_limit_option(p)
 
 
 def declared_rule(args: argparse.Namespace) -> Rule | None:

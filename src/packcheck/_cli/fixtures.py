@@ -17,13 +17,12 @@ from ..audit._read import opened, reason
 from . import _config
 from ._common import (
     answer,
-    engine_option,
     engine_ready,
-    line_limit_option,
     problem,
-    writable,
 )
-from ._options import add_command, cut_off
+from ._options import add_arguments, add_command, cut_off, error, writable
+
+COMMAND = "fixtures"
 
 
 def register(commands: Any, name: str) -> None:
@@ -38,14 +37,7 @@ def register(commands: Any, name: str) -> None:
         run_fixtures,
     )
     f.add_argument("files", nargs="+", metavar="FILE")
-    f.add_argument(
-        "--rule",
-        metavar="FILE",
-        help="the declared rule in use: a rule file, or a pyproject.toml's "
-        "[tool.packcheck.rule] (default: the nearest pyproject.toml's table)",
-    )
-    engine_option(f)
-    line_limit_option(f)
+    add_arguments(f, COMMAND)
 
 
 def _matches(expected: Any, actual: dict[str, Any]) -> bool:
@@ -61,7 +53,7 @@ def _rule_in_use(args: argparse.Namespace) -> Rule | None:
     try:
         return _config.rule(getattr(args, "rule", None), Path.cwd()) or Rule()
     except _config.ConfigError as exc:
-        print(f"packcheck fixtures: error: {exc}", file=sys.stderr)
+        error(COMMAND, str(exc))
         return None
 
 
@@ -78,7 +70,7 @@ def run_fixtures(args: argparse.Namespace) -> int:
     """Check every fixture of the rule in use (of another rule, only its input is run);
     1 on a mismatch, 2 on an unreadable file or fixture, or one that contradicts its
     own rule."""
-    if not engine_ready(args.engine):
+    if not engine_ready(COMMAND, args.engine):
         return 2
     in_use = _rule_in_use(args)
     if in_use is None:
@@ -86,6 +78,7 @@ def run_fixtures(args: argparse.Namespace) -> int:
     declared = None if in_use.is_default else in_use
     checked = failed = others = 0
     broken = False
+    failures: list[dict[str, Any]] = []  # with --format json, said at the end
     for name in args.files:
         try:
             with opened(name) as stream:
@@ -99,38 +92,57 @@ def run_fixtures(args: argparse.Namespace) -> int:
                         record = Record(record.where, error="fixture has no 'expected'")
                     if record.error is not None:
                         broken = True
-                        problem(name, f"{record.where}: {record.error}")
+                        problem(COMMAND, name, f"{record.where}: {record.error}")
                         continue
                     try:
                         rule = fixture_rule(record.rule, record.where)
                     except SourceError as exc:
                         broken = True
-                        problem(name, str(exc))
+                        problem(COMMAND, name, str(exc))
                         continue
                     if not same_rule(rule, in_use):
                         others += 1
                         why = _another(record, rule, args.engine)
                         if why is not None:
                             broken = True
-                            problem(name, why)
+                            problem(COMMAND, name, why)
                         continue
                     actual, _ = answer(record, args.engine, declared)
                     checked += 1
                     if not _matches(record.expected, actual):
                         failed += 1
                         cut_off(args, 1)
-                        shown = f"FAIL {show_text(name)}: {record.where}"
-                        print(writable(shown, sys.stdout))
-                        print(f"  input:    {dumps(record.case)}")
-                        print(f"  expected: {dumps(record.expected)}")
-                        print(f"  actual:   {dumps(actual)}")
+                        failure = _failure(name, record, actual)
+                        if args.format == "json":
+                            failures.append(failure)
+                        else:
+                            _show(failure)
         except BrokenPipeError:
             raise
         except (OSError, SourceError) as exc:
             broken = True
-            problem(name, reason(exc))
-    noun = "fixture" if checked == 1 else "fixtures"
-    for note in others_note(others):
-        print(f"note:     {note}")
-    print(f"{checked - failed} of {checked} {noun} passed ({args.engine} engine)")
+            problem(COMMAND, name, reason(exc))
+    notes = others_note(others)
+    if args.format == "json":
+        passed = {"checked": checked, "passed": checked - failed, "engine": args.engine}
+        print(dumps({**passed, "failed": failures, "notes": list(notes)}))
+    else:
+        noun = "fixture" if checked == 1 else "fixtures"
+        for note in notes:
+            print(f"note:     {note}")
+        print(f"{checked - failed} of {checked} {noun} passed ({args.engine} engine)")
     return 2 if broken else 1 if failed else 0
+
+
+def _failure(name: str, record: Record, actual: dict[str, Any]) -> dict[str, Any]:
+    """A fixture that failed: its file, its place there, its input and both outputs."""
+    where = {"file": show_text(name), "fixture": record.where}
+    return {**where, "input": record.case, "expected": record.expected, "actual": actual}
+
+
+def _show(failure: dict[str, Any]) -> None:
+    """A failure as the text report says it: ``FAIL`` with where, then its three lines."""
+    print(writable(f"FAIL {failure['file']}: {failure['fixture']}", sys.stdout))
+    print(f"  input:    {dumps(failure['input'])}")
+    print(f"  expected: {dumps(failure['expected'])}")
+    print(f"  actual:   {dumps(failure['actual'])}")

@@ -1,12 +1,10 @@
-"""``packcheck verify`` and ``packcheck diff``: one option table for the gate's commands.
+"""``packcheck verify`` and ``packcheck diff``: the gate's commands.
 
-Each option of :data:`OPTIONS` is declared once, with the commands that take it; the
-parsers, the defaults, the ``[tool.packcheck]`` / ``[tool.packcheck.diff]`` keys, the
-``rerun:`` line and the settings the reports show all come from it, so an option means
-the same in both commands.  :func:`settings` resolves a run's settings (the command
-line's, the table's, the defaults) and :func:`checked` runs it through the library
-(:func:`packcheck.verify.run`, :func:`packcheck.diff.run`); the pytest plugin calls
-those two as the commands do.
+Their options come from the one table, :data:`._options.OPTIONS`: the parsers, the
+defaults, the ``[tool.packcheck]`` / ``[tool.packcheck.diff]`` keys, the ``rerun:``
+line and the settings the reports show, so an option means the same in both commands.
+:func:`spec` resolves a run (the command line's settings, the table's, the defaults)
+and :func:`run` runs it; the pytest plugin calls those two as the commands do.
 """
 
 from __future__ import annotations
@@ -14,241 +12,43 @@ from __future__ import annotations
 import argparse
 import secrets
 import sys
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from .. import _stop
-from .._gate import (
-    DEFAULT_MAX_EXAMPLES,
-    FORMATS,
-    Settings,
-    examples,
-    junit_xml,
-    render,
-    seeds_text,
-)
-from .._gate._settings import MAX_EXAMPLES
+from .._gate import Settings, junit_xml, render
 from .._packers import SetupError
-from .._rule.jsonio import one_line
 from .._rule.sources import SourceError
 from ..strategies import MAX_SAFE_UNITS
 from . import _config
 from ._options import (
-    DEFAULT_TIMEOUT,
-    add_report_options,
+    OPTIONS,
+    Option,
+    add_arguments,
+    add_options,
     cut_off,
-    parse_units,
-    positive,
-    power_text,
+    error,
+    options,
     publish,
-    seed,
-    seeds,
-    timeout,
 )
 from ._progress import progress_for
 from ._seeds import run
 from ._spec import Spec
+from ._values import DEFAULT_TIMEOUT, power_text
 
-__all__ = ["OPTIONS", "Option", "Spec", "keys", "register", "run", "said", "spec"]
+__all__ = [
+    "OPTIONS",
+    "Option",
+    "Spec",
+    "add_options",
+    "keys",
+    "options",
+    "register",
+    "run",
+    "spec",
+]
 
-BOTH = ("verify", "diff")
-
-
-def _examples(text: str) -> int:
-    """``--max-examples``: a whole number, then the settings' own check of it."""
-    try:
-        return examples(positive(int)(text))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-@dataclass(frozen=True, slots=True)
-class Option:
-    """One option of the gate's commands.
-
-    ``parse`` reads its value (``None``: a switch, ``--x`` / ``--no-x``, or with
-    ``flag`` a plain ``--x``); ``default`` is its value when neither the command line
-    nor the table gives it; ``group`` names the options of which one may be given
-    (one packer, two ways); ``shown``: the reports list it among the run's settings;
-    ``rerun``: the ``rerun:`` line repeats it when it is not the default, written by
-    ``text``; ``table``: ``[tool.packcheck]`` may set it.
-    """
-
-    flag: str
-    help: str
-    commands: tuple[str, ...] = BOTH
-    parse: Callable[[str], Any] | None = str
-    metavar: str | None = None
-    default: Any = None
-    group: str | None = None
-    flag_only: bool = False
-    shown: bool = False
-    rerun: bool = True
-    text: Callable[[Any], str] = str
-    table: bool = True
-
-    @property
-    def dest(self) -> str:
-        return self.flag[2:].replace("-", "_")
-
-
-_PYTHON = "a Python function case -> output: MODULE:FUNCTION (the current directory is "
-_PROGRAM = "a program reading one JSON case per line and printing one JSON output per line"
-OPTIONS = (
-    Option(
-        "--packer",
-        f"the packer checked (diff: NEW), {_PYTHON}importable) or PATH.py:FUNCTION",
-        metavar="MODULE:FUNCTION",
-        group="new",
-    ),
-    Option(
-        "--packer-cmd",
-        f"the packer checked (diff: NEW), {_PROGRAM}",
-        metavar="COMMAND",
-        group="new",
-    ),
-    Option(
-        "--against",
-        "OLD, as --packer: e.g. PATH.py:FUNCTION in a checkout of the previous release",
-        ("diff",),
-        metavar="SPEC",
-        group="old",
-    ),
-    Option("--against-cmd", "OLD, as --packer-cmd", ("diff",), metavar="COMMAND", group="old"),
-    Option(
-        "--rule",
-        "the packing rule the packer declares, a rule file (its keys at the top level) or "
-        "a pyproject.toml (its [tool.packcheck.rule]); verify: default "
-        "[tool.packcheck.rule] in the nearest pyproject.toml, else the seed's rule; diff: "
-        "the rule its report shows as context and its saved fixtures expect",
-        metavar="FILE",
-        table=False,
-    ),
-    Option("--seed", "reproduce a run (default: random, printed)", parse=seed, group="seed"),
-    Option(
-        "--seeds",
-        "run the gate once per seed, A-B or a list such as 1,4,9: one after another, or "
-        "across --workers / --scheduler; the verdict is the lowest failing seed's run, "
-        "reported as --seed would",
-        parse=seeds,
-        metavar="SEEDS",
-        group="seed",
-        text=seeds_text,
-    ),
-    Option(
-        "--workers",
-        "run the seeds on a local Dask cluster of N processes (needs the dask extra: "
-        "pip install 'packcheck[dask]')",
-        parse=positive(int),
-        metavar="N",
-        group="cluster",
-        rerun=False,
-    ),
-    Option(
-        "--scheduler",
-        "run the seeds on the Dask cluster at ADDRESS (tcp://host:8786), whose workers "
-        "have packcheck and reach the packer (the same paths, or the module installed)",
-        metavar="ADDRESS",
-        group="cluster",
-        rerun=False,
-    ),
-    Option(
-        "--connect-timeout",
-        "with --scheduler: give up reaching it (and a worker) after SECONDS (default: 10)",
-        parse=positive(float),
-        metavar="SECONDS",
-        rerun=False,
-        text="{:g}".format,
-    ),
-    Option(
-        "--max-examples",
-        f"generated cases (default: {DEFAULT_MAX_EXAMPLES}, at most {MAX_EXAMPLES:,})",
-        parse=_examples,
-        metavar="N",
-        default=DEFAULT_MAX_EXAMPLES,
-        shown=True,
-    ),
-    Option(
-        "--max-units",
-        "largest generated magnitude, digits or e.g. 2**70 (default: 2**53-1, what every "
-        "JSON implementation holds exactly; 2**70 for verify of packcheck's own packer)",
-        parse=parse_units,
-        metavar="N",
-        shown=True,
-        text=power_text,
-    ),
-    Option(
-        "--timeout",
-        "seconds per case (and side), then that case fails (diff: one OLD gives no answer "
-        "to is not compared) (default: 10); a Python packer "
-        "runs in a worker process for it; 0: no timeout (verify then runs a Python packer "
-        "in this process)",
-        parse=timeout,
-        metavar="SECONDS",
-        shown=True,
-        text="{:g}".format,
-    ),
-    Option(
-        "--partition",
-        'every answer but {"error":"size"} must capture its partition (packed, available, '
-        "dropped); a captured one is checked with or without this",
-        ("verify",),
-        default=False,
-        shown=True,
-        parse=None,
-    ),
-    Option(
-        "--count",
-        "run every phase to its end and report, per phase, the share of cases on which "
-        "the two differ and what share OLD answered, answered an error, raised on or gave "
-        "no answer to (the first divergence is still shrunk and shown); --no-count "
-        "undoes count = true",
-        ("diff",),
-        default=False,
-        shown=True,
-        parse=None,
-    ),
-    Option(
-        "--long-lists",
-        "the long lists (15 to 131,073 blocks); --no-long-lists: a quicker, weaker check "
-        "(default: on)",
-        default=True,
-        shown=True,
-        parse=None,
-    ),
-    Option(
-        "--save-failures",
-        "replay DIR/*.json first, and save a new failure there as a fixture",
-        parse=Path,
-        metavar="DIR",
-        shown=True,
-    ),
-    Option(
-        "--table",
-        "take the settings not given from [tool.packcheck.diff.NAME] instead of "
-        "[tool.packcheck.diff]: a named table sets up another diff (against the last "
-        "release, against a declared rule...)",
-        ("diff",),
-        metavar="NAME",
-        rerun=False,
-        table=False,
-    ),
-    Option("--format", "", default="text", rerun=False, table=False),
-    Option("--junit-xml", "", parse=Path, rerun=False, table=False),
-    Option(
-        "--quiet",
-        "no progress on stderr (default: a live line on a terminal, else a line per phase "
-        "and every 10 s)",
-        default=False,
-        flag_only=True,
-        rerun=False,
-        parse=None,
-    ),
-)
-#: The report options, added by :func:`add_report_options`.
-_REPORTS = ("--format", "--junit-xml")
 #: The option that chooses the table itself: no key of any table.
 _TABLE = "--table"
 #: ``--max-units`` for packcheck's own packer: budgets and sums past int64.
@@ -278,36 +78,11 @@ _DESCRIPTIONS = {
 }
 
 
-def options(command: str) -> Iterator[Option]:
-    """The options ``command`` takes, in the table's order."""
-    return (option for option in OPTIONS if command in option.commands)
-
-
 def register(commands: Any, command: str) -> None:
     """Add ``command`` (``verify`` or ``diff``) to the ``packcheck`` subcommands."""
     summary, description = _DESCRIPTIONS[command]
     p = commands.add_parser(command, help=summary, description=description)
-    groups: dict[str, Any] = {}
-    # Every default is None: an option not given may come from the table.
-    for option in options(command):
-        if option.flag in _REPORTS:
-            continue
-        where = p
-        if option.group is not None:
-            if option.group not in groups:
-                groups[option.group] = p.add_mutually_exclusive_group()
-            where = groups[option.group]
-        if option.flag_only:
-            where.add_argument(
-                option.flag, "-q", action="store_true", default=None, help=option.help
-            )
-        elif option.parse is None:
-            where.add_argument(option.flag, action=argparse.BooleanOptionalAction, help=option.help)
-        else:
-            where.add_argument(
-                option.flag, type=option.parse, metavar=option.metavar, help=option.help
-            )
-    add_report_options(p, FORMATS)
+    add_arguments(p, command)  # every default None: an option not given may come from the table
     p.set_defaults(run=run_command, gate_command=command)
 
 
@@ -318,8 +93,9 @@ def keys(command: str) -> dict[str, _config.Key]:
         if option.flag == _TABLE:
             continue
         name, only = option.flag[2:], not option.table
-        found[name] = _config.Key(option.dest, option.parse, command_line_only=only)
-        if option.parse is None and not option.flag_only:
+        parse = None if option.switch else option.parse
+        found[name] = _config.Key(option.dest, parse, command_line_only=only)
+        if option.kind == "switch":
             found[f"no-{name}"] = _config.Key(option.dest, negated=True)
     return found
 
@@ -337,7 +113,7 @@ def _rerun_words(s: argparse.Namespace) -> tuple[tuple[str, ...], tuple[str, ...
             words = tail
         elif not option.rerun or value is None or value == option.default:
             continue
-        elif option.parse is None:
+        elif option.switch:
             words.append(option.flag if value else f"--no-{option.flag[2:]}")
         else:
             words += [option.flag, option.text(value)]
@@ -411,23 +187,13 @@ def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> S
     )
 
 
-def said(message: str, origins: Mapping[str, str]) -> str:
-    """A library's one-line error in the command's words: the setting it starts with
-    (``save_failures``) as its flag, or as the table's key that set it."""
-    first = message.split(" ", 1)[0]
-    option = next((o for o in OPTIONS if "_" in o.dest and o.dest == first), None)
-    flagged = message if option is None else option.flag + message[len(first) :]
-    return _config.attributed(flagged, origins)
-
-
 def run_command(args: argparse.Namespace) -> int:
     """Run ``verify`` or ``diff``: 0 it passed, 1 it failed, 2 usage or setup error."""
     command = args.gate_command
     try:
         chosen = spec(vars(args), command)
     except _config.ConfigError as exc:
-        print(one_line(f"packcheck {command}: error: {exc}"), file=sys.stderr)
-        return 2
+        return error(command, str(exc))
     progress = progress_for(sys.stderr, chosen.quiet, command)
     try:
         outcome = run(chosen, progress)
@@ -437,8 +203,7 @@ def run_command(args: argparse.Namespace) -> int:
         # SetupError also when a command ended before answering any case.
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         # A path in it (--junit-xml, --save-failures, a saved file) may hold a line break.
-        print(one_line(f"packcheck {command}: error: {said(why, chosen.origins)}"), file=sys.stderr)
-        return 2
+        return error(command, chosen.said(why))
     except BaseException as exc:
         stop = _stop.pending(exc)
         if stop is None:

@@ -20,7 +20,7 @@ from .._partition.trace import trace
 from .._partition.trace_text import trace_json
 from .._rule.declared import Rule
 from .._rule.interpret import REFUSED
-from .._rule.jsonio import JSONError, dumps, loads, one_line, show_text, write_json
+from .._rule.jsonio import JSONError, dumps, loads, show_text, write_json
 from .._rule.model import MalformedCase
 from .._rule.recorded import RULE_KEY, recorded, refuses
 from .._rule.sources import Record, SourceError, read_lines, read_records
@@ -39,19 +39,18 @@ from ..audit._read import pieces as all_pieces
 from . import _config
 from ._common import (
     answer,
-    cluster_options,
     cluster_runner,
-    engine_option,
     engine_ready,
     files_argument,
     flushing,
-    line_limit_option,
     problem,
-    writable,
 )
 from ._gather import Gathered
-from ._options import DEFAULT_TIMEOUT, add_command
+from ._options import add_arguments, add_command, error, writable
+from ._values import DEFAULT_TIMEOUT
 from .explain import explain_lines
+
+COMMAND = "pack"
 
 
 def register(commands: Any, name: str) -> None:
@@ -68,45 +67,7 @@ def register(commands: Any, name: str) -> None:
         run_pack,
     )
     files_argument(p, "answered in order")
-    engine_option(p)
-    line_limit_option(p)
-    shown = p.add_mutually_exclusive_group()
-    shown.add_argument(
-        "--explain",
-        action="store_true",
-        help="print a readable trace per case: steps, partition, why each ID is missing",
-    )
-    shown.add_argument(
-        "--trace",
-        action="store_true",
-        help="print the trace per case as one JSON line (result, steps, partition, reasons)",
-    )
-    shown.add_argument(
-        "--record",
-        action="store_true",
-        help="print each case as a run record (the case plus its partition and result), "
-        "the JSON Lines `packcheck audit` reads",
-    )
-    p.add_argument(
-        "--rule",
-        metavar="FILE",
-        help="answer by the declared rule of FILE (its keys at the top level, or a "
-        "pyproject.toml's [tool.packcheck.rule]); default: [tool.packcheck.rule] of "
-        "the pyproject.toml found from here upwards, else packcheck's own rule",
-    )
-    who = p.add_mutually_exclusive_group()
-    who.add_argument(
-        "--packer",
-        metavar="MODULE:FUNCTION",
-        help="with --record: record this packer's answers and the partitions it captures "
-        "(a case -> answer function, or PATH.py:FUNCTION), not packcheck's",
-    )
-    who.add_argument(
-        "--packer-cmd",
-        metavar="COMMAND",
-        help="with --record: the same for a packer speaking JSON Lines",
-    )
-    cluster_options(p)
+    add_arguments(p, COMMAND)
 
 
 def run_pack(args: argparse.Namespace) -> int:
@@ -114,20 +75,15 @@ def run_pack(args: argparse.Namespace) -> int:
     (or the packer cannot be loaded, or the cluster had), 1 if the packer recorded
     failed on a case."""
     if (args.packer or args.packer_cmd) and not args.record:
-        print(
-            "packcheck pack: error: --packer and --packer-cmd need --record (they record "
-            "that packer's run, for packcheck audit); drop them to pack, --explain or "
-            "--trace with packcheck's own engines",
-            file=sys.stderr,
+        return error(
+            COMMAND,
+            "--packer and --packer-cmd need --record (they record that packer's run, for "
+            "packcheck audit); drop them to pack, --explain or --trace with packcheck's "
+            "own engines",
         )
-        return 2
     if (args.packer or args.packer_cmd) and (args.workers or args.scheduler):
-        print(
-            "packcheck pack: error: --workers and --scheduler run packcheck's engines only",
-            file=sys.stderr,
-        )
-        return 2
-    if not engine_ready(args.engine):
+        return error(COMMAND, "--workers and --scheduler run packcheck's engines only")
+    if not engine_ready(COMMAND, args.engine):
         return 2
     packer = None
     try:
@@ -148,11 +104,9 @@ def run_pack(args: argparse.Namespace) -> int:
         with cluster_runner(args, names) as run:
             return _pack(names, how, packer, run)
     except (SetupError, ClusterError, _config.ConfigError) as exc:
-        # Cannot be loaded, never answered, or no rule.
-        print(f"packcheck pack: error: {exc}", file=sys.stderr)
-        return 2
+        return error(COMMAND, str(exc))  # cannot be loaded, never answered, or no rule
     except ReadError as exc:
-        problem(exc.name, exc.why)
+        problem(COMMAND, exc.name, exc.why)
         return 2
     finally:
         if packer is not None:
@@ -332,22 +286,21 @@ def _pack_to(
                 raise  # the reader went away: not a problem with the input (see _cli.main)
             except (*READ_ERRORS, SourceError) as exc:
                 out.flush()
-                problem(piece.name, reason(exc))
+                problem(COMMAND, piece.name, reason(exc))
                 return 2
         fault = packer.leftover() if isinstance(packer, CommandPacker) else None
         if fault is not None:
-            why = f"--packer-cmd: the packer {fault}"
-            print(one_line(f"packcheck pack: error: {why}"), file=sys.stderr)
+            error(COMMAND, f"--packer-cmd: the packer {fault}")
             return 1
         return status
     pieces = all_pieces(names, run, PIECE_BYTES, _splittable)
     with closing(run(partial(pack_task, how=how), pieces)) as results:
-        for piece, (found, error) in zip(pieces, results, strict=True):
+        for piece, (found, stopped) in zip(pieces, results, strict=True):
             for one in found:
                 status = max(status, _write(one, piece.name, how, out))
-            if error is not None:
+            if stopped is not None:
                 out.flush()
-                problem(piece.name, error)
+                problem(COMMAND, piece.name, stopped)
                 return 2
     return status
 
@@ -357,9 +310,9 @@ def _write(one: _Answer, name: str, how: _How, out: IO[str] | Gathered) -> int:
     if trouble is not None:
         out.flush()  # what came before it first
     if trouble is not None and how.several:  # it names its file already
-        print(one_line(f"packcheck: {trouble}"), file=sys.stderr)
+        error(COMMAND, trouble)
     elif trouble is not None:
-        problem(name, trouble)
+        problem(COMMAND, name, trouble)
     for piece in text:
         out.write(piece if isinstance(out, Gathered) or not how.explain else writable(piece, out))
     return status

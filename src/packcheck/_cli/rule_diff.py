@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _stop
 from .._rule.declared import Rule
-from .._rule.jsonio import dumps, one_line
-from ..rules import DEFAULT_BASES, DEFAULT_CASES
+from .._rule.jsonio import dumps
+from ..rules import DEFAULT_BASES
 from . import _config
-from ._options import add_command, cut_off, positive, seed
+from ._options import add_arguments, add_command, cut_off, error
 from .rule import located
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["register"]
 
-COMMAND = "packcheck rule diff"
+COMMAND = "rule diff"
 
 
 def register(subcommands: Any, name: str) -> None:
@@ -42,45 +42,11 @@ def register(subcommands: Any, name: str) -> None:
     )
     parser.add_argument("old", metavar="OLD", help="the rule as it was")
     parser.add_argument("new", metavar="NEW", help="the rule as it is to be")
-    parser.add_argument("--seed", type=seed, help="reproduce a run (default: random, printed)")
-    parser.add_argument(
-        "--max-examples",
-        type=positive(int),
-        default=DEFAULT_BASES,
-        metavar="N",
-        help=f"small cases drawn and walked (default: {DEFAULT_BASES})",
-    )
-    parser.add_argument(
-        "--max-cases",
-        type=positive(int),
-        default=DEFAULT_CASES,
-        metavar="N",
-        help=f"cases shown at most, smallest first (default: {DEFAULT_CASES})",
-    )
-    parser.add_argument(
-        "--save",
-        type=Path,
-        metavar="DIR",
-        help="write each case shown as a fixture of NEW (its expected answer NEW's) in "
-        "DIR, which verify --rule NEW --save-failures DIR replays",
-    )
-    parser.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
-        help="the report on stdout: text, or json (one object) (default: text)",
-    )
-    parser.add_argument(
-        "--quiet",
-        "-q",
-        action="store_true",
-        help="no progress on stderr (default: a live line on a terminal, else a line per "
-        "phase and every 10 s)",
-    )
+    add_arguments(parser, COMMAND)
 
 
 def _rerun(args: argparse.Namespace, chosen: int) -> str:
-    words = [COMMAND, args.old, args.new, "--seed", str(chosen)]
+    words = [f"packcheck {COMMAND}", args.old, args.new, "--seed", str(chosen)]
     if args.max_examples != DEFAULT_BASES:
         words += ["--max-examples", str(args.max_examples)]
     return " ".join(words)
@@ -104,8 +70,7 @@ def run(args: argparse.Namespace) -> int:
         # The folder's check speaks of verify's setting: said as this command's option.
         if why.startswith("save_failures "):
             why = "--save" + why.removeprefix("save_failures")
-        print(one_line(f"{COMMAND}: error: {why}"), file=sys.stderr)
-        return 2
+        return error(COMMAND, why)
     chosen = args.seed if args.seed is not None else secrets.randbelow(2**32)
     rerun = _rerun(args, chosen)
     progress = progress_for(sys.stderr, args.quiet, "rule diff")
@@ -139,8 +104,7 @@ def run(args: argparse.Namespace) -> int:
                 for number, case in enumerate(found.cases, 1)
             ]
         except OSError as exc:
-            print(one_line(f"{COMMAND}: error: {exc.strerror or exc}"), file=sys.stderr)
-            return 2
+            return error(COMMAND, str(exc.strerror or exc))
     status = 1 if found.cases else 0
     cut_off(args, status)
     sources = (old_source, new_source)

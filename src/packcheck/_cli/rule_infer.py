@@ -23,15 +23,8 @@ from typing import Any
 
 from .. import _stop
 from .._rule.jsonio import one_line
-from ._options import (
-    DEFAULT_TIMEOUT,
-    add_command,
-    parse_units,
-    positive,
-    power_text,
-    seed,
-    timeout,
-)
+from ._options import add_arguments, add_command, error
+from ._values import DEFAULT_TIMEOUT, power_text
 
 __all__ = ["add_parser", "register", "run"]
 
@@ -55,51 +48,7 @@ def add_parser(subparsers: Any, name: str = "infer") -> argparse.ArgumentParser:
         rule is printed, with a case against it); 2 on a usage or setup error.""",
         run,
     )
-    packer = p.add_mutually_exclusive_group(required=True)
-    packer.add_argument(
-        "--packer",
-        metavar="MODULE:FUNCTION",
-        help="a Python function case -> output: MODULE:FUNCTION (the current directory is "
-        "importable) or PATH.py:FUNCTION",
-    )
-    packer.add_argument(
-        "--packer-cmd",
-        metavar="COMMAND",
-        help="a program reading one JSON case per line and printing one JSON output per line",
-    )
-    p.add_argument("--seed", type=seed, help="reproduce a run (default: random, printed)")
-    p.add_argument(
-        "--max-examples",
-        type=positive(int),
-        metavar="N",
-        help="generated cases of the verify --rule check (default: verify's)",
-    )
-    p.add_argument(
-        "--max-units",
-        type=parse_units,
-        metavar="N",
-        help="largest magnitude asked, digits or e.g. 2**70 (default: 2**53-1)",
-    )
-    p.add_argument(
-        "--timeout",
-        type=timeout,
-        metavar="SECONDS",
-        help=f"seconds per case (default: {DEFAULT_TIMEOUT:g}); a Python packer runs in a "
-        "worker process for it; 0: no timeout (the packer runs in this process)",
-    )
-    p.add_argument(
-        "--long-lists",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="the verify --rule check's long lists (default: on)",
-    )
-    p.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
-        help="stdout: the rule as TOML (default) or one JSON object",
-    )
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    add_arguments(p, _COMMAND, required=("new",))
     return p
 
 
@@ -139,8 +88,7 @@ def run(args: argparse.Namespace) -> int:
             settings = replace(settings, max_units=args.max_units)
     except ValueError as exc:  # past what a run may hold
         why = f"--{exc}".replace("_", "-", 1)
-        print(one_line(f"packcheck {_COMMAND}: error: {why}"), file=sys.stderr)
-        return 2
+        return error(_COMMAND, why)
     progress = progress_for(sys.stderr, args.quiet, _COMMAND)
     try:
         spec = Spec(
@@ -154,8 +102,7 @@ def run(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.finish()
     except SetupError as exc:
-        print(one_line(f"packcheck {_COMMAND}: error: {exc}"), file=sys.stderr)
-        return 2
+        return error(_COMMAND, str(exc))
     except BaseException as exc:
         stop = _stop.pending(exc)
         if stop is None:

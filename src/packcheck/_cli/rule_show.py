@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
-from .._rule.jsonio import dumps, one_line
+from .._rule.jsonio import dumps
 from ..rules import show
 from . import _config
-from ._options import add_command
+from ._options import add_arguments, add_command, error
 from .rule import located
 
 __all__ = ["register"]
@@ -35,12 +34,7 @@ def register(subcommands: Any, name: str) -> None:
         metavar="FILE",
         help="a rule file (its keys at the top level) or a pyproject.toml",
     )
-    parser.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
-        help="the report on stdout: text, or json (one object) (default: text)",
-    )
+    add_arguments(parser, "rule show")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,8 +42,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         rule, source = located(args.file, Path.cwd())
     except _config.ConfigError as exc:
-        print(one_line(f"packcheck rule show: error: {exc}"), file=sys.stderr)
-        return 2
+        return error("rule show", str(exc))
     shown = show(rule, source)
     print(dumps(shown.json()) if args.format == "json" else shown.text())
     return 0
