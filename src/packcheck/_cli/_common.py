@@ -18,8 +18,8 @@ from .._rule.jsonio import one_line, show_text
 from .._rule.lines import MAX_LINE_BYTES
 from .._rule.model import MalformedCase
 from .._rule.sources import Record
-from ..audit._dask import CONNECT_TIMEOUT, ClusterError, cluster
-from ..audit._read import Runner, buffered
+from .._cluster import CONNECT_TIMEOUT, ClusterError, cluster
+from .._inputs import Runner, buffered
 from ._options import byte_count, positive
 
 

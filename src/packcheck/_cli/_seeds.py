@@ -163,7 +163,7 @@ def _outcomes(
     if s.workers is None and s.scheduler is None:
         yield (run_seed(job, progress) for job in jobs)
         return
-    from ..audit._dask import CONNECT_TIMEOUT, ClusterError, cluster
+    from .._cluster import CONNECT_TIMEOUT, ClusterError, cluster
 
     timeout = CONNECT_TIMEOUT if s.connect_timeout is None else s.connect_timeout
     sent = [replace(job, cwd=os.getcwd()) for job in jobs]

@@ -15,7 +15,7 @@ from typing import Any
 from .._rule.jsonio import dumps, one_line, show_text
 from ..audit import Audit, ClusterError, ReadError, RunSummary, Violation
 from ..audit._merge import audited
-from ..audit._read import expand, whole
+from .._inputs import expand, whole
 from . import _config
 from ._common import (
     cluster_options,

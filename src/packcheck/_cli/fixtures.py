@@ -13,7 +13,7 @@ from .._rule.fixture_rule import contradiction, fixture_rule, others_note, same_
 from .._rule.jsonio import dumps, show_text
 from .._rule.same import same
 from .._rule.sources import Record, SourceError, read_records
-from ..audit._read import opened, reason
+from .._inputs import opened, reason
 from . import _config
 from ._common import (
     answer,

@@ -25,7 +25,7 @@ from .._rule.model import MalformedCase
 from .._rule.recorded import RULE_KEY, recorded, refuses
 from .._rule.sources import Record, SourceError, read_lines, read_records
 from ..audit import ClusterError, ReadError, record_step
-from ..audit._read import (
+from .._inputs import (
     PIECE_BYTES,
     READ_ERRORS,
     Piece,
@@ -35,7 +35,7 @@ from ..audit._read import (
     reason,
     whole,
 )
-from ..audit._read import pieces as all_pieces
+from .._inputs import pieces as all_pieces
 from . import _config
 from ._common import (
     answer,

@@ -34,9 +34,9 @@ from typing import Any
 from .._partition.facts import PartitionError, check_partition
 from .._rule.declared import Rule
 from ._check import CHECKS, MAX_STEPS_SHOWN, MAX_TRACKED_IDS, Audit, check_run
-from ._dask import ClusterError
+from .._cluster import ClusterError
 from ._merge import audited
-from ._read import PIECE_BYTES, ReadError, expand
+from .._inputs import PIECE_BYTES, ReadError, expand
 from ._record import RuleMismatch, record_step
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
 
@@ -85,7 +85,7 @@ def check_runs(
     names = expand([os.fspath(path) for path in paths])
     run = None
     if client is not None:
-        from ._dask import dask_runner
+        from .._cluster import dask_runner
 
         if "-" in names:
             raise ReadError("<stdin>", "a cluster reads files, not standard input")

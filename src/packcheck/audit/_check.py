@@ -23,7 +23,7 @@ from .._rule.model import MalformedCase, json_type, read_case
 from .._rule.order import same_utf16
 from .._rule.recorded import RULE_KEY
 from .._rule.same import same
-from ._read import ReadError
+from .._inputs import ReadError
 from ._record import same_rule_or_raise
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
 

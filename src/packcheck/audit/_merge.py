@@ -13,7 +13,7 @@ from .._rule.declared import Rule
 from .._rule.lines import MAX_LINE_BYTES, TooLong, bounded_lines
 from ._batch import CHUNK, check_chunk
 from ._check import Audit
-from ._read import (
+from .._inputs import (
     PIECE_BYTES,
     READ_ERRORS,
     Piece,

@@ -12,7 +12,7 @@ from .._partition.mask import capture
 from .._partition.trace import trace
 from .._rule.declared import Rule, RuleError
 from .._rule.recorded import RULE_KEY, read_recorded, recorded, same_rule, shown_rule
-from ._read import ReadError
+from .._inputs import ReadError
 
 
 class RuleMismatch(ReadError):
