@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from packcheck import Case, SizeError, pack, read_case, sorted_utf16
-from packcheck._gate._hypothesis_compat import same_cases_whatever_is_loaded
+from packcheck._gate.hypothesis_compat import same_cases_whatever_is_loaded
 from packcheck.strategies import (
     MAX_SAFE_UNITS,
     block_ids,

@@ -121,7 +121,7 @@ def _stopped(stop: _stop.Stopped, command: str) -> int:
         words.append(f"to repeat it: {stop.rerun}")
     found, directory = stop.found, stop.save
     if found is not None and directory is not None and not found.origin.startswith("fixture"):
-        from .._gate._fixtures import save_fixture
+        from .._gate.fixtures import save_fixture
 
         try:
             words.append(

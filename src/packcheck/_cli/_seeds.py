@@ -27,7 +27,7 @@ from hypothesis.errors import HypothesisDeprecationWarning
 
 from .. import _stop
 from .._gate import CHECKED, PHASES, Fixture, Outcome, Progress, replayed, save_new
-from .._gate._outcome import NEAR, tallies
+from .._gate.outcome import NEAR, tallies
 from .._packers import SetupError
 from .._rule.sources import SourceError
 from ._options import writable_file

@@ -29,7 +29,7 @@ from .._gate import (
     render,
     seeds_text,
 )
-from .._gate._settings import MAX_EXAMPLES
+from .._gate.settings import MAX_EXAMPLES
 from .._packers import SetupError
 from .._rule.jsonio import one_line
 from .._rule.sources import SourceError

@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     """Compare the two rules: 0 they agree, 1 a case tells them apart, 2 an error."""
     # The search, the gate's fixtures and its progress import Hypothesis: `rule show`
     # never loads them.
-    from .._gate._fixtures import save_fixture, writable_directory
+    from .._gate.fixtures import save_fixture, writable_directory
     from ..rules import diff
     from ._progress import progress_for
 

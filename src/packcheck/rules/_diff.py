@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import _stop
-from .._gate._letters import lettered
-from .._gate._magnitudes import scaled_magnitudes, smaller_magnitudes
-from .._gate._probe_random import ProbeRandom
-from .._gate._shrink import shrink
-from .._gate._transitions import case_candidates, shape
+from .._gate.letters import lettered
+from .._gate.magnitudes import scaled_magnitudes, smaller_magnitudes
+from .._gate.probe_random import ProbeRandom
+from .._gate.shrink import shrink
+from .._gate.transitions import case_candidates, shape
 from .._rule.declared import Rule
 from .._rule.fixture_rule import recorded
 from .._rule.interpret import interpret

@@ -3,7 +3,7 @@
 The probe cases have blocks of 1 unit with IDs of their own and no required IDs, so
 that ``dedup``, ``pin = "required"``, ``output`` and ``order`` cannot change how many
 blocks are kept, and walk one number at a time, galloping then bisecting
-(:func:`packcheck._gate._transitions.transitions`, as ``diff``'s transition walk and
+(:func:`packcheck._gate.transitions.transitions`, as ``diff``'s transition walk and
 ``verify``'s neighbour probing do):
 
 - ``refuse_budget_below``: where the answer to no blocks (and to one) stops being a
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .._gate._transitions import transitions
+from .._gate.transitions import transitions
 from .._rule.declared import Charge
 from ._asking import Asker
 

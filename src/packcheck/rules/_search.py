@@ -9,7 +9,7 @@ come nearest.  The cases come from :func:`pool`: the probe cases first, then sma
 cases drawn from the seed, with repeated IDs, required IDs and budgets around what the
 blocks cost.  :func:`tell_apart` finds a case on which two rules answer differently,
 walking both rules' transition points along the budget and each block's size
-(:func:`packcheck._gate._transitions.case_candidates`, as ``rule diff`` does).
+(:func:`packcheck._gate.transitions.case_candidates`, as ``rule diff`` does).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import random
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
-from .._gate._transitions import case_candidates, shape
+from .._gate.transitions import case_candidates, shape
 from .._rule.declared import _CHOICES, _DEFAULT, _KEYS, Rule, RuleError
 from .._rule.interpret import interpret_case
 from ._asking import readable, rule_says

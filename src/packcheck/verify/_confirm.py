@@ -34,7 +34,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
-from .._gate._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
+from .._gate.hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
 from .._packers import PackerFault, PackerRefusal
 from .._rule.declared import Rule
 from .._rule.interpret import REFUSED, interpret_case

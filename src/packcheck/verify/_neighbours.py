@@ -24,8 +24,8 @@ from fractions import Fraction
 from functools import partial
 from typing import Any, TypeGuard
 
-from .._gate._magnitudes import unit
-from .._gate._transitions import candidates, shape, transitions
+from .._gate.magnitudes import unit
+from .._gate.transitions import candidates, shape, transitions
 from .._packers import PackerFault
 from .._rule.declared import _CHOICES, Rule, RuleError, _toml
 from .._rule.interpret import interpret, interpret_case

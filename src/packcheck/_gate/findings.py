@@ -35,7 +35,7 @@ class Finding:
     finding as first found (before shrinking) and ``before`` how many cases the run
     checked before it.  ``saving`` is how the report names the setting that saves a
     case whole: its keyword, which the command line says as its flag.  ``under`` is the
-    rule its fixture records (:func:`packcheck._gate._fixtures.recorded`): the declared
+    rule its fixture records (:func:`packcheck._gate.fixtures.recorded`): the declared
     rule in use, ``"OLD"`` for ``diff`` without one, ``None`` for the default rule.
     """
 

@@ -2,14 +2,14 @@
 
 :func:`run_gate` runs, stopping at the first failure, the fixtures (the seed cases and
 any saved regressions), the generated cases (drawn as the oracle draws them, then the
-cases beside the transition points of its side's answers: :mod:`._transitions`), the
-wide ranges and the long lists (:mod:`._probes`, :mod:`._edge_probes`).  The phases only
+cases beside the transition points of its side's answers: :mod:`.transitions`), the
+wide ranges and the long lists (:mod:`.probes`, :mod:`.edge_probes`).  The phases only
 make cases: the run's :class:`Oracle` judges each one (the declared rule for ``verify``,
 the packer's previous version for ``diff``) and sets the run's policy: how cases are
 drawn, how many are walked for transition points, whether every phase runs to its end
-counting its failures.  The first failure is shrunk (:mod:`._shrink`,
-:mod:`._magnitudes`, :mod:`._letters`), explained by the oracle, saved when new, and returned in the
-:class:`~._outcome.Outcome`; docs/gate.md tells each phase.
+counting its failures.  The first failure is shrunk (:mod:`.shrink`,
+:mod:`.magnitudes`, :mod:`.letters`), explained by the oracle, saved when new, and returned in the
+:class:`~.outcome.Outcome`; docs/gate.md tells each phase.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from .._packers import PackerFault, PackerTimeout
 from .._rule.declared import Rule
 from .._rule.fixture_rule import others_note, same_rule
 from .._rule.jsonio import dumps
-from ._findings import SHOWN_WHOLE, Finding
-from ._fixtures import (
+from .findings import SHOWN_WHOLE, Finding
+from .fixtures import (
     Fixture,
     rule_fixtures,
     save_fixture,
@@ -40,14 +40,14 @@ from ._fixtures import (
     seed_fixtures,
     writable_directory,
 )
-from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
-from ._letters import lettered
-from ._magnitudes import scaled_magnitudes, smaller_magnitudes
-from ._outcome import NEAR, PHASES, Command, Outcome
-from ._probes import Probe, long_probes, unit_probes, wide_probes
-from ._settings import Settings
-from ._shrink import shrink
-from ._transitions import case_candidates
+from .hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
+from .letters import lettered
+from .magnitudes import scaled_magnitudes, smaller_magnitudes
+from .outcome import NEAR, PHASES, Command, Outcome
+from .probes import Probe, long_probes, unit_probes, wide_probes
+from .settings import Settings
+from .shrink import shrink
+from .transitions import case_candidates
 
 __all__ = ["EXPLAINING", "Oracle", "replayed", "run_gate", "save_new"]
 
@@ -116,7 +116,7 @@ class Oracle(Protocol):
 
     def seen(self) -> str | None:
         """What the oracle's side did on the case last judged (a key of
-        :data:`~._outcome.SEEN`; ``"answer"``: worth walking for transition points)."""
+        :data:`~.outcome.SEEN`; ``"answer"``: worth walking for transition points)."""
         ...  # pragma: no cover - protocol
 
     def expected_shape(self, case: dict[str, Any]) -> Hashable:

@@ -1,6 +1,6 @@
 """Shrinking a failing probe case: shorter first, then simpler, within a time limit.
 
-Hypothesis shrinks the cases it draws; the probes of :mod:`packcheck._gate._probes` are laid
+Hypothesis shrinks the cases it draws; the probes of :mod:`packcheck._gate.probes` are laid
 out by hand, so their failures are shrunk here, greedily, the way Hypothesis would:
 
 1. the same recipe at every shorter length of the ladder, shortest first (a failure
@@ -20,7 +20,7 @@ out by hand, so their failures are shrunk here, greedily, the way Hypothesis wou
 
 IDs are left as they are (never made alike: ``kept`` would no longer say which block
 went where); the gate renames them ``A``, ``B``, ``C``... once the case is shrunk
-(:mod:`packcheck._gate._letters`).
+(:mod:`packcheck._gate.letters`).
 
 Every candidate is judged by ``fails``, a call of the packer under test.  A candidate
 is kept only if it still fails, so the result always fails; shrinking stops at the
@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._probes import LADDER, Probe
+from .probes import LADDER, Probe
 
 __all__ = ["shrink"]
 

@@ -17,14 +17,14 @@ probes are laid out deliberately and drawn from the run's seed:
   ... as the budget and as a size after the budget is spent;
 * **wide ranges**: short cases whose budgets sit at 2**31, 2**32, 2**53, 2**63, 2**64
   (those within ``max_units``) and whose kept sizes sum past them;
-* **edges** (:mod:`packcheck._gate._edge_probes`): every variant of its families, laid
+* **edges** (:mod:`packcheck._gate.edge_probes`): every variant of its families, laid
   out on the rule's arithmetic where a scan in levels starts a level, so that the
   exact equalities a random draw misses are met.
 
 A :class:`Probe` is a recipe, not a case: :func:`Probe.build` makes the case, so a failure
-can be shrunk by shortening the recipe (see :mod:`packcheck._gate._shrink`).  The same
+can be shrunk by shortening the recipe (see :mod:`packcheck._gate.shrink`).  The same
 recipe always builds the same case, on every Python: its draws are packcheck's own
-(:mod:`packcheck._gate._probe_random`), whole lists of them at NumPy speed.
+(:mod:`packcheck._gate.probe_random`), whole lists of them at NumPy speed.
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from ._edge_probes import EDGE_VARIANTS, edge_case
-from ._plain_case import PlainCase
-from ._probe_random import ProbeRandom
+from .edge_probes import EDGE_VARIANTS, edge_case
+from .plain_case import PlainCase
+from .probe_random import ProbeRandom
 
 __all__ = ["FAMILIES", "LADDER", "Probe", "long_probes", "unit_probes", "wide_probes"]
 
@@ -525,7 +525,7 @@ def long_probes(seed: int, max_units: int) -> Iterator[Probe]:
     if max_units > 2**63:
         for length in (4096, 8193, 40000):
             yield Probe("huge", length, rng.randrange(2**32), max_units)
-    # Exact equalities at a level scan's edges (packcheck._gate._edge_probes): every variant of
+    # Exact equalities at a level scan's edges (packcheck._gate.edge_probes): every variant of
     # each family, the variant in the seed's low byte.
     for family, variants in EDGE_VARIANTS.items():
         for variant in range(variants):
