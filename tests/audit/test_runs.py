@@ -22,13 +22,13 @@ from typing import Any
 import pytest
 from runs import planted_run, text
 
+from packcheck import _cluster
 from packcheck._cli import main
 from packcheck._cli.pack import _splittable
-from packcheck import _cluster
-from packcheck.audit import Audit, ReadError, RunReport, Violation, check_runs
 from packcheck._cluster import _Held, _own_signals, _quiet_spawned_logs
-from packcheck.audit._merge import audit_task, audited
 from packcheck._inputs import count_lines, expand, in_process, pieces, plan, reason, whole
+from packcheck.audit import Audit, ReadError, RunReport, Violation, check_runs
+from packcheck.audit._merge import audit_task, audited
 
 RUN = text(planted_run()[0])
 LINES = RUN.splitlines(keepends=True)

@@ -11,15 +11,15 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO, Any
 
+from .._cluster import CONNECT_TIMEOUT, ClusterError, cluster
 from .._engines.choice import ENGINES, Engine, check_engine
 from .._engines.pack import pack
+from .._inputs import Runner, buffered
 from .._rule.declared import Rule
 from .._rule.jsonio import one_line, show_text
 from .._rule.lines import MAX_LINE_BYTES
 from .._rule.model import MalformedCase
 from .._rule.sources import Record
-from .._cluster import CONNECT_TIMEOUT, ClusterError, cluster
-from .._inputs import Runner, buffered
 from ._options import byte_count, positive
 
 

@@ -25,11 +25,11 @@ from typing import Any
 
 from hypothesis.errors import HypothesisDeprecationWarning
 
-from .. import _stop
 from .._gate import CHECKED, PHASES, Fixture, Outcome, Progress, replayed, save_new
 from .._gate.outcome import NEAR, tallies
 from .._packers import SetupError
 from .._rule.sources import SourceError
+from .._stop import Stopped, cancellable, end_all
 from ._options import writable_file
 from ._progress import SEEDS
 from ._spec import Spec
@@ -81,9 +81,9 @@ def run_task(job: Spec) -> Outcome | str:
         job = replace(job, cwd=None)
     _ready()
     try:
-        with _stop.cancellable() as cancel, _watching(cancel, _wanted()):
+        with cancellable() as cancel, _watching(cancel, _wanted()):
             return run_seed(job, None)
-    except _stop.Stopped:
+    except Stopped:
         return "cancelled"  # nobody waits for it
     except (OSError, SourceError, SetupError) as exc:
         return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -98,7 +98,7 @@ def _ready() -> None:
     if _READY:
         return
     _READY.append(True)
-    atexit.register(_stop.end_all)
+    atexit.register(end_all)
     warnings.filterwarnings(
         "ignore", "Do not use the `random` module inside strategies", HypothesisDeprecationWarning
     )

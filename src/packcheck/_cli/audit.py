@@ -12,10 +12,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from .._inputs import expand, whole
 from .._rule.jsonio import dumps, one_line, show_text
 from ..audit import Audit, ClusterError, ReadError, RunSummary, Violation
 from ..audit._merge import audited
-from .._inputs import expand, whole
 from . import _config
 from ._common import (
     cluster_options,

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from .._engines.choice import Engine
+from .._inputs import opened, reason
 from .._rule.declared import Rule
 from .._rule.fixture_rule import contradiction, fixture_rule, others_note, same_rule
 from .._rule.jsonio import dumps, show_text
 from .._rule.same import same
 from .._rule.sources import Record, SourceError, read_records
-from .._inputs import opened, reason
 from . import _config
 from ._common import (
     answer,

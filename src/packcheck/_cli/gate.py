@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import _stop
 from .._gate import (
     DEFAULT_MAX_EXAMPLES,
     FORMATS,
@@ -33,6 +32,7 @@ from .._gate.settings import MAX_EXAMPLES
 from .._packers import SetupError
 from .._rule.jsonio import one_line
 from .._rule.sources import SourceError
+from .._stop import pending
 from ..strategies import MAX_SAFE_UNITS
 from . import _config
 from ._options import (
@@ -440,7 +440,7 @@ def run_command(args: argparse.Namespace) -> int:
         print(one_line(f"packcheck {command}: error: {said(why, chosen.origins)}"), file=sys.stderr)
         return 2
     except BaseException as exc:
-        stop = _stop.pending(exc)
+        stop = pending(exc)
         if stop is None:
             raise
         # Said if stopped: how to repeat the run, where its failure found so far goes.

@@ -14,17 +14,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._engines.choice import Engine
-from .._packers import CallablePacker, CommandPacker, Packer, PackerFault, SetupError, load
-from .._partition.facts import without_partition
-from .._partition.trace import trace
-from .._partition.trace_text import trace_json
-from .._rule.declared import Rule
-from .._rule.interpret import REFUSED
-from .._rule.jsonio import JSONError, dumps, loads, one_line, show_text, write_json
-from .._rule.model import MalformedCase
-from .._rule.recorded import RULE_KEY, recorded, refuses
-from .._rule.sources import Record, SourceError, read_lines, read_records
-from ..audit import ClusterError, ReadError, record_step
 from .._inputs import (
     PIECE_BYTES,
     READ_ERRORS,
@@ -36,6 +25,17 @@ from .._inputs import (
     whole,
 )
 from .._inputs import pieces as all_pieces
+from .._packers import CallablePacker, CommandPacker, Packer, PackerFault, SetupError, load
+from .._partition.facts import without_partition
+from .._partition.trace import trace
+from .._partition.trace_text import trace_json
+from .._rule.declared import Rule
+from .._rule.interpret import REFUSED
+from .._rule.jsonio import JSONError, dumps, loads, one_line, show_text, write_json
+from .._rule.model import MalformedCase
+from .._rule.recorded import RULE_KEY, recorded, refuses
+from .._rule.sources import Record, SourceError, read_lines, read_records
+from ..audit import ClusterError, ReadError, record_step
 from . import _config
 from ._common import (
     answer,

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import _stop
 from .._rule.declared import Rule
 from .._rule.jsonio import dumps, one_line
+from .._stop import pending
 from ..rules import DEFAULT_BASES, DEFAULT_CASES
 from . import _config
 from ._options import add_command, cut_off, positive, seed
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.finish()
     except BaseException as exc:
-        stop = _stop.pending(exc)
+        stop = pending(exc)
         if stop is None:
             raise
         stop.rerun = rerun

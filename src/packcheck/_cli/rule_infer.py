@@ -21,8 +21,8 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from .. import _stop
 from .._rule.jsonio import one_line
+from .._stop import pending
 from ._options import (
     DEFAULT_TIMEOUT,
     add_command,
@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
         print(one_line(f"packcheck {_COMMAND}: error: {exc}"), file=sys.stderr)
         return 2
     except BaseException as exc:
-        stop = _stop.pending(exc)
+        stop = pending(exc)
         if stop is None:
             raise
         stop.rerun = _rerun(args, chosen)

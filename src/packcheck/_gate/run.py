@@ -26,11 +26,11 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from .. import _stop
 from .._packers import PackerFault, PackerTimeout
 from .._rule.declared import Rule
 from .._rule.fixture_rule import others_note, same_rule
 from .._rule.jsonio import dumps
+from .._stop import pending
 from .findings import SHOWN_WHOLE, Finding
 from .fixtures import (
     Fixture,
@@ -555,7 +555,7 @@ def run_gate(
                 finding = oracle.explained(replace(finding, first=state.found))
                 phase_seconds[state.failed_in] += time.monotonic() - began
     except BaseException as exc:
-        stop = _stop.pending(exc)
+        stop = pending(exc)
         if stop is None:
             raise
         # Said and saved as the run stops.

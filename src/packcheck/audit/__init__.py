@@ -31,12 +31,12 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from .._cluster import ClusterError
+from .._inputs import PIECE_BYTES, ReadError, expand
 from .._partition.facts import PartitionError, check_partition
 from .._rule.declared import Rule
 from ._check import CHECKS, MAX_STEPS_SHOWN, MAX_TRACKED_IDS, Audit, check_run
-from .._cluster import ClusterError
 from ._merge import audited
-from .._inputs import PIECE_BYTES, ReadError, expand
 from ._record import RuleMismatch, record_step
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
 

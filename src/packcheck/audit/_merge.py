@@ -9,10 +9,6 @@ from contextlib import closing
 from dataclasses import replace
 from functools import partial
 
-from .._rule.declared import Rule
-from .._rule.lines import MAX_LINE_BYTES, TooLong, bounded_lines
-from ._batch import CHUNK, check_chunk
-from ._check import Audit
 from .._inputs import (
     PIECE_BYTES,
     READ_ERRORS,
@@ -24,6 +20,10 @@ from .._inputs import (
     reason,
     whole,
 )
+from .._rule.declared import Rule
+from .._rule.lines import MAX_LINE_BYTES, TooLong, bounded_lines
+from ._batch import CHUNK, check_chunk
+from ._check import Audit
 from ._record import RuleMismatch
 from ._report import Violation
 
