@@ -58,7 +58,7 @@ class PackcheckItem(pytest.Item):
 
     def runtest(self) -> None:
         from ._cli import gate
-        from ._cli._config import ConfigError
+        from ._cli.config import ConfigError
         from ._gate import text
         from ._packers import SetupError
         from ._rule.sources import SourceError
@@ -114,7 +114,7 @@ def _configured(start: Path) -> tuple[Path | None, str | None, dict[str | None, 
 
     A table that cannot be read gives an item all the same, which fails with the error.
     """
-    from ._cli._config import ConfigError, find, tables
+    from ._cli.config import ConfigError, find, tables
 
     try:
         found = find(start)

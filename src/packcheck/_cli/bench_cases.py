@@ -17,7 +17,7 @@ from .._rule.jsonio import show_text
 from .._rule.model import MalformedCase, read_case
 from .._rule.sources import SourceError, read_records
 from ..bench._workloads import Recorded
-from . import _config
+from . import config
 from ._common import line_limit_option
 
 #: The most cases ``--cases`` takes, from the start of the first file: a sample of a
@@ -53,8 +53,8 @@ def declared_rule(args: argparse.Namespace) -> Rule | None:
     if args.rule is None:
         return None
     try:
-        rule = _config.rule(args.rule, Path.cwd())
-    except _config.ConfigError as exc:
+        rule = config.rule(args.rule, Path.cwd())
+    except config.ConfigError as exc:
         raise SetupError(str(exc)) from None
     return None if rule is None or rule.is_default else rule
 

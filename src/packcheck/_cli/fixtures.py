@@ -14,7 +14,7 @@ from .._rule.fixture_rule import contradiction, fixture_rule, others_note, same_
 from .._rule.jsonio import dumps, show_text
 from .._rule.same import same
 from .._rule.sources import Record, SourceError, read_records
-from . import _config
+from . import config
 from ._common import (
     answer,
     engine_option,
@@ -59,8 +59,8 @@ def _rule_in_use(args: argparse.Namespace) -> Rule | None:
     """The declared rule (``--rule``, else ``[tool.packcheck.rule]``, else the
     default); ``None`` after saying why it cannot be read."""
     try:
-        return _config.rule(getattr(args, "rule", None), Path.cwd()) or Rule()
-    except _config.ConfigError as exc:
+        return config.rule(getattr(args, "rule", None), Path.cwd()) or Rule()
+    except config.ConfigError as exc:
         print(f"packcheck fixtures: error: {exc}", file=sys.stderr)
         return None
 

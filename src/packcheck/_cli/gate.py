@@ -34,7 +34,7 @@ from .._rule.jsonio import one_line
 from .._rule.sources import SourceError
 from .._stop import pending
 from ..strategies import MAX_SAFE_UNITS
-from . import _config
+from . import config
 from ._options import (
     DEFAULT_TIMEOUT,
     add_report_options,
@@ -311,16 +311,16 @@ def register(commands: Any, command: str) -> None:
     p.set_defaults(run=run_command, gate_command=command)
 
 
-def keys(command: str) -> dict[str, _config.Key]:
+def keys(command: str) -> dict[str, config.Key]:
     """The keys of ``command``'s table: its long options without the dashes."""
-    found: dict[str, _config.Key] = {}
+    found: dict[str, config.Key] = {}
     for option in options(command):
         if option.flag == _TABLE:
             continue
         name, only = option.flag[2:], not option.table
-        found[name] = _config.Key(option.dest, option.parse, command_line_only=only)
+        found[name] = config.Key(option.dest, option.parse, command_line_only=only)
         if option.parse is None and not option.flag_only:
-            found[f"no-{name}"] = _config.Key(option.dest, negated=True)
+            found[f"no-{name}"] = config.Key(option.dest, negated=True)
     return found
 
 
@@ -349,14 +349,14 @@ def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> S
     table (``[tool.packcheck]``, or ``[tool.packcheck.diff]`` for ``diff``, or the
     named ``[tool.packcheck.diff.NAME]`` that ``table`` chooses), then the defaults;
     its seed picked at random unless given.  A packer named on the command line
-    replaces both keys of its side.  Raises :class:`_config.ConfigError`, also when
+    replaces both keys of its side.  Raises :class:`config.ConfigError`, also when
     ``diff`` lacks a side or ``table`` names no table.
     """
     sides = [("packer", "packer_cmd")] + ([("against", "against_cmd")] if command == "diff" else [])
     table = keys(command)
     chosen = given.get("table")
     section = None if command == "verify" else command if chosen is None else f"{command}.{chosen}"
-    s = _config.resolve(
+    s = config.resolve(
         given,
         table,
         {option.dest: option.default for option in options(command)},
@@ -367,18 +367,18 @@ def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> S
     for side, (python, program) in zip(("NEW", "OLD"), sides, strict=False):
         if command == "diff" and getattr(s, python) is None and getattr(s, program) is None:
             named = f"--{python} or --{program.replace('_', '-')}"
-            raise _config.ConfigError(
+            raise config.ConfigError(
                 f"{side} is needed: {named} (or {python} or {program.replace('_', '-')} "
                 f"in [tool.packcheck.{section}])"
             )
     fields = {o.dest: getattr(s, o.dest) for o in options(command) if o.shown}
     where = Path.cwd() if start is None else start
     # diff takes a rule only from --rule; verify also from [tool.packcheck.rule].
-    rule = _config.rule(s.rule, where) if command == "verify" or s.rule else None
+    rule = config.rule(s.rule, where) if command == "verify" or s.rule else None
     if s.rule is None and rule is not None:
-        found = _config.find(where)
+        found = config.find(where)
         assert found is not None
-        s.rule = _config.shown(found[0])  # the rerun line names the table's file
+        s.rule = config.shown(found[0])  # the rerun line names the table's file
     words = _rerun_words(s)
     own = command == "verify" and s.packer is None and s.packer_cmd is None
     # No timeout with --timeout 0, nor for packcheck's own packer: it runs in this process.
@@ -417,7 +417,7 @@ def said(message: str, origins: Mapping[str, str]) -> str:
     first = message.split(" ", 1)[0]
     option = next((o for o in OPTIONS if "_" in o.dest and o.dest == first), None)
     flagged = message if option is None else option.flag + message[len(first) :]
-    return _config.attributed(flagged, origins)
+    return config.attributed(flagged, origins)
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -425,7 +425,7 @@ def run_command(args: argparse.Namespace) -> int:
     command = args.gate_command
     try:
         chosen = spec(vars(args), command)
-    except _config.ConfigError as exc:
+    except config.ConfigError as exc:
         print(one_line(f"packcheck {command}: error: {exc}"), file=sys.stderr)
         return 2
     progress = progress_for(sys.stderr, chosen.quiet, command)

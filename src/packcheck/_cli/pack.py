@@ -36,7 +36,7 @@ from .._rule.model import MalformedCase
 from .._rule.recorded import RULE_KEY, recorded, refuses
 from .._rule.sources import Record, SourceError, read_lines, read_records
 from ..audit import ClusterError, ReadError, record_step
-from . import _config
+from . import config
 from ._common import (
     answer,
     cluster_options,
@@ -131,7 +131,7 @@ def run_pack(args: argparse.Namespace) -> int:
         return 2
     packer = None
     try:
-        rule = _config.rule(args.rule, Path.cwd())
+        rule = config.rule(args.rule, Path.cwd())
         if rule is not None and rule.is_default:
             rule = None
         names = expand(args.files)
@@ -147,7 +147,7 @@ def run_pack(args: argparse.Namespace) -> int:
         )
         with cluster_runner(args, names) as run:
             return _pack(names, how, packer, run)
-    except (SetupError, ClusterError, _config.ConfigError) as exc:
+    except (SetupError, ClusterError, config.ConfigError) as exc:
         # Cannot be loaded, never answered, or no rule.
         print(f"packcheck pack: error: {exc}", file=sys.stderr)
         return 2

@@ -13,7 +13,7 @@ from .._rule.declared import Rule
 from .._rule.jsonio import dumps, one_line
 from .._stop import pending
 from ..rules import DEFAULT_BASES, DEFAULT_CASES
-from . import _config
+from . import config
 from ._options import add_command, cut_off, positive, seed
 from .rule import located
 
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         new, new_source = located(args.new, Path.cwd())
         if args.save is not None:
             writable_directory(args.save)
-    except (_config.ConfigError, OSError) as exc:
+    except (config.ConfigError, OSError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         # The folder's check speaks of verify's setting: said as this command's option.
         if why.startswith("save_failures "):

@@ -9,7 +9,7 @@ from typing import Any
 
 from .._rule.jsonio import dumps, one_line
 from ..rules import show
-from . import _config
+from . import config
 from ._options import add_command
 from .rule import located
 
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the rule: 0, or 2 when it cannot be read."""
     try:
         rule, source = located(args.file, Path.cwd())
-    except _config.ConfigError as exc:
+    except config.ConfigError as exc:
         print(one_line(f"packcheck rule show: error: {exc}"), file=sys.stderr)
         return 2
     shown = show(rule, source)
