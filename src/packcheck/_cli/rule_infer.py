@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     from ..rules._report import json_object, toml
     from ._progress import progress_for
     from ._spec import Spec
-    from ._subjects import _packer
+    from ._subjects import verify_packer
 
     chosen = args.seed if args.seed is not None else secrets.randbelow(2**32)
     limit = None if args.timeout == 0 else args.timeout or DEFAULT_TIMEOUT
@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         spec = Spec(
             "verify", settings, packer=args.packer, packer_cmd=args.packer_cmd, timeout=limit
         )
-        packer, _ = _packer(spec)
+        packer, _ = verify_packer(spec)
         try:
             found = infer(packer, replace(settings, progress=progress))
         finally:

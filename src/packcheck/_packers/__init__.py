@@ -16,6 +16,7 @@ scalars) reach the checker unchanged.
 from .._rule.jsonio import dumps as encode_case
 from ._callable import CallablePacker, adapter
 from ._command import CommandPacker
+from ._from_spec import loaded, started
 from ._load import SetupError, importable, load, load_function
 from ._packer import Packer, PackerFault, PackerRefusal, Recipe
 from ._process import PackerDied, PackerTimeout
@@ -37,5 +38,7 @@ __all__ = [
     "importable",
     "load",
     "load_function",
+    "loaded",
     "serve",
+    "started",
 ]
