@@ -53,7 +53,7 @@ def _sample(strategy: st.SearchStrategy[Any], n: int = SAMPLE) -> list[Any]:
     return drawn
 
 
-def _scan(case: Case) -> list[tuple[int, int]]:
+def plain_scan(case: Case) -> list[tuple[int, int]]:
     """(size, remaining before) for every block, by the rule."""
     left, seen = case.budget, []
     for size in case.sizes:
@@ -126,7 +126,7 @@ def _classes(case: dict[str, Any]) -> set[str]:
         if hit
     }
     if isinstance(read, Case):
-        steps = _scan(read)
+        steps = plain_scan(read)
         result = pack(case)
         units_seen = [read.budget, *read.sizes]
         found |= {

@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from .._engines.levels import pack_batch
 from .._partition.trace import Reason
-from . import _check
+from ._check import MAX_STEPS_SHOWN
 
 #: Cells of the reasons table made at a time (int8): its rows are cut to fit.
 _TABLE_CELLS = 1 << 22
@@ -146,7 +146,7 @@ class Chunk:
         its reasons with their counts (in the order first met) and the first good steps
         it was lost in (as many as are ever shown).  O(losses in the range)."""
         lo, hi = np.searchsorted(self._step, (start, stop)).tolist()
-        shown = _check.MAX_STEPS_SHOWN
+        shown = MAX_STEPS_SHOWN
         found: dict[int, tuple[dict[Reason, int], list[int]]] = {}
         for step, code, reason in zip(
             self._steps[lo:hi], self._codes[lo:hi], self._reasons[lo:hi], strict=True
