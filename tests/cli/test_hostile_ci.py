@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from packcheck import bench
+from packcheck import _bench as bench
 from packcheck._cli import main
 from packcheck._gate.fixtures import save_fixture, saved_fixtures
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 from ._ab import ABReport, Comparison, ab
 from ._answers import BenchError, Kernel
 from ._context import context
+from ._limit import Limit
+from ._paired import Verdict
 from ._report import CALLS, KIND, REFERENCE, TIE, Report, StepsReport, StepTiming, Timing
 from ._run import (
     CASE_SIZES,
@@ -28,17 +30,19 @@ from ._run import (
     run,
     run_steps,
 )
-from ._subjects import CaseSubject, CommandSubject, KernelSubject, Subject, python_subject
-from ._timing import CLOCKS
-from ._workloads import WORKLOADS
+from ._subjects import KINDS, CaseSubject, CommandSubject, KernelSubject, Subject, python_subject
+from ._timing import CLOCKS, COMMAND_CLOCK, commands_clock
+from ._workloads import WORKLOADS, Recorded
 
 __all__ = [
     "CALLS",
     "CASE_SIZES",
     "CASE_WORKLOADS",
     "CLOCKS",
+    "COMMAND_CLOCK",
     "DEFAULT_SIZES",
     "KIND",
+    "KINDS",
     "REFERENCE",
     "STEPS",
     "STEP_SIZES",
@@ -52,13 +56,17 @@ __all__ = [
     "Comparison",
     "Kernel",
     "KernelSubject",
+    "Limit",
+    "Recorded",
     "Regression",
     "Report",
     "StepTiming",
     "StepsReport",
     "Subject",
     "Timing",
+    "Verdict",
     "ab",
+    "commands_clock",
     "compare",
     "compared",
     "context",

@@ -3,7 +3,7 @@
 A stored baseline compares today's machine with another day's; two packers timed side
 by side compare only the packers.  Each pair is one sample of each, back to back in a
 seeded random order; the verdict comes from the paired ratios
-(:mod:`packcheck.bench._paired`), and sampling goes on while it is inconclusive and the
+(:mod:`packcheck._bench._paired`), and sampling goes on while it is inconclusive and the
 time budget lasts.
 """
 

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import _stored as stored
+from . import stored
 from ._paired import median_interval
 
 #: The name under which the reference (given a Python list) appears in a report.
@@ -67,7 +67,7 @@ class Report:
 
     @property
     def machine(self) -> dict[str, str]:
-        """The machine and versions (:func:`packcheck.bench._context.machine`)."""
+        """The machine and versions (:func:`packcheck._bench._context.machine`)."""
         return dict(self.context.get("machine", {}))
 
     def engines(self) -> list[str]:
@@ -161,7 +161,7 @@ class Report:
     @classmethod
     def from_json(cls, data: Any) -> Report:
         """Read :meth:`to_json`'s output; ``ValueError`` (one line, naming the field) if
-        it is not that.  Every field is checked first (:mod:`._stored`): kinds, finite
+        it is not that.  Every field is checked first (:mod:`.stored`): kinds, finite
         numbers, intervals that contain their point.
 
         Reports written before the format had a kind (with every sample) read too.

@@ -65,7 +65,7 @@ def run(
     packers of one run are all kernel-level (the reference is
     :func:`packcheck.reference.pack_sizes` on a list) or all case-level and commands
     (the reference is ``pack(case)``, under ``rule`` when given: the workloads' budgets
-    then fit it, see :func:`packcheck.bench._workloads.fitted_budget`); a command needs
+    then fit it, see :func:`packcheck._bench._workloads.fitted_budget`); a command needs
     the ``command`` or ``wall`` clock.  ``recorded`` cases are timed first, as a
     workload of their own, each call packing all of them (``workloads=[]`` times them
     alone).

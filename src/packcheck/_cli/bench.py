@@ -19,7 +19,34 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
-from .. import bench
+from .._bench import (
+    CASE_SIZES,
+    CASE_WORKLOADS,
+    CLOCKS,
+    COMMAND_CLOCK,
+    DEFAULT_SIZES,
+    KIND,
+    KINDS,
+    REFERENCE,
+    STEP_WORKLOADS,
+    STEPS,
+    WORKLOADS,
+    BenchError,
+    CaseSubject,
+    CommandSubject,
+    KernelSubject,
+    Limit,
+    Report,
+    StepsReport,
+    Subject,
+    commands_clock,
+    compare,
+    differences,
+    python_subject,
+    run,
+    run_steps,
+)
+from .._bench import compared as cells_compared
 from .._engines import compiled
 from .._engines import levels as scan
 from .._engines.pack import pack
@@ -27,17 +54,6 @@ from .._packers import SetupError, load
 from .._rule.declared import Rule
 from .._rule.jsonio import loads, one_line
 from .._rule.lines import MAX_LINE_BYTES
-from ..bench._limit import Limit
-from ..bench._subjects import (
-    KINDS,
-    CaseSubject,
-    CommandSubject,
-    KernelSubject,
-    Subject,
-    python_subject,
-)
-from ..bench._timing import COMMAND_CLOCK, commands_clock
-from ..bench._workloads import WORKLOADS
 from ._options import DEFAULT_TIMEOUT, add_command, positive, seconds, seed, timeout
 from .bench_ab import QUICK_BUDGET, min_time, run_ab
 from .bench_cases import cases_options, declared_rule, recorded_cases
@@ -195,7 +211,7 @@ def _matrix_options(p: argparse.ArgumentParser) -> None:
         action=argparse.BooleanOptionalAction,
         help="after the matrix, the engines at the sizes agents pack: pack(case) with "
         "either engine at 10, 100 and 1,000 blocks (on the --workload ones, else "
-        f"{', '.join(bench.STEP_WORKLOADS).replace('%', '%%')}), and {bench.STEPS:,} "
+        f"{', '.join(STEP_WORKLOADS).replace('%', '%%')}), and {STEPS:,} "
         "steps of 10-200 blocks: scan.pack_batch against the reference once per step, "
         'pack_many(engine="numpy") against pack case by case (default: on when neither '
         "--sizes nor --workload narrows the matrix and no packer is given)",
@@ -219,7 +235,7 @@ def _timing_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--clock",
-        choices=list(bench.CLOCKS),
+        choices=list(CLOCKS),
         help="thread CPU time (the default: waiting for a busy core is not counted), "
         "process CPU time (all threads), wall time (for a packer that waits or uses "
         "other processes), or command: the thread's CPU time plus that of the command "
@@ -280,7 +296,7 @@ def run_bench(args: argparse.Namespace) -> int:
         except SetupError as exc:  # and a usage error; a path in it may hold a line break
             print(one_line(f"packcheck: {exc}"), file=sys.stderr)
             return 2
-        except bench.BenchError as exc:  # a wrong answer, or a packer that failed
+        except BenchError as exc:  # a wrong answer, or a packer that failed
             print(f"packcheck: {exc}", file=sys.stderr)
             return 1
     finally:
@@ -392,7 +408,7 @@ def _compiled(families: set[str], rule: Rule | None) -> dict[str, Subject]:
 def _run_matrix(
     args: argparse.Namespace,
     packers: dict[str, Subject],
-    baseline: bench.Report | None,
+    baseline: Report | None,
     plot: Any,
     clock: str,
 ) -> int:
@@ -423,17 +439,17 @@ def _plotted(drawing: Any, plot: Any, path: str) -> bool:
 
 def _measure(
     args: argparse.Namespace, packers: dict[str, Subject], repeat: int, clock: str
-) -> tuple[bench.Report, bench.StepsReport | None]:
+) -> tuple[Report, StepsReport | None]:
     """The matrix, and the steps where asked (by default when nothing narrows it)."""
     least = min_time(args, clock, 0.02)
     cases = any(packer.family == "case" for packer in packers.values())
     narrowed = args.sizes is not None or args.workload is not None
     asked = args.packer or args.packer_cmd
     with measuring(args.quiet) as shown:
-        report = bench.run(
+        report = run(
             packers=packers,
-            sizes=args.sizes or (bench.CASE_SIZES if cases else bench.DEFAULT_SIZES),
-            workloads=args.workload or (bench.CASE_WORKLOADS if cases else None),
+            sizes=args.sizes or (CASE_SIZES if cases else DEFAULT_SIZES),
+            workloads=args.workload or (CASE_WORKLOADS if cases else None),
             repeat=repeat,
             seed=args.seed,
             reference_limit=args.reference_limit,
@@ -445,7 +461,7 @@ def _measure(
         )
         if not (args.steps or (args.steps is None and not narrowed and not asked)):
             return report, None
-        steps = bench.run_steps(
+        steps = run_steps(
             workloads=args.workload,
             repeat=repeat,
             seed=args.seed,
@@ -456,12 +472,10 @@ def _measure(
     return report, steps
 
 
-def _gate(
-    args: argparse.Namespace, baseline: bench.Report, report: bench.Report, out: TextIO
-) -> int:
+def _gate(args: argparse.Namespace, baseline: Report, report: Report, out: TextIO) -> int:
     """The comparison with ``--compare``'s baseline, said on ``out``; its exit status."""
     say = partial(print, file=out)
-    machines, versions = bench.differences(baseline, report)
+    machines, versions = differences(baseline, report)
     if machines:
         say(f"note: this comparison is across machines ({'; '.join(machines)})")
     if versions:
@@ -472,14 +486,14 @@ def _gate(
     if machines or versions:
         say("note: speedups cancel only part of such differences; to gate a change, time "
             "it against the old code in one run (--against)")  # fmt: skip
-    compared = bench.compared(baseline, report)
+    compared = cells_compared(baseline, report)
     if not compared:
         raise SetupError(
             f"--compare {args.compare}: this run and the baseline share no workload and "
             "size with a speedup: nothing to compare"
         )
     say(f"compared with {args.compare}: {_what(compared)}")
-    regressions = bench.compare(baseline, report, args.max_regression)
+    regressions = compare(baseline, report, args.max_regression)
     limit = f"{args.max_regression:.0%}"
     for regression in regressions:
         say(f"REGRESSION {regression}")
@@ -524,7 +538,7 @@ def _stored_bytes(path: Path, others: bool) -> bytes | None:
     return data
 
 
-def _report(path: Path, others: bool = False) -> bench.Report | None:
+def _report(path: Path, others: bool = False) -> Report | None:
     """The matrix report stored at ``path``; with ``others``, ``None`` for another
     kind of JSON (which is otherwise an error) and for a FIFO, device or socket."""
     try:
@@ -533,20 +547,20 @@ def _report(path: Path, others: bool = False) -> bench.Report | None:
             return None
         # packcheck's own reader: no NaN, no recursion past its depth, one-line errors.
         data = loads(raw.decode("utf-8"))
-        if others and not (isinstance(data, dict) and data.get("kind") == bench.KIND):
+        if others and not (isinstance(data, dict) and data.get("kind") == KIND):
             return None
-        return bench.Report.from_json(data)
+        return Report.from_json(data)
     except OSError as exc:
         raise SetupError(f"{path}: cannot read: {exc.strerror}") from None
     except ValueError as exc:  # JSONError and UnicodeDecodeError are ones
         raise SetupError(f"{path}: {exc}") from None
 
 
-def _baseline(path: str, engines: list[str]) -> bench.Report:
+def _baseline(path: str, engines: list[str]) -> Report:
     """The stored report, which must hold a baseline for every one of ``engines``."""
     baseline = _report(Path(path))
     assert baseline is not None  # or it raised
-    held = [engine for engine in baseline.engines() if engine != bench.REFERENCE]
+    held = [engine for engine in baseline.engines() if engine != REFERENCE]
     missing = [engine for engine in engines if engine not in held]
     if missing:
         raise SetupError(
@@ -556,7 +570,7 @@ def _baseline(path: str, engines: list[str]) -> bench.Report:
     return baseline
 
 
-def _history(directory: str) -> list[tuple[str, bench.Report]]:
+def _history(directory: str) -> list[tuple[str, Report]]:
     """Every matrix report in ``directory``, oldest first; other JSON files are skipped."""
     if not Path(directory).is_dir():
         raise SetupError(f"{directory}: not a directory")

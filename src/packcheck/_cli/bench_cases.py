@@ -10,13 +10,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .._bench import Recorded
 from .._inputs import READ_ERRORS, ReadError, expand, piece_lines, reason, whole
 from .._packers import SetupError
 from .._rule.declared import Rule
 from .._rule.jsonio import show_text
 from .._rule.model import MalformedCase, read_case
 from .._rule.sources import SourceError, read_records
-from ..bench._workloads import Recorded
 from . import config
 from ._common import line_limit_option
 
