@@ -155,7 +155,7 @@ def _summary(report: Report, engine: str) -> str:
 
 
 def table_steps(report: StepsReport, repeat: int) -> str:
-    """The rows of :func:`packcheck.bench.run_steps` as aligned text, with what each
+    """The rows of :func:`packcheck._bench.run_steps` as aligned text, with what each
     side of a call runs."""
     lines = [
         f"engines at the sizes agents pack: median seconds per call over {repeat} repeat(s); "
