@@ -124,10 +124,10 @@ def run(args: argparse.Namespace) -> int:
     from .._gate import Settings
     from .._packers import SetupError
     from ..rules import infer
-    from ..rules._report import json_object, toml
     from ._progress import progress_for
     from ._spec import Spec
     from ._subjects import verify_packer
+    from .rule_infer_report import json_object, toml
 
     chosen = args.seed if args.seed is not None else secrets.randbelow(2**32)
     limit = None if args.timeout == 0 else args.timeout or DEFAULT_TIMEOUT
