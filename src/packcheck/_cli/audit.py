@@ -14,8 +14,7 @@ from typing import Any
 
 from .._inputs import expand, whole
 from .._rule.jsonio import dumps, one_line, show_text
-from ..audit import Audit, ClusterError, ReadError, RunSummary, Violation
-from ..audit._merge import audited
+from ..audit import Audit, ClusterError, ReadError, RunSummary, Violation, audited
 from . import config
 from ._common import (
     cluster_options,

@@ -18,7 +18,8 @@ key names another rule stops the audit (:class:`RuleMismatch`).
 length is audited in flat memory; it also tallies what the run *lost*: each required
 ID missing in some step, how often and why (evicted, oversized, not retrieved).
 :func:`check_runs` audits many files (``.gz``, globs, fsspec URLs) as one run, in this
-process or on a Dask cluster (the ``dask`` extra, imported only then), reading each
+process or on a Dask cluster (the ``dask`` extra, imported only then), and
+:func:`audited` yields their violations as it finds them (``packcheck audit``), reading each
 file a chunk of lines at a time: the steps of a chunk that ``packcheck pack --record``
 wrote under the default rule are checked together, in bulk (``_batch``, ``_bulk``), and
 every other line, and every step that differs, by :meth:`Audit.check_line`, whose
@@ -55,6 +56,7 @@ __all__ = [
     "RunSummary",
     "StepAt",
     "Violation",
+    "audited",
     "check_partition",
     "check_run",
     "check_runs",
