@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["PackcheckFailure", "PackcheckFile", "PackcheckItem"]
+__all__ = []
 
 
 class PackcheckFailure(Exception):

@@ -36,14 +36,13 @@ from .._cluster import ClusterError
 from .._inputs import PIECE_BYTES, ReadError, expand
 from .._partition.facts import PartitionError, check_partition
 from .._rule.declared import Rule
-from ._check import CHECKS, MAX_STEPS_SHOWN, MAX_TRACKED_IDS, Audit, check_run
+from ._check import CHECKS, MAX_TRACKED_IDS, Audit, check_run
 from ._merge import audited
 from ._record import RuleMismatch, record_step
-from ._report import Loss, RunReport, RunSummary, StepAt, Violation
+from ._report import Loss, RunReport, RunSummary, Violation
 
 __all__ = [
     "CHECKS",
-    "MAX_STEPS_SHOWN",
     "MAX_TRACKED_IDS",
     "PIECE_BYTES",
     "Audit",
@@ -54,7 +53,6 @@ __all__ = [
     "RuleMismatch",
     "RunReport",
     "RunSummary",
-    "StepAt",
     "Violation",
     "audited",
     "check_partition",
