@@ -1,4 +1,5 @@
-"""Benchmarks of the packers, measured side by side, and gates on their speed.
+"""Benchmarks of the packers, measured side by side, and gates on their speed: the room
+behind ``packcheck bench``, whose public face is :mod:`packcheck.bench`.
 
 :func:`ab` is the gate to use: NEW against OLD, timed in pairs in one process, a
 verdict per workload; either is a kernel or any :class:`Subject` (a case-level
