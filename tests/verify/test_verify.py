@@ -16,6 +16,7 @@ from packers import broken, faults, long
 
 from packcheck import Rule, pack
 from packcheck._gate import run as gate_module
+from packcheck._gate import show_answer
 from packcheck._packers import CallablePacker
 from packcheck.verify import (
     Counterexample,
@@ -28,7 +29,6 @@ from packcheck.verify import (
     read_fixtures,
     run,
     seed_fixtures,
-    show_answer,
 )
 from packcheck.verify._oracle import VERIFY, ReferenceOracle
 
