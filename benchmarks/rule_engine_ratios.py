@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 
 from packcheck import Rule, compiled, reference, scan
+from packcheck._bench._workloads import WORKLOADS
 from packcheck._engines.rules import pack_rule
 from packcheck._rule.answer import kept_blocks
 from packcheck._rule.model import Case
-from packcheck.bench._workloads import WORKLOADS
 
 #: Issue 40's rules, by the names this script prints.
 RULES = {

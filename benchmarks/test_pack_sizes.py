@@ -18,8 +18,8 @@ import numpy.typing as npt
 import pytest
 
 from packcheck import reference
+from packcheck._bench._workloads import WORKLOADS
 from packcheck._engines import levels as scan
-from packcheck.bench._workloads import WORKLOADS
 
 SEED = 0
 SIZES = (10**3, 10**4, 10**5, 10**6)

@@ -18,8 +18,8 @@ import pytest
 from _scan_check import PACK_ENGINES
 
 from packcheck import pack, pack_many, reference
+from packcheck._bench._workloads import WORKLOADS, Batch, batch_of_steps
 from packcheck._engines import levels as scan
-from packcheck.bench._workloads import WORKLOADS, Batch, batch_of_steps
 
 SEED = 0
 STEP_SIZES = (10, 100, 1000)

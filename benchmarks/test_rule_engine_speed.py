@@ -18,10 +18,10 @@ import pytest
 from _scan_check import HAVE_NUMBA, NO_NUMBA
 
 from packcheck import Rule
+from packcheck._bench._workloads import WORKLOADS
 from packcheck._engines.rules import pack_rule
 from packcheck._rule.answer import Kept, kept_blocks
 from packcheck._rule.model import Case
-from packcheck.bench._workloads import WORKLOADS
 
 SEED = 0
 SIZES = (10**4, 10**6)

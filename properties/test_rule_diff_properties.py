@@ -11,12 +11,12 @@ from test_rule_canonical_properties import GRID, reset_prone_rules, small_cases
 from test_rule_interpret_properties import rules
 
 from packcheck import Rule, RuleError
-from packcheck._rule.declared import _CHOICES
+from packcheck._rule.declared import CHOICES
 from packcheck._rule.interpret import interpret
 from packcheck.rules import diff
 
 _VALUES: dict[str, list[Any]] = {
-    **{key: list(choices) for key, choices in _CHOICES.items()},
+    **{key: list(choices) for key, choices in CHOICES.items()},
     "per_item": [0, 1, 2, "1/2"],
     "separator": [0, 1, 2, "1/2"],
     "reserve": [0, 1, 3, "1/2"],

@@ -40,11 +40,11 @@ def _start(argv: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[
 
 def _quiet_env() -> dict[str, str]:
     """This environment with a local cluster's housekeeping made rare, as packcheck
-    makes it for its own (``packcheck.audit._dask._QUIET``), in Dask's ``DASK_*``
+    makes it for its own (``packcheck._cluster._QUIET``), in Dask's ``DASK_*``
     variables.  Left at Dask's defaults, the idle scheduler and two workers (and their
     nannies) took 5.8 s of CPU a minute, 0.6 s so: the cluster lives as long as the
     session of a test process, and the other tests ran beside it."""
-    from packcheck.audit._dask import _QUIET
+    from packcheck._cluster import _QUIET
 
     env = dict(os.environ)
     for key, value in _QUIET.items():

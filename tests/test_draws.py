@@ -1,4 +1,4 @@
-"""packcheck._draws: primitive choices inside a composite, and the public fallback."""
+"""packcheck.strategies._draws: primitive choices inside a composite, and the public fallback."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from packcheck._draws import Draws, continue_chance, list_average
+from packcheck.strategies._draws import Draws, continue_chance, list_average
 
 
 @st.composite

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import packcheck
+from packcheck._bench._answers import read_answer
 from packcheck._engines import levels as scan
 from packcheck._packers import SetupError, load
-from packcheck.bench._answers import read_answer
 
 PACKAGE = Path(packcheck.__file__).parent
 

@@ -22,7 +22,7 @@ import pytest
 from packers import broken
 
 from packcheck import pack
-from packcheck._gate._plain_case import PlainCase
+from packcheck._gate.plain_case import PlainCase
 from packcheck._packers import (
     CallablePacker,
     CommandPacker,

@@ -14,7 +14,7 @@ regression (NEW) of a packer (OLD) and each seed (1-3; 1-10 for
    (:func:`packcheck.strategies.cases`, 12 blocks at most, the seed given to
    Hypothesis); only those OLD answers (no raise, no ``{"error": ...}``) are kept:
    generation following OLD;
-2. for each, :func:`packcheck._gate._transitions.case_candidates` walks the budget and
+2. for each, :func:`packcheck._gate.transitions.case_candidates` walks the budget and
    each block's size, asking OLD alone, and gives the cases at each point where OLD's
    answer changes and one unit either side;
 3. NEW and OLD answer each candidate: ``found`` when they differ on one, with its block
@@ -47,8 +47,8 @@ sys.path.insert(0, str(ROOT.parent / "tests"))
 from diff_power import TEN_SEEDS, corpus  # noqa: E402
 
 from packcheck import diff  # noqa: E402
-from packcheck._gate._fixtures import Fixture  # noqa: E402
-from packcheck._gate._transitions import case_candidates, shape  # noqa: E402
+from packcheck._gate.fixtures import Fixture  # noqa: E402
+from packcheck._gate.transitions import case_candidates, shape  # noqa: E402
 from packcheck.strategies import MAX_SAFE_UNITS, cases  # noqa: E402
 from packcheck.verify import seed_fixtures  # noqa: E402
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["PackcheckFailure", "PackcheckFile", "PackcheckItem"]
+__all__ = []
 
 
 #: The gate's settings pytest's command line may give, as ``--packcheck-NAME``: each
@@ -71,7 +71,7 @@ class PackcheckItem(pytest.Item):
 
     def runtest(self) -> None:
         from ._cli import gate
-        from ._cli._config import ConfigError
+        from ._cli.config import ConfigError
         from ._gate import text
         from ._packers import SetupError
         from ._rule.sources import SourceError
@@ -127,7 +127,7 @@ def _configured(start: Path) -> tuple[Path | None, str | None, dict[str | None, 
     """The ``pyproject.toml`` with ``[tool.packcheck]``, the packer it names, and the
     diff pairs by table (``None``: the unnamed one); a table that cannot be read still
     gives an item, which fails with the error."""
-    from ._cli._config import ConfigError, find, tables
+    from ._cli.config import ConfigError, find, tables
 
     try:
         found = find(start)

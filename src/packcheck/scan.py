@@ -8,7 +8,7 @@ Each gives exactly :func:`packcheck.reference.pack_sizes`'s answer at any magnit
 
 from __future__ import annotations
 
-from ._engines.levels import KernelError, pack_batch, pack_input, pack_sizes
+from ._engines.levels import KernelError, pack_batch, pack_sizes
 from ._engines.rule_batch import RuleBatch
 
-__all__ = ["KernelError", "RuleBatch", "pack_batch", "pack_input", "pack_sizes"]
+__all__ = ["KernelError", "RuleBatch", "pack_batch", "pack_sizes"]

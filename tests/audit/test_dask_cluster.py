@@ -31,9 +31,9 @@ psutil = pytest.importorskip("psutil", reason="comes with distributed")
 
 from packcheck import Rule  # noqa: E402
 from packcheck._cli import main  # noqa: E402
+from packcheck._cluster import _QUIET, cluster, dask_runner  # noqa: E402
+from packcheck._inputs import count_lines, whole  # noqa: E402
 from packcheck.audit import ClusterError, ReadError, check_runs, record_step  # noqa: E402
-from packcheck.audit._dask import _QUIET, cluster, dask_runner  # noqa: E402
-from packcheck.audit._read import count_lines, whole  # noqa: E402
 
 SHARDS = 8
 

@@ -22,12 +22,13 @@ from typing import Any
 import pytest
 from runs import planted_run, text
 
+from packcheck import _cluster
 from packcheck._cli import main
 from packcheck._cli.pack import _splittable
-from packcheck.audit import Audit, ReadError, RunReport, Violation, _dask, check_runs
-from packcheck.audit._dask import _Held, _own_signals, _quiet_spawned_logs
+from packcheck._cluster import _Held, _own_signals, _quiet_spawned_logs
+from packcheck._inputs import count_lines, expand, in_process, pieces, plan, reason, whole
+from packcheck.audit import Audit, ReadError, RunReport, Violation, check_runs
 from packcheck.audit._merge import audit_task, audited
-from packcheck.audit._read import count_lines, expand, in_process, pieces, plan, reason, whole
 
 RUN = text(planted_run()[0])
 LINES = RUN.splitlines(keepends=True)
@@ -481,10 +482,10 @@ def test_a_process_is_made_ready_for_a_cluster_once_and_only_when_it_makes_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     registered: list[Any] = []
-    monkeypatch.setattr(_dask, "_READY", [])
+    monkeypatch.setattr(_cluster, "_READY", [])
     monkeypatch.setattr(os, "register_at_fork", lambda **hooks: registered.append(hooks))
-    _dask._ready()
-    _dask._ready()
+    _cluster._ready()
+    _cluster._ready()
     try:
         assert registered == [{"after_in_child": _own_signals}]
         assert gc.get_freeze_count() > 0

@@ -20,11 +20,12 @@ import numpy.typing as npt
 import pytest
 
 import packcheck
-from packcheck import bench, reference
+from packcheck import _bench as bench
+from packcheck import reference
+from packcheck._bench import _ab, _timing
 from packcheck._cli.bench_ab import QUICK_BUDGET, QUICK_CASE_SIZES
 from packcheck._cli.bench_show import table_ab
 from packcheck._engines import levels as scan
-from packcheck.bench import _ab, _timing
 
 NS = 1e-9
 

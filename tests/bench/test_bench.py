@@ -21,13 +21,14 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from packcheck import bench, reference
+from packcheck import _bench as bench
+from packcheck import reference
+from packcheck._bench import _run, _timing
+from packcheck._bench._workloads import WORKLOADS, workload
 from packcheck._cli import main
 from packcheck._cli.bench_plot import draw
 from packcheck._cli.bench_show import crossover, table, table_steps
 from packcheck._engines import levels as scan
-from packcheck.bench import _run, _timing
-from packcheck.bench._workloads import WORKLOADS, workload
 
 REFERENCE_NS = 40.0  # simulated nanoseconds per block
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from packcheck import __version__
-from packcheck.bench import _context
+from packcheck._bench import _context
 
 
 def test_machine_names_the_hardware_and_the_versions() -> None:

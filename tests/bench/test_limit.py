@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
+from packcheck._bench._limit import Limit
 from packcheck._cli._values import positive, seconds
-from packcheck.bench._limit import Limit
 
 
 def test_a_watched_call_past_the_limit_is_reported_once_and_a_done_one_never() -> None:

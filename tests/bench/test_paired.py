@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from packcheck.bench._paired import estimate, median_interval
+from packcheck._bench._paired import estimate, median_interval
 
 
 def _coverage(n: int, k: int) -> Fraction:

@@ -17,17 +17,18 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from packcheck import bench, pack
-from packcheck._engines import levels as scan
-from packcheck._packers import CommandPacker, PackerFault, SetupError
-from packcheck.bench import _timing
-from packcheck.bench._subjects import (
+from packcheck import _bench as bench
+from packcheck import pack
+from packcheck._bench import _timing
+from packcheck._bench._subjects import (
     CaseSubject,
     CommandSubject,
     KernelSubject,
     python_subject,
 )
-from packcheck.bench._workloads import workload
+from packcheck._bench._workloads import workload
+from packcheck._engines import levels as scan
+from packcheck._packers import CommandPacker, PackerFault, SetupError
 
 PACKERS = Path(__file__).resolve().parent.parent / "packers"
 LINES = f"{sys.executable} {PACKERS / 'lines_packer.py'}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from packcheck import pack, reference
-from packcheck.bench._workloads import REQUIRED, WORKLOADS, as_case, batch_of_steps
+from packcheck._bench._workloads import REQUIRED, WORKLOADS, as_case, batch_of_steps
 
 
 def test_a_batch_of_steps_is_seeded_and_shaped_for_pack_batch() -> None:

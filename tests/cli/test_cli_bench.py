@@ -22,10 +22,10 @@ import numpy.typing as npt
 import pytest
 
 import packcheck
-from packcheck import bench
+from packcheck import _bench as bench
+from packcheck._bench import _timing
 from packcheck._cli import main
 from packcheck._engines import levels as scan
-from packcheck.bench import _timing
 
 HEADER = ["workload", "family", "n", "NEW", "OLD", "NEW/OLD", "95%", "interval", "pairs"]
 HEADER += ["verdict"]

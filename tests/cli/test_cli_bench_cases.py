@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from packcheck._bench._workloads import WORKLOADS
 from packcheck._cli import bench_cases, main
-from packcheck.bench._workloads import WORKLOADS
 
 PACKERS = Path(__file__).resolve().parent.parent / "packers"
 CASE = f"{PACKERS / 'capture.py'}:declared"

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from packcheck._bench import BenchError, CommandSubject
+from packcheck._bench._workloads import workload
 from packcheck._cli import bench as bench_cli
 from packcheck._cli import main
-from packcheck.bench import BenchError, CommandSubject
-from packcheck.bench._workloads import workload
 
 PACKERS = Path(__file__).resolve().parent.parent / "packers"
 CASE = f"{PACKERS / 'capture.py'}:declared"

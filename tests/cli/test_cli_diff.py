@@ -16,8 +16,8 @@ import pytest
 from packcheck._cli import _subjects, build_parser, main
 from packcheck._cli import gate as cli_gate
 from packcheck._cli._subjects import _Side
-from packcheck._gate import _run as gate_run
-from packcheck._gate._plain_case import PlainCase
+from packcheck._gate import run as gate_run
+from packcheck._gate.plain_case import PlainCase
 from packcheck._packers import Packer, SetupError
 
 PACKERS = Path(__file__).parents[1] / "packers"

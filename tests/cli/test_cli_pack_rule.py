@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from packcheck._cli import _config, main
+from packcheck._cli import config, main
 
 RULE = """name = "chat trimmer"
 order = "reversed"
@@ -120,5 +120,5 @@ def test_the_rule_table_is_no_key_of_verifys_settings(here: Path) -> None:
     (here / "pyproject.toml").write_text(
         '[tool.packcheck]\nseed = 3\n[tool.packcheck.rule]\nfit = "lt"\n'
     )
-    path, settings = _config.read({"seed": _config.Key("seed", int)}, here)
+    path, settings = config.read({"seed": config.Key("seed", int)}, here)
     assert (path, settings) == (here / "pyproject.toml", {"seed": 3})

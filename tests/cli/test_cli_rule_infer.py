@@ -19,9 +19,9 @@ from cli.test_cli_startup import _loads_hypothesis
 from packcheck import Rule, rules
 from packcheck._cli import main
 from packcheck._cli.rule_infer import _rerun
+from packcheck._cli.rule_infer_report import json_object, rule_table, toml
 from packcheck._packers import PackerTimeout
 from packcheck.rules import Alternative, Inferred, _infer
-from packcheck.rules._report import json_object, rule_table, toml
 
 TESTS = Path(__file__).parents[1]
 PACKERS = TESTS / "packers"

@@ -450,7 +450,7 @@ def test_a_cancelled_task_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_connect_timeout_s_default_is_the_cluster_s() -> None:
-    from packcheck.audit._dask import CONNECT_TIMEOUT
+    from packcheck._cluster import CONNECT_TIMEOUT
 
     (option,) = [o for o in gate.OPTIONS if o.flag == "--connect-timeout"]
     assert f"(default: {CONNECT_TIMEOUT:g})" in option.help

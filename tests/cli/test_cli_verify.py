@@ -14,7 +14,7 @@ import pytest
 from packcheck._cli import main
 from packcheck._cli._progress import LiveLine
 from packcheck._cli._values import parse_units
-from packcheck._gate import _run as gate_run
+from packcheck._gate import run as gate_run
 
 PACKERS = Path(__file__).parents[1] / "packers"
 LINES = f"{sys.executable} {PACKERS / 'lines_packer.py'}"

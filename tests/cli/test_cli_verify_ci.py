@@ -256,7 +256,7 @@ def _settings(*argv: str) -> Spec:
 
 
 def _packer(s: Spec) -> Any:
-    return _subjects._packer(s)
+    return _subjects.verify_packer(s)
 
 
 def test_python_packers_get_the_default_timeout_in_a_worker() -> None:

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from packcheck import bench
+from packcheck import _bench as bench
 from packcheck._cli import main
-from packcheck._gate._fixtures import save_fixture, saved_fixtures
+from packcheck._gate.fixtures import save_fixture, saved_fixtures
 
 # --- bench baselines: read with packcheck's reader, every field checked -----------------
 

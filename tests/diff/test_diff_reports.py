@@ -13,7 +13,7 @@ from test_diff_behaviour import answer_of, fault_of, raise_of
 
 from packcheck._gate import Outcome as DiffOutcome
 from packcheck._gate import junit_xml, text
-from packcheck._gate._outcome import github, json_report, tallies
+from packcheck._gate.outcome import github, json_report, tallies
 from packcheck.diff import COUNTED_PHASES, DiffFinding, DiffSummary
 from packcheck.diff._behaviour import Outcome
 from packcheck.diff._oracle import DIFF

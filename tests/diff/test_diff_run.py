@@ -10,9 +10,9 @@ import pytest
 from packers import broken, ragflow, wild
 
 from packcheck import diff
-from packcheck._gate._fixtures import Fixture, seed_fixtures
-from packcheck._gate._probes import long_probes
-from packcheck._gate._run import SHRINK_TRIES, _Gate
+from packcheck._gate.fixtures import Fixture, seed_fixtures
+from packcheck._gate.probes import long_probes
+from packcheck._gate.run import SHRINK_TRIES, _Gate
 from packcheck._packers import CallablePacker
 from packcheck.diff import DiffFinding, DiffSummary, Divergence, Settings
 from packcheck.diff._oracle import DiffOracle

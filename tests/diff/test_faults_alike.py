@@ -14,7 +14,7 @@ from packers import broken, message_overhead
 
 from packcheck import diff
 from packcheck._gate import text
-from packcheck._gate._probes import long_probes
+from packcheck._gate.probes import long_probes
 from packcheck._packers import Packer, PackerFault, PackerTimeout
 from packcheck.diff._behaviour import alike, outcome
 from packcheck.diff._oracle import DiffOracle

@@ -11,7 +11,8 @@ from packers import broken, message_overhead, wild
 
 from packcheck import diff, verify
 from packcheck._engines.pack import pack
-from packcheck._gate import Settings, _run
+from packcheck._gate import Settings
+from packcheck._gate import run as _run
 from packcheck._packers import CallablePacker
 from packcheck.diff._oracle import DiffOracle
 

@@ -6,10 +6,10 @@ import pytest
 from _scan_check import INSTALLED_ENGINES
 
 from packcheck import ENGINES, reference
+from packcheck._bench._workloads import WORKLOADS
 from packcheck._engines import levels as scan
 from packcheck._engines import sizes as _sizes
 from packcheck._engines.choice import CROSSOVER, kept_flags
-from packcheck.bench._workloads import WORKLOADS
 
 INT64_MAX = 2**63 - 1
 

@@ -16,8 +16,8 @@ import pytest
 from _scan_check import RoundBoundExceeded, assert_same, bounded_calls, call_bound
 
 from packcheck import reference
+from packcheck._bench._workloads import WORKLOADS
 from packcheck._engines import levels as scan
-from packcheck.bench._workloads import WORKLOADS
 
 
 @pytest.mark.parametrize(

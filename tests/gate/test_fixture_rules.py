@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from packcheck import Rule, diff, pack, verify
-from packcheck._gate._fixtures import Fixture, read_fixtures, rule_fixtures, saved_fixtures
+from packcheck._gate.fixtures import Fixture, read_fixtures, rule_fixtures, saved_fixtures
 from packcheck._rule.fixture_rule import OLD, recorded, same_rule
 from packcheck._rule.sources import SourceError
 

@@ -1,4 +1,4 @@
-"""Readable IDs for a shrunk counterexample (packcheck._gate._letters)."""
+"""Readable IDs for a shrunk counterexample (packcheck._gate.letters)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from packcheck._gate._letters import letter, lettered
+from packcheck._gate.letters import letter, lettered
 
 
 class _Judge:

@@ -1,4 +1,4 @@
-"""The magnitude shrinker of the gate (packcheck._gate._magnitudes)."""
+"""The magnitude shrinker of the gate (packcheck._gate.magnitudes)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from packers import message_overhead, ragflow, wild
 
-from packcheck._gate._magnitudes import scaled_magnitudes, smaller_magnitudes
+from packcheck._gate.magnitudes import scaled_magnitudes, smaller_magnitudes
 
 BIG = 9007199254740957
 

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from test_packers import MUTATIONS, undone
 
 from packcheck import pack
-from packcheck._gate._plain_case import PlainCase
-from packcheck._gate._probes import long_probes, unit_probes, wide_probes
+from packcheck._gate.plain_case import PlainCase
+from packcheck._gate.probes import long_probes, unit_probes, wide_probes
 from packcheck._packers import CallablePacker, CommandPacker, Packer, PackerFault, encode_case
 from packcheck.verify._findings import examine
 from packcheck.verify._oracle import ReferenceOracle

@@ -1,11 +1,11 @@
 """Every probe builds the case it always built: builds checked against recorded digests.
 
-A probe is a recipe (``packcheck._gate._probes``): a failure is reported and shrunk by
+A probe is a recipe (``packcheck._gate.probes``): a failure is reported and shrunk by
 rebuilding it, and ``--seed`` reruns a run, so how a probe is built may get faster but
 must never change what it builds.  ``probe_builds.json`` holds, for seeds 1 to 3 and
 four unit ranges, a digest of every probe's case per family (the full lengths, and for
 a few ranges the shorter lengths the shrinker asks for), recorded when the probes
-took their draws from ``packcheck._gate._probe_random``.  Regenerate it only for a
+took their draws from ``packcheck._gate.probe_random``.  Regenerate it only for a
 deliberate change of the probes: ``python tests/gate/test_probe_builds.py``.
 """
 
@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from packcheck._gate._edge_probes import _Layout
-from packcheck._gate._probe_random import ProbeRandom
-from packcheck._gate._probes import Probe, long_probes, unit_probes, wide_probes
+from packcheck._gate.edge_probes import _Layout
+from packcheck._gate.probe_random import ProbeRandom
+from packcheck._gate.probes import Probe, long_probes, unit_probes, wide_probes
 
 RECORDED = Path(__file__).with_name("probe_builds.json")
 SEEDS = (1, 2, 3)

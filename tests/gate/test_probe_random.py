@@ -1,4 +1,4 @@
-"""``packcheck._gate._probe_random``: the probes' own draws, in range, alike, and pinned."""
+"""``packcheck._gate.probe_random``: the probes' own draws, in range, alike, and pinned."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from packcheck._gate._probe_random import ProbeRandom
+from packcheck._gate.probe_random import ProbeRandom
 
 # Bounds on every side of one and two words, powers of two (half the candidates
 # dropped) and just past them, and beyond two words (drawn one at a time).

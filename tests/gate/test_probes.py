@@ -1,4 +1,4 @@
-"""``packcheck._gate._probes``: the long-list, power-of-two, unit-edge and wide-range probes."""
+"""``packcheck._gate.probes``: the long-list, power-of-two, unit-edge and wide-range probes."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import pytest
 from packcheck import pack
 from packcheck._engines import levels as scan
 from packcheck._engines.sizes import from_ints
-from packcheck._gate._edge_probes import _SEARCHES, EDGE_FAMILIES, EDGE_VARIANTS
-from packcheck._gate._probes import (
+from packcheck._gate.edge_probes import _SEARCHES, EDGE_FAMILIES, EDGE_VARIANTS
+from packcheck._gate.probes import (
     _SPARSE,
     FAMILIES,
     LADDER,
@@ -274,7 +274,7 @@ def test_required_ids_include_absent_ones_on_both_sides_of_the_utf16_order() -> 
     assert missing.index("\U0001f601") < missing.index("\uff01")
 
 
-# --- Edge probes (packcheck._gate._edge_probes): exact equalities at a level scan's edges ----
+# --- Edge probes (packcheck._gate.edge_probes): exact equalities at a level scan's edges ----
 
 INT64_MAX = 2**63 - 1
 

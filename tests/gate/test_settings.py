@@ -1,4 +1,4 @@
-"""``packcheck._gate._settings``: one Settings, built from keywords named as its fields."""
+"""``packcheck._gate.settings``: one Settings, built from keywords named as its fields."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def test_settings_and_keywords_together(tmp_path: Path) -> None:
 
 
 def test_a_missing_folder_of_saved_fixtures_holds_none(tmp_path: Path) -> None:
-    from packcheck._gate._fixtures import saved_fixtures
+    from packcheck._gate.fixtures import saved_fixtures
 
     assert saved_fixtures(tmp_path / "absent") == ([], [])
     assert not (tmp_path / "absent").exists()

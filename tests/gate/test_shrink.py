@@ -1,4 +1,4 @@
-"""``packcheck._gate._shrink``: failing probe cases come back shorter first, then simpler."""
+"""``packcheck._gate.shrink``: failing probe cases come back shorter first, then simpler."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 from packers import broken, wild
 
 from packcheck import pack
-from packcheck._gate import _shrink
-from packcheck._gate._probes import LADDER, Probe
-from packcheck._gate._shrink import _shorter, _smaller, shrink
+from packcheck._gate import shrink as _shrink
+from packcheck._gate.probes import LADDER, Probe
+from packcheck._gate.shrink import _shorter, _smaller, shrink
 from packcheck._rule.model import Case, read_case
 from packcheck.verify._causes import departure_index
 
@@ -378,7 +378,7 @@ def test_shrinking_stops_after_its_number_of_tries() -> None:
 
 
 def test_a_case_without_a_budget_keeps_it_absent_and_a_gone_block_has_no_options() -> None:
-    from packcheck._gate._shrink import _simpler_block, _whole_floats_as_ints
+    from packcheck._gate.shrink import _simpler_block, _whole_floats_as_ints
 
     case = {"blocks": [{"id": "B", "size": 4.0}, {"id": "C"}], "required": []}
     assert _whole_floats_as_ints(case) == {

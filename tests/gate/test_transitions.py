@@ -1,4 +1,4 @@
-"""The transition-point search of the gate (packcheck._gate._transitions), on functions and
+"""The transition-point search of the gate (packcheck._gate.transitions), on functions and
 packers whose transitions are known."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from packers import message_overhead
 
 from packcheck import Rule
 from packcheck._engines.pack import pack
-from packcheck._gate._transitions import candidates, case_candidates, shape, transitions
+from packcheck._gate.transitions import candidates, case_candidates, shape, transitions
 
 CASE = {
     "budget": 10,

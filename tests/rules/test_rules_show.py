@@ -7,12 +7,12 @@ from fractions import Fraction
 import pytest
 
 from packcheck import Rule
-from packcheck._rule.declared import _CHOICES
+from packcheck._rule.declared import CHOICES
 from packcheck.rules import meaning, show
 
 
 def test_every_value_of_every_key_with_choices_has_a_meaning_of_its_own() -> None:
-    for key, choices in _CHOICES.items():
+    for key, choices in CHOICES.items():
         meanings = [meaning(key, choice) for choice in choices]
         assert len(set(meanings)) == len(meanings), key
 

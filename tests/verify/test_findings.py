@@ -11,7 +11,7 @@ import pytest
 from packers import broken
 
 from packcheck import pack
-from packcheck._gate._fixtures import Fixture
+from packcheck._gate.fixtures import Fixture
 from packcheck._packers import CallablePacker, PackerFault
 from packcheck._partition.invariants import check_output
 from packcheck._rule.jsonio import dumps

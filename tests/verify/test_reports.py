@@ -11,8 +11,9 @@ import pytest
 from packers import broken
 
 from packcheck._gate import Outcome, junit_xml, text
-from packcheck._gate._outcome import github, json_report
-from packcheck.verify import PackerFault, Summary, run
+from packcheck._gate.outcome import github, json_report
+from packcheck._packers import PackerFault
+from packcheck.verify import Summary, run
 from packcheck.verify._findings import Finding
 from packcheck.verify._oracle import VERIFY
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from packcheck import Case, SizeError, pack, read_case, sorted_utf16
-from packcheck._gate._hypothesis_compat import same_cases_whatever_is_loaded
+from packcheck._gate.hypothesis_compat import same_cases_whatever_is_loaded
 from packcheck.strategies import (
     MAX_SAFE_UNITS,
     block_ids,
@@ -53,7 +53,7 @@ def _sample(strategy: st.SearchStrategy[Any], n: int = SAMPLE) -> list[Any]:
     return drawn
 
 
-def _scan(case: Case) -> list[tuple[int, int]]:
+def plain_scan(case: Case) -> list[tuple[int, int]]:
     """(size, remaining before) for every block, by the rule."""
     left, seen = case.budget, []
     for size in case.sizes:
@@ -126,7 +126,7 @@ def _classes(case: dict[str, Any]) -> set[str]:
         if hit
     }
     if isinstance(read, Case):
-        steps = _scan(read)
+        steps = plain_scan(read)
         result = pack(case)
         units_seen = [read.budget, *read.sizes]
         found |= {

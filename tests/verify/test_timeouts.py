@@ -8,9 +8,16 @@ from typing import Any
 import pytest
 from packers import broken
 
-from packcheck._gate import _run
-from packcheck._packers import CallablePacker, Packer, PackerTimeout, WorkerPacker, _worker
-from packcheck.verify import Settings, SetupError, Summary, run
+from packcheck._gate import run as _run
+from packcheck._packers import (
+    CallablePacker,
+    Packer,
+    PackerTimeout,
+    SetupError,
+    WorkerPacker,
+    _worker,
+)
+from packcheck.verify import Settings, Summary, run
 from packcheck.verify._oracle import VERIFY, ReferenceOracle
 
 BROKEN = Path(__file__).parents[1] / "packers" / "broken.py"

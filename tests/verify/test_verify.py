@@ -15,7 +15,8 @@ import pytest
 from packers import broken, faults, long
 
 from packcheck import Rule, pack
-from packcheck._gate import _run as gate_module
+from packcheck._gate import run as gate_module
+from packcheck._gate import show_answer
 from packcheck._packers import CallablePacker
 from packcheck.verify import (
     Counterexample,
@@ -28,7 +29,6 @@ from packcheck.verify import (
     read_fixtures,
     run,
     seed_fixtures,
-    show_answer,
 )
 from packcheck.verify._oracle import VERIFY, ReferenceOracle
 
@@ -245,7 +245,7 @@ def test_a_hypothesis_without_local_constants_is_left_as_it_is(
 ) -> None:
     from hypothesis.internal.conjecture import providers
 
-    from packcheck._gate._hypothesis_compat import same_cases_whatever_is_loaded
+    from packcheck._gate.hypothesis_compat import same_cases_whatever_is_loaded
 
     collect = providers._get_local_constants
     with same_cases_whatever_is_loaded():

@@ -18,7 +18,7 @@ import pytest
 from packcheck import Rule, pack
 from packcheck._cli import main
 from packcheck._gate import junit_xml, render
-from packcheck._gate._plain_case import PlainCase
+from packcheck._gate.plain_case import PlainCase
 from packcheck._packers import CallablePacker, PackerFault, PackerRefusal, WorkerPacker
 from packcheck._partition.facts import InvariantError
 from packcheck.verify import run

@@ -18,7 +18,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .. import __version__, _stop
+from .. import __version__
+from .._stop import Stopped, check, end_all, handling, pending
 from ._options import error, one_line_errors
 
 __all__ = ["main"]
@@ -76,16 +77,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = f"packcheck {only}" if only else "packcheck"
     if only == "rule" and len(argv) > 1 and not argv[1].startswith("-"):
         command += f" {argv[1]}"  # a subcommand of its own: `packcheck rule diff`
-    with _stop.handling():
+    with handling():
         try:
             args, unknown = build_parser(only).parse_known_args(argv)
             if unknown:
                 args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
             status: int = args.run(args)
-            _stop.check()  # a signal that something caught on its way
+            check()  # a signal that something caught on its way
         except BaseException as exc:
             # A signal's Stopped, whatever became of it on its way (wrapped, replaced).
-            stop = _stop.pending(exc)
+            stop = pending(exc)
             if stop is not None:
                 return _stopped(stop, command)
             if isinstance(exc, KeyboardInterrupt):
@@ -105,11 +106,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return int(getattr(args, "status_if_cut_off", 0))
         finally:
-            _stop.end_all()  # a packer's process that no clean-up reached
+            end_all()  # a packer's process that no clean-up reached
     return status
 
 
-def _stopped(stop: _stop.Stopped, command: str) -> int:
+def _stopped(stop: Stopped, command: str) -> int:
     """Say, on one line, that ``command`` was stopped, how to repeat it and where the
     failure found so far was saved (with ``--save-failures``); the exit status."""
     words = [f"{command}: stopped by {stop}"]
@@ -117,7 +118,7 @@ def _stopped(stop: _stop.Stopped, command: str) -> int:
         words.append(f"to repeat it: {stop.rerun}")
     found, directory = stop.found, stop.save
     if found is not None and directory is not None and not found.origin.startswith("fixture"):
-        from .._gate._fixtures import save_fixture
+        from .._gate.fixtures import save_fixture
 
         try:
             words.append(

@@ -10,14 +10,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO, Any
 
+from .._cluster import ClusterError, cluster
 from .._engines.choice import Engine, check_engine
 from .._engines.pack import pack
+from .._inputs import Runner, buffered
 from .._rule.declared import Rule
 from .._rule.jsonio import show_text
 from .._rule.model import MalformedCase
 from .._rule.sources import Record
-from ..audit._dask import ClusterError, cluster
-from ..audit._read import Runner, buffered
 from ._options import error
 
 

@@ -114,7 +114,7 @@ def _default_examples() -> int:
 
 def _examples_help() -> str:
     from .._gate import DEFAULT_MAX_EXAMPLES
-    from .._gate._settings import MAX_EXAMPLES
+    from .._gate.settings import MAX_EXAMPLES
 
     return f"generated cases (default: {DEFAULT_MAX_EXAMPLES}, at most {MAX_EXAMPLES:,})"
 
@@ -129,12 +129,6 @@ def _rule_diff_limits() -> Any:
     from .. import rules
 
     return rules
-
-
-def _bench() -> Any:
-    from .. import bench
-
-    return bench
 
 
 def _line_help() -> str:
@@ -154,7 +148,7 @@ def _max_line_bytes() -> int:
 
 
 def _connect_default() -> float:
-    from ..audit._dask import CONNECT_TIMEOUT
+    from .._cluster import CONNECT_TIMEOUT
 
     return CONNECT_TIMEOUT
 
@@ -171,22 +165,30 @@ def _workload_help() -> str:
 
 
 def _workloads() -> list[str]:
-    return list(_bench().WORKLOADS)
+    from .._bench import WORKLOADS
+
+    return list(WORKLOADS)
+
+
+def _clocks() -> list[str]:
+    from .._bench import CLOCKS
+
+    return list(CLOCKS)
 
 
 def _kinds() -> Sequence[str]:
-    from ..bench._subjects import KINDS
+    from .._bench import KINDS
 
     return KINDS
 
 
 def _steps_help() -> str:
-    from .. import bench
+    from .._bench import STEP_WORKLOADS, STEPS
 
     return (
         "after the matrix, the engines at the sizes agents pack: pack(case) with "
         "either engine at 10, 100 and 1,000 blocks (on the --workload ones, else "
-        f"{', '.join(bench.STEP_WORKLOADS).replace('%', '%%')}), and {bench.STEPS:,} "
+        f"{', '.join(STEP_WORKLOADS).replace('%', '%%')}), and {STEPS:,} "
         "steps of 10-200 blocks: scan.pack_batch against the reference once per step, "
         'pack_many(engine="numpy") against pack case by case (default: on when neither '
         "--sizes nor --workload narrows the matrix and no packer is given)"
@@ -671,7 +673,7 @@ OPTIONS = (
         "process CPU time (all threads), wall time (for a packer that waits or uses "
         "other processes), or command: the thread's CPU time plus that of the command "
         "packers' processes (Linux; the default with a command packer, else wall)",
-        choices=Later(lambda: list(_bench().CLOCKS)),
+        choices=Later(_clocks),
     ),
 )
 

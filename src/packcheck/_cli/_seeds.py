@@ -26,11 +26,11 @@ from typing import Any
 
 from hypothesis.errors import HypothesisDeprecationWarning
 
-from .. import _stop
 from .._gate import CHECKED, PHASES, Fixture, Outcome, Progress, replayed, save_new
-from .._gate._outcome import NEAR, tallies
+from .._gate.outcome import NEAR, tallies
 from .._packers import SetupError
 from .._rule.sources import SourceError
+from .._stop import Stopped, cancellable, end_all
 from ._progress import SEEDS
 from ._spec import Spec
 from ._subjects import run_seed
@@ -90,9 +90,9 @@ def run_task(job: Spec) -> Outcome | str:
         job = replace(job, cwd=None)
     _ready()
     try:
-        with _stop.cancellable() as cancel, _watching(cancel, _wanted()):
+        with cancellable() as cancel, _watching(cancel, _wanted()):
             return run_seed(job, None)
-    except _stop.Stopped:
+    except Stopped:
         return "cancelled"  # nobody waits for it
     except (OSError, SourceError, SetupError) as exc:
         return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -107,7 +107,7 @@ def _ready() -> None:
     if _READY:
         return
     _READY.append(True)
-    atexit.register(_stop.end_all)
+    atexit.register(end_all)
     warnings.filterwarnings(
         "ignore", "Do not use the `random` module inside strategies", HypothesisDeprecationWarning
     )
@@ -172,7 +172,7 @@ def _outcomes(
     if s.workers is None and s.scheduler is None:
         yield (run_seed(job, progress) for job in jobs)
         return
-    from ..audit._dask import CONNECT_TIMEOUT, ClusterError, cluster
+    from .._cluster import CONNECT_TIMEOUT, ClusterError, cluster
 
     timeout = CONNECT_TIMEOUT if s.connect_timeout is None else s.connect_timeout
     sent = [replace(job, cwd=os.getcwd()) for job in jobs]

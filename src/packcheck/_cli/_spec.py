@@ -13,8 +13,8 @@ from typing import Any
 
 from .._gate import Settings, seeds_text
 from .._rule.declared import Rule
-from ._config import attributed
 from ._options import OPTIONS
+from .config import attributed
 
 __all__ = ["Spec"]
 

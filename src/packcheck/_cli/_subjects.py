@@ -7,8 +7,6 @@ option (or the table's key) that chose the packer.
 
 from __future__ import annotations
 
-import math
-import os
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -17,13 +15,11 @@ from .._engines.pack import pack
 from .._gate import Outcome, Progress, Settings
 from .._packers import (
     CallablePacker,
-    CommandPacker,
     Packer,
     Recipe,
     SetupError,
-    WorkerPacker,
-    importable,
-    load,
+    loaded,
+    started,
 )
 from .._rule.declared import Rule
 
@@ -36,40 +32,9 @@ from ._spec import Spec
 #: The packer ``verify`` checks when none is named, under the default rule: packcheck's
 #: NumPy kernel (under another declared rule, :func:`_own_under`).
 DEFAULT_PACKER = "packcheck._engines.pack:numpy_packer"
-#: ``PYTHONHASHSEED`` of both sides' worker processes, unless the environment sets one.
-_HASH_SEED = "0"
 
 
-def _loaded(spec: str, cwd: str | None) -> CallablePacker:
-    """The packer ``spec`` names, loaded in this process as if from ``cwd``: a relative
-    ``PATH.py`` is read there, and ``cwd`` is importable for a ``MODULE``."""
-    if cwd is not None:
-        importable(cwd)
-        location, _, function = spec.rpartition(":")
-        if location.endswith(".py"):
-            spec = f"{os.path.join(cwd, location)}:{function}"
-    return CallablePacker(load(spec))
-
-
-def _started(
-    spec: str | None, command: str | None, timeout: float | None, cwd: str | None, diff: bool
-) -> CommandPacker | WorkerPacker:
-    """The process of ``command``, or of the Python ``spec`` in a worker, started in
-    ``cwd`` (default: this process's directory), ``timeout`` seconds a case (``None``:
-    none); ``diff``'s sides take any JSON answer and share one hash seed, so that a
-    packer iterating a set of strings does so in the same order on both sides."""
-    packer: CommandPacker | WorkerPacker
-    if command is not None:
-        packer = CommandPacker(command, timeout or math.inf, any_json=diff, cwd=cwd)
-    else:
-        assert spec is not None
-        seed = _HASH_SEED if diff else None
-        packer = WorkerPacker(spec, timeout or math.inf, hash_seed=seed, cwd=cwd)
-    packer.start()
-    return packer
-
-
-def _packer(s: Spec) -> tuple[Packer, str]:
+def verify_packer(s: Spec) -> tuple[Packer, str]:
     """The adapter for ``verify``'s packer, and its name; raises :class:`SetupError`.
 
     A Python packer runs in a worker process, for its ``timeout``; packcheck's own, or
@@ -81,8 +46,8 @@ def _packer(s: Spec) -> tuple[Packer, str]:
     name = _name(s.packer or "packcheck's NumPy packer", s.packer_cmd)
     spec = s.packer or DEFAULT_PACKER
     if s.packer_cmd is None and s.timeout is None:
-        return _loaded(spec, s.cwd), name
-    return _started(spec, s.packer_cmd, s.timeout, s.cwd, diff=False), name
+        return loaded(spec, s.cwd), name
+    return started(spec, s.packer_cmd, s.timeout, s.cwd, diff=False), name
 
 
 def _own_under(rule: Rule) -> tuple[Packer, str]:
@@ -102,7 +67,7 @@ def run_seed(s: Spec, progress: Progress | None) -> Outcome:
     settings = replace(s.settings, progress=progress)
     if s.command == "diff":
         return _compared(s, settings)
-    packer, name = _packer(s)
+    packer, name = verify_packer(s)
     try:
         outcome = verify_run(packer, settings, partition=s.partition, rule=s.rule)
     finally:
@@ -158,7 +123,7 @@ def _side(
     """
     flag = f"{option}-cmd" if command is not None else option
     try:
-        packer = _started(spec, command, timeout, cwd, diff=True)
+        packer = started(spec, command, timeout, cwd, diff=True)
     except SetupError as exc:
         raise SetupError(_named(str(exc), flag)) from None
     return _Side(packer, flag)

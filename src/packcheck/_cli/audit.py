@@ -12,11 +12,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from .._inputs import expand, whole
 from .._rule.jsonio import dumps, one_line, show_text
-from ..audit import Audit, ClusterError, ReadError, RunSummary, Violation
-from ..audit._merge import audited
-from ..audit._read import expand, whole
-from . import _config
+from ..audit import Audit, ClusterError, ReadError, RunSummary, Violation, audited
+from . import config
 from ._common import (
     cluster_runner,
     files_argument,
@@ -50,9 +49,9 @@ def run_audit(args: argparse.Namespace) -> int:
     """Audit ``args.files`` as one run; 0 clean, 1 a violation (or strict warning), 2 bad
     input (or a cluster that cannot be had)."""
     try:
-        rule = _config.rule(args.rule, Path.cwd())
+        rule = config.rule(args.rule, Path.cwd())
         names = expand(args.files)
-    except (ReadError, _config.ConfigError) as exc:
+    except (ReadError, config.ConfigError) as exc:
         return _failed(str(exc))
     name = show_text(whole(names[0]).name) if len(names) == 1 else f"{len(names)} files"
     audit = Audit(rule=rule)

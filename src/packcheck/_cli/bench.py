@@ -19,7 +19,29 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
-from .. import bench
+from .._bench import (
+    CASE_SIZES,
+    CASE_WORKLOADS,
+    COMMAND_CLOCK,
+    DEFAULT_SIZES,
+    KIND,
+    REFERENCE,
+    BenchError,
+    CaseSubject,
+    CommandSubject,
+    KernelSubject,
+    Limit,
+    Report,
+    StepsReport,
+    Subject,
+    commands_clock,
+    compare,
+    differences,
+    python_subject,
+    run,
+    run_steps,
+)
+from .._bench import compared as cells_compared
 from .._engines import compiled
 from .._engines import levels as scan
 from .._engines.pack import pack
@@ -27,15 +49,6 @@ from .._packers import SetupError, load
 from .._rule.declared import Rule
 from .._rule.jsonio import loads
 from .._rule.lines import MAX_LINE_BYTES
-from ..bench._limit import Limit
-from ..bench._subjects import (
-    CaseSubject,
-    CommandSubject,
-    KernelSubject,
-    Subject,
-    python_subject,
-)
-from ..bench._timing import COMMAND_CLOCK, commands_clock
 from ._options import add_arguments, add_command, error
 from .bench_ab import min_time, run_ab
 from .bench_cases import declared_rule, recorded_cases
@@ -107,7 +120,7 @@ def run_bench(args: argparse.Namespace) -> int:
             return _run_matrix(args, packers, baseline, plot, clock)
         except SetupError as exc:  # and a usage error; a path in it may hold a line break
             return error("bench", str(exc))
-        except bench.BenchError as exc:  # a wrong answer, or a packer that failed
+        except BenchError as exc:  # a wrong answer, or a packer that failed
             print(f"packcheck: {exc}", file=sys.stderr)
             return 1
     finally:
@@ -219,7 +232,7 @@ def _compiled(families: set[str], rule: Rule | None) -> dict[str, Subject]:
 def _run_matrix(
     args: argparse.Namespace,
     packers: dict[str, Subject],
-    baseline: bench.Report | None,
+    baseline: Report | None,
     plot: Any,
     clock: str,
 ) -> int:
@@ -250,17 +263,17 @@ def _plotted(drawing: Any, plot: Any, path: str) -> bool:
 
 def _measure(
     args: argparse.Namespace, packers: dict[str, Subject], repeat: int, clock: str
-) -> tuple[bench.Report, bench.StepsReport | None]:
+) -> tuple[Report, StepsReport | None]:
     """The matrix, and the steps where asked (by default when nothing narrows it)."""
     least = min_time(args, clock, 0.02)
     cases = any(packer.family == "case" for packer in packers.values())
     narrowed = args.sizes is not None or args.workload is not None
     asked = args.packer or args.packer_cmd
     with measuring(args.quiet) as shown:
-        report = bench.run(
+        report = run(
             packers=packers,
-            sizes=args.sizes or (bench.CASE_SIZES if cases else bench.DEFAULT_SIZES),
-            workloads=args.workload or (bench.CASE_WORKLOADS if cases else None),
+            sizes=args.sizes or (CASE_SIZES if cases else DEFAULT_SIZES),
+            workloads=args.workload or (CASE_WORKLOADS if cases else None),
             repeat=repeat,
             seed=args.seed,
             reference_limit=args.reference_limit,
@@ -272,7 +285,7 @@ def _measure(
         )
         if not (args.steps or (args.steps is None and not narrowed and not asked)):
             return report, None
-        steps = bench.run_steps(
+        steps = run_steps(
             workloads=args.workload,
             repeat=repeat,
             seed=args.seed,
@@ -283,12 +296,10 @@ def _measure(
     return report, steps
 
 
-def _gate(
-    args: argparse.Namespace, baseline: bench.Report, report: bench.Report, out: TextIO
-) -> int:
+def _gate(args: argparse.Namespace, baseline: Report, report: Report, out: TextIO) -> int:
     """The comparison with ``--compare``'s baseline, said on ``out``; its exit status."""
     say = partial(print, file=out)
-    machines, versions = bench.differences(baseline, report)
+    machines, versions = differences(baseline, report)
     if machines:
         say(f"note: this comparison is across machines ({'; '.join(machines)})")
     if versions:
@@ -299,14 +310,14 @@ def _gate(
     if machines or versions:
         say("note: speedups cancel only part of such differences; to gate a change, time "
             "it against the old code in one run (--against)")  # fmt: skip
-    compared = bench.compared(baseline, report)
+    compared = cells_compared(baseline, report)
     if not compared:
         raise SetupError(
             f"--compare {args.compare}: this run and the baseline share no workload and "
             "size with a speedup: nothing to compare"
         )
     say(f"compared with {args.compare}: {_what(compared)}")
-    regressions = bench.compare(baseline, report, args.max_regression)
+    regressions = compare(baseline, report, args.max_regression)
     limit = f"{args.max_regression:.0%}"
     for regression in regressions:
         say(f"REGRESSION {regression}")
@@ -351,7 +362,7 @@ def _stored_bytes(path: Path, others: bool) -> bytes | None:
     return data
 
 
-def _report(path: Path, others: bool = False) -> bench.Report | None:
+def _report(path: Path, others: bool = False) -> Report | None:
     """The matrix report stored at ``path``; with ``others``, ``None`` for another
     kind of JSON (which is otherwise an error) and for a FIFO, device or socket."""
     try:
@@ -360,20 +371,20 @@ def _report(path: Path, others: bool = False) -> bench.Report | None:
             return None
         # packcheck's own reader: no NaN, no recursion past its depth, one-line errors.
         data = loads(raw.decode("utf-8"))
-        if others and not (isinstance(data, dict) and data.get("kind") == bench.KIND):
+        if others and not (isinstance(data, dict) and data.get("kind") == KIND):
             return None
-        return bench.Report.from_json(data)
+        return Report.from_json(data)
     except OSError as exc:
         raise SetupError(f"{path}: cannot read: {exc.strerror}") from None
     except ValueError as exc:  # JSONError and UnicodeDecodeError are ones
         raise SetupError(f"{path}: {exc}") from None
 
 
-def _baseline(path: str, engines: list[str]) -> bench.Report:
+def _baseline(path: str, engines: list[str]) -> Report:
     """The stored report, which must hold a baseline for every one of ``engines``."""
     baseline = _report(Path(path))
     assert baseline is not None  # or it raised
-    held = [engine for engine in baseline.engines() if engine != bench.REFERENCE]
+    held = [engine for engine in baseline.engines() if engine != REFERENCE]
     missing = [engine for engine in engines if engine not in held]
     if missing:
         raise SetupError(
@@ -383,7 +394,7 @@ def _baseline(path: str, engines: list[str]) -> bench.Report:
     return baseline
 
 
-def _history(directory: str) -> list[tuple[str, bench.Report]]:
+def _history(directory: str) -> list[tuple[str, Report]]:
     """Every matrix report in ``directory``, oldest first; other JSON files are skipped."""
     if not Path(directory).is_dir():
         raise SetupError(f"{directory}: not a directory")

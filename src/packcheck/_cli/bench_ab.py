@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from .. import bench
-from ..bench._subjects import Subject
+from .._bench import CASE_SIZES, CASE_WORKLOADS, DEFAULT_SIZES, ABReport, Subject, ab
 from .bench_show import measuring, published, table_ab
 
 #: ``--quick``: one size (for case-level and command packers an agent-sized step and
@@ -29,14 +28,14 @@ def run_ab(args: argparse.Namespace, new: Subject, old: Subject, clock: str) -> 
     """
     cases = "case" in (new.family, old.family)
     if cases:
-        sizes = QUICK_CASE_SIZES if args.quick else bench.CASE_SIZES
+        sizes = QUICK_CASE_SIZES if args.quick else CASE_SIZES
     else:
-        sizes = QUICK_SIZES if args.quick else bench.DEFAULT_SIZES
+        sizes = QUICK_SIZES if args.quick else DEFAULT_SIZES
     with measuring(args.quiet) as shown:
-        report = bench.ab(
+        report = ab(
             new,
             old,
-            workloads=args.workload or (bench.CASE_WORKLOADS if cases else None),
+            workloads=args.workload or (CASE_WORKLOADS if cases else None),
             sizes=args.sizes or sizes,
             threshold=args.max_regression,
             time_budget=args.time_budget or (QUICK_BUDGET if args.quick else FULL_BUDGET),
@@ -60,7 +59,7 @@ def min_time(args: argparse.Namespace, clock: str, default: float) -> float:
     return max(default, WALL_MIN_TIME) if clock == "wall" else default
 
 
-def _verdict(report: bench.ABReport, strict: bool, out: TextIO) -> int:
+def _verdict(report: ABReport, strict: bool, out: TextIO) -> int:
     """The verdict line on ``out``, and the exit status it gives."""
     limit = f"{report.threshold:.0%}"
     slower, unsure = (

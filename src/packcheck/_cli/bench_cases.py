@@ -10,14 +10,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .._bench import Recorded
+from .._inputs import READ_ERRORS, ReadError, expand, piece_lines, reason, whole
 from .._packers import SetupError
 from .._rule.declared import Rule
 from .._rule.jsonio import show_text
 from .._rule.model import MalformedCase, read_case
 from .._rule.sources import SourceError, read_records
-from ..audit._read import READ_ERRORS, ReadError, expand, piece_lines, reason, whole
-from ..bench._workloads import Recorded
-from . import _config
+from . import config
 
 #: The most cases ``--cases`` takes, from the start of the first file: a sample of a
 #: run is timed over and over, and ten thousand steps already make a long sample.
@@ -30,8 +30,8 @@ def declared_rule(args: argparse.Namespace) -> Rule | None:
     if args.rule is None:
         return None
     try:
-        rule = _config.rule(args.rule, Path.cwd())
-    except _config.ConfigError as exc:
+        rule = config.rule(args.rule, Path.cwd())
+    except config.ConfigError as exc:
         raise SetupError(str(exc)) from None
     return None if rule is None or rule.is_default else rule
 

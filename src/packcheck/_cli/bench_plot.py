@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import bench
+from .._bench import REFERENCE, Report
 from .bench_show import history_point, history_size
 
 
-def draw(report: bench.Report, plt: Any, path: str) -> None:
+def draw(report: Report, plt: Any, path: str) -> None:
     """Plot time per block against n, one panel per workload, one line per engine."""
     names = report.workloads()
     figure, axes = _panels(plt, len(names))
@@ -30,7 +30,7 @@ def draw(report: bench.Report, plt: Any, path: str) -> None:
     _finish(plt, figure, axes, len(names), "ns per block", "time per block (lower is faster)", path)
 
 
-def draw_history(reports: Sequence[tuple[str, bench.Report]], plt: Any, path: str) -> None:
+def draw_history(reports: Sequence[tuple[str, Report]], plt: Any, path: str) -> None:
     """Plot each engine's speedup per report (oldest first), one panel per workload.
 
     The x axis is the reports in order, labelled by commit (or file name); the bars
@@ -48,7 +48,7 @@ def draw_history(reports: Sequence[tuple[str, bench.Report]], plt: Any, path: st
                 for x, (_, report) in enumerate(reports)
                 if (point := history_point(report, engine, name, size)) is not None
             ]
-            if engine == bench.REFERENCE or not points:
+            if engine == REFERENCE or not points:
                 continue
             xs = [x for x, _ in points]
             ys = [p[0] for _, p in points]

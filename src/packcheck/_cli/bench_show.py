@@ -12,9 +12,8 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
 
-from .. import bench
+from .._bench import CALLS, REFERENCE, TIE, ABReport, Report, StepsReport, Verdict
 from .._rule.jsonio import one_line
-from ..bench._paired import Verdict
 
 _VERDICTS: tuple[Verdict, ...] = ("slower", "inconclusive", "faster", "same")
 _KIND_NAMES = {"kernel": "kernel-level", "case": "case-level", "command": "JSON Lines command"}
@@ -66,10 +65,10 @@ def format_ratio(speedup: float) -> str:
     return f"{speedup:.1f}x" if speedup < 10_000 else f"{speedup:.2g}x"
 
 
-def table(report: bench.Report, repeat: int) -> str:
+def table(report: Report, repeat: int) -> str:
     """The timings, speedups, scaling exponents and a summary, as aligned text."""
     engines = report.engines()
-    others = [e for e in engines if e != bench.REFERENCE]
+    others = [e for e in engines if e != REFERENCE]
     # A column is as wide as its longest name, so that names never run together.
     width = max([22, *(len(e) + 2 for e in engines)])
     m = report.machine
@@ -88,7 +87,7 @@ def table(report: bench.Report, repeat: int) -> str:
             for engine in engines:
                 text = format_time(report.seconds(engine, name, n))
                 speedup = report.speedup(engine, name, n)
-                if engine != bench.REFERENCE and speedup is not None:
+                if engine != REFERENCE and speedup is not None:
                     text += f" {format_ratio(speedup):>7}"
                 cells.append(f"{text:>{width}}")
             lines.append(f"{name:<16}{report.family(name):<13}{n:>10,}" + "".join(cells))
@@ -111,7 +110,7 @@ def table(report: bench.Report, repeat: int) -> str:
     return "\n".join([*lines, *_notes(report.notes)]).rstrip("\n")
 
 
-def crossover(report: bench.Report, engine: str, name: str) -> int | None:
+def crossover(report: Report, engine: str, name: str) -> int | None:
     """The smallest n from which ``engine``'s speedup on ``name`` is above 1 at every
     larger n with a speedup; ``None`` if it is not at the largest (or there is none)."""
     speedups = [
@@ -125,7 +124,7 @@ def crossover(report: bench.Report, engine: str, name: str) -> int | None:
     return found
 
 
-def _summary(report: bench.Report, engine: str) -> str:
+def _summary(report: Report, engine: str) -> str:
     built_in = [w for w in report.workloads() if report.family(w) != "recorded"]
     recorded = [
         f"{w} (n={n:,}) {format_ratio(s)}"
@@ -155,13 +154,13 @@ def _summary(report: bench.Report, engine: str) -> str:
     return f"{engine} at n={n:,}: " + "; ".join(parts)
 
 
-def table_steps(report: bench.StepsReport, repeat: int) -> str:
-    """The rows of :func:`packcheck.bench.run_steps` as aligned text, with what each
+def table_steps(report: StepsReport, repeat: int) -> str:
+    """The rows of :func:`packcheck._bench.run_steps` as aligned text, with what each
     side of a call runs."""
     lines = [
         f"engines at the sizes agents pack: median seconds per call over {repeat} repeat(s); "
         "speedup = reference side / numpy side, each repeat's pair timed back to back; "
-        f"faster: the side ahead by more than {bench.TIE:.0%} across the speedup's interval",
+        f"faster: the side ahead by more than {TIE:.0%} across the speedup's interval",
         "",
         f"{'call':<12}{'workload':<16}{'blocks':>16}{'reference':>12}{'numpy':>12}"
         f"{'speedup':>9}{'interval':>18}  faster",
@@ -180,7 +179,7 @@ def table_steps(report: bench.StepsReport, repeat: int) -> str:
         )
     lines.append("")
     for call in dict.fromkeys(t.call for t in report.timings):
-        theirs, ours = bench.CALLS[call]
+        theirs, ours = CALLS[call]
         lines.append(f"{call}: reference side {theirs}; numpy side {ours}")
     if any(t.call in ("pack(case)", "pack_many") for t in report.timings):
         lines.append(
@@ -190,7 +189,7 @@ def table_steps(report: bench.StepsReport, repeat: int) -> str:
     return "\n".join(lines).rstrip("\n")
 
 
-def table_ab(report: bench.ABReport, new_spec: str, old_spec: str) -> str:
+def table_ab(report: ABReport, new_spec: str, old_spec: str) -> str:
     """The comparisons as aligned text, with how they were measured and a tally."""
     level = f"{report.confidence:.0%}"
     new_kind, old_kind = (_KIND_NAMES[kind] for kind in report.kinds)
@@ -226,7 +225,7 @@ def _notes(notes: Sequence[str]) -> list[str]:
     return [one_line(f"note: {note}") for note in notes]
 
 
-def table_history(reports: Sequence[tuple[str, bench.Report]]) -> str:
+def table_history(reports: Sequence[tuple[str, Report]]) -> str:
     """Each engine's speedup per workload, one line per report, oldest first.
 
     Per workload, at the one size every report measuring it has a speedup for (the
@@ -244,7 +243,7 @@ def table_history(reports: Sequence[tuple[str, bench.Report]]) -> str:
     for _, report in reports:
         commit = str(report.context.get("commit") or "-")[:12]
         created = str(report.context.get("created") or "-")
-        for engine in [e for e in report.engines() if e != bench.REFERENCE]:
+        for engine in [e for e in report.engines() if e != REFERENCE]:
             cells = [history_point(report, engine, w, n) for w, n in zip(names, sizes, strict=True)]
             lines.append(
                 f"{created:<27}{commit:<14}{engine:<12}"
@@ -255,7 +254,7 @@ def table_history(reports: Sequence[tuple[str, bench.Report]]) -> str:
     return "\n".join(lines)
 
 
-def history_size(reports: Sequence[tuple[str, bench.Report]], name: str) -> int | None:
+def history_size(reports: Sequence[tuple[str, Report]], name: str) -> int | None:
     """The largest n at which every report measuring ``name`` has a speedup, if any."""
     measured = [
         {n for n in r.sizes() for e in r.engines() if r.speedup(e, name, n) is not None}
@@ -267,7 +266,7 @@ def history_size(reports: Sequence[tuple[str, bench.Report]], name: str) -> int 
 
 
 def history_point(
-    report: bench.Report, engine: str, name: str, n: int | None
+    report: Report, engine: str, name: str, n: int | None
 ) -> tuple[float, float, float] | None:
     """``(speedup, low, high)`` of ``engine`` on ``name`` at ``n``, or with ``n`` None
     at the largest size that has one."""

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from .._engines.choice import Engine
+from .._inputs import opened, reason
 from .._rule.declared import Rule
 from .._rule.fixture_rule import contradiction, fixture_rule, others_note, same_rule
 from .._rule.jsonio import dumps, show_text
 from .._rule.same import same
 from .._rule.sources import Record, SourceError, read_records
-from ..audit._read import opened, reason
-from . import _config
+from . import config
 from ._common import (
     answer,
     engine_ready,
@@ -51,8 +51,8 @@ def _rule_in_use(args: argparse.Namespace) -> Rule | None:
     """The declared rule (``--rule``, else ``[tool.packcheck.rule]``, else the
     default); ``None`` after saying why it cannot be read."""
     try:
-        return _config.rule(getattr(args, "rule", None), Path.cwd()) or Rule()
-    except _config.ConfigError as exc:
+        return config.rule(getattr(args, "rule", None), Path.cwd()) or Rule()
+    except config.ConfigError as exc:
         error(COMMAND, str(exc))
         return None
 

@@ -16,12 +16,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .. import _stop
 from .._gate import Settings, junit_xml, render
 from .._packers import SetupError
 from .._rule.sources import SourceError
+from .._stop import pending
 from ..strategies import MAX_SAFE_UNITS
-from . import _config
+from . import config
 from ._options import (
     OPTIONS,
     Option,
@@ -86,17 +86,17 @@ def register(commands: Any, command: str) -> None:
     p.set_defaults(run=run_command, gate_command=command)
 
 
-def keys(command: str) -> dict[str, _config.Key]:
+def keys(command: str) -> dict[str, config.Key]:
     """The keys of ``command``'s table: its long options without the dashes."""
-    found: dict[str, _config.Key] = {}
+    found: dict[str, config.Key] = {}
     for option in options(command):
         if option.flag == _TABLE:
             continue
         name, only = option.flag[2:], not option.table
         parse = None if option.switch else option.parse
-        found[name] = _config.Key(option.dest, parse, command_line_only=only)
+        found[name] = config.Key(option.dest, parse, command_line_only=only)
         if option.kind == "switch":
-            found[f"no-{name}"] = _config.Key(option.dest, negated=True)
+            found[f"no-{name}"] = config.Key(option.dest, negated=True)
     return found
 
 
@@ -125,14 +125,14 @@ def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> S
     table (``[tool.packcheck]``, or ``[tool.packcheck.diff]`` for ``diff``, or the
     named ``[tool.packcheck.diff.NAME]`` that ``table`` chooses), then the defaults;
     its seed picked at random unless given.  A packer named on the command line
-    replaces both keys of its side.  Raises :class:`_config.ConfigError`, also when
+    replaces both keys of its side.  Raises :class:`config.ConfigError`, also when
     ``diff`` lacks a side or ``table`` names no table.
     """
     sides = [("packer", "packer_cmd")] + ([("against", "against_cmd")] if command == "diff" else [])
     table = keys(command)
     chosen = given.get("table")
     section = None if command == "verify" else command if chosen is None else f"{command}.{chosen}"
-    s = _config.resolve(
+    s = config.resolve(
         given,
         table,
         {option.dest: option.default for option in options(command)},
@@ -143,18 +143,18 @@ def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> S
     for side, (python, program) in zip(("NEW", "OLD"), sides, strict=False):
         if command == "diff" and getattr(s, python) is None and getattr(s, program) is None:
             named = f"--{python} or --{program.replace('_', '-')}"
-            raise _config.ConfigError(
+            raise config.ConfigError(
                 f"{side} is needed: {named} (or {python} or {program.replace('_', '-')} "
                 f"in [tool.packcheck.{section}])"
             )
     fields = {o.dest: getattr(s, o.dest) for o in options(command) if o.shown}
     where = Path.cwd() if start is None else start
     # diff takes a rule only from --rule; verify also from [tool.packcheck.rule].
-    rule = _config.rule(s.rule, where) if command == "verify" or s.rule else None
+    rule = config.rule(s.rule, where) if command == "verify" or s.rule else None
     if s.rule is None and rule is not None:
-        found = _config.find(where)
+        found = config.find(where)
         assert found is not None
-        s.rule = _config.shown(found[0])  # the rerun line names the table's file
+        s.rule = config.shown(found[0])  # the rerun line names the table's file
     words = _rerun_words(s)
     own = command == "verify" and s.packer is None and s.packer_cmd is None
     # No timeout with --timeout 0, nor for packcheck's own packer: it runs in this process.
@@ -192,7 +192,7 @@ def run_command(args: argparse.Namespace) -> int:
     command = args.gate_command
     try:
         chosen = spec(vars(args), command)
-    except _config.ConfigError as exc:
+    except config.ConfigError as exc:
         return error(command, str(exc))
     progress = progress_for(sys.stderr, chosen.quiet, command)
     try:
@@ -205,7 +205,7 @@ def run_command(args: argparse.Namespace) -> int:
         # A path in it (--junit-xml, --save-failures, a saved file) may hold a line break.
         return error(command, chosen.said(why))
     except BaseException as exc:
-        stop = _stop.pending(exc)
+        stop = pending(exc)
         if stop is None:
             raise
         # Said if stopped: how to repeat the run, where its failure found so far goes.

@@ -14,6 +14,17 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._engines.choice import Engine
+from .._inputs import (
+    PIECE_BYTES,
+    READ_ERRORS,
+    Piece,
+    Runner,
+    expand,
+    piece_lines,
+    reason,
+    whole,
+)
+from .._inputs import pieces as all_pieces
 from .._packers import CallablePacker, CommandPacker, Packer, PackerFault, SetupError, load
 from .._partition.facts import without_partition
 from .._partition.trace import trace
@@ -25,18 +36,7 @@ from .._rule.model import MalformedCase
 from .._rule.recorded import RULE_KEY, recorded, refuses
 from .._rule.sources import Record, SourceError, read_lines, read_records
 from ..audit import ClusterError, ReadError, record_step
-from ..audit._read import (
-    PIECE_BYTES,
-    READ_ERRORS,
-    Piece,
-    Runner,
-    expand,
-    piece_lines,
-    reason,
-    whole,
-)
-from ..audit._read import pieces as all_pieces
-from . import _config
+from . import config
 from ._common import (
     answer,
     cluster_runner,
@@ -87,7 +87,7 @@ def run_pack(args: argparse.Namespace) -> int:
         return 2
     packer = None
     try:
-        rule = _config.rule(args.rule, Path.cwd())
+        rule = config.rule(args.rule, Path.cwd())
         if rule is not None and rule.is_default:
             rule = None
         names = expand(args.files)
@@ -103,7 +103,7 @@ def run_pack(args: argparse.Namespace) -> int:
         )
         with cluster_runner(args, names) as run:
             return _pack(names, how, packer, run)
-    except (SetupError, ClusterError, _config.ConfigError) as exc:
+    except (SetupError, ClusterError, config.ConfigError) as exc:
         return error(COMMAND, str(exc))  # cannot be loaded, never answered, or no rule
     except ReadError as exc:
         problem(COMMAND, exc.name, exc.why)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .._rule.declared import Rule
-from . import _config
+from . import config
 from ._options import one_line_errors
 
 __all__ = ["SUBCOMMANDS", "located", "register"]
@@ -48,14 +48,14 @@ def located(given: str | None, start: Path) -> tuple[Rule, str]:
     """The rule ``verify`` would use, and where it came from: the rule file (or
     pyproject.toml) ``given``, else ``[tool.packcheck.rule]`` of the nearest
     ``pyproject.toml`` with a ``[tool.packcheck]`` table from ``start`` up, else the
-    default rule.  Raises :class:`_config.ConfigError` (one line naming the file)."""
-    rule = _config.rule(given, start)
+    default rule.  Raises :class:`config.ConfigError` (one line naming the file)."""
+    rule = config.rule(given, start)
     if given is not None:
         assert rule is not None
         name = Path(given).name
         return rule, f"{given} [tool.packcheck.rule]" if name == "pyproject.toml" else given
     if rule is None:
         return Rule(), DEFAULT_SOURCE
-    found = _config.find(start)
+    found = config.find(start)
     assert found is not None
-    return rule, f"{_config.shown(found[0])} [tool.packcheck.rule]"
+    return rule, f"{config.shown(found[0])} [tool.packcheck.rule]"

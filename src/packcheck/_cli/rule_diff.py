@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import _stop
 from .._rule.declared import Rule
 from .._rule.jsonio import dumps
+from .._stop import pending
 from ..rules import DEFAULT_BASES
-from . import _config
+from . import config
 from ._options import add_arguments, add_command, cut_off, error
 from .rule import located
 
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     """Compare the two rules: 0 they agree, 1 a case tells them apart, 2 an error."""
     # The search, the gate's fixtures and its progress import Hypothesis: `rule show`
     # never loads them.
-    from .._gate._fixtures import save_fixture, writable_directory
+    from .._gate.fixtures import save_fixture, writable_directory
     from ..rules import diff
     from ._progress import progress_for
 
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         new, new_source = located(args.new, Path.cwd())
         if args.save is not None:
             writable_directory(args.save)
-    except (_config.ConfigError, OSError) as exc:
+    except (config.ConfigError, OSError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         # The folder's check speaks of verify's setting: said as this command's option.
         if why.startswith("save_failures "):
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.finish()
     except BaseException as exc:
-        stop = _stop.pending(exc)
+        stop = pending(exc)
         if stop is None:
             raise
         stop.rerun = rerun

@@ -21,8 +21,8 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from .. import _stop
 from .._rule.jsonio import one_line
+from .._stop import pending
 from ._options import add_arguments, add_command, error
 from ._values import DEFAULT_TIMEOUT, power_text
 
@@ -73,10 +73,10 @@ def run(args: argparse.Namespace) -> int:
     from .._gate import Settings
     from .._packers import SetupError
     from ..rules import infer
-    from ..rules._report import json_object, toml
     from ._progress import progress_for
     from ._spec import Spec
-    from ._subjects import _packer
+    from ._subjects import verify_packer
+    from .rule_infer_report import json_object, toml
 
     chosen = args.seed if args.seed is not None else secrets.randbelow(2**32)
     limit = None if args.timeout == 0 else args.timeout or DEFAULT_TIMEOUT
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         spec = Spec(
             "verify", settings, packer=args.packer, packer_cmd=args.packer_cmd, timeout=limit
         )
-        packer, _ = _packer(spec)
+        packer, _ = verify_packer(spec)
         try:
             found = infer(packer, replace(settings, progress=progress))
         finally:
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     except SetupError as exc:
         return error(_COMMAND, str(exc))
     except BaseException as exc:
-        stop = _stop.pending(exc)
+        stop = pending(exc)
         if stop is None:
             raise
         stop.rerun = _rerun(args, chosen)

@@ -8,7 +8,7 @@ from typing import Any
 
 from .._rule.jsonio import dumps
 from ..rules import show
-from . import _config
+from . import config
 from ._options import add_arguments, add_command, error
 from .rule import located
 
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the rule: 0, or 2 when it cannot be read."""
     try:
         rule, source = located(args.file, Path.cwd())
-    except _config.ConfigError as exc:
+    except config.ConfigError as exc:
         return error("rule show", str(exc))
     shown = show(rule, source)
     print(dumps(shown.json()) if args.format == "json" else shown.text())

@@ -1,10 +1,10 @@
 """The gate: one run of phases (fixtures, generated cases, wide ranges, long lists,
 shrinking) whose cases an oracle judges; ``verify`` and ``diff`` are its two oracles."""
 
-from ._findings import SHOWN_WHOLE, Finding, plain_json, show_answer
-from ._fixtures import Fixture, read_fixtures, seed_fixtures
-from ._forms import FORMATS
-from ._outcome import (
+from .findings import SHOWN_WHOLE, Finding, plain_json, show_answer
+from .fixtures import Fixture, read_fixtures, seed_fixtures
+from .forms import FORMATS
+from .outcome import (
     CHECKED,
     PHASES,
     Command,
@@ -14,8 +14,8 @@ from ._outcome import (
     seeds_text,
     text,
 )
-from ._run import EXPLAINING, Oracle, replayed, run_gate, save_new
-from ._settings import (
+from .run import EXPLAINING, Oracle, replayed, run_gate, save_new
+from .settings import (
     DEFAULT_MAX_EXAMPLES,
     SHRINK_SECONDS,
     Changes,

@@ -11,6 +11,7 @@ length-prefixed pickles, so a Python packer's exact return types reach the check
 from .._rule.jsonio import dumps as encode_case
 from ._callable import CallablePacker, adapter
 from ._command import CommandPacker
+from ._from_spec import loaded, started
 from ._load import SetupError, importable, load, load_function
 from ._packer import Packer, PackerFault, PackerRefusal, Recipe
 from ._process import PackerDied, PackerTimeout
@@ -32,5 +33,7 @@ __all__ = [
     "importable",
     "load",
     "load_function",
+    "loaded",
     "serve",
+    "started",
 ]

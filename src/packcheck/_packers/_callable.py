@@ -7,8 +7,8 @@ from collections.abc import Callable
 from operator import countOf
 from typing import Any
 
-from .. import _stop
 from .._rule.model import plain_columns
+from .._stop import check
 from ._packer import Packer, PackerFault, PackerRefusal, Recipe
 
 
@@ -138,7 +138,7 @@ class CallablePacker(Packer):
         return result
 
     def _call(self, work: dict[str, Any]) -> object:
-        _stop.check()
+        check()
         try:
             return self.function(work)
         except (Exception, SystemExit) as exc:

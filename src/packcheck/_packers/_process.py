@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import IO
 
-from .. import _stop
+from .._stop import check, ended, started
 from ._load import SetupError
 from ._packer import Packer, PackerFault
 
@@ -117,7 +117,7 @@ class Process(Packer):
         assert proc.stdout
         assert proc.stderr
         self._proc, self._buffer = proc, bytearray()
-        _stop.started(proc.pid)
+        started(proc.pid)
         os.set_blocking(proc.stdin.fileno(), False)
         self._tail = _Tail(proc.stderr)
 
@@ -125,7 +125,7 @@ class Process(Packer):
     def _request(self) -> Iterator[float]:
         """The process running (started if it is not: a setup failure is a fault), and
         the deadline of a request sent now; a fault inside leaves the process stopped."""
-        _stop.check()
+        check()
         if self._proc is None:
             try:
                 self.start()
@@ -273,7 +273,7 @@ class Process(Packer):
         # Children may outlive the leader; the group outlives both.
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        _stop.ended(proc.pid)
+        ended(proc.pid)
         proc.wait()
         proc.stdout.close()
         self._tail.join()

@@ -108,7 +108,7 @@ class Rule:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
             raise RuleError("name", f"expected a string, got {_shown(self.name)}")
-        for key, choices in _CHOICES.items():
+        for key, choices in CHOICES.items():
             value = getattr(self, key)
             if not isinstance(value, str) or value not in choices:
                 listed = ", ".join(f'"{choice}"' for choice in choices)
@@ -140,9 +140,9 @@ class Rule:
         """The keys that differ from the default, in table order, each as the TOML
         line ``key = value`` (``name`` is never listed)."""
         return [
-            f"{key} = {_toml(getattr(self, key))}"
-            for key in _KEYS
-            if getattr(self, key) != _DEFAULT[key]
+            f"{key} = {toml_value(getattr(self, key))}"
+            for key in RULE_KEYS
+            if getattr(self, key) != DEFAULTS[key]
         ]
 
     def describe(self) -> str | None:
@@ -175,7 +175,7 @@ class Rule:
 
     def keys(self) -> dict[str, Any]:
         """Every key with its value (``name`` included, ``fixtures`` left out)."""
-        return {key: getattr(self, key) for key in ("name", *_KEYS)}
+        return {key: getattr(self, key) for key in ("name", *RULE_KEYS)}
 
 
 def _fixtures(rule: Rule) -> tuple[RuleFixture, ...]:
@@ -197,7 +197,7 @@ def _fixtures(rule: Rule) -> tuple[RuleFixture, ...]:
     return tuple(fixtures)
 
 
-def _toml(value: object) -> str:
+def toml_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, Fraction):
@@ -217,9 +217,11 @@ _LITERALS: dict[str, Any] = {
     "output": Output,
     "remaining": Remaining,
 }
-_CHOICES: dict[str, tuple[str, ...]] = {key: get_args(kind) for key, kind in _LITERALS.items()}
+CHOICES: dict[str, tuple[str, ...]] = {key: get_args(kind) for key, kind in _LITERALS.items()}
 #: The rule keys in table order, ``name`` aside.
-_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Rule) if f.name not in {"name", "fixtures"})
-_DEFAULT: dict[str, Any] = {f.name: f.default for f in fields(Rule)}
+RULE_KEYS: tuple[str, ...] = tuple(
+    f.name for f in fields(Rule) if f.name not in {"name", "fixtures"}
+)
+DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Rule)}
 #: Every key a rule table may hold.
-KEYS: frozenset[str] = frozenset(("name", *_KEYS))
+KEYS: frozenset[str] = frozenset(("name", *RULE_KEYS))

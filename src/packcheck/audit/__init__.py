@@ -5,7 +5,8 @@ step is checked for a partition, the partition facts, a recorded result that is 
 declared output, and a record that survives a round trip; a line that is not a step is
 malformed, counted, and the rest still checked.  :class:`Audit` keeps only counters, so
 any run is audited in flat memory, and tallies what the run lost.  :func:`check_runs`
-audits many files as one run, here or on a Dask cluster (docs/partition.md).
+audits many files as one run, here or on a Dask cluster (docs/partition.md), and
+:func:`audited` yields their violations as it finds them (``packcheck audit``).
 """
 
 from __future__ import annotations
@@ -14,18 +15,17 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from .._cluster import ClusterError
+from .._inputs import PIECE_BYTES, ReadError, expand
 from .._partition.facts import PartitionError, check_partition
 from .._rule.declared import Rule
-from ._check import CHECKS, MAX_STEPS_SHOWN, MAX_TRACKED_IDS, Audit, check_run
-from ._dask import ClusterError
+from ._check import CHECKS, MAX_TRACKED_IDS, Audit, check_run
 from ._merge import audited
-from ._read import PIECE_BYTES, ReadError, expand
 from ._record import RuleMismatch, record_step
-from ._report import Loss, RunReport, RunSummary, StepAt, Violation
+from ._report import Loss, RunReport, RunSummary, Violation
 
 __all__ = [
     "CHECKS",
-    "MAX_STEPS_SHOWN",
     "MAX_TRACKED_IDS",
     "PIECE_BYTES",
     "Audit",
@@ -36,8 +36,8 @@ __all__ = [
     "RuleMismatch",
     "RunReport",
     "RunSummary",
-    "StepAt",
     "Violation",
+    "audited",
     "check_partition",
     "check_run",
     "check_runs",
@@ -65,7 +65,7 @@ def check_runs(
     names = expand([os.fspath(path) for path in paths])
     run = None
     if client is not None:
-        from ._dask import dask_runner
+        from .._cluster import dask_runner
 
         if "-" in names:
             raise ReadError("<stdin>", "a cluster reads files, not standard input")

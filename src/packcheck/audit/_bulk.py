@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from .._engines.levels import pack_batch
 from .._partition.trace import Reason
-from . import _check
+from ._check import MAX_STEPS_SHOWN
 
 #: Past this many losses in a range of steps, :meth:`Losses.losses` tallies them by NumPy.
 _MANY_LOSSES = 1024
@@ -98,7 +98,7 @@ class Losses:
         if hi - lo > _MANY_LOSSES:
             yield from self._many_losses(lo, hi)
             return
-        shown = _check.MAX_STEPS_SHOWN
+        shown = MAX_STEPS_SHOWN
         found: dict[int, tuple[dict[Reason, int], list[int]]] = {}
         for step, code, reason in zip(
             self._steps[lo:hi], self._codes[lo:hi], self._reasons[lo:hi], strict=True
@@ -126,8 +126,8 @@ class Losses:
         met = np.argsort(by_id[starts], kind="stable")
         # Each ID's first steps, as many as are ever shown.
         rank = np.arange(len(grouped)) - np.repeat(starts, counts)
-        steps = self._step[lo:hi][by_id[rank < _check.MAX_STEPS_SHOWN]].tolist()
-        taken = np.minimum(counts, _check.MAX_STEPS_SHOWN)
+        steps = self._step[lo:hi][by_id[rank < MAX_STEPS_SHOWN]].tolist()
+        taken = np.minimum(counts, MAX_STEPS_SHOWN)
         ends = np.cumsum(taken).tolist()
         first_steps = [steps[end - n : end] for end, n in zip(ends, taken.tolist(), strict=True)]
         # Each ID's reasons (a cell per reason), in the order first met, with counts.

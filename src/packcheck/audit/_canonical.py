@@ -1,22 +1,13 @@
 """Steps judged by their text: a record written exactly as the recorder writes it.
 
 Under the default rule a record's ``partition`` and ``result`` are a pure function of
-its case, so a correct step, written by ``packcheck pack --record``, is known to the
-byte.  Here the case's ``blocks`` are kept as raw text (:class:`Lean`) and read with
-NumPy from the chunk's bytes: the text must be the compact form the recorder writes,
-``[{"id":"…","size":…},…]``, every byte of it accounted for (an ``id`` key, a ``size``
-key, a positive size of at most 18 digits without a leading zero, the separators);
-anything else is left to the typed path.  The batch kernel packs the chunk, and each
-step's expected ``partition`` and ``result`` are assembled, as bytes, from slices of
-the blocks' own text (an ID is copied with its quotes) and of the required IDs', and
-compared with the recorded texts.  A step whose every byte agrees is correct: the
-texts it holds are the ones the recorder writes for the case it holds.
-
-Why the slices can be trusted: the line is ASCII, valid JSON (msgspec read it) and
-holds no escape, so its quotes open and close strings in turn, and an ID's text is
-the ID.  Memory and time are O(bytes of the chunk); IDs are compared as keys of at
-most :data:`KEY_BYTES` bytes, padded with zeros (no ID holds a zero byte: JSON
-escapes it), so their order is the order of the strings.
+its case.  The case's ``blocks`` are kept as raw text (:class:`Lean`) and read with
+NumPy from the chunk's bytes; the text must be the compact form the recorder writes,
+every byte accounted for, else the typed path takes it.  The batch kernel packs the
+chunk, each step's expected ``partition`` and ``result`` are assembled as bytes from
+slices of the blocks' own text and compared with the recorded texts: a step whose
+every byte agrees is correct.  Why the slices can be trusted is in docs/design.md
+("Audit by text").  Memory and time are O(bytes of the chunk).
 """
 
 from __future__ import annotations
@@ -30,9 +21,12 @@ import numpy as np
 import numpy.typing as npt
 
 from .._engines.levels import pack_batch
-from . import _words
 from ._bulk import Losses
 from ._words import LOW, PAD
+from ._words import keys as word_keys
+from ._words import same as same_text
+from ._words import sizes as word_sizes
+from ._words import words as words_of
 
 #: The longest ID (in bytes) compared here; a step with a longer one takes the typed path.
 KEY_BYTES = 32
@@ -110,7 +104,7 @@ class _Blocks:
         close[:-1] = opening[1:] - 3
         close[last] = ends[step_of[last]] - 2
         close = np.clip(close, 0, size)
-        words = _words.words(padded)
+        words = words_of(padded)
         # The bytes from a block's ``{`` to its ID, and from the ID's closing quote to
         # the size's digits, are fixed; so are the quotes between them.
         digits = id_close + 9
@@ -125,7 +119,7 @@ class _Blocks:
         )
         firsts = offsets[:-1][counts > 0]
         good[firsts] &= opening[firsts] == starts[counts > 0] + 2
-        sizes, digits_good = _words.sizes(text, words, digits, np.where(good, widths, 1))
+        sizes, digits_good = word_sizes(text, words, digits, np.where(good, widths, 1))
         good &= digits_good
         sizes[~good] = 1  # any valid size: the step is not right anyway
         self.right = right & (np.bincount(step_of[~good], minlength=steps) == 0)
@@ -174,9 +168,7 @@ class TextChunk(Losses):
             1,
         )
         width = -(-longest // 8) * 8
-        wanted_keys = _words.keys(
-            _words.words(wanted_text + PAD), wanted_start + 1, wanted_length, width
-        )
+        wanted_keys = word_keys(words_of(wanted_text + PAD), wanted_start + 1, wanted_length, width)
         right &= wanted_counts <= MOST_REQUIRED
         best = _best(blocks, bucket, width, wanted_keys, wanted_step, wanted_counts)
         # Missing IDs are listed in the order of their bytes (ASCII: UTF-16's order),
@@ -193,7 +185,7 @@ class TextChunk(Losses):
         words = len(blocks.padded) - len(PAD)
         middle_at = words + len(_WORDS)
         wanted_at = middle_at + int(middle_length.sum())
-        source = _words.words(
+        source = words_of(
             blocks.padded[: -len(PAD)] + _WORDS + b"".join(middles) + wanted_text + PAD
         )
 
@@ -209,7 +201,7 @@ class TextChunk(Losses):
         start[opener] = words + _OPENERS[groups % 3]
         length[opener] = _OPENER_LENGTHS[groups % 3]
         start[closer], length[closer] = words + _AT[3], len(_SHUT)
-        right &= _words.same(source, start, length, opener[0::3], [r.partition for r in records])
+        right &= same_text(source, start, length, opener[0::3], [r.partition for r in records])
 
         # The results: ``kept`` (the packed IDs again), ``remaining`` and ``missing``.
         packed = in_group[0::3]
@@ -233,7 +225,7 @@ class TextChunk(Losses):
         length[at] = wanted_length[missing] + 2 + ~ends_missing
         at = first + per_step - 1
         start[at], length[at] = words + _AT[3], len(_SHUT)
-        right &= _words.same(source, start, length, first, [record.result for record in records])
+        right &= same_text(source, start, length, first, [record.result for record in records])
 
         wanted_codes, distinct = _codes(wanted)
         self._judged(
@@ -270,7 +262,7 @@ def _best(
     some = blocks.counts > 0
     if not len(blocks.step_of) or not len(wanted_step):
         return best
-    block_keys = _words.keys(blocks.words, blocks.id_start + 1, blocks.id_length, width)
+    block_keys = word_keys(blocks.words, blocks.id_start + 1, blocks.id_length, width)
     first = np.cumsum(wanted_counts) - wanted_counts
     for j in range(min(int(wanted_counts.max()), MOST_REQUIRED)):
         has = np.flatnonzero(wanted_counts > j)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._inputs import ReadError
 from .._partition.facts import (
     CAPTURE_FACTS,
     InvariantError,
@@ -23,7 +24,6 @@ from .._rule.model import MalformedCase, json_type, read_case
 from .._rule.order import same_utf16
 from .._rule.recorded import RULE_KEY
 from .._rule.same import same
-from ._read import ReadError
 from ._record import same_rule_or_raise
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
 

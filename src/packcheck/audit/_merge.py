@@ -9,11 +9,7 @@ from contextlib import closing
 from dataclasses import replace
 from functools import partial
 
-from .._rule.declared import Rule
-from .._rule.lines import MAX_LINE_BYTES, TooLong, bounded_lines
-from ._batch import CHUNK, check_chunk
-from ._check import Audit
-from ._read import (
+from .._inputs import (
     PIECE_BYTES,
     READ_ERRORS,
     Piece,
@@ -24,6 +20,10 @@ from ._read import (
     reason,
     whole,
 )
+from .._rule.declared import Rule
+from .._rule.lines import MAX_LINE_BYTES, TooLong, bounded_lines
+from ._batch import CHUNK, check_chunk
+from ._check import Audit
 from ._record import RuleMismatch
 from ._report import Violation
 

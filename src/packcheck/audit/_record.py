@@ -7,12 +7,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._engines.choice import Engine
+from .._inputs import ReadError
 from .._partition.facts import partition_json
 from .._partition.mask import capture
 from .._partition.trace import trace
 from .._rule.declared import Rule, RuleError
 from .._rule.recorded import RULE_KEY, read_recorded, recorded, same_rule, shown_rule
-from ._read import ReadError
 
 
 class RuleMismatch(ReadError):

@@ -1,69 +1,13 @@
-"""Benchmarks of the packers, measured side by side, and gates on their speed.
+"""Benchmarks of the packers, measured side by side: the library behind ``packcheck bench``.
 
 :func:`ab` is the gate to use: NEW against OLD, timed in pairs in one process, a
-verdict per workload; either is a kernel or any :class:`Subject` (a case-level
-function, a JSON Lines command: :func:`python_subject`, :class:`CommandSubject`).
-:func:`run` times packers and the reference on the same seeded data;
-:func:`run_steps` packs agent-sized steps one at a time and in a batch;
-:func:`compare` checks a run against a stored baseline.
+verdict per workload in an :class:`ABReport`; either side is a kernel or a case-level
+subject (:func:`python_subject`, :class:`CommandSubject`).  A subject that cannot be
+measured raises :class:`BenchError`.
 """
 
 from __future__ import annotations
 
-from ._ab import ABReport, Comparison, ab
-from ._answers import BenchError, Kernel
-from ._context import context
-from ._report import CALLS, KIND, REFERENCE, TIE, Report, StepsReport, StepTiming, Timing
-from ._run import (
-    CASE_SIZES,
-    CASE_WORKLOADS,
-    DEFAULT_SIZES,
-    STEP_SIZES,
-    STEP_WORKLOADS,
-    STEPS,
-    Regression,
-    compare,
-    compared,
-    differences,
-    run,
-    run_steps,
-)
-from ._subjects import CaseSubject, CommandSubject, KernelSubject, Subject, python_subject
-from ._timing import CLOCKS
-from ._workloads import WORKLOADS
+from .._bench import ABReport, BenchError, CommandSubject, ab, python_subject
 
-__all__ = [
-    "CALLS",
-    "CASE_SIZES",
-    "CASE_WORKLOADS",
-    "CLOCKS",
-    "DEFAULT_SIZES",
-    "KIND",
-    "REFERENCE",
-    "STEPS",
-    "STEP_SIZES",
-    "STEP_WORKLOADS",
-    "TIE",
-    "WORKLOADS",
-    "ABReport",
-    "BenchError",
-    "CaseSubject",
-    "CommandSubject",
-    "Comparison",
-    "Kernel",
-    "KernelSubject",
-    "Regression",
-    "Report",
-    "StepTiming",
-    "StepsReport",
-    "Subject",
-    "Timing",
-    "ab",
-    "compare",
-    "compared",
-    "context",
-    "differences",
-    "python_subject",
-    "run",
-    "run_steps",
-]
+__all__ = ["ABReport", "BenchError", "CommandSubject", "ab", "python_subject"]

@@ -14,25 +14,19 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Unpack
 
-from .._gate import CHECKED, DEFAULT_MAX_EXAMPLES, Changes, Settings, run_gate
+from .._gate import CHECKED, Changes, Settings, run_gate
 from .._gate import Outcome as GateOutcome
-from .._packers import Packer, PackerFault, SetupError, adapter
+from .._packers import Packer, adapter
 from .._rule.declared import Rule
 from .._rule.same import same as same_answer
 from ._behaviour import Outcome
 from ._oracle import DIFF, DiffFinding, DiffOracle
 
 __all__ = [
-    "COUNTED_PHASES",
-    "DEFAULT_MAX_EXAMPLES",
     "DiffFinding",
     "DiffSummary",
     "Divergence",
     "Outcome",
-    "Packer",
-    "PackerFault",
-    "Settings",
-    "SetupError",
     "check",
     "run",
     "same_answer",

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .._gate._plain_case import PlainCase
+from .._gate.plain_case import PlainCase
 from .._packers import Packer, PackerFault
 from .._rule.jsonio import show
 from .._rule.same import same

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from .._engines.pack import pack
 from .._gate import SHOWN_WHOLE, Command, Finding, Fixture, plain_json
-from .._gate._findings import case_summary, cut_lists
-from .._gate._plain_case import PlainCase
-from .._gate._transitions import shape
+from .._gate.findings import case_summary, cut_lists
+from .._gate.plain_case import PlainCase
+from .._gate.transitions import shape
 from .._packers import Packer, PackerTimeout
 from .._rule.declared import Rule
 from .._rule.jsonio import dumps, one_line, show
@@ -131,7 +131,7 @@ def _summarised(output: object, whole: bool) -> str:
 
 
 def _kind(side: Outcome) -> str:
-    """What a side did, as the reports tally it (``_gate._outcome.SEEN``)."""
+    """What a side did, as the reports tally it (``_gate.outcome.SEEN``)."""
     if side.kind != "answer":
         return side.kind
     return "error" if isinstance(side.value, dict) and "error" in side.value else "answer"

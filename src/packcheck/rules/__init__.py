@@ -13,7 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._limits import DEFAULT_BASES, DEFAULT_CASES
-from ._show import KeyLine, RuleShown, meaning, show
+from ._show import RuleShown, meaning, show
 
 if TYPE_CHECKING:
     from ._diff import Difference, RuleDiff, diff
@@ -25,7 +25,6 @@ __all__ = [
     "Alternative",
     "Difference",
     "Inferred",
-    "KeyLine",
     "RuleDiff",
     "RuleShown",
     "diff",

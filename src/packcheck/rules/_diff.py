@@ -17,17 +17,17 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .. import _stop
-from .._gate._letters import lettered
-from .._gate._magnitudes import scaled_magnitudes, smaller_magnitudes
-from .._gate._probe_random import ProbeRandom
-from .._gate._shrink import shrink
-from .._gate._transitions import case_candidates, shape
+from .._gate.letters import lettered
+from .._gate.magnitudes import scaled_magnitudes, smaller_magnitudes
+from .._gate.probe_random import ProbeRandom
+from .._gate.shrink import shrink
+from .._gate.transitions import case_candidates, shape
 from .._rule.declared import Rule
 from .._rule.fixture_rule import recorded
 from .._rule.interpret import interpret
 from .._rule.jsonio import dumps
 from .._rule.model import MalformedCase
+from .._stop import check, pending
 from ..strategies import MAX_SAFE_UNITS
 from ._limits import DEFAULT_BASES, DEFAULT_CASES
 
@@ -111,7 +111,7 @@ class _Search:
         as a shrinking step may make, answers alike)."""
         key = dumps(case)
         if key not in self.tried:
-            _stop.check()
+            check()
             try:
                 self.tried[key] = answer(self.old, case) != answer(self.new, case)
             except MalformedCase:
@@ -283,7 +283,7 @@ def diff(
             smallest = search.shrunk(case, deadline)
             shrunk.setdefault(dumps(smallest), smallest)
     except BaseException as exc:
-        stop = _stop.pending(exc)
+        stop = pending(exc)
         if stop is None:
             raise
         if search.found:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .._gate import Settings
-from .._gate._letters import lettered
-from .._gate._shrink import shrink
+from .._gate.letters import lettered
+from .._gate.shrink import shrink
 from .._packers import Packer, adapter
 from .._rule.declared import Rule
 from .._rule.interpret import interpret

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .._gate._transitions import transitions
+from .._gate.transitions import transitions
 from .._rule.declared import Charge
 from ._asking import Asker
 

@@ -15,8 +15,8 @@ import random
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
-from .._gate._transitions import case_candidates, shape
-from .._rule.declared import _CHOICES, _DEFAULT, _KEYS, Rule, RuleError
+from .._gate.transitions import case_candidates, shape
+from .._rule.declared import CHOICES, DEFAULTS, RULE_KEYS, Rule, RuleError
 from .._rule.interpret import interpret_case
 from ._asking import readable, rule_says
 from ._numbers import Numbers
@@ -38,10 +38,10 @@ def simplicity(rule: Rule) -> tuple[int, tuple[tuple[int, int], ...]]:
     then, key by key in the table's order, each changed key's place and its value's
     place among the key's choices (numbers: the value itself)."""
     places = []
-    for place, key in enumerate(_KEYS):
+    for place, key in enumerate(RULE_KEYS):
         value = getattr(rule, key)
-        if value != _DEFAULT[key]:
-            choices = _CHOICES.get(key)
+        if value != DEFAULTS[key]:
+            choices = CHOICES.get(key)
             rank = choices.index(value) if choices else math.ceil(value)
             places.append((place, rank))
     return len(places), tuple(places)
@@ -50,7 +50,7 @@ def simplicity(rule: Rule) -> tuple[int, tuple[tuple[int, int], ...]]:
 def candidates(numbers: Numbers) -> list[Rule]:
     """Every rule the discrete keys and the probed numbers make, simplest first."""
     found = []
-    discrete = [_CHOICES[key] for key in _DISCRETE]
+    discrete = [CHOICES[key] for key in _DISCRETE]
     refuse_empty = (False, True) if numbers.empty_refused else (False,)
     for values in itertools.product(*discrete):
         keys: dict[str, Any] = dict(zip(_DISCRETE, values, strict=True))

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .._rule.declared import Rule, _toml
+from .._rule.declared import Rule, toml_value
 
 __all__ = ["KeyLine", "RuleShown", "meaning", "show"]
 
-_DEFAULT = Rule()
+DEFAULTS = Rule()
 
 #: What each value of a key with choices means.
-_CHOICES: dict[str, dict[str, str]] = {
+CHOICES: dict[str, dict[str, str]] = {
     "order": {
         "given": "the scan meets the blocks that are not pinned in input order",
         "reversed": "the scan meets the blocks that are not pinned last first (newest first)",
@@ -69,8 +69,8 @@ def _units(value: Any) -> str:
 
 def meaning(key: str, value: Any) -> str:
     """What ``value`` means for the rule key ``key``, in a sentence without a period."""
-    if key in _CHOICES:
-        return _CHOICES[key][value]
+    if key in CHOICES:
+        return CHOICES[key][value]
     if key == "name":
         return "shown in reports; never changes an answer"
     if key == "per_item":
@@ -177,7 +177,7 @@ def show(rule: Rule, source: str) -> RuleShown:
         rule,
         source,
         tuple(
-            KeyLine(key, _toml(value), value == getattr(_DEFAULT, key), meaning(key, value))
+            KeyLine(key, toml_value(value), value == getattr(DEFAULTS, key), meaning(key, value))
             for key, value in rule.keys().items()
         ),
     )

@@ -13,40 +13,27 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from .._gate import (
-    DEFAULT_MAX_EXAMPLES,
-    PHASES,
-    SHRINK_SECONDS,
     Changes,
     Fixture,
     Outcome,
-    Progress,
     Settings,
     read_fixtures,
     run_gate,
     seed_fixtures,
-    show_answer,
 )
-from .._packers import Packer, PackerFault, SetupError, adapter
+from .._packers import Packer, adapter
 from .._partition.invariants import InvariantError, check_output, check_trace
-from .._rule.declared import Rule, RuleError
+from .._rule.declared import Rule
 from ._findings import Finding
 from ._oracle import VERIFY, ReferenceOracle, unit_bound
 
 __all__ = [
-    "DEFAULT_MAX_EXAMPLES",
-    "PHASES",
-    "SHRINK_SECONDS",
     "Counterexample",
     "Finding",
     "Fixture",
     "InvariantError",
     "Packer",
-    "PackerFault",
-    "Progress",
-    "Rule",
-    "RuleError",
     "Settings",
-    "SetupError",
     "Summary",
     "check",
     "check_output",
@@ -54,7 +41,6 @@ __all__ = [
     "read_fixtures",
     "run",
     "seed_fixtures",
-    "show_answer",
 ]
 
 

@@ -29,7 +29,7 @@ def _wrap64(value: int) -> int:
     return (value + 2**63) % 2**64 - 2**63
 
 
-def _scan(case: Case, *, number: Callable[[int], Any] = int) -> tuple[list[str], object]:
+def plain_scan(case: Case, *, number: Callable[[int], Any] = int) -> tuple[list[str], object]:
     left = number(case.budget)
     kept: list[str] = []
     for block_id, raw in zip(case.ids, case.sizes, strict=True):
@@ -54,7 +54,7 @@ def _cumulative_int64(case: Case) -> tuple[list[str], object]:
     return kept, _wrap64(left - total)
 
 
-def _variant(
+def variant_of(
     scan: _Scan,
     order: Callable[[list[str]], list[str]] = sorted_utf16,
     *,
@@ -87,7 +87,7 @@ def loosely(key: Callable[[str], str]) -> Callable[[Case], dict[str, Any]]:
     """``missing`` with IDs compared by ``key`` (one loose comparison)."""
 
     def output(case: Case) -> dict[str, Any]:
-        kept, left = _scan(case)
+        kept, left = plain_scan(case)
         present = {key(k) for k in kept}
         missing = sorted_utf16(w for w in case.required if key(w) not in present)
         return {"kept": kept, "remaining": left, "missing": missing}
@@ -97,33 +97,36 @@ def loosely(key: Callable[[str], str]) -> Callable[[Case], dict[str, Any]]:
 
 def _loose_missing(case: Case) -> dict[str, Any]:
     """``missing`` with IDs compared loosely: any of casefold, strip, NFC, NFD."""
-    outputs = [loosely(key)(case) for key in (str.casefold, str.strip, _nfc, _nfd)]
+    outputs = [loosely(key)(case) for key in (str.casefold, str.strip, nfc, nfd)]
     # The loosest: an ID is present if any of the comparisons finds it.
     missing = [w for w in case.required if all(w in out["missing"] for out in outputs)]
     return {**outputs[0], "missing": sorted_utf16(missing)}
 
 
-def _nfc(text: str) -> str:
+def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
-def _nfd(text: str) -> str:
+def nfd(text: str) -> str:
     return unicodedata.normalize("NFD", text)
 
 
 #: (name, the wrong output for a readable case), in the order they are reported.
 CAUSES: tuple[tuple[str, Callable[[Case], dict[str, Any]]], ...] = (
-    ("arithmetic in doubles (precision past 2**53)", _variant(lambda c: _scan(c, number=float))),
-    ("int64 wrap-around (sums past 2**63)", _variant(lambda c: _scan(c, number=_wrap64))),
-    ("int64 prefix sums wrapping (sums past 2**63)", _variant(_cumulative_int64)),
+    (
+        "arithmetic in doubles (precision past 2**53)",
+        variant_of(lambda c: plain_scan(c, number=float)),
+    ),
+    ("int64 wrap-around (sums past 2**63)", variant_of(lambda c: plain_scan(c, number=_wrap64))),
+    ("int64 prefix sums wrapping (sums past 2**63)", variant_of(_cumulative_int64)),
     (
         "missing deduplicated (repeats in required dropped)",
-        _variant(_scan, lambda texts: sorted_utf16(set(texts))),
+        variant_of(plain_scan, lambda texts: sorted_utf16(set(texts))),
     ),
-    ("kept IDs deduplicated in the output", _variant(_scan, unique_kept=True)),
+    ("kept IDs deduplicated in the output", variant_of(plain_scan, unique_kept=True)),
     (
         "an ID counted missing when any block of it was skipped",
-        _variant(_scan, missing_if_any_skipped=True),
+        variant_of(plain_scan, missing_if_any_skipped=True),
     ),
     ("IDs compared loosely (case, spaces or Unicode normalisation)", _loose_missing),
 )
@@ -233,7 +236,7 @@ def agrees(answer: object, out: dict[str, Any]) -> bool:
     return True
 
 
-def _matches(answer: dict[str, Any], wrong: dict[str, Any]) -> bool:
+def agrees_on_keys(answer: dict[str, Any], wrong: dict[str, Any]) -> bool:
     return all(same(answer.get(key), wrong[key], json=True) for key in wrong)
 
 

@@ -20,14 +20,14 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
-from .._gate._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
+from .._gate.hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
 from .._packers import PackerFault, PackerRefusal
 from .._rule.declared import Rule
 from .._rule.interpret import REFUSED, interpret_case
 from .._rule.jsonio import show_int
 from .._rule.model import Case, SizeError, read_case
 from ..strategies import cases
-from ._causes import LENIENT, STRICT, _matches, _scan, _variant, agrees
+from ._causes import LENIENT, STRICT, agrees, agrees_on_keys, plain_scan, variant_of
 from ._neighbours import FAULT, Probe, neighbours, on_top, rule_answer
 from ._variants import ALL, Variant, rule_output
 
@@ -58,7 +58,7 @@ _DRAWN, _SMALL, _NEIGHBOURS = 60, 400, 200
 #: The packer answers at most this many sampled cases.
 _CALLS = 440
 WRAP = "int64 wrap-around (sums past 2**63)"
-_scan_rule = _variant(_scan)
+_scan_rule = variant_of(plain_scan)
 _SEED = Rule()
 
 Answer = Callable[[dict[str, Any]], object]
@@ -387,12 +387,12 @@ def named_causes(case: object, answer: object, expected: object, rule: Rule = _S
             for name, reading in LENIENT
             if isinstance(case, dict)
             and (lenient := reading(case)) is not None
-            and _matches(answer, plain(lenient))
+            and agrees_on_keys(answer, plain(lenient))
         ]
     found = []
     for variant in variants(rule):
         wrong = variant.output(read)
-        if not _matches(expected, wrong) and _matches(answer, wrong):
+        if not agrees_on_keys(expected, wrong) and agrees_on_keys(answer, wrong):
             found.append(variant)
     fewest = min((variant.faults for variant in found), default=0)
     return list(dict.fromkeys(v.name for v in found if v.faults == fewest))

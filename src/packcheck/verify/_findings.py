@@ -7,8 +7,8 @@ from typing import Any
 
 from .._gate import SHOWN_WHOLE, plain_json, show_answer
 from .._gate import Finding as GateFinding
-from .._gate._findings import case_summary, cut_lists
-from .._gate._plain_case import PlainCase
+from .._gate.findings import case_summary, cut_lists
+from .._gate.plain_case import PlainCase
 from .._packers import Packer, PackerFault, PackerRefusal, PackerTimeout
 from .._partition.facts import require_partition, without_partition
 from .._partition.invariants import InvariantError, check_output

@@ -17,10 +17,10 @@ from fractions import Fraction
 from functools import partial
 from typing import Any, TypeGuard
 
-from .._gate._magnitudes import unit
-from .._gate._transitions import candidates, shape, transitions
+from .._gate.magnitudes import unit
+from .._gate.transitions import candidates, shape, transitions
 from .._packers import PackerFault
-from .._rule.declared import _CHOICES, Rule, RuleError, _toml
+from .._rule.declared import CHOICES, Rule, RuleError, toml_value
 from .._rule.interpret import interpret, interpret_case
 from .._rule.model import Case, read_case
 from .._rule.outcomes import KEPT_EVENTS
@@ -52,7 +52,7 @@ def rule_answer(rule: Rule) -> Output:
 
 
 def _said(rule: Rule, key: str, value: object) -> str:
-    return f"{key} = {_toml(value)} (declared {_toml(getattr(rule, key))})"
+    return f"{key} = {toml_value(value)} (declared {toml_value(getattr(rule, key))})"
 
 
 def _changes(rule: Rule, numbers: dict[str, list[int]]) -> list[tuple[str, object]]:
@@ -60,7 +60,7 @@ def _changes(rule: Rule, numbers: dict[str, list[int]]) -> list[tuple[str, objec
     probed value of a numeric key."""
     found: list[tuple[str, object]] = []
     for key in _CATEGORICAL:
-        found += [(key, value) for value in _CHOICES[key] if value != getattr(rule, key)]
+        found += [(key, value) for value in CHOICES[key] if value != getattr(rule, key)]
     found.append(("refuse_empty", not rule.refuse_empty))
     for key, values in numbers.items():
         found += [(key, value) for value in values if value != getattr(rule, key)]

@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from .._engines.pack import pack
 from .._gate import SHOWN_WHOLE, Command, Fixture
 from .._gate import Finding as GateFinding
-from .._gate._plain_case import PlainCase
-from .._gate._transitions import shape
+from .._gate.plain_case import PlainCase
+from .._gate.transitions import shape
 from .._packers import Packer, PackerFault, PackerTimeout
 from .._rule.declared import Rule
 from .._rule.jsonio import dumps

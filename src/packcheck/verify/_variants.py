@@ -14,7 +14,7 @@ from typing import Any
 
 from .._rule.model import Case
 from .._rule.order import sorted_utf16
-from ._causes import CAUSES, _nfc, _nfd, _scan, _variant, loosely, skipped_blocks
+from ._causes import CAUSES, loosely, nfc, nfd, plain_scan, skipped_blocks, variant_of
 
 __all__ = ["ALL", "VARIANTS", "Output", "Variant", "partition_of", "rule_output"]
 
@@ -33,13 +33,13 @@ class Variant:
 
 def rule_output(case: Case) -> dict[str, Any]:
     """The declared output, with the partition the rule captures."""
-    out = _variant(_scan)(case)
+    out = variant_of(plain_scan)(case)
     return {**out, "partition": partition_of(case)}
 
 
 def partition_of(case: Case) -> dict[str, list[str]]:
     """The rule's partition of ``case``: packed, available, dropped (docs/rule.md)."""
-    lists: dict[str, list[str]] = {"packed": _scan(case)[0], "available": [], "dropped": []}
+    lists: dict[str, list[str]] = {"packed": plain_scan(case)[0], "available": [], "dropped": []}
     for block_id, bucket in skipped_blocks(case):
         lists[bucket].append(block_id)
     return lists
@@ -130,7 +130,7 @@ VARIANTS: tuple[Variant, ...] = (
     Variant(MIDDLE, _middle_left),
     *(
         Variant(LOOSE, loosely(key))
-        for key in (str.casefold, str.lower, str.upper, str.strip, _nfc, _nfd)
+        for key in (str.casefold, str.lower, str.upper, str.strip, nfc, nfd)
     ),
     *_capture_variants(),
 )

@@ -14,7 +14,7 @@ from typing import Any
 
 from .._rule.declared import Rule, RuleError
 from .._rule.jsonio import dumps, one_line
-from ._infer import Inferred
+from ..rules import Inferred
 
 __all__ = ["json_object", "rule_table", "toml"]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Hashable, Iterable
 from functools import partial
 from typing import Any
 
-from ._magnitudes import sized, unit
+from .magnitudes import sized, unit
 
 __all__ = ["candidates", "case_candidates", "shape", "transitions"]
 

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import IO, Any, Protocol, TypeVar, cast
 
-from .._rule.lines import MAX_LINE_BYTES
+from ._rule.lines import MAX_LINE_BYTES
 
 #: The size a file is cut into for a cluster (a piece ends at the first line end past it).
 PIECE_BYTES = 8 << 20

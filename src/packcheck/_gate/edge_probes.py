@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .._engines.levels import LANDMARKS
-from ._probe_random import ProbeRandom
+from .probe_random import ProbeRandom
 
 __all__ = ["EDGE_FAMILIES", "EDGE_VARIANTS", "edge_case"]
 

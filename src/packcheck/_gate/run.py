@@ -4,7 +4,7 @@
 transition points), the wide ranges and the long lists, stopping at the first failure.
 The phases only make cases; the run's :class:`Oracle` judges each one and sets the run's
 policy.  The first failure is shrunk, explained by the oracle, saved when new, and
-returned in the :class:`~._outcome.Outcome` (docs/gate.md tells each phase).
+returned in the :class:`~.outcome.Outcome` (docs/gate.md tells each phase).
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from .. import _stop
 from .._packers import PackerFault, PackerTimeout
 from .._rule.declared import Rule
 from .._rule.fixture_rule import others_note, same_rule
 from .._rule.jsonio import dumps
-from ._findings import SHOWN_WHOLE, Finding
-from ._fixtures import (
+from .._stop import pending
+from .findings import SHOWN_WHOLE, Finding
+from .fixtures import (
     Fixture,
     rule_fixtures,
     save_fixture,
@@ -35,14 +35,14 @@ from ._fixtures import (
     seed_fixtures,
     writable_directory,
 )
-from ._hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
-from ._letters import lettered
-from ._magnitudes import scaled_magnitudes, smaller_magnitudes
-from ._outcome import NEAR, PHASES, Command, Outcome
-from ._probes import Probe, long_probes, unit_probes, wide_probes
-from ._settings import Settings
-from ._shrink import shrink
-from ._transitions import case_candidates
+from .hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
+from .letters import lettered
+from .magnitudes import scaled_magnitudes, smaller_magnitudes
+from .outcome import NEAR, PHASES, Command, Outcome
+from .probes import Probe, long_probes, unit_probes, wide_probes
+from .settings import Settings
+from .shrink import shrink
+from .transitions import case_candidates
 
 __all__ = ["EXPLAINING", "Oracle", "replayed", "run_gate", "save_new"]
 
@@ -111,7 +111,7 @@ class Oracle(Protocol):
 
     def seen(self) -> str | None:
         """What the oracle's side did on the case last judged (a key of
-        :data:`~._outcome.SEEN`; ``"answer"``: worth walking for transition points)."""
+        :data:`~.outcome.SEEN`; ``"answer"``: worth walking for transition points)."""
         ...  # pragma: no cover - protocol
 
     def expected_shape(self, case: dict[str, Any]) -> Hashable:
@@ -541,7 +541,7 @@ def run_gate(
                 finding = oracle.explained(replace(finding, first=state.found))
                 phase_seconds[state.failed_in] += time.monotonic() - began
     except BaseException as exc:
-        stop = _stop.pending(exc)
+        stop = pending(exc)
         if stop is None:
             raise
         # Said and saved as the run stops.

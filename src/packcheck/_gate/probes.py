@@ -4,7 +4,7 @@ An optimised packer changes path with the input's length and the magnitude of it
 which a random draw reaches unreliably, so these cases are laid out deliberately from
 the run's seed (docs/gate.md, "The four phases", lists them).  A :class:`Probe` is a
 recipe: :meth:`Probe.build` makes the same case from it on every Python, and a failure
-is shrunk by shortening the recipe (:mod:`packcheck._gate._shrink`).
+is shrunk by shortening the recipe (:mod:`packcheck._gate.shrink`).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from ._edge_probes import EDGE_VARIANTS, edge_case
-from ._plain_case import PlainCase
-from ._probe_random import ProbeRandom
+from .edge_probes import EDGE_VARIANTS, edge_case
+from .plain_case import PlainCase
+from .probe_random import ProbeRandom
 
 __all__ = ["FAMILIES", "LADDER", "Probe", "long_probes", "unit_probes", "wide_probes"]
 
@@ -474,7 +474,7 @@ def long_probes(seed: int, max_units: int) -> Iterator[Probe]:
     if max_units > 2**63:
         for length in (4096, 8193, 40000):
             yield Probe("huge", length, rng.randrange(2**32), max_units)
-    # Exact equalities at a level scan's edges (packcheck._gate._edge_probes): every variant of
+    # Exact equalities at a level scan's edges (packcheck._gate.edge_probes): every variant of
     # each family, the variant in the seed's low byte.
     for family, variants in EDGE_VARIANTS.items():
         for variant in range(variants):

@@ -1,6 +1,6 @@
 """The probes' random draws: ranges, picks and orders mapped by packcheck from raw bits.
 
-A probe is a recipe (:mod:`packcheck._gate._probes`): the same probe must always build
+A probe is a recipe (:mod:`packcheck._gate.probes`): the same probe must always build
 the same case, on every Python.  :class:`ProbeRandom` therefore takes nothing from
 :class:`random.Random` but its raw output: ``random()``, whose sequence for a seed
 Python documents as kept across versions, and ``getrandbits(k)``, the generator's bits.

@@ -15,7 +15,7 @@ from typing import TypedDict
 
 from .._rule.jsonio import show
 from ..strategies import MAX_SAFE_UNITS
-from ._fixtures import Fixture
+from .fixtures import Fixture
 
 __all__ = [
     "DEFAULT_MAX_EXAMPLES",

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import _stored as stored
+from . import stored
 from ._paired import median_interval
 
 #: The name under which the reference (given a Python list) appears in a report.
@@ -58,7 +58,7 @@ class Report:
 
     @property
     def machine(self) -> dict[str, str]:
-        """The machine and versions (:func:`packcheck.bench._context.machine`)."""
+        """The machine and versions (:func:`packcheck._bench._context.machine`)."""
         return dict(self.context.get("machine", {}))
 
     def engines(self) -> list[str]:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._probes import LADDER, Probe
+from .probes import LADDER, Probe
 
 __all__ = ["shrink"]
 

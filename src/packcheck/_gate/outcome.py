@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from .._rule.jsonio import dumps, one_line
-from . import _forms as forms
-from ._findings import Finding
+from . import forms
+from .findings import Finding
 
 __all__ = [
     "CHECKED",
@@ -329,5 +329,5 @@ def junit_xml(outcome: Outcome) -> bytes:
 
 
 def render(outcome: Outcome, form: str) -> str:
-    """The report on stdout in ``form``, one of :data:`~._forms.FORMATS`."""
+    """The report on stdout in ``form``, one of :data:`~.forms.FORMATS`."""
     return {"text": text, "json": json_report, "github": github}[form](outcome)

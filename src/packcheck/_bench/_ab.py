@@ -1,5 +1,5 @@
 """NEW against OLD: two packers timed in one process, in pairs, on the same inputs;
-the verdict comes from the paired ratios (:mod:`packcheck.bench._paired`)."""
+the verdict comes from the paired ratios (:mod:`packcheck._bench._paired`)."""
 
 from __future__ import annotations
 

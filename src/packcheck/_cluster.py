@@ -20,7 +20,7 @@ from functools import partial
 from itertools import islice
 from typing import Any, TypeVar
 
-from ._read import Runner
+from ._inputs import Runner
 
 __all__ = ["CONNECT_TIMEOUT", "ClusterError", "cluster", "dask_runner"]
 
