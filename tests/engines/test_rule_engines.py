@@ -100,6 +100,11 @@ CASES = [
         Rule(pin="first", dedup="kept"),
         {"budget": 9, "blocks": _blocks(1, 1, 1, ids="AAB"), "required": []},
     ),
+    # The scan meets one block, a duplicate of the pin: it is skipped even so.
+    (
+        Rule(pin="first", dedup="kept"),
+        {"budget": 9, "blocks": _blocks(1, 1, ids="AA"), "required": []},
+    ),
     # Duplicates under stop and overshoot: never a misfit, never the end.
     (
         Rule(dedup="kept", on_misfit="stop"),
