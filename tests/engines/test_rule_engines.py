@@ -248,6 +248,12 @@ def test_pack_batch_under_a_rule_checks_its_input(batch: Any) -> None:
         batch([3], np.array([0, 1]), [0, 2], rule=rule)
     with pytest.raises(ValueError, match="units"):
         batch([3], [2**64, -1], [0, 2], rule=rule)
+    # A size past int64 is refused, never clipped to the budget: an overshoot or a pin
+    # keeps its block whatever the size, and charges the whole size.
+    with pytest.raises(ValueError, match="units"):
+        batch([0], [2**64], [0, 1], rule=Rule(on_misfit="overshoot"))
+    with pytest.raises(ValueError, match="units"):
+        batch([5], np.array([2**63 + 5, 1], dtype=np.uint64), [0, 2], rule=Rule(pin="first"))
     with pytest.raises(ValueError, match="does not fit int64"):
         batch([0], [INT64_MAX], [0, 1], rule=Rule(on_misfit="overshoot", per_item=5))
     kept, remaining, refused = batch([3, 5], [1.0, 2.0, 6.0], [0, 2, 3], rule=rule)

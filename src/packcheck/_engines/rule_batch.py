@@ -56,7 +56,10 @@ def pack_rule_batch(
     budget_array = _sizes.budgets_of(budgets)
     values = np.asarray(sizes)
     if values.dtype != np.int64 or values.ndim != 1:
-        read = _sizes.from_array(max(int(budget_array.max(initial=0)), 0), values, short=0)
+        # Read as under the largest budget int64 holds, so that no size past int64 is
+        # clipped to the budget as the default rule's batch clips it: an overshoot or a
+        # pin keeps its block whatever the size, and charges the whole size.
+        read = _sizes.from_array(_sizes.INT64_MAX, values, short=0)
         if isinstance(read, list):
             raise ValueError("pack_batch with a rule takes units (>= 1) that fit int64")
         values = read.values
