@@ -244,8 +244,10 @@ def test_pack_batch_under_a_rule_checks_its_input(batch: Any) -> None:
     rule = Rule(per_item=1)
     with pytest.raises(ValueError, match="budget -1 is below 0"):
         batch([-1], [1], [0, 1], rule=rule)
-    with pytest.raises(ValueError, match="units"):
+    with pytest.raises(ValueError, match=r"sizes >= 1 \(units\)"):
         batch([3], np.array([0, 1]), [0, 2], rule=rule)
+    with pytest.raises(ValueError, match="one-dimensional"):
+        batch([3], np.array(1), [0, 1], rule=rule)
     with pytest.raises(ValueError, match="units"):
         batch([3], [2**64, -1], [0, 2], rule=rule)
     # A size past int64 is refused, never clipped to the budget: an overshoot or a pin
