@@ -248,6 +248,13 @@ def test_pack_batch_under_a_rule_checks_its_input(batch: Any) -> None:
         batch([3], np.array([0, 1]), [0, 2], rule=rule)
     with pytest.raises(ValueError, match="one-dimensional"):
         batch([3], np.array(1), [0, 1], rule=rule)
+    # IDs and required flags are needed where the rule reads them, in a short case too.
+    with pytest.raises(ValueError, match='dedup = "first" needs ids'):
+        batch([3], [1], [0, 1], rule=Rule(dedup="first"))
+    with pytest.raises(ValueError, match='pin = "required" needs ids'):
+        batch([3], [1], [0, 1], rule=Rule(pin="required"), wanted=[True])
+    with pytest.raises(ValueError, match='pin = "required" needs wanted'):
+        batch([3], [1], [0, 1], rule=Rule(pin="required"), ids=[0])
     with pytest.raises(ValueError, match="units"):
         batch([3], [2**64, -1], [0, 2], rule=rule)
     # A size past int64 is refused, never clipped to the budget: an overshoot or a pin

@@ -48,11 +48,17 @@ def pack_rule_batch(
 
     ``ids`` (integers, one per block; equal IDs equal within a case) are needed under
     ``dedup`` and ``pin = "required"``, ``wanted`` (whether each block's ID is required)
-    under ``pin = "required"``.  Sizes and budgets are checked as
+    under ``pin = "required"``: ``ValueError`` without them.  Sizes and budgets are checked as
     :func:`packcheck.scan.pack_batch` checks them; sizes must be units (``>= 1``).
     ``ValueError`` when a remaining does not fit int64.  Under ``output = "scan"`` the
     flags give what is kept, not its order.
     """
+    # Checked for every case alike: the interpreter's short cases would not miss them.
+    if ids is None and (rule.dedup != "none" or rule.pin == "required"):
+        key = f'dedup = "{rule.dedup}"' if rule.dedup != "none" else 'pin = "required"'
+        raise ValueError(f"pack_batch under {key} needs ids (an integer per block)")
+    if wanted is None and rule.pin == "required":
+        raise ValueError('pack_batch under pin = "required" needs wanted (a flag per block)')
     budget_array = _sizes.budgets_of(budgets)
     values = np.asarray(sizes)
     if values.dtype != np.int64 or values.ndim != 1:
