@@ -248,6 +248,8 @@ def test_pack_batch_under_a_rule_checks_its_input(batch: Any) -> None:
         batch([3], np.array([0, 1]), [0, 2], rule=rule)
     with pytest.raises(ValueError, match="one-dimensional"):
         batch([3], np.array(1), [0, 1], rule=rule)
+    with pytest.raises(ValueError, match="one-dimensional"):
+        batch([3], np.array([[1, 2]]), [0, 2], rule=rule)
     # IDs and required flags are needed where the rule reads them, in a short case too.
     with pytest.raises(ValueError, match='dedup = "first" needs ids'):
         batch([3], [1], [0, 1], rule=Rule(dedup="first"))
@@ -263,7 +265,7 @@ def test_pack_batch_under_a_rule_checks_its_input(batch: Any) -> None:
         batch([0], [2**64], [0, 1], rule=Rule(on_misfit="overshoot"))
     with pytest.raises(ValueError, match="units"):
         batch([5], np.array([2**63 + 5, 1], dtype=np.uint64), [0, 2], rule=Rule(pin="first"))
-    with pytest.raises(ValueError, match="does not fit int64"):
+    with pytest.raises(ValueError, match="case 0's remaining -9223372036854775812 does not"):
         batch([0], [INT64_MAX], [0, 1], rule=Rule(on_misfit="overshoot", per_item=5))
     kept, remaining, refused = batch([3, 5], [1.0, 2.0, 6.0], [0, 2, 3], rule=rule)
     assert kept.tolist() == [True, False, False]
