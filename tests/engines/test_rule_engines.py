@@ -265,8 +265,13 @@ def test_pack_batch_under_a_rule_checks_its_input(batch: Any) -> None:
         batch([0], [2**64], [0, 1], rule=Rule(on_misfit="overshoot"))
     with pytest.raises(ValueError, match="units"):
         batch([5], np.array([2**63 + 5, 1], dtype=np.uint64), [0, 2], rule=Rule(pin="first"))
-    with pytest.raises(ValueError, match="case 0's remaining -9223372036854775812 does not"):
-        batch([0], [INT64_MAX], [0, 1], rule=Rule(on_misfit="overshoot", per_item=5))
+    # A remaining is checked against int64's edges exactly: -2**63 fits, one less does not.
+    with pytest.raises(ValueError, match="case 0's remaining -9223372036854775809 does not"):
+        batch([0], [INT64_MAX], [0, 1], rule=Rule(on_misfit="overshoot", per_item=2))
+    _, low, _ = batch([0], [INT64_MAX], [0, 1], rule=Rule(on_misfit="overshoot", per_item=1))
+    assert low.tolist() == [-(2**63)]
+    _, high, _ = batch([INT64_MAX], [INT64_MAX - 1], [0, 1], rule=Rule(per_item=2))
+    assert high.tolist() == [INT64_MAX]
     kept, remaining, refused = batch([3, 5], [1.0, 2.0, 6.0], [0, 2, 3], rule=rule)
     assert kept.tolist() == [True, False, False]
     assert remaining.tolist() == [1, 5]
