@@ -302,6 +302,23 @@ def test_an_exact_sum_past_int64_is_summed_in_python() -> None:
     assert rules._exact_sum(sizes, np.array([False, False])) == 0
 
 
+def test_numbers_below_the_lowering_limit_are_lowered_not_interpreted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(*args: object) -> None:
+        raise AssertionError("a case within the limit was handed to the interpreter")
+
+    # What is left, scaled by 3, is just below 2**62: still the kernels'.
+    rule, sizes = Rule(per_item="1/3", remaining="sizes"), np.array([2**62, 1, 2])
+    expected = kept_blocks(rule, Case(2**62 // 3, ("a", "b", "c"), tuple(sizes.tolist()), ()))
+    monkeypatch.setattr(rules, "_interpreted", refuse)
+    found = pack_rule(rule, 2**62 // 3, sizes)
+    assert found is not None
+    assert expected is not None
+    assert found.flags.tolist() == expected.flags == [False, True, True]
+    assert found.remaining == expected.remaining
+
+
 def test_the_numpy_engine_never_calls_the_compiled_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object) -> None:
         raise AssertionError("the compiled loop ran for the NumPy engine")
