@@ -69,6 +69,12 @@ CASES = [
         Rule(pin="required", dedup="kept", order="middle-out"),
         {"budget": 9, "blocks": _blocks(1, 2, 3, 1, 1, ids="ABACB"), "required": ["A"]},
     ),
+    # ... a pinned ID's other blocks take no place in middle-out's order: Z is met
+    # before Y here, and would not be if the last block (A again) were met.
+    (
+        Rule(pin="required", dedup="kept", order="middle-out"),
+        {"budget": 4, "blocks": _blocks(1, 1, 2, 2, 1, ids="AXYZA"), "required": ["A"]},
+    ),
     (
         Rule(pin="required", dedup="last"),
         {"budget": 9, "blocks": _blocks(1, 2, 3, 1, ids="ABAB"), "required": ["A", "Z"]},
