@@ -146,6 +146,12 @@ CASES = [
         {"budget": INT64_MAX, "blocks": _blocks(INT64_MAX, 1), "required": []},
     ),
     (Rule(per_item=1), {"budget": 5, "blocks": _blocks(2**64, 1), "required": []}),
+    # What is left fits (2 * q, q = 2**61 - 1) but q + step does not: a block clipped to
+    # 3 units would cost 3 * q + step = 2**63 in int64.
+    (
+        Rule(per_item=f"{2**61 + 3}/{2**61 - 1}", remaining="sizes"),
+        {"budget": 2, "blocks": _blocks(2**62, 1), "required": []},
+    ),
     (
         Rule(on_misfit="overshoot", remaining="sizes"),
         {"budget": 2, "blocks": _blocks(1, INT64_MAX, INT64_MAX), "required": []},
@@ -306,6 +312,9 @@ def test_an_exact_sum_past_int64_is_summed_in_python() -> None:
     sizes = np.array([INT64_MAX, INT64_MAX], dtype=np.int64)
     assert rules._exact_sum(sizes, np.array([True, True])) == 2 * INT64_MAX
     assert rules._exact_sum(sizes, np.array([False, False])) == 0
+    # Two sizes of 2**62 sum to 2**63: one past int64.
+    halves = np.array([2**62, 2**62], dtype=np.int64)
+    assert rules._exact_sum(halves, np.array([True, True])) == 2**63
 
 
 def test_numbers_below_the_lowering_limit_are_lowered_not_interpreted(
