@@ -55,6 +55,11 @@ CASES = [
         Rule(pin="first", pin_overflow="refuse"),
         {"budget": 3, "blocks": _blocks(4, 1), "required": []},
     ),
+    # ... and a pin that fits exactly is kept, with nothing left.
+    (
+        Rule(pin="first", pin_overflow="refuse"),
+        {"budget": 4, "blocks": _blocks(4, 1), "required": []},
+    ),
     (
         Rule(pin="last", fit="lt", pin_overflow="refuse"),
         {"budget": 3, "blocks": _blocks(1, 3), "required": []},
