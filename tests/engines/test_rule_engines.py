@@ -55,6 +55,8 @@ CASES = [
         Rule(pin="first", pin_overflow="refuse"),
         {"budget": 3, "blocks": _blocks(4, 1), "required": []},
     ),
+    # A pin's size and its per-item charge are both charged before the scan.
+    (Rule(pin="first", per_item=1), {"budget": 4, "blocks": _blocks(1, 2), "required": []}),
     # ... and a pin that fits exactly is kept, with nothing left.
     (
         Rule(pin="first", pin_overflow="refuse"),
@@ -145,7 +147,12 @@ CASES = [
         Rule(per_item="1/3", remaining="sizes", on_misfit="stop"),
         {"budget": 2**60, "blocks": _blocks(2**62, 1), "required": []},
     ),
-    # Past what the kernels hold: the interpreter, exactly.
+    # Past what the kernels hold: the interpreter, exactly. What is left at 2**62 is
+    # past it: two sizes of 2**62 would sum to 2**63 in the prefix's int64 sums.
+    (
+        Rule(on_misfit="stop"),
+        {"budget": 2**62, "blocks": _blocks(2**62, 2**62), "required": []},
+    ),
     (
         Rule(per_item="1/3", remaining="sizes"),
         {"budget": INT64_MAX, "blocks": _blocks(INT64_MAX, 1), "required": []},
