@@ -49,14 +49,22 @@ EQUIVALENT = HERE / "EQUIVALENT.md"
 COPIED = ("src", "tests", "properties", "pyproject.toml")
 # One line of EQUIVALENT.md: - `function`: `old line` → `new line`: reason
 LISTED = re.compile(r"^- `(?P<where>[^`]+)`: `(?P<old>[^`]+)` → `(?P<new>[^`]+)`: (?P<why>.+)$")
+# A heading of EQUIVALENT.md that names a module: its mutants follow, up to the next one.
+MODULE = re.compile(r"^#+ .*`(?P<path>src/[^`]+\.py)`")
 
 
-def equivalents(path: Path = EQUIVALENT) -> dict[tuple[str, str, str], str]:
-    """The listed equivalent mutants: (function, old line, new line) -> reason."""
+def equivalents(module: str, path: Path = EQUIVALENT) -> dict[tuple[str, str, str], str]:
+    """The listed equivalent mutants of ``module`` (its path, as the config's
+    ``module-path``): (function, old line, new line) -> reason.  Each module's list is
+    its own: two modules may share a function name and a line."""
     listed = {}
+    current = None
     for line in path.read_text(encoding="utf-8").splitlines():
+        heading = MODULE.match(line)
+        if heading:
+            current = heading["path"]
         match = LISTED.match(line)
-        if match:
+        if match and current == module:
             key = (match["where"], match["old"].strip(), match["new"].strip())
             listed[key] = match["why"]
     return listed
@@ -135,24 +143,24 @@ def main(argv: list[str] | None = None) -> int:
         " cosmic-ray-rules.toml: a declared rule's kernels)",
     )
     args = parser.parse_args(argv)
+    config = tomllib.loads(args.config.read_text(encoding="utf-8"))
+    module = config["cosmic-ray"]["module-path"]
+    listed = equivalents(module)
     if args.recheck is not None:
         rows = json.loads(args.recheck.read_text(encoding="utf-8"))
-        listed = equivalents()
         outcomes = [
             (_survivor(row["function"], row["old"], row["new"], listed), *_key(row))
             if row["outcome"] in ("SURVIVED", "equivalent")
             else (row["outcome"], *_key(row))
             for row in rows
         ]
-        return summarise(outcomes, listed, 0.0, None)
+        return summarise(outcomes, listed, module, 0.0, None)
     # SIGTERM unwinds like Ctrl-C, so the workers are stopped and the copies removed.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     bin_dir = Path(sys.executable).parent
     tool = bin_dir / "cosmic-ray"
     if not tool.exists():
         sys.exit("run.py: cosmic-ray not found beside this python: pip install -e '.[mutation]'")
-    config = tomllib.loads(args.config.read_text(encoding="utf-8"))
-    listed = equivalents()
     work = Path(tempfile.mkdtemp(prefix="packcheck-mutation-"))
     copies = []
     for index in range(max(1, args.jobs)):
@@ -209,11 +217,15 @@ def main(argv: list[str] | None = None) -> int:
         derived = work / "cosmic-ray.toml"
         derived.write_text(_toml(config), encoding="utf-8")
         run = [str(derived), str(session)]
-        for step in (
+        steps = [
             [str(tool), "init", *run],
             [str(bin_dir / "cr-filter-operators"), str(session), str(derived)],
-            [str(tool), "exec", *run],
-        ):
+        ]
+        if "line-filter" in config["cosmic-ray"].get("filters", {}):
+            # Only the lines the config names (one function of a larger module).
+            steps.append([str(bin_dir / "cr-filter-lines"), str(session), "--config", str(derived)])
+        steps.append([str(tool), "exec", *run])
+        for step in steps:
             subprocess.run(step, cwd=copies[0], env=env, check=True)
         dump = subprocess.run(
             [str(tool), "dump", str(session)], capture_output=True, text=True, check=True
@@ -230,20 +242,22 @@ def main(argv: list[str] | None = None) -> int:
             print(f"kept: {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
-    return report(dump, listed, time.monotonic() - started, args.json)
+    return report(dump, listed, module, time.monotonic() - started, args.json)
 
 
-def report(dump: str, listed: dict, seconds: float, json_path: Path | None) -> int:
+def report(dump: str, listed: dict, module: str, seconds: float, json_path: Path | None) -> int:
     outcomes = []
     for line in dump.splitlines():
         item, result = json.loads(line)
         outcome = classify(item, result, listed)
         if outcome is not None:
             outcomes.append(outcome)
-    return summarise(outcomes, listed, seconds, json_path)
+    return summarise(outcomes, listed, module, seconds, json_path)
 
 
-def summarise(outcomes: list, listed: dict, seconds: float, json_path: Path | None) -> int:
+def summarise(
+    outcomes: list, listed: dict, module: str, seconds: float, json_path: Path | None
+) -> int:
     """Print every mutant not killed, the stale listed equivalents and the totals."""
     counts = Counter(outcome for outcome, *_ in outcomes)
     seen = {(where, old, new) for _, where, old, new in outcomes}
@@ -254,9 +268,7 @@ def summarise(outcomes: list, listed: dict, seconds: float, json_path: Path | No
         print(f"stale      {where}: {old}  ->  {new} (listed equivalent, not generated)")
     total = len(outcomes)
     summary = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
-    print(
-        f"{total} mutants of src/packcheck/_engines/levels.py in {seconds / 60:.1f} min: {summary}"
-    )
+    print(f"{total} mutants of {module} in {seconds / 60:.1f} min: {summary}")
     if json_path is not None:
         rows = [dict(zip(("outcome", "function", "old", "new"), o, strict=True)) for o in outcomes]
         json_path.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")

@@ -55,6 +55,13 @@ CASES = [
         Rule(pin="first", pin_overflow="refuse"),
         {"budget": 3, "blocks": _blocks(4, 1), "required": []},
     ),
+    # A pin's size and its per-item charge are both charged before the scan.
+    (Rule(pin="first", per_item=1), {"budget": 4, "blocks": _blocks(1, 2), "required": []}),
+    # ... and a pin that fits exactly is kept, with nothing left.
+    (
+        Rule(pin="first", pin_overflow="refuse"),
+        {"budget": 4, "blocks": _blocks(4, 1), "required": []},
+    ),
     (
         Rule(pin="last", fit="lt", pin_overflow="refuse"),
         {"budget": 3, "blocks": _blocks(1, 3), "required": []},
@@ -68,6 +75,12 @@ CASES = [
     (
         Rule(pin="required", dedup="kept", order="middle-out"),
         {"budget": 9, "blocks": _blocks(1, 2, 3, 1, 1, ids="ABACB"), "required": ["A"]},
+    ),
+    # ... a pinned ID's other blocks take no place in middle-out's order: Z is met
+    # before Y here, and would not be if the last block (A again) were met.
+    (
+        Rule(pin="required", dedup="kept", order="middle-out"),
+        {"budget": 4, "blocks": _blocks(1, 1, 2, 2, 1, ids="AXYZA"), "required": ["A"]},
     ),
     (
         Rule(pin="required", dedup="last"),
@@ -100,6 +113,11 @@ CASES = [
         Rule(pin="first", dedup="kept"),
         {"budget": 9, "blocks": _blocks(1, 1, 1, ids="AAB"), "required": []},
     ),
+    # The scan meets one block, a duplicate of the pin: it is skipped even so.
+    (
+        Rule(pin="first", dedup="kept"),
+        {"budget": 9, "blocks": _blocks(1, 1, ids="AA"), "required": []},
+    ),
     # Duplicates under stop and overshoot: never a misfit, never the end.
     (
         Rule(dedup="kept", on_misfit="stop"),
@@ -129,12 +147,23 @@ CASES = [
         Rule(per_item="1/3", remaining="sizes", on_misfit="stop"),
         {"budget": 2**60, "blocks": _blocks(2**62, 1), "required": []},
     ),
-    # Past what the kernels hold: the interpreter, exactly.
+    # Past what the kernels hold: the interpreter, exactly. What is left at 2**62 is
+    # past it: two sizes of 2**62 would sum to 2**63 in the prefix's int64 sums.
+    (
+        Rule(on_misfit="stop"),
+        {"budget": 2**62, "blocks": _blocks(2**62, 2**62), "required": []},
+    ),
     (
         Rule(per_item="1/3", remaining="sizes"),
         {"budget": INT64_MAX, "blocks": _blocks(INT64_MAX, 1), "required": []},
     ),
     (Rule(per_item=1), {"budget": 5, "blocks": _blocks(2**64, 1), "required": []}),
+    # What is left fits (2 * q, q = 2**61 - 1) but q + step does not: a block clipped to
+    # 3 units would cost 3 * q + step = 2**63 in int64.
+    (
+        Rule(per_item=f"{2**61 + 3}/{2**61 - 1}", remaining="sizes"),
+        {"budget": 2, "blocks": _blocks(2**62, 1), "required": []},
+    ),
     (
         Rule(on_misfit="overshoot", remaining="sizes"),
         {"budget": 2, "blocks": _blocks(1, INT64_MAX, INT64_MAX), "required": []},
@@ -255,12 +284,34 @@ def test_pack_batch_under_a_rule_checks_its_input(batch: Any) -> None:
     rule = Rule(per_item=1)
     with pytest.raises(ValueError, match="budget -1 is below 0"):
         batch([-1], [1], [0, 1], rule=rule)
-    with pytest.raises(ValueError, match="units"):
+    with pytest.raises(ValueError, match=r"sizes >= 1 \(units\)"):
         batch([3], np.array([0, 1]), [0, 2], rule=rule)
+    with pytest.raises(ValueError, match="one-dimensional"):
+        batch([3], np.array(1), [0, 1], rule=rule)
+    with pytest.raises(ValueError, match="one-dimensional"):
+        batch([3], np.array([[1, 2]]), [0, 2], rule=rule)
+    # IDs and required flags are needed where the rule reads them, in a short case too.
+    with pytest.raises(ValueError, match='dedup = "first" needs ids'):
+        batch([3], [1], [0, 1], rule=Rule(dedup="first"))
+    with pytest.raises(ValueError, match='pin = "required" needs ids'):
+        batch([3], [1], [0, 1], rule=Rule(pin="required"), wanted=[True])
+    with pytest.raises(ValueError, match='pin = "required" needs wanted'):
+        batch([3], [1], [0, 1], rule=Rule(pin="required"), ids=[0])
     with pytest.raises(ValueError, match="units"):
         batch([3], [2**64, -1], [0, 2], rule=rule)
-    with pytest.raises(ValueError, match="does not fit int64"):
-        batch([0], [INT64_MAX], [0, 1], rule=Rule(on_misfit="overshoot", per_item=5))
+    # A size past int64 is refused, never clipped to the budget: an overshoot or a pin
+    # keeps its block whatever the size, and charges the whole size.
+    with pytest.raises(ValueError, match="units"):
+        batch([0], [2**64], [0, 1], rule=Rule(on_misfit="overshoot"))
+    with pytest.raises(ValueError, match="units"):
+        batch([5], np.array([2**63 + 5, 1], dtype=np.uint64), [0, 2], rule=Rule(pin="first"))
+    # A remaining is checked against int64's edges exactly: -2**63 fits, one less does not.
+    with pytest.raises(ValueError, match="case 0's remaining -9223372036854775809 does not"):
+        batch([0], [INT64_MAX], [0, 1], rule=Rule(on_misfit="overshoot", per_item=2))
+    _, low, _ = batch([0], [INT64_MAX], [0, 1], rule=Rule(on_misfit="overshoot", per_item=1))
+    assert low.tolist() == [-(2**63)]
+    _, high, _ = batch([INT64_MAX], [INT64_MAX - 1], [0, 1], rule=Rule(per_item=2))
+    assert high.tolist() == [INT64_MAX]
     kept, remaining, refused = batch([3, 5], [1.0, 2.0, 6.0], [0, 2, 3], rule=rule)
     assert kept.tolist() == [True, False, False]
     assert remaining.tolist() == [1, 5]
@@ -289,6 +340,26 @@ def test_an_exact_sum_past_int64_is_summed_in_python() -> None:
     sizes = np.array([INT64_MAX, INT64_MAX], dtype=np.int64)
     assert rules._exact_sum(sizes, np.array([True, True])) == 2 * INT64_MAX
     assert rules._exact_sum(sizes, np.array([False, False])) == 0
+    # Two sizes of 2**62 sum to 2**63: one past int64.
+    halves = np.array([2**62, 2**62], dtype=np.int64)
+    assert rules._exact_sum(halves, np.array([True, True])) == 2**63
+
+
+def test_numbers_below_the_lowering_limit_are_lowered_not_interpreted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(*args: object) -> None:
+        raise AssertionError("a case within the limit was handed to the interpreter")
+
+    # What is left, scaled by 3, is just below 2**62: still the kernels'.
+    rule, sizes = Rule(per_item="1/3", remaining="sizes"), np.array([2**62, 1, 2])
+    expected = kept_blocks(rule, Case(2**62 // 3, ("a", "b", "c"), tuple(sizes.tolist()), ()))
+    monkeypatch.setattr(rules, "_interpreted", refuse)
+    found = pack_rule(rule, 2**62 // 3, sizes)
+    assert found is not None
+    assert expected is not None
+    assert found.flags.tolist() == expected.flags == [False, True, True]
+    assert found.remaining == expected.remaining
 
 
 def test_the_numpy_engine_never_calls_the_compiled_loop(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -42,16 +42,26 @@ def pack_rule_batch(
     """Case ``i`` (``sizes[offsets[i]:offsets[i + 1]]`` under ``budgets[i]``) packed by
     ``rule``, exactly as :func:`packcheck.pack` packs it.
 
-    ``ids`` (per block; equal IDs equal) are needed under ``dedup`` and ``pin =
-    "required"``, ``wanted`` (whether each ID is required) under the latter.  Inputs are
-    checked as :func:`packcheck.scan.pack_batch` checks them, sizes ``>= 1``;
+    ``ids`` (integers, one per block; equal IDs equal within a case) are needed under
+    ``dedup`` and ``pin = "required"``, ``wanted`` (whether each block's ID is required)
+    under ``pin = "required"``: ``ValueError`` without them.  Sizes and budgets are checked as
+    :func:`packcheck.scan.pack_batch` checks them; sizes must be units (``>= 1``).
     ``ValueError`` when a remaining does not fit int64.  Under ``output = "scan"`` the
     flags give what is kept, not its order.
     """
+    # Checked for every case alike: the interpreter's short cases would not miss them.
+    if ids is None and (rule.dedup != "none" or rule.pin == "required"):
+        key = f'dedup = "{rule.dedup}"' if rule.dedup != "none" else 'pin = "required"'
+        raise ValueError(f"pack_batch under {key} needs ids (an integer per block)")
+    if wanted is None and rule.pin == "required":
+        raise ValueError('pack_batch under pin = "required" needs wanted (a flag per block)')
     budget_array = _sizes.budgets_of(budgets)
     values = np.asarray(sizes)
     if values.dtype != np.int64 or values.ndim != 1:
-        read = _sizes.from_array(max(int(budget_array.max(initial=0)), 0), values, short=0)
+        # Read as under the largest budget int64 holds, so that no size past int64 is
+        # clipped to the budget as the default rule's batch clips it: an overshoot or a
+        # pin keeps its block whatever the size, and charges the whole size.
+        read = _sizes.from_array(_sizes.INT64_MAX, values, short=0)
         if isinstance(read, list):
             raise ValueError("pack_batch with a rule takes units (>= 1) that fit int64")
         values = read.values
