@@ -30,6 +30,8 @@ from packcheck.verify import (
     seed_fixtures,
     show_answer,
 )
+from packcheck.verify import _findings as findings_module
+from packcheck.verify._confirm import Confirmed
 from packcheck.verify._oracle import VERIFY, ReferenceOracle
 
 WIDE = 2**70
@@ -269,8 +271,13 @@ def test_a_hypothesis_without_local_constants_is_left_as_it_is(
     ],
 )
 def test_a_packer_wrong_only_on_long_lists_fails_and_shrinks_to_the_shortest_length(
-    name: str, threshold: int
+    name: str, threshold: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Found, shrunk and summarised is what is asserted here.  Seeking its causes replays
+    # every neighbouring rule over the whole list: about 95% of this test's time at
+    # 100,000 blocks.  Causes on long lists are sought below (3,001 blocks, blamed at
+    # its block; one block past a threshold); here none is sought.
+    monkeypatch.setattr(findings_module, "confirm", lambda *_, **__: Confirmed((), None))
     summary = run(getattr(long, name), seed=1, max_examples=20, shrink_seconds=2.0)
     finding = summary.finding
     assert finding is not None
