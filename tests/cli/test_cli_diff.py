@@ -8,6 +8,7 @@ import math
 import re
 import shutil
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +31,25 @@ def _in_packers_dir(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(PACKERS)
 
 
-def test_a_packer_against_itself_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["diff", "--packer", "wild.py:keep_newest", "--against", "wild.py:keep_newest"]
-    assert main([*args, *QUICK]) == 0
-    out = capsys.readouterr().out
+#: A packer diffed against itself, in QUICK runs (the tests below share one).
+ITSELF = ["diff", "--packer", "wild.py:keep_newest", "--against", "wild.py:keep_newest"]
+
+
+@pytest.fixture(scope="module")
+def itself() -> tuple[int, str, str]:
+    """The exit status, stdout and stderr (a log: not a terminal) of one QUICK run of
+    :data:`ITSELF`, for the tests that assert different things on it."""
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(PACKERS)
+        with redirect_stdout(out), redirect_stderr(err):
+            status = main([*ITSELF, *QUICK])
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_a_packer_against_itself_exits_0(itself: tuple[int, str, str]) -> None:
+    status, out, _ = itself
+    assert status == 0
     assert out.startswith(
         "packcheck diff: agree: 3 fixtures, 100 generated cases, 362 transition-point cases, "
         "50 wide-range cases, 0 long lists, seed 1, "
@@ -42,21 +58,20 @@ def test_a_packer_against_itself_exits_0(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_the_summary_counts_the_cases_at_transition_points_as_progress_and_json_do(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    itself: tuple[int, str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    log = io.StringIO()
-    monkeypatch.setattr(sys, "stderr", log)
-    args = ["diff", "--packer", "wild.py:keep_newest", "--against", "wild.py:keep_newest"]
-    assert main([*args, *QUICK]) == 0
-    # The line written as the phase ends is the last (a slow run adds timed ones before it).
-    progress = [line for line in log.getvalue().splitlines() if "transition points:" in line]
-    near = int(progress[-1].split("transition points: ")[1].split(" ")[0])
+    status, out, log = itself
+    assert status == 0
+    # The line written as the phase ended; on a slow machine a line written every 10 s
+    # during the phase comes before it.
+    *_, progress = [line for line in log.splitlines() if "transition points:" in line]
+    near = int(progress.split("transition points: ")[1].split(" ")[0])
     assert near > 0
-    assert capsys.readouterr().out.startswith(
+    assert out.startswith(
         f"packcheck diff: agree: 3 fixtures, 100 generated cases, {near} transition-point cases, "
         "50 wide-range cases, 0 long lists, seed 1, "
     )
-    assert main([*args, *QUICK, "--format", "json"]) == 0
+    assert main([*ITSELF, *QUICK, "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["phases"][1]["transition_cases"] == near
 
 
@@ -379,12 +394,12 @@ def test_python_sides_iterate_sets_in_the_same_order(capsys: pytest.CaptureFixtu
 
 
 def test_progress_lines_go_to_a_log_and_quiet_turns_them_off(
-    capsys: pytest.CaptureFixture[str],
+    itself: tuple[int, str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    args = ["diff", "--packer", "wild.py:keep_newest", "--against", "wild.py:keep_newest"]
-    assert main([*args, *QUICK]) == 0
-    assert "packcheck diff: fixtures: 3 cases" in capsys.readouterr().err
-    assert main([*args, *QUICK, "--quiet"]) == 0
+    status, _, log = itself
+    assert status == 0
+    assert "packcheck diff: fixtures: 3 cases" in log
+    assert main([*ITSELF, *QUICK, "--quiet"]) == 0
     assert capsys.readouterr().err == ""
 
 
