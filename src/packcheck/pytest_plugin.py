@@ -46,9 +46,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="also gate this Python packer (MODULE:FUNCTION or PATH.py:FUNCTION) with "
         "the settings of [tool.packcheck]; repeatable",
     )
-    from ._cli import gate
+    # The option table alone: the gate (and Hypothesis) load when an item runs.
+    from ._cli import add_options
 
-    gate.add_options(group.addoption, "verify", prefix=_PREFIX, only=SETTINGS)
+    add_options(group.addoption, "verify", prefix=_PREFIX, only=SETTINGS)
 
 
 class PackcheckItem(pytest.Item):

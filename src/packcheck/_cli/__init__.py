@@ -20,9 +20,9 @@ from collections.abc import Sequence
 
 from .. import __version__
 from .._stop import Stopped, check, end_all, handling, pending
-from ._options import error, one_line_errors
+from ._options import add_options, error, one_line_errors
 
-__all__ = ["main"]
+__all__ = ["add_options", "main"]
 
 #: The subcommands, in the order ``packcheck --help`` lists them.
 COMMANDS = ("pack", "fixtures", "verify", "diff", "rule", "bench", "audit")
