@@ -171,7 +171,7 @@ def test_a_run_recorded_without_the_rule_is_judged_in_its_terms(
             {"other.toml": 'order = "reversed"\n'},
             ["--rule", "other.toml"],
             f"run.jsonl: line 1: recorded under the rule {DESCRIBED}, audited under the rule "
-            'order = "reversed"',
+            'order = "reversed" (audit a run under the rule it was recorded under: --rule FILE)',
         ),
     ],
 )

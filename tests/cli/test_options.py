@@ -138,3 +138,20 @@ def test_pack_in_json_is_its_default_output(
         assert main(["pack", *extra]) == 0
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1] == '{"kept":["a"],"remaining":1,"missing":[]}\n'
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("20", "'20' is not between 0% and 100% (a bare number is a fraction: write 20%)"),
+        ("150%", "'150%' is not between 0% and 100%"),
+        ("ten", "'ten' is not a percentage like 10%"),
+    ],
+)
+def test_a_regression_limit_out_of_range_says_how_to_write_it(
+    given: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["bench", "--max-regression", given])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.rstrip("\n").endswith(f"--max-regression: {said}")

@@ -152,7 +152,9 @@ def fraction(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a percentage like 10%") from None
     if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not between 0% and 100%")
+        bare = not text.endswith("%") and 1 <= value < 100
+        hint = f" (a bare number is a fraction: write {text}%)" if bare else ""
+        raise argparse.ArgumentTypeError(f"{text!r} is not between 0% and 100%{hint}")
     return value
 
 

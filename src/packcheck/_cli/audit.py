@@ -14,7 +14,7 @@ from typing import Any
 
 from .._inputs import expand, whole
 from .._rule.jsonio import dumps, one_line, show_text
-from ..audit import Audit, ClusterError, ReadError, RunSummary, Violation, audited
+from ..audit import Audit, ClusterError, ReadError, RuleMismatch, RunSummary, Violation, audited
 from . import config
 from ._common import (
     cluster_runner,
@@ -73,6 +73,8 @@ def run_audit(args: argparse.Namespace) -> int:
                 _write(violation, args)
     except BrokenPipeError:
         raise  # the reader went away (see _cli.main)
+    except RuleMismatch as exc:
+        return _failed(f"{exc} (audit a run under the rule it was recorded under: --rule FILE)")
     except (ReadError, ClusterError) as exc:
         return _failed(str(exc))
     summary = audit.summary()

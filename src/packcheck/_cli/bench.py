@@ -47,7 +47,7 @@ from .._engines import levels as scan
 from .._engines.pack import pack
 from .._packers import SetupError, load
 from .._rule.declared import Rule
-from .._rule.jsonio import loads
+from .._rule.jsonio import dumps, loads, one_line
 from .._rule.lines import MAX_LINE_BYTES
 from ._options import add_arguments, add_command, error
 from .bench_ab import min_time, run_ab
@@ -122,6 +122,8 @@ def run_bench(args: argparse.Namespace) -> int:
             return error("bench", str(exc))
         except BenchError as exc:  # a wrong answer, or a packer that failed
             print(f"packcheck: {exc}", file=sys.stderr)
+            if _json(args):  # stdout still holds one object: what ended the run
+                print(dumps({"error": one_line(str(exc))}))
             return 1
     finally:
         if limit is not None:
