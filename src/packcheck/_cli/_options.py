@@ -119,12 +119,6 @@ def _examples_help() -> str:
     return f"generated cases (default: {DEFAULT_MAX_EXAMPLES}, at most {MAX_EXAMPLES:,})"
 
 
-def _seeds_text(chosen: tuple[int, ...]) -> str:
-    from .._gate import seeds_text
-
-    return seeds_text(chosen)
-
-
 def _rule_diff_limits() -> Any:
     from .. import rules
 
@@ -349,7 +343,6 @@ OPTIONS = (
         parse=seeds,
         metavar="SEEDS",
         group="seed",
-        text=_seeds_text,
     ),
     Option(
         "--workers",
