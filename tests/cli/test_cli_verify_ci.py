@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -58,54 +57,6 @@ def test_the_github_format_starts_with_an_error_command(
     assert first.startswith("::error title=packcheck verify%3A generated%3A output%3A differs ")
     assert "rerun:    packcheck verify" in first
     assert rest[-1].startswith("packcheck verify: NOT conformant after ")
-
-
-def test_junit_xml_is_written_beside_the_text(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    report = tmp_path / "verify.xml"
-    args = ["verify", *QUICK, "--junit-xml", str(report)]
-    assert main(args) == 0
-    assert capsys.readouterr().out.startswith("packcheck verify: conformant: ")
-    suite = ET.parse(report).getroot().find("testsuite")
-    assert suite is not None
-    assert suite.attrib["failures"] == "0"
-    assert [c.attrib["name"] for c in suite.iter("testcase")] == [
-        "fixtures",
-        "generated",
-        "wide ranges",
-        "long lists",
-    ]
-
-
-def test_a_junit_path_that_cannot_be_written_stops_before_the_run(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(["verify", *QUICK, "--junit-xml", str(tmp_path)]) == 2
-    assert (
-        capsys.readouterr().err
-        == f"packcheck verify: error: --junit-xml {tmp_path}: is a directory\n"
-    )
-    missing = tmp_path / "no" / "r.xml"
-    assert main(["verify", *QUICK, "--junit-xml", str(missing)]) == 2
-    err = capsys.readouterr().err
-    assert err == (
-        f"packcheck verify: error: --junit-xml {missing}: "
-        f"{missing.parent} is not a writable directory\n"
-    )
-
-
-def test_a_junit_file_that_fails_to_write_is_exit_2(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    def full(self: Path, data: bytes) -> int:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(Path, "write_bytes", full)
-    assert main(["verify", *QUICK, "--junit-xml", str(tmp_path / "r.xml")]) == 2
-    captured = capsys.readouterr()
-    assert captured.out.startswith("packcheck verify: conformant")
-    assert captured.err.endswith("r.xml: No space left on device\n")
 
 
 def _project(tmp_path: Path, table: str) -> None:
@@ -168,49 +119,6 @@ def test_paths_in_the_table_are_relative_to_its_file(
     out = capsys.readouterr().out
     assert "rerun:    packcheck verify --packer ../../pack.py:missing_dedup --seed 3" in out
     assert list((tmp_path / "failures").glob("*.json"))
-
-
-@pytest.mark.parametrize(
-    ("table", "message"),
-    [
-        ("[tool.packcheck]\njson = true", "unknown key 'json' (keys: connect-timeout, long-lists,"),
-        (
-            "[tool.packcheck]\nno-long-list = true",
-            "unknown key 'no-long-list' (did you mean 'no-long-lists'? keys: connect-timeout,",
-        ),
-        ("[tool.packcheck]\nhelp = true", "unknown key 'help'"),
-        ('[tool.packcheck]\nseed = "x"', "seed: 'x' is not a non-negative integer"),
-        ('[tool.packcheck]\nmax-units = "2**20000"', "max-units: 2**20000 is too large"),
-        ('[tool.packcheck]\npartition = "yes"', 'partition: expected true or false, not "yes"'),
-        ("[tool.packcheck]\nseed = true", "seed: expected a string or a number, not true"),
-        ("[tool.packcheck]\nseed = [1]", "seed: expected a string or a number, not [1]"),
-        (
-            '[tool.packcheck]\nseed = {a = 1, b = "x"}',
-            'seed: expected a string or a number, not {a = 1, b = "x"}',
-        ),
-        ('[tool.packcheck]\nformat = "json"', "format: a command-line option only (--format)"),
-        ('[tool.packcheck]\njunit-xml = "x.xml"', "junit-xml: a command-line option only"),
-        (
-            "[tool.packcheck]\npartition = true\nno-partition = true",
-            "no-partition: set twice",
-        ),
-        (
-            '[tool.packcheck]\npacker = "a:b"\npacker-cmd = "c"',
-            "[tool.packcheck]: packer and packer-cmd exclude each other",
-        ),
-        ("[tool]\npackcheck = 3", "pyproject.toml: [tool.packcheck] must be a table"),
-        ("[tool.packcheck\n", "pyproject.toml: Expected ']'"),
-    ],
-)
-def test_a_bad_table_is_a_one_line_usage_error(
-    table: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    _project(tmp_path, table)
-    assert main(["verify"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("packcheck verify: error: pyproject.toml")
-    assert message in err
-    assert err.count("\n") == 1
 
 
 def test_a_packer_the_table_names_is_blamed_on_the_table(
