@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from test_cli_gate_ci import PHASES, project
 
 from packcheck._cli import build_parser, main
 from packcheck._cli import gate as cli_gate
@@ -45,12 +46,7 @@ def test_the_json_report_of_a_divergence(capsys: pytest.CaptureFixture[str]) -> 
         "long_lists": False,
         "save_failures": None,
     }
-    assert [p["name"] for p in report["phases"]] == [
-        "fixtures",
-        "generated",
-        "wide ranges",
-        "long lists",
-    ]
+    assert [p["name"] for p in report["phases"]] == PHASES
     divergence = report["divergence"]
     assert divergence["phase"] == "generated"
     assert divergence["case"] == {"budget": 1, "blocks": [{"id": "A", "size": 1}], "required": []}
@@ -107,14 +103,10 @@ def test_junit_xml_of_count_has_a_failure_per_failing_phase(
     assert failure.text == capsys.readouterr().out.rstrip("\n")
 
 
-def _project(tmp_path: Path, table: str) -> None:
-    (tmp_path / "pyproject.toml").write_text(f"[project]\nname = 'x'\n\n{table}\n")
-
-
 def test_settings_come_from_tool_packcheck_diff_and_the_command_line_overrides_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _project(
+    project(
         tmp_path,
         f'[tool.packcheck.diff]\npacker = "{WILD}:keep_newest_lt"\n'
         f'against = "{WILD}:keep_newest"\nseed = 3\nmax-examples = 100\n'
@@ -162,7 +154,7 @@ def test_paths_in_the_table_are_relative_to_its_file(
     (tmp_path / "new.py").write_text(WILD.read_text())
     (tmp_path / "old").mkdir()
     (tmp_path / "old" / "trim.py").write_text(WILD.read_text())
-    _project(
+    project(
         tmp_path,
         '[tool.packcheck.diff]\npacker = "new.py:keep_newest_lt"\n'
         'against = "old/trim.py:keep_newest"\nsave-failures = "divergences"\n'
@@ -187,7 +179,7 @@ def test_each_command_reads_its_own_table(
 ) -> None:
     # verify's table names a packer; diff does not take it, and verify takes
     # nothing of [tool.packcheck.diff] (here a key verify does not even have).
-    _project(
+    project(
         tmp_path,
         f'[tool.packcheck]\npacker = "{BROKEN}:correct"\n'
         f"max-examples = 5\nno-long-lists = true\nquiet = true\n\n"
@@ -211,7 +203,7 @@ def test_a_side_the_table_names_is_blamed_on_the_table(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     table = '[tool.packcheck.diff]\npacker = "pack.py:pack"\nagainst = "pack.py:nope"'
-    _project(tmp_path, table)
+    project(tmp_path, table)
     (tmp_path / "pack.py").write_text("def pack(case):\n    return {}\n")
     assert main(["diff"]) == 2
     assert capsys.readouterr().err == (

@@ -32,6 +32,8 @@ FAILS = {
         "DIFFERS generated case (seed 3, shrunk)",
     ),
 }
+#: The phases of a run, in the order reports list them.
+PHASES = ["fixtures", "generated", "wide ranges", "long lists"]
 COMMANDS = pytest.mark.parametrize("command", ["verify", "diff"])
 
 
@@ -51,12 +53,7 @@ def test_junit_xml_is_written_beside_the_text(
     suite = ET.parse(report).getroot().find("testsuite")
     assert suite is not None
     assert suite.attrib["failures"] == "0"
-    assert [c.attrib["name"] for c in suite.iter("testcase")] == [
-        "fixtures",
-        "generated",
-        "wide ranges",
-        "long lists",
-    ]
+    assert [c.attrib["name"] for c in suite.iter("testcase")] == PHASES
 
 
 @COMMANDS
@@ -99,7 +96,8 @@ def test_a_junit_file_that_fails_to_write_is_exit_2(
     )
 
 
-def _project(tmp_path: Path, table: str) -> None:
+def project(tmp_path: Path, table: str) -> None:
+    """Write a project's pyproject.toml in ``tmp_path``, with ``table`` in it."""
     (tmp_path / "pyproject.toml").write_text(f"[project]\nname = 'x'\n\n{table}\n")
 
 
@@ -172,7 +170,7 @@ BAD_TABLES = {
 def test_a_bad_table_is_a_one_line_usage_error(
     command: str, table: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _project(tmp_path, table)
+    project(tmp_path, table)
     assert main([command]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"packcheck {command}: error: pyproject.toml")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_cli_gate_ci import PHASES, project
 
 from packcheck._cli import _subjects, build_parser, main
 from packcheck._cli import gate as cli_gate
@@ -34,12 +35,7 @@ def test_the_json_report_of_a_counterexample(capsys: pytest.CaptureFixture[str])
     assert report["seed"] == 3
     assert report["packer"] == f"{BROKEN}:missing_dedup"
     assert report["settings"]["timeout"] == 10.0
-    assert [p["name"] for p in report["phases"]] == [
-        "fixtures",
-        "generated",
-        "wide ranges",
-        "long lists",
-    ]
+    assert [p["name"] for p in report["phases"]] == PHASES
     failure = report["failure"]
     assert failure["phase"] == "generated"
     assert failure["check"] == "output: differs from the declared output (exact JSON and types)"
@@ -59,14 +55,10 @@ def test_the_github_format_starts_with_an_error_command(
     assert rest[-1].startswith("packcheck verify: NOT conformant after ")
 
 
-def _project(tmp_path: Path, table: str) -> None:
-    (tmp_path / "pyproject.toml").write_text(f"[project]\nname = 'x'\n\n{table}\n")
-
-
 def test_settings_come_from_tool_packcheck_and_the_command_line_overrides_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _project(
+    project(
         tmp_path,
         f'[tool.packcheck]\npacker = "{BROKEN}:missing_dedup"\nseed = 3\n'
         "max-examples = 300\nno-long-lists = true\nquiet = true\n"
@@ -103,7 +95,7 @@ def test_paths_in_the_table_are_relative_to_its_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "pack.py").write_text(BROKEN.read_text())
-    _project(
+    project(
         tmp_path,
         '[tool.packcheck]\npacker = "pack.py:missing_dedup"\nsave-failures = "failures"\n'
         "long-lists = false\nseed = 3\nmax-examples = 300\n",
@@ -124,7 +116,7 @@ def test_paths_in_the_table_are_relative_to_its_file(
 def test_a_packer_the_table_names_is_blamed_on_the_table(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _project(tmp_path, '[tool.packcheck]\npacker = "pack.py:nope"')
+    project(tmp_path, '[tool.packcheck]\npacker = "pack.py:nope"')
     (tmp_path / "pack.py").write_text("x = 1\n")
     assert main(["verify"]) == 2
     err = capsys.readouterr().err
@@ -151,7 +143,7 @@ def test_a_pyproject_that_cannot_be_read_is_named(
 def test_a_table_above_the_current_directory_is_named_by_its_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _project(tmp_path, "[tool.packcheck]\nnope = 1")
+    project(tmp_path, "[tool.packcheck]\nnope = 1")
     (tmp_path / "sub").mkdir()
     monkeypatch.chdir(tmp_path / "sub")
     assert main(["verify"]) == 2
