@@ -1,14 +1,17 @@
-"""What ``packcheck verify`` and ``diff`` do alike for CI: --junit-xml, and a
-[tool.packcheck] table that cannot be read; each test runs once per command."""
+"""What ``packcheck verify`` and ``diff`` do alike for CI: --junit-xml, --save-failures
+that cannot be used, and a [tool.packcheck] table that cannot be read; each test runs
+once per command."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
 from packcheck._cli import main
+from packcheck._gate import run as gate_run
 
 PACKERS = Path(__file__).parents[1] / "packers"
 WILD = PACKERS / "wild.py"
@@ -35,6 +38,11 @@ FAILS = {
 #: The phases of a run, in the order reports list them.
 PHASES = ["fixtures", "generated", "wide ranges", "long lists"]
 COMMANDS = pytest.mark.parametrize("command", ["verify", "diff"])
+
+
+def _full(*args: object) -> NoReturn:
+    """A write to a full disk."""
+    raise OSError(28, "No space left on device")
 
 
 @pytest.fixture(autouse=True)
@@ -83,10 +91,7 @@ def test_a_junit_file_that_fails_to_write_is_exit_2(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    def full(self: Path, data: bytes) -> int:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(Path, "write_bytes", full)
+    monkeypatch.setattr(Path, "write_bytes", _full)
     argv, first = runs[command]
     assert main([*argv, "--junit-xml", str(tmp_path / "r.xml")]) == 2
     captured = capsys.readouterr()
@@ -94,6 +99,35 @@ def test_a_junit_file_that_fails_to_write_is_exit_2(
     assert captured.err == (
         f"packcheck {command}: error: --junit-xml {tmp_path / 'r.xml'}: No space left on device\n"
     )
+
+
+@COMMANDS
+def test_a_save_failures_path_that_is_a_file_stops_before_the_run(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a_file = tmp_path / "taken"
+    a_file.write_text("")
+    argv, _ = PASSES[command]
+    assert main([*argv, "--save-failures", str(a_file)]) == 2
+    assert capsys.readouterr().err == (
+        f"packcheck {command}: error: --save-failures {a_file}: exists and is not a directory\n"
+    )
+
+
+@COMMANDS
+def test_a_failure_that_cannot_be_saved_is_still_reported(
+    command: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(gate_run, "save_fixture", _full)
+    argv, first = FAILS[command]
+    assert main([*argv, "--save-failures", str(tmp_path), "--max-units", "2**40"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(first)
+    assert "saved:    nothing: No space left on device" in out
+    assert "--max-units '2**40'" in out
 
 
 def project(tmp_path: Path, table: str) -> None:
