@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -124,7 +125,7 @@ def test_a_stop_that_became_another_exception_is_still_a_stop(
             raise RuntimeError("wrapped") from stop  # as Hypothesis might
         return 0  # pragma: no cover - the handler raises
 
-    monkeypatch.setattr(cli_pack, "run_pack", swallows)
+    monkeypatch.setattr(cli_pack, "register", replace(cli_pack.register, run=swallows))
     assert main(["pack", "-"]) == 143
     assert capsys.readouterr().err == "packcheck pack: stopped by SIGTERM\n"
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from runs import clean_run, planted_run, text
+from signalled import stopped
 
 distributed = pytest.importorskip(
     "distributed", reason="the dask extra is not installed: pip install 'packcheck[dask]'"
@@ -249,33 +250,16 @@ def test_a_signal_stops_the_local_cluster_and_leaves_nothing_running(
     workers print nothing of it.  One worker is a thread: the process stops with it."""
     run = tmp_path / "run.jsonl"
     run.write_text(text(planted_run()[0]) * 400)  # 120,000 steps: minutes of work
-    process = subprocess.Popen(
-        [sys.executable, "-m", "packcheck", "audit", "--workers", str(workers), str(run)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=group,
-    )
-    try:
-        parent = psutil.Process(process.pid)
-        # Its workers started: two processes, or (one worker) Dask's threads.
-        while not (
+
+    def started(parent: Any) -> bool:  # its workers: two processes, or (one) Dask's threads
+        return bool(
             len(parent.children(recursive=True)) >= 2 if workers > 1 else parent.num_threads() >= 3
-        ):
-            assert process.poll() is None
-            time.sleep(0.05)
-        time.sleep(1)  # the workers at work
-        children = parent.children(recursive=True)
-        if group:
-            os.killpg(process.pid, sig)
-        else:
-            process.send_signal(sig)
-        _, err = process.communicate(timeout=60)
-    finally:
-        process.kill()
-    assert process.returncode == status
+        )
+
+    argv = [sys.executable, "-m", "packcheck", "audit", "--workers", str(workers), str(run)]
+    returncode, err, alive = stopped(argv, sig, group, started)
+    assert (returncode, alive) == (status, [])
     assert len(err.splitlines()) <= 1
-    _, alive = psutil.wait_procs(children, timeout=10)
-    assert alive == []
 
 
 def test_a_file_unreadable_midway_stops_the_run_there(

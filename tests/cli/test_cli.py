@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -66,7 +67,7 @@ def test_an_interrupt_is_one_line_and_status_130(
     def interrupted(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_pack, "run_pack", interrupted)
+    monkeypatch.setattr(cli_pack, "register", replace(cli_pack.register, run=interrupted))
     assert main(["pack", str(SEED)]) == 130
     assert capsys.readouterr().err == "packcheck: interrupted\n"
 
@@ -75,7 +76,7 @@ def test_a_closed_pipe_stops_quietly(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     def closed(args: argparse.Namespace) -> int:
         raise BrokenPipeError
 
-    monkeypatch.setattr(cli_pack, "run_pack", closed)
+    monkeypatch.setattr(cli_pack, "register", replace(cli_pack.register, run=closed))
     with open(tmp_path / "out", "w") as out:
         monkeypatch.setattr(sys, "stdout", out)
         assert main(["pack", str(SEED)]) == 0

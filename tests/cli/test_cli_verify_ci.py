@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
+from test_cli_gate_ci import PHASES, project
 
 from packcheck._cli import _subjects, build_parser, main
 from packcheck._cli import gate as cli_gate
@@ -35,12 +35,7 @@ def test_the_json_report_of_a_counterexample(capsys: pytest.CaptureFixture[str])
     assert report["seed"] == 3
     assert report["packer"] == f"{BROKEN}:missing_dedup"
     assert report["settings"]["timeout"] == 10.0
-    assert [p["name"] for p in report["phases"]] == [
-        "fixtures",
-        "generated",
-        "wide ranges",
-        "long lists",
-    ]
+    assert [p["name"] for p in report["phases"]] == PHASES
     failure = report["failure"]
     assert failure["phase"] == "generated"
     assert failure["check"] == "output: differs from the declared output (exact JSON and types)"
@@ -60,62 +55,10 @@ def test_the_github_format_starts_with_an_error_command(
     assert rest[-1].startswith("packcheck verify: NOT conformant after ")
 
 
-def test_junit_xml_is_written_beside_the_text(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    report = tmp_path / "verify.xml"
-    args = ["verify", *QUICK, "--junit-xml", str(report)]
-    assert main(args) == 0
-    assert capsys.readouterr().out.startswith("packcheck verify: conformant: ")
-    suite = ET.parse(report).getroot().find("testsuite")
-    assert suite is not None
-    assert suite.attrib["failures"] == "0"
-    assert [c.attrib["name"] for c in suite.iter("testcase")] == [
-        "fixtures",
-        "generated",
-        "wide ranges",
-        "long lists",
-    ]
-
-
-def test_a_junit_path_that_cannot_be_written_stops_before_the_run(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(["verify", *QUICK, "--junit-xml", str(tmp_path)]) == 2
-    assert (
-        capsys.readouterr().err
-        == f"packcheck verify: error: --junit-xml {tmp_path}: is a directory\n"
-    )
-    missing = tmp_path / "no" / "r.xml"
-    assert main(["verify", *QUICK, "--junit-xml", str(missing)]) == 2
-    err = capsys.readouterr().err
-    assert err == (
-        f"packcheck verify: error: --junit-xml {missing}: "
-        f"{missing.parent} is not a writable directory\n"
-    )
-
-
-def test_a_junit_file_that_fails_to_write_is_exit_2(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    def full(self: Path, data: bytes) -> int:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(Path, "write_bytes", full)
-    assert main(["verify", *QUICK, "--junit-xml", str(tmp_path / "r.xml")]) == 2
-    captured = capsys.readouterr()
-    assert captured.out.startswith("packcheck verify: conformant")
-    assert captured.err.endswith("r.xml: No space left on device\n")
-
-
-def _project(tmp_path: Path, table: str) -> None:
-    (tmp_path / "pyproject.toml").write_text(f"[project]\nname = 'x'\n\n{table}\n")
-
-
 def test_settings_come_from_tool_packcheck_and_the_command_line_overrides_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _project(
+    project(
         tmp_path,
         f'[tool.packcheck]\npacker = "{BROKEN}:missing_dedup"\nseed = 3\n'
         "max-examples = 300\nno-long-lists = true\nquiet = true\n"
@@ -152,7 +95,7 @@ def test_paths_in_the_table_are_relative_to_its_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "pack.py").write_text(BROKEN.read_text())
-    _project(
+    project(
         tmp_path,
         '[tool.packcheck]\npacker = "pack.py:missing_dedup"\nsave-failures = "failures"\n'
         "long-lists = false\nseed = 3\nmax-examples = 300\n",
@@ -170,53 +113,10 @@ def test_paths_in_the_table_are_relative_to_its_file(
     assert list((tmp_path / "failures").glob("*.json"))
 
 
-@pytest.mark.parametrize(
-    ("table", "message"),
-    [
-        ("[tool.packcheck]\njson = true", "unknown key 'json' (keys: connect-timeout, long-lists,"),
-        (
-            "[tool.packcheck]\nno-long-list = true",
-            "unknown key 'no-long-list' (did you mean 'no-long-lists'? keys: connect-timeout,",
-        ),
-        ("[tool.packcheck]\nhelp = true", "unknown key 'help'"),
-        ('[tool.packcheck]\nseed = "x"', "seed: 'x' is not a non-negative integer"),
-        ('[tool.packcheck]\nmax-units = "2**20000"', "max-units: 2**20000 is too large"),
-        ('[tool.packcheck]\npartition = "yes"', 'partition: expected true or false, not "yes"'),
-        ("[tool.packcheck]\nseed = true", "seed: expected a string or a number, not true"),
-        ("[tool.packcheck]\nseed = [1]", "seed: expected a string or a number, not [1]"),
-        (
-            '[tool.packcheck]\nseed = {a = 1, b = "x"}',
-            'seed: expected a string or a number, not {a = 1, b = "x"}',
-        ),
-        ('[tool.packcheck]\nformat = "json"', "format: a command-line option only (--format)"),
-        ('[tool.packcheck]\njunit-xml = "x.xml"', "junit-xml: a command-line option only"),
-        (
-            "[tool.packcheck]\npartition = true\nno-partition = true",
-            "no-partition: set twice",
-        ),
-        (
-            '[tool.packcheck]\npacker = "a:b"\npacker-cmd = "c"',
-            "[tool.packcheck]: packer and packer-cmd exclude each other",
-        ),
-        ("[tool]\npackcheck = 3", "pyproject.toml: [tool.packcheck] must be a table"),
-        ("[tool.packcheck\n", "pyproject.toml: Expected ']'"),
-    ],
-)
-def test_a_bad_table_is_a_one_line_usage_error(
-    table: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    _project(tmp_path, table)
-    assert main(["verify"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("packcheck verify: error: pyproject.toml")
-    assert message in err
-    assert err.count("\n") == 1
-
-
 def test_a_packer_the_table_names_is_blamed_on_the_table(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _project(tmp_path, '[tool.packcheck]\npacker = "pack.py:nope"')
+    project(tmp_path, '[tool.packcheck]\npacker = "pack.py:nope"')
     (tmp_path / "pack.py").write_text("x = 1\n")
     assert main(["verify"]) == 2
     err = capsys.readouterr().err
@@ -243,7 +143,7 @@ def test_a_pyproject_that_cannot_be_read_is_named(
 def test_a_table_above_the_current_directory_is_named_by_its_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _project(tmp_path, "[tool.packcheck]\nnope = 1")
+    project(tmp_path, "[tool.packcheck]\nnope = 1")
     (tmp_path / "sub").mkdir()
     monkeypatch.chdir(tmp_path / "sub")
     assert main(["verify"]) == 2

@@ -11,14 +11,15 @@ take ``4-7``, which has passing seeds on either side of it, two per worker."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
 import time
 from itertools import groupby
+from typing import Any
 
 import pytest
+from signalled import stopped
 from test_cli_seeds import (
     PACKERS,
     QUICK,
@@ -154,38 +155,21 @@ def test_a_signal_stops_the_cluster_and_leaves_nothing_running(
 ) -> None:
     """``group``: sent to every process of the job, as a terminal's Ctrl-C is: the
     spawned workers print nothing of it, the run one line."""
-    process = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "packcheck", "verify", "--packer", "broken:hangs"),
-            *("--seeds", "1-8", "--workers", "2", "--timeout", "600"),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        cwd=PACKERS,
-        start_new_session=group,
-    )
-    try:
-        parent = psutil.Process(process.pid)
-        while len(parent.children(recursive=True)) < 4:  # two workers, each with its packer
-            assert process.poll() is None
-            time.sleep(0.05)
-        time.sleep(1)  # the packers at work
-        children = parent.children(recursive=True)
-        if group:
-            os.killpg(process.pid, sig)
-        else:
-            process.send_signal(sig)
-        _, err = process.communicate(timeout=60)
-    finally:
-        process.kill()
-    assert process.returncode == status
-    lines = err.decode().splitlines()
+    argv = [
+        *(sys.executable, "-m", "packcheck", "verify", "--packer", "broken:hangs"),
+        *("--seeds", "1-8", "--workers", "2", "--timeout", "600"),
+    ]
+
+    def started(parent: Any) -> bool:  # two workers, each with its packer
+        return len(parent.children(recursive=True)) >= 4
+
+    returncode, err, alive = stopped(argv, sig, group, started, cwd=PACKERS)
+    assert (returncode, alive) == (status, [])
+    lines = err.splitlines()
     if group:
         assert len(lines) == 1, lines
     assert lines[-1].startswith(f"packcheck verify: stopped by {sig.name}; to repeat it: ")
     assert lines[-1].endswith("packcheck verify --packer broken:hangs --seeds 1-8 --timeout 600")
-    _, alive = psutil.wait_procs(children, timeout=10)
-    assert alive == []
 
 
 def _packers_running(client: object) -> int:

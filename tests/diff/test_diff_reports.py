@@ -9,6 +9,7 @@ from functools import partial
 from typing import Any
 
 import numpy as np
+from junit_alike import failed_in_generated
 from test_diff_behaviour import answer_of, fault_of, raise_of
 
 from packcheck._gate import Outcome as DiffOutcome
@@ -294,24 +295,11 @@ def _suite(outcome: DiffOutcome) -> ET.Element:
 def test_junit_has_a_testcase_per_phase_and_the_failure_carries_the_report() -> None:
     outcome = _outcome(_finding(_answer([]), _answer([1])))
     suite = _suite(outcome)
-    assert (suite.attrib["tests"], suite.attrib["failures"], suite.attrib["skipped"]) == (
-        "4",
-        "1",
-        "2",
-    )
-    cases = suite.findall("testcase")
-    assert [c.attrib["name"] for c in cases] == list(COUNTED_PHASES)
-    assert {c.attrib["classname"] for c in cases} == {"packcheck.diff"}
-    assert [c.attrib["time"] for c in cases] == ["0.250", "1.500", "0.000", "0.000"]
-    assert cases[0].findtext("system-out") == "3 cases"
-    failure = cases[1].find("failure")
-    assert failure is not None
+    failure = failed_in_generated(suite, outcome)
     assert failure.attrib == {"message": DIFFERS, "type": "Divergence"}
-    assert failure.text == text(outcome)
-    for later in cases[2:]:
-        skipped = later.find("skipped")
-        assert skipped is not None
-        assert skipped.attrib["message"] == "an earlier phase failed"
+    cases = suite.findall("testcase")
+    assert {c.attrib["classname"] for c in cases} == {"packcheck.diff"}
+    assert cases[0].findtext("system-out") == "3 cases"
     properties = {p.attrib["name"]: p.attrib["value"] for p in suite.iter("property")}
     assert properties == {"seed": "7", "rerun": RERUN, "max_examples": "40", "count": "false"}
 

@@ -12,7 +12,8 @@ from packers import broken, ragflow, wild
 from packcheck import diff
 from packcheck._gate.fixtures import Fixture, seed_fixtures
 from packcheck._gate.probes import long_probes
-from packcheck._gate.run import SHRINK_TRIES, _Gate
+from packcheck._gate.run import _Gate
+from packcheck._gate.shrink import SHRINK_TRIES
 from packcheck._packers import CallablePacker
 from packcheck.diff import DiffFinding, DiffSummary, Divergence, Settings
 from packcheck.diff._oracle import DiffOracle

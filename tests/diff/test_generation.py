@@ -13,6 +13,7 @@ from packcheck import diff, verify
 from packcheck._engines.pack import pack
 from packcheck._gate import Settings
 from packcheck._gate import run as _run
+from packcheck._gate.shrink import SHRINK_TRIES
 from packcheck._packers import CallablePacker
 from packcheck.diff._oracle import DiffOracle
 
@@ -114,4 +115,4 @@ def test_a_counterexample_loses_its_magnitudes_with_the_budget_following_a_size(
     state = _run._Gate(oracle, Settings())
     finding = state.judge(case, "a wide-range case")
     assert finding is not None
-    assert state.shrunk(None, finding, _run.SHRINK_TRIES).case == PER_ITEM_EXACT_FIT
+    assert state.shrunk(None, finding, SHRINK_TRIES).case == PER_ITEM_EXACT_FIT

@@ -19,7 +19,8 @@ from typing import Any
 Message = tuple[str, int]
 
 
-def _unit(value: object, least: int) -> bool:
+def unit(value: object, least: int) -> bool:
+    """Whether ``value`` is a whole number of units, at least ``least`` (``True`` is not)."""
     if isinstance(value, bool):
         return False
     if isinstance(value, float):
@@ -29,9 +30,9 @@ def _unit(value: object, least: int) -> bool:
 
 def messages(case: dict[str, Any]) -> tuple[int, list[Message]] | None:
     """The budget and the ``(id, tokens)`` messages as ints, or ``None`` (a size error)."""
-    if not _unit(case.get("budget"), 0):
+    if not unit(case.get("budget"), 0):
         return None
-    if not all(_unit(block.get("size"), 1) for block in case["blocks"]):
+    if not all(unit(block.get("size"), 1) for block in case["blocks"]):
         return None
     return int(case["budget"]), [(block["id"], int(block["size"])) for block in case["blocks"]]
 

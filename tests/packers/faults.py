@@ -9,21 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-
-def _unit(value: object, least: int) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, float):
-        return value.is_integer() and value >= least
-    return isinstance(value, int) and value >= least
-
-
-def _read(case: dict[str, Any]) -> tuple[int, list[tuple[str, int]]] | None:
-    if not _unit(case.get("budget"), 0):
-        return None
-    if not all(_unit(b.get("size"), 1) for b in case["blocks"]):
-        return None
-    return int(case["budget"]), [(b["id"], int(b["size"])) for b in case["blocks"]]
+from ._ported import messages
 
 
 def _answer(case: dict[str, Any], kept: list[str], remaining: int) -> dict[str, Any]:
@@ -35,7 +21,7 @@ def _answer(case: dict[str, Any], kept: list[str], remaining: int) -> dict[str, 
 
 def _packer(loop: Any) -> Any:
     def packer(case: dict[str, Any]) -> dict[str, Any]:
-        read = _read(case)
+        read = messages(case)
         if read is None:
             return {"error": "size"}
         budget, items = read
@@ -164,7 +150,7 @@ FAULTS = {
 
 def _capturing(bucket: str | None, *, by_id: bool) -> Any:
     def packer(case: dict[str, Any]) -> dict[str, Any]:
-        read = _read(case)
+        read = messages(case)
         if read is None:
             return {"error": "size"}
         budget, items = read

@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ._ported import unit
+
 
 @dataclass(frozen=True)
 class _Doc:
@@ -36,21 +38,13 @@ class _Doc:
     tokens: Any
 
 
-def _unit(value: object, least: int) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, float):
-        return value.is_integer() and value >= least
-    return isinstance(value, int) and value >= least
-
-
 def _items(case: dict[str, Any], number: type) -> tuple[Any, list[_Doc]] | None:
     """The budget and the items in the original's number type, or None (size error)."""
     budget = case.get("budget")
-    if not _unit(budget, 0):
+    if not unit(budget, 0):
         return None
     sizes = [block.get("size") for block in case["blocks"]]
-    if not all(_unit(size, 1) for size in sizes):
+    if not all(unit(size, 1) for size in sizes):
         return None
     blocks = case["blocks"]
     docs = [_Doc(block["id"], number(size)) for block, size in zip(blocks, sizes, strict=True)]

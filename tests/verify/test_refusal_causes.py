@@ -136,14 +136,7 @@ def test_a_refusal_no_neighbour_gives_stays_a_fault_without_a_cause() -> None:
 def test_verify_names_the_new_users_cost_per_message_at_the_pins_edge() -> None:
     # The new user's trimmer with 3 units a message for 4: shrunk to one message that
     # the rule refuses and the trimmer keeps.
-    rule = Rule(
-        name="chat trimmer",
-        order="reversed",
-        on_misfit="stop",
-        per_item=4,
-        pin="first",
-        pin_overflow="refuse",
-    )
+    rule = Rule(name="chat trimmer", **SHARED, per_item=4, pin="first")
     broken = trimmer(pin="first", per_item=3, separator=0, reserve=0, refuse_budget_below=0)
     summary = run(broken, rule=rule, seed=1, max_examples=100, long_lists=False)
     finding = summary.finding

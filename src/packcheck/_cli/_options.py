@@ -771,20 +771,34 @@ def add_arguments(
     add_options(parser.add_argument, command, grouped=grouped)
 
 
-def add_command(
-    commands: Any,
-    name: str,
-    summary: str,
-    description: str,
-    run: Callable[[argparse.Namespace], int],
-) -> argparse.ArgumentParser:
-    """Add the subcommand ``name`` (``summary`` in ``packcheck --help``, ``description``
-    in its own, blanks collapsed), run by ``run``; its parser, for its options."""
-    parser: argparse.ArgumentParser = commands.add_parser(
-        name, help=summary, description=description
-    )
-    parser.set_defaults(run=run)
-    return parser
+def _no_arguments(parser: argparse.ArgumentParser) -> None:
+    """A command that takes options only."""
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    """A subcommand: its line in ``packcheck --help`` (``summary``), the ``description``
+    of its own (blanks collapsed), the function from its parsed arguments to the exit
+    status (``run``), what ``arguments`` adds before the options, and the name of its
+    options in the option table (``options``; ``required``: its groups of which one
+    must be given)."""
+
+    summary: str
+    description: str
+    run: Callable[[argparse.Namespace], int]
+    options: str
+    arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
+    required: Sequence[str] = ()
+
+    def __call__(self, commands: Any, name: str) -> argparse.ArgumentParser:
+        """Add the subcommand as ``name`` to ``commands``; its parser."""
+        parser: argparse.ArgumentParser = commands.add_parser(
+            name, help=self.summary, description=self.description
+        )
+        parser.set_defaults(run=self.run)
+        self.arguments(parser)
+        add_arguments(parser, self.options, self.required)
+        return parser
 
 
 def writable(text: str, stream: IO[str]) -> str:

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from .._inputs import expand, whole
 from .._rule.jsonio import dumps, one_line, show_text
@@ -20,29 +19,10 @@ from ._common import (
     cluster_runner,
     files_argument,
 )
-from ._options import add_arguments, add_command, cut_off, error, writable
+from ._options import Subcommand, cut_off, error, writable
 
 #: Lost IDs listed in the text summary (``--json`` lists every one tallied).
 LOST_SHOWN = 10
-
-
-def register(commands: Any, name: str) -> None:
-    """Add ``audit`` to the ``packcheck`` subcommands."""
-    p = add_command(
-        commands,
-        name,
-        "check the partitions a system recorded over a run",
-        """Check a recorded run: JSON Lines, one model step per line, each the step's case
-        plus the partition captured (and, when recorded, the result). Every step must
-        carry the partition the declared rule gives, a recorded result must be the
-        declared output (under --rule, or [tool.packcheck.rule], that rule's). Prints
-        one line per violation, then a summary with the required IDs the run lost, how
-        often and why. Exit 0 clean, 1 any violation, 2 unreadable
-        or malformed input (the other lines still checked).""",
-        run_audit,
-    )
-    files_argument(p, "audited as one run")
-    add_arguments(p, name)
 
 
 def run_audit(args: argparse.Namespace) -> int:
@@ -168,3 +148,19 @@ def _summary_lines(summary: RunSummary, name: str) -> list[str]:
     if not summary.lost:
         lines.append("  lost: nothing (every required ID was packed in every step)")
     return lines
+
+
+#: ``register(commands, name)`` adds ``audit`` to the ``packcheck`` subcommands.
+register = Subcommand(
+    "check the partitions a system recorded over a run",
+    """Check a recorded run: JSON Lines, one model step per line, each the step's case
+    plus the partition captured (and, when recorded, the result). Every step must
+    carry the partition the declared rule gives, a recorded result must be the
+    declared output (under --rule, or [tool.packcheck.rule], that rule's). Prints
+    one line per violation, then a summary with the required IDs the run lost, how
+    often and why. Exit 0 clean, 1 any violation, 2 unreadable
+    or malformed input (the other lines still checked).""",
+    run_audit,
+    "audit",
+    partial(files_argument, how="audited as one run"),
+)

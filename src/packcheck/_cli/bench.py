@@ -49,7 +49,7 @@ from .._packers import SetupError, load
 from .._rule.declared import Rule
 from .._rule.jsonio import dumps, loads, one_line
 from .._rule.lines import MAX_LINE_BYTES
-from ._options import add_arguments, add_command, error
+from ._options import Subcommand, error
 from .bench_ab import min_time, run_ab
 from .bench_cases import declared_rule, recorded_cases
 from .bench_plot import draw, draw_history
@@ -58,28 +58,6 @@ from .bench_show import measuring, published, table, table_history, table_steps
 QUICK_REPEAT = 3
 FULL_REPEAT = 9
 _NEW = "packcheck.scan:pack_sizes"
-
-
-def register(commands: Any, name: str) -> None:
-    """Add ``bench`` to the ``packcheck`` subcommands."""
-    p = add_command(
-        commands,
-        name,
-        "time packers side by side; gate a change on speed",
-        """With --against OLD: time NEW (--packer, default the installed NumPy packer)
-        against OLD in one process, in pairs on the same inputs, and judge each workload
-        slower, faster, same or inconclusive; exit 1 on a confident slowdown beyond
-        --max-regression or on differing answers. Without it: time the NumPy packer (and
-        any --packer) against the reference on seeded typical and adversarial workloads
-        at 10 to 10**6 blocks; a speedup is the reference's time over the packer's, from
-        the same run; then (--steps) the engines at the sizes agents pack, whole-case
-        calls and a batch of steps, each pair timed in turn; exit 1 on a wrong answer, a
-        packer past --timeout or, with --compare, on a speedup regression of the matrix.
-        --history DIR shows the speedups of stored --json results. Exit 2 on a usage
-        error.""",
-        run_bench,
-    )
-    add_arguments(p, name)
 
 
 def _json(args: argparse.Namespace) -> bool:
@@ -417,3 +395,22 @@ def _pyplot() -> Any:
     except ImportError:
         raise SetupError("--plot needs matplotlib: pip install 'packcheck[plot]'") from None
     return plt
+
+
+#: ``register(commands, name)`` adds ``bench`` to the ``packcheck`` subcommands.
+register = Subcommand(
+    "time packers side by side; gate a change on speed",
+    """With --against OLD: time NEW (--packer, default the installed NumPy packer)
+    against OLD in one process, in pairs on the same inputs, and judge each workload
+    slower, faster, same or inconclusive; exit 1 on a confident slowdown beyond
+    --max-regression or on differing answers. Without it: time the NumPy packer (and
+    any --packer) against the reference on seeded typical and adversarial workloads
+    at 10 to 10**6 blocks; a speedup is the reference's time over the packer's, from
+    the same run; then (--steps) the engines at the sizes agents pack, whole-case
+    calls and a batch of steps, each pair timed in turn; exit 1 on a wrong answer, a
+    packer past --timeout or, with --compare, on a speedup regression of the matrix.
+    --history DIR shows the speedups of stored --json results. Exit 2 on a usage
+    error.""",
+    run_bench,
+    "bench",
+)

@@ -20,24 +20,9 @@ from ._common import (
     engine_ready,
     problem,
 )
-from ._options import add_arguments, add_command, cut_off, error, writable
+from ._options import Subcommand, cut_off, error, writable
 
 COMMAND = "fixtures"
-
-
-def register(commands: Any, name: str) -> None:
-    """Add ``fixtures`` to the ``packcheck`` subcommands."""
-    f = add_command(
-        commands,
-        name,
-        "check fixture files against their expected outputs",
-        """Check every fixture in each FILE (a JSON array of {id, input, expected} or the
-        seed's CSV table). Exit 1 and print the case, the expected and the actual output
-        on a mismatch; exit 2 when a file or fixture cannot be read.""",
-        run_fixtures,
-    )
-    f.add_argument("files", nargs="+", metavar="FILE")
-    add_arguments(f, COMMAND)
 
 
 def _matches(expected: Any, actual: dict[str, Any]) -> bool:
@@ -146,3 +131,19 @@ def _show(failure: dict[str, Any]) -> None:
     print(f"  input:    {dumps(failure['input'])}")
     print(f"  expected: {dumps(failure['expected'])}")
     print(f"  actual:   {dumps(failure['actual'])}")
+
+
+def _files(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", metavar="FILE")
+
+
+#: ``register(commands, name)`` adds ``fixtures`` to the ``packcheck`` subcommands.
+register = Subcommand(
+    "check fixture files against their expected outputs",
+    """Check every fixture in each FILE (a JSON array of {id, input, expected} or the
+    seed's CSV table). Exit 1 and print the case, the expected and the actual output
+    on a mismatch; exit 2 when a file or fixture cannot be read.""",
+    run_fixtures,
+    COMMAND,
+    _files,
+)

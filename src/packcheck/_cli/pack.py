@@ -46,28 +46,11 @@ from ._common import (
     problem,
 )
 from ._gather import Gathered
-from ._options import add_arguments, add_command, error, writable
+from ._options import Subcommand, error, writable
 from ._values import DEFAULT_TIMEOUT
 from .explain import explain_lines
 
 COMMAND = "pack"
-
-
-def register(commands: Any, name: str) -> None:
-    """Add ``pack`` to the ``packcheck`` subcommands."""
-    p = add_command(
-        commands,
-        name,
-        "print the declared output of each case",
-        """Print the declared output of each case as one compact JSON line, in input order.
-        A FILE holds one JSON case, JSON Lines (one case per line), a JSON array of {id,
-        input, expected} fixtures, or the seed's CSV table; '-' or no FILE reads standard
-        input. A malformed case gets an {"error":"input","detail":...} line, the rest are
-        still answered, and the exit status is 2.""",
-        run_pack,
-    )
-    files_argument(p, "answered in order")
-    add_arguments(p, COMMAND)
 
 
 def run_pack(args: argparse.Namespace) -> int:
@@ -316,3 +299,17 @@ def _write(one: _Answer, name: str, how: _How, out: IO[str] | Gathered) -> int:
     for piece in text:
         out.write(piece if isinstance(out, Gathered) or not how.explain else writable(piece, out))
     return status
+
+
+#: ``register(commands, name)`` adds ``pack`` to the ``packcheck`` subcommands.
+register = Subcommand(
+    "print the declared output of each case",
+    """Print the declared output of each case as one compact JSON line, in input order.
+    A FILE holds one JSON case, JSON Lines (one case per line), a JSON array of {id,
+    input, expected} fixtures, or the seed's CSV table; '-' or no FILE reads standard
+    input. A malformed case gets an {"error":"input","detail":...} line, the rest are
+    still answered, and the exit status is 2.""",
+    run_pack,
+    COMMAND,
+    partial(files_argument, how="answered in order"),
+)

@@ -14,7 +14,7 @@ from .._rule.jsonio import dumps
 from .._stop import pending
 from ..rules import DEFAULT_BASES
 from . import config
-from ._options import add_arguments, add_command, cut_off, error
+from ._options import Subcommand, cut_off, error
 from .rule import located
 
 if TYPE_CHECKING:
@@ -23,26 +23,6 @@ if TYPE_CHECKING:
 __all__ = ["register"]
 
 COMMAND = "rule diff"
-
-
-def register(subcommands: Any, name: str) -> None:
-    """Add ``packcheck rule diff``."""
-    parser = add_command(
-        subcommands,
-        name,
-        "find the smallest cases on which two declared rules answer differently",
-        "Compare two declared rules, OLD and NEW (rule files, or pyproject.toml files "
-        "whose [tool.packcheck.rule] tables are the rules): small cases drawn from the "
-        "seed are walked to both rules' transition points, and every case on which they "
-        "answer differently is shrunk; the smallest are printed, each as one JSON line "
-        "followed by both answers. Two spellings of one rule (equal canonical forms) are "
-        "said to be equivalent without a search. Exit 0 when they agree, 1 when a case "
-        "tells them apart, 2 when a rule cannot be read.",
-        run,
-    )
-    parser.add_argument("old", metavar="OLD", help="the rule as it was")
-    parser.add_argument("new", metavar="NEW", help="the rule as it is to be")
-    add_arguments(parser, COMMAND)
 
 
 def _rerun(args: argparse.Namespace, chosen: int) -> str:
@@ -167,3 +147,24 @@ def _json(
         "saved": saved,
         "rerun": rerun,
     }
+
+
+def _old_and_new(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("old", metavar="OLD", help="the rule as it was")
+    parser.add_argument("new", metavar="NEW", help="the rule as it is to be")
+
+
+#: ``register(commands, name)`` adds ``rule diff`` to the ``packcheck rule`` subcommands.
+register = Subcommand(
+    "find the smallest cases on which two declared rules answer differently",
+    "Compare two declared rules, OLD and NEW (rule files, or pyproject.toml files "
+    "whose [tool.packcheck.rule] tables are the rules): small cases drawn from the "
+    "seed are walked to both rules' transition points, and every case on which they "
+    "answer differently is shrunk; the smallest are printed, each as one JSON line "
+    "followed by both answers. Two spellings of one rule (equal canonical forms) are "
+    "said to be equivalent without a search. Exit 0 when they agree, 1 when a case "
+    "tells them apart, 2 when a rule cannot be read.",
+    run,
+    COMMAND,
+    _old_and_new,
+)

@@ -19,37 +19,15 @@ import secrets
 import shlex
 import sys
 from dataclasses import replace
-from typing import Any
 
 from .._rule.jsonio import one_line
 from .._stop import pending
-from ._options import add_arguments, add_command, error
+from ._options import Subcommand, error
 from ._values import DEFAULT_TIMEOUT, power_text
 
-__all__ = ["add_parser", "register", "run"]
+__all__ = ["register", "run"]
 
 _COMMAND = "rule infer"
-
-
-def register(subcommands: Any, name: str) -> None:
-    """Add ``infer`` (as ``name``) to the ``packcheck rule`` subcommands."""
-    add_parser(subcommands, name)
-
-
-def add_parser(subparsers: Any, name: str = "infer") -> argparse.ArgumentParser:
-    """Add ``infer`` to the ``packcheck rule`` subcommands; its parser."""
-    p = add_command(
-        subparsers,
-        name,
-        "find the simplest declared rule a packer follows",
-        """Ask a packer cases and print, as TOML, the simplest rule of the vocabulary
-        (docs/rules.md) that gives every answer it gave, checked by verify --rule at the
-        same seed and settings. Exit 0 when a rule fits; 1 when none does (the nearest
-        rule is printed, with a case against it); 2 on a usage or setup error.""",
-        run,
-    )
-    add_arguments(p, _COMMAND, required=("new",))
-    return p
 
 
 def _rerun(args: argparse.Namespace, chosen: int) -> str:
@@ -119,3 +97,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(toml(found))
     return 0 if found.fits else 1
+
+
+#: ``register(commands, name)`` adds ``rule infer`` to the ``packcheck rule`` subcommands.
+register = Subcommand(
+    "find the simplest declared rule a packer follows",
+    """Ask a packer cases and print, as TOML, the simplest rule of the vocabulary
+    (docs/rules.md) that gives every answer it gave, checked by verify --rule at the
+    same seed and settings. Exit 0 when a rule fits; 1 when none does (the nearest
+    rule is printed, with a case against it); 2 on a usage or setup error.""",
+    run,
+    _COMMAND,
+    required=("new",),
+)

@@ -36,30 +36,19 @@ from .fixtures import (
     writable_directory,
 )
 from .hypothesis_compat import private_hypothesis_storage, same_cases_whatever_is_loaded
-from .letters import lettered
-from .magnitudes import scaled_magnitudes, smaller_magnitudes
 from .outcome import NEAR, PHASES, Command, Outcome
 from .probes import Probe, long_probes, unit_probes, wide_probes
 from .settings import Settings
-from .shrink import shrink
+from .shrink import SHRINK_TRIES, polished, shrink
 from .transitions import case_candidates
 
 __all__ = ["EXPLAINING", "Oracle", "replayed", "run_gate", "save_new"]
 
-#: After the first failure, shrinking tries at most this many cases, so the same seed
-#: gives the same counterexample on a busy machine as on an idle one (and stops after
-#: ``shrink_seconds`` with the best case so far, whichever comes first).
-SHRINK_TRIES = 2000
 #: Generated cases have at most this many blocks; length is the long lists' job, so
 #: that a counterexample that does not need length shrinks to a few blocks.
 SHORT_BLOCKS = 12
 # After Hypothesis's shrinker, a few hundred tries of packcheck's own (blocks, detail).
 _POLISH_TRIES = 400
-# Then at most this many tries lowering the budget and sizes, after at most this many
-# scaling them together, and this many renaming the IDs A, B, C...
-_MAGNITUDE_TRIES = 200
-_SCALE_TRIES = 60
-_LETTER_TRIES = 12
 #: Generated cases on which both sides failed alike are kept up to this share of those
 #: kept (never none: a NEW that starts raising must still be met); past it, one is set
 #: aside and another drawn, at most ``max_examples // 2`` times a run.
@@ -266,9 +255,7 @@ class _Gate:
             return time.monotonic() < deadline and fails(case)
 
         if isinstance(best, dict) and len(best.get("blocks") or ()) <= SHOWN_WHOLE:
-            best = scaled_magnitudes(best, holds, tries=_SCALE_TRIES)
-            best = smaller_magnitudes(best, holds, tries=_MAGNITUDE_TRIES)
-            best = lettered(best, holds, tries=_LETTER_TRIES)
+            best = polished(best, holds)
         result = found[dumps(best)]
         if probe is None:
             return result

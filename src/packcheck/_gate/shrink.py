@@ -15,9 +15,21 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .letters import lettered
+from .magnitudes import scaled_magnitudes, smaller_magnitudes
 from .probes import LADDER, Probe
 
-__all__ = ["shrink"]
+__all__ = ["SHRINK_TRIES", "polished", "shrink"]
+
+#: After the first failure, shrinking tries at most this many cases, so the same seed
+#: gives the same counterexample on a busy machine as on an idle one (and stops after
+#: ``shrink_seconds`` with the best case so far, whichever comes first).
+SHRINK_TRIES = 2000
+# Then at most this many tries scaling the budget and sizes together, this many lowering
+# them, and this many renaming the IDs A, B, C...
+_SCALE_TRIES = 60
+_MAGNITUDE_TRIES = 200
+_LETTER_TRIES = 12
 
 Fails = Callable[[dict[str, Any]], bool]
 #: Where a failing case's answer departs from the expected one: the index of the block
@@ -287,3 +299,11 @@ def _smaller(value: int, floor: int = 0) -> list[int]:
     """
     tries = (floor, 1, value // 2, value - 1)
     return [v for v in dict.fromkeys(tries) if floor <= v < value]
+
+
+def polished(case: dict[str, Any], holds: Fails) -> dict[str, Any]:
+    """``case`` (which ``holds``) with its budget and sizes scaled down together, then
+    lowered, then its IDs renamed A, B, C..., each step kept only while ``holds``."""
+    case = scaled_magnitudes(case, holds, tries=_SCALE_TRIES)
+    case = smaller_magnitudes(case, holds, tries=_MAGNITUDE_TRIES)
+    return lettered(case, holds, tries=_LETTER_TRIES)

@@ -17,10 +17,8 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .._gate.letters import lettered
-from .._gate.magnitudes import scaled_magnitudes, smaller_magnitudes
 from .._gate.probe_random import ProbeRandom
-from .._gate.shrink import shrink
+from .._gate.shrink import SHRINK_TRIES, polished, shrink
 from .._gate.transitions import case_candidates, shape
 from .._rule.declared import Rule
 from .._rule.fixture_rule import recorded
@@ -36,11 +34,6 @@ __all__ = ["DEFAULT_BASES", "DEFAULT_CASES", "Difference", "RuleDiff", "diff"]
 #: Cases the two rules answer differently that are shrunk at most: once this many are
 #: found, no more bases are walked (each shrinks to one of a few smallest cases).
 _FOUND = 16
-# Shrinking tries per case, as the gate's (each try is two interpreter calls).
-_SHRINK_TRIES = 2000
-_SCALE_TRIES = 60
-_MAGNITUDE_TRIES = 200
-_LETTER_TRIES = 12
 # Blocks in a drawn base: at most this many, fewer more often.
 _MOST_BLOCKS = 6
 _IDS = "ABCD"
@@ -156,14 +149,13 @@ class _Search:
         def fails(candidate: dict[str, Any]) -> bool:
             return self.differs(candidate) and self.kind(candidate) == kind
 
-        best = shrink(case, fails, deadline=deadline, tries=_SHRINK_TRIES)
+        # Shrinking tries per case, as the gate's (each try is two interpreter calls).
+        best = shrink(case, fails, deadline=deadline, tries=SHRINK_TRIES)
 
         def holds(candidate: dict[str, Any]) -> bool:
             return time.monotonic() < deadline and fails(candidate)
 
-        best = scaled_magnitudes(best, holds, tries=_SCALE_TRIES)
-        best = smaller_magnitudes(best, holds, tries=_MAGNITUDE_TRIES)
-        return lettered(best, holds, tries=_LETTER_TRIES)
+        return polished(best, holds)
 
 
 def _size(case: dict[str, Any]) -> tuple[int, int, int, str]:
