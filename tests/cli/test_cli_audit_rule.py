@@ -132,7 +132,7 @@ def test_the_table_is_the_rule_when_rule_is_not_given_and_rule_wins(
     assert (status, out) == (2, [])
     assert err == [
         f"packcheck audit: error: run.jsonl: line 1: recorded under the rule {DESCRIBED}, audited "
-        "under packcheck's own rule"
+        "under packcheck's own rule (audit a run under the rule it was recorded under: --rule FILE)"
     ]
 
 
