@@ -389,8 +389,10 @@ def test_a_command_may_answer_any_json_value(
 
 def test_python_sides_iterate_sets_in_the_same_order(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["--packer", "wild:missing_from_a_set", "--against", "wild.py:missing_from_a_set"]
-    assert main(["diff", *args, *QUICK]) == 0
-    assert main(["diff", *args, *QUICK, "--timeout", "30"]) == 0
+    # 20 cases, not QUICK's 100: sides in hash orders of their own differ within them.
+    few = [*QUICK, "--max-examples", "20"]
+    assert main(["diff", *args, *few]) == 0
+    assert main(["diff", *args, *few, "--timeout", "30"]) == 0
 
 
 def test_progress_lines_go_to_a_log_and_quiet_turns_them_off(
