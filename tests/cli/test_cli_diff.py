@@ -336,8 +336,9 @@ class _Terminal(io.StringIO):
 def test_progress_is_shown_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
+    # 5 cases: the line is drawn as the first phase ends and cleared before the summary.
     args = ["diff", "--packer", "wild:keep_newest", "--against", "wild:keep_newest", *QUICK]
-    assert main(args) == 0
+    assert main([*args, "--max-examples", "5"]) == 0
     shown = terminal.getvalue()
     # The seconds count the workers' start (no wall-clock assertion).
     assert re.search(r"\r\x1b\[Kpackcheck diff: fixtures: 1 case, \d+ s", shown)
@@ -372,7 +373,9 @@ def test_old_reads_its_own_helpers_beside_it(
     new, old = tmp_path / "new" / "packer.py", tmp_path / "old" / "packer.py"
     assert main(["diff", "--packer", f"{new}:pack", "--against", f"{old}:pack", *QUICK]) == 1
     assert 'parts:    kept[1]: NEW has "B", OLD has "C"' in capsys.readouterr().out
-    assert main(["diff", "--packer", f"{new}:pack", "--against", f"{new}:pack", *QUICK]) == 0
+    # NEW against itself agrees: the difference above is the helpers' (20 cases show it).
+    itself = ["diff", "--packer", f"{new}:pack", "--against", f"{new}:pack", *QUICK]
+    assert main([*itself, "--max-examples", "20"]) == 0
 
 
 def test_a_command_may_answer_any_json_value(
@@ -386,7 +389,11 @@ def test_a_command_may_answer_any_json_value(
         "    print(json.dumps(ids), flush=True)\n"
     )
     ids = f"{sys.executable} {script}"
-    assert main(["diff", "--packer-cmd", ids, "--against-cmd", ids, *QUICK]) == 0
+    # 20 cases: each answer is a list of IDs, any JSON value, from the first case on.
+    assert (
+        main(["diff", "--packer-cmd", ids, "--against-cmd", ids, *QUICK, "--max-examples", "20"])
+        == 0
+    )
     assert main(["diff", "--packer-cmd", ids, "--against", "wild:keep_newest", *QUICK]) == 1
     assert '  new:      ["A","B","C"]' in capsys.readouterr().out
 
