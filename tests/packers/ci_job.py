@@ -37,6 +37,15 @@ def slow(case: dict[str, Any]) -> Any:
     return pack(case)
 
 
+def hangs_on_long(case: dict[str, Any]) -> Any:
+    """Right, at once; a long list hangs (the phases before it pass in seconds)."""
+    if _blocks(case) > _SHORT:
+        _mark("long")
+        time.sleep(3600)
+    _mark("case")
+    return pack(case)
+
+
 def fails_slowly(case: dict[str, Any]) -> Any:
     """Wrong on every case of four blocks or more (no seed fixture has that many),
     200 ms a wrong answer: shrinking takes a while."""
