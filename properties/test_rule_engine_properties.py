@@ -48,6 +48,19 @@ def _rounds_cut_short(request: pytest.FixtureRequest) -> Iterator[None]:
 @example(
     Rule(fit="lt", reserve=5), {"budget": 3, "blocks": [{"id": "A", "size": 1}], "required": []}
 )
+# Under dedup = "kept", what is left equal to the smallest size: a block still fits.
+@example(
+    Rule(dedup="kept"),
+    {
+        "budget": 5,
+        "blocks": [{"id": "A", "size": 3}, {"id": "A", "size": 2}, {"id": "B", "size": 2}],
+        "required": [],
+    },
+)
+@example(
+    Rule(dedup="kept", on_misfit="stop"),
+    {"budget": 2, "blocks": [{"id": "A", "size": 2}, {"id": "B", "size": 3}], "required": []},
+)
 @given(rules(), _CASES)
 def test_the_answer_alone_is_the_interpreters(rule: Rule, case: dict[str, Any]) -> None:
     assert interpret(rule, case, result_only=True).result == interpret(rule, case).result

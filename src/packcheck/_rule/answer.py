@@ -199,11 +199,20 @@ def walk_distinct(
 ) -> tuple[list[bool], Charge]:
     """:func:`_walk` under ``dedup = "kept"``: a block whose ID is in ``kept_ids`` (the
     pins' IDs, then each kept block's) is skipped without charge, and never ends the
-    scan.  Also the NumPy engine's exact loop for that scan."""
+    scan.  Also the NumPy engine's exact loop for that scan.
+
+    Under ``skip`` and ``stop`` the flags end where nothing more can be kept (the
+    caller reads a missing flag as ``False``), before the IDs left are met."""
     skip, overshoot = on_misfit == "skip", on_misfit == "overshoot"
     met: list[bool] = []
     flag = met.append
     keep = kept_ids.add
+    # Only a kept block lowers ``limit``, and it is kept only if it fits (or by an
+    # overshoot): once ``limit`` is below every size, no block fits again, so under
+    # ``skip`` and ``stop`` every block left is skipped, duplicate or not.
+    floor = min(sizes, default=limit) if not overshoot else None
+    if floor is not None and limit < floor:
+        return met, limit
     for size, name in zip(sizes, names, strict=True):
         # The ID is looked up only where it decides: a block that fits is kept unless
         # it is a duplicate, and under ``skip`` a block that does not fit is skipped
@@ -215,6 +224,8 @@ def walk_distinct(
                 limit -= size + step
                 flag(True)
                 keep(name)
+                if floor is not None and limit < floor:
+                    break
         elif skip or name in kept_ids:
             flag(False)
         elif overshoot:
