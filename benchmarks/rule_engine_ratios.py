@@ -13,7 +13,9 @@ IDs are drawn from a pool of 10**5, or of ``n`` below that (``b0``, ``b1``, ... 
 interpreter, their numbers for the engines).  Answers are checked identical first.
 Prints, per rule, the median and the worst over the workloads of: the interpreter over
 the reference (the largest, and its workload), and the interpreter over each engine
-(the smallest).  Not a test: ratios move with the machine's load.
+(the smallest); then what meeting every block's ID costs over the reference, with no
+lookup (:func:`pack_meeting_ids`) and as ``set(ids)``.  Not a test: ratios move with the
+machine's load.
 """
 
 from __future__ import annotations
@@ -53,6 +55,20 @@ def cpu(repeat: int, call: Callable[..., Any], *args: Any, **kwargs: Any) -> flo
     return best
 
 
+def pack_meeting_ids(budget: int, sizes: list[int], ids: list[str]) -> tuple[list[bool], int]:
+    """``reference.pack_sizes`` with each block's ID met as well, and not looked up: the
+    least a Python scan pays when each block's ID decides it, as under ``dedup = "kept"``
+    where every block fits."""
+    remaining = budget
+    kept: list[bool] = []
+    for size, _ in zip(sizes, ids, strict=True):
+        fits = size <= remaining
+        if fits:
+            remaining -= size
+        kept.append(fits)
+    return kept, remaining
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=10**6)
@@ -66,11 +82,14 @@ def main() -> None:
     compiled.pack_sizes(1, np.ones(1, dtype=np.int64))
     ratios: dict[str, list[tuple[float, float, float]]] = {name: [] for name in RULES}
     typical = [w for w in WORKLOADS.values() if w.family == "typical"]
+    floors: list[tuple[float, float]] = []
     for workload in typical:
         sizes, budget = workload.generate(n, 0)
         listed = sizes.tolist()
         case = Case(budget, ids, listed, ())  # type: ignore[arg-type]
         seed = cpu(args.repeat, reference.pack_sizes, budget, listed)
+        met = cpu(args.repeat, pack_meeting_ids, budget, listed, ids)
+        floors.append((met / seed, cpu(args.repeat, set, ids) / seed))
         for name, rule in RULES.items():
             if rule.is_default:
                 # The seed's rule: its reference and its kernels, untouched by rules.
@@ -109,6 +128,14 @@ def main() -> None:
             values = [row[column] for row in rows]
             cells.append(f"{statistics.median(values):.2f} ({min(values):.2f})")
         print(f"{name:38} interpreter/reference {cells[0]}; numpy {cells[1]}; compiled {cells[2]}")
+    cells = []
+    for column in (0, 1):
+        values = [row[column] for row in floors]
+        cells.append(f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})")
+    print(
+        f"\nmeeting every block's ID, over the reference, median (range): the reference's"
+        f" loop meeting each ID too {cells[0]}; set(ids) {cells[1]}"
+    )
 
 
 if __name__ == "__main__":
