@@ -53,9 +53,10 @@ def pack_rule(
     """What ``rule`` keeps of ``sizes`` (int64, each ``>= 1``) under ``budget >= 0``: the
     interpreter's answer exactly; ``None`` when the rule refuses.
 
-    ``ids``: each block's ID as an integer (equal IDs, equal integers), needed under
-    ``dedup`` and ``pin = "required"``; ``wanted``: whether each ID is required.
-    ``compiled``: the Numba loop scans.  O(n) NumPy passes besides the scan.
+    ``ids``: each block's ID as an integer in ``[0, n)`` (equal IDs, equal integers;
+    tables are indexed by them), needed under ``dedup`` and ``pin = "required"``;
+    ``wanted``: whether each ID is required.  ``compiled``: the Numba loop scans.
+    O(n) NumPy passes besides the scan.
     """
     n = sizes.shape[0]
     if budget < rule.refuse_budget_below or (rule.refuse_empty and n == 0):
