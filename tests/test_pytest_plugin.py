@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -218,3 +219,34 @@ def test_the_module_loads_again_cleanly() -> None:
     # pytest imports its plugins before coverage starts: load it again, measured.
     module = importlib.reload(packcheck.pytest_plugin)
     assert module.PackcheckItem.__name__ == "PackcheckItem"
+
+
+# Starts the plugin as pytest does (its options added) in a fresh interpreter, then
+# imports what argv names; says whether Hypothesis is loaded.
+_STARTED = """
+import importlib, sys
+import packcheck.pytest_plugin as plugin
+
+class Group:
+    def addoption(self, *names, **kwargs):
+        pass
+
+class Parser:
+    def getgroup(self, *args):
+        return Group()
+
+plugin.pytest_addoption(Parser())
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+print("hypothesis" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize(("imported", "loaded"), [((), False), (("packcheck._cli.gate",), True)])
+def test_the_plugin_starts_without_hypothesis(imported: tuple[str, ...], loaded: bool) -> None:
+    # Every pytest run where packcheck is installed starts the plugin; the gate, and
+    # Hypothesis with it, load when a packcheck item runs (the probe sees it then).
+    done = subprocess.run(
+        [sys.executable, "-c", _STARTED, *imported], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == str(loaded)

@@ -21,6 +21,27 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from .._rule.jsonio import one_line
+from .._rule.limits import DEFAULT_MAX_EXAMPLES, MAX_EXAMPLES
+from ._later import (
+    Later,
+    cases_help,
+    clocks,
+    connect_timeout,
+    engines,
+    formats,
+    kinds,
+    line_help,
+    max_line_bytes,
+    quick_help,
+    rule_diff_bases,
+    rule_diff_bases_help,
+    rule_diff_cases,
+    rule_diff_cases_help,
+    steps_help,
+    time_budget_help,
+    workload_help,
+    workloads,
+)
 from ._values import (
     DEFAULT_TIMEOUT,
     byte_count,
@@ -39,14 +60,6 @@ from ._values import (
 #: The commands whose options not given are read from ``[tool.packcheck]``: on their
 #: command line an option the table may set defaults to ``None``.
 CONFIGURED = ("verify", "diff")
-
-
-@dataclass(frozen=True, slots=True)
-class Later:
-    """A value the table names but cannot import at once (the gate's imports
-    Hypothesis, ``bench``'s NumPy's workloads): made when a command's options are."""
-
-    make: Callable[[], Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,120 +113,16 @@ class Option:
         return replace(own, **made) if made else own
 
 
-def _formats() -> Sequence[str]:
-    from .._gate import FORMATS
-
-    return FORMATS
-
-
-def _default_examples() -> int:
-    from .._gate import DEFAULT_MAX_EXAMPLES
-
-    return DEFAULT_MAX_EXAMPLES
+def _on_files(**fields: Any) -> dict[str, Mapping[str, Any]]:
+    """A cluster option as ``pack`` and ``audit`` take it: their workers read files."""
+    return {"pack": fields, "audit": fields}
 
 
-def _examples_help() -> str:
-    from .._gate import DEFAULT_MAX_EXAMPLES
-    from .._gate.settings import MAX_EXAMPLES
-
-    return f"generated cases (default: {DEFAULT_MAX_EXAMPLES}, at most {MAX_EXAMPLES:,})"
-
-
-def _rule_diff_limits() -> Any:
-    from .. import rules
-
-    return rules
-
-
-def _line_help() -> str:
-    from .._rule.lines import MAX_LINE_BYTES
-
-    return (
-        "refuse, as malformed, an input line (a case, a record, a document read whole, a "
-        "CSV table) longer than BYTES, never holding it whole; 64M, 1G, or digits "
-        f"(default: {MAX_LINE_BYTES >> 20}M)"
-    )
-
-
-def _max_line_bytes() -> int:
-    from .._rule.lines import MAX_LINE_BYTES
-
-    return MAX_LINE_BYTES
-
-
-def _connect_default() -> float:
-    from .._cluster import CONNECT_TIMEOUT
-
-    return CONNECT_TIMEOUT
-
-
-def _engines() -> Sequence[str]:
-    from .._engines.choice import ENGINES
-
-    return ENGINES
-
-
-def _workload_help() -> str:
-    # argparse expands %-formats in help: the names hold % signs.
-    return f"only this workload (repeatable): {', '.join(_workloads()).replace('%', '%%')}"
-
-
-def _workloads() -> list[str]:
-    from .._bench import WORKLOADS
-
-    return list(WORKLOADS)
-
-
-def _clocks() -> list[str]:
-    from .._bench import CLOCKS
-
-    return list(CLOCKS)
-
-
-def _kinds() -> Sequence[str]:
-    from .._bench import KINDS
-
-    return KINDS
-
-
-def _steps_help() -> str:
-    from .._bench import STEP_WORKLOADS, STEPS
-
-    return (
-        "after the matrix, the engines at the sizes agents pack: pack(case) with "
-        "either engine at 10, 100 and 1,000 blocks (on the --workload ones, else "
-        f"{', '.join(STEP_WORKLOADS).replace('%', '%%')}), and {STEPS:,} "
-        "steps of 10-200 blocks: scan.pack_batch against the reference once per step, "
-        'pack_many(engine="numpy") against pack case by case (default: on when neither '
-        "--sizes nor --workload narrows the matrix and no packer is given)"
-    )
-
-
-def _quick_help() -> str:
-    from .bench import FULL_REPEAT, QUICK_REPEAT
-
-    return f"{QUICK_REPEAT} repeats, not {FULL_REPEAT}; with --against, n=100000 only"
-
-
-def _time_budget_help() -> str:
-    from .bench_ab import QUICK_BUDGET
-
-    return (
-        f"--against: wall seconds for the comparison, checks and warm-ups included "
-        f"(default: {QUICK_BUDGET:g} with --quick, else 120); sampling stops early where "
-        "every verdict is clear, and a cell the budget leaves too few pairs is inconclusive"
-    )
-
-
-def _cases_help() -> str:
-    from .bench_cases import MAX_CASES
-
-    return (
-        "also time the packers on these recorded cases (files, globs, .gz, fsspec "
-        "URLs; JSON Lines, a recorded run, CSV: what pack reads), as a workload of their "
-        f"own, 'recorded', first; the first {MAX_CASES:,} cases at most; with --workload "
-        "only the workloads named as well"
-    )
+def _cluster(flag: str, gate: str, files: str, **fields: Any) -> Option:
+    """One of the options that choose the Dask cluster: ``gate``, its help in ``verify``
+    and ``diff`` (never repeated by the ``rerun:`` line), ``files`` in ``pack`` and
+    ``audit``."""
+    return Option(flag, gate, group="cluster", rerun=False, per=_on_files(help=files), **fields)
 
 
 _PYTHON = "a Python function case -> output: MODULE:FUNCTION (the current directory is "
@@ -344,23 +253,19 @@ OPTIONS = (
         metavar="SEEDS",
         group="seed",
     ),
-    Option(
+    _cluster(
         "--workers",
         f"run the seeds on a local Dask cluster of N processes {_DASK}",
+        _FILES_WORKERS,
         parse=positive(int),
         metavar="N",
-        group="cluster",
-        rerun=False,
-        per={"pack": {"help": _FILES_WORKERS}, "audit": {"help": _FILES_WORKERS}},
     ),
-    Option(
+    _cluster(
         "--scheduler",
         "run the seeds on the Dask cluster at ADDRESS (tcp://host:8786), whose workers "
         "have packcheck and reach the packer (the same paths, or the module installed)",
+        _FILES_CLUSTER,
         metavar="ADDRESS",
-        group="cluster",
-        rerun=False,
-        per={"pack": {"help": _FILES_CLUSTER}, "audit": {"help": _FILES_CLUSTER}},
     ),
     Option(
         "--connect-timeout",
@@ -369,17 +274,14 @@ OPTIONS = (
         metavar="SECONDS",
         rerun=False,
         text="{:g}".format,
-        per={
-            "pack": {"help": _CONNECT, "default": Later(_connect_default)},
-            "audit": {"help": _CONNECT, "default": Later(_connect_default)},
-        },
+        per=_on_files(help=_CONNECT, default=connect_timeout),
     ),
     Option(
         "--max-examples",
-        Later(_examples_help),
+        f"generated cases (default: {DEFAULT_MAX_EXAMPLES}, at most {MAX_EXAMPLES:,})",
         parse=examples,
         metavar="N",
-        default=Later(_default_examples),
+        default=DEFAULT_MAX_EXAMPLES,
         shown=True,
         per={
             "rule infer": {
@@ -388,28 +290,18 @@ OPTIONS = (
                 "default": None,
             },
             "rule diff": {
-                "help": Later(
-                    lambda: (
-                        f"small cases drawn and walked (default: "
-                        f"{_rule_diff_limits().DEFAULT_BASES})"
-                    )
-                ),
+                "help": rule_diff_bases_help,
                 "parse": positive(int),
-                "default": Later(lambda: _rule_diff_limits().DEFAULT_BASES),
+                "default": rule_diff_bases,
             },
         },
     ),
     Option(
         "--max-cases",
-        Later(
-            lambda: (
-                "cases shown at most, smallest first (default: "
-                f"{_rule_diff_limits().DEFAULT_CASES})"
-            )
-        ),
+        rule_diff_cases_help,
         parse=positive(int),
         metavar="N",
-        default=Later(lambda: _rule_diff_limits().DEFAULT_CASES),
+        default=rule_diff_cases,
     ),
     Option(
         "--max-units",
@@ -515,7 +407,7 @@ OPTIONS = (
         "--format",
         "the report on stdout: text, json (one object) or github (Actions annotations, "
         "then the text) (default: text)",
-        choices=Later(_formats),
+        choices=formats,
         default="text",
         rerun=False,
         table=False,
@@ -563,15 +455,15 @@ OPTIONS = (
         "--engine",
         "packing algorithm; the answer is the same (default: reference; numba needs the "
         "extra: pip install 'packcheck[numba]')",
-        choices=Later(_engines),
+        choices=engines,
         default="reference",
     ),
     Option(
         "--max-line-bytes",
-        Later(_line_help),
+        line_help,
         parse=byte_count,
         metavar="BYTES",
-        default=Later(_max_line_bytes),
+        default=max_line_bytes,
     ),
     Option(
         "--explain",
@@ -606,7 +498,7 @@ OPTIONS = (
         "--kind",
         "what the Python packers are: case-level or kernel-level (default: told apart by "
         "signature, or by trying a small case)",
-        choices=Later(_kinds),
+        choices=kinds,
     ),
     Option(
         "--engines",
@@ -621,7 +513,7 @@ OPTIONS = (
         metavar="PERCENT",
         default="10%",
     ),
-    Option("--time-budget", Later(_time_budget_help), parse=seconds, metavar="SECONDS"),
+    Option("--time-budget", time_budget_help, parse=seconds, metavar="SECONDS"),
     Option(
         "--plot",
         "plot time per block against n, or with --history speedup per commit",
@@ -632,10 +524,10 @@ OPTIONS = (
     Option("--sizes", "block counts", parse=sizes, metavar="N,N,..."),
     Option(
         "--workload",
-        Later(_workload_help),
+        workload_help,
         kind="append",
         metavar="NAME",
-        choices=Later(_workloads),
+        choices=workloads,
     ),
     Option(
         "--reference-limit",
@@ -644,11 +536,11 @@ OPTIONS = (
         metavar="N",
         default=10**6,
     ),
-    Option("--steps", Later(_steps_help), kind="switch"),
-    Option("--cases", Later(_cases_help), metavar="FILE", nargs="+"),
+    Option("--steps", steps_help, kind="switch"),
+    Option("--cases", cases_help, metavar="FILE", nargs="+"),
     Option(
         "--quick",
-        Later(_quick_help),
+        quick_help,
         kind="flag",
         default=False,
     ),
@@ -666,7 +558,7 @@ OPTIONS = (
         "process CPU time (all threads), wall time (for a packer that waits or uses "
         "other processes), or command: the thread's CPU time plus that of the command "
         "packers' processes (Linux; the default with a command packer, else wall)",
-        choices=Later(_clocks),
+        choices=clocks,
     ),
 )
 
@@ -769,36 +661,6 @@ def add_arguments(
         return groups[name].add_argument  # type: ignore[no-any-return]
 
     add_options(parser.add_argument, command, grouped=grouped)
-
-
-def _no_arguments(parser: argparse.ArgumentParser) -> None:
-    """A command that takes options only."""
-
-
-@dataclass(frozen=True)
-class Subcommand:
-    """A subcommand: its line in ``packcheck --help`` (``summary``), the ``description``
-    of its own (blanks collapsed), the function from its parsed arguments to the exit
-    status (``run``), what ``arguments`` adds before the options, and the name of its
-    options in the option table (``options``; ``required``: its groups of which one
-    must be given)."""
-
-    summary: str
-    description: str
-    run: Callable[[argparse.Namespace], int]
-    options: str
-    arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
-    required: Sequence[str] = ()
-
-    def __call__(self, commands: Any, name: str) -> argparse.ArgumentParser:
-        """Add the subcommand as ``name`` to ``commands``; its parser."""
-        parser: argparse.ArgumentParser = commands.add_parser(
-            name, help=self.summary, description=self.description
-        )
-        parser.set_defaults(run=self.run)
-        self.arguments(parser)
-        add_arguments(parser, self.options, self.required)
-        return parser
 
 
 def writable(text: str, stream: IO[str]) -> str:

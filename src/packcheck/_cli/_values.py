@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from typing import TypeVar
 
+from .._rule import limits
+
 #: Seconds a packer under test gets per case unless told (``--timeout``).
 DEFAULT_TIMEOUT = 10.0
 _N = TypeVar("_N", int, float)
@@ -137,10 +139,8 @@ def seeds(text: str) -> tuple[int, ...]:
 
 def examples(text: str) -> int:
     """``--max-examples`` of the gate: a whole number, then the settings' own check of it."""
-    from .._gate import examples as checked  # the gate's settings import Hypothesis
-
     try:
-        return checked(positive(int)(text))
+        return limits.examples(positive(int)(text))
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 

@@ -19,7 +19,8 @@ from ._common import (
     cluster_runner,
     files_argument,
 )
-from ._options import Subcommand, cut_off, error, writable
+from ._options import cut_off, error, writable
+from ._subcommand import Subcommand
 
 #: Lost IDs listed in the text summary (``--json`` lists every one tallied).
 LOST_SHOWN = 10

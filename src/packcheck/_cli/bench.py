@@ -49,7 +49,8 @@ from .._packers import SetupError, load
 from .._rule.declared import Rule
 from .._rule.jsonio import dumps, loads, one_line
 from .._rule.lines import MAX_LINE_BYTES
-from ._options import Subcommand, error
+from ._options import error
+from ._subcommand import Subcommand
 from .bench_ab import min_time, run_ab
 from .bench_cases import declared_rule, recorded_cases
 from .bench_plot import draw, draw_history

@@ -20,7 +20,8 @@ from ._common import (
     engine_ready,
     problem,
 )
-from ._options import Subcommand, cut_off, error, writable
+from ._options import cut_off, error, writable
+from ._subcommand import Subcommand
 
 COMMAND = "fixtures"
 

@@ -46,7 +46,8 @@ from ._common import (
     problem,
 )
 from ._gather import Gathered
-from ._options import Subcommand, error, writable
+from ._options import error, writable
+from ._subcommand import Subcommand
 from ._values import DEFAULT_TIMEOUT
 from .explain import explain_lines
 

@@ -14,7 +14,8 @@ from .._rule.jsonio import dumps
 from .._stop import pending
 from ..rules import DEFAULT_BASES
 from . import config
-from ._options import Subcommand, cut_off, error
+from ._options import cut_off, error
+from ._subcommand import Subcommand
 from .rule import located
 
 if TYPE_CHECKING:

@@ -22,7 +22,8 @@ from dataclasses import replace
 
 from .._rule.jsonio import one_line
 from .._stop import pending
-from ._options import Subcommand, error
+from ._options import error
+from ._subcommand import Subcommand
 from ._values import DEFAULT_TIMEOUT, power_text
 
 __all__ = ["register", "run"]

@@ -8,7 +8,8 @@ from pathlib import Path
 from .._rule.jsonio import dumps
 from ..rules import show
 from . import config
-from ._options import Subcommand, error
+from ._options import error
+from ._subcommand import Subcommand
 from .rule import located
 
 __all__ = ["register"]

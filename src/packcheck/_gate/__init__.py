@@ -21,7 +21,6 @@ from .settings import (
     Changes,
     Progress,
     Settings,
-    examples,
 )
 
 __all__ = [
@@ -40,7 +39,6 @@ __all__ = [
     "Outcome",
     "Progress",
     "Settings",
-    "examples",
     "junit_xml",
     "plain_json",
     "read_fixtures",

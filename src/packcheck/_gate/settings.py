@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
 
-from .._rule.jsonio import show
+from .._rule.limits import DEFAULT_MAX_EXAMPLES, MAX_EXAMPLES
 from ..strategies import MAX_SAFE_UNITS
 from .fixtures import Fixture
 
@@ -24,15 +24,8 @@ __all__ = [
     "Changes",
     "Progress",
     "Settings",
-    "examples",
 ]
 
-#: Generated (short) cases per run (how long a default run takes: docs/gate.md, "Runs,
-#: seeds and time").
-DEFAULT_MAX_EXAMPLES = 1000
-#: The most generated cases a run takes: a run holds about 10 KB of Hypothesis's
-#: bookkeeping per generated case until it ends.
-MAX_EXAMPLES = 10**6
 #: Shrinking stops after this long with the best case so far: a packer that is slow
 #: on every shrink step must not stall CI.
 SHRINK_SECONDS = 120.0
@@ -83,15 +76,6 @@ class Settings:
             raise ValueError(f"shrink_seconds={seconds!r}: must be a number, 0 or more")
         if self.save_failures is not None and not isinstance(self.save_failures, Path):
             object.__setattr__(self, "save_failures", Path(os.fspath(self.save_failures)))
-
-
-def examples(value: object) -> int:
-    """``value`` if it is a count of generated cases a run may take, an integer from 1
-    to :data:`MAX_EXAMPLES`; else :class:`ValueError` saying so in one line (the
-    command line's and ``[tool.packcheck]``'s check of the setting)."""
-    if type(value) is not int or not 1 <= value <= MAX_EXAMPLES:
-        raise ValueError(f"{show(value, 40)} is not a count of cases from 1 to {MAX_EXAMPLES:,}")
-    return value
 
 
 class Changes(TypedDict, total=False):

@@ -1,0 +1,27 @@
+"""How many cases a gate run generates: the default, the most, and the check of a count.
+
+The gate's settings and the commands' option table both read them here, so ``--help``
+and the pytest plugin state them without importing the gate (and Hypothesis).
+"""
+
+from __future__ import annotations
+
+from .jsonio import show
+
+__all__ = ["DEFAULT_MAX_EXAMPLES", "MAX_EXAMPLES", "examples"]
+
+#: Generated (short) cases per run (how long a default run takes: docs/gate.md, "Runs,
+#: seeds and time").
+DEFAULT_MAX_EXAMPLES = 1000
+#: The most generated cases a run takes: a run holds about 10 KB of Hypothesis's
+#: bookkeeping per generated case until it ends.
+MAX_EXAMPLES = 10**6
+
+
+def examples(value: object) -> int:
+    """``value`` if it is a count of generated cases a run may take, an integer from 1
+    to :data:`MAX_EXAMPLES`; else :class:`ValueError` saying so in one line (the
+    command line's and ``[tool.packcheck]``'s check of the setting)."""
+    if type(value) is not int or not 1 <= value <= MAX_EXAMPLES:
+        raise ValueError(f"{show(value, 40)} is not a count of cases from 1 to {MAX_EXAMPLES:,}")
+    return value
