@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from .. import reference
 from . import sizes as _sizes
-from .rounds import bounded
+from .rounds import next_round
 
 _INT64_MAX = _sizes.INT64_MAX
 _INT64_MIN = int(np.iinfo(np.int64).min)
@@ -78,11 +78,12 @@ def _scan(
     # Bound: a round decides a chunk of >= _CHUNK_MIN blocks, a Python stretch of
     # _NUMPY_MIN, the last blocks, or ends a level (the remaining falls below 1/_K of
     # itself: < log_K(budget) + 1 times), or keeps the fitting prefix past int64 (once).
-    rounds = bounded("scan", 2 * (n // _NUMPY_MIN) + budget.bit_length() + 8)
+    bound = 2 * (n // _NUMPY_MIN) + budget.bit_length() + 8
+    rounds = 0
     # Invariant: kept[:start] is final and `remaining` is the reference's remaining
     # before block `start`.  Once remaining < smallest nothing else can fit.
     while start < n and remaining >= smallest:
-        next(rounds)
+        rounds = next_round("scan", rounds, bound)
         stop = min(n, start + width)
         chunk = values[start:stop]
         top = int(chunk.max())
@@ -256,12 +257,11 @@ def _level(
         keys &= small
     length = sizes.shape[0]
     budget = remaining  # c
-    at = 0
-    # Bound: a round that does not return keeps a large block (> tau), and fewer than
-    # _K of them fit what the level started with.
-    rounds = bounded("level", _K + 1)
+    at = rounds = 0
     while True:
-        searches = next(rounds)
+        # Bound: a round that does not return keeps a large block (> tau), and fewer
+        # than _K of them fit what the level started with.
+        rounds = next_round("level", rounds, _K + 1)
         # Blocks [at, end) are all within the level: before each of them the remaining
         # is >= tau (so every small one fits); block `end` is the first below tau.
         end = max(at, min(length, int(np.searchsorted(small_sums, budget - tau, "right")) + 1))
@@ -269,7 +269,7 @@ def _level(
         if hit < 0:
             np.greater(small[at:end], 0, out=kept[at:end])
             # end >= 1: the first block of a level is always within it.
-            return end, budget - int(small_sums[end - 1]), searches
+            return end, budget - int(small_sums[end - 1]), rounds
         np.greater(small[at:hit], 0, out=kept[at:hit])
         kept[hit] = True
         budget -= int(sizes[hit])
@@ -288,9 +288,9 @@ def _all_small(
     length = sums.shape[0]
     at = spent = 0  # spent = sums[at - 1]
     # Bound: each level leaves less than 1/_K of the remaining it started with.
-    levels = bounded("small levels", remaining.bit_length() // 4 + 2)
+    bound, levels = remaining.bit_length() // 4 + 2, 0
     while True:
-        next(levels)
+        levels = next_round("small levels", levels, bound)
         tau = remaining // _K
         if top > tau:
             return at, remaining, 1
@@ -311,9 +311,9 @@ def _first_at_most(keys: npt.NDArray[np.int64], start: int, stop: int, bound: in
     """
     step = _FIRST_STEP
     # Bound: the steps double from 1,024 or more, so they cover stop - start in this many.
-    rounds = bounded("search", (stop - start).bit_length() + 1)
+    rounds, most = 0, (stop - start).bit_length() + 1
     while start < stop:
-        next(rounds)
+        rounds = next_round("search", rounds, most)
         upto = min(stop, start + step)
         hits = keys[start:upto] <= bound
         first = int(np.argmax(hits))
