@@ -33,7 +33,7 @@ import numpy as np
 
 import packcheck
 from packcheck import reference
-from packcheck._engines import levels as scan
+from packcheck._engines import numpy_entry as scan
 
 
 def cases_of(seed: int, count: int, top: int, fewest: int = 10, most: int = 200) -> list[Any]:

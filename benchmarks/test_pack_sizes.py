@@ -19,7 +19,7 @@ import pytest
 
 from packcheck import reference
 from packcheck._bench._workloads import WORKLOADS
-from packcheck._engines import levels as scan
+from packcheck._engines import numpy_entry as scan
 
 SEED = 0
 SIZES = (10**3, 10**4, 10**5, 10**6)

@@ -19,7 +19,7 @@ from _scan_check import PACK_ENGINES
 
 from packcheck import pack, pack_many, reference
 from packcheck._bench._workloads import WORKLOADS, Batch, batch_of_steps
-from packcheck._engines import levels as scan
+from packcheck._engines import numpy_entry as scan
 
 SEED = 0
 STEP_SIZES = (10, 100, 1000)

@@ -15,7 +15,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from packcheck import compiled
-from packcheck._engines import levels as scan
+from packcheck._engines import numpy_entry as scan
 
 INT64_MAX = 2**63 - 1
 

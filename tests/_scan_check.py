@@ -22,6 +22,7 @@ import pytest
 import packcheck
 from packcheck import compiled, reference
 from packcheck._engines import levels as scan
+from packcheck._engines import numpy_entry
 from packcheck._engines import sizes as _sizes
 
 SCAN_FILE = scan.__file__
@@ -101,15 +102,15 @@ def bounded_calls(limit: int) -> Iterator[list[int]]:
 
 
 def pack_bounded(budget: int, array: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_], int]:
-    """``scan.pack_sizes(budget, array)`` under :func:`call_bound`."""
+    """``numpy_entry.pack_sizes(budget, array)`` under :func:`call_bound`."""
     with bounded_calls(call_bound(budget, len(np.asarray(array)))):
-        return scan.pack_sizes(budget, array)
+        return numpy_entry.pack_sizes(budget, array)
 
 
 def assert_same(
     budget: int, sizes: Sequence[int], array: npt.ArrayLike | None = None, engine: str = "numpy"
 ) -> None:
-    """scan.pack_sizes(budget, array) equals the reference on ``sizes``; input untouched.
+    """numpy_entry.pack_sizes(budget, array) equals the reference on ``sizes``; input untouched.
 
     ``array`` defaults to ``sizes`` as int64.  The kernel runs under its round bound.
     ``engine="numba"``: :func:`packcheck.compiled.pack_sizes` instead (a loop with no

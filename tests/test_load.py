@@ -12,7 +12,7 @@ import pytest
 
 import packcheck
 from packcheck._bench._answers import read_answer
-from packcheck._engines import levels as scan
+from packcheck._engines import numpy_entry as scan
 from packcheck._packers import SetupError, load
 
 PACKAGE = Path(packcheck.__file__).parent
@@ -24,7 +24,7 @@ def old_checkout(tmp_path: Path) -> Path:
     its kernel changed so that it can be told apart from the installed one."""
     root = tmp_path / "old" / "src" / "packcheck"
     shutil.copytree(PACKAGE, root, ignore=shutil.ignore_patterns("__pycache__"))
-    kernel_py = root / "_engines" / "levels.py"
+    kernel_py = root / "_engines" / "numpy_entry.py"
     kernel_py.write_text(kernel_py.read_text() + "\nOLD_MARK = 'old'\n")
     return root
 
@@ -42,7 +42,7 @@ def test_a_file_of_another_checkout_loads_beside_the_installed_package(
     assert old is not scan.pack_sizes
     module = sys.modules[old.__module__]
     assert module.__name__.startswith("_packcheck_kernel_")
-    assert module.__name__.endswith("._engines.levels")
+    assert module.__name__.endswith("._engines.numpy_entry")
     assert module.OLD_MARK == "old"  # type: ignore[attr-defined]
     assert not hasattr(scan, "OLD_MARK")  # the installed one is untouched
     # Its relative imports found the old package's modules, not the installed ones.

@@ -211,8 +211,8 @@ MUTANTS = [
     ),
     Mutant(
         "level-bound-K-1",
-        "if rounds > _K + 1:",
-        "if rounds > _K - 1:",
+        'rounds = next_round("level", rounds, _K + 1)',
+        'rounds = next_round("level", rounds, _K - 1)',
         "a level that keeps K - 1 large blocks (K rounds) raises KernelError",
     ),
     Mutant(

@@ -25,7 +25,7 @@ from packcheck import reference
 from packcheck._bench import _ab, _timing
 from packcheck._cli.bench_ab import QUICK_BUDGET, QUICK_CASE_SIZES
 from packcheck._cli.bench_show import table_ab
-from packcheck._engines import levels as scan
+from packcheck._engines import numpy_entry as scan
 
 NS = 1e-9
 

@@ -28,7 +28,7 @@ from packcheck._bench._workloads import WORKLOADS, workload
 from packcheck._cli import main
 from packcheck._cli.bench_plot import draw
 from packcheck._cli.bench_show import crossover, table, table_steps
-from packcheck._engines import levels as scan
+from packcheck._engines import numpy_entry as scan
 
 REFERENCE_NS = 40.0  # simulated nanoseconds per block
 

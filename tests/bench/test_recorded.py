@@ -11,7 +11,7 @@ from packcheck import Rule, pack
 from packcheck import _bench as bench
 from packcheck._bench._answers import error_note
 from packcheck._bench._workloads import WORKLOADS, Recorded, fitted_budget
-from packcheck._engines import levels as scan
+from packcheck._engines import numpy_entry as scan
 
 #: A newest-first chat trimmer's rule: the first message pinned, refused when it
 #: alone does not fit.

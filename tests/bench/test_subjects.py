@@ -27,7 +27,7 @@ from packcheck._bench._subjects import (
     python_subject,
 )
 from packcheck._bench._workloads import workload
-from packcheck._engines import levels as scan
+from packcheck._engines import numpy_entry as scan
 from packcheck._packers import CommandPacker, PackerFault, SetupError
 
 PACKERS = Path(__file__).resolve().parent.parent / "packers"

@@ -25,7 +25,7 @@ import packcheck
 from packcheck import _bench as bench
 from packcheck._bench import _timing
 from packcheck._cli import main
-from packcheck._engines import levels as scan
+from packcheck._engines import numpy_entry as scan
 
 HEADER = ["workload", "family", "n", "NEW", "OLD", "NEW/OLD", "95%", "interval", "pairs"]
 HEADER += ["verdict"]

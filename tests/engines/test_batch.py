@@ -11,7 +11,7 @@ import pytest
 
 from packcheck import reference
 from packcheck._engines import batch as _batch
-from packcheck._engines import levels as scan
+from packcheck._engines import numpy_entry as scan
 
 
 def assert_batch_same(

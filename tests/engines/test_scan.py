@@ -18,6 +18,9 @@ from _scan_check import RoundBoundExceeded, assert_same, bounded_calls, call_bou
 from packcheck import reference
 from packcheck._bench._workloads import WORKLOADS
 from packcheck._engines import levels as scan
+from packcheck._engines import numpy_entry
+from packcheck._engines.numpy_entry import pack_sizes
+from packcheck._engines.rounds import KernelError
 
 
 @pytest.mark.parametrize(
@@ -142,13 +145,13 @@ def test_narrow_integer_dtypes(dtype: type[np.integer[Any]]) -> None:
 def test_sizes_that_are_not_numbers_are_rejected(budget: int, sizes: npt.NDArray[Any]) -> None:
     # A bool is never a unit (it is not counted as 1), nor is a string such as "4".
     with pytest.raises(TypeError):
-        scan.pack_sizes(budget, sizes)
+        pack_sizes(budget, sizes)
 
 
 @pytest.mark.parametrize("budget", [True, False, np.True_])
 def test_a_bool_budget_is_rejected(budget: Any) -> None:
     with pytest.raises(TypeError, match="bool"):
-        scan.pack_sizes(budget, np.array([1, 2], dtype=np.int64))
+        pack_sizes(budget, np.array([1, 2], dtype=np.int64))
 
 
 @pytest.mark.parametrize(
@@ -158,9 +161,9 @@ def test_a_bool_budget_is_rejected(budget: Any) -> None:
 def test_object_arrays_never_round_a_fraction(budget: int, bad: object) -> None:
     # astype(int64) would truncate 2.5 to 2 and keep it: out-of-contract input raises.
     with pytest.raises(ValueError, match="integral"):
-        scan.pack_sizes(budget, np.array([bad], dtype=object))
+        pack_sizes(budget, np.array([bad], dtype=object))
     with pytest.raises(ValueError, match="integral"):
-        scan.pack_sizes(budget, np.array([1, 2**70, bad, 4], dtype=object))
+        pack_sizes(budget, np.array([1, 2**70, bad, 4], dtype=object))
 
 
 @pytest.mark.parametrize("budget", [0, 7, 2**62, 2**63 - 2, 2**63 - 1, 2**70])
@@ -179,23 +182,23 @@ def test_whole_floats_are_units() -> None:
 @pytest.mark.parametrize("bad", [2.5, math.nan, math.inf])
 def test_floats_that_are_not_whole_are_rejected(bad: float) -> None:
     with pytest.raises(ValueError, match="integral"):
-        scan.pack_sizes(10, np.array([1.0, bad]))
+        pack_sizes(10, np.array([1.0, bad]))
 
 
 def test_object_arrays_of_non_numbers_raise_like_the_reference() -> None:
     with pytest.raises(TypeError):
-        scan.pack_sizes(10, np.array([1, None], dtype=object))
+        pack_sizes(10, np.array([1, None], dtype=object))
     with pytest.raises(TypeError):
         reference.pack_sizes(10, [1, None])  # type: ignore[list-item]
 
 
 def test_non_numeric_and_multidimensional_sizes_are_rejected() -> None:
     with pytest.raises(TypeError, match="dtype"):
-        scan.pack_sizes(10, np.array(["4"]))
+        pack_sizes(10, np.array(["4"]))
     with pytest.raises(ValueError, match="one-dimensional"):
-        scan.pack_sizes(10, np.ones((2, 2), dtype=np.int64))
+        pack_sizes(10, np.ones((2, 2), dtype=np.int64))
     with pytest.raises(TypeError):
-        scan.pack_sizes(1.5, np.ones(2, dtype=np.int64))  # type: ignore[arg-type]
+        pack_sizes(1.5, np.ones(2, dtype=np.int64))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -216,7 +219,7 @@ def test_the_one_block_that_fits_is_found_wherever_it_stands(offset: int) -> Non
 
 
 def test_list_input_is_accepted() -> None:
-    mask, remaining = scan.pack_sizes(7, [4, 3, 2])
+    mask, remaining = pack_sizes(7, [4, 3, 2])
     assert mask.tolist() == [True, True, False]
     assert remaining == 0
 
@@ -334,7 +337,7 @@ def test_extra_memory_stays_within_three_times_the_input(name: str) -> None:
     sizes, budget = WORKLOADS[name].generate(200_000, seed=0)
     tracemalloc.start()
     try:
-        kept, _ = scan.pack_sizes(budget, sizes)
+        kept, _ = pack_sizes(budget, sizes)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -356,8 +359,8 @@ def test_a_scan_that_stops_advancing_fails_by_its_bound(monkeypatch: pytest.Monk
     # A level that decides no block would loop for ever: the round bound stops it.
     monkeypatch.setattr(scan, "_level", lambda chunk, remaining, *_: (0, remaining, 0))
     sizes, budget = _uniform_half(5000)
-    with _bounded(budget, len(sizes)), pytest.raises(scan.KernelError, match="scan: more than"):
-        scan.pack_sizes(budget, sizes)
+    with _bounded(budget, len(sizes)), pytest.raises(KernelError, match="scan: more than"):
+        pack_sizes(budget, sizes)
 
 
 def test_a_level_that_keeps_finding_blocks_fails_by_its_bound(
@@ -368,9 +371,9 @@ def test_a_level_that_keeps_finding_blocks_fails_by_its_bound(
     sizes, budget = WORKLOADS["alternating"].generate(5000, seed=0)
     with (
         _bounded(budget, len(sizes)),
-        pytest.raises(scan.KernelError, match="level: more than 17 rounds"),
+        pytest.raises(KernelError, match="level: more than 17 rounds"),
     ):
-        scan.pack_sizes(budget, sizes)
+        pack_sizes(budget, sizes)
 
 
 def test_small_levels_that_do_not_shrink_fail_by_their_bound(
@@ -381,16 +384,16 @@ def test_small_levels_that_do_not_shrink_fail_by_their_bound(
     sizes, budget = _uniform_half(5000)
     with (
         _bounded(budget, len(sizes)),
-        pytest.raises(scan.KernelError, match="small levels: more than"),
+        pytest.raises(KernelError, match="small levels: more than"),
     ):
-        scan.pack_sizes(budget, sizes)
+        pack_sizes(budget, sizes)
 
 
 def test_a_search_that_does_not_advance_fails_by_its_bound(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(scan, "_GROWTH", 1)  # steps that never grow
-    with _bounded(0, 100_000), pytest.raises(scan.KernelError, match="search: more than 18"):
+    with _bounded(0, 100_000), pytest.raises(KernelError, match="search: more than 18"):
         scan._first_at_most(np.ones(100_000, dtype=np.int64), 0, 100_000, 0)
 
 
@@ -537,8 +540,6 @@ def test_the_round_bound_stops_a_kernel_loop_that_never_ends(
 
 def test_the_helper_rejects_a_wrong_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     # A kernel that keeps one block too many, or reports one unit too many, fails.
-    pack_sizes = scan.pack_sizes
-
     def one_more_kept(budget: int, sizes: Any) -> tuple[npt.NDArray[np.bool_], int]:
         mask, remaining = pack_sizes(budget, sizes)
         mask[-1] = not mask[-1]
@@ -549,7 +550,7 @@ def test_the_helper_rejects_a_wrong_answer(monkeypatch: pytest.MonkeyPatch) -> N
         return mask, remaining + 1
 
     for wrong in (one_more_kept, one_unit_more):
-        monkeypatch.setattr(scan, "pack_sizes", wrong)
+        monkeypatch.setattr(numpy_entry, "pack_sizes", wrong)
         with pytest.raises(AssertionError):
             assert_same(7, [4, 3, 2])
 
@@ -568,7 +569,7 @@ def test_arrays_of_dates_durations_complexes_and_bytes_are_not_units(
 ) -> None:
     # datetime64[ns].tolist() gives plain ints: only the dtype says they are not units.
     with pytest.raises(TypeError, match="dtype"):
-        scan.pack_sizes(10, sizes)
+        pack_sizes(10, sizes)
 
 
 @pytest.mark.parametrize("budget", [5, 2**53, 2**63 - 1, 2**64, 2**1100])

@@ -13,6 +13,7 @@ import pytest
 
 from packcheck import pack
 from packcheck._engines import levels as scan
+from packcheck._engines.rounds import KernelError
 from packcheck._engines.sizes import from_ints
 from packcheck._gate.edge_probes import _SEARCHES, EDGE_FAMILIES, EDGE_VARIANTS
 from packcheck._gate.probes import (
@@ -532,7 +533,7 @@ def test_each_edge_family_catches_a_kernel_that_is_off_at_its_edge(
         expected = pack_sizes(budget, sizes)
         try:
             kept, remaining = mutant.pack_input(budget, from_ints(budget, sizes))
-        except (OverflowError, ValueError, IndexError, mutant.KernelError):
+        except (OverflowError, ValueError, IndexError, KernelError):
             caught += 1
             continue
         caught += (kept.tolist(), remaining) != expected
@@ -607,5 +608,5 @@ def test_a_drained_list_runs_levels_of_small_blocks_down_past_16(
     values = from_ints(case["budget"], sizes)
     assert pack(case, engine="numpy") == pack(case)
     _threshold_one_high(monkeypatch)
-    with pytest.raises(scan.KernelError, match="small levels"):
+    with pytest.raises(KernelError, match="small levels"):
         scan.pack_input(case["budget"], values)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import reference
-from .._engines import levels as scan
+from .._engines import numpy_entry as scan
 from .._engines.choice import Engine
 from .._engines.pack import pack, pack_many
 from .._rule.declared import Rule

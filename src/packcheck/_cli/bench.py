@@ -43,7 +43,7 @@ from .._bench import (
 )
 from .._bench import compared as cells_compared
 from .._engines import compiled
-from .._engines import levels as scan
+from .._engines import numpy_entry as scan
 from .._engines.pack import pack
 from .._packers import SetupError, load
 from .._rule.declared import Rule

@@ -12,9 +12,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import reference
-from . import batch as _batch
 from . import sizes as _sizes
-from .batch_entry import Answers, BatchPacker
+from .rounds import next_round
 
 _INT64_MAX = _sizes.INT64_MAX
 _INT64_MIN = int(np.iinfo(np.int64).min)
@@ -37,8 +36,6 @@ _DENSE = 256
 _SPARSE = 64
 # Whether a chunk may be sparse is judged on every _SAMPLE-th block (see _maybe_sparse).
 _SAMPLE = 61
-# pack_batch: cases longer than this go through the kernel one by one.
-_BATCH_LONG = 4096
 # The search for a large block that fits starts with _CHUNK_MIN // 4 blocks and grows
 # its steps by this factor, so a hit costs O(its distance).
 _GROWTH = 2
@@ -56,77 +53,10 @@ LANDMARKS = {
 }
 
 
-class KernelError(RuntimeError):
-    """A kernel loop ran past its proven bound on rounds: a bug, never the input's fault."""
-
-
-def _overrun(loop: str, bound: int) -> KernelError:
-    return KernelError(f"{loop}: more than {bound} rounds")
-
-
-def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_], int]:
-    """Same answer as :func:`packcheck.reference.pack_sizes`, as a boolean array.
-
-    Returns one kept flag per block and the remaining units (a Python ``int``), exact at
-    any magnitude: what int64 cannot hold even clipped to ``budget + 1``, and inputs
-    outside the contract, are answered by the reference.  ``O(n + K log(budget) * 4096)``
-    time with ``K = 16``, ``O(65,536)`` extra memory.  Raises ``ValueError`` if ``sizes``
-    is not one-dimensional or holds a number that is not whole, ``TypeError`` if the
-    budget is not an integer (or is a ``bool``) or a size is not a number.
-    """
-    budget = _sizes.budget_of(budget)
-    return pack_input(budget, _sizes.from_array(budget, sizes))
-
-
-def _pack_batch(budgets: npt.ArrayLike, sizes: npt.ArrayLike, offsets: npt.ArrayLike) -> Answers:
-    """:func:`pack_sizes`'s answer for each case, at any int64 magnitude: cases of up to
-    :data:`_BATCH_LONG` blocks in vectorised rounds (:mod:`packcheck._engines.batch`),
-    longer ones one by one."""
-    budget_array = _sizes.budgets_of(budgets)
-    cap = max(int(budget_array.max()), 0) if budget_array.size else 0
-    # Clipping a size past int64 to the largest budget + 1 keeps it too large for all.
-    read = _sizes.from_array(cap, sizes)
-    total = len(read) if isinstance(read, list) else read.values.shape[0]
-    bounds = _sizes.offsets_of(offsets, budget_array.shape[0], total)
-    if isinstance(read, list):
-        # Outside the contract, or past int64 even clipped: every case exactly.
-        return _batch.pack_exact_cases(budget_array, read, bounds)
-    kept = np.zeros(total, dtype=np.bool_)
-    remaining = budget_array.copy()
-    lengths = np.diff(bounds)
-    short = (lengths <= _BATCH_LONG) & (budget_array >= 0)
-    if bool(short.all()):
-        remaining = _batch.pack_short_cases(read.values, lengths, budget_array, kept)
-        return kept, remaining
-    chosen = np.flatnonzero(short)
-    firsts = np.cumsum(lengths[chosen]) - lengths[chosen]
-    pos = np.arange(int(lengths[chosen].sum())) + np.repeat(
-        bounds[chosen] - firsts, lengths[chosen]
-    )
-    remaining[chosen] = _batch.pack_short_cases(
-        read.values, lengths[chosen], budget_array[chosen], kept, pos
-    )
-    for case in np.flatnonzero(~short).tolist():
-        lo, hi = int(bounds[case]), int(bounds[case + 1])
-        values = read.values[lo:hi]
-        budget = int(budget_array[case])
-        if budget < 0:
-            mask, remaining[case] = reference.pack_sizes(budget, values.tolist())
-            kept[lo:hi] = mask
-        else:
-            kept[lo:hi], remaining[case] = pack_input(
-                budget, _sizes.KernelInput(values, int(values.min()))
-            )
-    return kept, remaining
-
-
-pack_batch = BatchPacker(_pack_batch, compiled=False)
-
-
 def pack_input(
     budget: int, sizes: _sizes.KernelInput | list[int]
 ) -> tuple[npt.NDArray[np.bool_], int]:
-    """:func:`pack_sizes` on sizes :mod:`packcheck._engines.sizes` has already read."""
+    """:func:`packcheck.scan.pack_sizes` on sizes :mod:`packcheck._engines.sizes` has read."""
     if isinstance(sizes, list):
         mask, remaining = reference.pack_sizes(budget, sizes)
         return np.frombuffer(bytes(mask), dtype=np.bool_).copy(), remaining
@@ -153,9 +83,7 @@ def _scan(
     # Invariant: kept[:start] is final and `remaining` is the reference's remaining
     # before block `start`.  Once remaining < smallest nothing else can fit.
     while start < n and remaining >= smallest:
-        rounds += 1
-        if rounds > bound:
-            raise _overrun("scan", bound)
+        rounds = next_round("scan", rounds, bound)
         stop = min(n, start + width)
         chunk = values[start:stop]
         top = int(chunk.max())
@@ -331,11 +259,9 @@ def _level(
     budget = remaining  # c
     at = rounds = 0
     while True:
-        rounds += 1
         # Bound: a round that does not return keeps a large block (> tau), and fewer
         # than _K of them fit what the level started with.
-        if rounds > _K + 1:
-            raise _overrun("level", _K + 1)
+        rounds = next_round("level", rounds, _K + 1)
         # Blocks [at, end) are all within the level: before each of them the remaining
         # is >= tau (so every small one fits); block `end` is the first below tau.
         end = max(at, min(length, int(np.searchsorted(small_sums, budget - tau, "right")) + 1))
@@ -364,9 +290,7 @@ def _all_small(
     # Bound: each level leaves less than 1/_K of the remaining it started with.
     bound, levels = remaining.bit_length() // 4 + 2, 0
     while True:
-        levels += 1
-        if levels > bound:
-            raise _overrun("small levels", bound)
+        levels = next_round("small levels", levels, bound)
         tau = remaining // _K
         if top > tau:
             return at, remaining, 1
@@ -389,9 +313,7 @@ def _first_at_most(keys: npt.NDArray[np.int64], start: int, stop: int, bound: in
     # Bound: the steps double from 1,024 or more, so they cover stop - start in this many.
     rounds, most = 0, (stop - start).bit_length() + 1
     while start < stop:
-        rounds += 1
-        if rounds > most:
-            raise _overrun("search", most)
+        rounds = next_round("search", rounds, most)
         upto = min(stop, start + step)
         hits = keys[start:upto] <= bound
         first = int(np.argmax(hits))

@@ -15,7 +15,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from .._engines.levels import pack_batch
+from .._engines.numpy_entry import pack_batch
 from .._partition.trace import Reason
 from ._check import MAX_STEPS_SHOWN
 

@@ -20,7 +20,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from .._engines.levels import pack_batch
+from .._engines.numpy_entry import pack_batch
 from ._bulk import Losses
 from ._words import LOW, PAD
 from ._words import keys as word_keys
