@@ -201,6 +201,8 @@ class TextChunk(Losses):
         start[opener] = words + _OPENERS[groups % 3]
         length[opener] = _OPENER_LENGTHS[groups % 3]
         start[closer], length[closer] = words + _AT[3], len(_SHUT)
+        #: Per record, whether its case was read: its verdict, right or wrong, is sure.
+        self.read = right.tolist()
         right &= same_text(source, start, length, opener[0::3], [r.partition for r in records])
 
         # The results: ``kept`` (the packed IDs again), ``remaining`` and ``missing``.
