@@ -10,8 +10,11 @@ by :data:`CHUNK` lines.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
+from itertools import compress
+from operator import methodcaller
 from typing import Annotated, Any
 
 import msgspec
@@ -124,7 +127,11 @@ def check_chunk(
             yield from audit.check_line(line, number, file)
         return
     lean = _leans([line for _, line in lines])
-    text = _Judge(TextChunk, lean, [at for at, record in enumerate(lean) if record is not None])
+    if None in lean:
+        where = [at for at, record in enumerate(lean) if record is not None]
+        text = _Judge(TextChunk, [lean[at] for at in where], where)
+    else:
+        text = _Judge(TextChunk, lean, list(range(len(lean))))
     judges = [text]
     vouched = np.zeros(len(lines), np.bool_)
     vouched[text.lines] = True
@@ -133,9 +140,9 @@ def check_chunk(
         # the per-step path says why.
         read = vouched.copy()
         read[text.read] = True
-        left = np.flatnonzero(~read).tolist()
-        typed = {at: _read(lines[at][1]) for at in left}
-        judges.append(_Judge(Chunk, typed, [at for at in left if typed[at] is not None]))
+        typed = [(at, _read(lines[at][1])) for at in np.flatnonzero(~read).tolist()]
+        typed = [(at, record) for at, record in typed if record is not None]
+        judges.append(_Judge(Chunk, [record for _, record in typed], [at for at, _ in typed]))
         vouched[judges[1].lines] = True
     held: dict[int, list[HeldLosses]] = {}
     for at in np.flatnonzero(~vouched).tolist():
@@ -146,26 +153,25 @@ def check_chunk(
 
 
 class _Judge:
-    """A judge's verdict (:class:`TextChunk` or :class:`Chunk`) on the records at the
-    line indexes ``where`` of a chunk: :attr:`lines`, the indexes of the records it
-    found right, and :attr:`read`, of those whose case it read (right or wrong)."""
+    """A judge's verdict (:class:`TextChunk` or :class:`Chunk`) on ``records``, those at
+    the line indexes ``where`` of a chunk: :attr:`lines`, the line indexes of the records
+    it found right (:attr:`records`), and :attr:`read`, of those whose case it read."""
 
     def __init__(
-        self,
-        judge: Callable[[list[Any]], Losses],
-        records: Sequence[Any] | dict[int, Any],
-        where: list[int],
+        self, judge: Callable[[list[Any]], Losses], records: list[Any], where: list[int]
     ) -> None:
-        self.verdict = judge([records[at] for at in where]) if where else None
-        self.lines: list[int] = []
-        self.read: list[int] = []
-        self.records: dict[int, Any] = {}
-        if self.verdict is not None:
+        self.verdict = judge(records) if records else None
+        self.lines, self.records, self.read = where, records, where
+        if self.verdict is not None and not all(self.verdict.right):
             right = self.verdict.right
-            self.lines = [at for at, ok in zip(where, right, strict=True) if ok]
-            self.records = {at: records[at] for at in self.lines}
-            read = getattr(self.verdict, "read", right)
-            self.read = [at for at, ok in zip(where, read, strict=True) if ok]
+            self.lines = list(compress(where, right))
+            self.records = list(compress(records, right))
+            self.read = list(compress(where, getattr(self.verdict, "read", right)))
+
+    def record(self, at: int) -> Any:
+        """The record it found right at line index ``at``, or ``None``."""
+        found = bisect_left(self.lines, at)
+        return self.records[found] if self.lines[found : found + 1] == [at] else None
 
 
 def _tally(
@@ -225,7 +231,7 @@ def _shown(
         if at in shown:
             named.append(shown[at])
             continue
-        record = next(judge.records[at] for judge in judges if at in judge.records)
+        record = next(r for r in map(methodcaller("record", at), judges) if r is not None)
         number = lines[at][0]
         named.append((number, _label(record)) if file is None else (number, _label(record), file))
     return named
