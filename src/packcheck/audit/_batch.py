@@ -1,11 +1,12 @@
 """Steps checked in batches: the audit of a chunk of lines near the cost of reading them.
 
-A line with exactly the shape ``packcheck pack --record`` writes under the default
-rule, in ASCII with no escape, is decoded into typed structures (:class:`_Record`),
-answered by the batch kernel and compared in bulk (:mod:`._bulk`).  A step that
-differs, and any other line, goes to :meth:`Audit.check_line`, so the report is that
-path's byte for byte (docs/performance.md, "Audit near its floor").  Memory is bounded
-by :data:`CHUNK` lines.
+A line ``packcheck pack --record`` wrote under the default rule is judged by its text
+(:mod:`._canonical`); one of that shape written otherwise, in ASCII with no escape, is
+decoded into typed structures (:class:`_Record`), answered by the batch kernel and
+compared in bulk (:mod:`._bulk`).  A step neither vouches for, and any other line, goes
+to :meth:`Audit.check_line`, so the report is that path's byte for byte; the chunk's
+losses, that path's included, are tallied at once in line order (docs/performance.md,
+"Audit near its floor").  Memory is bounded by :data:`CHUNK` lines.
 """
 
 from __future__ import annotations
