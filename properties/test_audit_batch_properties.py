@@ -118,7 +118,8 @@ def test_a_broken_batch_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     # A checker of the checker: a partition with a block it does not have.
     record = record_step({"budget": 1, "blocks": [{"id": "A", "size": 2}], "required": []})
     record["partition"]["dropped"] = ["B"]
-    text = write_json(record).encode()
+    # Spaced: not the recorder's text, so the typed path judges it.
+    text = write_json(record).replace(',"', ', "').encode()
     _both([text])
     # A batch that never compares the partition.
     monkeypatch.setattr(bulk, "_same_texts", lambda recorded, _: np.ones(len(recorded), np.bool_))

@@ -239,11 +239,10 @@ def test_a_wrong_ID_in_a_keys_later_word_is_seen() -> None:
     assert [v.check for v in _both([right, wrong])[1]] == ["packed-is-kept"]
 
 
-@pytest.mark.parametrize("many", [0, 10**9])
-def test_losses_tallied_by_numpy_or_one_by_one_are_the_same(
-    monkeypatch: pytest.MonkeyPatch, many: int
+@pytest.mark.parametrize("wrong", [None, 0, 1, 4])
+def test_a_chunks_losses_are_tallied_in_line_order(
+    monkeypatch: pytest.MonkeyPatch, wrong: int | None
 ) -> None:
-    monkeypatch.setattr(_bulk, "_MANY_LOSSES", many)
     monkeypatch.setattr(_check, "MAX_STEPS_SHOWN", 3)
     cases = [
         {
@@ -257,12 +256,18 @@ def test_losses_tallied_by_numpy_or_one_by_one_are_the_same(
     ]
     lines = [_line(case, step=n) for n, case in enumerate(cases * 3)]
     assert all(_judged_by_text(lines))
+    if wrong is not None:
+        # A violating step among the good ones: its losses are met where it stands.
+        record = json.loads(lines[wrong])
+        record["partition"]["dropped"].append("Z")
+        lines[wrong] = write_json(record).encode()
+        assert not _judged_by_text(lines)[wrong]
     audit, found = _both(lines)
-    assert found == []
+    assert [v.line for v in found] == ([] if wrong is None else [wrong + 1])
     lost = {loss.id: loss for loss in audit.summary().lost}
     assert lost["C"].reasons == {"oversized": 6, "evicted": 6}
     assert list(lost["C"].reasons) == ["oversized", "evicted"]  # the tie: first met first
-    assert len(lost["E"].steps) == 3
+    assert [step[0] for step in lost["E"].steps] == [1, 2, 3]
 
 
 def test_sizes_no_int64_holds_and_sizes_below_one_are_left_to_the_other_paths() -> None:

@@ -1,25 +1,31 @@
 """Steps checked in batches: the audit of a chunk of lines near the cost of reading them.
 
-A line with exactly the shape ``packcheck pack --record`` writes under the default
-rule, in ASCII with no escape, is decoded into typed structures (:class:`_Record`),
-answered by the batch kernel and compared in bulk (:mod:`._bulk`).  A step that
-differs, and any other line, goes to :meth:`Audit.check_line`, so the report is that
-path's byte for byte (docs/performance.md, "Audit near its floor").  Memory is bounded
-by :data:`CHUNK` lines.
+A line ``packcheck pack --record`` wrote under the default rule is judged by its text
+(:mod:`._canonical`); one of that shape written otherwise, in ASCII with no escape, is
+decoded into typed structures (:class:`_Record`), answered by the batch kernel and
+compared in bulk (:mod:`._bulk`).  A step neither vouches for, and any other line, goes
+to :meth:`Audit.check_line`, so the report is that path's byte for byte; the chunk's
+losses, that path's included, are tallied at once in line order (docs/performance.md,
+"Audit near its floor").  Memory is bounded by :data:`CHUNK` lines.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
-from typing import Annotated, Any, cast
+from itertools import compress
+from operator import methodcaller
+from typing import Annotated, Any
 
 import msgspec
+import numpy as np
+import numpy.typing as npt
 
 from .._rule.jsonio import dumps
-from ._bulk import Chunk, Losses
+from ._bulk import CELLS, Chunk, Losses, tally
 from ._canonical import Lean, TextChunk
-from ._check import Audit
+from ._check import Audit, HeldLosses
 from ._report import StepAt, Violation
 
 #: Lines checked at a time: the batch kernel's arrays and the decoded records of this
@@ -107,10 +113,6 @@ def _leans(lines: list[bytes]) -> list[Lean | None]:
             return found
 
 
-#: A judge of a chunk's steps, the records it found right, and their line numbers.
-_Judged = tuple[Losses, list[Any], list[int]]
-
-
 def check_chunk(
     audit: Audit, lines: Sequence[tuple[int, bytes]], file: str | None
 ) -> Iterator[Violation]:
@@ -119,85 +121,118 @@ def check_chunk(
     and lost IDs as it leaves them.
 
     A line is judged by its text first (:class:`TextChunk`), else by its typed record
-    (:class:`Chunk`), else by the per-step path."""
+    (:class:`Chunk`), else by the per-step path, which checks only the lines neither
+    vouches for; the chunk's losses are then tallied at once, in line order."""
     if audit.rule is not None:
         for number, line in lines:
             yield from audit.check_line(line, number, file)
         return
-    judges: list[_Judged] = []
-    # Per line: the judge that found it right, and its ordinal among that judge's.
-    found: list[tuple[int, int] | None] = [None] * len(lines)
     lean = _leans([line for _, line in lines])
-    if None not in lean and lean:
-        text = TextChunk(cast(list[Lean], lean))
-        if all(text.right):  # the whole chunk as the recorder writes it, and right
-            _add(audit, (text, lean, [number for number, _ in lines]), file, 0, len(lines))
-            return
-        _mark(judges, found, lines, list(enumerate(lean)), text)
+    if None in lean:
+        where = [at for at, record in enumerate(lean) if record is not None]
+        text = _Judge(TextChunk, [lean[at] for at in where], where)
     else:
-        _judge(judges, found, lines, [(at, r) for at, r in enumerate(lean) if r], TextChunk)
-    typed = ((at, _read(lines[at][1])) for at in range(len(lines)) if found[at] is None)
-    _judge(judges, found, lines, [(at, r) for at, r in typed if r is not None], Chunk)
-    run: tuple[int, int, int] | None = None  # a judge's good steps start to stop, met
-    for (number, line), judged in zip(lines, found, strict=True):
-        if run is not None and judged is not None and judged[0] == run[0]:
-            run = (run[0], run[1], judged[1] + 1)
+        text = _Judge(TextChunk, lean, list(range(len(lean))))
+    judges = [text]
+    vouched = np.zeros(len(lines), np.bool_)
+    vouched[text.lines] = True
+    if not vouched.all():
+        # A step whose case the text path read, and found wrong, is wrong on every path:
+        # the per-step path says why.
+        read = vouched.copy()
+        read[text.read] = True
+        typed = [(at, _read(lines[at][1])) for at in np.flatnonzero(~read).tolist()]
+        typed = [(at, record) for at, record in typed if record is not None]
+        judges.append(_Judge(Chunk, [record for _, record in typed], [at for at, _ in typed]))
+        vouched[judges[1].lines] = True
+    held: dict[int, list[HeldLosses]] = {}
+    for at in np.flatnonzero(~vouched).tolist():
+        number, line = lines[at]
+        held[at] = []
+        yield from audit.check_held(line, number, file, held[at])
+    _tally(audit, judges, held, lines, file)
+
+
+class _Judge:
+    """A judge's verdict (:class:`TextChunk` or :class:`Chunk`) on ``records``, those at
+    the line indexes ``where`` of a chunk: :attr:`lines`, the line indexes of the records
+    it found right (:attr:`records`), and :attr:`read`, of those whose case it read."""
+
+    def __init__(
+        self, judge: Callable[[list[Any]], Losses], records: list[Any], where: list[int]
+    ) -> None:
+        self.verdict = judge(records) if records else None
+        self.lines, self.records, self.read = where, records, where
+        if self.verdict is not None and not all(self.verdict.right):
+            right = self.verdict.right
+            self.lines = list(compress(where, right))
+            self.records = list(compress(records, right))
+            self.read = list(compress(where, getattr(self.verdict, "read", right)))
+
+    def record(self, at: int) -> Any:
+        """The record it found right at line index ``at``, or ``None``."""
+        found = bisect_left(self.lines, at)
+        return self.records[found] if self.lines[found : found + 1] == [at] else None
+
+
+def _tally(
+    audit: Audit,
+    judges: list[_Judge],
+    held: dict[int, list[HeldLosses]],
+    lines: Sequence[tuple[int, bytes]],
+    file: str | None,
+) -> None:
+    """The steps the ``judges`` found right counted as correct, and every loss of the
+    chunk, theirs and those ``held`` by the per-step path (by line index), tallied in
+    the order the per-step path meets them."""
+    ids: dict[str, int] = {}
+    steps: list[npt.NDArray[np.intp]] = []
+    codes: list[npt.NDArray[np.intp]] = []
+    cells: list[npt.NDArray[np.intp]] = []
+    for judge in judges:
+        if judge.verdict is None:
             continue
-        if run is not None:
-            _add(audit, judges[run[0]], file, run[1], run[2])
-        run = None if judged is None else (judged[0], judged[1], judged[1] + 1)
-        if judged is None:
-            yield from audit.check_line(line, number, file)
-    if run is not None:
-        _add(audit, judges[run[0]], file, run[1], run[2])
+        good = len(judge.lines)
+        audit.steps += good
+        audit.correct += good
+        audit.left_out += judge.verdict.left_out(0, good)
+        step, code, cell = judge.verdict.entries()
+        steps.append(np.array(judge.lines, np.intp)[step])
+        remap = [ids.setdefault(block_id, len(ids)) for block_id in judge.verdict.ids]
+        codes.append(np.array(remap, np.intp)[code] if len(code) else code)
+        cells.append(cell)
+    shown: dict[int, StepAt] = {}
+    for at, losses in held.items():
+        for reasons, step_at in losses:
+            shown[at] = step_at
+            steps.append(np.full(len(reasons), at, np.intp))
+            codes.append(np.array([ids.setdefault(i, len(ids)) for i in reasons], np.intp))
+            cells.append(np.array([CELLS[reason] for reason in reasons.values()], np.intp))
+    if not steps:
+        return
+    where = np.concatenate(steps)
+    order = np.argsort(where, kind="stable")
+    for block_id, counted, first in tally(
+        where[order], np.concatenate(codes)[order], np.concatenate(cells)[order], list(ids)
+    ):
+        audit.add_losses(block_id, counted, partial(_shown, judges, shown, lines, file, first))
 
 
-def _judge(
-    judges: list[_Judged],
-    found: list[tuple[int, int] | None],
+def _shown(
+    judges: list[_Judge],
+    shown: dict[int, StepAt],
     lines: Sequence[tuple[int, bytes]],
-    records: list[tuple[int, Any]],
-    judge: Callable[[list[Any]], Losses],
-) -> None:
-    """``records`` (each with its line's index) judged by ``judge``: those it finds
-    right are marked in ``found``."""
-    if records:
-        _mark(judges, found, lines, records, judge([record for _, record in records]))
-
-
-def _mark(
-    judges: list[_Judged],
-    found: list[tuple[int, int] | None],
-    lines: Sequence[tuple[int, bytes]],
-    records: list[tuple[int, Any]],
-    verdict: Losses,
-) -> None:
-    """The ``records`` (each with its line's index) that ``verdict`` finds right marked
-    in ``found``, as the good steps of a new judge."""
-    good = [(at, record) for (at, record), ok in zip(records, verdict.right, strict=True) if ok]
-    for ordinal, (at, _) in enumerate(good):
-        found[at] = (len(judges), ordinal)
-    judges.append((verdict, [r for _, r in good], [lines[at][0] for at, _ in good]))
-
-
-def _add(audit: Audit, judged: _Judged, file: str | None, start: int, stop: int) -> None:
-    """The good steps ``start`` to ``stop`` of ``judged`` (in line order) counted, as
-    correct steps, and their losses tallied in the order the per-step path meets them."""
-    chunk, steps, numbers = judged
-    audit.steps += stop - start
-    audit.correct += stop - start
-    audit.left_out += chunk.left_out(start, stop)
-
-    def shown(ordinals: list[int]) -> list[StepAt]:
-        if file is None:
-            return [(numbers[at], _label(steps[at])) for at in ordinals]
-        return [(numbers[at], _label(steps[at]), file) for at in ordinals]
-
-    for block_id, reasons, ordinals in chunk.losses(start, stop):
-        audit.add_losses(block_id, reasons, partial(_first, shown, ordinals))
-
-
-def _first(
-    shown: Callable[[list[int]], list[StepAt]], ordinals: list[int], room: int
+    file: str | None,
+    first: list[int],
+    room: int,
 ) -> list[StepAt]:
-    return shown(ordinals[:room])
+    """The steps at the first ``room`` line indexes of ``first`` as a lost ID names them."""
+    named: list[StepAt] = []
+    for at in first[:room]:
+        if at in shown:
+            named.append(shown[at])
+            continue
+        record = next(r for r in map(methodcaller("record", at), judges) if r is not None)
+        number = lines[at][0]
+        named.append((number, _label(record)) if file is None else (number, _label(record), file))
+    return named

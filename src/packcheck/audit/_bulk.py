@@ -19,13 +19,13 @@ from .._engines.numpy_entry import pack_batch
 from .._partition.trace import Reason
 from ._check import MAX_STEPS_SHOWN
 
-#: Past this many losses in a range of steps, :meth:`Losses.losses` tallies them by NumPy.
-_MANY_LOSSES = 1024
 #: Cells of the reasons table made at a time (int8): its rows are cut to fit.
 _TABLE_CELLS = 1 << 22
 #: A table cell: the best bucket a block of the column's ID reached in the row's step.
 _PACKED, _AVAILABLE, _DROPPED, _NONE = 0, 1, 2, 3
 _REASONS: tuple[Reason, ...] = ("evicted", "evicted", "oversized", "not-retrieved")
+#: A reason's bucket cell, as :func:`tally` reads it.
+CELLS: dict[Reason, int] = {"evicted": _AVAILABLE, "oversized": _DROPPED, "not-retrieved": _NONE}
 _BLOCKS = attrgetter("blocks")
 _ID = attrgetter("id")
 _SIZE = attrgetter("size")
@@ -48,7 +48,7 @@ def _split(flat: list[Any], counts: Sequence[int]) -> list[list[Any]]:
 
 class Losses:
     """What the steps of a chunk found right (the *good* steps, numbered from 0 in line
-    order) left out and lost, asked for by ranges of good steps."""
+    order) left out and lost."""
 
     right: list[bool]
 
@@ -75,72 +75,59 @@ class Losses:
         first = np.ones(len(missing), np.bool_)
         first[1:] = (step[1:] != step[:-1]) | (code[1:] != code[:-1])
         self._step = ordinal[step[first]]
-        # Read one by one, per range of good steps: lists, not arrays.
-        self._steps: list[int] = self._step.tolist()
-        self._codes: list[int] = code[first].tolist()
         self._code_array = code[first]
         self._cell_array = best[missing[first]].astype(np.intp)
-        self._reasons: list[Reason] = [_REASONS[cell] for cell in self._cell_array.tolist()]
         self._ids = distinct
 
     def left_out(self, start: int, stop: int) -> int:
         """How many of the good steps ``start`` to ``stop`` left a block out."""
         return int(self._left_out[stop] - self._left_out[start])
 
-    def losses(
-        self, start: int, stop: int
-    ) -> Iterator[tuple[str, list[tuple[Reason, int]], list[int]]]:
-        """Each ID lost in the good steps ``start`` to ``stop``, in the order first met:
-        its reasons with their counts (in the order first met) and the first good steps
-        it was lost in (as many as are ever shown).  O(l log l) in the losses of the
-        range, the many of a long range tallied by NumPy."""
-        lo, hi = np.searchsorted(self._step, (start, stop)).tolist()
-        if hi - lo > _MANY_LOSSES:
-            yield from self._many_losses(lo, hi)
-            return
-        shown = MAX_STEPS_SHOWN
-        found: dict[int, tuple[dict[Reason, int], list[int]]] = {}
-        for step, code, reason in zip(
-            self._steps[lo:hi], self._codes[lo:hi], self._reasons[lo:hi], strict=True
-        ):
-            if code not in found:
-                found[code] = ({}, [])
-            reasons, ordinals = found[code]
-            reasons[reason] = reasons.get(reason, 0) + 1
-            if len(ordinals) < shown:
-                ordinals.append(step)
-        for code, (reasons, ordinals) in found.items():
-            yield self._ids[code], list(reasons.items()), ordinals
+    def entries(self) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+        """The losses of the good steps, one by one in the order the per-step path meets
+        them: each one's good step, its ID's code (in :attr:`ids`) and its bucket cell."""
+        return self._step, self._code_array, self._cell_array
 
-    def _many_losses(
-        self, lo: int, hi: int
-    ) -> Iterator[tuple[str, list[tuple[Reason, int]], list[int]]]:
-        """:meth:`losses` of the losses ``lo`` to ``hi``, tallied by NumPy."""
-        codes = self._code_array[lo:hi]
-        cells = self._cell_array[lo:hi]
-        # The losses of each ID together, in the order met; the IDs in the order met.
-        by_id = np.argsort(codes, kind="stable")
-        grouped = codes[by_id]
-        starts = np.flatnonzero(np.concatenate(([True], grouped[1:] != grouped[:-1])))
-        counts = np.diff(np.append(starts, len(grouped)))
-        met = np.argsort(by_id[starts], kind="stable")
-        # Each ID's first steps, as many as are ever shown.
-        rank = np.arange(len(grouped)) - np.repeat(starts, counts)
-        steps = self._step[lo:hi][by_id[rank < MAX_STEPS_SHOWN]].tolist()
-        taken = np.minimum(counts, MAX_STEPS_SHOWN)
-        ends = np.cumsum(taken).tolist()
-        first_steps = [steps[end - n : end] for end, n in zip(ends, taken.tolist(), strict=True)]
-        # Each ID's reasons (a cell per reason), in the order first met, with counts.
-        pairs = codes * 4 + cells
-        kinds, first, many = np.unique(pairs, return_index=True, return_counts=True)
-        in_order = np.argsort(first, kind="stable")
-        kinds, many = kinds[in_order], many[in_order]
-        reasons: dict[int, list[tuple[Reason, int]]] = {}
-        for kind, number in zip(kinds.tolist(), many.tolist(), strict=True):
-            reasons.setdefault(kind >> 2, []).append((_REASONS[kind & 3], number))
-        for at in met.tolist():
-            code = int(grouped[starts[at]])
-            yield self._ids[code], reasons[code], first_steps[at]
+    @property
+    def ids(self) -> list[str]:
+        """The required IDs the codes of :meth:`entries` stand for."""
+        return self._ids
+
+
+def tally(
+    steps: npt.NDArray[np.intp],
+    codes: npt.NDArray[np.intp],
+    cells: npt.NDArray[np.intp],
+    ids: Sequence[str],
+) -> Iterator[tuple[str, list[tuple[Reason, int]], list[int]]]:
+    """Losses, each of step ``steps[k]`` (rising), ID ``ids[codes[k]]`` and bucket cell
+    ``cells[k]``, tallied as the per-step path tallies them one by one: each ID in the
+    order first met, with its reasons and their counts (in the order first met) and the
+    first steps it was lost in (as many as are ever shown).  O(l log l) in the losses."""
+    if not len(codes):
+        return
+    # The losses of each ID together, in the order met; the IDs in the order met.
+    by_id = np.argsort(codes, kind="stable")
+    grouped = codes[by_id]
+    starts = np.flatnonzero(np.concatenate(([True], grouped[1:] != grouped[:-1])))
+    counts = np.diff(np.append(starts, len(grouped)))
+    met = np.argsort(by_id[starts], kind="stable")
+    # Each ID's first steps, as many as are ever shown.
+    rank = np.arange(len(grouped)) - np.repeat(starts, counts)
+    first_steps = steps[by_id[rank < MAX_STEPS_SHOWN]].tolist()
+    taken = np.minimum(counts, MAX_STEPS_SHOWN)
+    ends = np.cumsum(taken).tolist()
+    shown = [first_steps[end - n : end] for end, n in zip(ends, taken.tolist(), strict=True)]
+    # Each ID's reasons (a cell per reason), in the order first met, with counts.
+    pairs = codes * 4 + cells
+    kinds, first, many = np.unique(pairs, return_index=True, return_counts=True)
+    in_order = np.argsort(first, kind="stable")
+    reasons: dict[int, list[tuple[Reason, int]]] = {}
+    for kind, number in zip(kinds[in_order].tolist(), many[in_order].tolist(), strict=True):
+        reasons.setdefault(kind >> 2, []).append((_REASONS[kind & 3], number))
+    for at in met.tolist():
+        code = int(grouped[starts[at]])
+        yield ids[code], reasons[code], shown[at]
 
 
 class Chunk(Losses):

@@ -35,6 +35,10 @@ MOST_REQUIRED = 32
 _INT64_MAX = 2**63 - 1
 _Budget = Annotated[int, msgspec.Meta(ge=0, le=_INT64_MAX)]
 _BUDGET = attrgetter("budget")
+_BLOCKS = attrgetter("blocks")
+_REQUIRED = attrgetter("required")
+_PARTITION = attrgetter("partition")
+_RESULT = attrgetter("result")
 _QUOTE = ord('"')
 # Each text a step's expected partition and result are made of, past the IDs.
 _PACKED, _AVAILABLE, _DROPPED, _SHUT = b'{"packed":[', b'],"available":[', b'],"dropped":[', b"]}"
@@ -136,7 +140,7 @@ class TextChunk(Losses):
 
     def __init__(self, records: list[Lean]) -> None:
         steps = len(records)
-        blocks = _Blocks([record.blocks for record in records])
+        blocks = _Blocks(list(map(_BLOCKS, records)))
         right = blocks.right
         budgets = np.fromiter(map(_BUDGET, records), np.int64, steps)
         kept, remaining = pack_batch(budgets, blocks.sizes, blocks.offsets)
@@ -153,7 +157,7 @@ class TextChunk(Losses):
         id_start = blocks.id_start[order]
         id_length = blocks.id_length[order] + 2 + ~ends_list
 
-        required = [record.required for record in records]
+        required = list(map(_REQUIRED, records))
         wanted = list(chain.from_iterable(required))
         wanted_counts = np.fromiter(map(len, required), np.int64, steps)
         wanted_step = np.repeat(np.arange(steps), wanted_counts)
@@ -180,7 +184,7 @@ class TextChunk(Losses):
         ends_missing = np.ones(len(missing), np.bool_)
         ends_missing[:-1] = wanted_step[missing][:-1] != wanted_step[missing][1:]
 
-        middles = [_MIDDLE % left for left in remaining.tolist()]
+        middles = list(map(_MIDDLE.__mod__, remaining.tolist()))
         middle_length = np.fromiter(map(len, middles), np.int64, steps)
         words = len(blocks.padded) - len(PAD)
         middle_at = words + len(_WORDS)
@@ -201,7 +205,9 @@ class TextChunk(Losses):
         start[opener] = words + _OPENERS[groups % 3]
         length[opener] = _OPENER_LENGTHS[groups % 3]
         start[closer], length[closer] = words + _AT[3], len(_SHUT)
-        right &= same_text(source, start, length, opener[0::3], [r.partition for r in records])
+        #: Per record, whether its case was read: its verdict, right or wrong, is sure.
+        self.read = right.tolist()
+        right &= same_text(source, start, length, opener[0::3], list(map(_PARTITION, records)))
 
         # The results: ``kept`` (the packed IDs again), ``remaining`` and ``missing``.
         packed = in_group[0::3]
@@ -225,9 +231,9 @@ class TextChunk(Losses):
         length[at] = wanted_length[missing] + 2 + ~ends_missing
         at = first + per_step - 1
         start[at], length[at] = words + _AT[3], len(_SHUT)
-        right &= same_text(source, start, length, first, [record.result for record in records])
+        right &= same_text(source, start, length, first, list(map(_RESULT, records)))
 
-        wanted_codes, distinct = _codes(wanted)
+        wanted_codes, distinct = _codes(wanted, missing)
         self._judged(
             right,
             blocks.counts != packed,
@@ -239,11 +245,17 @@ class TextChunk(Losses):
         )
 
 
-def _codes(wanted: list[str]) -> tuple[npt.NDArray[np.intp], list[str]]:
-    """Each required ID a code, the distinct ones in the order first met."""
-    distinct = list(dict.fromkeys(wanted))
+def _codes(
+    wanted: list[str], entries: npt.NDArray[np.intp]
+) -> tuple[npt.NDArray[np.intp], list[str]]:
+    """The required IDs at ``entries`` of ``wanted`` each a code (the others 0), the
+    distinct ones in the order first met."""
+    named = list(map(wanted.__getitem__, entries.tolist()))
+    distinct = list(dict.fromkeys(named))
     code_of = dict(zip(distinct, range(len(distinct)), strict=True))
-    return np.fromiter(map(code_of.__getitem__, wanted), np.intp, len(wanted)), distinct
+    codes = np.zeros(len(wanted), np.intp)
+    codes[entries] = np.fromiter(map(code_of.__getitem__, named), np.intp, len(named))
+    return codes, distinct
 
 
 def _best(

@@ -34,6 +34,9 @@ MAX_STEPS_SHOWN = 10
 #: Distinct lost IDs tallied; past it, losses are only counted (memory stays flat).
 MAX_TRACKED_IDS = 10_000
 _BOM = "\ufeff"
+#: A step's losses as the per-step path tallies them: each missing ID with its reason
+#: (in the order the step lists them), and the step as a lost ID names it.
+HeldLosses = tuple[Mapping[str, Reason], StepAt]
 
 
 @dataclass(slots=True)
@@ -72,6 +75,8 @@ class Audit:
         #: The files that could not be read (:meth:`unreadable_file`), ``name: why``.
         self.unreadable: list[str] = []
         self._lost: dict[str, _Tally] = {}
+        # Where a step's losses go instead of the tallies, while one is held.
+        self._held: list[HeldLosses] | None = None
 
     def check_line(
         self, line: bytes | str, number: int, file: str | None = None
@@ -120,6 +125,18 @@ class Audit:
             return self._check_step(record, (number, file), Expected(read), text)
         ruled = RuledExpected(read, self.rule)
         return self._check_step(record, (number, file), ruled, text, ruled.why)
+
+    def check_held(
+        self, line: bytes | str, number: int, file: str | None, held: list[HeldLosses]
+    ) -> list[Violation]:
+        """:meth:`check_line`, the step's losses appended to ``held`` instead of tallied
+        (everything else counted), for a caller that tallies many steps' at once in line
+        order (:meth:`add_losses`)."""
+        self._held = held
+        try:
+            return self.check_line(line, number, file)
+        finally:
+            self._held = None
 
     def refused(self, number: int, why: str, file: str | None = None) -> Violation:
         """Line ``number`` of ``file`` is no step, for the reason ``why``: its violation,
@@ -211,6 +228,9 @@ class Audit:
             # Memory stays flat: a label kept for the summary is small.
             label = dumps(label)[:200]
         step: StepAt = (at[0], label) if at[1] is None else (at[0], label, at[1])
+        if self._held is not None:
+            self._held.append((reasons, step))
+            return
         for block_id, reason in reasons.items():
             tally = self._tally_of(block_id, 1)
             if tally is not None:

@@ -108,12 +108,19 @@ def same(
     ends = np.cumsum(length)
     begin = ends[first] - length[first]
     right: npt.NDArray[np.bool_] = np.diff(np.append(begin, ends[-1])) == written
-    if right.all() and not differ(source, start, length, text, ends - length).any():
-        return right  # every piece at its place in the chunk's text, and the same
-    piece_step = np.repeat(np.arange(steps), np.diff(np.append(first, len(length))))
-    # Where each piece would be in its step's recorded text (of another length or not).
-    at = ends - length - begin[piece_step] + (np.cumsum(written) - written)[piece_step]
-    changed = differ(source, start, length, text, np.minimum(at, len(text) - 1))
+    # Where each piece would be in its step's recorded text: where the pieces before it
+    # end, when every step's text is as long as its pieces.
+    at = ends - length
+    piece_step = None
+    if not right.all():
+        piece_step = np.repeat(np.arange(steps), np.diff(np.append(first, len(length))))
+        at += (np.cumsum(written) - written - begin)[piece_step]
+        np.minimum(at, len(text) - 1, out=at)
+    changed = differ(source, start, length, text, at)
+    if not changed.any():
+        return right
+    if piece_step is None:
+        piece_step = np.repeat(np.arange(steps), np.diff(np.append(first, len(length))))
     right &= np.bincount(piece_step[changed], minlength=steps) == 0
     return right
 
