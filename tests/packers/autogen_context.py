@@ -12,33 +12,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._ported import Message, answer, messages
+from ._ported import Message, count_tokens, port
 
 
-def _count(history: list[Message]) -> int:
-    # The model client's count_tokens reads every message again: the loop is quadratic.
-    return sum(tokens for _, tokens in history)
-
-
+@port()
 def _context(
-    case: dict[str, Any],
+    token_limit: int,
+    history: list[Message],
     *,
     over: Callable[[int, int], bool] = lambda count, limit: count > limit,
     middle: Callable[[int], int] = lambda n: n // 2,
     refused: Callable[[int], bool] = lambda limit: limit <= 0,
-) -> dict[str, Any]:
-    read = messages(case)
-    if read is None:
-        return {"error": "size"}
-    token_limit, history = read
+) -> tuple[list[Message], int]:
     if refused(token_limit):
         raise ValueError("token_limit must be greater than 0.")
     kept = list(history)
-    token_count = _count(kept)
+    token_count = count_tokens(kept)
+    # The model client's count_tokens reads every message again: the loop is quadratic.
     while over(token_count, token_limit) and len(kept) > 0:
         kept.pop(middle(len(kept)))
-        token_count = _count(kept)
-    return answer(case, kept, token_limit - token_count)
+        token_count = count_tokens(kept)
+    return kept, token_limit - token_count
 
 
 def pack_validated(case: dict[str, Any]) -> dict[str, Any]:

@@ -16,34 +16,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._ported import Message, answer, messages
+from ._ported import Message, count_tokens, port
 
 #: The tokens of a message's role prefix (``Human: ``).
 PREFIX_TOKENS = 2
 
 
-def _num_tokens(buffer: list[Message], prefix: int) -> int:
-    # get_num_tokens_from_messages reads every message again: the loop is quadratic.
-    return sum(tokens + prefix for _, tokens in buffer)
-
-
+@port()
 def _save_context(
-    case: dict[str, Any],
+    max_token_limit: int,
+    buffer: list[Message],
     *,
     over: Callable[[int, int], bool] = lambda length, limit: length > limit,
     oldest: bool = True,
     prefix: int = PREFIX_TOKENS,
-) -> dict[str, Any]:
-    read = messages(case)
-    if read is None:
-        return {"error": "size"}
-    max_token_limit, buffer = read
-    curr_buffer_length = _num_tokens(buffer, prefix)
+) -> tuple[list[Message], int]:
+    curr_buffer_length = count_tokens(buffer, prefix)
     if curr_buffer_length > max_token_limit:
+        # get_num_tokens_from_messages reads every message again: the loop is quadratic.
         while over(curr_buffer_length, max_token_limit):
             buffer.pop(0 if oldest else -1)
-            curr_buffer_length = _num_tokens(buffer, prefix)
-    return answer(case, buffer, max_token_limit - curr_buffer_length)
+            curr_buffer_length = count_tokens(buffer, prefix)
+    return buffer, max_token_limit - curr_buffer_length
 
 
 def prune(case: dict[str, Any]) -> dict[str, Any]:

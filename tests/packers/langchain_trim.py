@@ -13,16 +13,10 @@ partial messages, no ``start_on``/``end_on``, no system message.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-from ._ported import Message, answer, messages
-
-
-def _counter(extra: int) -> Callable[[list[Message]], int]:
-    def count(history: list[Message]) -> int:
-        return sum(tokens + extra for _, tokens in history)
-
-    return count
+from ._ported import Message, count_tokens, port
 
 
 def _first_max_tokens(
@@ -47,21 +41,19 @@ def _first_max_tokens(
     return history[:left]
 
 
+@port()
 def _trim(
-    case: dict[str, Any],
+    max_tokens: int,
+    history: list[Message],
     *,
     extra: int = 3,
     fits: Callable[[int, int], bool] = lambda count, limit: count <= limit,
     upper: int = 1,
-) -> dict[str, Any]:
-    read = messages(case)
-    if read is None:
-        return {"error": "size"}
-    max_tokens, history = read
-    count = _counter(extra)
+) -> tuple[list[Message], int]:
+    count = partial(count_tokens, extra=extra)
     newest_first = _first_max_tokens(history[::-1], max_tokens, count, fits=fits, upper=upper)
     kept = newest_first[::-1]
-    return answer(case, kept, max_tokens - count(kept))
+    return kept, max_tokens - count(kept)
 
 
 def trim_last(case: dict[str, Any]) -> dict[str, Any]:

@@ -13,23 +13,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._ported import Message, answer, messages
+from ._ported import Message, port
 
 #: The frame of one message (role, name, separators), in tokens.
 TOKENS_PER_MESSAGE = 7
 
 
+@port()
 def _trim(
-    case: dict[str, Any],
+    limit: int,
+    history: list[Message],
     *,
     per_message: int = TOKENS_PER_MESSAGE,
     over: Callable[[int, int], bool] = lambda total, limit: total > limit,
     stop: bool = True,
-) -> dict[str, Any]:
-    read = messages(case)
-    if read is None:
-        return {"error": "size"}
-    limit, history = read
+) -> tuple[list[Message], int]:
     kept: list[Message] = []
     used = 0
     for message in reversed(history):
@@ -40,7 +38,7 @@ def _trim(
             continue
         kept.append(message)
         used += cost
-    return answer(case, kept[::-1], limit - used)
+    return kept[::-1], limit - used
 
 
 def pack(case: dict[str, Any]) -> dict[str, Any]:

@@ -14,17 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._ported import Message, answer, messages
+from ._ported import Message, port
 
 #: The share of the budget the chunks may use.
 SHARE = 0.97
 
 
-def _kb_prompt(case: dict[str, Any], *, over: Any) -> dict[str, Any]:
-    read = messages(case)
-    if read is None:
-        return {"error": "size"}
-    max_tokens, chunks = read
+@port()
+def _kb_prompt(max_tokens: int, chunks: list[Message], *, over: Any) -> tuple[list[Message], int]:
     used_token_count = 0
     knowledges: list[Message] = chunks
     for i, chunk in enumerate(chunks):
@@ -32,7 +29,7 @@ def _kb_prompt(case: dict[str, Any], *, over: Any) -> dict[str, Any]:
         if over(max_tokens * SHARE, used_token_count):
             knowledges = chunks[:i]
             break
-    return answer(case, knowledges, max_tokens - sum(tokens for _, tokens in knowledges))
+    return knowledges, max_tokens - sum(tokens for _, tokens in knowledges)
 
 
 def kb_prompt(case: dict[str, Any]) -> dict[str, Any]:
