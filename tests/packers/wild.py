@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._ported import unit
-
 
 def _answer(case: dict[str, Any], kept: list[str], remaining: Any) -> dict[str, Any]:
     have = set(kept)
@@ -103,11 +101,19 @@ def dedup_by_id_order(case: dict[str, Any]) -> dict[str, Any]:
     return _dedup(case, first=False)
 
 
+def _unit(value: object, least: int) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, float):
+        return value.is_integer() and value >= least
+    return isinstance(value, int) and value >= least
+
+
 def keep_newest_checked(case: dict[str, Any]) -> dict[str, Any]:
     """The Python port of ``node wild.js keep_newest``: :func:`keep_newest` on checked
     units, whole numbers as ints (as JSON prints a whole double)."""
     blocks = case["blocks"]
-    if not unit(case.get("budget"), 0) or not all(unit(b.get("size"), 1) for b in blocks):
+    if not _unit(case.get("budget"), 0) or not all(_unit(b.get("size"), 1) for b in blocks):
         return {"error": "size"}
     whole = {**case, "budget": int(case["budget"])}
     whole["blocks"] = [{**b, "size": int(b["size"])} for b in blocks]
