@@ -16,7 +16,7 @@ from ._ported import Message, count_tokens, port
 
 
 @port()
-def _context(
+def pack_validated(
     token_limit: int,
     history: list[Message],
     *,
@@ -24,6 +24,7 @@ def _context(
     middle: Callable[[int], int] = lambda n: n // 2,
     refused: Callable[[int], bool] = lambda limit: limit <= 0,
 ) -> tuple[list[Message], int]:
+    """The port: units checked, then AutoGen's middle eviction."""
     if refused(token_limit):
         raise ValueError("token_limit must be greater than 0.")
     kept = list(history)
@@ -35,24 +36,19 @@ def _context(
     return kept, token_limit - token_count
 
 
-def pack_validated(case: dict[str, Any]) -> dict[str, Any]:
-    """The port: units checked, then AutoGen's middle eviction."""
-    return _context(case)
-
-
 def pack_validated_ge(case: dict[str, Any]) -> dict[str, Any]:
     """``>=`` for ``>``: a history that fills the limit exactly is evicted from."""
-    return _context(case, over=lambda count, limit: count >= limit)
+    return pack_validated(case, over=lambda count, limit: count >= limit)
 
 
 def pack_validated_middle_left(case: dict[str, Any]) -> dict[str, Any]:
     """``(n - 1) // 2`` for ``n // 2``: the left middle of an even history is evicted."""
-    return _context(case, middle=lambda n: (n - 1) // 2)
+    return pack_validated(case, middle=lambda n: (n - 1) // 2)
 
 
 def pack_validated_limit_zero(case: dict[str, Any]) -> dict[str, Any]:
     """``< 0`` for ``<= 0``: a limit of 0 is accepted (and empties the context)."""
-    return _context(case, refused=lambda limit: limit < 0)
+    return pack_validated(case, refused=lambda limit: limit < 0)
 
 
 REGRESSIONS = {

@@ -23,7 +23,7 @@ PREFIX_TOKENS = 2
 
 
 @port()
-def _save_context(
+def prune(
     max_token_limit: int,
     buffer: list[Message],
     *,
@@ -31,6 +31,7 @@ def _save_context(
     oldest: bool = True,
     prefix: int = PREFIX_TOKENS,
 ) -> tuple[list[Message], int]:
+    """The port: the oldest messages dropped until the history fits."""
     curr_buffer_length = count_tokens(buffer, prefix)
     if curr_buffer_length > max_token_limit:
         # get_num_tokens_from_messages reads every message again: the loop is quadratic.
@@ -40,24 +41,19 @@ def _save_context(
     return buffer, max_token_limit - curr_buffer_length
 
 
-def prune(case: dict[str, Any]) -> dict[str, Any]:
-    """The port: the oldest messages dropped until the history fits."""
-    return _save_context(case)
-
-
 def prune_ge(case: dict[str, Any]) -> dict[str, Any]:
     """``>=`` for ``>`` in the loop: a history that fills the limit exactly loses a message."""
-    return _save_context(case, over=lambda length, limit: length >= limit)
+    return prune(case, over=lambda length, limit: length >= limit)
 
 
 def prune_newest(case: dict[str, Any]) -> dict[str, Any]:
     """``buffer.pop()`` for ``buffer.pop(0)``: the newest message is dropped first."""
-    return _save_context(case, oldest=False)
+    return prune(case, oldest=False)
 
 
 def prune_no_prefix(case: dict[str, Any]) -> dict[str, Any]:
     """Each message counted without its role prefix (its content's tokens alone)."""
-    return _save_context(case, prefix=0)
+    return prune(case, prefix=0)
 
 
 REGRESSIONS = {

@@ -42,7 +42,7 @@ def _first_max_tokens(
 
 
 @port()
-def _trim(
+def trim_last(
     max_tokens: int,
     history: list[Message],
     *,
@@ -50,30 +50,26 @@ def _trim(
     fits: Callable[[int, int], bool] = lambda count, limit: count <= limit,
     upper: int = 1,
 ) -> tuple[list[Message], int]:
+    """The port: units checked, then ``trim_messages(strategy="last")``."""
     count = partial(count_tokens, extra=extra)
     newest_first = _first_max_tokens(history[::-1], max_tokens, count, fits=fits, upper=upper)
     kept = newest_first[::-1]
     return kept, max_tokens - count(kept)
 
 
-def trim_last(case: dict[str, Any]) -> dict[str, Any]:
-    """The port: units checked, then ``trim_messages(strategy="last")``."""
-    return _trim(case)
-
-
 def trim_last_lt(case: dict[str, Any]) -> dict[str, Any]:
     """``<`` for ``<=`` in the bisection: a suffix that fills the budget exactly is cut."""
-    return _trim(case, fits=lambda count, limit: count < limit)
+    return trim_last(case, fits=lambda count, limit: count < limit)
 
 
 def trim_last_extra_4(case: dict[str, Any]) -> dict[str, Any]:
     """``extra_tokens_per_message=4`` for 3."""
-    return _trim(case, extra=4)
+    return trim_last(case, extra=4)
 
 
 def trim_last_mid_floor(case: dict[str, Any]) -> dict[str, Any]:
     """``(left + right) // 2`` for ``(left + right + 1) // 2``: a round can stall."""
-    return _trim(case, upper=0)
+    return trim_last(case, upper=0)
 
 
 REGRESSIONS = {

@@ -19,7 +19,7 @@ from ._ported import Message, count_tokens, port
 
 
 @port()
-def _buffer(
+def get(
     token_limit: int,
     chat_history: list[Message],
     *,
@@ -27,6 +27,7 @@ def _buffer(
     last_check: bool = True,
     too_long: Callable[[int, int], bool] = lambda count, limit: count > limit,
 ) -> tuple[list[Message], int]:
+    """The port: units checked, then the buffer's suffix search."""
     if token_limit < 1:
         raise ValueError("Token limit must be set and greater than 0.")
     message_count = len(chat_history)
@@ -40,24 +41,19 @@ def _buffer(
     return kept, token_limit - count_tokens(kept)
 
 
-def get(case: dict[str, Any]) -> dict[str, Any]:
-    """The port: units checked, then the buffer's suffix search."""
-    return _buffer(case)
-
-
 def get_ge(case: dict[str, Any]) -> dict[str, Any]:
     """``>=`` for ``>``: a suffix that fills the limit exactly is shortened again."""
-    return _buffer(case, over=lambda count, limit: count >= limit)
+    return get(case, over=lambda count, limit: count >= limit)
 
 
 def get_no_last_check(case: dict[str, Any]) -> dict[str, Any]:
     """The final "one message longer than the limit" check dropped: it is kept, over."""
-    return _buffer(case, last_check=False)
+    return get(case, last_check=False)
 
 
 def get_last_check_ge(case: dict[str, Any]) -> dict[str, Any]:
     """``>=`` for ``>`` in the final check: a suffix that fills the limit exactly is lost."""
-    return _buffer(case, too_long=lambda count, limit: count >= limit)
+    return get(case, too_long=lambda count, limit: count >= limit)
 
 
 REGRESSIONS = {

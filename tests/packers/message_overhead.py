@@ -20,7 +20,7 @@ TOKENS_PER_MESSAGE = 7
 
 
 @port()
-def _trim(
+def pack(
     limit: int,
     history: list[Message],
     *,
@@ -28,6 +28,7 @@ def _trim(
     over: Callable[[int, int], bool] = lambda total, limit: total > limit,
     stop: bool = True,
 ) -> tuple[list[Message], int]:
+    """The packer: newest first, tokens + 7 a message, stop at the first misfit."""
     kept: list[Message] = []
     used = 0
     for message in reversed(history):
@@ -41,24 +42,19 @@ def _trim(
     return kept[::-1], limit - used
 
 
-def pack(case: dict[str, Any]) -> dict[str, Any]:
-    """The packer: newest first, tokens + 7 a message, stop at the first misfit."""
-    return _trim(case)
-
-
 def pack_ge(case: dict[str, Any]) -> dict[str, Any]:
     """``>=`` for ``>``: a message that fills the budget exactly is no longer kept."""
-    return _trim(case, over=lambda total, limit: total >= limit)
+    return pack(case, over=lambda total, limit: total >= limit)
 
 
 def pack_overhead_6(case: dict[str, Any]) -> dict[str, Any]:
     """``TOKENS_PER_MESSAGE = 6`` for 7."""
-    return _trim(case, per_message=6)
+    return pack(case, per_message=6)
 
 
 def pack_skip(case: dict[str, Any]) -> dict[str, Any]:
     """``continue`` for ``break``: an older message that fits is taken past a misfit."""
-    return _trim(case, stop=False)
+    return pack(case, stop=False)
 
 
 REGRESSIONS = {

@@ -12,6 +12,7 @@ back small.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ._ported import Message, port
@@ -21,7 +22,13 @@ SHARE = 0.97
 
 
 @port()
-def _kb_prompt(max_tokens: int, chunks: list[Message], *, over: Any) -> tuple[list[Message], int]:
+def kb_prompt(
+    max_tokens: int,
+    chunks: list[Message],
+    *,
+    over: Callable[[float, int], bool] = lambda share, used: share < used,
+) -> tuple[list[Message], int]:
+    """The port: units checked, then the chunks cut where the share is passed."""
     used_token_count = 0
     knowledges: list[Message] = chunks
     for i, chunk in enumerate(chunks):
@@ -32,14 +39,9 @@ def _kb_prompt(max_tokens: int, chunks: list[Message], *, over: Any) -> tuple[li
     return knowledges, max_tokens - sum(tokens for _, tokens in knowledges)
 
 
-def kb_prompt(case: dict[str, Any]) -> dict[str, Any]:
-    """The port: units checked, then the chunks cut where the share is passed."""
-    return _kb_prompt(case, over=lambda share, used: share < used)
-
-
 def kb_prompt_le(case: dict[str, Any]) -> dict[str, Any]:
     """``<=`` for ``<``: chunks that fill the share exactly are cut too."""
-    return _kb_prompt(case, over=lambda share, used: share <= used)
+    return kb_prompt(case, over=lambda share, used: share <= used)
 
 
 REGRESSIONS = {"kb_prompt": {"kb_prompt_le": "if max_tokens * 0.97 <= used_token_count (for <)"}}
