@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from simulated_time import simulate
 
 import packcheck
 from packcheck import _bench as bench
@@ -64,11 +65,7 @@ class NoisyMachine:
 @pytest.fixture
 def machine(monkeypatch: pytest.MonkeyPatch) -> NoisyMachine:
     """Every clock and the time budget on one simulated machine."""
-    fake = NoisyMachine(seed=0)
-    for name in _ab.CLOCKS:
-        monkeypatch.setitem(_ab.CLOCKS, name, fake)
-    monkeypatch.setattr(_timing, "_wall", fake)
-    return fake
+    return simulate(monkeypatch, NoisyMachine(seed=0))
 
 
 TWO = ["uniform-50%", "staircase"]

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+from simulated_time import Clock, simulate
 
 from packcheck import _bench as bench
 from packcheck import pack
@@ -35,23 +36,9 @@ LINES = f"{sys.executable} {PACKERS / 'lines_packer.py'}"
 PARETO = workload("pareto")
 
 
-class Clock:
-    """Simulated time: it moves only when a packer works."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    fake = Clock()
-    for name in _timing.CLOCKS:
-        monkeypatch.setitem(_timing.CLOCKS, name, fake)
-    monkeypatch.setattr(_timing, "_wall", fake)
-    return fake
+    return simulate(monkeypatch, Clock())
 
 
 def case_packer(clock: Clock, seconds: float, wrong: bool = False) -> Any:

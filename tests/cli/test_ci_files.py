@@ -9,6 +9,8 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parents[2]
 BIN = Path(sys.executable).parent
 TABLE = """
@@ -19,6 +21,8 @@ max-examples = 30
 no-long-lists = true
 quiet = true
 """
+#: The same settings for diff, against old.py.
+DIFF = TABLE.replace("[tool.packcheck]\n", '[tool.packcheck.diff]\nagainst = "old.py:pack_case"\n')
 MINE = """
 from packcheck import pack
 
@@ -50,22 +54,46 @@ def _run(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
-def test_the_pre_commit_hook_runs_the_gate_with_the_projects_settings(tmp_path: Path) -> None:
-    hook = _hook()
-    assert hook["id"] == "packcheck-verify"
+@pytest.mark.parametrize(
+    ("command", "table", "broken", "passed", "rerun"),
+    [
+        (
+            "verify",
+            "",
+            "mine.py",
+            "conformant: 3 fixtures, 30 generated",
+            "--packer mine.py:pack_case --seed 1",
+        ),
+        (
+            "diff",
+            DIFF,
+            "old.py",
+            "agree: 3 fixtures, 30 generated",
+            "--packer mine.py:pack_case --against old.py:pack_case",
+        ),
+    ],
+)
+def test_each_pre_commit_hook_runs_its_command_with_the_projects_settings(
+    command: str, table: str, broken: str, passed: str, rerun: str, tmp_path: Path
+) -> None:
+    hook = _hook(f"packcheck-{command}")
+    assert hook.keys() == _hook().keys()
     assert hook["language"] == "python"
     assert hook["pass_filenames"] == "false"
     assert re.search(hook["files"], "src/pack.py")
     assert re.search(hook["files"], "pyproject.toml")
     assert not re.search(hook["files"], "README.md")
     project = _project(tmp_path)
+    (project / "old.py").write_text(MINE)
+    with (project / "pyproject.toml").open("a") as stream:
+        stream.write(table)
     result = _run(hook["entry"], project)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("packcheck verify: conformant: 3 fixtures, 30 generated")
-    (project / "mine.py").write_text(MINE.replace("return pack(case)", "return {}"))
+    assert result.stdout.startswith(f"packcheck {command}: {passed}")
+    (project / broken).write_text(MINE.replace("return pack(case)", "return {}"))
     result = _run(hook["entry"], project)
     assert result.returncode == 1
-    assert "rerun:    packcheck verify --packer mine.py:pack_case --seed 1" in result.stdout
+    assert f"rerun:    packcheck {command} {rerun}" in result.stdout
 
 
 def test_a_src_layout_file_imports_its_own_package_absolutely_uninstalled(
@@ -99,26 +127,6 @@ def test_a_src_layout_file_imports_its_own_package_absolutely_uninstalled(
     (layout,) = re.findall(r"- \*\*A `src/` layout\*\*: (.*?) - \*\*", page)
     assert "an absolute `from mypkg._impl import helper` works too, uninstalled" in layout
     assert "needs `mypkg` installed" not in layout
-
-
-def test_the_diff_hook_runs_diff_with_its_table(tmp_path: Path) -> None:
-    hook = _hook("packcheck-diff")
-    assert hook.keys() == _hook().keys()
-    assert hook["files"] == _hook()["files"]
-    project = _project(tmp_path)
-    (project / "old.py").write_text(MINE)
-    table = '\n[tool.packcheck.diff]\npacker = "mine.py:pack_case"\nagainst = "old.py:pack_case"\n'
-    with (project / "pyproject.toml").open("a") as stream:
-        stream.write(table + "seed = 1\nmax-examples = 30\nno-long-lists = true\nquiet = true\n")
-    result = _run(hook["entry"], project)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("packcheck diff: agree: 3 fixtures, 30 generated")
-    (project / "old.py").write_text(MINE.replace("return pack(case)", "return {}"))
-    result = _run(hook["entry"], project)
-    assert result.returncode == 1
-    assert "rerun:    packcheck diff --packer mine.py:pack_case --against old.py:pack_case" in (
-        result.stdout
-    )
 
 
 def _workflow() -> list[str]:

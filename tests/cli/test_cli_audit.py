@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from command_line import run
 from runs import clean_run, planted_run, text
 
 from packcheck import audit
@@ -22,10 +23,13 @@ CASES = (
 )
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], list[str]]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out.splitlines(), err.splitlines()
+@pytest.fixture
+def planted(tmp_path: Path) -> tuple[Path, dict[int, str]]:
+    """The run with planted defects, written to ``run.jsonl``; the planted lines."""
+    steps, lines = planted_run()
+    path = tmp_path / "run.jsonl"
+    path.write_text(text(steps))
+    return path, lines
 
 
 def test_pack_record_then_audit_works_end_to_end(
@@ -62,30 +66,26 @@ def test_the_numpy_engine_records_the_same_run(
 
 
 def test_audit_json_names_exactly_the_planted_lines(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    planted: tuple[Path, dict[int, str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    steps, planted = planted_run()
-    path = tmp_path / "run.jsonl"
-    path.write_text(text(steps))
+    path, lines = planted
     status, out, err = run(capsys, "audit", "--json", str(path))
     assert (status, err) == (1, [])
     objects = [json.loads(line) for line in out]
     *violations, summary = objects
-    assert {v["line"]: v["check"] for v in violations} == planted
+    assert {v["line"]: v["check"] for v in violations} == lines
     assert all(v["step"] == v["line"] - 1 for v in violations)
     assert summary["steps"] == 300
-    assert summary["violations"] == len(planted)
+    assert summary["violations"] == len(lines)
     assert summary["lost"][0]["count"] >= summary["lost"][-1]["count"]
     assert "line" not in summary
 
 
 def test_format_json_is_what_json_was_and_text_is_the_default(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    planted: tuple[Path, dict[int, str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     # --format json is the spelling verify and diff use; --json stays, the same.
-    steps, _ = planted_run()
-    path = tmp_path / "run.jsonl"
-    path.write_text(text(steps))
+    path, _ = planted
     spelled = run(capsys, "audit", "--format", "json", str(path))
     assert spelled == run(capsys, "audit", "--json", str(path))
     assert json.loads(spelled[1][-1])["steps"] == 300
@@ -113,15 +113,13 @@ def test_the_same_run_without_defects_passes(
 
 
 def test_text_output_one_line_per_violation_then_the_summary(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    planted: tuple[Path, dict[int, str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    steps, planted = planted_run()
-    path = tmp_path / "run.jsonl"
-    path.write_text(text(steps))
+    path, lines = planted
     status, out, _ = run(capsys, "audit", str(path))
     assert status == 1
     named = [line for line in out if line.startswith("line ")]
-    assert [int(line.split()[1]) for line in named] == sorted(planted)
+    assert [int(line.split()[1]) for line in named] == sorted(lines)
     assert (
         named[0]
         == "line 6 (step 5): no-partition: no partition captured: the step has no 'partition'"
@@ -255,14 +253,16 @@ def test_stdin_and_unreadable_input(
 
 
 def test_a_closed_pipe_stops_quietly(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    planted: tuple[Path, dict[int, str]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     class ClosedPipe(io.TextIOWrapper):
         def write(self, text: str) -> int:
             raise BrokenPipeError
 
-    path = tmp_path / "run.jsonl"
-    path.write_text(text(planted_run()[0]))
+    path, _ = planted
     with ClosedPipe(open(tmp_path / "out", "wb")) as out:
         monkeypatch.setattr(sys, "stdout", out)
         # Quietly, but the planted defects still fail the audit: a reader that goes

@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+import simulated_time
 
 import packcheck
 from packcheck import _bench as bench
-from packcheck._bench import _timing
 from packcheck._cli import main
 from packcheck._engines import numpy_entry as scan
 
@@ -33,15 +33,7 @@ AB = ["bench", "--workload", "uniform-50%", "--sizes", "1000", "--max-regression
 AB += ["--packer", "new_kernel:pack_sizes", "--against", "old_kernel:pack_sizes"]
 
 
-class Clock:
-    """Simulated time: it moves only when a kernel works."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
+class Clock(simulated_time.Clock):
     def kernel(self, costs: Iterator[float], answer: Any = None) -> bench.Kernel:
         """A kernel taking the next of ``costs`` seconds per call, answering as the NumPy
         packer does or with ``answer``."""
@@ -55,12 +47,8 @@ class Clock:
 
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    fake = Clock()
-    for name in bench.CLOCKS:
-        monkeypatch.setitem(bench.CLOCKS, name, fake)
-    monkeypatch.setattr(_timing, "_wall", fake)
     monkeypatch.setattr(sys, "path", list(sys.path))
-    return fake
+    return simulated_time.simulate(monkeypatch, Clock())
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command_line import packer_command
 
 from packcheck._cli import _subjects, build_parser, main
 from packcheck._cli import gate as cli_gate
@@ -271,33 +272,6 @@ def test_both_sides_are_needed(
     assert captured.out == ""
 
 
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (
-            ["--packer", "a:b", "--packer-cmd", "c", "--against", "d:e"],
-            "argument --packer-cmd: not allowed with argument --packer",
-        ),
-        (
-            ["--packer", "a:b", "--against", "d:e", "--against-cmd", "c"],
-            "argument --against-cmd: not allowed with argument --against",
-        ),
-        (["--packer", "a:b", "--against", "d:e", "--timeout", "-1"], "-1 must be 0 (no timeout)"),
-        (["--packer", "a:b", "--against", "d:e", "--format", "xml"], "invalid choice: 'xml'"),
-    ],
-)
-def test_each_side_is_given_once_and_a_bad_value_is_one_line(
-    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    with pytest.raises(SystemExit) as exit_:
-        main(["diff", *args])
-    assert exit_.value.code == 2
-    err = capsys.readouterr().err
-    assert err.startswith("packcheck diff: error: argument ")
-    assert message in err
-    assert err.count("\n") == 1
-
-
 def test_bad_saved_failures_stop_before_the_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -360,14 +334,13 @@ def test_old_reads_its_own_helpers_beside_it(
 def test_a_command_may_answer_any_json_value(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    script = tmp_path / "ids.py"
-    script.write_text(
-        "import json, sys\n"
-        "for line in sys.stdin:\n"
-        "    ids = [block['id'] for block in json.loads(line)['blocks']]\n"
-        "    print(json.dumps(ids), flush=True)\n"
+    ids = packer_command(
+        tmp_path,
+        "ids.py",
+        "ids = [block['id'] for block in json.loads(line)['blocks']]\n"
+        "print(json.dumps(ids), flush=True)\n",
+        imports="json, sys",
     )
-    ids = f"{sys.executable} {script}"
     # 20 cases: each answer is a list of IDs, any JSON value, from the first case on.
     assert (
         main(["diff", "--packer-cmd", ids, "--against-cmd", ids, *QUICK, "--max-examples", "20"])

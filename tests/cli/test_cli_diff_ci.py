@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from test_cli_gate_ci import PHASES, project
+from test_cli_gate_ci import PHASES, TABLES, project
 
 from packcheck._cli import build_parser, main
 from packcheck._cli import gate as cli_gate
@@ -103,32 +103,10 @@ def test_junit_xml_of_count_has_a_failure_per_failing_phase(
     assert failure.text == capsys.readouterr().out.rstrip("\n")
 
 
-def test_settings_come_from_tool_packcheck_diff_and_the_command_line_overrides_them(
+def test_the_command_line_overrides_the_table(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    project(
-        tmp_path,
-        f'[tool.packcheck.diff]\npacker = "{WILD}:keep_newest_lt"\n'
-        f'against = "{WILD}:keep_newest"\nseed = 3\nmax-examples = 100\n'
-        'no-long-lists = true\nquiet = true\nmax-units = "2**40"\n'
-        "timeout = 20\ncount = true\n",
-    )
-    assert main(["diff", "--format", "json"]) == 1
-    report = json.loads(capsys.readouterr().out)
-    assert report["seed"] == 3
-    assert report["counted"] is True
-    assert report["settings"] == {
-        "max_examples": 100,
-        "max_units": "2**40",
-        "timeout": 20.0,
-        "count": True,
-        "long_lists": False,
-        "save_failures": None,
-    }
-    assert report["rerun"] == (
-        f"packcheck diff --packer {WILD}:keep_newest_lt --against {WILD}:keep_newest --seed 3 "
-        "--max-examples 100 --max-units '2**40' --timeout 20 --count --no-long-lists"
-    )
+    project(tmp_path, TABLES["diff"][0])
     # The command line wins: NEW of the other kind, seed, format, and flags undone.
     args = ["diff", "--packer-cmd", LINES, "--seed", "4", "--format", "text", "--no-count"]
     assert main([*args, "--max-examples", "5"]) == 1

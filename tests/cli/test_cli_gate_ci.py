@@ -1,9 +1,10 @@
 """What ``packcheck verify`` and ``diff`` do alike for CI: --junit-xml, --save-failures
-that cannot be used, and a [tool.packcheck] table that cannot be read; each test runs
-once per command."""
+that cannot be used, and a [tool.packcheck] table that is read or cannot be; each test
+runs once per command."""
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import NoReturn
@@ -15,6 +16,7 @@ from packcheck._gate import run as gate_run
 
 PACKERS = Path(__file__).parents[1] / "packers"
 WILD = PACKERS / "wild.py"
+BROKEN = PACKERS / "broken.py"
 QUICK = ["--seed", "3", "--max-examples", "100", "--no-long-lists", "--quiet"]
 #: Each command's run that passes, and the first words it prints.
 PASSES = {
@@ -210,3 +212,114 @@ def test_a_bad_table_is_a_one_line_usage_error(
     assert err.startswith(f"packcheck {command}: error: pyproject.toml")
     assert message in err
     assert err.count("\n") == 1
+
+
+#: Each command's table of settings, and what its JSON report shows of them.
+TABLES = {
+    "verify": (
+        f'[tool.packcheck]\npacker = "{BROKEN}:missing_dedup"\nseed = 3\n'
+        "max-examples = 300\nno-long-lists = true\nquiet = true\n"
+        'max-units = "2**40"\ntimeout = 20\npartition = false\n',
+        {
+            "seed": 3,
+            "settings": {
+                "max_examples": 300,
+                "max_units": "2**40",
+                "timeout": 20.0,
+                "partition": False,
+                "long_lists": False,
+                "save_failures": None,
+            },
+            "rerun": f"packcheck verify --packer {BROKEN}:missing_dedup --seed 3 "
+            "--max-examples 300 --max-units '2**40' --timeout 20 --no-long-lists",
+        },
+    ),
+    "diff": (
+        f'[tool.packcheck.diff]\npacker = "{WILD}:keep_newest_lt"\n'
+        f'against = "{WILD}:keep_newest"\nseed = 3\nmax-examples = 100\n'
+        'no-long-lists = true\nquiet = true\nmax-units = "2**40"\n'
+        "timeout = 20\ncount = true\n",
+        {
+            "seed": 3,
+            "counted": True,
+            "settings": {
+                "max_examples": 100,
+                "max_units": "2**40",
+                "timeout": 20.0,
+                "count": True,
+                "long_lists": False,
+                "save_failures": None,
+            },
+            "rerun": f"packcheck diff --packer {WILD}:keep_newest_lt --against "
+            f"{WILD}:keep_newest --seed 3 --max-examples 100 --max-units '2**40' --timeout 20 "
+            "--count --no-long-lists",
+        },
+    ),
+}
+
+
+@COMMANDS
+def test_settings_come_from_the_commands_table(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table, shown = TABLES[command]
+    project(tmp_path, table)
+    assert main([command, "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert {key: report[key] for key in shown} == shown
+
+
+#: Option values both commands refuse (the values before the command's own).
+BAD_VALUES = [
+    ["--max-units", "2**"],
+    ["--max-units", "0"],
+    ["--max-units", "2**53-2**54"],
+    ["--max-units", "9**9999999"],
+    ["--max-units", "2**20000"],
+    ["--max-units", "2**14000+1"],
+    ["--max-units", "1" * 5000],
+    ["--max-examples", "0"],
+    ["--max-examples", "many"],
+    ["--timeout", "-1"],
+    ["--timeout", "inf"],
+    ["--timeout", "x"],
+    ["--seed", "-3"],
+    ["--format", "xml"],
+    ["--seed"],
+]
+SIDES = ["--packer", "a:b", "--against", "d:e"]
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "message"),
+    [(command, args, "") for command in ["verify", "diff"] for args in BAD_VALUES]
+    + [
+        (
+            "verify",
+            ["--packer", "a:b", "--packer-cmd", "c"],
+            "argument --packer-cmd: not allowed with argument --packer",
+        ),
+        (
+            "diff",
+            ["--packer", "a:b", "--packer-cmd", "c", "--against", "d:e"],
+            "argument --packer-cmd: not allowed with argument --packer",
+        ),
+        (
+            "diff",
+            ["--packer", "a:b", "--against", "d:e", "--against-cmd", "c"],
+            "argument --against-cmd: not allowed with argument --against",
+        ),
+        ("diff", [*SIDES, "--timeout", "-1"], "-1 must be 0 (no timeout)"),
+        ("diff", [*SIDES, "--format", "xml"], "invalid choice: 'xml'"),
+    ],
+)
+def test_a_bad_option_value_is_one_line_naming_the_argument(
+    command: str, args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit, match=r"^2$"):
+        main([command, *args])
+    err = capsys.readouterr().err
+    assert err.startswith(f"packcheck {command}: error: argument ")
+    assert message in err
+    assert err.count("\n") == 1
+    assert len(err) < 300

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from _scan_check import PACK_ENGINES
+from command_line import run
 
 from packcheck import trace
 from packcheck._cli import main
@@ -26,12 +27,6 @@ ANSWERS = [f["expected"] for f in SEED]
 
 def stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], list[str]]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out.splitlines(), err.splitlines()
 
 
 @pytest.mark.parametrize("engine", PACK_ENGINES)

@@ -1,5 +1,6 @@
 """``packcheck pack --rule FILE`` and ``[tool.packcheck.rule]``: answers, ``--explain``
-and ``--trace`` by a declared rule; a rule that cannot be used is one line, exit 2."""
+and ``--trace`` by a declared rule; a rule that cannot be used is one line, exit 2 (of
+``pack`` and ``audit`` alike)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from command_line import run
 
-from packcheck._cli import config, main
+from packcheck._cli import config
 
 RULE = """name = "chat trimmer"
 order = "reversed"
@@ -27,6 +29,26 @@ TODAY = [
     '{"kept":["system","q1","a1","q2"],"remaining":7,"missing":[]}',
     '{"kept":["system"],"remaining":3,"missing":[]}',
 ]
+#: Rules that cannot be used (the files written, the arguments), and the start of the
+#: one line that says so after ``packcheck COMMAND: error: ``.
+UNUSABLE = [
+    (
+        {"bad.toml": "per_item = 2.0\n"},
+        ["--rule", "bad.toml"],
+        'bad.toml: per_item: expected an integer >= 0 or "p/q", got 2.0 (float)',
+    ),
+    ({}, ["--rule", "absent.toml"], "absent.toml: No such file or directory"),
+    (
+        {"pyproject.toml": '[tool.packcheck.rule]\nordr = "given"\n'},
+        [],
+        "pyproject.toml: tool.packcheck.rule.ordr: unknown rule key (did you mean 'order'?",
+    ),
+    (
+        {"pyproject.toml": "[tool.packcheck]\nrule = 3\n"},
+        [],
+        "pyproject.toml [tool.packcheck]: rule: expected a table ([tool.packcheck.rule])",
+    ),
+]
 
 
 @pytest.fixture
@@ -35,12 +57,6 @@ def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "rule.toml").write_text(RULE)
     (tmp_path / "cases.jsonl").write_text(CASES)
     return tmp_path
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], list[str]]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out.splitlines(), err.splitlines()
 
 
 def test_pack_answers_by_the_rule_file(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -73,40 +89,23 @@ def test_explain_and_trace_follow_the_rule(here: Path, capsys: pytest.CaptureFix
     assert traced[1]["partition"] == {"packed": [], "available": [], "dropped": ["system"]}
 
 
-@pytest.mark.parametrize(
-    ("files", "argv", "message"),
-    [
-        (
-            {"bad.toml": "per_item = 2.0\n"},
-            ["--rule", "bad.toml"],
-            'bad.toml: per_item: expected an integer >= 0 or "p/q", got 2.0 (float)',
-        ),
-        ({}, ["--rule", "absent.toml"], "absent.toml: No such file or directory"),
-        (
-            {"pyproject.toml": '[tool.packcheck.rule]\nordr = "given"\n'},
-            [],
-            "pyproject.toml: tool.packcheck.rule.ordr: unknown rule key (did you mean 'order'?",
-        ),
-        (
-            {"pyproject.toml": "[tool.packcheck]\nrule = 3\n"},
-            [],
-            "pyproject.toml [tool.packcheck]: rule: expected a table ([tool.packcheck.rule])",
-        ),
-    ],
-)
+@pytest.mark.parametrize("command", ["pack", "audit"])
+@pytest.mark.parametrize(("files", "argv", "message"), UNUSABLE)
 def test_a_rule_that_cannot_be_used_is_one_line_and_exit_2(
     here: Path,
     capsys: pytest.CaptureFixture[str],
+    command: str,
     files: dict[str, str],
     argv: list[str],
     message: str,
 ) -> None:
+    # The rule is read before the input: audit says it of any input.
     for name, text in files.items():
         (here / name).write_text(text)
-    status, out, err = run(capsys, "pack", *argv, "cases.jsonl")
+    status, out, err = run(capsys, command, *argv, "cases.jsonl")
     assert (status, out) == (2, [])
     assert len(err) == 1
-    assert err[0].startswith(f"packcheck pack: error: {message}")
+    assert err[0].startswith(f"packcheck {command}: error: {message}")
 
 
 def test_a_default_rule_records_as_today(here: Path, capsys: pytest.CaptureFixture[str]) -> None:

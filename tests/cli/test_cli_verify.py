@@ -102,39 +102,6 @@ def test_an_unreadable_failures_directory_is_a_setup_error(
     assert f"{tmp_path / 'dir.json'}: Is a directory" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["--max-units", "2**"],
-        ["--max-units", "0"],
-        ["--max-units", "2**53-2**54"],
-        ["--max-units", "9**9999999"],
-        ["--max-units", "2**20000"],
-        ["--max-units", "2**14000+1"],
-        ["--max-units", "1" * 5000],
-        ["--max-examples", "0"],
-        ["--max-examples", "many"],
-        ["--timeout", "-1"],
-        ["--timeout", "inf"],
-        ["--timeout", "x"],
-        ["--seed", "-3"],
-        ["--format", "xml"],
-        ["--seed"],
-        ["--packer", "a:b", "--packer-cmd", "c"],
-    ],
-)
-def test_bad_option_values_exit_2_on_one_line(
-    args: list[str], capsys: pytest.CaptureFixture[str]
-) -> None:
-    with pytest.raises(SystemExit) as info:
-        main(["verify", *args])
-    assert info.value.code == 2
-    err = capsys.readouterr().err
-    assert err.startswith("packcheck verify: error: argument ")
-    assert err.count("\n") == 1
-    assert len(err) < 300
-
-
 def test_an_unknown_option_shows_the_usage_of_verify(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_cli_gate_ci import PHASES, project
+from test_cli_gate_ci import PHASES, TABLES, project
 
 from packcheck._cli import _subjects, build_parser, main
 from packcheck._cli import gate as cli_gate
@@ -55,30 +55,10 @@ def test_the_github_format_starts_with_an_error_command(
     assert rest[-1].startswith("packcheck verify: NOT conformant after ")
 
 
-def test_settings_come_from_tool_packcheck_and_the_command_line_overrides_them(
+def test_the_command_line_overrides_the_table(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    project(
-        tmp_path,
-        f'[tool.packcheck]\npacker = "{BROKEN}:missing_dedup"\nseed = 3\n'
-        "max-examples = 300\nno-long-lists = true\nquiet = true\n"
-        'max-units = "2**40"\ntimeout = 20\npartition = false\n',
-    )
-    assert main(["verify", "--format", "json"]) == 1
-    report = json.loads(capsys.readouterr().out)
-    assert report["seed"] == 3
-    assert report["settings"] == {
-        "max_examples": 300,
-        "max_units": "2**40",
-        "timeout": 20.0,
-        "partition": False,
-        "long_lists": False,
-        "save_failures": None,
-    }
-    assert report["rerun"] == (
-        f"packcheck verify --packer {BROKEN}:missing_dedup --seed 3 --max-examples 300 "
-        "--max-units '2**40' --timeout 20 --no-long-lists"
-    )
+    project(tmp_path, TABLES["verify"][0])
     # The command line wins: another packer (of the other kind), seed and format.
     assert main(["verify", "--packer-cmd", LINES, "--seed", "4", "--format", "text"]) == 0
     out = capsys.readouterr().out

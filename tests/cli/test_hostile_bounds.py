@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command_line import packer_command, run
 
 from packcheck._cli import main
 from packcheck._rule.jsonio import loads, write_json
@@ -66,12 +67,6 @@ def capped(
         process.communicate()
         pytest.fail(f"packcheck {' '.join(argv)} ran past 60 s")
     return process.returncode, out.decode(), err.decode().splitlines(), int(rss.read_text()) << 10
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], list[str]]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out.splitlines(), err.splitlines()
 
 
 # Check the bound on every line: an endless one ends within the time, in bounded memory.
@@ -290,17 +285,15 @@ def test_a_zero_spelt_as_no_integer_is_never_written_back_as_one() -> None:
 def test_a_recorded_remaining_spelt_0e99999999999999999999_fails_the_audit(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    packer = tmp_path / "packer.py"
-    packer.write_text(
-        "import sys\nfor line in sys.stdin:\n"
-        '    print(\'{"kept":[],"remaining":0e99999999999999999999,"missing":[],'
-        '"partition":{"packed":[],"available":[],"dropped":[]}}\', flush=True)\n'
+    packer = packer_command(
+        tmp_path,
+        "packer.py",
+        'print(\'{"kept":[],"remaining":0e99999999999999999999,"missing":[],'
+        '"partition":{"packed":[],"available":[],"dropped":[]}}\', flush=True)\n',
     )
     cases = tmp_path / "cases.jsonl"
     cases.write_text('{"budget": 0, "blocks": [], "required": []}\n')
-    status, out, _ = run(
-        capsys, "pack", "--record", "--packer-cmd", f"{sys.executable} {packer}", str(cases)
-    )
+    status, out, _ = run(capsys, "pack", "--record", "--packer-cmd", packer, str(cases))
     assert status == 0
     recorded = tmp_path / "run.jsonl"
     recorded.write_text(out[0] + "\n")

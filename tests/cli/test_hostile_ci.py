@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command_line import packer_command
 
 from packcheck import _bench as bench
 from packcheck._cli import main
@@ -543,14 +544,13 @@ def test_diff_stops_asking_an_old_packer_that_timed_out_on_three_cases_in_a_row(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     asked = tmp_path / "asked.txt"
-    hangs = tmp_path / "hangs.py"
-    hangs.write_text(
-        "import sys, time\n"
-        "for line in sys.stdin:\n"
-        f"    open({str(asked)!r}, 'a').write('asked\\n')\n"
-        "    time.sleep(60)\n"
+    hangs = packer_command(
+        tmp_path,
+        "hangs.py",
+        f"open({str(asked)!r}, 'a').write('asked\\n')\ntime.sleep(60)\n",
+        imports="sys, time",
     )
-    args = ["diff", "--packer", BROKEN, "--against-cmd", f"{sys.executable} {hangs}"]
+    args = ["diff", "--packer", BROKEN, "--against-cmd", hangs]
     args += ["--timeout", "0.2", "--seed", "1", "--max-examples", "5", "--no-long-lists"]
     assert main([*args, "--quiet"]) == 0
     out = capsys.readouterr().out

@@ -345,47 +345,43 @@ def test_extra_memory_stays_within_three_times_the_input(name: str) -> None:
     assert peak <= 3 * sizes.nbytes, f"{name}: peak {peak / sizes.nbytes:.2f}x the input"
 
 
-def _uniform_half(n: int) -> tuple[npt.NDArray[np.int64], int]:
-    return WORKLOADS["uniform-50%"].generate(n, seed=3)
-
-
 def _bounded(budget: int, n: int) -> AbstractContextManager[list[int]]:
     # The tests' own call bound around a kernel round bound: a mutant that loosens
     # the kernel's bound fails on the call bound rather than hang.
     return bounded_calls(call_bound(budget, n))
 
 
-def test_a_scan_that_stops_advancing_fails_by_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A level that decides no block would loop for ever: the round bound stops it.
-    monkeypatch.setattr(scan, "_level", lambda chunk, remaining, *_: (0, remaining, 0))
-    sizes, budget = _uniform_half(5000)
-    with _bounded(budget, len(sizes)), pytest.raises(KernelError, match="scan: more than"):
-        pack_sizes(budget, sizes)
+#: A workload and its seed.
+UNIFORM_HALF = ("uniform-50%", 3)
 
 
-def test_a_level_that_keeps_finding_blocks_fails_by_its_bound(
+@pytest.mark.parametrize(
+    ("name", "value", "workload", "message"),
+    [
+        # A level that decides no block would loop for ever: the round bound stops it.
+        ("_level", lambda chunk, remaining, *_: (0, remaining, 0), UNIFORM_HALF, "scan: more than"),
+        # Fewer than _K large blocks fit a level: a search that always hits breaks that.
+        (
+            "_first_at_most",
+            lambda keys, start, stop, bound: start,
+            ("alternating", 0),
+            "level: more than 17 rounds",
+        ),
+        # With a level ratio of 1 a level keeps one block: far more levels than log_K allows.
+        ("_K", 1, UNIFORM_HALF, "small levels: more than"),
+    ],
+    ids=["scan stops advancing", "level keeps finding blocks", "small levels do not shrink"],
+)
+def test_a_loop_that_breaks_its_invariant_fails_by_its_bound(
+    name: str,
+    value: object,
+    workload: tuple[str, int],
+    message: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Fewer than _K large blocks fit a level: a search that always hits breaks that.
-    monkeypatch.setattr(scan, "_first_at_most", lambda keys, start, stop, bound: start)
-    sizes, budget = WORKLOADS["alternating"].generate(5000, seed=0)
-    with (
-        _bounded(budget, len(sizes)),
-        pytest.raises(KernelError, match="level: more than 17 rounds"),
-    ):
-        pack_sizes(budget, sizes)
-
-
-def test_small_levels_that_do_not_shrink_fail_by_their_bound(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # With a level ratio of 1 a level keeps one block: far more levels than log_K allows.
-    monkeypatch.setattr(scan, "_K", 1)
-    sizes, budget = _uniform_half(5000)
-    with (
-        _bounded(budget, len(sizes)),
-        pytest.raises(KernelError, match="small levels: more than"),
-    ):
+    monkeypatch.setattr(scan, name, value)
+    sizes, budget = WORKLOADS[workload[0]].generate(5000, seed=workload[1])
+    with _bounded(budget, len(sizes)), pytest.raises(KernelError, match=message):
         pack_sizes(budget, sizes)
 
 

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from cases import blocks
 from packers import broken, wild
 
 from packcheck import pack
@@ -220,17 +221,7 @@ def test_the_deadline_stops_shrinking_with_the_best_case_so_far(
 def test_a_cut_at_the_departure_comes_before_delta_debugging() -> None:
     # The packer stops at the first block that does not fit: its kept list departs at
     # blocks[3], so the first candidate is the list cut just past it.
-    case = {
-        "budget": 7,
-        "blocks": [
-            {"id": "A", "size": 2},
-            {"id": "B", "size": 9},
-            {"id": "C", "size": 1},
-            {"id": "D", "size": 1},
-            {"id": "E", "size": 1},
-        ],
-        "required": [],
-    }
+    case = {"budget": 7, "blocks": blocks(2, 9, 1, 1, 1, ids="ABCDE"), "required": []}
 
     def wrong(c: dict[str, Any]) -> bool:
         return bool(broken.stop_at_first_misfit(c) != pack(c))

@@ -12,53 +12,43 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._ported import Message, answer, messages
+from ._ported import Message, count_tokens, port
 
 
-def _count(history: list[Message]) -> int:
-    # The model client's count_tokens reads every message again: the loop is quadratic.
-    return sum(tokens for _, tokens in history)
-
-
-def _context(
-    case: dict[str, Any],
+@port()
+def pack_validated(
+    token_limit: int,
+    history: list[Message],
     *,
     over: Callable[[int, int], bool] = lambda count, limit: count > limit,
     middle: Callable[[int], int] = lambda n: n // 2,
     refused: Callable[[int], bool] = lambda limit: limit <= 0,
-) -> dict[str, Any]:
-    read = messages(case)
-    if read is None:
-        return {"error": "size"}
-    token_limit, history = read
+) -> tuple[list[Message], int]:
+    """The port: units checked, then AutoGen's middle eviction."""
     if refused(token_limit):
         raise ValueError("token_limit must be greater than 0.")
     kept = list(history)
-    token_count = _count(kept)
+    token_count = count_tokens(kept)
+    # The model client's count_tokens reads every message again: the loop is quadratic.
     while over(token_count, token_limit) and len(kept) > 0:
         kept.pop(middle(len(kept)))
-        token_count = _count(kept)
-    return answer(case, kept, token_limit - token_count)
-
-
-def pack_validated(case: dict[str, Any]) -> dict[str, Any]:
-    """The port: units checked, then AutoGen's middle eviction."""
-    return _context(case)
+        token_count = count_tokens(kept)
+    return kept, token_limit - token_count
 
 
 def pack_validated_ge(case: dict[str, Any]) -> dict[str, Any]:
     """``>=`` for ``>``: a history that fills the limit exactly is evicted from."""
-    return _context(case, over=lambda count, limit: count >= limit)
+    return pack_validated(case, over=lambda count, limit: count >= limit)
 
 
 def pack_validated_middle_left(case: dict[str, Any]) -> dict[str, Any]:
     """``(n - 1) // 2`` for ``n // 2``: the left middle of an even history is evicted."""
-    return _context(case, middle=lambda n: (n - 1) // 2)
+    return pack_validated(case, middle=lambda n: (n - 1) // 2)
 
 
 def pack_validated_limit_zero(case: dict[str, Any]) -> dict[str, Any]:
     """``< 0`` for ``<= 0``: a limit of 0 is accepted (and empties the context)."""
-    return _context(case, refused=lambda limit: limit < 0)
+    return pack_validated(case, refused=lambda limit: limit < 0)
 
 
 REGRESSIONS = {

@@ -7,126 +7,103 @@ substring of the cause); every other known cause must stay unnamed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from ._ported import messages
+from ._ported import Message, answer, messages, port
 
 
-def _answer(case: dict[str, Any], kept: list[str], remaining: int) -> dict[str, Any]:
-    present = set(kept)
-    missing = [want for want in case["required"] if want not in present]
-    missing.sort(key=lambda text: text.encode("utf-16-be", "surrogatepass"))
-    return {"kept": kept, "remaining": remaining, "missing": missing}
-
-
-def _packer(loop: Any) -> Any:
-    def packer(case: dict[str, Any]) -> dict[str, Any]:
-        read = messages(case)
-        if read is None:
-            return {"error": "size"}
-        budget, items = read
-        kept, remaining = loop(budget, items)
-        return _answer(case, kept, remaining)
-
-    return packer
-
-
-@_packer
-def newest_suffix(budget: int, items: list[tuple[str, int]]) -> tuple[list[str], int]:
+@port()
+def newest_suffix(budget: int, items: list[Message]) -> tuple[list[Message], int]:
     # Chat history trimming: from the newest message back, stop at the first misfit.
-    out: list[str] = []
+    out: list[Message] = []
     total = 0
-    for block_id, size in reversed(items):
-        if total + size > budget:
+    for item in reversed(items):
+        if total + item.tokens > budget:
             break
-        total += size
-        out.insert(0, block_id)
+        total += item.tokens
+        out.insert(0, item)
     return out, budget - total
 
 
-@_packer
-def middle_eviction(budget: int, items: list[tuple[str, int]]) -> tuple[list[str], int]:
+@port()
+def middle_eviction(budget: int, items: list[Message]) -> tuple[list[Message], int]:
     # "Keep the head and the tail": drop the middle item until the rest fits.
     kept = list(items)
     while sum(size for _, size in kept) > budget:
         kept.pop(len(kept) // 2)
-    return [i for i, _ in kept], budget - sum(size for _, size in kept)
+    return kept, budget - sum(size for _, size in kept)
 
 
-@_packer
-def overshoot(budget: int, items: list[tuple[str, int]]) -> tuple[list[str], int]:
+@port()
+def overshoot(budget: int, items: list[Message]) -> tuple[list[Message], int]:
     # Add first, check after: the block that crosses the budget is kept.
     out, used = [], 0
-    for block_id, size in items:
-        out.append(block_id)
-        used += size
+    for item in items:
+        out.append(item)
+        used += item.tokens
         if used > budget:
             break
     return out, budget - used
 
 
-@_packer
-def separator_cost(budget: int, items: list[tuple[str, int]]) -> tuple[list[str], int]:
+@port()
+def separator_cost(budget: int, items: list[Message]) -> tuple[list[Message], int]:
     # Each document costs its tokens plus 3 for the separator "\n\n" and a header.
     out, left = [], budget
-    for block_id, size in items:
-        if size + 3 <= left:
-            out.append(block_id)
-            left -= size + 3
+    for item in items:
+        if item.tokens + 3 <= left:
+            out.append(item)
+            left -= item.tokens + 3
     return out, left
 
 
-@_packer
-def largest_first(budget: int, items: list[tuple[str, int]]) -> tuple[list[str], int]:
-    out, left = [], budget
-    for block_id, size in sorted(items, key=lambda item: item[1], reverse=True):
-        if size <= left:
-            out.append(block_id)
-            left -= size
+def _greedy(items: Iterable[Message], left: int) -> tuple[list[Message], int]:
+    # The declared scan, on the items and the budget each fault below hands it.
+    out = []
+    for item in items:
+        if item.tokens <= left:
+            out.append(item)
+            left -= item.tokens
     return out, left
 
 
-@_packer
-def smallest_first(budget: int, items: list[tuple[str, int]]) -> tuple[list[str], int]:
+@port()
+def largest_first(budget: int, items: list[Message]) -> tuple[list[Message], int]:
+    return _greedy(sorted(items, key=lambda item: item.tokens, reverse=True), budget)
+
+
+@port()
+def smallest_first(budget: int, items: list[Message]) -> tuple[list[Message], int]:
     chosen, left = set(), budget
     order = sorted(range(len(items)), key=lambda i: items[i][1])
     for index in order:
         if items[index][1] <= left:
             chosen.add(index)
             left -= items[index][1]
-    return [items[i][0] for i in sorted(chosen)], left
+    return [items[i] for i in sorted(chosen)], left
 
 
-@_packer
-def ignores_last(budget: int, items: list[tuple[str, int]]) -> tuple[list[str], int]:
-    out, left = [], budget
-    for i in range(len(items) - 1):  # an off-by-one: the last item is never considered
-        if items[i][1] <= left:
-            out.append(items[i][0])
-            left -= items[i][1]
-    return out, left
+@port()
+def ignores_last(budget: int, items: list[Message]) -> tuple[list[Message], int]:
+    # An off-by-one (range(len(items) - 1)): the last item is never considered.
+    return _greedy(items[:-1], budget)
 
 
-@_packer
-def budget_share(budget: int, items: list[tuple[str, int]]) -> tuple[list[str], int]:
+@port()
+def budget_share(budget: int, items: list[Message]) -> tuple[list[Message], int]:
     # 20% of the context window is kept back for the answer.
-    left = int(budget * 0.8)
-    out = []
-    for block_id, size in items:
-        if size <= left:
-            out.append(block_id)
-            left -= size
-    return out, left
+    return _greedy(items, int(budget * 0.8))
 
 
-@_packer
-def strict_and_stops(budget: int, items: list[tuple[str, int]]) -> tuple[list[str], int]:
+@port()
+def strict_and_stops(budget: int, items: list[Message]) -> tuple[list[Message], int]:
     out, left = [], budget
-    for block_id, size in items:
-        if not size < left:
+    for item in items:
+        if not item.tokens < left:
             break
-        out.append(block_id)
-        left -= size
+        out.append(item)
+        left -= item.tokens
     return out, left
 
 
@@ -154,20 +131,21 @@ def _capturing(bucket: str | None, *, by_id: bool) -> Any:
         if read is None:
             return {"error": "size"}
         budget, items = read
-        kept: list[str] = []
+        kept: list[Message] = []
         left, skipped = budget, []
-        for block_id, size in items:
-            if size <= left:
-                kept.append(block_id)
-                left -= size
+        for item in items:
+            if item.tokens <= left:
+                kept.append(item)
+                left -= item.tokens
             else:
-                skipped.append((block_id, size))
-        lists: dict[str, list[str]] = {"packed": kept, "available": [], "dropped": []}
+                skipped.append(item)
+        result = answer(case, kept, left)
+        lists: dict[str, list[str]] = {"packed": result["kept"], "available": [], "dropped": []}
         for block_id, size in skipped:
-            if by_id and block_id in kept:  # "not selected", compared by ID
+            if by_id and block_id in result["kept"]:  # "not selected", compared by ID
                 continue
             lists[bucket or ("available" if size <= budget else "dropped")].append(block_id)
-        return {**_answer(case, kept, left), "partition": lists}
+        return {**result, "partition": lists}
 
     return packer
 

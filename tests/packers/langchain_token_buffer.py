@@ -16,54 +16,44 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._ported import Message, answer, messages
+from ._ported import Message, count_tokens, port
 
 #: The tokens of a message's role prefix (``Human: ``).
 PREFIX_TOKENS = 2
 
 
-def _num_tokens(buffer: list[Message], prefix: int) -> int:
-    # get_num_tokens_from_messages reads every message again: the loop is quadratic.
-    return sum(tokens + prefix for _, tokens in buffer)
-
-
-def _save_context(
-    case: dict[str, Any],
+@port()
+def prune(
+    max_token_limit: int,
+    buffer: list[Message],
     *,
     over: Callable[[int, int], bool] = lambda length, limit: length > limit,
     oldest: bool = True,
     prefix: int = PREFIX_TOKENS,
-) -> dict[str, Any]:
-    read = messages(case)
-    if read is None:
-        return {"error": "size"}
-    max_token_limit, buffer = read
-    curr_buffer_length = _num_tokens(buffer, prefix)
+) -> tuple[list[Message], int]:
+    """The port: the oldest messages dropped until the history fits."""
+    curr_buffer_length = count_tokens(buffer, prefix)
     if curr_buffer_length > max_token_limit:
+        # get_num_tokens_from_messages reads every message again: the loop is quadratic.
         while over(curr_buffer_length, max_token_limit):
             buffer.pop(0 if oldest else -1)
-            curr_buffer_length = _num_tokens(buffer, prefix)
-    return answer(case, buffer, max_token_limit - curr_buffer_length)
-
-
-def prune(case: dict[str, Any]) -> dict[str, Any]:
-    """The port: the oldest messages dropped until the history fits."""
-    return _save_context(case)
+            curr_buffer_length = count_tokens(buffer, prefix)
+    return buffer, max_token_limit - curr_buffer_length
 
 
 def prune_ge(case: dict[str, Any]) -> dict[str, Any]:
     """``>=`` for ``>`` in the loop: a history that fills the limit exactly loses a message."""
-    return _save_context(case, over=lambda length, limit: length >= limit)
+    return prune(case, over=lambda length, limit: length >= limit)
 
 
 def prune_newest(case: dict[str, Any]) -> dict[str, Any]:
     """``buffer.pop()`` for ``buffer.pop(0)``: the newest message is dropped first."""
-    return _save_context(case, oldest=False)
+    return prune(case, oldest=False)
 
 
 def prune_no_prefix(case: dict[str, Any]) -> dict[str, Any]:
     """Each message counted without its role prefix (its content's tokens alone)."""
-    return _save_context(case, prefix=0)
+    return prune(case, prefix=0)
 
 
 REGRESSIONS = {

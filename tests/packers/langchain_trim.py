@@ -13,16 +13,10 @@ partial messages, no ``start_on``/``end_on``, no system message.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-from ._ported import Message, answer, messages
-
-
-def _counter(extra: int) -> Callable[[list[Message]], int]:
-    def count(history: list[Message]) -> int:
-        return sum(tokens + extra for _, tokens in history)
-
-    return count
+from ._ported import Message, count_tokens, port
 
 
 def _first_max_tokens(
@@ -47,41 +41,35 @@ def _first_max_tokens(
     return history[:left]
 
 
-def _trim(
-    case: dict[str, Any],
+@port()
+def trim_last(
+    max_tokens: int,
+    history: list[Message],
     *,
     extra: int = 3,
     fits: Callable[[int, int], bool] = lambda count, limit: count <= limit,
     upper: int = 1,
-) -> dict[str, Any]:
-    read = messages(case)
-    if read is None:
-        return {"error": "size"}
-    max_tokens, history = read
-    count = _counter(extra)
+) -> tuple[list[Message], int]:
+    """The port: units checked, then ``trim_messages(strategy="last")``."""
+    count = partial(count_tokens, extra=extra)
     newest_first = _first_max_tokens(history[::-1], max_tokens, count, fits=fits, upper=upper)
     kept = newest_first[::-1]
-    return answer(case, kept, max_tokens - count(kept))
-
-
-def trim_last(case: dict[str, Any]) -> dict[str, Any]:
-    """The port: units checked, then ``trim_messages(strategy="last")``."""
-    return _trim(case)
+    return kept, max_tokens - count(kept)
 
 
 def trim_last_lt(case: dict[str, Any]) -> dict[str, Any]:
     """``<`` for ``<=`` in the bisection: a suffix that fills the budget exactly is cut."""
-    return _trim(case, fits=lambda count, limit: count < limit)
+    return trim_last(case, fits=lambda count, limit: count < limit)
 
 
 def trim_last_extra_4(case: dict[str, Any]) -> dict[str, Any]:
     """``extra_tokens_per_message=4`` for 3."""
-    return _trim(case, extra=4)
+    return trim_last(case, extra=4)
 
 
 def trim_last_mid_floor(case: dict[str, Any]) -> dict[str, Any]:
     """``(left + right) // 2`` for ``(left + right + 1) // 2``: a round can stall."""
-    return _trim(case, upper=0)
+    return trim_last(case, upper=0)
 
 
 REGRESSIONS = {

@@ -15,55 +15,45 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._ported import Message, answer, messages
+from ._ported import Message, count_tokens, port
 
 
-def _count(history: list[Message]) -> int:
-    return sum(tokens for _, tokens in history)
-
-
-def _buffer(
-    case: dict[str, Any],
+@port()
+def get(
+    token_limit: int,
+    chat_history: list[Message],
     *,
     over: Callable[[int, int], bool] = lambda count, limit: count > limit,
     last_check: bool = True,
     too_long: Callable[[int, int], bool] = lambda count, limit: count > limit,
-) -> dict[str, Any]:
-    read = messages(case)
-    if read is None:
-        return {"error": "size"}
-    token_limit, chat_history = read
+) -> tuple[list[Message], int]:
+    """The port: units checked, then the buffer's suffix search."""
     if token_limit < 1:
         raise ValueError("Token limit must be set and greater than 0.")
     message_count = len(chat_history)
-    token_count = _count(chat_history[-message_count:])
+    token_count = count_tokens(chat_history[-message_count:])
     while over(token_count, token_limit) and message_count > 1:
         message_count -= 1
-        token_count = _count(chat_history[-message_count:])
+        token_count = count_tokens(chat_history[-message_count:])
     if last_check and (too_long(token_count, token_limit) or message_count <= 0):
-        return answer(case, [], token_limit)
+        return [], token_limit
     kept = chat_history[-message_count:] if message_count else []
-    return answer(case, kept, token_limit - _count(kept))
-
-
-def get(case: dict[str, Any]) -> dict[str, Any]:
-    """The port: units checked, then the buffer's suffix search."""
-    return _buffer(case)
+    return kept, token_limit - count_tokens(kept)
 
 
 def get_ge(case: dict[str, Any]) -> dict[str, Any]:
     """``>=`` for ``>``: a suffix that fills the limit exactly is shortened again."""
-    return _buffer(case, over=lambda count, limit: count >= limit)
+    return get(case, over=lambda count, limit: count >= limit)
 
 
 def get_no_last_check(case: dict[str, Any]) -> dict[str, Any]:
     """The final "one message longer than the limit" check dropped: it is kept, over."""
-    return _buffer(case, last_check=False)
+    return get(case, last_check=False)
 
 
 def get_last_check_ge(case: dict[str, Any]) -> dict[str, Any]:
     """``>=`` for ``>`` in the final check: a suffix that fills the limit exactly is lost."""
-    return _buffer(case, too_long=lambda count, limit: count >= limit)
+    return get(case, too_long=lambda count, limit: count >= limit)
 
 
 REGRESSIONS = {

@@ -10,9 +10,7 @@ document that does not fit (``>``).
 
 from __future__ import annotations
 
-from typing import Any
-
-from ._ported import Message, answer, messages
+from ._ported import Message, port
 
 
 def lost_in_the_middle(count: int) -> list[int]:
@@ -24,12 +22,9 @@ def lost_in_the_middle(count: int) -> list[int]:
     return order
 
 
-def rank(case: dict[str, Any]) -> dict[str, Any]:
+@port()
+def rank(limit: int, documents: list[Message]) -> tuple[list[Message], int]:
     """The packer: the first documents while they fit, laid out lost in the middle."""
-    read = messages(case)
-    if read is None:
-        return {"error": "size"}
-    limit, documents = read
     kept: list[Message] = []
     used = 0
     for document in documents:
@@ -38,4 +33,4 @@ def rank(case: dict[str, Any]) -> dict[str, Any]:
         kept.append(document)
         used += document[1]
     laid_out = [kept[i] for i in lost_in_the_middle(len(kept))]
-    return answer(case, laid_out, limit - used)
+    return laid_out, limit - used

@@ -13,23 +13,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._ported import Message, answer, messages
+from ._ported import Message, port
 
 #: The frame of one message (role, name, separators), in tokens.
 TOKENS_PER_MESSAGE = 7
 
 
-def _trim(
-    case: dict[str, Any],
+@port()
+def pack(
+    limit: int,
+    history: list[Message],
     *,
     per_message: int = TOKENS_PER_MESSAGE,
     over: Callable[[int, int], bool] = lambda total, limit: total > limit,
     stop: bool = True,
-) -> dict[str, Any]:
-    read = messages(case)
-    if read is None:
-        return {"error": "size"}
-    limit, history = read
+) -> tuple[list[Message], int]:
+    """The packer: newest first, tokens + 7 a message, stop at the first misfit."""
     kept: list[Message] = []
     used = 0
     for message in reversed(history):
@@ -40,27 +39,22 @@ def _trim(
             continue
         kept.append(message)
         used += cost
-    return answer(case, kept[::-1], limit - used)
-
-
-def pack(case: dict[str, Any]) -> dict[str, Any]:
-    """The packer: newest first, tokens + 7 a message, stop at the first misfit."""
-    return _trim(case)
+    return kept[::-1], limit - used
 
 
 def pack_ge(case: dict[str, Any]) -> dict[str, Any]:
     """``>=`` for ``>``: a message that fills the budget exactly is no longer kept."""
-    return _trim(case, over=lambda total, limit: total >= limit)
+    return pack(case, over=lambda total, limit: total >= limit)
 
 
 def pack_overhead_6(case: dict[str, Any]) -> dict[str, Any]:
     """``TOKENS_PER_MESSAGE = 6`` for 7."""
-    return _trim(case, per_message=6)
+    return pack(case, per_message=6)
 
 
 def pack_skip(case: dict[str, Any]) -> dict[str, Any]:
     """``continue`` for ``break``: an older message that fits is taken past a misfit."""
-    return _trim(case, stop=False)
+    return pack(case, stop=False)
 
 
 REGRESSIONS = {

@@ -5,7 +5,7 @@ builders, chat-history trimmers) with its control flow unchanged: the same
 comparison, the same ``break``/``continue``, the same scan direction and the same
 kind of number (Python ``int`` for Python originals, a double for JavaScript and
 TypeScript ones, whose numbers are IEEE doubles).  Only the edges are adapter code,
-shared by all of them and written from docs/rule.md:
+shared by all of them (``_ported.port``) and written from docs/rule.md:
 
 * a block is the library's item (document, chunk, message) whose token count is
   the block's ``size``; a real token counter gives an ``int >= 0``, so checking
@@ -24,39 +24,7 @@ does and the verdict expected from ``packcheck verify``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-from ._ported import unit
-
-
-@dataclass(frozen=True)
-class _Doc:
-    """The library's item: an ID and its token count (the block's size)."""
-
-    id: str
-    tokens: Any
-
-
-def _items(case: dict[str, Any], number: type) -> tuple[Any, list[_Doc]] | None:
-    """The budget and the items in the original's number type, or None (size error)."""
-    budget = case.get("budget")
-    if not unit(budget, 0):
-        return None
-    sizes = [block.get("size") for block in case["blocks"]]
-    if not all(unit(size, 1) for size in sizes):
-        return None
-    blocks = case["blocks"]
-    docs = [_Doc(block["id"], number(size)) for block, size in zip(blocks, sizes, strict=True)]
-    return number(budget), docs
-
-
-def _answer(case: dict[str, Any], kept: list[_Doc], remaining: Any) -> dict[str, Any]:
-    ids = [doc.id for doc in kept]
-    present = set(ids)
-    missing = [want for want in case["required"] if want not in present]
-    missing.sort(key=lambda text: text.encode("utf-16-be", "surrogatepass"))
-    return {"kept": ids, "remaining": int(remaining), "missing": missing}
+from ._ported import Message, port
 
 
 # --- abdelkarim-choukri/URC-SRO, urc_sro/urc/allocator.py ----------------------------
@@ -64,11 +32,8 @@ def _answer(case: dict[str, Any], kept: list[_Doc], remaining: Any) -> dict[str,
 # the documents once with ``budget = self.max_tokens``; ``if cost <= budget`` it
 # appends the document and does ``budget -= cost``, ``else: continue``.  That is the
 # declared scan exactly, with Python ints.  Expected: PASS.
-def urc_sro_context_allocator(case: dict[str, Any]) -> dict[str, Any]:
-    items = _items(case, int)
-    if items is None:
-        return {"error": "size"}
-    max_tokens, docs = items
+@port(int)
+def urc_sro_context_allocator(max_tokens: int, docs: list[Message]) -> tuple[list[Message], int]:
     # -- ported loop --
     out, budget = [], max_tokens
     for d in docs:
@@ -79,7 +44,7 @@ def urc_sro_context_allocator(case: dict[str, Any]) -> dict[str, Any]:
         else:
             continue
     # -- end --
-    return _answer(case, out, budget)
+    return out, budget
 
 
 # --- langchain-ai/langchain, libs/langchain/langchain/chains/conversational_retrieval/
@@ -92,11 +57,10 @@ def urc_sro_context_allocator(case: dict[str, Any]) -> dict[str, Any]:
 # ``if self.max_tokens_limit``: a limit of 0 is falsy and keeps every document.
 # Expected: FAIL on the seed fixture skip-large-continue (2 blocks), cause
 # ``on_misfit = "stop"``.
-def langchain_reduce_tokens_below_limit(case: dict[str, Any]) -> dict[str, Any]:
-    items = _items(case, int)
-    if items is None:
-        return {"error": "size"}
-    max_tokens_limit, docs = items
+@port(int)
+def langchain_reduce_tokens_below_limit(
+    max_tokens_limit: int, docs: list[Message]
+) -> tuple[list[Message], int]:
     # -- ported loop --
     num_docs = len(docs)
     if max_tokens_limit:
@@ -107,7 +71,7 @@ def langchain_reduce_tokens_below_limit(case: dict[str, Any]) -> dict[str, Any]:
             token_count -= tokens[num_docs]
     kept = docs[:num_docs]
     # -- end --
-    return _answer(case, kept, max_tokens_limit - sum(doc.tokens for doc in kept))
+    return kept, max_tokens_limit - sum(doc.tokens for doc in kept)
 
 
 # --- mongodb/chatbot, packages/mongodb-chatbot-server/src/processors/
@@ -117,11 +81,10 @@ def langchain_reduce_tokens_below_limit(case: dict[str, Any]) -> dict[str, Any]:
 # index)`` (all of it when no index is found).  The running total is a JavaScript
 # number (a double).  It stops at the first chunk that overflows.  Expected: FAIL on
 # skip-large-continue (2 blocks), ``on_misfit = "stop"``.
-def mongodb_include_chunks_for_max_tokens(case: dict[str, Any]) -> dict[str, Any]:
-    items = _items(case, float)
-    if items is None:
-        return {"error": "size"}
-    max_tokens, content = items
+@port(float)
+def mongodb_include_chunks_for_max_tokens(
+    max_tokens: float, content: list[Message]
+) -> tuple[list[Message], float]:
     # -- ported loop (Array.prototype.findIndex, then slice) --
     total = 0.0
     fit_range_end_index = -1
@@ -132,7 +95,7 @@ def mongodb_include_chunks_for_max_tokens(case: dict[str, Any]) -> dict[str, Any
             break
     kept = content if fit_range_end_index == -1 else content[:fit_range_end_index]
     # -- end --
-    return _answer(case, kept, max_tokens - sum((doc.tokens for doc in kept), 0.0))
+    return kept, max_tokens - sum((doc.tokens for doc in kept), 0.0)
 
 
 # --- envyay/RAG, src/rag/context_build.py ---------------------------------------------
@@ -143,11 +106,8 @@ def mongodb_include_chunks_for_max_tokens(case: dict[str, Any]) -> dict[str, Any
 # misfit and a fourth block that fits.  Expected: FAIL on skip-large-continue
 # (2 blocks), its own rule named: ``on_misfit = "stop"`` and ``max_count = 3``, the
 # count found by probing.
-def envyay_build_context(case: dict[str, Any]) -> dict[str, Any]:
-    items = _items(case, int)
-    if items is None:
-        return {"error": "size"}
-    max_chars, docs = items
+@port(int)
+def envyay_build_context(max_chars: int, docs: list[Message]) -> tuple[list[Message], int]:
     max_docs = 3
     # -- ported loop --
     used_docs = []
@@ -162,7 +122,7 @@ def envyay_build_context(case: dict[str, Any]) -> dict[str, Any]:
         if len(used_docs) >= max_docs:
             break
     # -- end --
-    return _answer(case, used_docs, max_chars - total)
+    return used_docs, max_chars - total
 
 
 # --- wangling0126/vue3-chartGPT, src/utils/maxTokenLimit.ts ---------------------------
@@ -174,13 +134,12 @@ def envyay_build_context(case: dict[str, Any]) -> dict[str, Any]:
 # stops at the first misfit.  Expected: FAIL on the first seed fixture
 # distractor-first (3 blocks: keeps B, C instead of A, B), ``order = "reversed"`` and
 # ``on_misfit = "stop"``.
-def vue3_chartgpt_limit_message_tokens(case: dict[str, Any]) -> dict[str, Any]:
-    items = _items(case, float)
-    if items is None:
-        return {"error": "size"}
-    limit, messages = items
+@port(float)
+def vue3_chartgpt_limit_message_tokens(
+    limit: float, messages: list[Message]
+) -> tuple[list[Message], float]:
     # -- ported loop --
-    limited_messages: list[_Doc] = []
+    limited_messages: list[Message] = []
     token_count = 0.0
     for i in range(len(messages) - 1, -1, -1):
         count = messages[i].tokens
@@ -189,7 +148,7 @@ def vue3_chartgpt_limit_message_tokens(case: dict[str, Any]) -> dict[str, Any]:
         token_count += count
         limited_messages.insert(0, messages[i])
     # -- end --
-    return _answer(case, limited_messages, limit - token_count)
+    return limited_messages, limit - token_count
 
 
 # --- dustinbroussard/vivica-chat-companion, server/middleware/trimHistory.ts ---------
@@ -201,14 +160,11 @@ def vue3_chartgpt_limit_message_tokens(case: dict[str, Any]) -> dict[str, Any]:
 # already departs (it keeps B, C).  Its rule is three keys from the default
 # (``order = "reversed"``, ``on_misfit = "stop"``, ``pin = "last"``), past a neighbour:
 # no cause named, two of the three come closest.
-def vivica_trim_history(case: dict[str, Any]) -> dict[str, Any]:
-    items = _items(case, float)
-    if items is None:
-        return {"error": "size"}
-    max_chars, messages = items
+@port(float)
+def vivica_trim_history(max_chars: float, messages: list[Message]) -> tuple[list[Message], float]:
     # -- ported loop --
     total = 0.0
-    out: list[_Doc] = []
+    out: list[Message] = []
     for i in range(len(messages) - 1, -1, -1):
         length = messages[i].tokens
         if total + length > max_chars and out:
@@ -216,7 +172,7 @@ def vivica_trim_history(case: dict[str, Any]) -> dict[str, Any]:
         out.insert(0, messages[i])
         total += length
     # -- end --
-    return _answer(case, out, max_chars - total)
+    return out, max_chars - total
 
 
 #: Every port, with the verdict expected from ``packcheck verify``: ``None`` for a

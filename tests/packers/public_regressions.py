@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .public import _answer, _Doc, _items
+from ._ported import Message, port
 
 REGRESSIONS = {
     "envyay_build_context": {
@@ -31,12 +31,11 @@ REGRESSIONS = {
 }
 
 
-def _envyay(case: dict[str, Any], *, ge: bool = False, max_docs: int = 3) -> dict[str, Any]:
-    items = _items(case, int)
-    if items is None:
-        return {"error": "size"}
-    max_chars, docs = items
-    used_docs: list[_Doc] = []
+@port(int)
+def _envyay(
+    max_chars: int, docs: list[Message], *, ge: bool = False, max_docs: int = 3
+) -> tuple[list[Message], int]:
+    used_docs: list[Message] = []
     total = 0
     for d in docs:
         over = total + d.tokens >= max_chars if ge else total + d.tokens > max_chars
@@ -46,7 +45,7 @@ def _envyay(case: dict[str, Any], *, ge: bool = False, max_docs: int = 3) -> dic
         total += d.tokens
         if len(used_docs) >= max_docs:
             break
-    return _answer(case, used_docs, max_chars - total)
+    return used_docs, max_chars - total
 
 
 def envyay_ge(case: dict[str, Any]) -> dict[str, Any]:
@@ -57,11 +56,10 @@ def envyay_max_docs_4(case: dict[str, Any]) -> dict[str, Any]:
     return _envyay(case, max_docs=4)
 
 
-def _vue3(case: dict[str, Any], *, skip: bool = False, oldest: bool = False) -> dict[str, Any]:
-    items = _items(case, float)
-    if items is None:
-        return {"error": "size"}
-    limit, messages = items
+@port(float)
+def _vue3(
+    limit: float, messages: list[Message], *, skip: bool = False, oldest: bool = False
+) -> tuple[list[Message], float]:
     kept: list[int] = []
     token_count = 0.0
     order = range(len(messages)) if oldest else range(len(messages) - 1, -1, -1)
@@ -73,7 +71,7 @@ def _vue3(case: dict[str, Any], *, skip: bool = False, oldest: bool = False) -> 
             break
         token_count += count
         kept.append(i)
-    return _answer(case, [messages[i] for i in sorted(kept)], limit - token_count)
+    return [messages[i] for i in sorted(kept)], limit - token_count
 
 
 def vue3_continue(case: dict[str, Any]) -> dict[str, Any]:
@@ -84,13 +82,12 @@ def vue3_oldest_first(case: dict[str, Any]) -> dict[str, Any]:
     return _vue3(case, oldest=True)
 
 
-def _vivica(case: dict[str, Any], *, guard: bool = True, ge: bool = False) -> dict[str, Any]:
-    items = _items(case, float)
-    if items is None:
-        return {"error": "size"}
-    max_chars, messages = items
+@port(float)
+def _vivica(
+    max_chars: float, messages: list[Message], *, guard: bool = True, ge: bool = False
+) -> tuple[list[Message], float]:
     total = 0.0
-    out: list[_Doc] = []
+    out: list[Message] = []
     for i in range(len(messages) - 1, -1, -1):
         length = messages[i].tokens
         over = total + length >= max_chars if ge else total + length > max_chars
@@ -98,7 +95,7 @@ def _vivica(case: dict[str, Any], *, guard: bool = True, ge: bool = False) -> di
             break
         out.insert(0, messages[i])
         total += length
-    return _answer(case, out, max_chars - total)
+    return out, max_chars - total
 
 
 def vivica_no_guard(case: dict[str, Any]) -> dict[str, Any]:
@@ -109,19 +106,18 @@ def vivica_ge(case: dict[str, Any]) -> dict[str, Any]:
     return _vivica(case, ge=True)
 
 
-def _urc_sro(case: dict[str, Any], *, lt: bool = False, stop: bool = False) -> dict[str, Any]:
-    items = _items(case, int)
-    if items is None:
-        return {"error": "size"}
-    budget, docs = items
-    out: list[_Doc] = []
+@port(int)
+def _urc_sro(
+    budget: int, docs: list[Message], *, lt: bool = False, stop: bool = False
+) -> tuple[list[Message], int]:
+    out: list[Message] = []
     for d in docs:
         if (d.tokens < budget) if lt else (d.tokens <= budget):
             out.append(d)
             budget -= d.tokens
         elif stop:
             break
-    return _answer(case, out, budget)
+    return out, budget
 
 
 def urc_sro_lt(case: dict[str, Any]) -> dict[str, Any]:

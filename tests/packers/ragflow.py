@@ -12,19 +12,23 @@ back small.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from ._ported import Message, answer, messages
+from ._ported import Message, port
 
 #: The share of the budget the chunks may use.
 SHARE = 0.97
 
 
-def _kb_prompt(case: dict[str, Any], *, over: Any) -> dict[str, Any]:
-    read = messages(case)
-    if read is None:
-        return {"error": "size"}
-    max_tokens, chunks = read
+@port()
+def kb_prompt(
+    max_tokens: int,
+    chunks: list[Message],
+    *,
+    over: Callable[[float, int], bool] = lambda share, used: share < used,
+) -> tuple[list[Message], int]:
+    """The port: units checked, then the chunks cut where the share is passed."""
     used_token_count = 0
     knowledges: list[Message] = chunks
     for i, chunk in enumerate(chunks):
@@ -32,17 +36,12 @@ def _kb_prompt(case: dict[str, Any], *, over: Any) -> dict[str, Any]:
         if over(max_tokens * SHARE, used_token_count):
             knowledges = chunks[:i]
             break
-    return answer(case, knowledges, max_tokens - sum(tokens for _, tokens in knowledges))
-
-
-def kb_prompt(case: dict[str, Any]) -> dict[str, Any]:
-    """The port: units checked, then the chunks cut where the share is passed."""
-    return _kb_prompt(case, over=lambda share, used: share < used)
+    return knowledges, max_tokens - sum(tokens for _, tokens in knowledges)
 
 
 def kb_prompt_le(case: dict[str, Any]) -> dict[str, Any]:
     """``<=`` for ``<``: chunks that fill the share exactly are cut too."""
-    return _kb_prompt(case, over=lambda share, used: share <= used)
+    return kb_prompt(case, over=lambda share, used: share <= used)
 
 
 REGRESSIONS = {"kb_prompt": {"kb_prompt_le": "if max_tokens * 0.97 <= used_token_count (for <)"}}

@@ -6,16 +6,11 @@ import json
 from typing import Any
 
 import pytest
+from cases import DISTRACTOR
 from runs import DEFECTS, clean_run, planted_run, text
 
 from packcheck import audit
 from packcheck.audit import Audit, Violation, check_run, record_step
-
-DISTRACTOR = {
-    "budget": 7,
-    "blocks": [{"id": "A", "size": 4}, {"id": "B", "size": 3}, {"id": "C", "size": 2}],
-    "required": ["B", "C"],
-}
 
 
 def _checks(lines: list[str]) -> dict[int, str]:

@@ -7,15 +7,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from cases import DISTRACTOR
 
 from packcheck import pack, trace
 from packcheck._partition.invariants import InvariantError, check_output, check_trace
 
-DISTRACTOR = {
-    "budget": 7,
-    "blocks": [{"id": "A", "size": 4}, {"id": "B", "size": 3}, {"id": "C", "size": 2}],
-    "required": ["B", "C"],
-}
 SKIP = {
     "budget": 3,
     "blocks": [{"id": "A", "size": 4}, {"id": "C", "size": 2}, {"id": "D", "size": 2}],

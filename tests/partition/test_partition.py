@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any
 
 import pytest
+from cases import DISTRACTOR, blocks
 from packers import capture
 
 from packcheck import pack, trace
@@ -18,21 +19,10 @@ from packcheck._partition.facts import (
 )
 from packcheck._partition.invariants import InvariantError, check_output, check_trace
 
-DISTRACTOR = {
-    "budget": 7,
-    "blocks": [{"id": "A", "size": 4}, {"id": "B", "size": 3}, {"id": "C", "size": 2}],
-    "required": ["B", "C"],
-}
 # Every bucket, a repeated ID in two buckets, and a surrogate pair.
 MIXED = {
     "budget": 5,
-    "blocks": [
-        {"id": "A", "size": 9},
-        {"id": "B", "size": 3},
-        {"id": "A", "size": 2},
-        {"id": "\U0001f600", "size": 4},
-        {"id": "B", "size": 6},
-    ],
+    "blocks": blocks(9, 3, 2, 4, 6, ids="ABA\U0001f600B"),
     "required": ["A", "\U0001f600"],
 }
 BAD = {"budget": 3, "blocks": [{"id": "C", "size": -1}], "required": ["C"]}

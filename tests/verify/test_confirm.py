@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cases import DISTRACTOR, blocks
 from packers import broken, capture, faults
 
 from packcheck import Rule, pack
@@ -27,11 +28,6 @@ from packcheck.verify._findings import Finding, diagnosed, examine
 from packcheck.verify._neighbours import Probe, rule_answer
 from packcheck.verify._variants import partition_of, rule_output
 
-SEED_FIXTURE = {
-    "budget": 7,
-    "blocks": [{"id": "A", "size": 4}, {"id": "B", "size": 3}, {"id": "C", "size": 2}],
-    "required": ["B", "C"],
-}
 LESS = 'fit = "lt" (declared "le")'
 ALL = variants(Rule())
 
@@ -50,8 +46,8 @@ def _diagnosed(packer: Any, case: dict[str, Any], *, partition: bool = False) ->
 
 # Each fault, with a small case that shows it (the seed fixture where it does).
 SHOWN = {
-    "newest_suffix": SEED_FIXTURE,
-    "middle_eviction": SEED_FIXTURE,
+    "newest_suffix": DISTRACTOR,
+    "middle_eviction": DISTRACTOR,
     "overshoot": _case(5, [4, 3, 2]),
     "separator_cost": _case(10, [4, 3]),
     "largest_first": _case(5, [2, 4]),
@@ -77,16 +73,7 @@ def test_each_real_fault_is_named_alone_with_its_strength(name: str) -> None:
 
 @pytest.mark.parametrize("name", list(faults.CAPTURE_FAULTS))
 def test_each_capture_fault_is_named(name: str) -> None:
-    case = {
-        "budget": 3,
-        "blocks": [
-            {"id": "A", "size": 2},
-            {"id": "A", "size": 2},
-            {"id": "B", "size": 5},
-            {"id": "C", "size": 1},
-        ],
-        "required": [],
-    }
+    case = {"budget": 3, "blocks": blocks(2, 2, 5, 1, ids="AABC"), "required": []}
     finding = _diagnosed(getattr(faults, name), case, partition=True)
     assert len(finding.causes) == 1, finding.report()
     assert faults.CAPTURE_FAULTS[name] in finding.causes[0], finding.report()
@@ -101,9 +88,9 @@ def test_a_capture_fault_from_the_partition_tests_is_named_too() -> None:
 
 def test_a_variant_the_sample_contradicts_is_not_named() -> None:
     # On the seed fixture, evicting the middle block gives the answer of "<" for "<=".
-    answer = faults.middle_eviction(SEED_FIXTURE)
-    assert LESS in named_causes(SEED_FIXTURE, answer, pack(SEED_FIXTURE))
-    finding = _diagnosed(faults.middle_eviction, SEED_FIXTURE)
+    answer = faults.middle_eviction(DISTRACTOR)
+    assert LESS in named_causes(DISTRACTOR, answer, pack(DISTRACTOR))
+    finding = _diagnosed(faults.middle_eviction, DISTRACTOR)
     assert LESS not in finding.causes
     # A packer like no variant beyond the case: "<" on this case, something else after.
     tiny = _case(1, [1])
@@ -119,7 +106,7 @@ def test_a_variant_the_sample_contradicts_is_not_named() -> None:
 def test_a_variant_must_also_give_the_answer_on_the_case_as_first_found() -> None:
     case = _case(3, [3])
     answer = broken.less_than(case)
-    first = (SEED_FIXTURE, {"kept": ["C"], "remaining": 5, "missing": ["B"]})
+    first = (DISTRACTOR, {"kept": ["C"], "remaining": 5, "missing": ["B"]})
     packer = CallablePacker(broken.less_than)
     kw: dict[str, Any] = {"seed": 1, "max_units": 2**53 - 1}
     assert confirm(case, answer, packer.answer, **kw).causes == (LESS,)
@@ -137,7 +124,7 @@ def test_a_variant_must_also_give_the_answer_on_the_case_as_first_found() -> Non
     )
     assert f"  cause:    no known cause (not named: {count} variants " in finding.report()
     # The first case agrees: confirmed as before.
-    first = (SEED_FIXTURE, broken.less_than(SEED_FIXTURE))
+    first = (DISTRACTOR, broken.less_than(DISTRACTOR))
     agrees = confirm(case, answer, packer.answer, first=first, **kw)
     assert agrees.causes == (LESS,)
     assert agrees.support is not None
@@ -251,7 +238,7 @@ def test_a_command_packer_in_javascript_is_named_by_its_fault() -> None:
     script = Path(faults.__file__).with_name("faults.js")
     packer = CommandPacker(f"node {script} middle", 10)
     try:
-        found = examine(packer, SEED_FIXTURE, pack(SEED_FIXTURE), "fixture")
+        found = examine(packer, DISTRACTOR, pack(DISTRACTOR), "fixture")
         assert found is not None
         finding = diagnosed(found, packer, seed=2, max_units=2**53 - 1)
     finally:
@@ -300,16 +287,7 @@ def test_each_loose_comparison_is_named(name: str) -> None:
 def test_the_capture_bugs_of_the_partition_tests_are_named_alone(name: str, cause: str) -> None:
     # Swapped buckets agree with "every skipped block captured as dropped" wherever
     # nothing is dropped: control cases (where that variant is the rule) tell them apart.
-    case = {
-        "budget": 3,
-        "blocks": [
-            {"id": "A", "size": 2},
-            {"id": "A", "size": 2},
-            {"id": "B", "size": 5},
-            {"id": "B", "size": 5},
-        ],
-        "required": [],
-    }
+    case = {"budget": 3, "blocks": blocks(2, 2, 5, 5, ids="AABB"), "required": []}
     finding = _diagnosed(getattr(capture, name), case, partition=True)
     assert finding.causes == (cause,), finding.report()
 
