@@ -245,6 +245,23 @@ def test_the_fixed_point_of_dedup_kept_needs_a_second_round_and_may_hand_over(
     assert found.remaining == expected.remaining == 0
 
 
+def test_the_fixed_point_of_dedup_kept_settles_in_its_second_round(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The case above: round 1 keeps B and A's second block, not C; round 2 meets the
+    # kept blocks (at their IDs' thresholds) and C again, keeps the same: a fixed point,
+    # with no exact loop.
+    def refuse(*args: object) -> None:
+        raise AssertionError("the fixed point handed over to the exact loop")
+
+    monkeypatch.setattr(rule_scan, "ROUNDS", 2)
+    monkeypatch.setattr(rule_scan.answer, "walk_distinct", refuse)
+    found = pack_rule(Rule(dedup="kept"), 4, np.array([5, 3, 1, 1]), np.array([0, 1, 0, 2]))
+    assert found is not None
+    assert found.flags.tolist() == [False, True, True, False]
+    assert found.remaining == 0
+
+
 @pytest.mark.parametrize(
     ("order", "misfit", "names", "expected", "result"),
     [
