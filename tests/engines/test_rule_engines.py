@@ -262,6 +262,24 @@ def test_the_fixed_point_of_dedup_kept_settles_in_its_second_round(
     assert found.remaining == 0
 
 
+def test_dedup_kept_under_skip_reads_a_long_scan_in_growing_chunks() -> None:
+    # Past the first chunk (4,096 blocks) what is left and the IDs kept carry on: the
+    # last 904 blocks repeat the first chunk's IDs, which it kept but every 7th (too
+    # large there), so the next chunk keeps those alone.
+    n, budget = rule_scan._CHUNK_MIN + 904, 10**5
+    ids = np.arange(n) % rule_scan._CHUNK_MIN
+    sizes = np.ones(n, dtype=np.int64)
+    sizes[: rule_scan._CHUNK_MIN : 7] = budget + 1
+    rule = Rule(dedup="kept")
+    expected = kept_blocks(rule, Case(budget, tuple(ids.tolist()), tuple(sizes.tolist()), ()))
+    found = pack_rule(rule, budget, sizes, ids)
+    assert found is not None
+    assert expected is not None
+    assert found.flags.tolist() == expected.flags
+    assert found.flags[rule_scan._CHUNK_MIN :].tolist() == (np.arange(904) % 7 == 0).tolist()
+    assert found.remaining == expected.remaining
+
+
 @pytest.mark.parametrize(
     ("order", "misfit", "names", "expected", "result"),
     [
