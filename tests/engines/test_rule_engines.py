@@ -118,6 +118,12 @@ CASES = [
         Rule(pin="first", dedup="kept"),
         {"budget": 9, "blocks": _blocks(1, 1, ids="AA"), "required": []},
     ),
+    # ... yet under pin = "first" it takes its place in middle-out's order: Y is met
+    # before Z here, and would not be if the last block (A again) were not met.
+    (
+        Rule(pin="first", dedup="kept", order="middle-out", on_misfit="stop"),
+        {"budget": 3, "blocks": _blocks(1, 1, 1, 1, 1, ids="AXYZA"), "required": []},
+    ),
     # Duplicates under stop and overshoot: never a misfit, never the end.
     (
         Rule(dedup="kept", on_misfit="stop"),
@@ -215,6 +221,11 @@ def test_each_edge_of_the_lowering_is_the_interpreters(engine: str, rule: Rule, 
     assert pack(case, rule=rule, engine=engine) == interpret(rule, case).result  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(("rule", "case"), CASES)
+def test_the_answer_alone_is_the_interpreters_at_each_edge(rule: Rule, case: Any) -> None:
+    assert interpret(rule, case, result_only=True).result == interpret(rule, case).result
+
+
 def test_a_rule_below_the_crossover_is_packed_by_the_interpreter(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -263,20 +274,23 @@ def test_the_fixed_point_of_dedup_kept_settles_in_its_second_round(
 
 
 def test_dedup_kept_under_skip_reads_a_long_scan_in_growing_chunks() -> None:
-    # Past the first chunk (4,096 blocks) what is left and the IDs kept carry on: the
-    # last 904 blocks repeat the first chunk's IDs, which it kept but every 7th (too
-    # large there), so the next chunk keeps those alone.
-    n, budget = rule_scan._CHUNK_MIN + 904, 10**5
-    ids = np.arange(n) % rule_scan._CHUNK_MIN
+    # What is left and the IDs kept carry on from chunk to chunk (4,096 blocks, then
+    # twice as many each time up to 65,536): the next 904 blocks repeat the first
+    # chunk's IDs, which it kept but every 7th (too large there), so those alone are kept
+    # of them; the rest are new IDs, read in six chunks in all.
+    first, n, budget = rule_scan._CHUNK_MIN, 130_000, 10**6
+    ids = np.arange(n)
+    ids[first : first + 904] = np.arange(904)
     sizes = np.ones(n, dtype=np.int64)
-    sizes[: rule_scan._CHUNK_MIN : 7] = budget + 1
+    sizes[:first:7] = budget + 1
     rule = Rule(dedup="kept")
     expected = kept_blocks(rule, Case(budget, tuple(ids.tolist()), tuple(sizes.tolist()), ()))
     found = pack_rule(rule, budget, sizes, ids)
     assert found is not None
     assert expected is not None
     assert found.flags.tolist() == expected.flags
-    assert found.flags[rule_scan._CHUNK_MIN :].tolist() == (np.arange(904) % 7 == 0).tolist()
+    assert found.flags[first : first + 904].tolist() == (np.arange(904) % 7 == 0).tolist()
+    assert found.flags[first + 904 :].all()
     assert found.remaining == expected.remaining
 
 
