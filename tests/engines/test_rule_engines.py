@@ -256,21 +256,34 @@ def test_the_fixed_point_of_dedup_kept_needs_a_second_round_and_may_hand_over(
     assert found.remaining == expected.remaining == 0
 
 
-def test_the_fixed_point_of_dedup_kept_settles_in_its_second_round(
+@pytest.mark.parametrize(
+    ("rounds", "budget", "sizes", "ids", "expected"),
+    [
+        # Round 1 keeps every ID at its first block: the fixed point, though A has a
+        # block after its threshold.
+        (1, 4, [1, 1, 1], [0, 1, 0], [True, True, False]),
+        # The case above: round 1 keeps B and A's second block, not C; round 2 meets
+        # the kept blocks (at their IDs' thresholds) and C again, and keeps the same.
+        (2, 4, [5, 3, 1, 1], [0, 1, 0, 2], [False, True, True, False]),
+    ],
+)
+def test_the_fixed_point_of_dedup_kept_settles_without_the_exact_loop(
     monkeypatch: pytest.MonkeyPatch,
+    rounds: int,
+    budget: int,
+    sizes: list[int],
+    ids: list[int],
+    expected: list[bool],
 ) -> None:
-    # The case above: round 1 keeps B and A's second block, not C; round 2 meets the
-    # kept blocks (at their IDs' thresholds) and C again, keeps the same: a fixed point,
-    # with no exact loop.
     def refuse(*args: object) -> None:
         raise AssertionError("the fixed point handed over to the exact loop")
 
-    monkeypatch.setattr(rule_scan, "ROUNDS", 2)
+    monkeypatch.setattr(rule_scan, "ROUNDS", rounds)
     monkeypatch.setattr(rule_scan.answer, "walk_distinct", refuse)
-    found = pack_rule(Rule(dedup="kept"), 4, np.array([5, 3, 1, 1]), np.array([0, 1, 0, 2]))
+    found = pack_rule(Rule(dedup="kept"), budget, np.array(sizes), np.array(ids))
     assert found is not None
-    assert found.flags.tolist() == [False, True, True, False]
-    assert found.remaining == 0
+    assert found.flags.tolist() == expected
+    assert found.remaining == budget - sum(np.array(sizes)[expected].tolist())
 
 
 def test_dedup_kept_under_skip_reads_a_long_scan_in_growing_chunks() -> None:
