@@ -257,18 +257,20 @@ def test_the_fixed_point_of_dedup_kept_needs_a_second_round_and_may_hand_over(
 
 
 @pytest.mark.parametrize(
-    ("rounds", "budget", "sizes", "ids", "expected"),
+    ("misfit", "rounds", "budget", "sizes", "ids", "expected"),
     [
         # Round 1 keeps every ID at its first block: the fixed point, though A has a
-        # block after its threshold.
-        (1, 4, [1, 1, 1], [0, 1, 0], [True, True, False]),
+        # block after its threshold (under skip chunk by chunk, under stop at once).
+        ("skip", 1, 4, [1, 1, 1], [0, 1, 0], [True, True, False]),
+        ("stop", 1, 4, [1, 1, 1], [0, 1, 0], [True, True, False]),
         # The case above: round 1 keeps B and A's second block, not C; round 2 meets
         # the kept blocks (at their IDs' thresholds) and C again, and keeps the same.
-        (2, 4, [5, 3, 1, 1], [0, 1, 0, 2], [False, True, True, False]),
+        ("skip", 2, 4, [5, 3, 1, 1], [0, 1, 0, 2], [False, True, True, False]),
     ],
 )
 def test_the_fixed_point_of_dedup_kept_settles_without_the_exact_loop(
     monkeypatch: pytest.MonkeyPatch,
+    misfit: Any,
     rounds: int,
     budget: int,
     sizes: list[int],
@@ -280,7 +282,7 @@ def test_the_fixed_point_of_dedup_kept_settles_without_the_exact_loop(
 
     monkeypatch.setattr(rule_scan, "ROUNDS", rounds)
     monkeypatch.setattr(rule_scan.answer, "walk_distinct", refuse)
-    found = pack_rule(Rule(dedup="kept"), budget, np.array(sizes), np.array(ids))
+    found = pack_rule(Rule(dedup="kept", on_misfit=misfit), budget, np.array(sizes), np.array(ids))
     assert found is not None
     assert found.flags.tolist() == expected
     assert found.remaining == budget - sum(np.array(sizes)[expected].tolist())
