@@ -139,6 +139,8 @@ CASES = [
     ),
     # A prefix longer than the first chunk (4,096 blocks) that fits whole.
     (Rule(on_misfit="stop"), {"budget": 5_000, "blocks": _blocks(*[1] * 10_000), "required": []}),
+    # ... and one that ends in the second chunk, past its first 4,096 blocks.
+    (Rule(on_misfit="stop"), {"budget": 9_000, "blocks": _blocks(*[1] * 10_000), "required": []}),
     # Fractions, scaled by their common denominator.
     (
         Rule(per_item="1/2", separator="2/3", remaining="sizes"),
@@ -306,6 +308,45 @@ def test_dedup_kept_under_skip_reads_a_long_scan_in_growing_chunks() -> None:
     assert found.flags.tolist() == expected.flags
     assert found.flags[first : first + 904].tolist() == (np.arange(904) % 7 == 0).tolist()
     assert found.flags[first + 904 :].all()
+    assert found.remaining == expected.remaining
+
+
+@pytest.mark.parametrize("misfit", ["stop", "overshoot"])
+def test_dedup_kept_handed_to_the_exact_loop_charges_each_kept_block_its_cost(
+    monkeypatch: pytest.MonkeyPatch, misfit: Any
+) -> None:
+    # No round: the exact loop scans the costs, each already holding its charges.
+    monkeypatch.setattr(rule_scan, "ROUNDS", 0)
+    rule, sizes = Rule(dedup="kept", on_misfit=misfit, per_item=1), (1, 1, 1, 1)
+    expected = kept_blocks(rule, Case(4, ("A", "B", "C", "D"), sizes, ()))
+    found = pack_rule(rule, 4, np.array(sizes), np.array([0, 1, 2, 3]))
+    assert found is not None
+    assert expected is not None
+    assert found.flags.tolist() == expected.flags
+    assert found.remaining == expected.remaining
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        Rule(dedup="first", on_misfit="stop"),
+        Rule(dedup="kept", order="middle-out"),
+        Rule(pin="required", order="reversed", on_misfit="overshoot"),
+    ],
+)
+def test_the_compiled_scan_as_plain_python_is_the_interpreters(
+    monkeypatch: pytest.MonkeyPatch, rule: Rule
+) -> None:
+    # The compiled engine's scan with its loop as Python (no compilation): IDs are
+    # handed to the loop under dedup = "kept" alone.
+    monkeypatch.setattr(_compiled, "_rule_compiled", _compiled.rule_loop)
+    sizes, ids = np.array([2, 1, 3, 1, 2]), np.array([0, 1, 0, 2, 1])
+    case = Case(5, ("A", "B", "A", "C", "B"), tuple(sizes.tolist()), ("B",))
+    expected = kept_blocks(rule, case)
+    found = pack_rule(rule, 5, sizes, ids, ids == 1, compiled=True)
+    assert found is not None
+    assert expected is not None
+    assert found.flags.tolist() == expected.flags
     assert found.remaining == expected.remaining
 
 
