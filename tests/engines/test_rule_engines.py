@@ -83,6 +83,10 @@ CASES = [
         {"budget": 4, "blocks": _blocks(1, 1, 2, 2, 1, ids="AXYZA"), "required": ["A"]},
     ),
     (
+        Rule(pin="required"),
+        {"budget": 9, "blocks": _blocks(1, 1, 1, 1, ids="ABAC"), "required": ["A"]},
+    ),
+    (
         Rule(pin="required", dedup="last"),
         {"budget": 9, "blocks": _blocks(1, 2, 3, 1, ids="ABAB"), "required": ["A", "Z"]},
     ),
@@ -123,6 +127,11 @@ CASES = [
     (
         Rule(pin="first", dedup="kept", order="middle-out", on_misfit="stop"),
         {"budget": 3, "blocks": _blocks(1, 1, 1, 1, 1, ids="AXYZA"), "required": []},
+    ),
+    # A duplicate skipped between blocks that pay a charge each.
+    (
+        Rule(dedup="kept", per_item=1),
+        {"budget": 6, "blocks": _blocks(1, 1, 1, 1, ids="ABAC"), "required": []},
     ),
     # Duplicates under stop and overshoot: never a misfit, never the end.
     (
