@@ -299,6 +299,21 @@ def test_the_fixed_point_of_dedup_kept_settles_without_the_exact_loop(
     assert found.remaining == budget - sum(np.array(sizes)[expected].tolist())
 
 
+@pytest.mark.parametrize("misfit", ["stop", "overshoot"])
+def test_a_prefix_past_six_growing_chunks_is_the_interpreters(misfit: Any) -> None:
+    # Chunks of 4,096 blocks, then twice as many each time up to 65,536: the prefix
+    # ends in the sixth chunk, past 126,976 blocks.
+    n, budget = 130_000, 129_000
+    sizes = np.ones(n, dtype=np.int64)
+    rule = Rule(on_misfit=misfit)
+    expected = kept_blocks(rule, Case(budget, tuple(range(n)), tuple(sizes.tolist()), ()))
+    found = pack_rule(rule, budget, sizes)
+    assert found is not None
+    assert expected is not None
+    assert found.flags.tolist() == expected.flags
+    assert found.remaining == expected.remaining
+
+
 def test_dedup_kept_under_skip_reads_a_long_scan_in_growing_chunks() -> None:
     # What is left and the IDs kept carry on from chunk to chunk (4,096 blocks, then
     # twice as many each time up to 65,536): the next 904 blocks repeat the first
