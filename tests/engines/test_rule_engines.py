@@ -133,6 +133,11 @@ CASES = [
         Rule(dedup="kept", per_item=1),
         {"budget": 6, "blocks": _blocks(1, 1, 1, 1, ids="ABAC"), "required": []},
     ),
+    # ... and an overshoot after one, which pays its size and its charge.
+    (
+        Rule(dedup="kept", on_misfit="overshoot", per_item=1),
+        {"budget": 4, "blocks": _blocks(1, 1, 1, 5, ids="ABAC"), "required": []},
+    ),
     # Duplicates under stop and overshoot: never a misfit, never the end.
     (
         Rule(dedup="kept", on_misfit="stop"),
