@@ -83,6 +83,10 @@ CASES = [
         {"budget": 4, "blocks": _blocks(1, 1, 2, 2, 1, ids="AXYZA"), "required": ["A"]},
     ),
     (
+        Rule(pin="required"),
+        {"budget": 9, "blocks": _blocks(1, 1, 1, 1, ids="ABAC"), "required": ["A"]},
+    ),
+    (
         Rule(pin="required", dedup="last"),
         {"budget": 9, "blocks": _blocks(1, 2, 3, 1, ids="ABAB"), "required": ["A", "Z"]},
     ),
@@ -118,6 +122,22 @@ CASES = [
         Rule(pin="first", dedup="kept"),
         {"budget": 9, "blocks": _blocks(1, 1, ids="AA"), "required": []},
     ),
+    # ... yet under pin = "first" it takes its place in middle-out's order: Y is met
+    # before Z here, and would not be if the last block (A again) were not met.
+    (
+        Rule(pin="first", dedup="kept", order="middle-out", on_misfit="stop"),
+        {"budget": 3, "blocks": _blocks(1, 1, 1, 1, 1, ids="AXYZA"), "required": []},
+    ),
+    # A duplicate skipped between blocks that pay a charge each.
+    (
+        Rule(dedup="kept", per_item=1),
+        {"budget": 6, "blocks": _blocks(1, 1, 1, 1, ids="ABAC"), "required": []},
+    ),
+    # ... and an overshoot after one, which pays its size and its charge.
+    (
+        Rule(dedup="kept", on_misfit="overshoot", per_item=1),
+        {"budget": 4, "blocks": _blocks(1, 1, 1, 5, ids="ABAC"), "required": []},
+    ),
     # Duplicates under stop and overshoot: never a misfit, never the end.
     (
         Rule(dedup="kept", on_misfit="stop"),
@@ -133,6 +153,8 @@ CASES = [
     ),
     # A prefix longer than the first chunk (4,096 blocks) that fits whole.
     (Rule(on_misfit="stop"), {"budget": 5_000, "blocks": _blocks(*[1] * 10_000), "required": []}),
+    # ... and one that ends in the second chunk, past its first 4,096 blocks.
+    (Rule(on_misfit="stop"), {"budget": 9_000, "blocks": _blocks(*[1] * 10_000), "required": []}),
     # Fractions, scaled by their common denominator.
     (
         Rule(per_item="1/2", separator="2/3", remaining="sizes"),
@@ -215,6 +237,11 @@ def test_each_edge_of_the_lowering_is_the_interpreters(engine: str, rule: Rule, 
     assert pack(case, rule=rule, engine=engine) == interpret(rule, case).result  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(("rule", "case"), CASES)
+def test_the_answer_alone_is_the_interpreters_at_each_edge(rule: Rule, case: Any) -> None:
+    assert interpret(rule, case, result_only=True).result == interpret(rule, case).result
+
+
 def test_a_rule_below_the_crossover_is_packed_by_the_interpreter(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -243,6 +270,113 @@ def test_the_fixed_point_of_dedup_kept_needs_a_second_round_and_may_hand_over(
     assert expected is not None
     assert found.flags.tolist() == expected.flags == [False, True, True, False]
     assert found.remaining == expected.remaining == 0
+
+
+@pytest.mark.parametrize(
+    ("misfit", "rounds", "budget", "sizes", "ids", "expected"),
+    [
+        # Round 1 keeps every ID at its first block: the fixed point, though A has a
+        # block after its threshold (under skip chunk by chunk, under stop at once).
+        ("skip", 1, 4, [1, 1, 1], [0, 1, 0], [True, True, False]),
+        ("stop", 1, 4, [1, 1, 1], [0, 1, 0], [True, True, False]),
+        # The case above: round 1 keeps B and A's second block, not C; round 2 meets
+        # the kept blocks (at their IDs' thresholds) and C again, and keeps the same.
+        ("skip", 2, 4, [5, 3, 1, 1], [0, 1, 0, 2], [False, True, True, False]),
+    ],
+)
+def test_the_fixed_point_of_dedup_kept_settles_without_the_exact_loop(
+    monkeypatch: pytest.MonkeyPatch,
+    misfit: Any,
+    rounds: int,
+    budget: int,
+    sizes: list[int],
+    ids: list[int],
+    expected: list[bool],
+) -> None:
+    def refuse(*args: object) -> None:
+        raise AssertionError("the fixed point handed over to the exact loop")
+
+    monkeypatch.setattr(rule_scan, "ROUNDS", rounds)
+    monkeypatch.setattr(rule_scan.answer, "walk_distinct", refuse)
+    found = pack_rule(Rule(dedup="kept", on_misfit=misfit), budget, np.array(sizes), np.array(ids))
+    assert found is not None
+    assert found.flags.tolist() == expected
+    assert found.remaining == budget - sum(np.array(sizes)[expected].tolist())
+
+
+@pytest.mark.parametrize("misfit", ["stop", "overshoot"])
+def test_a_prefix_past_six_growing_chunks_is_the_interpreters(misfit: Any) -> None:
+    # Chunks of 4,096 blocks, then twice as many each time up to 65,536: the prefix
+    # ends in the sixth chunk, past 126,976 blocks.
+    n, budget = 130_000, 129_000
+    sizes = np.ones(n, dtype=np.int64)
+    rule = Rule(on_misfit=misfit)
+    expected = kept_blocks(rule, Case(budget, tuple(range(n)), tuple(sizes.tolist()), ()))
+    found = pack_rule(rule, budget, sizes)
+    assert found is not None
+    assert expected is not None
+    assert found.flags.tolist() == expected.flags
+    assert found.remaining == expected.remaining
+
+
+def test_dedup_kept_under_skip_reads_a_long_scan_in_growing_chunks() -> None:
+    # What is left and the IDs kept carry on from chunk to chunk (4,096 blocks, then
+    # twice as many each time up to 65,536): the next 904 blocks repeat the first
+    # chunk's IDs, which it kept but every 7th (too large there), so those alone are kept
+    # of them; the rest are new IDs, read in six chunks in all.
+    first, n, budget = rule_scan._CHUNK_MIN, 130_000, 10**6
+    ids = np.arange(n)
+    ids[first : first + 904] = np.arange(904)
+    sizes = np.ones(n, dtype=np.int64)
+    sizes[:first:7] = budget + 1
+    rule = Rule(dedup="kept")
+    expected = kept_blocks(rule, Case(budget, tuple(ids.tolist()), tuple(sizes.tolist()), ()))
+    found = pack_rule(rule, budget, sizes, ids)
+    assert found is not None
+    assert expected is not None
+    assert found.flags.tolist() == expected.flags
+    assert found.flags[first : first + 904].tolist() == (np.arange(904) % 7 == 0).tolist()
+    assert found.flags[first + 904 :].all()
+    assert found.remaining == expected.remaining
+
+
+@pytest.mark.parametrize("misfit", ["stop", "overshoot"])
+def test_dedup_kept_handed_to_the_exact_loop_charges_each_kept_block_its_cost(
+    monkeypatch: pytest.MonkeyPatch, misfit: Any
+) -> None:
+    # No round: the exact loop scans the costs, each already holding its charges.
+    monkeypatch.setattr(rule_scan, "ROUNDS", 0)
+    rule, sizes = Rule(dedup="kept", on_misfit=misfit, per_item=1), (1, 1, 1, 1)
+    expected = kept_blocks(rule, Case(4, ("A", "B", "C", "D"), sizes, ()))
+    found = pack_rule(rule, 4, np.array(sizes), np.array([0, 1, 2, 3]))
+    assert found is not None
+    assert expected is not None
+    assert found.flags.tolist() == expected.flags
+    assert found.remaining == expected.remaining
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        Rule(dedup="first", on_misfit="stop"),
+        Rule(dedup="kept", order="middle-out"),
+        Rule(pin="required", order="reversed", on_misfit="overshoot"),
+    ],
+)
+def test_the_compiled_scan_as_plain_python_is_the_interpreters(
+    monkeypatch: pytest.MonkeyPatch, rule: Rule
+) -> None:
+    # The compiled engine's scan with its loop as Python (no compilation): IDs are
+    # handed to the loop under dedup = "kept" alone.
+    monkeypatch.setattr(_compiled, "_rule_compiled", _compiled.rule_loop)
+    sizes, ids = np.array([2, 1, 3, 1, 2]), np.array([0, 1, 0, 2, 1])
+    case = Case(5, ("A", "B", "A", "C", "B"), tuple(sizes.tolist()), ("B",))
+    expected = kept_blocks(rule, case)
+    found = pack_rule(rule, 5, sizes, ids, ids == 1, compiled=True)
+    assert found is not None
+    assert expected is not None
+    assert found.flags.tolist() == expected.flags
+    assert found.remaining == expected.remaining
 
 
 @pytest.mark.parametrize(
