@@ -46,7 +46,8 @@ def _caught(packer: Any, *, max_units: int = 2**53 - 1, seed: int = 0) -> Findin
 
 
 #: :func:`_caught`, run once a process for a packer and its settings: the tests of
-#: python_sorted_missing's counterexample share its run (seconds, shrinking included).
+#: python_sorted_missing's counterexample share its run (seconds, shrinking included), as
+#: those of each dedup bug's do.
 _caught_once = functools.cache(_caught)
 
 
@@ -214,7 +215,7 @@ def test_a_numeric_string_unit_is_caught_on_every_seed(seed: int) -> None:
 
 @pytest.mark.parametrize("name", ["kept_dedup", "skip_repeated_ids"])
 def test_dedup_bugs_shrink_to_a_small_budget(name: str) -> None:
-    case = _caught(getattr(broken, name), seed=1)
+    case = _caught_once(getattr(broken, name), seed=1)
     assert case.case["budget"] < 100, case.case
 
 
@@ -231,7 +232,7 @@ def test_a_shrunk_counterexample_gives_each_block_a_letter_so_kept_says_which_we
 
 @pytest.mark.parametrize("name", ["kept_dedup", "skip_repeated_ids"])
 def test_blocks_keep_sharing_an_id_where_the_failure_needs_it(name: str) -> None:
-    ids = [b["id"] for b in _caught(getattr(broken, name), seed=1).case["blocks"]]
+    ids = [b["id"] for b in _caught_once(getattr(broken, name), seed=1).case["blocks"]]
     assert ids == ["A", "A"]
 
 
