@@ -324,6 +324,7 @@ def test_an_unguarded_int64_prefix_sum_is_caught_at_every_seed(seed: int) -> Non
     assert len(summary.finding.case["blocks"]) <= 8
 
 
+@pytest.mark.usefixtures("_no_causes_sought")  # "explaining" is said before causes are sought
 def test_progress_names_every_phase_in_order() -> None:
     seen: list[str] = []
 
