@@ -30,8 +30,6 @@ from packcheck.verify import (
     run,
     seed_fixtures,
 )
-from packcheck.verify import _findings as findings_module
-from packcheck.verify._confirm import Confirmed
 from packcheck.verify._oracle import VERIFY, ReferenceOracle
 
 WIDE = 2**70
@@ -262,16 +260,7 @@ def test_a_hypothesis_without_local_constants_is_left_as_it_is(
 # Long lists: packers that go wrong only past some length fail the default run.
 
 
-@pytest.fixture
-def _no_causes_sought(monkeypatch: pytest.MonkeyPatch) -> None:
-    """For tests of a long list found and shrunk: seeking its causes replays every
-    neighbouring rule over the whole list (about 95% of a run at 100,000 blocks, a third
-    at 4,097).  Causes on long lists are sought by the tests that do not use this (3,001
-    blocks, blamed at its block; one block past a threshold)."""
-    monkeypatch.setattr(findings_module, "confirm", lambda *_, **__: Confirmed((), None))
-
-
-@pytest.mark.usefixtures("_no_causes_sought")
+@pytest.mark.usefixtures("no_causes_sought")
 @pytest.mark.parametrize(
     ("name", "threshold"),
     [
@@ -324,7 +313,7 @@ def test_an_unguarded_int64_prefix_sum_is_caught_at_every_seed(seed: int) -> Non
     assert len(summary.finding.case["blocks"]) <= 8
 
 
-@pytest.mark.usefixtures("_no_causes_sought")  # "explaining" is said before causes are sought
+@pytest.mark.usefixtures("no_causes_sought")  # "explaining" is said before causes are sought
 def test_progress_names_every_phase_in_order() -> None:
     seen: list[str] = []
 
@@ -445,7 +434,7 @@ def test_explaining_a_failure_counts_in_its_phase_and_shows_in_the_progress(
     assert summary.seconds >= sum(summary.phase_seconds.values()) >= 0.3
 
 
-@pytest.mark.usefixtures("_no_causes_sought")
+@pytest.mark.usefixtures("no_causes_sought")
 @pytest.mark.parametrize("max_units", [2, 10, 1000])
 def test_a_unit_range_narrower_than_the_lists_still_finds_a_chunk_boundary_bug(
     max_units: int, monkeypatch: pytest.MonkeyPatch
