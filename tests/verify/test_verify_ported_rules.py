@@ -90,8 +90,8 @@ def test_every_port_with_a_rule_has_two_public_regressions() -> None:
 
 
 # Found, before the long lists, and small: what caused it is not checked here (the
-# one-key regressions' causes are, in test_rule_causes.py).  Seeking it took three
-# fifths of these runs and leaves the finding as it is.
+# one-key regressions' causes are, in test_rule_causes.py).  Seeking it took two fifths
+# of these runs' CPU and leaves the finding as it is.
 @pytest.mark.usefixtures("no_causes_sought")
 @pytest.mark.parametrize(
     ("regression", "rule", "max_units"),
