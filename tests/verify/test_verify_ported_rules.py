@@ -89,6 +89,10 @@ def test_every_port_with_a_rule_has_two_public_regressions() -> None:
     assert len(REGRESSED) == 15 + 2 * len(public)
 
 
+# Found, before the long lists, and small: what caused it is not checked here (the
+# one-key regressions' causes are, in test_rule_causes.py).  Seeking it took two fifths
+# of these runs' CPU and leaves the finding as it is.
+@pytest.mark.usefixtures("no_causes_sought")
 @pytest.mark.parametrize(
     ("regression", "rule", "max_units"),
     REGRESSED,
