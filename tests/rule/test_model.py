@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from packcheck import Case, MalformedCase, SizeError, read_case
-from packcheck._rule.model import json_type
+from packcheck._rule.model import json_type, valid_case
 from packcheck._rule.units import MAX_DIGITS
 
 
@@ -238,3 +238,10 @@ def test_a_plain_case_with_a_size_below_one_names_the_first_as_the_walk_does(
     # A malformed block after it is still malformed.
     with pytest.raises(MalformedCase, match=r"blocks\[\d+\]\.id"):
         read_case({**plain, "blocks": [*blocks, {"id": 1, "size": 1}]})
+
+
+def test_a_valid_case_is_read_and_any_other_is_none() -> None:
+    assert valid_case(case()) == read_case(case())
+    assert valid_case(case(sizes=(4, 0))) is None  # a size error
+    assert valid_case(case(budget=Decimal(f"1E+{MAX_DIGITS}"))) is None  # too many digits
+    assert valid_case([]) is None  # malformed

@@ -109,7 +109,7 @@ def test_a_number_off_by_one_at_a_refusal_edge_is_named(pin: str, key: str, by: 
     assert found is not None
     # At the edge: one of them refuses, the packer by raising.
     assert (expected == REFUSED) != isinstance(found.answer, PackerRefusal)
-    finding = diagnosed(found, adapter, seed=1, max_units=2**20, rule=rule)
+    finding = diagnosed(found, adapter, max_units=2**20, rule=rule)
     said = f"{key} = {numbers[key]} (declared {NUMBERS[key]})"
     assert finding.causes == (said,), finding.report()
     assert f"cause:    consistent with: {said} (behaves like it on" in finding.report()
@@ -126,7 +126,7 @@ def test_a_refusal_no_neighbour_gives_stays_a_fault_without_a_cause() -> None:
     adapter = CallablePacker(refuses)
     found = examine(adapter, case, interpret(rule, case).result, "generated case", rule=rule)
     assert found is not None
-    finding = diagnosed(found, adapter, seed=1, max_units=2**20, rule=rule)
+    finding = diagnosed(found, adapter, max_units=2**20, rule=rule)
     assert finding.causes == ()
     assert "cause:" not in finding.report()
     assert finding.json()["cause"] is None

@@ -81,7 +81,7 @@ def _finding(packer: Packer, rule: Rule) -> tuple[Finding, CallablePacker]:
 def test_each_one_key_regression_is_named_by_its_key(name: str) -> None:
     packer, rule = REGRESSIONS[name]
     found, adapter = _finding(packer, rule)
-    finding = diagnosed(found, adapter, seed=1, max_units=2**16, rule=rule)
+    finding = diagnosed(found, adapter, max_units=2**16, rule=rule)
     assert finding.causes == (ONE_KEY[name],), finding.report()
     assert finding.support is not None
     assert "sampled cases where it differs from the rule" in finding.support
@@ -105,7 +105,7 @@ def test_a_share_of_the_budget_is_not_taken_for_a_stop_and_a_strict_fit() -> Non
     assert stop_lt in named_causes(shrunk, answer, pack(shrunk)) or answer != pack(shrunk)
     found = examine(adapter, shrunk, pack(shrunk), "probe")
     assert found is not None
-    finding = diagnosed(found, adapter, seed=1, max_units=2**53 - 1)
+    finding = diagnosed(found, adapter, max_units=2**53 - 1)
     assert finding.causes == (share,), finding.report()
     probe = Probe(Rule(), adapter.answer, 2**53 - 1)
     assert probe.shares == [Fraction(97, 100)]

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._rule.declared import Rule
-from .._rule.model import Case, read_case
+from .._rule.model import Case, valid_case
 
 Family = Literal["typical", "adversarial", "recorded"]
 Sizes = npt.NDArray[np.int64]
@@ -73,7 +73,7 @@ class Recorded:
     def arrays(self, n: int = 0, seed: int = 0) -> list[tuple[Sizes, int]]:
         """The sizes and budget of every recorded case a kernel can pack: those whose
         units are valid (a kernel cannot answer ``{"error": "size"}``) within int64."""
-        read = (_read(case) for case in self.recorded)
+        read = (valid_case(case) for case in self.recorded)
         return [
             (np.array(case.sizes, dtype=np.int64), case.budget)
             for case in read
@@ -88,16 +88,8 @@ class Recorded:
 
 
 def _packable(case: Any) -> bool:
-    read = _read(case)
+    read = valid_case(case)
     return read is not None and _fits_int64(read)
-
-
-def _read(case: Any) -> Case | None:
-    try:
-        got = read_case(case)
-    except ValueError:
-        return None
-    return got if isinstance(got, Case) else None
 
 
 def _fits_int64(case: Case) -> bool:

@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import reference
+from .sizes import Flags, Ints
 
 _INT64_MAX = int(np.iinfo(np.int64).max)
 # Bound on vectorised rounds: each one decides the skipped block of every live case,
@@ -29,8 +30,8 @@ _GROUP = 1 << 16
 
 
 def pack_exact_cases(
-    budgets: npt.NDArray[np.int64], sizes: list[int], bounds: npt.NDArray[np.intp]
-) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+    budgets: Ints, sizes: list[int], bounds: npt.NDArray[np.intp]
+) -> tuple[Flags, Ints]:
     """Case ``i`` (``sizes[bounds[i]:bounds[i + 1]]``, exact ints) by the reference, for
     sizes outside the kernels' contract; a remaining past int64 is a one-line
     ``ValueError``."""
@@ -49,12 +50,12 @@ def pack_exact_cases(
 
 
 def pack_short_cases(
-    values: npt.NDArray[np.int64],
+    values: Ints,
     counts: npt.NDArray[np.intp],
-    budgets: npt.NDArray[np.int64],
-    kept: npt.NDArray[np.bool_],
+    budgets: Ints,
+    kept: Flags,
     pos: npt.NDArray[np.intp] | None = None,
-) -> npt.NDArray[np.int64]:
+) -> Ints:
     """Pack case after case: ``counts[i]`` blocks under ``budgets[i]``.
 
     The blocks are ``values[pos]`` in order (``pos=None``: all); marks ``kept`` (aligned
@@ -84,26 +85,26 @@ class _Undecided:
     of ``values``), ``live`` cases with ``count`` blocks and ``rem`` units left, and the
     answers, ``kept`` and ``remaining``."""
 
-    values: npt.NDArray[np.int64]
-    kept: npt.NDArray[np.bool_]
-    remaining: npt.NDArray[np.int64]
+    values: Ints
+    kept: Flags
+    remaining: Ints
     pos: npt.NDArray[np.intp] | None
     live: npt.NDArray[np.intp]
     count: npt.NDArray[np.intp]
-    rem: npt.NDArray[np.int64]
+    rem: Ints
 
-    def blocks(self) -> npt.NDArray[np.int64]:
+    def blocks(self) -> Ints:
         """The undecided blocks' sizes, case after case."""
         return self.values if self.pos is None else self.values[self.pos]
 
 
 def _group(
-    values: npt.NDArray[np.int64],
+    values: Ints,
     counts: npt.NDArray[np.intp],
-    budgets: npt.NDArray[np.int64],
-    kept: npt.NDArray[np.bool_],
+    budgets: Ints,
+    kept: Flags,
     pos: npt.NDArray[np.intp] | None,
-) -> npt.NDArray[np.int64]:
+) -> Ints:
     remaining = budgets.copy()
     live = np.flatnonzero(counts)
     state = _Undecided(values, kept, remaining, pos, live, counts[live], remaining[live])

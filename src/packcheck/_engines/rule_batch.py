@@ -15,6 +15,7 @@ from .._rule.declared import Rule
 from .._rule.model import Case
 from . import sizes as _sizes
 from .rules import pack_rule
+from .sizes import Flags, Ints
 
 #: Cases shorter than this go through the interpreter's answer-only loop.
 SHORT = 1024
@@ -24,9 +25,9 @@ class RuleBatch(NamedTuple):
     """A batch's answers under a rule: ``kept`` (one flag per block, input order),
     ``remaining`` (int64, per case; 0 for a refused case) and ``refused`` (per case)."""
 
-    kept: npt.NDArray[np.bool_]
-    remaining: npt.NDArray[np.int64]
-    refused: npt.NDArray[np.bool_]
+    kept: Flags
+    remaining: Ints
+    refused: Flags
 
 
 def pack_rule_batch(
@@ -95,29 +96,20 @@ def pack_rule_batch(
     return RuleBatch(kept, remaining, refused)
 
 
-def _local(ids: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+def _local(ids: Ints) -> Ints:
     """A case's IDs renumbered into ``[0, its length)``, equal IDs equal."""
     return np.unique(ids, return_inverse=True)[1].astype(np.int64).reshape(-1)
 
 
 def _kernel(
-    rule: Rule,
-    budget: int,
-    sizes: npt.NDArray[np.int64],
-    ids: npt.NDArray[np.int64] | None,
-    wanted: npt.NDArray[np.bool_] | None,
-    compiled: bool,
-) -> tuple[npt.NDArray[np.bool_], int] | None:
+    rule: Rule, budget: int, sizes: Ints, ids: Ints | None, wanted: Flags | None, compiled: bool
+) -> tuple[Flags, int] | None:
     found = pack_rule(rule, budget, sizes, ids, wanted, compiled=compiled)
     return None if found is None else (found.flags, found.remaining)
 
 
 def _interpreted(
-    rule: Rule,
-    budget: int,
-    sizes: npt.NDArray[np.int64],
-    ids: npt.NDArray[np.int64] | None,
-    wanted: npt.NDArray[np.bool_] | None,
+    rule: Rule, budget: int, sizes: Ints, ids: Ints | None, wanted: Flags | None
 ) -> tuple[list[bool], int] | None:
     # Integers stand for the IDs: the interpreter only compares them.
     names: list[Any] = list(range(sizes.shape[0])) if ids is None else ids.tolist()

@@ -21,11 +21,9 @@ import numpy.typing as npt
 from .._rule import answer
 from . import compiled as _compiled
 from . import levels
-from .sizes import KernelInput
+from .sizes import Flags, Ints, KernelInput
 
 _T = TypeVar("_T", bound=np.generic)
-Flags = npt.NDArray[np.bool_]
-Ints = npt.NDArray[np.int64]
 Scanned = slice | npt.NDArray[np.intp]
 #: Rounds of the ``dedup = "kept"`` fixed point before the exact loop takes over.
 ROUNDS = 8

@@ -21,14 +21,13 @@ from .._rule.answer import kept_blocks
 from .._rule.declared import Charge, Rule
 from .._rule.model import Case
 from . import rule_scan
+from .sizes import Flags, Ints
 
 __all__ = ["RuleKept", "pack_rule"]
 
 # Scaled budgets and costs stay below this: a cost clipped just above what is left,
 # added to what is left, still fits int64 (see rule_scan.prefix).
 _LIMIT = 2**62
-Flags = npt.NDArray[np.bool_]
-Ints = npt.NDArray[np.int64]
 
 
 class RuleKept(NamedTuple):

@@ -22,6 +22,9 @@ from .._rule.units import as_unit
 
 INT64_MAX = int(np.iinfo(np.int64).max)
 _INT64_MIN = int(np.iinfo(np.int64).min)
+#: The kernels' arrays: a flag per block, an int64 per block or case.
+Flags = npt.NDArray[np.bool_]
+Ints = npt.NDArray[np.int64]
 #: Int64 arrays shorter than this go to the reference's loop: a round of NumPy calls
 #: costs more than the loop over them (docs/performance.md, "How the NumPy packer scans").
 SHORT = 1024

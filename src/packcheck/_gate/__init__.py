@@ -1,6 +1,7 @@
 """The gate: one run of phases (fixtures, generated cases, wide ranges, long lists,
 shrinking) whose cases an oracle judges; ``verify`` and ``diff`` are its two oracles."""
 
+from .face import PhaseCases, raising
 from .findings import SHOWN_WHOLE, Finding, plain_json, show_answer
 from .fixtures import Fixture, read_fixtures, seed_fixtures
 from .forms import FORMATS
@@ -37,10 +38,12 @@ __all__ = [
     "Fixture",
     "Oracle",
     "Outcome",
+    "PhaseCases",
     "Progress",
     "Settings",
     "junit_xml",
     "plain_json",
+    "raising",
     "read_fixtures",
     "render",
     "replayed",

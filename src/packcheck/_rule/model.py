@@ -213,3 +213,13 @@ def read_case(case: object) -> Case | SizeError:
             return SizeError(f"blocks[{index}].size", raw, absent="size" not in blocks[index])
         sizes.append(size)
     return Case(budget, tuple(ids), tuple(sizes), wanted_ids)
+
+
+def valid_case(case: object) -> Case | None:
+    """:func:`read_case`'s :class:`Case`, or ``None`` for a malformed case or one with
+    an invalid unit."""
+    try:
+        read = read_case(case)
+    except ValueError:
+        return None
+    return read if isinstance(read, Case) else None

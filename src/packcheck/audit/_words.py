@@ -22,15 +22,20 @@ _DIGIT_NIBBLES = np.uint64(0x3030303030303030)
 _SIXES = np.uint64(0x0606060606060606)
 _PAIRS = np.uint64(0x00FF00FF00FF00FF)
 _QUADS = np.uint64(0x0000FFFF0000FFFF)
+#: A text's bytes, its words (:func:`words`), and the numbers and flags read from them.
+Bytes = npt.NDArray[np.uint8]
+Words = npt.NDArray[np.uint64]
+Ints = npt.NDArray[np.int64]
+Flags = npt.NDArray[np.bool_]
 
 
-def _spans(starts: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+def _spans(starts: Ints, lengths: Ints) -> Ints:
     """The positions ``starts[k]`` to ``starts[k] + lengths[k]``, span after span."""
     ends = np.cumsum(lengths)
     return np.repeat(starts - (ends - lengths), lengths) + np.arange(ends[-1] if len(ends) else 0)
 
 
-def words(data: bytes) -> npt.NDArray[np.uint64]:
+def words(data: bytes) -> Words:
     """The 8 bytes of ``data`` at each offset, as a little-endian word: the first byte
     lowest (``data`` must end in 7 bytes that are read only as padding)."""
     return np.ndarray((len(data) - 7,), "<u8", data, strides=(1,))
@@ -42,12 +47,7 @@ LOW = np.array([(1 << (8 * n)) - 1 for n in range(9)], np.uint64)
 _TOP = np.array([8 * (8 - n) for n in range(9)], np.uint64)
 
 
-def keys(
-    words: npt.NDArray[np.uint64],
-    starts: npt.NDArray[np.int64],
-    lengths: npt.NDArray[np.int64],
-    width: int,
-) -> npt.NDArray[np.uint64]:
+def keys(words: Words, starts: Ints, lengths: Ints, width: int) -> Words:
     """Each span as a key of ``width // 8`` words, its bytes padded with zeros: row
     ``w`` holds every key's word ``w``."""
     keys = np.empty((width // 8, len(starts)), np.uint64)
@@ -57,12 +57,7 @@ def keys(
     return keys
 
 
-def sizes(
-    text: npt.NDArray[np.uint8],
-    words: npt.NDArray[np.uint64],
-    start: npt.NDArray[np.int64],
-    width: npt.NDArray[np.int64],
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+def sizes(text: Bytes, words: Words, start: Ints, width: Ints) -> tuple[Ints, Flags]:
     """The numbers written in ASCII at ``start``, ``width`` (1 to 18) bytes each, and
     whether each is all digits.  Eight digits or fewer are read a word at a time."""
     low = LOW[np.minimum(width, 8)]
@@ -92,12 +87,8 @@ def sizes(
 
 
 def same(
-    source: npt.NDArray[np.uint64],
-    start: npt.NDArray[np.int64],
-    length: npt.NDArray[np.int64],
-    first: npt.NDArray[np.int64],
-    recorded: list[msgspec.Raw],
-) -> npt.NDArray[np.bool_]:
+    source: Words, start: Ints, length: Ints, first: Ints, recorded: list[msgspec.Raw]
+) -> Flags:
     """Per step, whether its recorded text is the one its pieces make: piece ``k`` is
     ``length[k]`` bytes of ``source`` (its words, :func:`words`) from ``start[k]``, and
     the pieces of step ``s`` start at ``first[s]``.  Compared a word at a time, at
@@ -107,7 +98,7 @@ def same(
     text = words(b"".join([*recorded, PAD]))
     ends = np.cumsum(length)
     begin = ends[first] - length[first]
-    right: npt.NDArray[np.bool_] = np.diff(np.append(begin, ends[-1])) == written
+    right: Flags = np.diff(np.append(begin, ends[-1])) == written
     # Where each piece would be in its step's recorded text: where the pieces before it
     # end, when every step's text is as long as its pieces.
     at = ends - length
@@ -125,15 +116,9 @@ def same(
     return right
 
 
-def differ(
-    source: npt.NDArray[np.uint64],
-    start: npt.NDArray[np.int64],
-    length: npt.NDArray[np.int64],
-    text: npt.NDArray[np.uint64],
-    at: npt.NDArray[np.int64],
-) -> npt.NDArray[np.bool_]:
+def differ(source: Words, start: Ints, length: Ints, text: Words, at: Ints) -> Flags:
     """Per piece, whether its bytes in ``source`` and at ``at`` in ``text`` differ."""
-    changed: npt.NDArray[np.bool_] = ((source[start] ^ text[at]) & LOW[np.minimum(length, 8)]) != 0
+    changed: Flags = ((source[start] ^ text[at]) & LOW[np.minimum(length, 8)]) != 0
     for word in range(1, -(-int(length.max(initial=0)) // 8)):
         shift = 8 * word
         some = np.flatnonzero(length > shift)

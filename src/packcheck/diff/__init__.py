@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Unpack
 
-from .._gate import CHECKED, Changes, Settings, run_gate
+from .._gate import CHECKED, Changes, Settings, raising, run_gate
 from .._gate import Outcome as GateOutcome
 from .._packers import Packer, adapter
 from .._rule.declared import Rule
@@ -88,21 +88,12 @@ def run(
     return run_gate(oracle, s, DIFF, DiffSummary, rule=rule)
 
 
-def check(
-    new: Callable[[dict[str, Any]], object] | Packer,
-    old: Callable[[dict[str, Any]], object] | Packer,
-    settings: Settings | None = None,
-    *,
-    count: bool = False,
-    rule: Rule | None = None,
-    **changes: Unpack[Changes],
-) -> DiffSummary:
+@raising(run)
+def check(summary: DiffSummary) -> None:
     """:func:`run`, raising :class:`Divergence` if NEW and OLD differ on any case.
 
     For a test suite: ``packcheck.diff.check(pack_v2, pack_v1, seed=1)``.
     """
-    summary = run(new, old, settings, count=count, rule=rule, **changes)
     if summary.finding is not None:
         assert isinstance(summary.finding, DiffFinding)
         raise Divergence(summary.finding)
-    return summary

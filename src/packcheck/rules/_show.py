@@ -7,6 +7,7 @@ page.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -67,34 +68,35 @@ def _units(value: Any) -> str:
     return f"{value} unit{'s' if value != 1 else ''}"
 
 
+#: What each key with a number means: at 0, where it changes nothing, and at ``value``.
+_AT_ZERO = {
+    "per_item": "each kept block costs its size",
+    "separator": "nothing is charged between kept blocks",
+    "reserve": "the whole budget is there for the blocks",
+    "max_count": "no limit on the number of kept blocks",
+    "refuse_budget_below": "no budget is refused",
+}
+_AT_VALUE: dict[str, Callable[[Any], str]] = {
+    "per_item": lambda value: f"each kept block costs its size plus {_units(value)}",
+    "separator": lambda value: (
+        f"each kept block after the first (pins count) costs {_units(value)} more"
+    ),
+    "reserve": lambda value: f"{_units(value)} of the budget set aside before any block",
+    "max_count": lambda value: (
+        f"the scan ends once {value} block{'s are' if value != 1 else ' is'} kept, pins counted"
+    ),
+    "refuse_budget_below": lambda value: f"a budget below {value} is refused",
+}
+
+
 def meaning(key: str, value: Any) -> str:
     """What ``value`` means for the rule key ``key``, in a sentence without a period."""
     if key in CHOICES:
         return CHOICES[key][value]
+    if key in _AT_VALUE:
+        return _AT_ZERO[key] if value == 0 else _AT_VALUE[key](value)
     if key == "name":
         return "shown in reports; never changes an answer"
-    if key == "per_item":
-        if value == 0:
-            return "each kept block costs its size"
-        return f"each kept block costs its size plus {_units(value)}"
-    if key == "separator":
-        if value == 0:
-            return "nothing is charged between kept blocks"
-        return f"each kept block after the first (pins count) costs {_units(value)} more"
-    if key == "reserve":
-        if value == 0:
-            return "the whole budget is there for the blocks"
-        return f"{_units(value)} of the budget set aside before any block"
-    if key == "max_count":
-        if value == 0:
-            return "no limit on the number of kept blocks"
-        return (
-            f"the scan ends once {value} block{'s are' if value != 1 else ' is'} kept, pins counted"
-        )
-    if key == "refuse_budget_below":
-        if value == 0:
-            return "no budget is refused"
-        return f"a budget below {value} is refused"
     assert key == "refuse_empty", key
     return "an empty block list is refused" if value else "an empty block list is packed"
 

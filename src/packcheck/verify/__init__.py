@@ -16,7 +16,9 @@ from .._gate import (
     Changes,
     Fixture,
     Outcome,
+    PhaseCases,
     Settings,
+    raising,
     read_fixtures,
     run_gate,
     seed_fixtures,
@@ -69,21 +71,10 @@ class Summary(Outcome):
         """No counterexample was found."""
         return self.finding is None
 
-    @property
-    def fixtures(self) -> int:
-        return self.checked["fixtures"]
-
-    @property
-    def generated(self) -> int:
-        return self.checked["generated"]
-
-    @property
-    def wide(self) -> int:
-        return self.checked["wide ranges"]
-
-    @property
-    def long_lists(self) -> int:
-        return self.checked["long lists"]
+    fixtures = PhaseCases("fixtures")
+    generated = PhaseCases("generated")
+    wide = PhaseCases("wide ranges")
+    long_lists = PhaseCases("long lists")
 
     @property
     def cases(self) -> int:
@@ -121,18 +112,10 @@ def run(
     return replace(summary, declared=declared.describe())
 
 
-def check(
-    packer: Callable[[dict[str, Any]], object] | Packer,
-    settings: Settings | None = None,
-    *,
-    partition: bool = False,
-    rule: Rule | str | os.PathLike[str] | None = None,
-    **changes: Unpack[Changes],
-) -> Summary:
+@raising(run)
+def check(summary: Summary) -> None:
     """:func:`run`, raising :class:`Counterexample` if the packer does not conform
     (``packcheck.verify.check(my_packer, seed=1)`` in a test suite)."""
-    summary = run(packer, settings, partition=partition, rule=rule, **changes)
     if summary.finding is not None:
         assert isinstance(summary.finding, Finding)
         raise Counterexample(summary.finding, summary.saved_to)
-    return summary

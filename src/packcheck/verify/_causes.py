@@ -15,7 +15,7 @@ from typing import Any
 from .._rule.declared import Rule
 from .._rule.interpret import interpret_case
 from .._rule.jsonio import show
-from .._rule.model import Case, SizeError, read_case
+from .._rule.model import Case, valid_case
 from .._rule.order import same_utf16, sorted_utf16
 from .._rule.same import same
 from .._rule.units import as_unit
@@ -245,11 +245,8 @@ def _scannable(case: object, answer: object) -> tuple[Case, list[Any]] | None:
     ``None`` when either cannot be walked (no ``kept`` list, a malformed case)."""
     if not isinstance(answer, dict) or not isinstance(answer.get("kept"), list):
         return None
-    try:
-        read = read_case(case)
-    except ValueError:
-        return None
-    if isinstance(read, SizeError):
+    read = valid_case(case)
+    if read is None:
         return None
     return read, [same_utf16(k) if isinstance(k, str) else k for k in answer["kept"]]
 

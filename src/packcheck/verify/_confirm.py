@@ -25,7 +25,7 @@ from .._packers import PackerFault, PackerRefusal
 from .._rule.declared import Rule
 from .._rule.interpret import REFUSED, interpret_case
 from .._rule.jsonio import show_int
-from .._rule.model import Case, SizeError, read_case
+from .._rule.model import Case, SizeError, read_case, valid_case
 from ..strategies import cases
 from ._causes import LENIENT, STRICT, agrees, agrees_on_keys, plain_scan, variant_of
 from ._neighbours import FAULT, Probe, neighbours, on_top, rule_answer
@@ -86,14 +86,6 @@ def refusals_answered(answer_of: Answer) -> Answer:
     return answer
 
 
-def _readable(case: object) -> Case | None:
-    try:
-        read = read_case(case)
-    except ValueError:
-        return None
-    return None if isinstance(read, SizeError) else read
-
-
 def _kept_sum(case: Case, kept: object) -> int | None:
     """The exact sum of the sizes of the blocks ``kept`` names, matched in scan order."""
     if not isinstance(kept, list):
@@ -130,7 +122,7 @@ def _plain(rule: Rule) -> Callable[[Case], dict[str, Any]]:
 def int64_wrapped(case: object, answer: object, rule: Rule = _SEED) -> str | None:
     """Why ``answer``'s remaining is an int64 wrap, if it is: it equals the exact
     remaining of its own kept blocks (or the rule's) modulo 2**64, but not exactly."""
-    read = _readable(case)
+    read = valid_case(case)
     if read is None or not isinstance(answer, dict):
         return None
     got = answer.get("remaining")
@@ -234,7 +226,7 @@ def _pool(read: Case, seed: int, max_units: int) -> list[tuple[dict[str, Any], C
     near = list(_neighbours(read, rng, _NEIGHBOURS)) if len(read.sizes) <= 64 else []
     pool = [*near, *_small(rng, _SMALL), *_drawn(seed, max_units, _DRAWN, False)]
     rng.shuffle(pool)
-    readable = [(case, _readable(case)) for case in pool]
+    readable = [(case, valid_case(case)) for case in pool]
     return [(case, read) for case, read in readable if read is not None]
 
 
@@ -323,7 +315,7 @@ def _strict(
     rng = random.Random(f"confirm:{seed}")
     bases = [case, *_small(rng, 100), *_drawn(seed, max_units, _DRAWN, False)]
     pool = [c for base in bases for c in (base, *_floated(base, rng, 2))]
-    pool = [c for c in pool if _readable(c) is not None]
+    pool = [c for c in pool if valid_case(c) is not None]
     rng.shuffle(pool)
     rules = [_declared(rule, c) for c in pool]
     # Where the variant is the rule, its output leaves the partition out (as a scan
@@ -416,7 +408,7 @@ def confirm(
     """
     if not rule.is_default:
         answer_of = refusals_answered(answer_of)
-    read = _readable(case)
+    read = valid_case(case)
     if read is None:
         if isinstance(case, dict) and _declared(rule, case) == {"error": "size"}:
             return _lenient(case, answer, answer_of, seed, max_units, rule)
@@ -426,7 +418,7 @@ def confirm(
     wrap = int64_wrapped(case, answer, rule) or (first and int64_wrapped(*first, rule))
     if wrap:
         return Confirmed((WRAP,), wrap)
-    first_read = _readable(first[0]) if first is not None else None
+    first_read = valid_case(first[0]) if first is not None else None
     declared = _output(rule, read)
     refusal = any(agrees(out, REFUSED) for out in (answer, declared))
     probe = Probe(rule, answer_of, max_units, refused=case if refusal else None)
@@ -456,7 +448,7 @@ def _at_edges(variant: Variant, probe: Probe, case: object) -> bool:
     walked = [*probe.cases, *([case] if probe.walkable(case) else [])]
 
     def output(at: dict[str, Any]) -> object:
-        read = _readable(at)
+        read = valid_case(at)
         return variant.output(read) if read is not None else _SIZE_ERROR
 
     for walk in walked:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -187,20 +188,15 @@ def explained(finding: Finding, *, rule: Rule = _SEED) -> Finding:
 
 
 def diagnosed(
-    finding: Finding,
-    packer: Packer,
-    *,
-    seed: int,
-    max_units: int,
-    partition: bool = False,
-    rule: Rule = _SEED,
+    finding: Finding, packer: Packer, *, max_units: int, partition: bool = False, rule: Rule = _SEED
 ) -> Finding:
     """``finding`` explained, its causes confirmed on a sample, and asked again alone.
 
     Causes are named in the words of the declared ``rule``.  Unless it timed out, the
     case is sent to ``packer`` once more: if it passes, the failure needs state from
     earlier calls and no cause is named; otherwise only causes confirmed on further
-    cases (:mod:`packcheck.verify._confirm`) are named.
+    cases (:mod:`packcheck.verify._confirm`) are named.  The sample is drawn from a
+    seed taken from the case, so that every run names the same causes for it.
     """
     if isinstance(finding.answer, PackerTimeout):
         return finding  # asked again, it would wait the timeout once more
@@ -224,7 +220,7 @@ def diagnosed(
         answer,
         packer.answer,
         first=None if isinstance(earlier, PackerFault) else (first.case, earlier),
-        seed=seed,
+        seed=int(hashlib.sha256(dumps(finding.case).encode()).hexdigest()[:8], 16),
         max_units=max_units,
         rule=rule,
     )

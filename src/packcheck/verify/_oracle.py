@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import math
 import time
 from collections.abc import Callable, Hashable
@@ -26,7 +25,6 @@ from .._gate.plain_case import PlainCase
 from .._gate.transitions import shape
 from .._packers import Packer, PackerFault, PackerTimeout
 from .._rule.declared import Rule
-from .._rule.jsonio import dumps
 from ..strategies import MAX_SAFE_UNITS, cases
 from ._causes import departure_index
 from ._findings import Finding, diagnosed, examine
@@ -213,11 +211,9 @@ class ReferenceOracle:
         same causes on every seed), and where ``kept`` departs; or, when the case passes
         alone, that it needs state."""
         assert isinstance(finding, Finding)
-        digest = hashlib.sha256(dumps(finding.case).encode()).hexdigest()
         return diagnosed(
             finding,
             self.packer,
-            seed=int(digest[:8], 16),
             max_units=self.max_units,
             partition=self.partition,
             rule=self.declared,
