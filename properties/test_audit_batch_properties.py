@@ -110,6 +110,16 @@ def _both(texts: list[bytes]) -> None:
         b'{"packed":[],"available":[],"dropped":["A"]},"result":null}'
     ]
 )
+# Spaced (so the typed path judges them): one step records its result, the next none.
+@example(
+    [
+        b'{"budget":3, "blocks":[{"id":"A", "size":2},{"id":"B", "size":2}], "required":["B"],'
+        b' "partition":{"packed":["A"], "available":["B"], "dropped":[]},'
+        b' "result":{"kept":["A"], "remaining":1, "missing":["B"]}}',
+        b'{"budget":3, "blocks":[{"id":"A", "size":2},{"id":"B", "size":2}], "required":["B"],'
+        b' "partition":{"packed":["A"], "available":["B"], "dropped":[]}}',
+    ]
+)
 def test_batched_steps_report_as_step_by_step(texts: list[bytes]) -> None:
     _both(texts)
 
