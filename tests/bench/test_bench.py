@@ -517,7 +517,7 @@ def test_a_packer_module_is_imported_from_the_current_directory(
     assert "my_packer_under_test:fast" in capsys.readouterr().out
     assert main([*argv, "--packer", "my_packer_under_test:wrong"]) == 1
     assert capsys.readouterr().err == (
-        "packcheck: my_packer_under_test:wrong gave a wrong answer on pareto at n=100\n"
+        "packcheck bench: my_packer_under_test:wrong gave a wrong answer on pareto at n=100\n"
     )
 
 
@@ -868,7 +868,7 @@ def test_bench_steps_exits_1_on_a_wrong_answer_at_agent_sizes(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
-        'packcheck: pack_many(cases, engine="numpy") gave a wrong answer on 20 steps\n'
+        'packcheck bench: pack_many(cases, engine="numpy") gave a wrong answer on 20 steps\n'
     )
 
 

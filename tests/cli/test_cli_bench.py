@@ -131,13 +131,13 @@ def test_differing_answers_fail_in_one_line(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
-        "packcheck: NEW and OLD answer differently on uniform-50% at n=1,000; "
+        "packcheck bench: NEW and OLD answer differently on uniform-50% at n=1,000; "
         "the reference agrees with OLD\n"
     )
     # Under --format json stdout still holds one object, saying what ended the run.
     assert main([*AB, "--format", "json"]) == 1
     captured = capsys.readouterr()
-    assert json.loads(captured.out) == {"error": captured.err.removeprefix("packcheck: ").strip()}
+    assert json.loads(captured.out) == {"error": captured.err.removeprefix("packcheck bench: ").strip()}
 
 
 @pytest.mark.parametrize("spelling", [["--format", "json"], ["--json"]])
