@@ -456,7 +456,7 @@ def test_bench_shows_progress_as_verify_does(
     assert main([*CLI, "--repeat", "1"]) == 0
     lines = capsys.readouterr().err.splitlines()
     assert list(dict.fromkeys(line.rsplit(",", 1)[0] for line in lines)) == [
-        f"packcheck bench: {name} n={n}: {done}/4 cases"
+        f"packcheck bench: {name} n={n}: {done}/4 cells"
         for done, (name, n) in enumerate(
             [("uniform-50%", "1,000"), ("uniform-50%", "4,000"), ("staircase", "1,000"),
              ("staircase", "4,000")], 1
@@ -467,7 +467,7 @@ def test_bench_shows_progress_as_verify_does(
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     assert main([*CLI, "--repeat", "1"]) == 0
     err = capsys.readouterr().err
-    assert err.startswith("\r\033[Kpackcheck bench: uniform-50% n=1,000: 1/4 cases, ")
+    assert err.startswith("\r\033[Kpackcheck bench: uniform-50% n=1,000: 1/4 cells, ")
     assert err.endswith("\r\033[K")
 
 
