@@ -111,7 +111,7 @@ def test_progress_is_written_as_lines_when_stderr_is_a_pipe(packers: Path) -> No
     lines = done.stderr.splitlines()
     assert len(lines) == 2
     for count, (line, n) in enumerate(zip(lines, (9, 10), strict=True), 1):
-        assert re.fullmatch(rf"packcheck bench: pareto n={n}: {count}/2 cases, \d+ s", line)
+        assert re.fullmatch(rf"packcheck bench: pareto n={n}: {count}/2 cells, \d+ s", line)
 
 
 def test_a_printing_packer_stays_out_of_the_report(packers: Path) -> None:
