@@ -86,7 +86,7 @@ def test_a_hanging_python_packer_ends_the_run_and_stops_the_commands(
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr == (
-        f"packcheck: {packers}:hangs failed on pareto at n=100: no answer within 1 s a case "
+        f"packcheck bench: {packers}:hangs failed on pareto at n=100: no answer within 1 s a case "
         "(timeout); run stopped\n"
     )
     assert _gone(int(pid_file.read_text()))
@@ -99,7 +99,7 @@ def test_a_hanging_command_ends_the_run_and_is_stopped(tmp_path: Path) -> None:
     done = _bench("--sizes", "100", "--packer-cmd", command, "--timeout", "1", "--quiet")
     assert done.returncode == 1
     assert done.stderr == (
-        f"packcheck: {command} failed on pareto at n=100: no answer within 1 s (timeout); "
+        f"packcheck bench: {command} failed on pareto at n=100: no answer within 1 s (timeout); "
         "packer stopped\n"
     )
     assert _gone(int(pid_file.read_text()))
@@ -111,7 +111,7 @@ def test_progress_is_written_as_lines_when_stderr_is_a_pipe(packers: Path) -> No
     lines = done.stderr.splitlines()
     assert len(lines) == 2
     for count, (line, n) in enumerate(zip(lines, (9, 10), strict=True), 1):
-        assert re.fullmatch(rf"packcheck bench: pareto n={n}: {count}/2 cases, \d+ s", line)
+        assert re.fullmatch(rf"packcheck bench: pareto n={n}: {count}/2 cells, \d+ s", line)
 
 
 def test_a_printing_packer_stays_out_of_the_report(packers: Path) -> None:

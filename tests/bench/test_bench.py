@@ -456,7 +456,7 @@ def test_bench_shows_progress_as_verify_does(
     assert main([*CLI, "--repeat", "1"]) == 0
     lines = capsys.readouterr().err.splitlines()
     assert list(dict.fromkeys(line.rsplit(",", 1)[0] for line in lines)) == [
-        f"packcheck bench: {name} n={n}: {done}/4 cases"
+        f"packcheck bench: {name} n={n}: {done}/4 cells"
         for done, (name, n) in enumerate(
             [("uniform-50%", "1,000"), ("uniform-50%", "4,000"), ("staircase", "1,000"),
              ("staircase", "4,000")], 1
@@ -467,7 +467,7 @@ def test_bench_shows_progress_as_verify_does(
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     assert main([*CLI, "--repeat", "1"]) == 0
     err = capsys.readouterr().err
-    assert err.startswith("\r\033[Kpackcheck bench: uniform-50% n=1,000: 1/4 cases, ")
+    assert err.startswith("\r\033[Kpackcheck bench: uniform-50% n=1,000: 1/4 cells, ")
     assert err.endswith("\r\033[K")
 
 
@@ -517,7 +517,7 @@ def test_a_packer_module_is_imported_from_the_current_directory(
     assert "my_packer_under_test:fast" in capsys.readouterr().out
     assert main([*argv, "--packer", "my_packer_under_test:wrong"]) == 1
     assert capsys.readouterr().err == (
-        "packcheck: my_packer_under_test:wrong gave a wrong answer on pareto at n=100\n"
+        "packcheck bench: my_packer_under_test:wrong gave a wrong answer on pareto at n=100\n"
     )
 
 
@@ -868,7 +868,7 @@ def test_bench_steps_exits_1_on_a_wrong_answer_at_agent_sizes(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
-        'packcheck: pack_many(cases, engine="numpy") gave a wrong answer on 20 steps\n'
+        'packcheck bench: pack_many(cases, engine="numpy") gave a wrong answer on 20 steps\n'
     )
 
 

@@ -131,13 +131,15 @@ def test_differing_answers_fail_in_one_line(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
-        "packcheck: NEW and OLD answer differently on uniform-50% at n=1,000; "
+        "packcheck bench: NEW and OLD answer differently on uniform-50% at n=1,000; "
         "the reference agrees with OLD\n"
     )
     # Under --format json stdout still holds one object, saying what ended the run.
     assert main([*AB, "--format", "json"]) == 1
     captured = capsys.readouterr()
-    assert json.loads(captured.out) == {"error": captured.err.removeprefix("packcheck: ").strip()}
+    assert json.loads(captured.out) == {
+        "error": captured.err.removeprefix("packcheck bench: ").strip()
+    }
 
 
 @pytest.mark.parametrize("spelling", [["--format", "json"], ["--json"]])
@@ -156,6 +158,31 @@ def test_the_ab_json_is_alone_on_stdout_the_text_on_stderr(
     assert data["comparisons"][0]["verdict"] == "same"
     assert err.startswith("NEW new_kernel:pack_sizes (kernel-level)\n")  # the text report
     assert err.endswith("\nok: NEW is not slower than OLD by more than 20% on any workload\n")
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "status", "counted"),
+    [
+        ([1e-3], [1e-3], "ok", "same"),
+        ([1.5e-3, 1.6e-3], [1e-3, 1.05e-3], "fail", "slower"),
+        ([0.5e-3, 2e-3], [1e-3], "inconclusive", "inconclusive"),  # never clear
+    ],
+)
+def test_the_ab_json_says_the_runs_verdict_at_the_top(
+    kernels: Callable[..., None],
+    capsys: pytest.CaptureFixture[str],
+    new: list[float],
+    old: list[float],
+    status: str,
+    counted: str,
+) -> None:
+    kernels(new, old)
+    main([*AB, "--json", "--quiet", "--time-budget", "0.1"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == status
+    assert data["verdicts"] == {
+        verdict: int(verdict == counted) for verdict in ("slower", "inconclusive", "faster", "same")
+    }
 
 
 def test_new_defaults_to_the_installed_numpy_packer(

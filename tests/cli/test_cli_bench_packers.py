@@ -146,7 +146,7 @@ def test_a_packer_of_the_wrong_kind_said_explicitly_fails_as_a_wrong_answer(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main([*TINY, "--packer", CASE, "--kind", "kernel"]) == 1
-    assert capsys.readouterr().err.startswith(f"packcheck: {CASE} raised TypeError")
+    assert capsys.readouterr().err.startswith(f"packcheck bench: {CASE} raised TypeError")
 
 
 def test_compare_needs_a_baseline_of_the_packer_timed(
@@ -215,4 +215,4 @@ def test_a_packer_past_its_limit_ends_the_process_after_stopping_the_commands(
     monkeypatch.setattr(bench_cli.os, "_exit", ended.append)
     bench_cli._expired([Command()], "p failed on w at n=10: no answer")  # type: ignore[list-item]
     assert (closed, ended) == (["command"], [1])
-    assert capsys.readouterr().err == "packcheck: p failed on w at n=10: no answer\n"
+    assert capsys.readouterr().err == "packcheck bench: p failed on w at n=10: no answer\n"

@@ -94,6 +94,20 @@ def test_explain_on_distractor_first(capsys: pytest.CaptureFixture[str]) -> None
     assert "  no packing: blocks[0].size: -1 (number) is not an integer >= 1" in out
 
 
+def test_explain_as_json_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    # --explain is text; JSON of the same trace is --trace. Plain pack's json is its own.
+    status, out, err = run(
+        capsys, "pack", "--explain", "--format", "json", str(FIXTURES / "seed.json")
+    )
+    assert (status, out) == (2, [])
+    assert err == [
+        "packcheck pack: error: --explain prints a readable trace, not JSON: --trace writes it "
+        "as JSON"
+    ]
+    status, out, _ = run(capsys, "pack", "--format", "json", str(FIXTURES / "seed.json"))
+    assert (status, [json.loads(line) for line in out]) == (0, ANSWERS)
+
+
 def test_explain_heads_a_malformed_line_as_it_heads_every_case(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

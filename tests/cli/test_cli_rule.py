@@ -55,6 +55,22 @@ def test_show_a_pyproject_table(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert report["changed"] == ["per_item = 2"]
 
 
+def test_show_as_json_gives_each_value_as_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rule = write(tmp_path / "r.toml", f'{CHAT}separator = "1/2"\nremaining = "sizes"\n')
+    status, out, _ = ran(capsys, "rule", "show", str(rule), "--format", "json")
+    assert status == 0
+    values = {key["key"]: key["value"] for key in json.loads(out)["keys"]}
+    # Numbers as numbers, strings as strings (not their TOML text); a fraction as the
+    # "p/q" a rule file takes.
+    assert values["name"] == "chat"
+    assert values["order"] == "reversed"
+    assert values["per_item"] == 3
+    assert values["separator"] == "1/2"
+    assert values["refuse_empty"] is False
+
+
 def test_show_without_a_file_uses_the_table_verify_uses(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

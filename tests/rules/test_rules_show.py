@@ -83,7 +83,7 @@ def test_the_json_report_has_each_key_its_value_and_meaning() -> None:
     per_item = next(k for k in report["keys"] if k["key"] == "per_item")
     assert per_item == {
         "key": "per_item",
-        "value": '"1/2"',
+        "value": "1/2",
         "default": False,
         "meaning": "each kept block costs its size plus 1/2 of a unit",
     }

@@ -11,7 +11,7 @@ function, a JSON Lines command: :func:`python_subject`, :class:`CommandSubject`)
 
 from __future__ import annotations
 
-from ._ab import ABReport, Comparison, ab
+from ._ab import VERDICTS, ABReport, Comparison, ab
 from ._answers import BenchError, Kernel
 from ._context import context
 from ._limit import Limit
@@ -49,6 +49,7 @@ __all__ = [
     "STEP_SIZES",
     "STEP_WORKLOADS",
     "TIE",
+    "VERDICTS",
     "WORKLOADS",
     "ABReport",
     "BenchError",

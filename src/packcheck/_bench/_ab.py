@@ -9,7 +9,7 @@ import statistics
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from .._rule.declared import Rule
 from ._answers import BenchError, Kernel, Progress, check_answers, error_note, first_answer
@@ -21,6 +21,10 @@ from ._workloads import WORKLOADS, Recorded, workload
 
 # Untimed calls of each kernel before the one that sets the calls per sample.
 _WARMUP = 2
+#: The verdicts in the order reports count them, the one that fails a run first.
+VERDICTS: tuple[Verdict, ...] = ("slower", "inconclusive", "faster", "same")
+#: A run's verdict, as its last line says it.
+Status = Literal["fail", "inconclusive", "ok"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,14 @@ class ABReport:
     def __post_init__(self) -> None:
         self.counts = Counter(c.estimate.verdict for c in self.comparisons)
 
+    @property
+    def status(self) -> Status:
+        """The run's verdict: ``fail`` when a comparison is ``slower``, else
+        ``inconclusive`` when one is (``--strict`` fails it), else ``ok``."""
+        if self.counts["slower"]:
+            return "fail"
+        return "inconclusive" if self.counts["inconclusive"] else "ok"
+
     def to_json(self, new: str, old: str) -> dict[str, Any]:
         """A small, self-describing dict: what was compared, where, how, and each
         comparison's times, ratio, interval and verdict (``new_seconds`` and
@@ -64,6 +76,8 @@ class ABReport:
             "kind": "packcheck bench A/B",
             "new": new,
             "old": old,
+            "status": self.status,
+            "verdicts": {verdict: self.counts[verdict] for verdict in VERDICTS},
             "kinds": list(self.kinds),
             "clock": self.clock,
             "threshold": self.threshold,

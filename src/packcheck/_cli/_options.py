@@ -416,7 +416,8 @@ OPTIONS = (
                 "help": "the output on stdout: json, one compact JSON line per case, its only "
                 "format (--explain prints a readable trace) (default: json)",
                 "choices": ("json",),
-                "default": "json",
+                # Not given is told from given: --explain is text, and refuses it.
+                "default": None,
             },
             "fixtures": {
                 "help": "the report on stdout: text, or json (one object: the counts and "

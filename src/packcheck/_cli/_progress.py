@@ -21,6 +21,9 @@ from .._gate import EXPLAINING
 EVERY = 10.0
 #: The progress "phase" of a run of several seeds: ``done`` seeds of ``total`` are done.
 SEEDS = "seeds"
+#: What a command's progress counts, one and many, where it is not cases: bench times
+#: cells (a workload at a size), as its report calls them.
+_COUNTED = {"bench": ("cell", "cells")}
 
 
 def _state(command: str, phase: str, done: int, total: int | None, elapsed: float) -> str:
@@ -30,7 +33,8 @@ def _state(command: str, phase: str, done: int, total: int | None, elapsed: floa
         return f"packcheck {command}: explaining the failure, {elapsed:.0f} s"
     count = f"{done}/{total}" if total else f"{done}"
     many = (total or done) != 1
-    unit = ("tries" if many else "try") if phase == "shrinking" else ("cases" if many else "case")
+    one, several = _COUNTED.get(command, ("case", "cases"))
+    unit = ("tries" if many else "try") if phase == "shrinking" else (several if many else one)
     return f"packcheck {command}: {phase}: {count} {unit}, {elapsed:.0f} s"
 
 

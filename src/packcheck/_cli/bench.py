@@ -100,7 +100,7 @@ def run_bench(args: argparse.Namespace) -> int:
         except SetupError as exc:  # and a usage error; a path in it may hold a line break
             return error("bench", str(exc))
         except BenchError as exc:  # a wrong answer, or a packer that failed
-            print(f"packcheck: {exc}", file=sys.stderr)
+            print(f"packcheck bench: {exc}", file=sys.stderr)
             if _json(args):  # stdout still holds one object: what ended the run
                 print(dumps({"error": one_line(str(exc))}))
             return 1
@@ -114,7 +114,7 @@ def run_bench(args: argparse.Namespace) -> int:
 def _expired(subjects: list[Subject], reason: str) -> None:
     """A Python packer is past its :class:`Limit` (called from the watchdog thread, the
     packer still running): one line, the command packers stopped, exit 1."""
-    print(f"packcheck: {reason}", file=sys.stderr, flush=True)
+    print(f"packcheck bench: {reason}", file=sys.stderr, flush=True)
     for subject in subjects:
         subject.close()
     os._exit(1)

@@ -66,12 +66,12 @@ def _verdict(report: ABReport, strict: bool, out: TextIO) -> int:
         [f"{c.workload} n={c.n:,}" for c in report.comparisons if c.estimate.verdict == verdict]
         for verdict in ("slower", "inconclusive")
     )
-    if slower:
+    if report.status == "fail":
         print(
             f"FAIL: NEW is slower than OLD by more than {limit} on: {', '.join(slower)}", file=out
         )
         return 1
-    if unsure:
+    if report.status == "inconclusive":
         status = "fails under --strict" if strict else "passes; --strict would fail it"
         print(f"inconclusive within the time budget on: {', '.join(unsure)} ({status})", file=out)
         return 1 if strict else 0

@@ -12,10 +12,9 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
 
-from .._bench import CALLS, REFERENCE, TIE, ABReport, Report, StepsReport, Verdict
+from .._bench import CALLS, REFERENCE, TIE, VERDICTS, ABReport, Report, StepsReport
 from .._rule.jsonio import one_line
 
-_VERDICTS: tuple[Verdict, ...] = ("slower", "inconclusive", "faster", "same")
 _KIND_NAMES = {"kernel": "kernel-level", "case": "case-level", "command": "JSON Lines command"}
 
 
@@ -215,7 +214,7 @@ def table_ab(report: ABReport, new_spec: str, old_spec: str) -> str:
         lines.append(
             f"{c.workload:<16}{c.family:<13}{c.n:>10,}{times}{ratio}{e.pairs:>7}  {e.verdict}"
         )
-    tally = ", ".join(f"{report.counts[v]} {v}" for v in _VERDICTS)
+    tally = ", ".join(f"{report.counts[v]} {v}" for v in VERDICTS)
     lines += ["", f"{tally} in {report.seconds:.1f} s", *_notes(report.notes)]
     return "\n".join(lines)
 

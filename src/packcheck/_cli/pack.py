@@ -65,6 +65,10 @@ def run_pack(args: argparse.Namespace) -> int:
             "packcheck audit); drop them to pack, --explain or --trace with packcheck's "
             "own engines",
         )
+    if args.explain and args.format == "json":
+        return error(
+            COMMAND, "--explain prints a readable trace, not JSON: --trace writes it as JSON"
+        )
     if (args.packer or args.packer_cmd) and (args.workers or args.scheduler):
         return error(COMMAND, "--workers and --scheduler run packcheck's engines only")
     if not engine_ready(COMMAND, args.engine):

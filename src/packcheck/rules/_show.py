@@ -162,7 +162,12 @@ class RuleShown:
             "source": self.source,
             "name": self.rule.name,
             "keys": [
-                {"key": k.key, "value": k.value, "default": k.default, "meaning": k.meaning}
+                {
+                    "key": k.key,
+                    "value": _json_value(getattr(self.rule, k.key)),
+                    "default": k.default,
+                    "meaning": k.meaning,
+                }
                 for k in self.keys
             ],
             "changed": self.rule.changed(),
@@ -170,6 +175,14 @@ class RuleShown:
             "unused": self.unused(),
             "fixtures": len(self.rule.fixtures),
         }
+
+
+def _json_value(value: object) -> object:
+    """A key's value as JSON: a number, a string or a boolean; a fraction as the
+    ``"p/q"`` string a rule file and a record's ``rule`` take."""
+    if isinstance(value, Fraction):
+        return f"{value.numerator}/{value.denominator}"
+    return value
 
 
 def show(rule: Rule, source: str) -> RuleShown:
