@@ -69,6 +69,29 @@ def test_every_capture_bug_recorded_fails_the_audit(
     assert check_run(lines).violations
 
 
+@pytest.mark.parametrize("spec", ["--packer", "--packer-cmd"])
+def test_a_packer_that_captures_no_partition_is_told_so_once(
+    capsys: pytest.CaptureFixture[str], spec: str
+) -> None:
+    # A packer of answers alone: its run can never pass an audit, which is said on stderr
+    # once (at its first such step), and the run is still recorded, exit 0.
+    packer = (
+        f"{PACKERS / 'broken.py'}:correct"
+        if spec == "--packer"
+        else f"{sys.executable} {PACKERS / 'lines_packer.py'} correct"
+    )
+    status, lines, err = _record(capsys, spec, packer)
+    assert status == 0
+    assert len(lines) == len(CASES)
+    assert err == (
+        "packcheck pack: note: line 1: the packer's answer holds no partition, so neither "
+        "does its record, and packcheck audit reports every such step as no-partition; a "
+        "capturing packer returns its partition beside its answer (docs/partition.md, "
+        '"What a capturing packer returns")\n'
+    )
+    assert "no-partition" in {v.check for v in check_run(lines).violations}
+
+
 def test_a_command_packer_is_recorded_too(capsys: pytest.CaptureFixture[str]) -> None:
     status, lines, _ = _record(capsys, "--packer-cmd", f"{CAPTURE_LINES} correct")
     assert status == 0

@@ -31,7 +31,7 @@ from .._partition.trace import trace
 from .._partition.trace_text import trace_json
 from .._rule.declared import Rule
 from .._rule.interpret import REFUSED
-from .._rule.jsonio import JSONError, dumps, loads, show_text, write_json
+from .._rule.jsonio import JSONError, dumps, loads, one_line, show_text, write_json
 from .._rule.model import MalformedCase
 from .._rule.recorded import RULE_KEY, recorded, refuses
 from .._rule.sources import Record, SourceError, read_lines, read_records
@@ -161,6 +161,7 @@ _Answer = tuple[Iterable[str], str | None, int]
 def _answers(records: Iterable[Record], how: _How, packer: Packer | None) -> Iterator[_Answer]:
     # Under the default rule a trace or record packs the case itself, once.
     at_once = how.rule is None and packer is None and (how.trace or how.record)
+    told = False
     for record in records:
         written = _written(record, how) if at_once and record.error is None else None
         if written is not None:
@@ -180,15 +181,32 @@ def _answers(records: Iterable[Record], how: _How, packer: Packer | None) -> Ite
             yield chain(trace_json(record.case, engine=how.engine, rule=how.rule), ("\n",)), None, 0
         elif packer is not None:
             try:
-                yield (dumps(_recorded(record.case, packer, how.rule)) + "\n",), None, 0
+                step = _recorded(record.case, packer, how.rule)
             except PackerFault as exc:
                 why = f"{record.where}: the packer failed: {exc}"
                 yield (dumps({"error": "packer", "detail": str(exc)}) + "\n",), why, 1
+                continue
+            if "partition" not in step and not told:
+                told = True  # once a run: every step of such a packer would say it
+                _note(f"{record.where}: {_NO_PARTITION}")
+            yield (dumps(step) + "\n",), None, 0
         elif how.record:
             step = record_step(record.case, engine=how.engine, rule=how.rule)
             yield (write_json(step) + "\n",), None, 0
         else:
             yield (write_json(result) + "\n",), None, 0
+
+
+#: Said (once) of a packer whose answer holds no partition: its run cannot pass an audit.
+_NO_PARTITION = (
+    "the packer's answer holds no partition, so neither does its record, and packcheck "
+    "audit reports every such step as no-partition; a capturing packer returns its "
+    'partition beside its answer (docs/partition.md, "What a capturing packer returns")'
+)
+
+
+def _note(message: str) -> None:
+    print(writable(one_line(f"packcheck {COMMAND}: note: {message}"), sys.stderr), file=sys.stderr)
 
 
 def _written(record: Record, how: _How) -> Iterable[str] | None:
