@@ -20,25 +20,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
+from .._engines.choice import ENGINES
 from .._rule.jsonio import one_line
-from .._rule.limits import DEFAULT_MAX_EXAMPLES, MAX_EXAMPLES
+from .._rule.limits import DEFAULT_BASES, DEFAULT_CASES, DEFAULT_MAX_EXAMPLES, MAX_EXAMPLES
+from .._rule.lines import MAX_LINE_BYTES
 from ._later import (
     Later,
-    cases_help,
     clocks,
     connect_timeout,
-    engines,
     formats,
     kinds,
-    line_help,
-    max_line_bytes,
     quick_help,
-    rule_diff_bases,
-    rule_diff_bases_help,
-    rule_diff_cases,
-    rule_diff_cases_help,
     steps_help,
-    time_budget_help,
     workload_help,
     workloads,
 )
@@ -124,6 +117,13 @@ def _cluster(flag: str, gate: str, files: str, **fields: Any) -> Option:
     ``audit``."""
     return Option(flag, gate, group="cluster", rerun=False, per=_on_files(help=files), **fields)
 
+
+#: ``bench --against``'s wall seconds with ``--quick`` and without (``--time-budget``
+#: overrides both).
+QUICK_BUDGET, FULL_BUDGET = 30.0, 120.0
+#: The most cases ``bench --cases`` takes, from the start of the first file: a sample of
+#: a run is timed over and over, and ten thousand steps already make a long sample.
+MAX_CASES = 10_000
 
 _PYTHON = "a Python function case -> output: MODULE:FUNCTION (the current directory is "
 _PROGRAM = "a program reading one JSON case per line and printing one JSON output per line"
@@ -290,18 +290,18 @@ OPTIONS = (
                 "default": None,
             },
             "rule diff": {
-                "help": rule_diff_bases_help,
+                "help": f"small cases drawn and walked (default: {DEFAULT_BASES})",
                 "parse": positive(int),
-                "default": rule_diff_bases,
+                "default": DEFAULT_BASES,
             },
         },
     ),
     Option(
         "--max-cases",
-        rule_diff_cases_help,
+        f"cases shown at most, smallest first (default: {DEFAULT_CASES})",
         parse=positive(int),
         metavar="N",
-        default=rule_diff_cases,
+        default=DEFAULT_CASES,
     ),
     Option(
         "--max-units",
@@ -456,15 +456,17 @@ OPTIONS = (
         "--engine",
         "packing algorithm; the answer is the same (default: reference; numba needs the "
         "extra: pip install 'packcheck[numba]')",
-        choices=engines,
+        choices=ENGINES,
         default="reference",
     ),
     Option(
         "--max-line-bytes",
-        line_help,
+        "refuse, as malformed, an input line (a case, a record, a document read whole, a "
+        "CSV table) longer than BYTES, never holding it whole; 64M, 1G, or digits "
+        f"(default: {MAX_LINE_BYTES >> 20}M)",
         parse=byte_count,
         metavar="BYTES",
-        default=max_line_bytes,
+        default=MAX_LINE_BYTES,
     ),
     Option(
         "--explain",
@@ -514,7 +516,15 @@ OPTIONS = (
         metavar="PERCENT",
         default="10%",
     ),
-    Option("--time-budget", time_budget_help, parse=seconds, metavar="SECONDS"),
+    Option(
+        "--time-budget",
+        f"--against: wall seconds for the comparison, checks and warm-ups included "
+        f"(default: {QUICK_BUDGET:g} with --quick, else {FULL_BUDGET:g}); sampling stops early "
+        "where every verdict is clear, and a cell the budget leaves too few pairs is "
+        "inconclusive",
+        parse=seconds,
+        metavar="SECONDS",
+    ),
     Option(
         "--plot",
         "plot time per block against n, or with --history speedup per commit",
@@ -538,7 +548,15 @@ OPTIONS = (
         default=10**6,
     ),
     Option("--steps", steps_help, kind="switch"),
-    Option("--cases", cases_help, metavar="FILE", nargs="+"),
+    Option(
+        "--cases",
+        "also time the packers on these recorded cases (files, globs, .gz, fsspec "
+        "URLs; JSON Lines, a recorded run, CSV: what pack reads), as a workload of their "
+        f"own, 'recorded', first; the first {MAX_CASES:,} cases at most; with --workload "
+        "only the workloads named as well",
+        metavar="FILE",
+        nargs="+",
+    ),
     Option(
         "--quick",
         quick_help,

@@ -6,6 +6,7 @@ import argparse
 from typing import TextIO
 
 from .._bench import CASE_SIZES, CASE_WORKLOADS, DEFAULT_SIZES, ABReport, Subject, ab
+from ._options import FULL_BUDGET, QUICK_BUDGET
 from .bench_show import measuring, published, table_ab
 
 #: ``--quick``: one size (for case-level and command packers an agent-sized step and
@@ -14,8 +15,6 @@ QUICK_SIZES = (10**5,)
 QUICK_CASE_SIZES = (100, 10**4)
 #: The shortest sample on the wall clock: a shorter one is mostly the scheduler's.
 WALL_MIN_TIME = 0.05
-QUICK_BUDGET = 30.0
-FULL_BUDGET = 120.0
 
 
 def run_ab(args: argparse.Namespace, new: Subject, old: Subject, clock: str) -> int:

@@ -18,10 +18,7 @@ from .._rule.jsonio import show_text
 from .._rule.model import MalformedCase, read_case
 from .._rule.sources import SourceError, read_records
 from . import config
-
-#: The most cases ``--cases`` takes, from the start of the first file: a sample of a
-#: run is timed over and over, and ten thousand steps already make a long sample.
-MAX_CASES = 10_000
+from ._options import MAX_CASES
 
 
 def declared_rule(args: argparse.Namespace) -> Rule | None:

@@ -1,14 +1,16 @@
-"""How many cases a gate run generates: the default, the most, and the check of a count.
+"""How many cases a gate run generates: the default, the most, and the check of a count;
+how much ``rule diff`` searches and shows unless told otherwise.
 
-The gate's settings and the commands' option table both read them here, so ``--help``
-and the pytest plugin state them without importing the gate (and Hypothesis).
+The gate's settings, ``rule diff`` and the commands' option table all read them here, so
+``--help`` and the pytest plugin state them without importing the gate or the search
+(and Hypothesis).
 """
 
 from __future__ import annotations
 
 from .jsonio import show
 
-__all__ = ["DEFAULT_MAX_EXAMPLES", "MAX_EXAMPLES", "examples"]
+__all__ = ["DEFAULT_BASES", "DEFAULT_CASES", "DEFAULT_MAX_EXAMPLES", "MAX_EXAMPLES", "examples"]
 
 #: Generated (short) cases per run (how long a default run takes: docs/gate.md, "Runs,
 #: seeds and time").
@@ -16,6 +18,10 @@ DEFAULT_MAX_EXAMPLES = 1000
 #: The most generated cases a run takes: a run holds about 10 KB of Hypothesis's
 #: bookkeeping per generated case until it ends.
 MAX_EXAMPLES = 10**6
+#: Small cases ``rule diff`` draws and walks, unless told otherwise.
+DEFAULT_BASES = 200
+#: Distinct shrunk cases ``rule diff`` reports at most, unless told otherwise.
+DEFAULT_CASES = 3
 
 
 def examples(value: object) -> int:

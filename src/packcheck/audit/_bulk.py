@@ -26,13 +26,14 @@ _PACKED, _AVAILABLE, _DROPPED, _NONE = 0, 1, 2, 3
 _REASONS: tuple[Reason, ...] = ("evicted", "evicted", "oversized", "not-retrieved")
 #: A reason's bucket cell, as :func:`tally` reads it.
 CELLS: dict[Reason, int] = {"evicted": _AVAILABLE, "oversized": _DROPPED, "not-retrieved": _NONE}
-_BLOCKS = attrgetter("blocks")
+# A record's fields, as both judges of a chunk (this one and the text one) read them.
+BUDGET = attrgetter("budget")
+BLOCKS = attrgetter("blocks")
+REQUIRED = attrgetter("required")
+PARTITION = attrgetter("partition")
+RESULT = attrgetter("result")
 _ID = attrgetter("id")
 _SIZE = attrgetter("size")
-_BUDGET = attrgetter("budget")
-_REQUIRED = attrgetter("required")
-_PARTITION = attrgetter("partition")
-_RESULT = attrgetter("result")
 _PACKED_IDS = itemgetter("packed")
 _encode = msgspec.json.Encoder().encode
 
@@ -136,12 +137,12 @@ class Chunk(Losses):
 
     def __init__(self, records: Sequence[Any]) -> None:
         steps = len(records)
-        blocks = list(map(_BLOCKS, records))
+        blocks = list(map(BLOCKS, records))
         counts = list(map(len, blocks))
         flat = list(chain.from_iterable(blocks))
         ids = list(map(_ID, flat))
         sizes = np.fromiter(map(_SIZE, flat), np.int64, len(flat))
-        budgets = np.fromiter(map(_BUDGET, records), np.int64, steps)
+        budgets = np.fromiter(map(BUDGET, records), np.int64, steps)
         offsets = np.zeros(steps + 1, np.intp)
         np.cumsum(counts, out=offsets[1:])
         kept, remaining = pack_batch(budgets, sizes, offsets)
@@ -161,8 +162,8 @@ class Chunk(Losses):
             np.searchsorted(group[order], np.arange(3 * steps + 1)).tolist(),
         )
         packed = list(map(_PACKED_IDS, partitions))
-        right = _same_texts(list(map(_PARTITION, records)), partitions)
-        required = list(map(_REQUIRED, records))
+        right = _same_texts(list(map(PARTITION, records)), partitions)
+        required = list(map(REQUIRED, records))
         wanted = list(chain.from_iterable(required))
         wanted_counts = list(map(len, required))
         wanted_step = np.repeat(np.arange(steps), wanted_counts)
@@ -186,7 +187,7 @@ class Chunk(Losses):
         missing = np.flatnonzero(best != _PACKED)
         missing = missing[np.lexsort((rank[codes[missing]], wanted_step[missing]))]
         missing_counts = np.bincount(wanted_step[missing], minlength=steps).tolist()
-        results = list(map(_RESULT, records))
+        results = list(map(RESULT, records))
         expected_missing = _split(list(map(wanted.__getitem__, missing.tolist())), missing_counts)
         if msgspec.UNSET not in results:
             right &= _same_texts([r.kept for r in results], packed)

@@ -13,7 +13,6 @@ every byte agrees is correct.  Why the slices can be trusted is in docs/design.m
 from __future__ import annotations
 
 from itertools import chain
-from operator import attrgetter
 from typing import Annotated
 
 import msgspec
@@ -21,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._engines.numpy_entry import pack_batch
-from ._bulk import Losses
+from ._bulk import BLOCKS, BUDGET, PARTITION, REQUIRED, RESULT, Losses
 from ._words import LOW, PAD
 from ._words import keys as word_keys
 from ._words import same as same_text
@@ -34,11 +33,6 @@ KEY_BYTES = 32
 MOST_REQUIRED = 32
 _INT64_MAX = 2**63 - 1
 _Budget = Annotated[int, msgspec.Meta(ge=0, le=_INT64_MAX)]
-_BUDGET = attrgetter("budget")
-_BLOCKS = attrgetter("blocks")
-_REQUIRED = attrgetter("required")
-_PARTITION = attrgetter("partition")
-_RESULT = attrgetter("result")
 _QUOTE = ord('"')
 # Each text a step's expected partition and result are made of, past the IDs.
 _PACKED, _AVAILABLE, _DROPPED, _SHUT = b'{"packed":[', b'],"available":[', b'],"dropped":[', b"]}"
@@ -140,9 +134,9 @@ class TextChunk(Losses):
 
     def __init__(self, records: list[Lean]) -> None:
         steps = len(records)
-        blocks = _Blocks(list(map(_BLOCKS, records)))
+        blocks = _Blocks(list(map(BLOCKS, records)))
         right = blocks.right
-        budgets = np.fromiter(map(_BUDGET, records), np.int64, steps)
+        budgets = np.fromiter(map(BUDGET, records), np.int64, steps)
         kept, remaining = pack_batch(budgets, blocks.sizes, blocks.offsets)
         step_of = blocks.step_of
         bucket = np.where(kept, 0, np.where(blocks.sizes <= budgets[step_of], 1, 2)).astype(np.int8)
@@ -157,7 +151,7 @@ class TextChunk(Losses):
         id_start = blocks.id_start[order]
         id_length = blocks.id_length[order] + 2 + ~ends_list
 
-        required = list(map(_REQUIRED, records))
+        required = list(map(REQUIRED, records))
         wanted = list(chain.from_iterable(required))
         wanted_counts = np.fromiter(map(len, required), np.int64, steps)
         wanted_step = np.repeat(np.arange(steps), wanted_counts)
@@ -207,7 +201,7 @@ class TextChunk(Losses):
         start[closer], length[closer] = words + _AT[3], len(_SHUT)
         #: Per record, whether its case was read: its verdict, right or wrong, is sure.
         self.read = right.tolist()
-        right &= same_text(source, start, length, opener[0::3], list(map(_PARTITION, records)))
+        right &= same_text(source, start, length, opener[0::3], list(map(PARTITION, records)))
 
         # The results: ``kept`` (the packed IDs again), ``remaining`` and ``missing``.
         packed = in_group[0::3]
@@ -231,7 +225,7 @@ class TextChunk(Losses):
         length[at] = wanted_length[missing] + 2 + ~ends_missing
         at = first + per_step - 1
         start[at], length[at] = words + _AT[3], len(_SHUT)
-        right &= same_text(source, start, length, first, list(map(_RESULT, records)))
+        right &= same_text(source, start, length, first, list(map(RESULT, records)))
 
         wanted_codes, distinct = _codes(wanted, missing)
         self._judged(

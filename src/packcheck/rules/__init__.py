@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._limits import DEFAULT_BASES, DEFAULT_CASES
+from .._rule.limits import DEFAULT_BASES, DEFAULT_CASES
 from ._show import RuleShown, meaning, show
 
 if TYPE_CHECKING:

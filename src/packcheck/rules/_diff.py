@@ -24,10 +24,10 @@ from .._rule.declared import Rule
 from .._rule.fixture_rule import recorded
 from .._rule.interpret import interpret
 from .._rule.jsonio import dumps
+from .._rule.limits import DEFAULT_BASES, DEFAULT_CASES
 from .._rule.model import MalformedCase
 from .._stop import check, pending
 from ..strategies import MAX_SAFE_UNITS
-from ._limits import DEFAULT_BASES, DEFAULT_CASES
 
 __all__ = ["DEFAULT_BASES", "DEFAULT_CASES", "Difference", "RuleDiff", "diff"]
 
