@@ -7,7 +7,6 @@ stop lengthening once the packer took more than a quarter of its timeout on one.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Hashable
 from typing import Any
@@ -56,7 +55,7 @@ class Asker:
     def __init__(self, packer: Packer) -> None:
         self.packer = packer
         self.json = packer.speaks_json
-        self.limit: float = getattr(packer, "timeout", math.inf)
+        self.limit: float = packer.timeout
         self.answers: dict[str, Hashable] = {}
         self.raw: dict[str, object] = {}
         self.calls = 0
