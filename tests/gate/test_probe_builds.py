@@ -2,11 +2,12 @@
 
 A probe is a recipe (``packcheck._gate.probes``): a failure is reported and shrunk by
 rebuilding it, and ``--seed`` reruns a run, so how a probe is built may get faster but
-must never change what it builds.  ``probe_builds.json`` holds, for seeds 1 to 3 and
-four unit ranges, a digest of every probe's case per family (the full lengths, and for
-a few ranges the shorter lengths the shrinker asks for), recorded when the probes
-took their draws from ``packcheck._gate.probe_random``.  Regenerate it only for a
-deliberate change of the probes: ``python tests/gate/test_probe_builds.py``.
+must never change what it builds.  ``probe_builds.json`` holds, for seed 1 and four
+unit ranges, a digest of every probe's case per family (the full lengths, and the
+shorter lengths the shrinker asks for), and the same for two more seeds in one range
+each, recorded when the probes took their draws from ``packcheck._gate.probe_random``.
+Regenerate it only for a deliberate change of the probes:
+``python tests/gate/test_probe_builds.py``.
 """
 
 from __future__ import annotations
@@ -27,8 +28,11 @@ from packcheck._gate.probe_random import ProbeRandom
 from packcheck._gate.probes import Probe, long_probes, unit_probes, wide_probes
 
 RECORDED = Path(__file__).with_name("probe_builds.json")
-SEEDS = (1, 2, 3)
 UNITS = {"2**53-1": 2**53 - 1, "2**70": 2**70, "100": 100, "2**63-1": 2**63 - 1}
+#: Seed 1 builds every probe in every way but one: the int64 run whose whole chunk fits
+#: (a quarter of its draws), which seed 2 builds in ``2**70``.  Seeds 2 and 3 at each
+#: range took 20 s more of CI for that one branch; seed 3 stays in the cheapest range.
+OTHER_SEEDS = {2: "2**70", 3: "100"}
 # The shrinker's lengths (short ones and the ladder's first), checked at seed 1.
 SHORTER = (1, 2, 3, 15, 16, 1000)
 
@@ -71,9 +75,10 @@ def digests(seed: int, max_units: int, shorter: bool = False) -> dict[str, str]:
 
 def _runs() -> Iterator[tuple[str, int, int, bool]]:
     for name, units in UNITS.items():
-        for seed in SEEDS:
-            yield f"seed {seed}, max_units {name}", seed, units, False
+        yield f"seed 1, max_units {name}", 1, units, False
         yield f"seed 1, max_units {name}, shorter", 1, units, True
+    for seed, name in OTHER_SEEDS.items():
+        yield f"seed {seed}, max_units {name}", seed, UNITS[name], False
 
 
 @pytest.mark.parametrize(("key", "seed", "max_units", "shorter"), list(_runs()))

@@ -106,6 +106,7 @@ def test_the_same_seed_finds_the_same_counterexample() -> None:
     assert first == again
 
 
+@pytest.mark.usefixtures("no_causes_sought")
 def test_a_seed_is_chosen_and_reported_when_none_is_given() -> None:
     summary = check(broken.correct, long_lists=False, max_examples=20)
     assert 0 <= summary.seed < 2**32
@@ -192,6 +193,8 @@ def test_show_answer_uses_json_only_for_plain_json() -> None:
     assert show_answer(2.5) == "2.5"
 
 
+# Unshrunk, the case is long: seeking its causes was most of this test's time.
+@pytest.mark.usefixtures("no_causes_sought")
 def test_shrinking_stops_after_its_time_budget() -> None:
     with pytest.raises(Counterexample) as info:
         check(broken.less_than, long_lists=False, seed=0, fixtures=(), shrink_seconds=0.0)
