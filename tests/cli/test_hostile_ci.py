@@ -23,6 +23,7 @@ from command_line import packer_command
 
 from packcheck import _bench as bench
 from packcheck._cli import main
+from packcheck._cli.pack import NO_PARTITION
 from packcheck._gate.fixtures import save_fixture, saved_fixtures
 
 # --- bench baselines: read with packcheck's reader, every field checked -----------------
@@ -497,6 +498,7 @@ def test_a_command_packer_printing_after_its_last_answer_is_a_named_fault(
     out, err = capsys.readouterr()
     assert [json.loads(line)["result"]["remaining"] for line in out.splitlines()] == [3, 3, 1]
     assert err == (
+        f"packcheck pack: note: line 1: {NO_PARTITION}\n"
         "packcheck pack: error: --packer-cmd: the packer printed "
         f"{EMPTY + chr(10)!r} after its last answer: a packer answers each case with one line\n"
     )
@@ -534,7 +536,7 @@ def test_a_command_packer_that_lingers_after_its_last_answer_is_not_waited_for(
         _within(30, lambda: main(["pack", "--record", "--packer-cmd", command, _cases(tmp_path)]))
         == 0
     )
-    assert capsys.readouterr().err == ""
+    assert capsys.readouterr().err == f"packcheck pack: note: line 1: {NO_PARTITION}\n"
 
 
 # --- diff: an OLD packer that hangs on every case is given up on ------------------------

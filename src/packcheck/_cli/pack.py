@@ -188,7 +188,7 @@ def _answers(records: Iterable[Record], how: _How, packer: Packer | None) -> Ite
                 continue
             if "partition" not in step and not told:
                 told = True  # once a run: every step of such a packer would say it
-                _note(f"{record.where}: {_NO_PARTITION}")
+                _note(f"{record.where}: {NO_PARTITION}")
             yield (dumps(step) + "\n",), None, 0
         elif how.record:
             step = record_step(record.case, engine=how.engine, rule=how.rule)
@@ -198,7 +198,7 @@ def _answers(records: Iterable[Record], how: _How, packer: Packer | None) -> Ite
 
 
 #: Said (once) of a packer whose answer holds no partition: its run cannot pass an audit.
-_NO_PARTITION = (
+NO_PARTITION = (
     "the packer's answer holds no partition, so neither does its record, and packcheck "
     "audit reports every such step as no-partition; a capturing packer returns its "
     'partition beside its answer (docs/partition.md, "What a capturing packer returns")'
