@@ -92,6 +92,16 @@ def test_a_command_s_own_help_and_default_override_the_declaration() -> None:
     assert args.long_lists is None
 
 
+def test_quick_s_help_names_the_sizes_an_ab_runs_for_each_kind_of_packer() -> None:
+    # A case-level A/B runs other sizes than a kernel's: the help says both, as run.
+    from packcheck._cli.bench_ab import QUICK_CASE_SIZES, QUICK_SIZES
+
+    (quick,) = [o for o in options("bench") if o.flag == "--quick"]
+    text = quick.help if isinstance(quick.help, str) else quick.help.make()
+    assert (QUICK_SIZES, QUICK_CASE_SIZES) == ((100_000,), (100, 10_000))
+    assert "n=100,000 for kernels, n=100 and 10,000 for case-level packers and commands" in text
+
+
 def test_an_error_is_one_line_naming_the_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert error("pack", "a.jsonl\nb: cannot read") == 2
     assert capsys.readouterr().err == "packcheck pack: error: a.jsonl\\nb: cannot read\n"

@@ -88,5 +88,12 @@ def steps_help() -> str:
 @Later
 def quick_help() -> str:
     from .bench import FULL_REPEAT, QUICK_REPEAT
+    from .bench_ab import QUICK_CASE_SIZES, QUICK_SIZES
 
-    return f"{QUICK_REPEAT} repeats, not {FULL_REPEAT}; with --against, n=100000 only"
+    kernels, cases = (
+        " and ".join(f"{n:,}" for n in sizes) for sizes in (QUICK_SIZES, QUICK_CASE_SIZES)
+    )
+    return (
+        f"{QUICK_REPEAT} repeats, not {FULL_REPEAT}; with --against, n={kernels} for "
+        f"kernels, n={cases} for case-level packers and commands"
+    )
