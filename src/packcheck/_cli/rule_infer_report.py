@@ -9,10 +9,9 @@ does, that the rule below is only the nearest, with the case against it.
 from __future__ import annotations
 
 from dataclasses import replace
-from fractions import Fraction
 from typing import Any
 
-from .._rule.declared import Rule, RuleError
+from .._rule.declared import Rule, RuleError, json_value
 from .._rule.jsonio import dumps, one_line
 from ..rules import Inferred
 
@@ -28,10 +27,7 @@ def rule_table(rule: Rule) -> dict[str, Any]:
     table: dict[str, Any] = {}
     for line in rule.changed():
         key = line.split(" = ", 1)[0]
-        value = getattr(rule, key)
-        table[key] = (
-            f"{value.numerator}/{value.denominator}" if isinstance(value, Fraction) else value
-        )
+        table[key] = json_value(getattr(rule, key))
     return table
 
 

@@ -197,6 +197,14 @@ def _fixtures(rule: Rule) -> tuple[RuleFixture, ...]:
     return tuple(fixtures)
 
 
+def json_value(value: object) -> object:
+    """A key's value as JSON holds it (a record's or a fixture's ``rule``, a TOML
+    table, ``rule show --format json``): as it is, but a fraction as ``"p/q"``."""
+    if isinstance(value, Fraction):
+        return f"{value.numerator}/{value.denominator}"
+    return value
+
+
 def toml_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -6,10 +6,9 @@ an error (:func:`contradiction`).  Free of the gate, for ``packcheck fixtures`` 
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
-from .declared import Rule, RuleError
+from .declared import Rule, RuleError, json_value
 from .interpret import interpret
 from .jsonio import dumps, show
 from .model import MalformedCase
@@ -36,8 +35,7 @@ def recorded(rule: Rule | str | None) -> dict[str, Any] | str | None:
     shown: dict[str, Any] = {"name": rule.name} if rule.name else {}
     for key, value in keys.items():
         if key != "name" and value != getattr(_DEFAULT, key):
-            fraction = isinstance(value, Fraction)
-            shown[key] = f"{value.numerator}/{value.denominator}" if fraction else value
+            shown[key] = json_value(value)
     return shown
 
 

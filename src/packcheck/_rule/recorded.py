@@ -6,10 +6,9 @@ a fraction as ``"p/q"``), and how ``audit`` reads it back.  The default rule wri
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
-from .declared import KEYS, Rule, RuleError
+from .declared import KEYS, Rule, RuleError, json_value
 
 __all__ = ["RULE_KEY", "read_recorded", "recorded", "refuses", "same_rule", "shown_rule"]
 
@@ -26,8 +25,7 @@ def recorded(rule: Rule | None) -> dict[str, Any] | None:
     out: dict[str, Any] = {"name": rule.name} if rule.name else {}
     for key, value in keys.items():
         if key != "name" and value != getattr(_DEFAULT, key):
-            whole = not isinstance(value, Fraction)
-            out[key] = value if whole else f"{value.numerator}/{value.denominator}"
+            out[key] = json_value(value)
     return out
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .._rule.declared import Rule, toml_value
+from .._rule.declared import Rule, json_value, toml_value
 
 __all__ = ["KeyLine", "RuleShown", "meaning", "show"]
 
@@ -164,7 +164,7 @@ class RuleShown:
             "keys": [
                 {
                     "key": k.key,
-                    "value": _json_value(getattr(self.rule, k.key)),
+                    "value": json_value(getattr(self.rule, k.key)),
                     "default": k.default,
                     "meaning": k.meaning,
                 }
@@ -175,14 +175,6 @@ class RuleShown:
             "unused": self.unused(),
             "fixtures": len(self.rule.fixtures),
         }
-
-
-def _json_value(value: object) -> object:
-    """A key's value as JSON: a number, a string or a boolean; a fraction as the
-    ``"p/q"`` string a rule file and a record's ``rule`` take."""
-    if isinstance(value, Fraction):
-        return f"{value.numerator}/{value.denominator}"
-    return value
 
 
 def show(rule: Rule, source: str) -> RuleShown:
