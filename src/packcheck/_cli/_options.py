@@ -696,9 +696,19 @@ def error(command: str, message: str) -> int:
     """Say an error the user can mend, ``packcheck COMMAND: error: MESSAGE``, on stderr
     in one line (a line break from data escaped, as what stderr cannot show); its exit
     status, 2.  Every command says its usage, input and setup errors through this."""
-    where = f"packcheck {command}" if command else "packcheck"
-    print(writable(one_line(f"{where}: error: {message}"), sys.stderr), file=sys.stderr)
+    _say(command, "error", message)
     return 2
+
+
+def note(command: str, message: str) -> None:
+    """Say what the user should know of a run that is no error, ``packcheck COMMAND:
+    note: MESSAGE``, on stderr in one line, as :func:`error` says its errors."""
+    _say(command, "note", message)
+
+
+def _say(command: str, kind: str, message: str) -> None:
+    where = f"packcheck {command}" if command else "packcheck"
+    print(writable(one_line(f"{where}: {kind}: {message}"), sys.stderr), file=sys.stderr)
 
 
 def one_line_errors(parser: argparse.ArgumentParser) -> None:

@@ -31,7 +31,7 @@ from .._partition.trace import trace
 from .._partition.trace_text import trace_json
 from .._rule.declared import Rule
 from .._rule.interpret import REFUSED
-from .._rule.jsonio import JSONError, dumps, loads, one_line, show_text, write_json
+from .._rule.jsonio import JSONError, dumps, loads, show_text, write_json
 from .._rule.model import MalformedCase
 from .._rule.recorded import RULE_KEY, recorded, refuses
 from .._rule.sources import Record, SourceError, read_lines, read_records
@@ -46,7 +46,7 @@ from ._common import (
     problem,
 )
 from ._gather import Gathered
-from ._options import error, writable
+from ._options import error, note, writable
 from ._subcommand import Subcommand
 from ._values import DEFAULT_TIMEOUT
 from .explain import explain_lines
@@ -188,7 +188,7 @@ def _answers(records: Iterable[Record], how: _How, packer: Packer | None) -> Ite
                 continue
             if "partition" not in step and not told:
                 told = True  # once a run: every step of such a packer would say it
-                _note(f"{record.where}: {NO_PARTITION}")
+                note(COMMAND, f"{record.where}: {NO_PARTITION}")
             yield (dumps(step) + "\n",), None, 0
         elif how.record:
             step = record_step(record.case, engine=how.engine, rule=how.rule)
@@ -203,10 +203,6 @@ NO_PARTITION = (
     "audit reports every such step as no-partition; a capturing packer returns its "
     'partition beside its answer (docs/partition.md, "What a capturing packer returns")'
 )
-
-
-def _note(message: str) -> None:
-    print(writable(one_line(f"packcheck {COMMAND}: note: {message}"), sys.stderr), file=sys.stderr)
 
 
 def _written(record: Record, how: _How) -> Iterable[str] | None:

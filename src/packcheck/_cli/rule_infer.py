@@ -20,9 +20,8 @@ import shlex
 import sys
 from dataclasses import replace
 
-from .._rule.jsonio import one_line
 from .._stop import pending
-from ._options import error
+from ._options import error, note
 from ._subcommand import Subcommand
 from ._values import DEFAULT_TIMEOUT, power_text
 
@@ -91,8 +90,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
-    for note in found.notes:
-        print(one_line(f"packcheck {_COMMAND}: note: {note}"), file=sys.stderr)
+    for said in found.notes:
+        note(_COMMAND, said)
     if args.format == "json":
         print(json.dumps(json_object(found), ensure_ascii=False, default=repr))
     else:
