@@ -167,7 +167,7 @@ class _Judge:
             right = self.verdict.right
             self.lines = list(compress(where, right))
             self.records = list(compress(records, right))
-            self.read = list(compress(where, getattr(self.verdict, "read", right)))
+            self.read = list(compress(where, self.verdict.read))
 
     def record(self, at: int) -> Any:
         """The record it found right at line index ``at``, or ``None``."""

@@ -52,6 +52,9 @@ class Losses:
     order) left out and lost."""
 
     right: list[bool]
+    #: Per record, whether its case was read, so that its verdict, right or wrong, is
+    #: sure (a wrong one is wrong on every path); by default, those found right.
+    read: list[bool]
 
     def _judged(
         self,
@@ -62,12 +65,14 @@ class Losses:
         codes: npt.NDArray[np.intp],
         best: npt.NDArray[Any],
         distinct: list[str],
+        read: list[bool] | None = None,
     ) -> None:
         """Keep, of the steps ``right``, whether each ``left_out`` a block, and its
         losses: ``missing`` holds the required entries missing, step by step in the
         order they are listed, each of step ``wanted_step[entry]``, ID ``distinct[
-        codes[entry]]`` and best bucket ``best[entry]``."""
+        codes[entry]]`` and best bucket ``best[entry]``; ``read``: :attr:`read`."""
         self.right = right.tolist()
+        self.read = self.right if read is None else read
         ordinal = np.cumsum(right) - 1
         self._left_out = np.concatenate(([0], np.cumsum(left_out[right])))
         # A step's losses: its distinct missing IDs, in the order they are listed.

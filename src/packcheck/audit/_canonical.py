@@ -199,8 +199,7 @@ class TextChunk(Losses):
         start[opener] = words + _OPENERS[groups % 3]
         length[opener] = _OPENER_LENGTHS[groups % 3]
         start[closer], length[closer] = words + _AT[3], len(_SHUT)
-        #: Per record, whether its case was read: its verdict, right or wrong, is sure.
-        self.read = right.tolist()
+        read = right.tolist()  # every case it could read: its verdict is sure
         right &= same_text(source, start, length, opener[0::3], list(map(PARTITION, records)))
 
         # The results: ``kept`` (the packed IDs again), ``remaining`` and ``missing``.
@@ -236,6 +235,7 @@ class TextChunk(Losses):
             wanted_codes,
             best,
             distinct,
+            read,
         )
 
 
