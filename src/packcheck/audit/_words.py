@@ -12,6 +12,8 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from .._engines.sizes import Flags, Ints
+
 #: Zero bytes past every text read here: a word read at any of its offsets, or up to
 #: eight bytes past its end, stays in the bytes.
 PAD = bytes(16)
@@ -22,11 +24,10 @@ _DIGIT_NIBBLES = np.uint64(0x3030303030303030)
 _SIXES = np.uint64(0x0606060606060606)
 _PAIRS = np.uint64(0x00FF00FF00FF00FF)
 _QUADS = np.uint64(0x0000FFFF0000FFFF)
-#: A text's bytes, its words (:func:`words`), and the numbers and flags read from them.
+#: A text's bytes and its words (:func:`words`); the numbers and flags read from them
+#: are the kernels' ``Ints`` and ``Flags``.
 Bytes = npt.NDArray[np.uint8]
 Words = npt.NDArray[np.uint64]
-Ints = npt.NDArray[np.int64]
-Flags = npt.NDArray[np.bool_]
 
 
 def _spans(starts: Ints, lengths: Ints) -> Ints:
