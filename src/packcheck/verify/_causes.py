@@ -217,9 +217,6 @@ STRICT: tuple[tuple[str, Callable[[dict[str, Any]], bool]], ...] = (
 )
 
 
-_STR = frozenset({str})
-
-
 def agrees(answer: object, out: dict[str, Any]) -> bool:
     """``answer`` gives every key of ``out`` (numbers by value, lists entry by entry)."""
     if not isinstance(answer, dict):
@@ -234,10 +231,6 @@ def agrees(answer: object, out: dict[str, Any]) -> bool:
         elif not same(got, wanted, json=True):
             return False
     return True
-
-
-def agrees_on_keys(answer: dict[str, Any], wrong: dict[str, Any]) -> bool:
-    return all(same(answer.get(key), wrong[key], json=True) for key in wrong)
 
 
 def _scannable(case: object, answer: object) -> tuple[Case, list[Any]] | None:

@@ -27,7 +27,7 @@ from .._rule.interpret import REFUSED, interpret_case
 from .._rule.jsonio import show_int
 from .._rule.model import Case, SizeError, read_case, valid_case
 from ..strategies import cases
-from ._causes import LENIENT, STRICT, agrees, agrees_on_keys, plain_scan, variant_of
+from ._causes import LENIENT, STRICT, agrees, plain_scan, variant_of
 from ._neighbours import FAULT, Probe, neighbours, on_top, rule_answer
 from ._variants import ALL, Variant, rule_output
 
@@ -38,7 +38,6 @@ __all__ = [
     "Confirmed",
     "confirm",
     "int64_wrapped",
-    "named_causes",
     "variants",
 ]
 
@@ -352,42 +351,6 @@ def variants(rule: Rule, probe: Probe | None = None) -> list[Variant]:
         *(v for v in near if v.faults > 1),
         *(v for v in added if v.faults > 1),
     ]
-
-
-def named_causes(case: object, answer: object, expected: object, rule: Rule = _SEED) -> list[str]:
-    """The wrong variants ``answer`` agrees with on ``case`` (maybe none), unconfirmed.
-
-    Only an answer shaped like the declared output is compared; a variant that answers
-    ``expected`` is left out, and of those that agree only the simplest are named.
-    """
-    if not isinstance(answer, dict) or set(answer) - {"partition"} != {
-        "kept",
-        "remaining",
-        "missing",
-    }:
-        return []
-    try:
-        read = read_case(case)
-    except ValueError:
-        return []
-    if not isinstance(expected, dict):
-        return []
-    if isinstance(read, SizeError):
-        plain = _plain(rule)
-        return [
-            name
-            for name, reading in LENIENT
-            if isinstance(case, dict)
-            and (lenient := reading(case)) is not None
-            and agrees_on_keys(answer, plain(lenient))
-        ]
-    found = []
-    for variant in variants(rule):
-        wrong = variant.output(read)
-        if not agrees_on_keys(expected, wrong) and agrees_on_keys(answer, wrong):
-            found.append(variant)
-    fewest = min((variant.faults for variant in found), default=0)
-    return list(dict.fromkeys(v.name for v in found if v.faults == fewest))
 
 
 def confirm(

@@ -18,10 +18,10 @@ from .._rule.interpret import REFUSED
 from .._rule.jsonio import dumps, one_line
 from .._rule.same import same
 from ._causes import departure_by, departure_index
-from ._confirm import confirm, named_causes
+from ._confirm import confirm
 from ._rule_checks import check_rule_output
 
-__all__ = ["SHOWN_WHOLE", "Finding", "diagnosed", "examine", "explained", "show_answer"]
+__all__ = ["SHOWN_WHOLE", "Finding", "diagnosed", "examine", "show_answer"]
 
 _SEED = Rule()
 
@@ -173,18 +173,6 @@ def examine(
     except InvariantError as exc:
         failures.append(f"invariant {exc}")
     return Finding(case, expected, answer, tuple(failures), origin) if failures else None
-
-
-def explained(finding: Finding, *, rule: Rule = _SEED) -> Finding:
-    """``finding`` with its named causes under the declared ``rule`` and the position
-    where ``kept`` departs; O(n) per variant, so done once, for the reported finding."""
-    if isinstance(finding.answer, PackerFault):
-        return finding
-    return replace(
-        finding,
-        causes=tuple(named_causes(finding.case, finding.answer, finding.expected, rule)),
-        departs=departure_by(rule, finding.case, finding.answer),
-    )
 
 
 def diagnosed(
