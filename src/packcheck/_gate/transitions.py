@@ -34,27 +34,6 @@ def shape(answer: object) -> Hashable:
     return repr(answer)
 
 
-class _Asker:
-    """``answer_at`` remembered, at most ``calls`` new values a side (:meth:`side`)."""
-
-    def __init__(self, answer_at: Callable[[int], Hashable], calls: int) -> None:
-        self.answer_at = answer_at
-        self.calls = calls
-        self.left = calls
-        self.seen: dict[int, Hashable] = {}
-
-    def side(self) -> None:
-        self.left = self.calls
-
-    def __call__(self, value: int) -> Hashable:
-        if value not in self.seen:
-            if self.left <= 0:
-                raise _Spent
-            self.left -= 1
-            self.seen[value] = self.answer_at(value)
-        return self.seen[value]
-
-
 def _next_point(ask: Callable[[int], Hashable], start: int, end: int) -> int | None:
     """The upper value of a pair between ``start`` and ``end`` that answer differently
     (the nearest where monotonic); ``None`` when every galloping step answered alike."""
@@ -92,10 +71,22 @@ def transitions(
     ``start``.  An exception from ``answer_at`` is not caught."""
     if not low <= start <= high:
         raise ValueError(f"start {start} is outside [{low}, {high}]")
-    ask = _Asker(answer_at, calls)
+    seen: dict[int, Hashable] = {}
+    left = calls
+
+    def ask(value: int) -> Hashable:
+        """``answer_at``, remembered; at most ``calls`` new values a side."""
+        nonlocal left
+        if value not in seen:
+            if left <= 0:
+                raise _Spent
+            left -= 1
+            seen[value] = answer_at(value)
+        return seen[value]
+
     found: set[int] = set()
     for end in (high, low):
-        ask.side()
+        left = calls
         here = start
         try:
             for _ in range(per_side):
