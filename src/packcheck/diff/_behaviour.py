@@ -19,7 +19,6 @@ __all__ = [
     "outcome",
     "parting",
     "parting_block",
-    "parting_position",
 ]
 
 _RAISED = re.compile(r"raised ([\w.]+): ")
@@ -111,36 +110,28 @@ def alike(new: Outcome, old: Outcome) -> bool:
     )
 
 
-def _kept_lists(new: Outcome, old: Outcome) -> tuple[Any, Any] | None:
-    """NEW's and OLD's ``kept`` lists, when both answer with one."""
+def _parting(new: Outcome, old: Outcome) -> tuple[int, Any, Any] | None:
+    """The first position at which NEW's and OLD's ``kept`` lists differ (an entry, or
+    one ending first), and the two lists; ``None`` unless both answer with a list."""
     if new.kind != "answer" or old.kind != "answer":
         return None
     ours, theirs = (o.value.get("kept") if isinstance(o.value, dict) else None for o in (new, old))
     if not isinstance(ours, list | tuple) or not isinstance(theirs, list | tuple):
         return None
-    return ours, theirs
-
-
-def parting_position(new: Outcome, old: Outcome) -> int | None:
-    """The first position at which NEW's and OLD's ``kept`` lists differ, if they do."""
-    lists = _kept_lists(new, old)
-    if lists is None:
-        return None
-    ours, theirs = lists
     for position, (one, other) in enumerate(zip(ours, theirs, strict=False)):
         if not same(one, other):
-            return position
-    return None if len(ours) == len(theirs) else min(len(ours), len(theirs))
+            return position, ours, theirs
+    if len(ours) == len(theirs):
+        return None
+    return min(len(ours), len(theirs)), ours, theirs
 
 
 def parting(new: Outcome, old: Outcome) -> str | None:
     """Where NEW's and OLD's ``kept`` lists first part, in words."""
-    position = parting_position(new, old)
-    if position is None:
+    found = _parting(new, old)
+    if found is None:
         return None
-    lists = _kept_lists(new, old)
-    assert lists is not None
-    ours, theirs = lists
+    position, ours, theirs = found
     if position < min(len(ours), len(theirs)):
         one, other = ours[position], theirs[position]
         return f"kept[{position}]: NEW has {show(one, 40)}, OLD has {show(other, 40)}"
@@ -156,12 +147,11 @@ def parting(new: Outcome, old: Outcome) -> str | None:
 def parting_block(case: Any, new: Outcome, old: Outcome) -> int | None:
     """The index of the last block named where the ``kept`` lists part, if every entry
     named there is the ID of exactly one block."""
-    position = parting_position(new, old)
+    found = _parting(new, old)
     blocks = case.get("blocks") if isinstance(case, dict) else None
-    if position is None or not isinstance(blocks, list):
+    if found is None or not isinstance(blocks, list):
         return None
-    lists = _kept_lists(new, old)
-    assert lists is not None
+    position, *lists = found
     named = [kept[position] for kept in lists if position < len(kept)]
     where: dict[str, int] = {}
     repeated: set[str] = set()
