@@ -13,6 +13,7 @@ from .._packers import PackerFault
 from .._rule.declared import Rule
 from .._rule.fixture_rule import recorded
 from .._rule.jsonio import dumps, shortened, show
+from .plain_case import blocks_in
 
 __all__ = ["SHOWN_WHOLE", "Finding", "case_summary", "cut_lists", "plain_json", "show_answer"]
 
@@ -61,8 +62,7 @@ class Finding:
 
     def blocks(self) -> int:
         """How many blocks the case has (0 without a list of blocks)."""
-        blocks = self.case.get("blocks") if isinstance(self.case, dict) else None
-        return len(blocks) if isinstance(blocks, list) else 0
+        return blocks_in(self.case)
 
     # Each oracle's finding writes its own report, JSON verdict and JSON failure keys.
     def report(self) -> str:

@@ -17,7 +17,7 @@ from .._rule.interpret import interpret_case
 from .._rule.model import Case, plain_columns
 from .._rule.order import missing_ids, own_utf16
 
-__all__ = ["PlainCase"]
+__all__ = ["PlainCase", "blocks_in"]
 
 _KEYS = ["budget", "blocks", "required"]
 _BLOCK = '{"id":%s,"size":%d}'
@@ -84,3 +84,11 @@ class PlainCase:
             return pack(self.build(), rule=rule)
         case = Case(self.budget, tuple(self.ids), tuple(sizes), tuple(self.required))
         return interpret_case(rule, case, result_only=True).result
+
+
+def blocks_in(case: object) -> int:
+    """How many blocks ``case`` has (0 without a list of blocks)."""
+    if isinstance(case, PlainCase):
+        return len(case.sizes)
+    blocks = case.get("blocks") if isinstance(case, dict) else None
+    return len(blocks) if isinstance(blocks, list) else 0

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from .._engines.pack import pack
 from .._gate import SHOWN_WHOLE, Command, Finding, Fixture, plain_json
 from .._gate.findings import case_summary, cut_lists
-from .._gate.plain_case import PlainCase
+from .._gate.plain_case import PlainCase, blocks_in
 from .._gate.transitions import shape
 from .._packers import Packer, PackerTimeout
 from .._rule.declared import Rule
@@ -124,13 +124,6 @@ def _kind(side: Outcome) -> str:
     return "error" if isinstance(side.value, dict) and "error" in side.value else "answer"
 
 
-def _length(case: Any) -> int:
-    if isinstance(case, PlainCase):
-        return len(case.sizes)
-    blocks = case.get("blocks") if isinstance(case, dict) else None
-    return len(blocks) if isinstance(blocks, list) else 0
-
-
 #: OLD is not asked again once it gave no answer to this many cases in a row.
 GIVE_UP_AFTER = 3
 
@@ -174,7 +167,7 @@ class DiffOracle:
 
     def _long(self, case: Any, why: str) -> bool:
         """Whether ``case`` is a long list; if so, lists as long are left out from now on."""
-        length = _length(case)
+        length = blocks_in(case)
         if length > SHOWN_WHOLE and (self.too_long is None or length < self.too_long):
             self.too_long, self.why_long = length, why
         return length > SHOWN_WHOLE
@@ -229,7 +222,7 @@ class DiffOracle:
 
     def skips(self, case: Any) -> bool:
         """Lists as long as one OLD could not answer in time are left out."""
-        skipped = self.too_long is not None and _length(case) >= self.too_long
+        skipped = self.too_long is not None and blocks_in(case) >= self.too_long
         self.left_out += skipped
         return skipped
 

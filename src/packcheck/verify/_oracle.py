@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from .._engines.pack import pack
 from .._gate import SHOWN_WHOLE, Command, Fixture
 from .._gate import Finding as GateFinding
-from .._gate.plain_case import PlainCase
+from .._gate.plain_case import PlainCase, blocks_in
 from .._gate.transitions import shape
 from .._packers import Packer, PackerFault, PackerTimeout
 from .._rule.declared import Rule
@@ -120,10 +120,8 @@ class ReferenceOracle:
                 rule=self.other,
             )
         if isinstance(case, PlainCase):
-            plain = True
             expected = case.expected() if self.other is None else case.declared(self.other)
         else:
-            plain = False
             expected = self.rule(case)
         self.last = None if fixture is not None else "error" if "error" in expected else "answer"
         began = time.monotonic()
@@ -137,7 +135,7 @@ class ReferenceOracle:
             rule=self.other,
         )
         took = time.monotonic() - began
-        length = len(case.sizes) if plain else _length(case)
+        length = blocks_in(case)
         answered = finding is None or not isinstance(finding.answer, PackerTimeout)
         slow = took > self.limit / 4 and answered and length > SHOWN_WHOLE
         if slow and (self.cut is None or length < self.cut):
@@ -159,8 +157,7 @@ class ReferenceOracle:
     def skips(self, case: Any) -> bool:
         """Once the packer took more than a quarter of its timeout on a long list it
         answered, longer lists are not asked (twice as long, four times the time)."""
-        length = len(case.sizes) if isinstance(case, PlainCase) else _length(case)
-        skipped = self.cut is not None and length > self.cut
+        skipped = self.cut is not None and blocks_in(case) > self.cut
         self.left_out += skipped
         return skipped
 
@@ -195,11 +192,6 @@ class ReferenceOracle:
             partition=self.partition,
             rule=self.declared,
         )
-
-
-def _length(case: Any) -> int:
-    blocks = case.get("blocks") if isinstance(case, dict) else None
-    return len(blocks) if isinstance(blocks, list) else 0
 
 
 def _few_ids(case: dict[str, Any]) -> dict[str, Any]:
