@@ -6,6 +6,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Iterator
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from .._rule.declared import Rule
@@ -98,12 +99,8 @@ def _loose_missing(case: Case) -> dict[str, Any]:
     return {**outputs[0], "missing": sorted_utf16(missing)}
 
 
-def nfc(text: str) -> str:
-    return unicodedata.normalize("NFC", text)
-
-
-def nfd(text: str) -> str:
-    return unicodedata.normalize("NFD", text)
+nfc = partial(unicodedata.normalize, "NFC")
+nfd = partial(unicodedata.normalize, "NFD")
 
 
 #: (name, the wrong output for a readable case), in the order they are reported.
