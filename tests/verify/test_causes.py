@@ -7,11 +7,11 @@ from types import MappingProxyType
 from typing import Any
 
 import pytest
+from named_causes import named_causes
 from packers import broken
 
 from packcheck import pack
 from packcheck.verify._causes import CAUSES, LENIENT, agrees, departure, departure_index
-from packcheck.verify._confirm import named_causes
 
 
 def _case(

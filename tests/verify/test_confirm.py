@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from cases import DISTRACTOR, blocks
+from named_causes import named_causes
 from packers import broken, capture, faults
 
 from packcheck import Rule, pack
@@ -21,7 +22,6 @@ from packcheck.verify._confirm import (
     _closest,
     confirm,
     int64_wrapped,
-    named_causes,
     variants,
 )
 from packcheck.verify._findings import Finding, diagnosed, examine

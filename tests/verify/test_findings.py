@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from named_causes import explained
 from packers import broken
 
 from packcheck import pack
@@ -20,7 +21,6 @@ from packcheck.verify._findings import (
     SHOWN_WHOLE,
     Finding,
     examine,
-    explained,
     show_answer,
 )
 from packcheck.verify._oracle import ReferenceOracle

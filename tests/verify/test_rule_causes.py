@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from hypothesis import find, settings
+from named_causes import named_causes
 from packers import ragflow
 from rule.test_ported_rules import DECLARED
 
@@ -23,7 +24,7 @@ from packcheck._packers import CallablePacker
 from packcheck._rule.interpret import interpret
 from packcheck.strategies import cases
 from packcheck.verify._causes import departure, departure_by
-from packcheck.verify._confirm import confirm, named_causes, variants
+from packcheck.verify._confirm import confirm, variants
 from packcheck.verify._findings import Finding, diagnosed, examine
 from packcheck.verify._neighbours import Probe, neighbours, on_top, rule_answer
 

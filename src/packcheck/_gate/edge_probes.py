@@ -1,11 +1,8 @@
 """Probe cases at the edges of a scan in levels: exact equalities a random draw misses.
 
-Each case opens with a *scene* laid out on the rule's own arithmetic where a level
-starts (the first block, or after a first chunk that fits whole); more scenes follow,
-each after a run of blocks too large for what is left.  The families are
-:data:`EDGE_FAMILIES`, the variant in the low byte of the probe's seed, so every run
-lays out every variant.  A case is cut at the probe's length, so a shorter probe is a
-prefix of a longer one and shrinking by length keeps the failing scene (docs/design.md).
+Each case is a run of *scenes* laid out on the rule's arithmetic where a level starts,
+separated by blocks too large for what is left; the variant is in the low byte of the
+probe's seed.  A shorter probe is a prefix of a longer one (docs/design.md).
 """
 
 from __future__ import annotations
@@ -22,8 +19,7 @@ _INT64_MAX = 2**63 - 1
 _K = LANDMARKS["level_ratio"]
 # The first chunk's length; a chunk that fits whole is followed by one twice as long.
 _CHUNK = LANDMARKS["chunk"]
-# Where the search for a fitting large block turns: it starts with a step of
-# first_step blocks, each step growth times the last; the ends of its first three steps.
+# The ends of the first three steps of the search for a fitting large block.
 _TURNS = tuple(
     sum(LANDMARKS["first_step"] * LANDMARKS["growth"] ** i for i in range(k + 1)) for k in range(3)
 )
@@ -31,8 +27,7 @@ _TURNS = tuple(
 _STEP_EDGES = tuple(turn + offset for turn in _TURNS for offset in (-1, 0, 1))
 _AIMS = ("below", "at", "above", "own")
 _LEADS = ("none", "too large", "fits whole")
-# (chunk, the first large block that fits, blocks between it and the next or -1): every
-# step edge from a level's start and from a kept large block, and a chunk's last block.
+# (chunk, the first large block that fits, blocks between it and the next or -1).
 _SEARCHES = (
     *((_CHUNK, first, _TURNS[0] - 1 + first) for first in (0, 1, 2)),
     *((_CHUNK, first, _TURNS[1] - 1 + first) for first in (0, 1, 2)),
@@ -42,8 +37,7 @@ _SEARCHES = (
 )
 _HUGE_MARKS = (2**63, 2**63 + 1, 2**64, 2**64 + 1, 0)  # 0: the sum of a prefix
 _HUGE_SHAPES = ("first chunk", "wider chunk", "short list")
-# crowded levels: tau from 1 to 15 (above, 16 blocks of tau reach any remaining below
-# 17 * tau), and as many scenes at the top of int64.
+# crowded levels: tau from 1 to 15, and as many scenes at the top of int64.
 _CROWDED_TAUS = _K - 1
 #: The probe families laid out here, with how many variants each has.
 EDGE_VARIANTS = {
@@ -68,11 +62,10 @@ class _Layout:
         self.ends = False  # the list ends here
 
     def add(self, size: int) -> None:
-        """Lay out a block of ``size``, clipped to ``1..top``; the rule keeps it if it fits."""
         self.extend((size,))
 
     def extend(self, sizes: Iterable[int]) -> None:
-        """Lay out ``sizes``, each clipped to ``1..top``; the rule keeps those that fit."""
+        """Lay out ``sizes``, each clipped to ``1..top``."""
         top, left = self.top, self.left
         append = self.sizes.append
         for size in sizes:
@@ -86,24 +79,23 @@ class _Layout:
         self.left = left
 
     def ones(self, count: int) -> None:
-        """``count`` unit blocks (none for a count below 1): each fits while any is left."""
+        """``count`` unit blocks (none below 1)."""
         if count > 0:
             self.sizes += [1] * count
             self.left = max(0, self.left - count)
 
     def too_large(self) -> int | None:
-        """A size above what is left (one of :meth:`too_large_ones`), or ``None``."""
+        """One of :meth:`too_large_ones`, or ``None``."""
         return None if self.left >= self.top else self.rng.choice(self.too_large_ones())
 
     def too_large_ones(self) -> tuple[int, ...]:
-        """Sizes above what is left now (and so for the rest of the list), or ``(1,)``."""
+        """Sizes above what is left, or ``(1,)``."""
         if self.left >= self.top:
             return (1,)
         return (self.left + 1, self.top, self.rng.randint(self.left + 1, self.top))
 
     def filler(self) -> None:
         """1,100 to 1,300 too-large blocks: a scan in levels starts its next level in them."""
-        # After a scene something is always too large (the remaining is below int64).
         count = self.rng.randint(1100, 1300)
         self.sizes += self.rng.picks(self.too_large_ones(), count)
 
@@ -170,8 +162,7 @@ def edge_case(family: str, seed: int, length: int, max_units: int) -> tuple[int,
 
 
 def _budget(max_units: int, rng: ProbeRandom, pick: int) -> int:
-    """Budget ``pick`` (modulo 9) within int64 and below ``max_units``: a landmark (the
-    int64 edge, odd and even; a level ratio's multiples) or a random one."""
+    """Budget ``pick`` (modulo 9) below int64 and ``max_units``: a landmark or random."""
     top = min(max_units - 1, _INT64_MAX)
     marks = [16 * 1000 + rng.randrange(16), 16 * 2**40 + 15, 2**56 + rng.randrange(16)]
     marks += [2**62, 2**62 + 2**58, 2**63 - 2, 2**63 - 1]
@@ -181,12 +172,8 @@ def _budget(max_units: int, rng: ProbeRandom, pick: int) -> int:
 
 
 def _land(lay: _Layout, aim: str) -> bool:
-    """Small blocks that land the remaining exactly, then what follows.
-
-    The level starts at ``R = lay.left``.  ``aim``: ``below``, ``at`` or ``above`` lands
-    on ``tau - 1``, ``tau`` or ``tau + 1``; ``own`` lands on twice a small size, then a
-    block of that size leaves exactly its own size.
-    """
+    """Small blocks that land the remaining on ``tau - 1``, ``tau`` or ``tau + 1``
+    (``aim``), or for ``own`` on twice a size then leaving exactly that size."""
     rng = lay.rng
     tau = lay.left // _K
     if tau < 8:
@@ -195,7 +182,6 @@ def _land(lay: _Layout, aim: str) -> bool:
     target = 2 * own if aim == "own" else tau + _AIMS.index(aim) - 1
     keeps = 0 if aim == "own" else rng.choice((0, 0, 1, 2, 3))
     style = rng.randrange(4)
-    # Enough blocks that fit for a scan to take the chunk as a level, not a sparse one.
     lay.ones(min(rng.randint(64, 300), (lay.left - target) // 4))
     while (gap := lay.left - target) > 2 * tau:
         roll = rng.random()
@@ -221,7 +207,6 @@ def _land(lay: _Layout, aim: str) -> bool:
         "above": (tau + 2, tau + 2, tau),
         "own": (left + 1,) * 3,
     }[aim]
-    # Exactly what is left (the list is then spent), or a block that does not fit.
     lay.add(left if rng.random() < 0.15 else rng.choice(after))
     if lay.left >= tau:
         lay.add(rng.randint(lay.left - tau + 1, min(tau, lay.left)))  # the level ends
@@ -246,10 +231,7 @@ def _crowd(lay: _Layout) -> None:
 
 
 def _large_only(lay: _Layout) -> None:
-    """4,200 blocks all above ``tau``: near misses, too-large ones, 1 to 14 large fits.
-
-    Long enough that the 4,096-block chunk a level starts holds nothing else.
-    """
+    """4,200 blocks above ``tau`` (a whole chunk): misses and 1 to 14 large fits."""
     rng = lay.rng
     tau = lay.left // _K
     keeps = set(rng.sample(range(4200), rng.randint(1, 14)))
@@ -265,11 +247,7 @@ def _large_only(lay: _Layout) -> None:
 
 
 def _all_small(lay: _Layout, aim: str, depth: int) -> None:
-    """Every block of the chunk at most ``tau``: ``depth`` levels, then one that lands.
-
-    The chunk (``_CHUNK`` blocks, twice that after a chunk that fits whole) is filled
-    with blocks no larger than the landing level's ``tau``.
-    """
+    """A chunk of blocks at most ``tau``: ``depth`` levels, then one that lands."""
     rng = lay.rng
     chunk = _CHUNK if not lay.sizes else 2 * _CHUNK
     end = len(lay.sizes) + chunk
@@ -295,11 +273,8 @@ def _all_small(lay: _Layout, aim: str, depth: int) -> None:
 
 
 def _search(lay: _Layout, width: int, first: int, gap: int) -> bool:
-    """Unit blocks between too-large ones, large blocks that fit at search-step edges.
-
-    The first fitting large block stands ``first`` blocks after the scene's start, the
-    next ``gap`` blocks after it (none if -1); ``width`` blocks in all.
-    """
+    """``width`` blocks: unit blocks between too-large ones, and large fits at
+    ``first`` and ``gap`` blocks after it (none if -1)."""
     rng = lay.rng
     tau = lay.left // _K
     if tau < 4 * width:
@@ -321,8 +296,7 @@ def _search(lay: _Layout, width: int, first: int, gap: int) -> bool:
 
 
 def _units_and_misses(lay: _Layout, indices: range, parity: int, bigs: tuple[int, ...]) -> None:
-    """A unit block at each index of ``parity``, a pick of ``bigs`` (sizes above what is
-    left) at the others; picked in one go where ``bigs`` are too large for what is left."""
+    """A unit block at each index of ``parity``, a pick of ``bigs`` at the others."""
     rng = lay.rng
     if len(bigs) == 1:
         # Nothing was too large yet (a budget at the top of int64): picked one by one.
@@ -337,8 +311,6 @@ def _units_and_misses(lay: _Layout, indices: range, parity: int, bigs: tuple[int
     run = [1] * len(indices)
     misses = range(indices.start + (indices.start % 2 == parity), indices.stop, 2)
     run[misses.start - indices.start :: 2] = rng.picks(bigs, len(misses))
-    # The unit blocks fit while anything is left; the others never fit (nor does what
-    # was too large fit later: the remaining only falls).
     lay.sizes += run
     lay.left = max(0, lay.left - (len(run) - len(misses)))
 
@@ -361,9 +333,6 @@ def _sums_past_2_63(variant: int, max_units: int, rng: ProbeRandom) -> _Layout |
     lay.ones(lead)
     for _ in range(rng.choice((1, 3, 200)) if many else 0):
         lay.add(lay.too_large() or 1)
-    # Blocks of exactly tau (or a unit or three under) pass 2**63 by the chunk's middle;
-    # blocks of tau less up to 1/64 pass it by the chunk's end; half of them random, past
-    # 2**64 / chunk.
     kind = rng.randrange(2 + style)
     for index in range(chunk + rng.randrange(200)):
         sizes = (tau, tau - rng.randrange(4), rng.randint(tau - tau // 64, tau))
@@ -386,8 +355,7 @@ def _prefix_past_int64(variant: int, max_units: int, rng: ProbeRandom) -> _Layou
     places = sorted(rng.sample(range(chunk), min(chunk, rng.randint(4, 9))))
     for place in places:
         content[place] = rng.randint(2**62, _INT64_MAX)
-    # The prefix before the crossing block holds 2 large blocks (3 from 2**64); at a
-    # landmark the last of them is what makes the prefix sum to it, exactly.
+    # At a landmark the last large block of the prefix makes it sum to it, exactly.
     held = 3 if mark >= 2**64 else 2
     cut = places[held] if mark else places[held + rng.randrange(len(places) - held)]
     if mark:
@@ -400,8 +368,6 @@ def _prefix_past_int64(variant: int, max_units: int, rng: ProbeRandom) -> _Layou
         delta = rng.choice((0, 0, 1, nxt - 1, rng.randint(0, nxt - 1)))
     budget = sum(content[:cut]) + delta
     if mark:
-        # The last large block of the prefix makes it sum to the landmark less the slack
-        # (less 1 where the slack drawn is too large; clipped where it cannot).
         adjust = places[held - 1]
         slack = delta if 1 <= content[adjust] + mark - budget <= _INT64_MAX else 1
         value = min(max(1, content[adjust] + mark - (budget - delta + slack)), _INT64_MAX)
@@ -415,12 +381,8 @@ def _prefix_past_int64(variant: int, max_units: int, rng: ProbeRandom) -> _Layou
 
 
 def _crowded(variant: int, max_units: int, rng: ProbeRandom) -> _Layout | None:
-    """A level with more than ``_K`` blocks of ``tau``, or small sums passing 2**63 at its end.
-
-    Variants below :data:`_CROWDED_TAUS`: ``tau = variant + 1``, a remaining from
-    ``17 * tau`` to ``16 * tau + 15``.  Above: a remaining within 16 of ``2**63 - 1``,
-    then unit blocks and blocks of ``tau`` or just under until their sums pass 2**63.
-    """
+    """A level with more than ``_K`` blocks of ``tau = variant + 1``; past
+    :data:`_CROWDED_TAUS`, blocks of about ``tau`` whose sums pass 2**63."""
     if variant < _CROWDED_TAUS:
         tau = variant + 1
         budget = _K * tau + rng.randint(tau, _K - 1)

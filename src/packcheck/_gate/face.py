@@ -1,5 +1,4 @@
-"""What the faces of ``verify`` and ``diff`` share: ``check`` as ``run`` that raises, and
-a summary's count of one phase's cases as an attribute."""
+"""What the faces of ``verify`` and ``diff`` share: ``check`` and a phase's count."""
 
 from __future__ import annotations
 
@@ -16,9 +15,8 @@ _O = TypeVar("_O", bound=Outcome)
 
 
 def raising(run: Callable[_P, _O]) -> Callable[[Callable[[_O], None]], Callable[_P, _O]]:
-    """Make the decorated ``fail(outcome)`` a function that takes ``run``'s arguments,
-    calls ``run``, and returns its outcome unless ``fail`` raises.  The function has
-    ``fail``'s name and docstring and ``run``'s signature."""
+    """``run`` then ``fail(outcome)``, returning the outcome: ``fail``'s name and
+    docstring, ``run``'s signature."""
 
     def decorate(fail: Callable[[_O], None]) -> Callable[_P, _O]:
         def check(*args: _P.args, **kwargs: _P.kwargs) -> _O:

@@ -1,5 +1,4 @@
-"""A finding: one case on which the packer under test did not answer as the oracle
-expects, which says how to show itself (text, JSON part, verdict)."""
+"""A finding: a case the packer under test did not answer as the oracle expects."""
 
 from __future__ import annotations
 
@@ -14,22 +13,21 @@ from .._packers import PackerFault
 from .._rule.declared import Rule
 from .._rule.fixture_rule import recorded
 from .._rule.jsonio import dumps, shortened, show
+from .plain_case import blocks_in
 
 __all__ = ["SHOWN_WHOLE", "Finding", "case_summary", "cut_lists", "plain_json", "show_answer"]
 
-#: A case with more blocks than this is summarised on the terminal (its length, the
-#: blocks around where the answers part) and saved whole as a fixture.
+#: A case with more blocks than this is summarised in a report and saved whole.
 SHOWN_WHOLE = 50
 
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """A case the packer under test answered wrongly, and which checks it failed.
+    """A case the packer answered wrongly, and the checks it failed.
 
-    ``expected``: the oracle's; ``answer``: what came (a :class:`PackerFault` when
-    nothing did); ``name``: the fixture's; ``first``: as first found; ``before``: cases
-    checked before it; ``saving``: the setting that saves a case; ``under``: the rule
-    its fixture records (``"OLD"`` for ``diff`` without one, ``None``: the default).
+    ``answer`` is a :class:`PackerFault` when none came; ``first``: the finding as first
+    found, ``before`` cases after the run's start; ``under``: the rule its fixture
+    records (``"OLD"`` for ``diff`` without one, ``None``: the default).
     """
 
     #: The start of a saved fixture's id: ``verify-`` and a digest of the case.
@@ -47,13 +45,12 @@ class Finding:
     under: Rule | str | None = None
 
     def declared(self) -> Any:
-        """The expected output for the case under :attr:`under`, as a saved fixture
-        expects it."""
+        """The expected output a saved fixture records."""
         return self.expected
 
     def fixture(self) -> dict[str, Any]:
-        """The case as a fixture ``{"id", "rule", "input", "expected"}``, ready to save
-        (``rule`` only when it is not the default rule)."""
+        """The case as a fixture ``{"id", "rule", "input", "expected"}`` (``rule`` only
+        when it is not the default)."""
         digest = hashlib.sha256(dumps(self.case).encode()).hexdigest()[:12]
         rule = recorded(self.under)
         return {
@@ -64,26 +61,23 @@ class Finding:
         }
 
     def blocks(self) -> int:
-        """How many blocks the case has (0 when it has no list of blocks)."""
-        blocks = self.case.get("blocks") if isinstance(self.case, dict) else None
-        return len(blocks) if isinstance(blocks, list) else 0
+        """How many blocks the case has (0 without a list of blocks)."""
+        return blocks_in(self.case)
 
+    # Each oracle's finding writes its own report, JSON verdict and JSON failure keys.
     def report(self) -> str:
-        """A few lines for a person (each oracle's finding writes its own)."""
         raise NotImplementedError  # pragma: no cover - each oracle's finding has its own
 
     def verdict(self) -> str:
-        """The JSON report's ``verdict`` for a run that found this."""
         raise NotImplementedError  # pragma: no cover - each oracle's finding has its own
 
     def json(self) -> dict[str, Any]:
-        """This finding's own keys of the JSON report's failure object."""
         raise NotImplementedError  # pragma: no cover - each oracle's finding has its own
 
 
 def case_summary(case: dict[str, Any], at: int | None = None) -> str:
-    """A case too long to show, in a line: its length, budget and required IDs, and
-    the blocks around index ``at`` (three either side), or its first three and last two."""
+    """A long case in a line: length, budget, required, and the blocks within three of
+    ``at`` (else the first three and last two)."""
     blocks = case["blocks"]
     n = len(blocks)
     shown = [*range(3), *range(n - 2, n)] if at is None else range(max(0, at - 3), min(n, at + 4))
@@ -95,8 +89,7 @@ def case_summary(case: dict[str, Any], at: int | None = None) -> str:
 
 
 def cut_lists(output: dict[Any, Any], key: Callable[[Any], str], tuples: bool = False) -> str:
-    """``output`` on one line, each list (and with ``tuples`` tuple) of more than 8
-    entries cut to the first three and last two and a count; keys written by ``key``."""
+    """``output`` on one line, each list (or tuple) past 8 entries cut to its ends."""
     parts = []
     for name, value in output.items():
         if isinstance(value, (list, tuple) if tuples else list) and len(value) > 8:
@@ -109,7 +102,7 @@ def cut_lists(output: dict[Any, Any], key: Callable[[Any], str], tuples: bool = 
 
 
 def show_answer(answer: object) -> str:
-    """JSON when the answer is plain JSON data, else ``repr`` (which shows the types)."""
+    """JSON when the answer is plain JSON data, else ``repr`` (which shows types)."""
     if isinstance(answer, PackerFault):
         return f"(no answer: {str(answer).splitlines()[0].removesuffix('; stderr:')})"
     return shortened(answer, dumps if plain_json(answer) else repr)

@@ -1,9 +1,4 @@
-"""Fixture files: cases with their expected output, and the shipped seed cases.
-
-Each fixture belongs to a rule (:mod:`packcheck._rule.fixture_rule`): the one its
-``rule`` key records, else the default; a rule file's own fixtures
-(:class:`packcheck.Rule`'s ``fixtures``) belong to that rule.
-"""
+"""Fixture files: cases with their expected output under a rule, and the seed cases."""
 
 from __future__ import annotations
 
@@ -37,11 +32,8 @@ _DEFAULT = Rule()
 
 @dataclass(frozen=True, slots=True)
 class Fixture:
-    """A case with its expected output; ``origin`` says where it was read.
-
-    ``rule``: whose answer ``expected`` is (or :data:`OLD`); ``checked``: the answer is
-    compared with it (else only the input runs); ``built_in``: a seed case.
-    """
+    """A case and the output ``rule`` expects (or ``"OLD"``'s), from ``origin``;
+    unless ``checked``, only the input runs."""
 
     name: str | None
     case: Any
@@ -53,7 +45,7 @@ class Fixture:
 
 
 def rule_fixtures(rule: Rule) -> list[Fixture]:
-    """The fixtures a rule file carries, as the gate replays them: that rule's."""
+    """The fixtures a rule file carries, under that rule."""
     label = f"rule {rule.name!r}" if rule.name else "rule"
     return [
         Fixture(item.id, item.input, item.expected, f"fixture of the {label}: {item.id}", rule)
@@ -62,7 +54,7 @@ def rule_fixtures(rule: Rule) -> list[Fixture]:
 
 
 def _plain_numbers(value: Any) -> Any:
-    """Fixture numbers as a Python ``json.loads`` gives them: floats where exact."""
+    """Numbers as ``json.loads`` gives them: floats where exact."""
     if isinstance(value, Decimal):
         return float(value) if float(value) == value else value
     if isinstance(value, dict):
@@ -73,9 +65,8 @@ def _plain_numbers(value: Any) -> Any:
 
 
 def read_fixtures(path: Path, label: str | None = None) -> Iterator[Fixture]:
-    """The fixtures of one file; raises :class:`OSError`, or :class:`SourceError` for a
-    record that cannot be read, has no ``expected``, expects an input error, names no
-    rule or contradicts its own rule."""
+    """The fixtures of one file; :class:`OSError`, or :class:`SourceError` for a record
+    unread, without ``expected``, or contradicting its rule."""
     with path.open("rb") as stream:
         yield from _fixtures_in(stream, label or show_text(str(path)))
 
@@ -99,9 +90,8 @@ _READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0
 
 
 def _regular(path: Path) -> tuple[BinaryIO | None, str]:
-    """``path`` open for reading if it is a regular file, else ``None`` and what it is:
-    a link (never followed) or a FIFO, device or socket (never read).  Raises
-    :class:`OSError` naming ``path`` (a directory is one)."""
+    """``path`` open if a regular file, else ``None`` and what it is (a link, FIFO,
+    device or socket is never followed nor read); a directory is an :class:`OSError`."""
     if path.is_symlink():
         return None, "a symbolic link"
     try:
@@ -118,10 +108,8 @@ def _regular(path: Path) -> tuple[BinaryIO | None, str]:
 
 
 def saved_fixtures(directory: Path) -> tuple[list[Fixture], list[str]]:
-    """The fixtures of ``directory/*.json`` (none when it is not a directory), by name,
-    and a note for each entry skipped: a link, a FIFO, a device or a socket named
-    ``*.json`` is never followed nor read.  Raises :class:`OSError` (naming the path,
-    a directory named ``*.json`` included) or :class:`SourceError`."""
+    """The fixtures of ``directory/*.json`` by name, and a note for each entry skipped
+    as :func:`_regular` says; :class:`OSError` or :class:`SourceError`."""
     fixtures: list[Fixture] = []
     notes: list[str] = []
     if not directory.is_dir():
@@ -147,18 +135,13 @@ def writable_directory(directory: Path) -> None:
 
 
 def save_fixture(fixture: dict[str, Any], directory: Path) -> Path:
-    """Write ``fixture`` (``{"id", "input", "expected"}``) as ``directory/ID.json``.
-
-    Never through a link: a temporary file is linked into place only if the name is
-    free.  An entry there already is left alone: the same bytes are the fixture saved,
-    anything else an :class:`OSError` naming the path.
-    """
+    """Write ``fixture`` as ``directory/ID.json``, never through a link; an entry there
+    already is left alone (an :class:`OSError` unless it holds the same bytes)."""
     path = directory / f"{fixture['id']}.json"
     data = (dumps([fixture]) + "\n").encode("ascii")
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        # O_EXCL: a new file, never an existing one nor a link's target; the mode the
-        # umask leaves of 0o666, as any file written.
+        # O_EXCL: a new file, never an existing one nor a link's target.
         temporary = directory / f".{path.name}.{secrets.token_hex(8)}.tmp"
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         try:
@@ -178,7 +161,7 @@ def save_fixture(fixture: dict[str, Any], directory: Path) -> Path:
 
 
 def _holds(path: Path, data: bytes) -> bool:
-    """True when ``path`` is a regular file (not a link) of exactly ``data``."""
+    """Whether ``path`` is a regular file of exactly ``data``."""
     stream, _ = _regular(path)
     if stream is None:
         return False
@@ -187,6 +170,6 @@ def _holds(path: Path, data: bytes) -> bool:
 
 
 def seed_fixtures() -> list[Fixture]:
-    """The seed cases shipped inside the package (``packcheck/data/seed.json``)."""
+    """The seed cases shipped in ``packcheck/data/seed.json``."""
     with resources.as_file(resources.files("packcheck") / "data" / "seed.json") as path:
         return [replace(f, built_in=True) for f in read_fixtures(path, "seed.json")]

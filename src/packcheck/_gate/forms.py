@@ -1,6 +1,4 @@
-"""The report forms CI reads, shared by ``packcheck verify`` and ``packcheck diff``:
-GitHub Actions workflow commands and JUnit XML, built from what each command's text
-and JSON reports say."""
+"""The report forms CI reads: GitHub Actions workflow commands and JUnit XML."""
 
 from __future__ import annotations
 
@@ -29,8 +27,7 @@ def _escape_property(value: str) -> str:
 
 
 def github(command: str, *, passed: bool, title: str, message: str, text: str) -> str:
-    """A GitHub Actions workflow command (``::notice`` if ``passed``, else ``::error``,
-    titled ``packcheck COMMAND: TITLE``, ``message`` on one line), then ``text``."""
+    """A ``::notice`` (``passed``) or ``::error`` workflow command, then ``text``."""
     kind = "notice" if passed else "error"
     heading = _escape_property(one_line(f"packcheck {command}: {title}"))
     message = "\n".join(map(one_line, message.split("\n")))
@@ -48,7 +45,7 @@ def _xml(value: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Failure:
-    """A JUnit ``failure``: its one-line ``message``, its ``type``, and the report."""
+    """A JUnit ``failure``: its ``message``, ``type`` and report."""
 
     message: str
     kind: str
@@ -57,8 +54,7 @@ class Failure:
 
 @dataclass(frozen=True, slots=True)
 class TestCase:
-    """A phase as a JUnit ``testcase``: its seconds and a ``failure``, else ``skipped``
-    (why), else ``out``, its ``system-out``."""
+    """A phase as a JUnit ``testcase``: a ``failure``, else ``skipped``, else ``out``."""
 
     __test__ = False  # not a test class of pytest's
 
@@ -76,9 +72,7 @@ def junit_xml(
     properties: Mapping[str, object],
     cases: Sequence[TestCase],
 ) -> bytes:
-    """JUnit XML: a ``testsuites`` root holding one ``testsuite`` for the run, named
-    ``packcheck COMMAND (SUBJECT)``, with ``properties`` and a ``testcase`` per entry of
-    ``cases``."""
+    """JUnit XML: one ``testsuite`` for the run, ``properties`` and a ``testcase`` each."""
     root = ET.Element("testsuites", name=f"packcheck {command}")
     suite = ET.SubElement(
         root,

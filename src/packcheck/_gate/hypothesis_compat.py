@@ -14,13 +14,8 @@ __all__ = ["private_hypothesis_storage", "same_cases_whatever_is_loaded"]
 
 @contextmanager
 def same_cases_whatever_is_loaded() -> Iterator[None]:
-    """Generate from the seed alone, not from the modules loaded so far.
-
-    Hypothesis (6.131 on) mixes into generation constants found in the local modules
-    imported so far, so ``--seed 1`` could mean other cases after another import.  The
-    collection is replaced by "no local constants" while a run draws its cases, which
-    also keeps it from writing ``.hypothesis/`` here.  An older Hypothesis is left as it is.
-    """
+    """Generate from the seed alone: Hypothesis (6.131 on) mixes in constants of the
+    local modules imported so far, so ``--seed 1`` could change with an import."""
     providers: Any = importlib.import_module("hypothesis.internal.conjecture.providers")
     collect = getattr(providers, "_get_local_constants", None)
     if collect is None:
@@ -37,23 +32,18 @@ def same_cases_whatever_is_loaded() -> Iterator[None]:
         providers.CONSTANTS_CACHE.cache.clear()
 
 
-def _cache_home() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "packcheck" / "hypothesis"
-
-
 @contextmanager
 def private_hypothesis_storage() -> Iterator[None]:
-    """Keep Hypothesis's files out of the user's working directory: while active, its home
-    is ``$XDG_CACHE_HOME/packcheck/hypothesis`` unless ``HYPOTHESIS_STORAGE_DIRECTORY``
-    says otherwise."""
+    """Hypothesis's home is ``$XDG_CACHE_HOME/packcheck/hypothesis`` while active, unless
+    ``HYPOTHESIS_STORAGE_DIRECTORY`` says otherwise."""
     configuration: Any = importlib.import_module("hypothesis.configuration")
     set_home = getattr(configuration, "set_hypothesis_home_dir", None)
     if set_home is None or os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
         yield
         return
     before = getattr(configuration, "__hypothesis_home_directory", None)
-    set_home(_cache_home())
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    set_home(Path(base) / "packcheck" / "hypothesis")
     try:
         yield
     finally:

@@ -1,10 +1,5 @@
-"""Readable IDs for a shrunk counterexample: ``A``, ``B``, ``C``... by first appearance.
-
-:func:`lettered` tries every block its own letter; if the case then passes, equal IDs
-kept equal; if that passes too, the IDs as they are (docs/gate.md, "Reading a
-counterexample").  Past ``Z`` come ``AA``, ``AB``...  A candidate is kept only if it
-still fails; each is one call of ``fails``, at most ``tries`` of them.
-"""
+"""Readable IDs for a shrunk counterexample: ``A``, ``B``, ``C``... by first appearance
+(docs/gate.md, "Reading a counterexample")."""
 
 from __future__ import annotations
 
@@ -18,7 +13,7 @@ Case = dict[str, Any]
 
 
 def letter(index: int) -> str:
-    """The ``index``-th letter name, from 0: ``A`` ... ``Z``, ``AA``, ``AB`` ... ``ZZ``, ``AAA``."""
+    """The ``index``-th letter name, from 0: ``A`` ... ``Z``, ``AA``, ``AB`` ..."""
     name = ""
     index += 1
     while index:
@@ -28,8 +23,7 @@ def letter(index: int) -> str:
 
 
 def _block_ids(case: Case) -> list[str] | None:
-    """The blocks' IDs, or ``None`` unless the blocks' IDs and the required IDs are
-    strings in lists (a malformed case keeps its IDs)."""
+    """The blocks' IDs, or ``None`` unless all IDs are strings in lists."""
     blocks, required = case.get("blocks"), case.get("required")
     if not isinstance(blocks, list) or not isinstance(required, list):
         return None
@@ -41,8 +35,7 @@ def _block_ids(case: Case) -> list[str] | None:
 
 
 def _renamed(case: Case, split: Callable[[str], bool]) -> Case:
-    """``case`` with letters for IDs by first appearance; the blocks of an ID for which
-    ``split`` is true each get a letter of their own (a required ID takes its first's)."""
+    """``case`` lettered; each block of an ID ``split`` holds gets its own letter."""
     names: dict[Hashable, str] = {}
 
     def name(key: Hashable) -> str:
@@ -60,8 +53,9 @@ def _renamed(case: Case, split: Callable[[str], bool]) -> Case:
 
 
 def lettered(case: Case, fails: Callable[[Case], bool], *, tries: int) -> Case:
-    """``case`` (which fails) with readable IDs, as the module says; ``case`` itself
-    when no renaming fails, or none is needed.  At most ``tries`` calls of ``fails``."""
+    """``case`` (which fails) with readable IDs: every block its own letter, else equal
+    IDs kept equal, else ``case``; a renaming is kept only if it still fails, at most
+    ``tries`` calls of ``fails``."""
     ids = _block_ids(case)
     if ids is None:
         return case

@@ -1,11 +1,6 @@
-"""Smaller numbers for a counterexample: budgets and sizes shrunk while it still holds.
-
-:func:`scaled_magnitudes` scales the budget and every size together by one ratio, so a
-threshold set by a ratio stays crossed; :func:`smaller_magnitudes` then lowers each
-number alone, and each size with the budget, by bisection (docs/gate.md, "Reading a
-counterexample").  Nothing is assumed monotonic: a value kept is one at which
-``holds`` was seen true.
-"""
+"""Smaller numbers for a counterexample: budgets and sizes shrunk while it still holds
+(docs/gate.md, "Reading a counterexample").  Nothing is assumed monotonic: a value
+kept is one at which ``holds`` was seen true."""
 
 from __future__ import annotations
 
@@ -30,8 +25,8 @@ def unit(value: object) -> bool:
 
 
 def _least(holds_at: Callable[[int], bool], low: int, high: int) -> int:
-    """The least value found in ``[low, high]`` at which ``holds_at`` is true, given
-    that it is at ``high``: ``low`` first, then bisection."""
+    """The least value found in ``[low, high]`` where ``holds_at`` (true at ``high``):
+    ``low`` first, then bisection."""
     if low >= high or holds_at(low):
         return min(low, high)
     # Invariant: not holds_at(low), holds_at(high).
@@ -45,7 +40,7 @@ def _least(holds_at: Callable[[int], bool], low: int, high: int) -> int:
 
 
 def sized(case: Case, index: int, size: int, budget: int | None = None) -> Case:
-    """``case`` with block ``index``'s size ``size`` (and the budget ``budget``, if given)."""
+    """``case`` with block ``index``'s size (and the budget, if given) changed."""
     blocks = list(case["blocks"])
     blocks[index] = {**blocks[index], "size": size}
     return {**case, "blocks": blocks, **({} if budget is None else {"budget": budget})}
@@ -67,7 +62,7 @@ def _lower_size(case: Case, index: int, holds: Callable[[Case], bool]) -> Case:
 
 
 def _pass(case: Case, holds: Callable[[Case], bool]) -> Case:
-    """One lowering of every coordinate; the case at the end of it."""
+    """One lowering of every coordinate."""
     if unit(case.get("budget")):
         budget = _least(lambda v: holds({**case, "budget": v}), 0, case["budget"])
         case = {**case, "budget": budget}
@@ -80,11 +75,9 @@ def _pass(case: Case, holds: Callable[[Case], bool]) -> Case:
 
 
 def smaller_magnitudes(case: Case, holds: Callable[[Case], bool], *, tries: int = 400) -> Case:
-    """``case`` with its budget and integer sizes lowered while ``holds`` stays true.
-
-    ``holds(case)`` is assumed true.  Passes repeat until one changes nothing or
-    ``tries`` calls are spent; values that are not integers stay as they are.
-    """
+    """``case`` (which holds) with its budget and integer sizes each lowered, alone and
+    with the budget, while ``holds``: passes until one changes nothing or ``tries``
+    calls are spent."""
     left = tries
     best = case
 
@@ -110,13 +103,13 @@ def smaller_magnitudes(case: Case, holds: Callable[[Case], bool], *, tries: int 
 
 
 def _nearest(value: Fraction) -> int:
-    """``value`` rounded to the nearest integer, halves up (an exact rule, no float)."""
+    """``value`` rounded to the nearest integer, halves up."""
     return math.floor(value + Fraction(1, 2))
 
 
 def _scaled(budget: int, sizes: list[int], ratio: Fraction) -> Iterator[tuple[int, list[int]]]:
-    """The budget and sizes times ``ratio``: each size rounded alone, then (if other)
-    each the step between rounded running totals; no size below 1."""
+    """The budget and sizes times ``ratio``: each size rounded alone, then as steps
+    between rounded running totals; no size below 1."""
     scaled = _nearest(budget * ratio)
     alone = [max(1, _nearest(size * ratio)) for size in sizes]
     yield scaled, alone
@@ -129,8 +122,8 @@ def _scaled(budget: int, sizes: list[int], ratio: Fraction) -> Iterator[tuple[in
 
 
 def _targets(largest: int) -> Generator[int, bool, None]:
-    """Values for the largest unit, below ``largest``: 1, 10, 100... until the caller
-    sends back ``True``, then 2, 3... 9 times the power below that one until it does again."""
+    """Targets below ``largest``: 1, 10, 100... until sent ``True``, then 2, 3... 9
+    times the power below until sent ``True`` again."""
     power = 1
     while power < largest:
         if (yield power):
@@ -142,7 +135,7 @@ def _targets(largest: int) -> Generator[int, bool, None]:
 
 
 def _accepted_units(case: Case) -> tuple[int, list[int]] | None:
-    """The budget and sizes, if all are integer units the rule accepts, else ``None``."""
+    """The budget and sizes, if all are integer units the rule accepts."""
     budget, blocks = case.get("budget"), case.get("blocks")
     if not (isinstance(budget, int) and unit(budget) and budget >= 0 and isinstance(blocks, list)):
         return None
@@ -152,12 +145,9 @@ def _accepted_units(case: Case) -> tuple[int, list[int]] | None:
 
 
 def scaled_magnitudes(case: Case, holds: Callable[[Case], bool], *, tries: int = 60) -> Case:
-    """``case`` with its budget and sizes scaled down together while ``holds`` stays true.
-
-    ``holds(case)`` is assumed true.  First divided by their greatest common divisor,
-    then the largest unit brought to the least of :func:`_targets` at which a rounding
-    holds; at most ``tries`` calls.  Only integer units the rule accepts are scaled.
-    """
+    """``case`` (which holds) with its valid integer units scaled down together by one
+    ratio, so a threshold set by a ratio stays crossed: by their gcd, then the largest
+    to the least of :func:`_targets` where a rounding holds; at most ``tries`` calls."""
     units = _accepted_units(case)
     if units is None:
         return case
@@ -165,7 +155,6 @@ def scaled_magnitudes(case: Case, holds: Callable[[Case], bool], *, tries: int =
     left = tries
 
     def tried(new_budget: int, sizes: list[int]) -> Case | None:
-        """The case with these units if it holds (``None`` if not, or no try is left)."""
         nonlocal left
         if left <= 0:
             return None

@@ -1,9 +1,5 @@
-"""A finished gate run, and its report in the forms CI reads: text, JSON, GitHub, JUnit.
-
-One :class:`Outcome` records every run, ``verify``'s and ``diff``'s; every form is built
-from it, the finding supplying its own part.  The JSON shapes (docs/ci.md) are stable:
-keys are added, never renamed or removed.
-"""
+"""A finished gate run (``verify``'s or ``diff``'s) and its reports: text, JSON, GitHub,
+JUnit.  The JSON shapes (docs/ci.md) gain keys, never lose or rename one."""
 
 from __future__ import annotations
 
@@ -31,15 +27,12 @@ __all__ = [
 
 #: The phases of a run, in order, as :data:`Progress` names them.
 PHASES = ("fixtures", "generated", "wide ranges", "long lists", "shrinking")
-#: The phases whose cases are checked and reported (shrinking is part of the phase
-#: whose failure it shrinks).
+#: The phases whose cases are checked and reported.
 CHECKED: tuple[str, ...] = PHASES[:-1]
-#: The cases asked beside the transition points of the generated cases (where the
-#: oracle's answer changes along the budget or a size): counted apart, so that the
-#: count of generated cases stays ``max_examples``; their time is the generated phase's.
+#: The cases asked beside the generated cases' transition points: counted apart, so
+#: that the generated cases stay ``max_examples``; their time is the generated phase's.
 NEAR = "transition points"
-# What a summary line calls the cases of each checked phase, and those beside the
-# transition points (after the generated cases, as the progress line has them).
+# What a summary line calls the cases of each phase.
 _NOUNS = {
     "fixtures": "fixture",
     "generated": "generated case",
@@ -58,9 +51,7 @@ SEEN = {
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    """A gate command's words: ``name`` (``verify``), its verdicts in the text
-    (``passed``, ``failed``), the JSON report's key for the finding, the JUnit failure's
-    type."""
+    """A gate command's words: its name, verdicts, JSON failure key and JUnit type."""
 
     name: str
     passed: str
@@ -73,14 +64,11 @@ class Command:
 class Outcome:
     """What one gate run checked, and the first finding if it found one.
 
-    ``checked``/``failing``: cases per phase of :data:`PHASES` (for ``shrinking``, the
-    tries); ``phase``: the phase of ``finding``; ``phase_seconds``: seconds per phase run.
-    For the reports: ``subject`` and ``names``, ``rerun``, ``saved`` (the line after
-    ``saved:``), ``settings``; ``seeds`` of a passing run of several (counts summed);
-    ``seen``: per phase, what the followed side did (:data:`SEEN`); ``notes``: what was
-    not compared and why; ``set_aside``: cases both sides failed alike, replaced;
+    ``checked``/``failing``: cases per phase (for ``shrinking``, the tries); ``seeds``:
+    of a passing run of several (counts summed); ``seen``: per phase, what the followed
+    side did (:data:`SEEN`); ``set_aside``: cases both sides failed alike, replaced;
     ``follows``: the side followed (``None``: the declared rule); ``declared``: the rule
-    when not the seed's (:meth:`packcheck.Rule.describe`), else ``None``.
+    when not the seed's.
     """
 
     command: Command
@@ -116,9 +104,7 @@ class Outcome:
         return self.checked.get("shrinking", 0)
 
     def counts(self) -> str:
-        """``1 fixture, 1000 generated cases, 12 transition-point cases, ...``: the cases
-        of each checked phase and those beside the transition points, each count with
-        its noun in the right number."""
+        """``1 fixture, 1000 generated cases, 12 transition-point cases, ...``."""
         numbers = {phase: self.checked.get(phase, 0) for phase in _NOUNS}
         return ", ".join(
             f"{numbers[phase]} {noun}{'' if numbers[phase] == 1 else 's'}"
@@ -126,8 +112,7 @@ class Outcome:
         )
 
     def shares(self) -> list[str]:
-        """Per phase: ``generated: 3 of 1000 cases differ (0.3%)``; the cases beside
-        transition points last, when there were any."""
+        """Per phase: ``generated: 3 of 1000 cases differ (0.3%)``."""
         lines = []
         for phase in (*CHECKED, *([NEAR] if self.checked.get(NEAR) else [])):
             total, failing = self.checked[phase], self.failing.get(phase, 0)
@@ -136,8 +121,7 @@ class Outcome:
         return lines
 
     def followed(self) -> list[str]:
-        """Per phase with cases: ``generated: answered 85%, raised 15%``, what the
-        followed side did, as shares of the phase's cases."""
+        """Per phase with cases: ``generated: answered 85%, raised 15%``."""
         lines = []
         for phase in (*CHECKED, NEAR):
             seen = self.seen.get(phase, {})
@@ -151,9 +135,8 @@ class Outcome:
         return lines
 
     def verdict_line(self) -> str:
-        """The last line of the text report: ``conformant: 3 fixtures, ...`` for a run
-        that passed; ``NOT conformant after 1 fixture, ...`` for one that failed, whose
-        counts are the cases run, the failing one included."""
+        """``conformant: 3 fixtures, ...`` or ``NOT conformant after 1 fixture, ...``
+        (the cases run, the failing one included)."""
         if self.finding is None:
             verdict = f"{self.command.passed}:"
         else:
@@ -168,8 +151,7 @@ class Outcome:
 
 
 def tallies(outcomes: Sequence[Outcome]) -> dict[str, Any]:
-    """The runs of several seeds' tallies as one outcome's fields: what the followed side
-    did and the cases set aside, summed; each seed's notes, with its seed."""
+    """Several seeds' tallies as one outcome's fields: summed, notes with their seed."""
     phases = {phase for o in outcomes for phase in o.seen}
     return {
         "seen": {
@@ -195,8 +177,7 @@ def seeds_text(seeds: tuple[int, ...]) -> str:
 
 
 def text(outcome: Outcome) -> str:
-    """The report for a person: the finding (if any), the shares of a counted run,
-    where it was saved, the rerun command, and the verdict line."""
+    """The report for a person: the finding, shares, notes, rerun and verdict line."""
     shares = [f"share:    {share}" for share in outcome.shares()] if outcome.counted else []
     if outcome.counted and outcome.follows:
         shares += [f"{outcome.follows + ':':10}{line}" for line in outcome.followed()]
@@ -237,12 +218,11 @@ def _phase(outcome: Outcome, name: str) -> dict[str, Any]:
     if outcome.follows:
         share = round(outcome.failing[name] / cases, 6) if outcome.counted and cases else None
         entry.update(differing=outcome.failing[name], share=share)
-    if outcome.follows:
         tally = dict.fromkeys(SEEN, 0) | dict(outcome.seen.get(name, {}))
         entry[outcome.follows.lower()] = tally
         if name == "generated":
             entry["set_aside"] = outcome.set_aside
-    if name == "generated":  # the cases beside the transition points, counted apart
+    if name == "generated":
         entry["transition_cases"] = outcome.checked.get(NEAR, 0)
         if outcome.follows:
             entry["transition_differing"] = outcome.failing.get(NEAR, 0)
@@ -250,10 +230,7 @@ def _phase(outcome: Outcome, name: str) -> dict[str, Any]:
 
 
 def json_report(outcome: Outcome) -> str:
-    """One JSON object (one line): verdict, seed, what was checked, phases, the finding.
-
-    Integers are exact at any size (cases past 2**53 keep their digits).
-    """
+    """One JSON object on one line; integers exact at any size."""
     command, finding = outcome.command, outcome.finding
     report: dict[str, Any] = {"format": forms.JSON_VERSION}
     if outcome.follows:
@@ -280,8 +257,7 @@ def json_report(outcome: Outcome) -> str:
 
 
 def github(outcome: Outcome) -> str:
-    """GitHub Actions workflow commands, then the text report: an ``::error`` for the
-    finding (titled with the phase and check), else a ``::notice``."""
+    """An ``::error`` for the finding (else a ``::notice``), then the text report."""
     finding, report, name = outcome.finding, text(outcome), outcome.command.name
     if finding is None:
         title, message = outcome.command.passed, outcome.verdict_line()
@@ -291,7 +267,6 @@ def github(outcome: Outcome) -> str:
 
 
 def _testcase(outcome: Outcome, name: str, stopped: bool) -> forms.TestCase:
-    """One phase as a JUnit test case (``stopped``: an earlier phase failed)."""
     seconds, cases = outcome.phase_seconds.get(name, 0.0), outcome.checked[name]
     failing = outcome.failing[name]
     if stopped or not cases:
@@ -310,12 +285,8 @@ def _testcase(outcome: Outcome, name: str, stopped: bool) -> forms.TestCase:
 
 
 def junit_xml(outcome: Outcome) -> bytes:
-    """JUnit XML: a ``testsuite`` for the run, a ``testcase`` per phase.
-
-    The failed phase holds a ``failure`` with the report and later phases are
-    ``skipped``; a counted run gives every phase with failing cases a ``failure``.  A
-    phase with no cases is ``skipped``.
-    """
+    """JUnit XML, a ``testcase`` per phase: the failed one a ``failure``, later ones
+    ``skipped`` (a counted run: every phase with failing cases a ``failure``)."""
     cases = []
     after_failure = False
     for name in CHECKED:

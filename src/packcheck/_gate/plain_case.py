@@ -1,11 +1,5 @@
-"""A plain case kept as its parts, so the gate need not copy what it built.
-
-:meth:`PlainCase.build` makes a new ``dict`` the packer alone owns (nothing to copy);
-:meth:`PlainCase.holds` says afterwards whether the packer left it as built;
-:meth:`PlainCase.expected` is the rule's output from the kept sizes, equal to
-``pack(case)``.  A long probe is so built and checked without walking every block's
-``dict`` three times.
-"""
+"""A plain case kept as its parts: a long probe is built, checked and answered without
+walking every block's ``dict`` three times."""
 
 from __future__ import annotations
 
@@ -23,7 +17,7 @@ from .._rule.interpret import interpret_case
 from .._rule.model import Case, plain_columns
 from .._rule.order import missing_ids, own_utf16
 
-__all__ = ["PlainCase"]
+__all__ = ["PlainCase", "blocks_in"]
 
 _KEYS = ["budget", "blocks", "required"]
 _BLOCK = '{"id":%s,"size":%d}'
@@ -31,9 +25,8 @@ _BLOCK = '{"id":%s,"size":%d}'
 
 @dataclass(frozen=True, slots=True, eq=False)
 class PlainCase:
-    """``{"budget": budget, "blocks": [{"id": i, "size": s}, ...], "required": required}``
-    as its parts: an ``int`` budget, ``str`` IDs, ``int`` sizes and ``str`` required IDs
-    (exact types), never changed after it is made."""
+    """``{"budget", "blocks": [{"id", "size"}...], "required"}`` as its parts (exact
+    ``int`` and ``str`` types), never changed."""
 
     budget: int
     ids: list[str]
@@ -41,14 +34,12 @@ class PlainCase:
     required: list[str]
 
     def build(self) -> dict[str, Any]:
-        """A new case, sharing only strings and integers (which cannot change)."""
+        """A new case the packer alone owns (it shares only immutable values)."""
         blocks = [{"id": i, "size": s} for i, s in zip(self.ids, self.sizes, strict=True)]
         return {"budget": self.budget, "blocks": blocks, "required": list(self.required)}
 
     def line(self) -> str:
-        """The case as one line of ASCII JSON, exactly as
-        :func:`packcheck._packers.encode_case` writes :meth:`build`'s case, written from
-        the parts (a block's ``dict`` is never made)."""
+        """:func:`packcheck._packers.encode_case` of :meth:`build`, from the parts."""
         code = encode_basestring_ascii
         try:
             blocks = ",".join(
@@ -61,8 +52,7 @@ class PlainCase:
         return f'{{"budget":{budget},"blocks":[{blocks}],"required":[{required}]}}'
 
     def holds(self, case: object) -> bool:
-        """Whether ``case`` is still exactly what :meth:`build` made: its keys in order,
-        every value of the same exact type and equal, each block ``id`` then ``size``."""
+        """Whether ``case`` is still exactly what :meth:`build` made (keys, order, types)."""
         if type(case) is not dict or list(case) != _KEYS:
             return False
         budget, blocks, required = case["budget"], case["blocks"], case["required"]
@@ -75,8 +65,8 @@ class PlainCase:
         return plain_columns(blocks) == (self.ids, self.sizes)
 
     def expected(self) -> dict[str, Any]:
-        """The declared output: ``pack(self.build())``, from the kept sizes when every
-        unit is valid and no ID that reaches the output needs joining as UTF-16."""
+        """``pack(self.build())``, from the parts where every unit is valid and every ID
+        in the output is its own UTF-16."""
         sizes = self.sizes
         if self.budget < 0 or (sizes and min(sizes) < 1):
             return pack(self.build())
@@ -87,12 +77,18 @@ class PlainCase:
         return {"kept": kept, "remaining": remaining, "missing": missing_ids(self.required, kept)}
 
     def declared(self, rule: Rule) -> dict[str, Any]:
-        """The answer of ``rule``: ``pack(self.build(), rule=rule)``, interpreted from
-        the parts (no block's ``dict`` made and read back) when every unit is valid and
-        every ID is its own UTF-16."""
+        """``pack(self.build(), rule=rule)``, from the parts where :meth:`expected` can."""
         sizes = self.sizes
         plain = self.budget >= 0 and (not sizes or min(sizes) >= 1)
         if not plain or not own_utf16("".join(self.ids) + "".join(self.required)):
             return pack(self.build(), rule=rule)
         case = Case(self.budget, tuple(self.ids), tuple(sizes), tuple(self.required))
         return interpret_case(rule, case, result_only=True).result
+
+
+def blocks_in(case: object) -> int:
+    """How many blocks ``case`` has (0 without a list of blocks)."""
+    if isinstance(case, PlainCase):
+        return len(case.sizes)
+    blocks = case.get("blocks") if isinstance(case, dict) else None
+    return len(blocks) if isinstance(blocks, list) else 0

@@ -1,13 +1,7 @@
-"""The probes' random draws: ranges, picks and orders mapped by packcheck from raw bits.
-
-A probe is a recipe (:mod:`packcheck._gate.probes`): the same probe must always build
-the same case, on every Python.  :class:`ProbeRandom` therefore takes nothing from
-:class:`random.Random` but its raw output: ``random()``, whose sequence for a seed
-Python documents as kept across versions, and ``getrandbits(k)``, the generator's bits.
-Every range, pick, sample and shuffle is drawn here, by rejection from the fewest bits
-that hold the range, so no library algorithm (``randrange``, ``sample``, ``shuffle``)
-can change a case.  Lists are drawn in bulk, at NumPy speed, from one call's bits.
-"""
+"""The probes' random draws, mapped by packcheck from raw bits so that a probe builds
+the same case on every Python: only :class:`random.Random`'s ``random()`` and
+``getrandbits(k)`` are used, never a library algorithm (``randrange``, ``shuffle``).
+Ranges are drawn by rejection from the fewest bits; lists in bulk with NumPy."""
 
 from __future__ import annotations
 
@@ -25,7 +19,7 @@ _WORD = {1: ("<u4", 32), 2: ("<u8", 64)}
 
 
 class ProbeRandom:
-    """Draws for one probe, from ``seed`` (an ``int`` or a ``str``, all its bits used)."""
+    """Draws for one probe, from ``seed`` (all its bits used)."""
 
     __slots__ = ("_bits", "random")
 
@@ -36,8 +30,7 @@ class ProbeRandom:
         self.random = generator.random
 
     def below(self, n: int) -> int:
-        """An integer in ``range(n)``, ``n >= 1``: ``n.bit_length()`` bits, redrawn
-        while they are ``n`` or more (fewer than two draws on average)."""
+        """An integer in ``range(n)``: ``n.bit_length()`` bits, redrawn while ``>= n``."""
         if n < 1:
             raise ValueError(f"empty range: below({n})")
         bits, k = self._bits, n.bit_length()
@@ -47,30 +40,25 @@ class ProbeRandom:
         return r
 
     def randint(self, a: int, b: int) -> int:
-        """An integer in ``[a, b]``."""
         return a + self.below(b - a + 1)
 
     def randrange(self, start: int, stop: int | None = None) -> int:
-        """An integer in ``range(start)``, or in ``range(start, stop)``."""
         return self.below(start) if stop is None else start + self.below(stop - start)
 
     def choice(self, seq: Sequence[T]) -> T:
-        """One item of ``seq`` (not empty)."""
         return seq[self.below(len(seq))]
 
     def uniform(self, a: float, b: float) -> float:
-        """A double between ``a`` and ``b``."""
         return a + (b - a) * self.random()
 
     def shuffle(self, items: MutableSequence[Any]) -> None:
-        """Put ``items`` in a random order, in place (Fisher-Yates)."""
+        """Fisher-Yates, in place."""
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
 
     def sample(self, population: Sequence[T], k: int) -> list[T]:
-        """``k`` distinct places of ``population``, in the order drawn (the first ``k``
-        steps of a Fisher-Yates shuffle of a copy)."""
+        """``k`` distinct places, in the order drawn (``k`` Fisher-Yates steps)."""
         pool = list(population)
         if not 0 <= k <= len(pool):
             raise ValueError(f"sample of {k} from {len(pool)}")
@@ -80,12 +68,8 @@ class ProbeRandom:
         return pool[:k]
 
     def below_many(self, n: int, count: int, offset: int = 0) -> list[int]:
-        """``count`` integers of ``range(offset, offset + n)``, ``n >= 1``.
-
-        For ``n`` up to 2**64 the candidates (the top bits of 32- or 64-bit words) are
-        drawn in bulk and those ``>= n`` dropped, with enough words for the expected
-        share dropped, and more words while any are missing; larger ``n`` one at a time.
-        """
+        """``count`` integers of ``range(offset, offset + n)``: up to 2**64, the top bits
+        of 32- or 64-bit words drawn in bulk, those ``>= n`` dropped; else one by one."""
         if count <= 0:
             return []
         k = n.bit_length()
@@ -113,11 +97,9 @@ class ProbeRandom:
         return list(map(offset.__add__, drawn.tolist()))
 
     def randints(self, a: int, b: int, count: int) -> list[int]:
-        """``count`` integers in ``[a, b]``."""
         return self.below_many(b - a + 1, count, a)
 
     def picks(self, pool: Sequence[T], count: int) -> list[T]:
-        """``count`` items of ``pool`` (not empty), each drawn alike."""
         return list(map(pool.__getitem__, self.below_many(len(pool), count)))
 
     def randoms(self, count: int) -> np.ndarray[Any, np.dtype[np.floating[Any]]]:

@@ -1,11 +1,6 @@
-"""Probe cases every run checks besides Hypothesis's: long lists and wide ranges.
-
-An optimised packer changes path with the input's length and the magnitude of its sums,
-which a random draw reaches unreliably, so these cases are laid out deliberately from
-the run's seed (docs/gate.md, "The four phases", lists them).  A :class:`Probe` is a
-recipe: :meth:`Probe.build` makes the same case from it on every Python, and a failure
-is shrunk by shortening the recipe (:mod:`packcheck._gate.shrink`).
-"""
+"""Probe cases every run checks besides Hypothesis's: long lists and wide ranges, laid
+out from the run's seed where an optimised packer changes path (docs/gate.md, "The
+four phases").  A :class:`Probe` is a recipe that builds the same case on every Python."""
 
 from __future__ import annotations
 
@@ -32,11 +27,10 @@ FAMILIES = ("fits", "oversized", "sawtooth", "mixed", "adaptive")
 _LANDMARKS = (2**31, 2**32, 2**53, 2**63, 2**64)
 _IDS = ("A", "B", "C", "D", "\U0001f600", "\uff00")
 _ABSENT_IDS = ("\U0001f601", "\uff01", "Z", "Z")
-# Power-of-two runs: 4,096 to 65,536 equal blocks after 4,096 * (2**j - 1) unit blocks,
-# so a reader doubling its chunks from 4,096 meets the run as one whole chunk.
+# Runs of 4,096 * 2**j equal blocks after 4,096 * (2**j - 1) unit blocks: one whole
+# chunk to a reader doubling its chunks from 4,096.
 _RUNS = tuple((4096 * (2**j - 1), 4096 * 2**j) for j in range(5))
-# Edge probes: room for a first chunk that fits whole and the 8,192-block chunk after it
-# (a scene, and more after runs of too-large blocks); level scenes need less.
+# Edge probes' lengths: a first chunk that fits whole and the 8,192-block chunk after it.
 _EDGE_LENGTHS = {"level edges": 8192, "crowded levels": 5000}
 
 
@@ -51,15 +45,14 @@ class Probe:
     spoil: bool = False  # the last size is invalid: {"error":"size"} after a long scan
 
     def build(self) -> dict[str, Any]:
-        """The case, JSON-ready; the same probe always builds the same case."""
+        """The case, JSON-ready."""
         parts = self.parts()
         if parts is None:
             return _units_case(self.length, ProbeRandom(self._seed_text()))
         return parts.build()
 
     def parts(self) -> PlainCase | None:
-        """The case as its parts (:class:`PlainCase`), or ``None`` for a unit edge case
-        (not plain: its units are ``true``, ``"4"``, ``2.5`` ...)."""
+        """The case as its parts, or ``None`` for a unit edge case (not plain)."""
         if self.family == "units":
             return None
         rng = ProbeRandom(self._seed_text())
@@ -75,8 +68,7 @@ class Probe:
             budget, sizes = _fill(self.family, self.length, self.max_units, rng)
         pool = rng.sample(_IDS, rng.randint(1, 4))
         ids = rng.picks(pool, len(sizes))
-        # IDs no block has, on both sides of the UTF-16/code-point disagreement and
-        # repeated, so every answer has a `missing` whose order and repeats matter.
+        # IDs no block has, either side of UTF-16/code-point order, and repeated.
         required = [*rng.sample(pool, min(2, len(pool))), *ids[-3:], *_ABSENT_IDS]
         rng.shuffle(required)
         if self.spoil and sizes:
@@ -87,11 +79,10 @@ class Probe:
         return f"{self.family}:{self.length}:{self.seed}"
 
     def shorter(self, length: int) -> Probe:
-        """The same recipe at another length."""
         return replace(self, length=length)
 
     def describe(self) -> str:
-        """A few words for a person: family and length."""
+        """The family and length, for a person."""
         extra = ", last size invalid" if self.spoil else ""
         if self.family == "run":
             return f"{self.length} unit blocks, then {self.length + 4096} equal sizes{extra}"
@@ -106,19 +97,16 @@ class Probe:
 
 
 def _scale(length: int, max_units: int, rng: ProbeRandom) -> int:
-    """The largest size to draw: sums of ``length`` sizes land past 2**32 where allowed."""
+    """The largest size to draw: sums of ``length`` sizes pass 2**32 where allowed."""
     target: int = 1 << rng.randint(38, 44)
     return max(1, min(max_units, target // max(length, 1)))
 
 
 def _fill(family: str, length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
-    """A budget and sizes that keep the scan deciding until the end of the list.
-
-    ``fits``: every block fits, the last exactly (or misses by one); ``oversized``: every
-    k-th block is larger than the budget; ``sawtooth``: each large block misses what is
-    left by one unit; ``mixed``: log-uniform sizes under a budget that runs out in the
-    last quarter, with oversized blocks sprinkled in.
-    """
+    """A budget and sizes that keep the scan deciding to the end: ``fits``, all fit (the
+    last exactly or one short); ``oversized``, every k-th too large; ``sawtooth``, each
+    large block misses by one; ``mixed``, log-uniform sizes, the budget spent in the
+    last quarter, oversized blocks among them."""
     top = _scale(length, max_units, rng)
     if family == "fits":
         sizes = rng.randints(1, top, length)
@@ -126,20 +114,17 @@ def _fill(family: str, length: int, max_units: int, rng: ProbeRandom) -> tuple[i
     if family == "oversized":
         every = rng.randint(2, 7)
         sizes = rng.randints(1, top, length)
-        # Every every-th block (from the first) is too large; the others all fit.
         budget = min(max_units - 1, sum(sizes) - sum(sizes[::every]))
         big = rng.randint(budget + 1, max(budget + 1, min(max_units, 2 * budget + 1)))
         sizes[::every] = [big] * len(range(0, length, every))
         return budget, sizes
     if family == "sawtooth":
         return _sawtooth(length, max_units, top)
-    # mixed: sizes 2**uniform(0, bits).
-    # (top < 2**45: the doubles hold every size exactly; 2**x >= 1, so none is 0.)
+    # mixed: sizes 2**uniform(0, bits); top < 2**45, so doubles hold every size exactly.
     bits = float(top.bit_length())
     powers = map((2.0).__pow__, (rng.randoms(length) * bits).tolist())
     drawn = np.fromiter(powers, dtype=np.float64, count=length)
     sizes = np.minimum(np.trunc(drawn), float(top)).astype(np.int64).tolist()
-    # The budget runs out in the last quarter: blocks are kept and evicted to the end.
     budget = min(max_units, sum(sizes[: rng.randint(length * 3 // 4, length)]))
     start = rng.randrange(17)
     misses = rng.below_many(top, len(range(start, length, 17)))
@@ -148,8 +133,8 @@ def _fill(family: str, length: int, max_units: int, rng: ProbeRandom) -> tuple[i
 
 
 def _sawtooth(length: int, max_units: int, top: int) -> tuple[int, list[int]]:
-    """``u, R + 1, u, R' + 1, ...``: each large block misses what is left (``R``) by one
-    unit; the last one fits exactly."""
+    """``u, R + 1, u, R' + 1, ...``: each large block misses what is left by one unit;
+    the last one fits exactly."""
     unit = max(1, min(top, max_units // (length + 1)))
     budget = min(max_units, unit * (length + 1))
     body = max(0, length - 2)
@@ -173,12 +158,9 @@ def _sawtooth(length: int, max_units: int, top: int) -> tuple[int, list[int]]:
 
 
 def _adaptive(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
-    """Sizes drawn relative to what is left as the list is built (the rule is simulated).
-
-    Most blocks take a small share of the remaining, so it lasts to the end; about 30
-    per list sit one unit either side of ``left // K`` (``K`` 2 to 64) or land exactly
-    on a share of what was left; misses come every 16 to 1,024 blocks.
-    """
+    """Sizes drawn from what the rule leaves: mostly a small share of it, about 30 a
+    unit either side of ``left // K`` or landing on a share of it, misses every 16 to
+    1,024 blocks."""
     budget = max_units if rng.random() < 0.5 else rng.randint(max(1, max_units // 2), max_units)
     rate = 1 / rng.choice((16, 64, 256, 1024))
     edges = 30 / max(length, 1)
@@ -227,8 +209,7 @@ def _adaptive(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[
 
 
 def _huge(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
-    """A budget past int64 (where ``max_units`` allows) and sizes int64 holds, summing
-    past it: the longest fitting prefix is found on sums no int64 holds."""
+    """A budget past int64 (where allowed) and int64 sizes summing past it."""
     low = min(max_units, 2**63 + rng.randint(0, 2**62))
     budget = rng.randint(min(low, max_units), min(max_units, 2**64 + 2**62))
     mean = max(1, min(2**63 - 1, 2 * budget // max(length, 1)))
@@ -238,9 +219,8 @@ def _huge(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]
 
 
 def _big_fits(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
-    """Two blocks of about a quarter of the unit range among small ones, the whole list
-    summing to a few units more than the budget (or exactly it): a chunk whose sum is
-    taken in two halves (its largest size past 2**62 / its length) ends in a near miss."""
+    """Two blocks of about a quarter of the unit range among small ones, summing to the
+    budget or a few units past it: a chunk summed in two halves ends in a near miss."""
     quarter = max(1, max_units // 4)
     small = max(1, 2 * (max_units * 2 // 5) // max(length, 1))
     sizes = rng.randints(1, small, length)
@@ -251,20 +231,15 @@ def _big_fits(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[
 
 
 def _shares(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
-    """Runs of sizes that are shares of the budget, as a scan in levels meets them.
-
-    The list opens as a level opens (blocks of ``tau = B // 16`` or ``tau + 1``), then
-    joins random segments: runs of ``B // K`` or a unit either side, unit blocks,
-    too-large blocks, a block of exactly what is left.  ``length`` bounds the list (it
-    stops after the first segment past it).
-    """
+    """A level's opening (blocks of ``tau = B // 16`` or ``tau + 1``), then random
+    segments (runs of ``B // K`` or a unit either side, unit blocks, too-large blocks,
+    exactly what is left) until the list passes ``length``."""
     marks = [16 * 1000, 16 * 1000 + 15, 16 * 2**40 + 15, 2**56, 2**62 + 2**58, 2**63 - 1]
     budget = rng.choice([m for m in marks if m <= max_units] or [max_units])
     budget = max_units if rng.random() < 0.15 else budget
     too_large = min(budget + 1, max_units, 2**63 - 1) if budget < max_units else budget
     tau = budget // 16
-    # The list opens as a level opens: maybe a lead-in that leaves the budget whole, then
-    # 14-16 blocks of tau or tau + 1 and one block at the level's edge.
+    # Maybe a lead-in that leaves the budget whole, then 14-16 blocks and an edge.
     lead = rng.choice(([], [1] * 2000, [too_large] * 1200))
     edge = rng.choice((tau, tau + 1, tau - 1, budget - 16 * tau, budget - 15 * tau))
     opening = [tau + rng.choice((0, 1))] * rng.choice((14, 15, 16)) + [max(1, edge)]
@@ -297,7 +272,7 @@ def _shares(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[in
 
 
 def _left_after(segment: list[int], left: int) -> int:
-    """What the rule leaves of ``left`` after blocks of ``segment`` (each at least 1)."""
+    """What the rule leaves of ``left`` after ``segment``."""
     first = segment[0]
     if segment.count(first) == len(segment):
         return left - first * min(len(segment), left // first)
@@ -307,22 +282,17 @@ def _left_after(segment: list[int], left: int) -> int:
     return left
 
 
-# Families with their own builders (the first ones are laid out by _fill).
 def _sparse(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
-    """Blocks too large for the whole budget, then the last one to three that fit.
-
-    For a unit range narrower than the list, where the other families keep blocks only
-    near the start.  Needs ``max_units >= 2``.
-    """
+    """Blocks too large for the budget, then one to three that fit: for a unit range
+    narrower than the list (``max_units >= 2``)."""
     budget = max_units - 1
     fits = min(3, budget, length)
     return budget, [max_units] * (length - fits) + [1] * fits
 
 
 def _int64_tail(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
-    """Unit blocks kept whole (4,096 of them: the first chunk), then a tail of two int64
-    blocks that each fit what is left, past int64, but not both: the kernel keeps the
-    tail's fitting prefix on sums no int64 holds, from a chunk of two blocks."""
+    """4,096 unit blocks, then two int64 blocks that each fit what is left (past int64)
+    but not both."""
     units = max(0, length - 2)
     left = min(max_units - units, 2**63 + rng.randint(0, 2**20))
     first = rng.randint(max(1, left - 2**63 + 2), 2**63 - 1)
@@ -331,25 +301,19 @@ def _int64_tail(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, lis
 
 
 def _used_up(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
-    """Unit blocks with a budget that four chunks keep whole (61,440 blocks) and 1 to 15
-    units more: a level in the 65,536-block chunk after them uses the rest up in a few
-    blocks, and the search for a block that fits goes on to the chunk's end."""
+    """Unit blocks under a budget of 61,440 (four whole chunks) and 1 to 15 more: the
+    next chunk's level is used up in a few blocks."""
     return min(max_units, 61_440 + rng.randint(1, 15)), [1] * length
 
 
 def _cut_over(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
-    """Budget 2**17 and sizes 1, 2**18, 1, 2**18, ...: half the blocks fit, each chunk
-    is a level scan's, never the short stretches' the reference loop takes."""
+    """Budget 2**17 and sizes 1, 2**18, 1, 2**18, ...: half the blocks fit."""
     return min(max_units, 2**17), [1, min(max_units, 2**18)] * (length // 2) + [1] * (length % 2)
 
 
 def _drained(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
-    """A first chunk of 4,096 blocks that fits, then unit blocks that use up what is left.
-
-    16 or more units are left, so a scan in levels keeps the unit blocks level after
-    level until the remaining is below 16 (a small-block threshold one unit high once
-    stalled here at 0).
-    """
+    """A first chunk that fits, then unit blocks that use up the 16 or more units left
+    (a small-block threshold one unit high once stalled here)."""
     units = max(0, length - 4096)
     left = rng.randint(16, max(16, units - 1))
     top = max(1, min(2**20, (max_units - left) // 4096))
@@ -380,15 +344,12 @@ _SPARSE = (*(2**k + 1 for k in range(4, 18)), 1001, 5001, 10001, 50001, 100_001)
 
 
 def _run(length: int, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]]:
-    """Unit blocks, then a run of equal sizes summing to a landmark, then unit blocks.
-
-    The prefix has ``length`` unit blocks; the run is as long as the prefix plus 4,096.
-    """
+    """``length`` unit blocks, ``length + 4096`` equal sizes summing to a landmark, then
+    a few unit blocks."""
     count = length + 4096
     # 2**63 where the unit range allows: a sum one bit too narrow wraps exactly there.
     fitting = [m for m in (2**20, *_LANDMARKS[:4]) if m // count <= max_units]
-    # Below 256 units no run of 4,096 or more sums to 2**20: its blocks take the largest
-    # size the range allows.
+    # Below 256 units no run sums to 2**20: the largest size the range allows.
     size = max(1, max(fitting) // count) if fitting else max_units
     budget = max_units if rng.random() < 0.5 else min(max_units, size * rng.randint(1, 8) + length)
     return budget, [1] * length + [size] * count + [1] * rng.randint(0, 3)
@@ -399,7 +360,6 @@ def _wide(family: str, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]
     mark = int(family.split(":")[1])
     half = mark // 2
     templates = [
-        # Two kept sizes whose sum passes the landmark: an accumulator wraps or rounds.
         (mark + 2, [half + 1, half + 1]),
         (mark + 1, [1, mark]),
         (mark, [mark - 1, 1, 1]),
@@ -413,8 +373,7 @@ def _wide(family: str, max_units: int, rng: ProbeRandom) -> tuple[int, list[int]
     return min(budget, max_units), [max(1, min(s, max_units)) for s in sizes]
 
 
-# Values a lenient reader takes for units, and the valid units it may refuse.  Each is
-# tried as the budget and as a size after the budget is spent.
+# Values a lenient reader takes for units, and valid units it may refuse.
 _UNIT_EDGES: tuple[object, ...] = (True, False, "4", "1", 2.5, 0, -1, None, [], {}, 4.0, 1.0)
 _ABSENT = object()
 
@@ -445,11 +404,8 @@ def unit_probes(seed: int) -> Iterator[Probe]:
 
 
 def long_probes(seed: int, max_units: int) -> Iterator[Probe]:
-    """Long lists at every length of :data:`LADDER`, then power-of-two runs; shortest first.
-
-    Families rotate along the ladder from an offset the seed picks; each gets one of the
-    lengths past 100,000.  A few lists end on an invalid size.
-    """
+    """Long lists at every length of :data:`LADDER`, families rotating from the seed's
+    offset, then the other families; a few end on an invalid size."""
     rng = ProbeRandom(seed)
     offset = rng.randrange(len(FAMILIES))
     below = [n for n in LADDER if n not in _ABOVE]
@@ -463,8 +419,6 @@ def long_probes(seed: int, max_units: int) -> Iterator[Probe]:
         yield Probe(family, length, rng.randrange(2**32), max_units)
     for prefix, _ in _RUNS[2:]:
         yield Probe("run", prefix, rng.randrange(2**32), max_units)
-    # Shapes that reach a level scan's edges and a chunk's two-half sums; budgets past
-    # int64 where the unit range allows.
     for length in (5000, 20000, 65536):
         yield Probe("adaptive", length, rng.randrange(2**32), max_units)
     for length in (1024, 4096, 4097, 12288):
@@ -474,19 +428,15 @@ def long_probes(seed: int, max_units: int) -> Iterator[Probe]:
     if max_units > 2**63:
         for length in (4096, 8193, 40000):
             yield Probe("huge", length, rng.randrange(2**32), max_units)
-    # Exact equalities at a level scan's edges (packcheck._gate.edge_probes): every variant of
-    # each family, the variant in the seed's low byte.
+    # Every variant of each edge family, the variant in the seed's low byte.
     for family, variants in EDGE_VARIANTS.items():
         for variant in range(variants):
             length = _EDGE_LENGTHS.get(family, 12_300)
             yield Probe(family, length, rng.randrange(2**24) << 8 | variant, max_units)
-    # A unit range narrower than a list keeps nothing late in it but these.
     if max_units >= 2:
         for length in _SPARSE:
             if length > max_units:
                 yield Probe("sparse", length, rng.randrange(2**32), max_units)
-    # Paths of the kernel the other families do not reach (issue 28); a tail past int64
-    # where the unit range allows.
     for family, length in _KERNEL_PATHS.items():
         if family != "int64 tail" or max_units > 2**63 + length:
             yield Probe(family, length, rng.randrange(2**32), max_units)

@@ -1,9 +1,5 @@
-"""The settings of one gate run, with their defaults, declared once.
-
-The command line, ``[tool.packcheck]``, the pytest plugin and the Python API
-(``verify.run/check``, ``diff.run/check``, their keywords typed by :class:`Changes`)
-all build one :class:`Settings`, checked as it is built.
-"""
+"""The settings of one gate run, with their defaults: every front end builds one
+:class:`Settings`, checked as it is built."""
 
 from __future__ import annotations
 
@@ -36,15 +32,12 @@ Progress = Callable[[str, int, "int | None"], None]
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """Everything that decides what a gate run checks, and how it reports progress.
+    """What a gate run checks, and how it reports progress.
 
-    ``seed=None`` picks a seed (reported); generated units lie within ``±max_units``;
-    ``fixtures`` default to the seed cases; ``long_lists=False`` leaves out the long
-    lists.  ``save_failures=DIR`` replays ``DIR/*.json`` after the fixtures and saves a
-    new failure there as a fixture.  Shrinking stops after ``shrink_seconds``;
-    ``progress`` is called after every case.  A value out of its range is a
-    :class:`ValueError` (a value of the wrong kind, :class:`TypeError`) as the settings
-    are built: one line naming the setting, never an error deep inside a run.
+    ``seed=None`` picks a seed; units lie within ``±max_units``; ``fixtures`` default
+    to the seed cases; ``save_failures=DIR`` replays ``DIR/*.json`` and saves a new
+    failure there.  A value out of range is a one-line :class:`ValueError` (of the
+    wrong kind, :class:`TypeError`) when the settings are built.
     """
 
     seed: int | None = None

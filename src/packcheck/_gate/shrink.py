@@ -1,12 +1,5 @@
-"""Shrinking a failing probe case: shorter first, then simpler, within a time limit.
-
-Probes are laid out by hand, so their failures are shrunk here, greedily, as Hypothesis
-would: shorter lengths of the ladder, the list cut past the first departure, leading
-blocks dropped, delta debugging, smaller numbers, simpler contents (docs/gate.md,
-"Reading a counterexample").  Every candidate is judged by ``fails`` and kept only if
-it still fails; shrinking stops at ``deadline`` with the best case so far.  IDs are
-left as they are.
-"""
+"""Shrinking a failing probe case, greedily: shorter first, then simpler (docs/gate.md,
+"Reading a counterexample").  A candidate is kept only if it still fails."""
 
 from __future__ import annotations
 
@@ -21,22 +14,19 @@ from .probes import LADDER, Probe
 
 __all__ = ["SHRINK_TRIES", "polished", "shrink"]
 
-#: After the first failure, shrinking tries at most this many cases, so the same seed
-#: gives the same counterexample on a busy machine as on an idle one (and stops after
-#: ``shrink_seconds`` with the best case so far, whichever comes first).
+#: Shrinking tries at most this many cases, so a seed gives the same counterexample on a
+#: busy machine as on an idle one (unless ``shrink_seconds`` pass first).
 SHRINK_TRIES = 2000
-# Then at most this many tries scaling the budget and sizes together, this many lowering
-# them, and this many renaming the IDs A, B, C...
+# Then at most this many tries scaling, lowering and renaming (:func:`polished`).
 _SCALE_TRIES = 60
 _MAGNITUDE_TRIES = 200
 _LETTER_TRIES = 12
 
 Fails = Callable[[dict[str, Any]], bool]
-#: Where a failing case's answer departs from the expected one: the index of the block
-#: past which the rest of the list can go, if known.
+#: The index of the block past which a failing case's list can go, if known.
 Departs = Callable[[dict[str, Any]], "int | None"]
-# Delta debugging tries every chunk down to single blocks only on lists this short;
-# longer lists are cut in at most 64 pieces per pass (each try is a packer call).
+# Delta debugging goes down to single blocks only on lists this short; longer lists are
+# cut in at most 64 pieces per pass.
 _FINE = 256
 _SHORT_LADDER = tuple(range(1, 16))
 # Passes of simpler contents: each pass may open the way for another.
@@ -44,7 +34,7 @@ _PASSES = 64
 
 
 class _Out(Exception):
-    """The deadline passed."""
+    """The deadline passed, or the tries are spent."""
 
 
 def shrink(
@@ -56,9 +46,8 @@ def shrink(
     tries: int | None = None,
     departs: Departs | None = None,
 ) -> dict[str, Any]:
-    """The smallest failing case found from ``case`` (which fails) before ``deadline``
-    and within ``tries`` calls of ``fails`` (no limit when ``None``); ``departs`` says
-    where a failing case departs (no cut without it)."""
+    """The smallest failing case found from ``case`` before ``deadline`` and within
+    ``tries`` calls of ``fails`` (``None``: no limit); IDs are left as they are."""
     best = case
     left = tries
 
@@ -88,7 +77,6 @@ def shrink(
         attempt_changed(attempt, best, _whole_floats_as_ints(best))
         _scale_down(attempt, lambda: best)
         _simplify(attempt, lambda: best)
-        # Shrinking may have moved the departure: cut again just past it.
         _cut(attempt, best, departs)
     except _Out:
         pass
@@ -98,7 +86,7 @@ def shrink(
 def _simplify(
     attempt: Callable[[dict[str, Any]], bool], current: Callable[[], dict[str, Any]]
 ) -> None:
-    """Simpler blocks, pass after pass while a pass changes the case."""
+    """Simpler blocks, pass after pass while one changes the case."""
     for _ in range(_PASSES):
         before = current()
         for simpler in _simpler(current):
@@ -125,10 +113,8 @@ def _cut(
 def _drop_front(
     attempt: Callable[[dict[str, Any]], bool], current: Callable[[], dict[str, Any]]
 ) -> None:
-    """Drop the longest run of leading blocks, found by bisection, while the case fails:
-    first with the budget lowered to what the rule leaves after them (so the rule decides
-    every remaining block as before), then as it is.  The budget is lowered only on plain
-    integer units."""
+    """Drop the most leading blocks that can go, by bisection: first with the budget
+    lowered to what the rule leaves after them (plain integer units only), then as is."""
     lefts = _rule_lefts(current())
     if lefts is not None:
         _bisect_front(attempt, current(), lefts)
@@ -138,8 +124,8 @@ def _drop_front(
 def _bisect_front(
     attempt: Callable[[dict[str, Any]], bool], case: dict[str, Any], lefts: list[int] | None
 ) -> None:
-    """Bisect for the most leading blocks of ``case`` that can go while it still fails;
-    ``lefts``: the budget after dropping ``n`` blocks is ``lefts[n]`` (else unchanged)."""
+    """Bisect for the most leading blocks of ``case`` that can go; the budget after
+    dropping ``n`` is ``lefts[n]`` (``None``: unchanged)."""
     blocks = case["blocks"]
     fails, passes = 0, len(blocks)  # dropping `fails` blocks fails; `passes`, not tried
     while passes - fails > 1:
@@ -154,8 +140,8 @@ def _bisect_front(
 
 
 def _rule_lefts(case: dict[str, Any]) -> list[int] | None:
-    """What the rule has left before each block (and after the last); ``None`` unless
-    the budget and every size are plain integers the rule accepts."""
+    """What the rule has left before each block and after the last; ``None`` unless
+    every unit is a plain integer the rule accepts."""
     left = case.get("budget")
     if type(left) is not int or left < 0:
         return None
@@ -183,12 +169,12 @@ def _types(case: dict[str, Any]) -> list[type]:
 
 
 def _distinct_ids(case: dict[str, Any]) -> dict[str, Any]:
-    """``case`` with every block's ID its index: on a long list, blame by ID is exact."""
+    """``case`` with every block's ID its index: blame by ID is exact."""
     return {**case, "blocks": [{**b, "id": str(i)} for i, b in enumerate(case["blocks"])]}
 
 
 def _whole_floats_as_ints(case: dict[str, Any]) -> dict[str, Any]:
-    """``case`` with every whole float unit (``4.0``) written as an int (``4``)."""
+    """``case`` with every whole float unit (``4.0``) an int."""
 
     def as_int(value: object) -> object:
         return int(value) if type(value) is float and value.is_integer() else value
@@ -235,7 +221,6 @@ def _delta(
         if len(blocks) > _FINE:
             finer = max(finer, len(blocks) // 64)
             if finer >= chunk:
-                # A long list gets no finer than 64 pieces: the pass just made was the last.
                 return
         chunk = finer
 
@@ -243,8 +228,7 @@ def _delta(
 def _scale_down(
     attempt: Callable[[dict[str, Any]], bool], current: Callable[[], dict[str, Any]]
 ) -> None:
-    """Divide the budget and every size by a power of two while the case still fails,
-    largest divisor first."""
+    """Divide every unit by a power of two, largest first, while the case fails."""
     units = [current().get("budget"), *(b.get("size") for b in current()["blocks"])]
     if not all(type(u) is int and u >= 0 for u in units):
         return
@@ -273,7 +257,7 @@ def _simpler(current: Callable[[], dict[str, Any]]) -> Iterator[dict[str, Any]]:
 
 
 def _simpler_block(current: Callable[[], dict[str, Any]], index: int) -> Iterator[dict[str, Any]]:
-    """One simpler block at ``index``; each option built from the case as it is then."""
+    """Simpler blocks at ``index``, each built from the case as it is then."""
     for option in range(5):
         case = current()
         if index >= len(case["blocks"]):
@@ -293,17 +277,15 @@ def _simpler_block(current: Callable[[], dict[str, Any]], index: int) -> Iterato
 
 
 def _smaller(value: int, floor: int = 0) -> list[int]:
-    """Smaller valid units worth a try, smallest first: the floor, 1, half, one less.
-
-    Never below ``floor``: an invalid unit would turn the case into another failure.
-    """
+    """Smaller units worth a try: ``floor``, 1, half, one less (never below ``floor``,
+    which would turn the case into another failure)."""
     tries = (floor, 1, value // 2, value - 1)
     return [v for v in dict.fromkeys(tries) if floor <= v < value]
 
 
 def polished(case: dict[str, Any], holds: Fails) -> dict[str, Any]:
-    """``case`` (which ``holds``) with its budget and sizes scaled down together, then
-    lowered, then its IDs renamed A, B, C..., each step kept only while ``holds``."""
+    """``case`` (which ``holds``) with its units scaled, then lowered, then its IDs
+    lettered, each step kept only while ``holds``."""
     case = scaled_magnitudes(case, holds, tries=_SCALE_TRIES)
     case = smaller_magnitudes(case, holds, tries=_MAGNITUDE_TRIES)
     return lettered(case, holds, tries=_LETTER_TRIES)

@@ -1,11 +1,5 @@
-"""Where OLD's answer changes along one number of a case, found by asking OLD alone.
-
-:func:`transitions` walks one coordinate (the budget, or one block's size) from the
-case's own value, galloping then bisecting, to the points ``t`` at which
-``answer_at(t - 1) != answer_at(t)``; :func:`candidates` gives each point and one unit
-either side.  :func:`shape` blanks every number of an answer, so that ``remaining`` is
-no transition.  Why a point found is real and what it costs: docs/design.md.
-"""
+"""Where an answer changes along one number of a case (the budget or a size), found by
+galloping then bisecting; why a point found is real and its cost: docs/design.md."""
 
 from __future__ import annotations
 
@@ -18,8 +12,7 @@ from .magnitudes import sized, unit
 __all__ = ["candidates", "case_candidates", "shape", "transitions"]
 
 _NUMBER = "#"
-# Each side of a walk may ask this many values at least: a point up to 2**7 away (a
-# per-item cost beside small sizes, a budget of 0 beside them).
+# Each side of a walk may ask this many values at least: a point up to 2**7 away.
 _LEAST_CALLS = 16
 
 
@@ -28,8 +21,8 @@ class _Spent(Exception):
 
 
 def shape(answer: object) -> Hashable:
-    """``answer`` (JSON: dicts, lists, strings, numbers, ``None``, bools) as a hashable
-    value with every number (not a bool) replaced by one marker."""
+    """``answer`` as a hashable value, every number (not a bool) one marker, so that
+    ``remaining`` is no transition."""
     if isinstance(answer, bool) or answer is None or isinstance(answer, str):
         return answer
     if isinstance(answer, int | float):
@@ -41,32 +34,9 @@ def shape(answer: object) -> Hashable:
     return repr(answer)
 
 
-class _Asker:
-    """``answer_at`` with its answers remembered, and at most ``calls`` new values asked
-    per side of the walk (:meth:`side` starts the count again)."""
-
-    def __init__(self, answer_at: Callable[[int], Hashable], calls: int) -> None:
-        self.answer_at = answer_at
-        self.calls = calls
-        self.left = calls
-        self.seen: dict[int, Hashable] = {}
-
-    def side(self) -> None:
-        self.left = self.calls
-
-    def __call__(self, value: int) -> Hashable:
-        if value not in self.seen:
-            if self.left <= 0:
-                raise _Spent
-            self.left -= 1
-            self.seen[value] = self.answer_at(value)
-        return self.seen[value]
-
-
 def _next_point(ask: Callable[[int], Hashable], start: int, end: int) -> int | None:
-    """A point between ``start`` and ``end`` (either side), the nearest where monotonic,
-    as the upper value of the neighbouring pair; ``None`` when ``end`` answers as
-    ``start`` and every galloping step did too."""
+    """The upper value of a pair between ``start`` and ``end`` that answer differently
+    (the nearest where monotonic); ``None`` when every galloping step answered alike."""
     sign = 1 if end > start else -1
     here = ask(start)
     same, step = start, 1
@@ -96,18 +66,27 @@ def transitions(
     calls: int = 64,
     per_side: int = 2,
 ) -> list[int]:
-    """Points ``t`` in ``(low, high]`` with ``answer_at(t - 1) != answer_at(t)``, sorted.
-
-    Walks each way from ``start``, finding at most ``per_side`` points and asking at
-    most ``calls`` new values on each side.  An exception from ``answer_at`` is not
-    caught: make it an outcome first.
-    """
+    """Points ``t`` in ``(low, high]`` with ``answer_at(t - 1) != answer_at(t)``,
+    sorted: at most ``per_side`` points and ``calls`` new values each way from
+    ``start``.  An exception from ``answer_at`` is not caught."""
     if not low <= start <= high:
         raise ValueError(f"start {start} is outside [{low}, {high}]")
-    ask = _Asker(answer_at, calls)
+    seen: dict[int, Hashable] = {}
+    left = calls
+
+    def ask(value: int) -> Hashable:
+        """``answer_at``, remembered; at most ``calls`` new values a side."""
+        nonlocal left
+        if value not in seen:
+            if left <= 0:
+                raise _Spent
+            left -= 1
+            seen[value] = answer_at(value)
+        return seen[value]
+
     found: set[int] = set()
     for end in (high, low):
-        ask.side()
+        left = calls
         here = start
         try:
             for _ in range(per_side):
@@ -117,7 +96,6 @@ def transitions(
                 if point is None:
                     break
                 found.add(point)
-                # Past the point: its far value, which answers differently from ``here``.
                 here = point if end > here else point - 1
         except _Spent:
             pass
@@ -138,14 +116,10 @@ def case_candidates(
     sizes: Collection[int] | None = None,
     length: bool = False,
 ) -> list[dict[str, Any]]:
-    """The cases beside ``case`` worth asking NEW about, ``case`` itself not among them.
-
-    Each point where ``answer`` changes, and one unit either side, along the budget (in
-    ``[0, max_units]``) and the integer size of each block in ``sizes`` (default: all;
-    in ``[1, max_units]``).  ``calls`` bounds each side of each walk (default ``2 *
-    log2(scale) + 2``, at least 16).  With ``length``, the number of first blocks kept is
-    walked too, from none up.
-    """
+    """The other cases at and beside each point where ``answer`` changes along the
+    budget and each size in ``sizes`` (default all), and with ``length`` the number of
+    first blocks kept.  ``calls`` bounds each side of a walk (default ``2 * log2(scale)
+    + 2``, at least 16)."""
     coordinates: list[tuple[int, int, Callable[[int], dict[str, Any]]]] = []
     if unit(case.get("budget")) and 0 <= case["budget"] <= max_units:
         coordinates.append((case["budget"], 0, lambda v: {**case, "budget": v}))

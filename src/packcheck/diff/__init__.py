@@ -1,12 +1,5 @@
-"""Regression-check a packer against its previous self, whatever rule it follows.
-
-:func:`run` gives every case of ``verify``'s phases to NEW and OLD and compares their
-behaviour exactly; the first divergence is shrunk and returned in the
-:class:`DiffSummary`.  :func:`check` raises :class:`Divergence`, for a test suite::
-
-    from packcheck import diff
-    diff.check(my_packer, my_packer_as_released, seed=1)
-"""
+"""Regression-check a packer against its previous self, whatever rule it follows:
+``diff.check(my_packer, my_packer_as_released, seed=1)``."""
 
 from __future__ import annotations
 
@@ -32,7 +25,7 @@ __all__ = [
     "same_answer",
 ]
 
-#: The phases whose cases are counted, in order (shrinking is not a phase of cases).
+#: The phases whose cases are counted, in order.
 COUNTED_PHASES = CHECKED
 
 
@@ -45,9 +38,8 @@ class Divergence(AssertionError):
 
 
 class DiffSummary(GateOutcome):
-    """A ``diff`` run's :class:`~packcheck._gate.Outcome`, in ``diff``'s words: per phase
-    of :data:`COUNTED_PHASES`, the ``cases`` compared and those ``differing``;
-    ``finding`` is ``None`` when they agree."""
+    """A ``diff`` run's :class:`~packcheck._gate.Outcome`: per phase, the ``cases``
+    compared and those ``differing``."""
 
     __slots__ = ()
 
@@ -74,14 +66,13 @@ def run(
     rule: Rule | None = None,
     **changes: Unpack[Changes],
 ) -> DiffSummary:
-    """Compare ``new`` with ``old`` on every case of the gate's phases.
+    """Compare ``new`` with ``old`` on every case of the gate's phases; the first
+    divergence is shrunk.
 
-    Each is a function ``case -> output`` (given its own deep copy of each case) or a
-    :class:`Packer` adapter (not closed here); settings as :func:`packcheck.verify.run`
-    takes them, ``fixtures`` replayed on both sides with their expected outputs unused.
-    ``count=True`` runs every phase to its end, counting the differing cases.  A
-    divergence is saved (``save_failures=DIR``) with OLD's answer as expected output, or
-    the declared ``rule``'s (``None``: the seed's), which the report shows.
+    Packers and settings as :func:`packcheck.verify.run` takes them (``fixtures`` run on
+    both sides, their outputs unused).  ``count=True`` runs every phase to its end,
+    counting the differing cases.  A divergence is saved with OLD's answer as expected
+    output, or the declared ``rule``'s, which the report shows.
     """
     oracle = DiffOracle(adapter(new), adapter(old), count=count, rule=rule)
     s = replace(settings or Settings(), **changes)  # type: ignore[arg-type]
@@ -90,10 +81,7 @@ def run(
 
 @raising(run)
 def check(summary: DiffSummary) -> None:
-    """:func:`run`, raising :class:`Divergence` if NEW and OLD differ on any case.
-
-    For a test suite: ``packcheck.diff.check(pack_v2, pack_v1, seed=1)``.
-    """
+    """:func:`run`, raising :class:`Divergence` if NEW and OLD differ on any case."""
     if summary.finding is not None:
         assert isinstance(summary.finding, DiffFinding)
         raise Divergence(summary.finding)

@@ -1,11 +1,5 @@
-"""What a packer did on one case, and whether two packers did the same.
-
-An :class:`Outcome` is an **answer**, a **raise** (an exception raised, or named on a
-process's stderr) or a **fault** (a timeout, a killed process, output that is not JSON,
-a modified input).  Two outcomes agree when both are answers equal as JSON with exact
-types, or both raise the same type; a fault agrees with nothing, and two faults
-:func:`alike` are not compared (docs/diff.md, "What is compared").
-"""
+"""What a packer did on one case (an answer, a raise, a fault), and whether two did the
+same (docs/diff.md, "What is compared")."""
 
 from __future__ import annotations
 
@@ -25,7 +19,6 @@ __all__ = [
     "outcome",
     "parting",
     "parting_block",
-    "parting_position",
 ]
 
 _RAISED = re.compile(r"raised ([\w.]+): ")
@@ -39,8 +32,8 @@ _EXCEPTION = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """One side's behaviour on one case: ``kind`` and the answer or the fault;
-    ``raised`` names a raise's type, ``detail`` says a fault in a few words."""
+    """One side's behaviour on one case: the answer or the fault; ``raised`` names a
+    raise's type (raised, or named on a process's stderr)."""
 
     kind: Literal["answer", "raise", "fault"]
     value: Any
@@ -48,7 +41,7 @@ class Outcome:
     detail: str | None = None
 
     def describe(self) -> str:
-        """A few words: ``raised ValueError: budget 0`` or the fault's first line."""
+        """``raised ValueError: budget 0`` or the fault's first line."""
         if self.detail is not None:
             return self.detail
         return str(self.value).splitlines()[0].removesuffix("; stderr:")
@@ -73,8 +66,7 @@ def _exception_named(fault: PackerFault) -> tuple[str, str | None] | None:
 
 
 def outcome(packer: Packer, case: dict[str, Any] | PlainCase) -> Outcome:
-    """Ask ``packer`` about ``case`` (or the case a :class:`PlainCase` builds); what it
-    did."""
+    """What ``packer`` did on ``case``."""
     try:
         if isinstance(case, PlainCase):
             return Outcome("answer", packer.answer_built(case))
@@ -87,8 +79,8 @@ def outcome(packer: Packer, case: dict[str, Any] | PlainCase) -> Outcome:
 
 
 def differences(new: Outcome, old: Outcome, *, json_numbers: bool = False) -> tuple[str, ...]:
-    """Why NEW's and OLD's outcomes differ, one line each; empty when they agree
-    (``json_numbers``: :func:`packcheck._rule.same.same`'s ``json``)."""
+    """Why NEW's and OLD's outcomes differ, one line each: a fault agrees with nothing,
+    answers must be equal as JSON with exact types, raises of the same type."""
     faults = tuple(
         f"{side}'s fault: {one.describe()}"
         for side, one in (("NEW", new), ("OLD", old))
@@ -110,8 +102,7 @@ def differences(new: Outcome, old: Outcome, *, json_numbers: bool = False) -> tu
 
 
 def alike(new: Outcome, old: Outcome) -> bool:
-    """Both sides faulted the same way: the same kind of fault, said in the same first
-    line (both killed by one signal, both modifying the input alike)."""
+    """Both sides faulted the same way, said in the same first line."""
     return (
         new.kind == old.kind == "fault"
         and type(new.value) is type(old.value)
@@ -119,39 +110,28 @@ def alike(new: Outcome, old: Outcome) -> bool:
     )
 
 
-def _kept_lists(new: Outcome, old: Outcome) -> tuple[Any, Any] | None:
-    """NEW's and OLD's ``kept`` lists, when both answer with one."""
+def _parting(new: Outcome, old: Outcome) -> tuple[int, Any, Any] | None:
+    """The first position at which NEW's and OLD's ``kept`` lists differ (an entry, or
+    one ending first), and the two lists; ``None`` unless both answer with a list."""
     if new.kind != "answer" or old.kind != "answer":
         return None
     ours, theirs = (o.value.get("kept") if isinstance(o.value, dict) else None for o in (new, old))
     if not isinstance(ours, list | tuple) or not isinstance(theirs, list | tuple):
         return None
-    return ours, theirs
-
-
-def parting_position(new: Outcome, old: Outcome) -> int | None:
-    """The first position at which NEW's and OLD's ``kept`` lists differ (an entry, or
-    one list ending where the other goes on); ``None`` if they do not (or either answer
-    has no list ``kept``)."""
-    lists = _kept_lists(new, old)
-    if lists is None:
-        return None
-    ours, theirs = lists
     for position, (one, other) in enumerate(zip(ours, theirs, strict=False)):
         if not same(one, other):
-            return position
-    return None if len(ours) == len(theirs) else min(len(ours), len(theirs))
+            return position, ours, theirs
+    if len(ours) == len(theirs):
+        return None
+    return min(len(ours), len(theirs)), ours, theirs
 
 
 def parting(new: Outcome, old: Outcome) -> str | None:
-    """Where NEW's and OLD's ``kept`` lists first part, by position; ``None`` if they
-    do not (or either answer has no list ``kept``)."""
-    position = parting_position(new, old)
-    if position is None:
+    """Where NEW's and OLD's ``kept`` lists first part, in words."""
+    found = _parting(new, old)
+    if found is None:
         return None
-    lists = _kept_lists(new, old)
-    assert lists is not None
-    ours, theirs = lists
+    position, ours, theirs = found
     if position < min(len(ours), len(theirs)):
         one, other = ours[position], theirs[position]
         return f"kept[{position}]: NEW has {show(one, 40)}, OLD has {show(other, 40)}"
@@ -165,15 +145,13 @@ def parting(new: Outcome, old: Outcome) -> str | None:
 
 
 def parting_block(case: Any, new: Outcome, old: Outcome) -> int | None:
-    """The index of the last block named where NEW's and OLD's ``kept`` lists part: the
-    list may be cut past it.  ``None`` unless every entry named there is the ID of
-    exactly one block of ``case``."""
-    position = parting_position(new, old)
+    """The index of the last block named where the ``kept`` lists part, if every entry
+    named there is the ID of exactly one block."""
+    found = _parting(new, old)
     blocks = case.get("blocks") if isinstance(case, dict) else None
-    if position is None or not isinstance(blocks, list):
+    if found is None or not isinstance(blocks, list):
         return None
-    lists = _kept_lists(new, old)
-    assert lists is not None
+    position, *lists = found
     named = [kept[position] for kept in lists if position < len(kept)]
     where: dict[str, int] = {}
     repeated: set[str] = set()

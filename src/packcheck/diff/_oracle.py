@@ -1,11 +1,5 @@
-"""The oracle of ``packcheck diff``: the packer's previous version (OLD) answers each case.
-
-A case is a finding when NEW and OLD behave differently on it (:mod:`._behaviour`).
-OLD is asked first; cases it gives no answer to, cases both sides fault alike on, long
-lists past what OLD answered in time, and cases after :data:`GIVE_UP_AFTER` unanswered
-in a row are not compared, and the report's notes count them (docs/diff.md, "Faults
-alike: what is not compared").
-"""
+"""The oracle of ``packcheck diff``: the packer's previous version (OLD) answers each
+case; what is not compared is counted in the notes (docs/diff.md, "Faults alike")."""
 
 from __future__ import annotations
 
@@ -19,7 +13,7 @@ from hypothesis import strategies as st
 from .._engines.pack import pack
 from .._gate import SHOWN_WHOLE, Command, Finding, Fixture, plain_json
 from .._gate.findings import case_summary, cut_lists
-from .._gate.plain_case import PlainCase
+from .._gate.plain_case import PlainCase, blocks_in
 from .._gate.transitions import shape
 from .._packers import Packer, PackerTimeout
 from .._rule.declared import Rule
@@ -36,9 +30,8 @@ DIFF = Command("diff", "agree", "DIFFERENT", "divergence", "Divergence")
 
 @dataclass(frozen=True, slots=True)
 class DiffFinding(Finding):
-    """A case on which NEW and OLD behave differently: ``answer`` is NEW's, ``expected``
-    OLD's, ``failures`` how they differ; ``rule`` is the declared rule's answer (context
-    only) and ``parts`` where the ``kept`` lists first part."""
+    """A case on which NEW (``answer``) and OLD (``expected``) behave differently;
+    ``rule``: the declared rule's answer, as context."""
 
     PREFIX = "diff"
 
@@ -48,9 +41,8 @@ class DiffFinding(Finding):
     parts: str | None = None
 
     def declared(self) -> Any:
-        """What a saved fixture expects: under a declared rule (:attr:`under`), that
-        rule's answer; without one, OLD's behaviour: its answer when it is JSON data,
-        else ``{"behaviour": ...}`` saying what OLD did in the report's words."""
+        """Under a declared rule, its answer; else OLD's answer when it is JSON data, or
+        ``{"behaviour": ...}`` in the report's words."""
         if isinstance(self.under, Rule):
             return _rule_answer(self.case, self.under)
         old = self.old
@@ -59,13 +51,11 @@ class DiffFinding(Finding):
         return {"behaviour": shown_outcome(old, whole=True)} if old is not None else None
 
     def verdict(self) -> str:
-        """``diverge``: they behave differently; ``error``: a side could not answer
-        the case at all (a fault: a timeout, a dead process)."""
+        """``error`` when a side faulted, else ``diverge``."""
         faulted = any(side is not None and side.kind == "fault" for side in (self.new, self.old))
         return "error" if faulted else "diverge"
 
     def json(self) -> dict[str, Any]:
-        """How the two differ, the case, both sides, the rule's answer, the parting."""
         return {
             "differs": list(self.failures),
             "case": self.case,
@@ -76,7 +66,6 @@ class DiffFinding(Finding):
         }
 
     def report(self) -> str:
-        """A few lines for a person: origin, how the two differ, both answers, the rule's."""
         lines = [f"DIFFERS {self.origin}"]
         lines += [f"  differs:  {failure}" for failure in self.failures]
         if self.parts is not None:
@@ -100,8 +89,7 @@ def _counted(count: int, noun: str, which: str, what: str) -> str:
 
 
 def shown_outcome(side: Outcome | None, whole: bool) -> str:
-    """One side's outcome as the report shows it: its answer (long lists cut unless
-    ``whole``), ``(raised ...)`` or ``(no answer: ...)``."""
+    """One side's outcome as the report shows it."""
     assert side is not None
     if side.kind == "answer":
         return _summarised(side.value, whole)
@@ -111,7 +99,6 @@ def shown_outcome(side: Outcome | None, whole: bool) -> str:
 
 
 def _side(side: Outcome | None) -> dict[str, Any]:
-    """One side's outcome as JSON data."""
     assert side is not None
     plain = side.kind == "answer" and plain_json(side.value)
     return {
@@ -124,7 +111,7 @@ def _side(side: Outcome | None) -> dict[str, Any]:
 
 
 def _summarised(output: object, whole: bool) -> str:
-    """JSON (or ``repr`` for what JSON does not have); long lists cut when not ``whole``."""
+    """JSON (else ``repr``); long lists cut unless ``whole``."""
     if whole or not isinstance(output, dict):
         return show(output, 10**9)
     return cut_lists(output, lambda key: show(key, 40), tuples=True)
@@ -137,20 +124,12 @@ def _kind(side: Outcome) -> str:
     return "error" if isinstance(side.value, dict) and "error" in side.value else "answer"
 
 
-def _length(case: Any) -> int:
-    if isinstance(case, PlainCase):
-        return len(case.sizes)
-    blocks = case.get("blocks") if isinstance(case, dict) else None
-    return len(blocks) if isinstance(blocks, list) else 0
-
-
 #: OLD is not asked again once it gave no answer to this many cases in a row.
 GIVE_UP_AFTER = 3
 
 
 class DiffOracle:
-    """NEW is judged by OLD: each case goes to both, their outcomes are compared.
-    ``count``: every phase runs to its end and the cases that differ are counted."""
+    """NEW is judged by OLD; ``count``: every phase runs to its end, counting."""
 
     follows: str | None = "OLD"
     #: OLD's answers are walked for transition points: its rule is not known.
@@ -165,8 +144,7 @@ class DiffOracle:
         self.count = count
         #: The declared rule shown as context (``None``: the seed's).
         self.rule = rule
-        # A side that answers in JSON text (a command) cannot tell 4 from 4.0: numbers
-        # are then compared by value.
+        # A side that answers in JSON text cannot tell 4 from 4.0: compared by value.
         self.json_numbers = any(p.speaks_json for p in (new, old))
         #: OLD's seconds a case (its adapter's timeout; none in this process).
         self.limit: float = old.timeout
@@ -181,23 +159,21 @@ class DiffOracle:
         self.in_a_row = self.not_asked = 0
 
     def drawn(self, max_units: int, max_blocks: int) -> st.SearchStrategy[dict[str, Any]]:
-        """One draw in ten (the last value of a roll, away from where shrinking goes)
-        from all cases, the others from cases with valid units only: about 6% of the
-        cases carry an invalid unit, not half, so that OLD answers most of them."""
+        """One draw in ten from all cases, the rest with valid units, so that OLD answers
+        most of them."""
         anything = cases(max_units=max_units, max_blocks=max_blocks)
         valid = cases(max_units=max_units, max_blocks=max_blocks, allow_invalid=False)
         return st.integers(0, 9).flatmap(lambda roll: anything if roll == 9 else valid)
 
     def _long(self, case: Any, why: str) -> bool:
         """Whether ``case`` is a long list; if so, lists as long are left out from now on."""
-        length = _length(case)
+        length = blocks_in(case)
         if length > SHOWN_WHOLE and (self.too_long is None or length < self.too_long):
             self.too_long, self.why_long = length, why
         return length > SHOWN_WHOLE
 
     def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
-        """A :class:`DiffFinding` unless NEW and OLD behave alike on ``case`` (or the
-        case is not compared: see the module's words)."""
+        """A :class:`DiffFinding` unless NEW and OLD behave alike (or it is not compared)."""
         if self.in_a_row >= GIVE_UP_AFTER:
             self.not_asked += 1
             self.last = None
@@ -234,8 +210,7 @@ class DiffOracle:
         return self.last
 
     def expected_shape(self, case: dict[str, Any]) -> Hashable:
-        """OLD's outcome of ``case``, numbers blanked; raises if it gave no answer (or
-        is no longer asked)."""
+        """OLD's outcome of ``case``, numbers blanked; raises if it gave none."""
         if self.in_a_row >= GIVE_UP_AFTER:
             raise PackerTimeout("OLD is no longer asked")
         old = outcome(self.old, case)
@@ -246,8 +221,8 @@ class DiffOracle:
         return old.kind, old.raised or type(old.value).__name__
 
     def skips(self, case: Any) -> bool:
-        """Lists as long as one OLD could not answer in time, or longer, are left out."""
-        skipped = self.too_long is not None and _length(case) >= self.too_long
+        """Lists as long as one OLD could not answer in time are left out."""
+        skipped = self.too_long is not None and blocks_in(case) >= self.too_long
         self.left_out += skipped
         return skipped
 
@@ -279,7 +254,7 @@ class DiffOracle:
         return tuple(lines)
 
     def polish(self, finding: Finding) -> bool:
-        """A raise is shrunk like any difference; a fault (a timeout) is shown as found."""
+        """Whether to polish: a fault (a timeout) is shown as found."""
         assert isinstance(finding, DiffFinding)
         return all(side is not None and side.kind != "fault" for side in (finding.new, finding.old))
 
@@ -300,8 +275,7 @@ class DiffOracle:
 
 
 def _rule_answer(case: Any, rule: Rule | None) -> Any:
-    """The declared rule's answer for ``case``; a malformed case's as ``packcheck pack``
-    answers it."""
+    """The declared rule's answer, as ``packcheck pack`` gives it."""
     try:
         return pack(case, rule=rule)
     except MalformedCase as exc:

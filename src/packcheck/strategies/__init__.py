@@ -32,27 +32,22 @@ __all__ = [
 
 #: The largest integer a double holds exactly (2**53 - 1): the default unit range.
 MAX_SAFE_UNITS = 2**53 - 1
-#: Long lists stress vectorised engines; they are built by tiling a short pattern so
-#: that a 1,000-block case costs a few dozen choices, not thousands.
+#: Long lists are tiled from a short pattern: 1,000 blocks for a few dozen choices.
 LONG_MIN = 1_000
 _LANDMARKS = (2**8, 2**16, 2**31, 2**32, 2**52, 2**53, 2**62, 2**63, 2**64)
-# Code points where UTF-16 order and code-point order disagree, and their neighbours:
-# astral characters (surrogate pairs) sort *before* U+E000-U+FFFF in UTF-16.  Then lone
-# surrogates, and composed and decomposed characters: U+00E9 is "e\u0301" after NFD,
-# U+212B (Angstrom sign) is U+00C5 after NFC.
+# Where UTF-16 and code-point order disagree (astral before U+E000-U+FFFF in UTF-16),
+# lone surrogates, and composed and decomposed characters.
 _BOUNDARY_IDS = (
     *("\U0001f600", "\U00010000", "\U0010ffff", "\ue000", "\uff00", "\uffff"),
     *("\ud800", "\udbff", "\udc00", "\udfff", "\ud83d", "a\U0001f600", "a\uff00", "Z"),
     *("\u00e9", "e\u0301", "\u212b"),
 )
-# How an ID gets a near-twin: a packer comparing IDs loosely (casefold, strip, Unicode
-# normalisation, lossy encoding) takes the twin for the ID itself.  Case and NFD come
-# three times: only IDs with a cased or composable character have such a twin.
+# How an ID gets a near-twin a packer comparing IDs loosely takes for the ID itself.
+# Case and NFD come three times: only some IDs have such a twin.
 _PADS = {"space before": (" ", ""), "space after": ("", " "), "tab after": ("", "\t")}
 _SUFFIXES = {"astral after": "\U0001f600", "private after": "\uff00", "surrogate after": "\udc00"}
 _TWIN_KINDS = ("case",) * 3 + ("nfd",) * 3 + (*_PADS, *_SUFFIXES)
 _ACCENTS = ("\u00e9", "e\u0301", "\u00c5", "\u212b", "A\u030a")
-# Numeric strings: "4" is not the unit 4, however a lenient reader converts it.
 _DIGIT_STRINGS = ("4", "1", "0", "4.0", "", " 4", "1e1", "-1")
 _ABSENT: Any = object()
 _WINDOW = 12
@@ -71,20 +66,15 @@ def _check_bounds(low_name: str, low: int, high_name: str, high: int) -> None:
 
 
 def _near(value: int, low: int, high: int) -> tuple[int, int]:
-    """The range within three of ``value``, clipped to ``[low, high]``."""
     return max(low, value - 3), min(high, value + 3)
 
 
 def units(
     *, min_value: int = 1, max_value: int = MAX_SAFE_UNITS, allow_floats: bool = True
 ) -> st.SearchStrategy[int | float]:
-    """Valid units in ``[min_value, max_value]``, weighted towards the edges.
-
-    Besides uniform draws: values next to ``min_value`` and ``max_value``, next to
-    2**31, 2**32, 2**53, 2**63, 2**64 (those in range) and small values; with
-    ``allow_floats``, integral floats such as ``4.0`` (valid units, exactly
-    representable ones only).
-    """
+    """Valid units in ``[min_value, max_value]``, weighted towards the edges and the
+    powers of two where arithmetic changes width; with ``allow_floats``, integral
+    floats such as ``4.0`` too."""
     _check_int("min_value", min_value)
     _check_int("max_value", max_value)
     _check_bounds("min_value", min_value, "max_value", max_value)
@@ -93,13 +83,11 @@ def units(
 
 
 def _unit_drawer(low: int, high: int, *, allow_floats: bool) -> Callable[[Draws], int | float]:
-    """How :func:`units` draws one unit, as choices on :class:`Draws`: a range first
-    (next to ``low``, ``high``, a landmark, or anywhere), with floats one draw in four an
-    integral float."""
+    """How :func:`units` draws one unit: a range first (an edge, a landmark, anywhere);
+    with floats, one in four an integral float."""
     ranges = [(low, min(high, low + 16)), (max(low, high - 3), high), (low, high)]
     ranges += [_near(mark, low, high) for mark in _LANDMARKS if low <= mark <= high]
     floats = allow_floats and low <= 2**53
-    # Every integer up to 2**53 is a double exactly, so float() cannot round here.
     top_float = min(high, 2**53)
 
     def draw_unit(draws: Draws) -> int | float:
@@ -113,28 +101,21 @@ def _unit_drawer(low: int, high: int, *, allow_floats: bool) -> Callable[[Draws]
 def invalid_units(
     *, min_valid: int = 1, max_units: int = MAX_SAFE_UNITS
 ) -> st.SearchStrategy[object]:
-    """Values that are *not* valid units ``>= min_valid``: every kind the rule names.
-
-    Integers below ``min_valid`` (zero for sizes, negatives down to ``-max_units``),
-    fractions (``2.5``, also next to large integers), booleans, ``None``, strings
-    (``"4"``), and empty arrays and objects.  An absent key is not a value: see
-    :func:`cases`.
-    """
+    """Values that are *not* valid units ``>= min_valid``, of every kind the rule names:
+    integers below it, fractions, booleans, ``None``, strings (``"4"``), arrays and
+    objects."""
     _check_int("min_valid", min_valid)
     _check_int("max_units", max_units, least=1)
     half = min(100, max_units)
-    # st.floats() refuses a bound past the largest double (about 1.8e308), and one that
-    # no double holds exactly (2**60 + 1): the nearest double toward zero instead.
+    # st.floats() refuses a bound no double holds exactly: the nearest toward zero.
     widest: float = min(max_units, sys.float_info.max)
     if float(widest) != widest:
         nearest = float(widest)
         widest = nearest if nearest < widest else math.nextafter(nearest, 0.0)
     fractions = [x for x in (2.0**51 + 0.5, -0.25, 1e-300) if abs(x) <= max_units]
     kinds: list[st.SearchStrategy[object]] = [
-        # Just below the floor: zero for sizes, -1 for budgets.
         st.just(min_valid - 1),
         st.one_of(st.sampled_from(sorted({-1, -max_units})), st.integers(-max_units, -1)),
-        # 2**51 + 0.5 is exact in a double: a fraction next to a large integer.
         st.one_of(
             st.integers(-half, half - 1).map(lambda whole: whole + 0.5),
             st.floats(-widest, widest).filter(lambda x: not x.is_integer()),
@@ -142,19 +123,18 @@ def invalid_units(
         ),
         st.booleans(),
         st.none(),
-        # Numeric strings in both string kinds: a lenient reader takes "4" for 4.
         st.one_of(st.sampled_from(_DIGIT_STRINGS), st.integers(0, 99).map(str)),
         st.one_of(st.sampled_from(_DIGIT_STRINGS), st.text(max_size=3)),
         st.sampled_from([[], {}, [1], {"size": 1}]),
     ]
-    # Kind first, so each kind is equally likely (one_of() would flatten the branches).
+    # Kind first, so each kind is equally likely (one_of() would flatten them).
     return st.sampled_from(kinds).flatmap(lambda kind: kind)
 
 
 def budgets(
     *, max_value: int = MAX_SAFE_UNITS, allow_invalid: bool = False
 ) -> st.SearchStrategy[object]:
-    """Budgets: valid units ``>= 0`` (zero often), or with ``allow_invalid`` also non-units."""
+    """Budgets: valid units ``>= 0`` (zero often), with ``allow_invalid`` non-units too."""
     _check_int("max_value", max_value)
     valid = st.one_of(st.just(0), units(min_value=0, max_value=max_value))
     if not allow_invalid:
@@ -163,34 +143,29 @@ def budgets(
 
 
 def block_ids() -> st.SearchStrategy[str]:
-    """Block IDs: a few short names (so IDs repeat), UTF-16 boundary characters, lone
-    surrogates, names with a composed or decomposed accent, and arbitrary text mixing
-    them."""
+    """Block IDs: short names (so IDs repeat), UTF-16 boundary characters, lone
+    surrogates, accents composed or not, and arbitrary text."""
     return st.composite(lambda draw: _draw_id(Draws(draw)))()
 
 
 _NAMES = ("A", "B", "C", "D", "E", "", "\u00e9", "\u212b", "\u00df")
-# Characters of arbitrary IDs besides Hypothesis's own: lone surrogates, U+E000-U+FFFF
-# and astral characters, each a range of code points.
+# Lone surrogates, U+E000-U+FFFF and astral characters.
 _CHARACTER_RANGES = ((0xD800, 0xDFFF), (0xE000, 0xFFFF), (0x10000, 0x10FFFF))
 _TEXT_AVERAGE = list_average(0, 4)
 _BOUNDARY_AVERAGE = list_average(2, 3)
 
 
 def _draw_character(draws: Draws) -> str:
-    """One character of an arbitrary ID: any code point but a surrogate (small ones
-    first, as Hypothesis draws integers), or one from a range of :data:`_CHARACTER_RANGES`."""
+    """Any code point but a surrogate, or one of :data:`_CHARACTER_RANGES`."""
     kind = draws.index(4)
     if kind == 0:
-        # The code points without the 2,048 surrogates, drawn as one integer.
         code = draws.integer(0, 0x10FFFF - 0x800)
         return chr(code + 0x800 if code >= 0xD800 else code)
     return chr(draws.integer(*_CHARACTER_RANGES[kind - 1]))
 
 
 def _draw_id(draws: Draws) -> str:
-    """One ID of :func:`block_ids`: the kind first (name, boundary character, two or
-    three boundary characters, a name and an accent, up to four arbitrary characters)."""
+    """One ID of :func:`block_ids`, its kind drawn first."""
     kind = draws.index(5)
     if kind == 0:
         return draws.pick(_NAMES)
@@ -206,11 +181,8 @@ def _draw_id(draws: Draws) -> str:
 
 
 def _twin_of(text: str, kind: str) -> str:
-    """A near-twin of ``text`` of one of :data:`_TWIN_KINDS`: ``"a"``/``"A"``,
-    ``"\u00e9"``/``"e\u0301"``, ``" A"``/``"A"``, or a character a lossy encoding drops
-    after it.  Where ``text`` has no twin of that kind (no cased or composable
-    character), the other of case and NFD, else a padded one.
-    """
+    """A near-twin of ``text`` of one of :data:`_TWIN_KINDS`; where it has none of that
+    kind, the other of case and NFD, else a padded one."""
     if kind in _SUFFIXES:
         return _as_in_json(text + _SUFFIXES[kind])
     if kind in _PADS:
@@ -234,16 +206,14 @@ def _has_twin(text: str, kind: str) -> bool:
 
 
 def _twin_pair(text: str, kind: str) -> tuple[str, str]:
-    """``text`` (given a cased or composable character if it needs one) and its twin."""
+    """``text`` (given a character with a twin if needed) and its twin."""
     if not _has_twin(text, kind):
         text = _as_in_json(text + ("a" if kind == "case" else "\u00e9"))
     return text, _twin_of(text, kind)
 
 
 def _as_in_json(text: str) -> str:
-    """``text`` as a JSON reader returns it: a high surrogate followed by a low one
-    *is* the astral character (JSON's ``"\\ud800\\udc00"`` reads as U+10000), so a
-    Python string holding them apart has no distinct JSON form."""
+    """``text`` as a JSON reader returns it: a high surrogate then a low one joined."""
     return text.encode("utf-16-be", "surrogatepass").decode("utf-16-be", "surrogatepass")
 
 
@@ -254,32 +224,17 @@ def block_lists(
     max_units: int = MAX_SAFE_UNITS,
     ids: st.SearchStrategy[str] | None = None,
 ) -> st.SearchStrategy[list[dict[str, Any]]]:
-    """Lists of valid blocks ``{"id", "size"}``; short mostly, 1,000+ blocks sometimes.
-
-    IDs come from a small per-list pool so repeats are common.  Sizes in one list
-    cluster around a magnitude drawn for the list (small, near 2**53, near 2**63 when
-    ``max_units`` allows, ...) so that several large blocks can fit one budget.
-    ``max_size=None`` allows long lists; a ``max_size`` below 1,000 keeps lists short.
-    Some blocks carry an extra key, which the rule ignores.
-    """
+    """Lists of valid blocks ``{"id", "size"}``; short mostly, 1,000+ blocks sometimes
+    (unless ``max_size`` is below 1,000).  IDs repeat and have near-twins; sizes cluster
+    around a magnitude drawn for the list; some blocks carry a key the rule ignores."""
     _check_int("min_size", min_size)
     _check_int("max_units", max_units, least=1)
     if max_size is not None:
         _check_int("max_size", max_size)
         _check_bounds("min_size", min_size, "max_size", max_size)
-    draw_id = _draw_id if ids is None else _strategy_drawer(ids)
+    draw_id: Callable[[Draws], str] = _draw_id if ids is None else lambda d: d.draw(ids)
     draw_blocks = _blocks_drawer(min_size, max_size, max_units, draw_id)
     return st.composite(lambda draw: draw_blocks(Draws(draw)))()
-
-
-def _strategy_drawer(strategy: st.SearchStrategy[str]) -> Callable[[Draws], str]:
-    """Draws from a strategy of the caller's, through Hypothesis's ``draw``."""
-
-    def draw_one(draws: Draws) -> str:
-        drawn: str = draws.draw(strategy)
-        return drawn
-
-    return draw_one
 
 
 #: A block's extra key, sometimes: the rule ignores it.
@@ -287,8 +242,7 @@ _NOTES: tuple[dict[str, str], ...] = ({}, {}, {"text": "ignored"})
 
 
 def _draw_pool(draws: Draws, draw_id: Callable[[Draws], str]) -> list[str]:
-    """A list's pool of one to five IDs, with near-twins of some next to them: "A" and
-    "a", "\u00e9" and "e\u0301"."""
+    """A list's pool of one to five IDs, with near-twins of some next to them."""
     pool = [draw_id(draws) for _ in draws.many(1, 5, list_average(1, 5))]
     for _ in draws.many(0, 3, list_average(0, 3)):
         index, kind = draws.integer(0, 4), draws.pick(_TWIN_KINDS)
@@ -300,12 +254,7 @@ def _draw_pool(draws: Draws, draw_id: Callable[[Draws], str]) -> list[str]:
 def _blocks_drawer(
     min_size: int, max_size: int | None, max_units: int, draw_id: Callable[[Draws], str]
 ) -> Callable[[Draws], list[dict[str, Any]]]:
-    """How :func:`block_lists` draws one list, as choices on :class:`Draws`.
-
-    In order: the ID pool, its near-twins, the list's magnitude, the roll that makes it
-    long, the short list, then the long list's length.
-    """
-    # Ranges and drawers are built once here, not per draw: building dominates otherwise.
+    """How :func:`block_lists` draws one list."""
     marks = sorted({1, max_units, *(m for m in (16, *_LANDMARKS) if m <= max_units)})
     any_size = _unit_drawer(1, max_units, allow_floats=True)
     # Per magnitude: any size, one within three of it, or a quarter to a half of it.
@@ -318,7 +267,6 @@ def _blocks_drawer(
     top = LONG_MIN + 200 if max_size is None else min(max_size, LONG_MIN + 200)
 
     def draw_block(draws: Draws, pool: list[str], mark: int) -> dict[str, Any]:
-        # An ID is an index into the list's pool (so IDs repeat) or a fresh ID.
         name = pool[draws.integer(0, 4) % len(pool)] if draws.index(2) == 0 else draw_id(draws)
         kind = draws.index(3)
         size = any_size(draws) if kind == 0 else draws.integer(*(near, part)[kind - 1][mark])
@@ -335,8 +283,7 @@ def _blocks_drawer(
         # aligned when the shrinker turns a long list into its short pattern.
         length = draws.integer(LONG_MIN, top) if allow_long else 0
         if long and drawn:
-            # Tiled from the short list: 1,000 blocks for a few dozen choices, and a
-            # long counterexample shrinks to its pattern by one choice (the roll).
+            # A long counterexample shrinks to its pattern by one choice (the roll).
             return [dict(drawn[i % len(drawn)]) for i in range(length)]
         if len(drawn) < min_size:
             more = min_size - len(drawn)
@@ -348,16 +295,13 @@ def _blocks_drawer(
 
 
 def required_lists(*, known: list[str] | None = None) -> st.SearchStrategy[list[str]]:
-    """Required IDs: the ``known`` block IDs and IDs no block has, repeats allowed,
-    empty often."""
+    """Required IDs: ``known`` ones and others, repeats allowed, empty often."""
     wanted = st.one_of(st.sampled_from(known), block_ids()) if known else block_ids()
     return st.one_of(st.just([]), st.lists(wanted, max_size=6))
 
 
 def _draw_pick(draws: Draws) -> int | str | tuple[int, str]:
-    """A required ID: a block's ID, a near-twin of one (which a loose comparison would
-    wrongly count as kept), or an ID drawn afresh; the kind is drawn first, so that
-    twins are often drawn."""
+    """A required ID: a block's ID, a near-twin of one, or a fresh ID."""
     kind = draws.index(5)
     if kind == 0:
         return draws.integer(0, _WINDOW - 1)
@@ -371,16 +315,12 @@ _SLACK = (0, 0, 0, 1, 2)
 
 
 def _draw_budget(draws: Draws, sizes: list[int], any_budget: Callable[[Draws], Any]) -> Any:
-    """A budget drawn from the blocks' ``sizes`` as often as independently.
-
-    Derived budgets come first, since the shrinker moves towards lower choices and a
-    derived budget shrinks with the sizes.
-    """
+    """A budget drawn from the blocks' ``sizes`` as often as not (derived ones first:
+    they shrink with the sizes)."""
     head = sizes[:_WINDOW]
     mode = draws.integer(0, 4)
     if mode == 0:
-        # A subset of the first few blocks, drawn as "left out" flags so that the
-        # simplest budget fits every head block exactly.
+        # A subset of the head, as "left out" flags: the simplest fits every block.
         out = [draws.boolean(0.5) for _ in head]
         budget = sum(s for s, o in zip(head, out, strict=True) if not o)
         return budget + draws.pick(_SLACK)
@@ -400,13 +340,9 @@ def cases(
     max_units: int = MAX_SAFE_UNITS,
     allow_invalid: bool = True,
 ) -> st.SearchStrategy[dict[str, Any]]:
-    """Whole cases ``{"budget", "blocks", "required"}``, well-formed and JSON-ready.
-
-    The budget is drawn from the blocks as often as independently: zero, the exact sum
-    of a subset or prefix, one less than the smallest size, or any unit.  With
-    ``allow_invalid`` about a third carry invalid units (the budget, a size anywhere, or
-    an absent key).  All units lie within ``±max_units``.
-    """
+    """Whole cases ``{"budget", "blocks", "required"}``, JSON-ready, units within
+    ``±max_units``.  The budget is often an exact sum of some blocks; with
+    ``allow_invalid`` about a third carry an invalid unit or an absent key."""
     _check_int("min_blocks", min_blocks)
     _check_int("max_units", max_units, least=1)
     if max_blocks is not None:
@@ -436,13 +372,12 @@ def cases(
 
 
 def _required_id(known: list[str], pick: int | tuple[int, str] | str) -> str:
-    """A fresh ID as drawn; a known block ID (or a twin of one) by its index."""
+    """A fresh ID, or a known block ID (or a twin of one) by its index."""
     if isinstance(pick, str):
         return pick
     if isinstance(pick, int):
         return known[pick % len(known)] if known else "A"
     index, kind = pick
-    # The first ID from `index` on that has a twin of this kind ("A" has no NFD twin).
     order = known[index % len(known) :] + known[: index % len(known)] if known else ["A"]
     base = next((text for text in order if _has_twin(text, kind)), order[0])
     return _twin_of(base, kind)
@@ -454,15 +389,13 @@ def _spoil(
     bad_budget: st.SearchStrategy[object],
     bad_size: st.SearchStrategy[object],
 ) -> None:
-    """Make the budget or one to three sizes invalid (or absent: one in three for the
-    budget, one in five for a size, each roll drawn before the value)."""
+    """Make the budget or one to three sizes invalid or absent."""
     block_list: list[dict[str, Any]] = case["blocks"]
     if not block_list or draws.integer(0, 3) == 3:
         _set(case, "budget", _ABSENT if draws.integer(1, 3) == 3 else draws.draw(bad_budget))
         return
     last = len(block_list) - 1
     for _ in range(draws.integer(1, 3)):
-        # The last block or any block.
         index = last if draws.index(2) == 0 else draws.integer(0, last)
         value = _ABSENT if draws.integer(1, 5) == 5 else draws.draw(bad_size)
         _set(block_list[index], "size", value)

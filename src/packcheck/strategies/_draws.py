@@ -1,11 +1,6 @@
-"""Hypothesis's primitive choices, drawn directly inside a composite strategy.
-
-:class:`Draws` takes a bounded integer, a weighted boolean or a list's "one more" from
-the composite's ``ConjectureData`` itself, so the choice sequence, its shrinking and
-its replay are Hypothesis's, without the strategy machinery around each choice
-(docs/performance.md, "The gate's own cost").  Where a Hypothesis version lacks such a
-method (they are internal), every draw goes through the equivalent public strategy.
-"""
+"""Hypothesis's primitive choices drawn from a composite's ``ConjectureData`` itself,
+without the strategy machinery around each (docs/performance.md, "The gate's own
+cost"); where a Hypothesis lacks those methods, through public strategies."""
 
 from __future__ import annotations
 
@@ -32,8 +27,7 @@ def _booleans(p: float) -> st.SearchStrategy[bool]:
 
 @functools.lru_cache(maxsize=64)
 def continue_chance(average: float, most: float) -> float:
-    """The chance of one more element that gives lists of ``average`` extra elements,
-    at most ``most`` extra: Hypothesis's own where it has one, else the geometric one."""
+    """The chance of one more element for lists of ``average`` extra, at most ``most``."""
     try:
         from hypothesis.internal.conjecture.utils import _calc_p_continue
     except ImportError:  # pragma: no cover - depends on the installed Hypothesis
@@ -64,17 +58,14 @@ class Draws:
             self.boolean = lambda p: draw(_booleans(p))
 
     def index(self, count: int) -> int:
-        """An index into ``count`` things (the first is the simplest)."""
         return self.integer(0, count - 1)
 
     def pick(self, options: Sequence[T]) -> T:
-        """One of ``options``, as ``st.sampled_from`` picks it."""
         return options[self.integer(0, len(options) - 1)]
 
     def many(self, least: int, most: float, average: float) -> Iterator[int]:
-        """Element indices of a list of ``least`` to ``most`` elements, ``average`` long;
-        each element past ``least`` is one "one more?" choice, as Hypothesis's lists
-        decide, so the shrinker ends a list by lowering one choice."""
+        """Indices of a list of ``least`` to ``most`` elements, ``average`` long, each past
+        ``least`` one "one more?" choice, as Hypothesis's lists decide."""
         chance = continue_chance(max(0.0, average - least), most - least)
         count = 0
         while count < least:

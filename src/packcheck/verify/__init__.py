@@ -47,8 +47,8 @@ __all__ = [
 
 
 class Counterexample(AssertionError):
-    """The packer does not conform; :attr:`finding` holds the (shrunk) case, and
-    :attr:`saved` the fixture file it was saved to, if it was."""
+    """The packer does not conform: the (shrunk) :attr:`finding`, and the fixture file
+    it was :attr:`saved` to, if it was."""
 
     def __init__(self, finding: Finding, saved: Path | None = None) -> None:
         report = finding.report()
@@ -60,9 +60,7 @@ class Counterexample(AssertionError):
 
 
 class Summary(Outcome):
-    """A ``verify`` run's :class:`~packcheck._gate.Outcome`, in ``verify``'s words:
-    cases per phase (``fixtures``, ``generated``, ``wide``, ``long_lists``),
-    ``shrink_tries``, and ``finding`` (``None`` for a conformant packer)."""
+    """A ``verify`` run's :class:`~packcheck._gate.Outcome`, with its cases per phase."""
 
     __slots__ = ()
 
@@ -90,16 +88,13 @@ def run(
     rule: Rule | str | os.PathLike[str] | None = None,
     **changes: Unpack[Changes],
 ) -> Summary:
-    """Check ``packer`` against the declared rule; the :class:`Summary` says how it went.
+    """Check ``packer`` against the declared rule.
 
-    ``packer`` is a function ``case -> output`` (given its own deep copy of each case) or
-    a :class:`Packer` adapter (not closed here).  ``rule``: a :class:`~packcheck.Rule` or
-    the path of a rule file (:class:`RuleError` if unreadable); default the seed's; under
-    another rule a refusal is ``ValueError`` or ``{"error": "refused"}`` (docs/rules.md).
-    Settings are ``settings`` with ``changes`` named as its fields (``seed=1``...), a
-    value out of range a :class:`ValueError`.  ``partition=True``: every answer but
-    ``{"error": "size"}`` must capture its partition.  Hypothesis's files go to
-    ``~/.cache/packcheck/hypothesis`` (or ``$HYPOTHESIS_STORAGE_DIRECTORY``).
+    ``packer``: a function ``case -> output`` (given its own copy of each case) or a
+    :class:`Packer` (not closed here).  ``rule``: a :class:`~packcheck.Rule` or a rule
+    file's path (:class:`RuleError` if unreadable), default the seed's (docs/rules.md).
+    ``changes`` override fields of ``settings``.  ``partition=True``: every answer but
+    ``{"error": "size"}`` must capture its partition.
     """
     s = replace(settings or Settings(), **changes)  # type: ignore[arg-type]
     declared = Rule() if rule is None else rule if isinstance(rule, Rule) else Rule.load(rule)
@@ -114,8 +109,7 @@ def run(
 
 @raising(run)
 def check(summary: Summary) -> None:
-    """:func:`run`, raising :class:`Counterexample` if the packer does not conform
-    (``packcheck.verify.check(my_packer, seed=1)`` in a test suite)."""
+    """:func:`run`, raising :class:`Counterexample` if the packer does not conform."""
     if summary.finding is not None:
         assert isinstance(summary.finding, Finding)
         raise Counterexample(summary.finding, summary.saved_to)

@@ -1,15 +1,12 @@
-"""Named causes: which known wrong variant of the rule does a wrong answer agree with?
-
-Each variant below differs from the rule in one way; an answer that equals a variant's
-output (and not the rule's) is "consistent with" it.  They name a suspicion, they prove
-nothing.
-"""
+"""Known wrong variants of the seed's rule, each differing from it in one way, and where
+an answer's ``kept`` departs from the rule's."""
 
 from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable, Iterator
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from .._rule.declared import Rule
@@ -41,7 +38,7 @@ def plain_scan(case: Case, *, number: Callable[[int], Any] = int) -> tuple[list[
 
 
 def _cumulative_int64(case: Case) -> tuple[list[str], object]:
-    """A phase scan on int64 prefix sums with no overflow guard: sums wrap."""
+    """A scan on int64 prefix sums with no overflow guard."""
     left = _wrap64(case.budget)
     kept: list[str] = []
     total = 0
@@ -74,7 +71,7 @@ def variant_of(
 
 
 def skipped_blocks(case: Case) -> Iterator[tuple[str, str]]:
-    """(ID, the rule's bucket: available or dropped) of every skipped block, in scan order."""
+    """(ID, ``available`` or ``dropped``) of every skipped block, in scan order."""
     left = case.budget
     for block_id, size in zip(case.ids, case.sizes, strict=True):
         if size <= left:
@@ -84,7 +81,7 @@ def skipped_blocks(case: Case) -> Iterator[tuple[str, str]]:
 
 
 def loosely(key: Callable[[str], str]) -> Callable[[Case], dict[str, Any]]:
-    """``missing`` with IDs compared by ``key`` (one loose comparison)."""
+    """``missing`` with IDs compared by ``key``."""
 
     def output(case: Case) -> dict[str, Any]:
         kept, left = plain_scan(case)
@@ -98,17 +95,12 @@ def loosely(key: Callable[[str], str]) -> Callable[[Case], dict[str, Any]]:
 def _loose_missing(case: Case) -> dict[str, Any]:
     """``missing`` with IDs compared loosely: any of casefold, strip, NFC, NFD."""
     outputs = [loosely(key)(case) for key in (str.casefold, str.strip, nfc, nfd)]
-    # The loosest: an ID is present if any of the comparisons finds it.
     missing = [w for w in case.required if all(w in out["missing"] for out in outputs)]
     return {**outputs[0], "missing": sorted_utf16(missing)}
 
 
-def nfc(text: str) -> str:
-    return unicodedata.normalize("NFC", text)
-
-
-def nfd(text: str) -> str:
-    return unicodedata.normalize("NFD", text)
+nfc = partial(unicodedata.normalize, "NFC")
+nfd = partial(unicodedata.normalize, "NFD")
 
 
 #: (name, the wrong output for a readable case), in the order they are reported.
@@ -147,7 +139,7 @@ def _lenient_unit(value: object, *, bools: bool, strings: bool) -> int | None:
 def _lenient_case(
     case: dict[str, Any], *, bools: bool = False, strings: bool = False, zero: bool = False
 ) -> Case | None:
-    """``case`` read with one leniency; ``None`` if it is still not valid."""
+    """``case`` read with one leniency; ``None`` if still not valid."""
     budget = _lenient_unit(case.get("budget"), bools=bools, strings=strings)
     sizes = [_lenient_unit(b.get("size"), bools=bools, strings=strings) for b in case["blocks"]]
     floor = 0 if zero else 1
@@ -158,7 +150,7 @@ def _lenient_case(
 
 
 def _validating_while_room(case: dict[str, Any]) -> Case | None:
-    """Sizes checked only while some budget is left: blocks after that are skipped."""
+    """Sizes checked only while some budget is left."""
     budget = as_unit(case.get("budget"))
     if budget is None or budget < 0:
         return None
@@ -176,8 +168,7 @@ def _validating_while_room(case: dict[str, Any]) -> Case | None:
 
 
 def _unchecked_at_zero(case: dict[str, Any]) -> Case | None:
-    """With a budget of 0 no size is checked: the scan runs on whatever numbers it meets
-    (a size of 0 is kept, a negative one makes room); anything else is skipped."""
+    """With a budget of 0 no size is checked: the scan runs on whatever numbers it meets."""
     if as_unit(case.get("budget")) != 0:
         return None
     sizes = tuple(_whole(b.get("size")) for b in case["blocks"])
@@ -205,19 +196,15 @@ LENIENT: tuple[tuple[str, Callable[[dict[str, Any]], Case | None]], ...] = (
 
 
 def _whole_floats_refused(case: dict[str, Any]) -> bool:
-    """Whether ``isinstance(value, int)`` refuses a unit of ``case``: a whole float."""
+    """Whether a unit of ``case`` is a (whole) float."""
     units = [case.get("budget"), *(block.get("size") for block in case["blocks"])]
     return any(type(unit) is float for unit in units)
 
 
-#: For a valid case answered ``{"error":"size"}``: stricter readings of a unit, each
-#: true when it refuses one of the case's units.
+#: For a valid case answered ``{"error":"size"}``: stricter readings of a unit.
 STRICT: tuple[tuple[str, Callable[[dict[str, Any]], bool]], ...] = (
     ("refuses whole floats (1.0) as units", _whole_floats_refused),
 )
-
-
-_STR = frozenset({str})
 
 
 def agrees(answer: object, out: dict[str, Any]) -> bool:
@@ -236,13 +223,9 @@ def agrees(answer: object, out: dict[str, Any]) -> bool:
     return True
 
 
-def agrees_on_keys(answer: dict[str, Any], wrong: dict[str, Any]) -> bool:
-    return all(same(answer.get(key), wrong[key], json=True) for key in wrong)
-
-
 def _scannable(case: object, answer: object) -> tuple[Case, list[Any]] | None:
-    """The case as read and the answer's ``kept`` (IDs as the rule compares them), or
-    ``None`` when either cannot be walked (no ``kept`` list, a malformed case)."""
+    """The case as read and the answer's ``kept`` as the rule compares IDs, if both can
+    be walked."""
     if not isinstance(answer, dict) or not isinstance(answer.get("kept"), list):
         return None
     read = valid_case(case)
@@ -252,9 +235,8 @@ def _scannable(case: object, answer: object) -> tuple[Case, list[Any]] | None:
 
 
 def _walk(case: object, answer: object) -> tuple[int, int | None, str] | None:
-    """Position in ``kept``, block index and message of the first departure, if any: the
-    first block the rule keeps and the answer does not, or one the rule skips and the
-    answer keeps, whichever comes first."""
+    """Position in ``kept``, block index and message of the first departure (a block the
+    rule keeps and the answer does not, or the reverse), if any."""
     both = _scannable(case, answer)
     if both is None:
         return None
@@ -316,15 +298,13 @@ def _extra(
 
 
 def departure(case: object, answer: object) -> str | None:
-    """Where the answer's ``kept`` first departs from the rule's, by position (so repeated
-    IDs are blamed at the right place); ``None`` when they agree or there is no list."""
+    """Where the answer's ``kept`` first departs from the rule's, by position."""
     found = _walk(case, answer)
     return None if found is None else found[2]
 
 
 def departure_by(rule: Rule, case: object, answer: object) -> str | None:
-    """:func:`departure` under a declared ``rule``: the first position where the
-    answer's ``kept`` differs from the rule's (the seed's rule: :func:`departure`)."""
+    """:func:`departure` under a declared ``rule``."""
     if rule.is_default:
         return departure(case, answer)
     both = _scannable(case, answer)
@@ -351,7 +331,7 @@ def departure_by(rule: Rule, case: object, answer: object) -> str | None:
 
 
 def departure_index(case: object, answer: object) -> int | None:
-    """The index of the block where the answer's ``kept`` first departs, if known."""
+    """The index of the block where ``kept`` first departs, if known."""
     found = _walk(case, answer)
     return None if found is None else found[1]
 

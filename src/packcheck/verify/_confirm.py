@@ -1,12 +1,6 @@
-"""Confirmed causes: a variant is named only if it holds beyond the shrunk case.
-
-On a small case many wrong variants give the same answer, so a variant of
-:data:`packcheck.verify._variants.ALL` is named only when it reproduces the packer's
-answer on the shrunk case, on the case as first found, and on at least
-:data:`AGREEMENT` of a sample of cases where it differs from the rule, drawn from the
-run's seed.  The packer is asked only after a failure.  A remaining equal to the exact
-one modulo 2**64 is named the int64 wrap without a sample (docs/gate.md).
-"""
+"""Confirmed causes: a wrong variant is named only if it gives the packer's answer on
+the shrunk case, on the case as first found, and on at least :data:`AGREEMENT` of a
+sample where it differs from the rule (docs/gate.md)."""
 
 from __future__ import annotations
 
@@ -27,7 +21,7 @@ from .._rule.interpret import REFUSED, interpret_case
 from .._rule.jsonio import show_int
 from .._rule.model import Case, SizeError, read_case, valid_case
 from ..strategies import cases
-from ._causes import LENIENT, STRICT, agrees, agrees_on_keys, plain_scan, variant_of
+from ._causes import LENIENT, STRICT, agrees, plain_scan, variant_of
 from ._neighbours import FAULT, Probe, neighbours, on_top, rule_answer
 from ._variants import ALL, Variant, rule_output
 
@@ -38,7 +32,6 @@ __all__ = [
     "Confirmed",
     "confirm",
     "int64_wrapped",
-    "named_causes",
     "variants",
 ]
 
@@ -48,14 +41,10 @@ SAMPLE = 40
 AGREEMENT = 0.9
 #: ... and the sample holds at least this many cases where it differs from the rule;
 LEAST = 5
-#: ... and it gives the packer's answer on this share of every sampled case where the
-#: packer or the variant departs from the rule (control cases, where the variant is
-#: the rule, are sampled too): a packer that departs often where the variant does
-#: not has a fault the variant does not describe.
+#: ... and it gives the packer's answer on this share of every sampled case where either
+#: departs from the rule (control cases included).
 OVERALL = 0.8
-#: Cases drawn from :func:`packcheck.strategies.cases`, small valid cases, neighbours.
 _DRAWN, _SMALL, _NEIGHBOURS = 60, 400, 200
-#: The packer answers at most this many sampled cases.
 _CALLS = 440
 WRAP = "int64 wrap-around (sums past 2**63)"
 _scan_rule = variant_of(plain_scan)
@@ -66,16 +55,15 @@ Answer = Callable[[dict[str, Any]], object]
 
 @dataclass(frozen=True, slots=True)
 class Confirmed:
-    """The causes named, and what supports them (one line for a person)."""
+    """The causes named, and what supports them."""
 
     causes: tuple[str, ...]
     support: str | None
 
 
 def refusals_answered(answer_of: Answer) -> Answer:
-    """``answer_of`` with a refusal (a ``ValueError`` a Python packer raised) answered
-    as ``{"error":"refused"}``, as a command packer answers, so that a variant that
-    refuses agrees with it and the packer is asked on."""
+    """``answer_of`` with a refusal answered ``{"error":"refused"}``, as a command
+    packer answers it."""
 
     def answer(case: dict[str, Any]) -> object:
         try:
@@ -87,7 +75,7 @@ def refusals_answered(answer_of: Answer) -> Answer:
 
 
 def _kept_sum(case: Case, kept: object) -> int | None:
-    """The exact sum of the sizes of the blocks ``kept`` names, matched in scan order."""
+    """The sum of the sizes of the blocks ``kept`` names, matched in scan order."""
     if not isinstance(kept, list):
         return None
     total, start = 0, 0
@@ -102,7 +90,7 @@ def _kept_sum(case: Case, kept: object) -> int | None:
 
 
 def _output(rule: Rule, read: Case) -> dict[str, Any]:
-    """The rule's answer to a readable case, with the partition the rule captures."""
+    """The rule's answer to a readable case, with its partition."""
     if rule.is_default:
         return rule_output(read)
     outcome = interpret_case(rule, read)
@@ -120,8 +108,8 @@ def _plain(rule: Rule) -> Callable[[Case], dict[str, Any]]:
 
 
 def int64_wrapped(case: object, answer: object, rule: Rule = _SEED) -> str | None:
-    """Why ``answer``'s remaining is an int64 wrap, if it is: it equals the exact
-    remaining of its own kept blocks (or the rule's) modulo 2**64, but not exactly."""
+    """Why ``answer``'s remaining is an int64 wrap, if it is: equal modulo 2**64, but
+    not exactly, to its own kept blocks' remaining or the rule's."""
     read = valid_case(case)
     if read is None or not isinstance(answer, dict):
         return None
@@ -142,8 +130,8 @@ def int64_wrapped(case: object, answer: object, rule: Rule = _SEED) -> str | Non
 
 @functools.lru_cache(maxsize=4)
 def _drawn(seed: int, max_units: int, count: int, invalid: bool) -> tuple[dict[str, Any], ...]:
-    """``count`` cases from :func:`packcheck.strategies.cases`, drawn from ``seed``
-    (remembered: drawing is the slow part of a sample, and a sample never changes)."""
+    """``count`` cases of :func:`packcheck.strategies.cases` from ``seed`` (cached:
+    drawing is the slow part of a sample)."""
     found: list[dict[str, Any]] = []
 
     @hypothesis_seed(seed)
@@ -192,7 +180,7 @@ def _case(budget: int, ids: list[str], sizes: list[int], required: list[str]) ->
 
 
 def _neighbours(read: Case, rng: random.Random, count: int) -> Iterator[dict[str, Any]]:
-    """Cases one or two changes away from ``read``: a size, the budget, the order."""
+    """Cases one or two changes away from ``read``."""
     for _ in range(count):
         budget, ids, sizes = read.budget, list(read.ids), list(read.sizes)
         required = list(read.required)
@@ -221,7 +209,7 @@ def _neighbours(read: Case, rng: random.Random, count: int) -> Iterator[dict[str
 
 
 def _pool(read: Case, seed: int, max_units: int) -> list[tuple[dict[str, Any], Case]]:
-    """The cases a sample is chosen from, readable, neighbours first."""
+    """The readable cases a sample is chosen from."""
     rng = random.Random(f"confirm:{seed}")
     near = list(_neighbours(read, rng, _NEIGHBOURS)) if len(read.sizes) <= 64 else []
     pool = [*near, *_small(rng, _SMALL), *_drawn(seed, max_units, _DRAWN, False)]
@@ -253,7 +241,7 @@ def _spoiled(case: dict[str, Any], rng: random.Random, count: int) -> Iterator[d
 def _lenient(
     case: dict[str, Any], answer: object, answer_of: Answer, seed: int, max_units: int, rule: Rule
 ) -> Confirmed:
-    """Causes for an answer to a case whose declared output is ``{"error":"size"}``."""
+    """Causes for an answer to a case the rule answers ``{"error":"size"}``."""
     rng = random.Random(f"confirm:{seed}")
     plain = _plain(rule)
     readings = [
@@ -280,7 +268,7 @@ _SIZE_ERROR = {"error": "size"}
 
 
 def _floated(case: dict[str, Any], rng: random.Random, count: int) -> Iterator[dict[str, Any]]:
-    """``case`` with its budget or one size (or all of them) written as a float."""
+    """``case`` with its budget or one size (or all) written as a float."""
     for _ in range(count):
         floated = {**case, "blocks": [dict(b) for b in case["blocks"]]}
         holders = [floated, *floated["blocks"]]
@@ -302,8 +290,7 @@ def _strict(
     max_units: int,
     rule: Rule,
 ) -> Confirmed:
-    """Causes for ``{"error":"size"}`` answered to a valid case: stricter readings of a
-    unit, each confirmed on the case and on the case as first found."""
+    """Causes for ``{"error":"size"}`` answered to a valid case."""
     found = [(case, answer), *([] if first is None else [first])]
     readings = [
         (Variant(name, _plain(rule)), refuses)
@@ -318,8 +305,7 @@ def _strict(
     pool = [c for c in pool if valid_case(c) is not None]
     rng.shuffle(pool)
     rules = [_declared(rule, c) for c in pool]
-    # Where the variant is the rule, its output leaves the partition out (as a scan
-    # variant's does): a packer that captures none agrees with it.
+    # Without the partition, as a scan variant's: a packer that captures none agrees.
     scans = [{k: v for k, v in out.items() if k != "partition"} for out in rules]
     outs = [
         (variant, [_SIZE_ERROR if refuses(c) else out for c, out in zip(pool, scans, strict=True)])
@@ -337,10 +323,8 @@ def _declared(rule: Rule, case: dict[str, Any]) -> dict[str, Any]:
 
 
 def variants(rule: Rule, probe: Probe | None = None) -> list[Variant]:
-    """Every wrong variant a cause can be named for under ``rule``, in report order.
-
-    One-key neighbours, named causes on top of the rule, the seed-only variants, then
-    two-key neighbours; numeric keys take the values ``probe`` found."""
+    """Every wrong variant under ``rule``, one fault before two; numeric keys take the
+    values ``probe`` found."""
     numbers = {} if probe is None else probe.numbers
     near = neighbours(rule, numbers)
     added = on_top(rule, numbers, [] if probe is None else probe.shares)
@@ -354,42 +338,6 @@ def variants(rule: Rule, probe: Probe | None = None) -> list[Variant]:
     ]
 
 
-def named_causes(case: object, answer: object, expected: object, rule: Rule = _SEED) -> list[str]:
-    """The wrong variants ``answer`` agrees with on ``case`` (maybe none), unconfirmed.
-
-    Only an answer shaped like the declared output is compared; a variant that answers
-    ``expected`` is left out, and of those that agree only the simplest are named.
-    """
-    if not isinstance(answer, dict) or set(answer) - {"partition"} != {
-        "kept",
-        "remaining",
-        "missing",
-    }:
-        return []
-    try:
-        read = read_case(case)
-    except ValueError:
-        return []
-    if not isinstance(expected, dict):
-        return []
-    if isinstance(read, SizeError):
-        plain = _plain(rule)
-        return [
-            name
-            for name, reading in LENIENT
-            if isinstance(case, dict)
-            and (lenient := reading(case)) is not None
-            and agrees_on_keys(answer, plain(lenient))
-        ]
-    found = []
-    for variant in variants(rule):
-        wrong = variant.output(read)
-        if not agrees_on_keys(expected, wrong) and agrees_on_keys(answer, wrong):
-            found.append(variant)
-    fewest = min((variant.faults for variant in found), default=0)
-    return list(dict.fromkeys(v.name for v in found if v.faults == fewest))
-
-
 def confirm(
     case: object,
     answer: object,
@@ -400,12 +348,8 @@ def confirm(
     max_units: int,
     rule: Rule = _SEED,
 ) -> Confirmed:
-    """The causes ``answer`` (the packer's, on ``case``) is confirmed to have under ``rule``.
-
-    ``first`` is the case as first found with the packer's answer; ``answer_of`` asks the
-    packer about a sampled case.  A variant must also give the packer's answer at its own
-    transition points (:func:`_at_edges`).
-    """
+    """The causes ``answer`` (the packer's, on ``case``) is confirmed to have under
+    ``rule``; ``first``: the case as first found and its answer."""
     if not rule.is_default:
         answer_of = refusals_answered(answer_of)
     read = valid_case(case)
@@ -441,10 +385,8 @@ def confirm(
 
 
 def _at_edges(variant: Variant, probe: Probe, case: object) -> bool:
-    """Whether the packer answers as ``variant`` where the variant's own answer changes
-    along the budget (each point and one unit either side) of the probe cases and of
-    the counterexample: a cause one such case refutes is never named (a case the
-    packer gave no answer to refutes nothing)."""
+    """Whether the packer answers as ``variant`` at and beside the variant's own
+    transition points along the budget of the probe cases and the counterexample."""
     walked = [*probe.cases, *([case] if probe.walkable(case) else [])]
 
     def output(at: dict[str, Any]) -> object:
@@ -461,9 +403,8 @@ def _at_edges(variant: Variant, probe: Probe, case: object) -> bool:
 
 
 def _closest(near: list[tuple[float, int, Variant, int, int]]) -> str | None:
-    """The variant that came nearest to being named (behaving like the packer on at
-    least half the sampled cases where it differs from the rule), and by how much it
-    fell short: a borderline sample says so rather than name nothing without a word."""
+    """The variant nearest to being named (like the packer on half the cases where it
+    differs from the rule, or more), and by how much it fell short."""
     near = [entry for entry in near if 2 * entry[3] >= entry[4]]
     if not near:
         return None
@@ -476,8 +417,7 @@ def _closest(near: list[tuple[float, int, Variant, int, int]]) -> str | None:
 
 
 def _unlike_first(names: list[str]) -> str | None:
-    """Why variants this case alone supports are not named: the case as first found
-    differs by seed, so the same counterexample may be named otherwise on another."""
+    """Why variants this case alone supports are not named."""
     if not names:
         return None
     names = [*dict.fromkeys(names)]
@@ -496,17 +436,15 @@ def _sampled(
     turns: bool = False,
 ) -> Confirmed:
     """Ask the packer about up to :data:`SAMPLE` cases per variant where it differs
-    from the rule; the variants that hold, the best first."""
+    from the rule, and controls; the variants that hold, the best first."""
     chosen: dict[int, None] = {}
     differs = [
         [i for i, out in enumerate(outputs) if not agrees(rules[i], out)][:SAMPLE]
         for _, outputs in outs
     ]
-    # With ``turns``, one case of each variant at a time: a fault that ends the sample
-    # early leaves each variant its share of it.
+    # With ``turns``, a case of each variant in turn: a fault leaves each its share.
     for taken in itertools.zip_longest(*differs) if turns else differs:
         chosen.update(dict.fromkeys(i for i in taken if i is not None))
-    # Controls: cases chosen for no variant, where a packer with another fault departs.
     controls = [i for i in range(len(pool)) if i not in chosen][:SAMPLE]
     chosen.update(dict.fromkeys(controls))
     answers: dict[int, object] = {}

@@ -18,22 +18,19 @@ from .._rule.interpret import REFUSED
 from .._rule.jsonio import dumps, one_line
 from .._rule.same import same
 from ._causes import departure_by, departure_index
-from ._confirm import confirm, named_causes
+from ._confirm import confirm
 from ._rule_checks import check_rule_output
 
-__all__ = ["SHOWN_WHOLE", "Finding", "diagnosed", "examine", "explained", "show_answer"]
+__all__ = ["SHOWN_WHOLE", "Finding", "diagnosed", "examine", "show_answer"]
 
 _SEED = Rule()
 
 
 @dataclass(frozen=True, slots=True)
 class Finding(GateFinding):
-    """One case the packer got wrong: what it answered and which checks failed.
-
-    ``causes``: the known wrong variants the answer agrees with (``support``: how far
-    confirmed); ``departs``: where ``kept`` first leaves the rule's; ``alone``: ``False``
-    when the case passed when asked again on its own.
-    """
+    """A counterexample to the declared rule: ``causes``, the wrong variants confirmed
+    (``support``: how far); ``departs``: where ``kept`` first leaves the rule's;
+    ``alone``: ``False`` when the case passed when asked again on its own."""
 
     causes: tuple[str, ...] = field(default=())
     departs: str | None = None
@@ -41,12 +38,9 @@ class Finding(GateFinding):
     alone: bool | None = None
 
     def verdict(self) -> str:
-        """``not conformant``."""
         return "not conformant"
 
     def json(self) -> dict[str, Any]:
-        """The failed checks, the answer (as JSON data when it is plain JSON), the
-        expected output, where ``kept`` departs and the causes."""
         fault = self.answer if isinstance(self.answer, PackerFault) else None
         plain = fault is None and plain_json(self.answer)
         return {
@@ -63,19 +57,17 @@ class Finding(GateFinding):
         }
 
     def _caused(self) -> bool:
-        """Whether causes were sought for the answer: any answer but a fault, and a
-        refusal a declared rule's neighbour was found to give."""
+        """Whether causes were sought: for any answer, or a refusal a neighbour gives."""
         if isinstance(self.answer, PackerRefusal):
             return bool(self.causes)
         return not isinstance(self.answer, PackerFault)
 
     def report(self) -> str:
-        """A few lines for a person: origin, failed checks, cause, answer, fixture; a
-        case past :data:`SHOWN_WHOLE` blocks is summarised around its first departure."""
+        """A few lines for a person; a case past :data:`SHOWN_WHOLE` blocks is summarised
+        around its first departure."""
         lines = [f"FAIL {self.origin}"]
         for failure in self.failures:
-            # A check's own lines (a partition's table, packcheck's layout of data it
-            # shows as JSON) stay lines: only a line break from data is escaped.
+            # A check's own lines stay lines: only a line break from data is escaped.
             first, *table = failure.split("\n")
             lines += [f"  check:    {first}", *table]
         if self.departs is not None:
@@ -116,13 +108,12 @@ class Finding(GateFinding):
         return lines
 
     def _case_summary(self) -> str:
-        # The block the departure names, found again rather than read back from its text.
         found = departure_index(self.case, self.answer) if self.departs is not None else None
         return case_summary(self.case, 0 if found is None else found)
 
 
 def _summarised(output: object) -> str:
-    """An output with long lists cut to their first and last entries and a count."""
+    """An output with long lists cut to their ends."""
     if isinstance(output, PackerFault) or not isinstance(output, dict):
         return show_answer(output)
     return cut_lists(output, dumps)
@@ -141,12 +132,9 @@ def examine(
     """Ask ``packer`` about ``case``; a :class:`Finding` unless it answers ``expected``.
 
     A ``partition`` the answer carries is checked (with ``partition=True`` one must be
-    there).  A :class:`PlainCase` is built afresh for the packer.  ``declared=True``:
-    ``expected`` is the reference's own output, so an answer exactly equal to it passes
-    without the invariant checker (which it passes; the properties pin that).  ``rule``:
-    a declared rule other than the seed's, whose answer ``expected`` is; a
-    :class:`PackerRefusal` is then ``{"error": "refused"}``, checked against the rule's
-    own facts.
+    there).  ``declared=True``: ``expected`` is the rule's own output, so an answer
+    equal to it passes the invariants unchecked.  ``rule``: another declared rule than
+    the seed's, under which a :class:`PackerRefusal` is ``{"error": "refused"}``.
     """
     recipe = case if isinstance(case, PlainCase) else None
     try:
@@ -175,29 +163,12 @@ def examine(
     return Finding(case, expected, answer, tuple(failures), origin) if failures else None
 
 
-def explained(finding: Finding, *, rule: Rule = _SEED) -> Finding:
-    """``finding`` with its named causes under the declared ``rule`` and the position
-    where ``kept`` departs; O(n) per variant, so done once, for the reported finding."""
-    if isinstance(finding.answer, PackerFault):
-        return finding
-    return replace(
-        finding,
-        causes=tuple(named_causes(finding.case, finding.answer, finding.expected, rule)),
-        departs=departure_by(rule, finding.case, finding.answer),
-    )
-
-
 def diagnosed(
     finding: Finding, packer: Packer, *, max_units: int, partition: bool = False, rule: Rule = _SEED
 ) -> Finding:
-    """``finding`` explained, its causes confirmed on a sample, and asked again alone.
-
-    Causes are named in the words of the declared ``rule``.  Unless it timed out, the
-    case is sent to ``packer`` once more: if it passes, the failure needs state from
-    earlier calls and no cause is named; otherwise only causes confirmed on further
-    cases (:mod:`packcheck.verify._confirm`) are named.  The sample is drawn from a
-    seed taken from the case, so that every run names the same causes for it.
-    """
+    """``finding`` asked again alone (unless it timed out): if it passes, it needs state
+    and no cause is named; else its causes under ``rule``, confirmed on a sample seeded
+    by the case (:mod:`packcheck.verify._confirm`), and where ``kept`` departs."""
     if isinstance(finding.answer, PackerTimeout):
         return finding  # asked again, it would wait the timeout once more
     first = finding.first or finding
@@ -228,8 +199,8 @@ def diagnosed(
 
 
 def _judged(answer: object, rule: Rule) -> object:
-    """``answer`` as its causes are sought: under a rule other than the seed's, a refusal
-    where the rule answers is ``{"error":"refused"}``; any other fault has no cause."""
+    """``answer`` as causes are sought: under another rule than the seed's, a refusal is
+    ``{"error":"refused"}``."""
     if isinstance(answer, PackerRefusal) and not rule.is_default:
         return dict(REFUSED)
     return answer

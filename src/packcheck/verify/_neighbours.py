@@ -1,12 +1,6 @@
-"""Causes in the rule's own words: the declared rule with one or two keys changed.
-
-A wrong packer often follows a *neighbour* of its declared rule (it stops at the first
-misfit, compares with ``<``, keeps the newest...); :func:`neighbours` lists them as
-:class:`~packcheck.verify._variants.Variant` values, answered by the interpreter.
-Numeric keys take the values found by probing the packer (:class:`Probe`), which also
-gives the shares of the budget for the causes :func:`on_top` applies (docs/rules.md,
-"Causes in the rule's words").
-"""
+"""Causes in the rule's own words: the declared rule with one or two keys changed (a
+*neighbour*), numeric keys taking the values a :class:`Probe` of the packer finds
+(docs/rules.md, "Causes in the rule's words")."""
 
 from __future__ import annotations
 
@@ -31,8 +25,7 @@ __all__ = ["FAULT", "Probe", "neighbours", "on_top", "rule_answer"]
 
 _CATEGORICAL = ("order", "fit", "on_misfit", "pin", "pin_overflow", "dedup", "output", "remaining")
 _CHARGES = ("per_item", "separator", "reserve")
-#: The probe cases' block size, where ``max_units`` allows: large enough that a share
-#: of the budget is found to the percent.
+#: The probe cases' block size, where allowed: a share of the budget is found to 1%.
 _SIZE = 10_000
 #: Blocks of the probe case that finds ``max_count``.
 _COUNTED = 8
@@ -56,8 +49,7 @@ def _said(rule: Rule, key: str, value: object) -> str:
 
 
 def _changes(rule: Rule, numbers: dict[str, list[int]]) -> list[tuple[str, object]]:
-    """Every one-key change of ``rule``: each other value of a key with choices, each
-    probed value of a numeric key."""
+    """Every one-key change of ``rule``: other choices, and probed numbers."""
     found: list[tuple[str, object]] = []
     for key in _CATEGORICAL:
         found += [(key, value) for value in CHOICES[key] if value != getattr(rule, key)]
@@ -75,8 +67,7 @@ def _changed(rule: Rule, change: tuple[tuple[str, object], ...]) -> Rule | None:
 
 
 def neighbours(rule: Rule, numbers: dict[str, list[int]], *, most: int = 2) -> list[Variant]:
-    """The rules one key from ``rule`` (then two, with ``most=2``), each a variant named
-    by its changed keys, its ``faults`` the number of keys changed."""
+    """The rules up to ``most`` keys from ``rule``, named by their changed keys."""
     single = _changes(rule, numbers)
     found = []
     for count in range(1, most + 1):
@@ -124,31 +115,27 @@ def _missing_in(rule: Rule, order: Callable[[list[str]], list[str]], case: Case)
     return {**result, "missing": order([w for w in case.required if w not in present])}
 
 
-LARGEST = "takes the blocks largest first (reordered by size)"
-SMALLEST = "takes the blocks smallest first (reordered by size)"
-LAST = "ignores the last block"
-CODE_POINTS = "missing sorted by code points (Python's sorted), not UTF-16"
-UNSORTED = "missing not sorted (required order)"
-
-
-def share_name(share: Fraction) -> str:
-    return f"uses only a share of the budget ({float(share):.0%})"
-
-
 def _causes(rule: Rule, shares: list[Fraction]) -> Iterator[tuple[str, Output]]:
     """The named causes the vocabulary cannot state, applied on top of ``rule``."""
     for largest, scan_order in itertools.product((True, False), (False, True)):
-        yield LARGEST if largest else SMALLEST, partial(_by_size, rule, largest, scan_order)
-    yield LAST, partial(_without_last, rule)
-    yield CODE_POINTS, partial(_missing_in, rule, sorted)
-    yield UNSORTED, partial(_missing_in, rule, list)
+        which = "largest" if largest else "smallest"
+        yield (
+            f"takes the blocks {which} first (reordered by size)",
+            partial(_by_size, rule, largest, scan_order),
+        )
+    yield "ignores the last block", partial(_without_last, rule)
+    yield (
+        "missing sorted by code points (Python's sorted), not UTF-16",
+        partial(_missing_in, rule, sorted),
+    )
+    yield "missing not sorted (required order)", partial(_missing_in, rule, list)
     for share, sizes in itertools.product(shares, (False, True)):
-        yield share_name(share), partial(_shared, rule, share, sizes)
+        name = f"uses only a share of the budget ({float(share):.0%})"
+        yield name, partial(_shared, rule, share, sizes)
 
 
 def on_top(rule: Rule, numbers: dict[str, list[int]], shares: list[Fraction]) -> list[Variant]:
-    """The named causes applied on top of ``rule`` (one fault) and of each of its
-    one-key neighbours (two faults: the neighbour's name, then the cause's)."""
+    """The named causes on top of ``rule`` and of each one-key neighbour (two faults)."""
     found = [Variant(name, output) for name, output in _causes(rule, shares)]
     for key, value in _changes(rule, numbers):
         neighbour = _changed(rule, ((key, value),))
@@ -170,9 +157,8 @@ class Probe:
     """What the packer's answers on small probe cases say about its numbers.
 
     One and two blocks walked along the budget, eight unit blocks under a large budget,
-    and ``refused`` (when :meth:`walkable`).  ``numbers``: per numeric key, the values
-    under which the rule gives the packer's answers on these cases; ``shares``: the
-    budget shares that do.  Answers are remembered (:meth:`ask`); after a fault the
+    and ``refused``.  ``numbers``: per numeric key, the values under which the rule
+    answers as the packer; ``shares``: the budget shares that do.  After a fault the
     packer is asked nothing more.  O(log of the size) calls per walk.
     """
 
@@ -191,8 +177,7 @@ class Probe:
         self.faulted = False
         size = max(1, min(_SIZE, max_units // 4))
         self.cases = [_probe_case(size, [size]), _probe_case(2 * size, [size, size])]
-        # A refusal's edge may lie where no probe case reaches (the budget floor below
-        # a pin refused first, a second pin): the counterexample itself is walked too.
+        # A refusal's edge may lie where no probe case reaches: walked too.
         walks = [*self.cases, *([refused] if self.walkable(refused) else [])]
         found: dict[str, set[int]] = {"refuse_budget_below": {0}}
         shares: set[Fraction] = set()
@@ -232,10 +217,10 @@ class Probe:
         )
 
     def ask(self, case: dict[str, Any]) -> object:
-        """The packer's answer (a fault is an answer of its own, like no output)."""
+        """The packer's answer, remembered (a fault is :data:`FAULT`)."""
         key = repr(case)
         if key not in self.asked:
-            if self.faulted:  # a packer that failed once is not asked again
+            if self.faulted:
                 return FAULT
             try:
                 self.asked[key] = self.answer_of(case)
@@ -255,8 +240,7 @@ class Probe:
         return transitions(at, case["budget"], 0, self.max_units)
 
     def walkable(self, case: object) -> TypeGuard[dict[str, Any]]:
-        """Whether ``case`` is walked along its budget: at most 64 blocks, its budget
-        within ``[0, max_units]``."""
+        """Whether ``case`` is walked along its budget: short, its budget in range."""
         return (
             isinstance(case, dict)
             and isinstance(case.get("blocks"), list)
@@ -274,7 +258,7 @@ class Probe:
 
 
 def declared(rule: Rule, case: dict[str, Any]) -> dict[str, Any]:
-    """The answer of ``rule`` to a case (one of the probe cases: always readable)."""
+    """The answer of ``rule`` to a probe case."""
     return interpret(rule, case).result
 
 

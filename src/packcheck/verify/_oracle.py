@@ -1,11 +1,5 @@
-"""``verify``'s oracle: the declared rule.
-
-:class:`ReferenceOracle` says whether the packer answers a case as declared (the
-fixture's expected output, else the rule's, plus the invariant checker) and explains
-the first finding.  The rule (a :class:`~packcheck.Rule`, the seed's by default) also
-places the generated cases' transition points and bounds their magnitudes
-(:func:`unit_bound`).
-"""
+"""``verify``'s oracle: the declared rule, which judges each answer, places the
+transition points and bounds the magnitudes drawn."""
 
 from __future__ import annotations
 
@@ -21,7 +15,7 @@ from hypothesis import strategies as st
 from .._engines.pack import pack
 from .._gate import SHOWN_WHOLE, Command, Fixture
 from .._gate import Finding as GateFinding
-from .._gate.plain_case import PlainCase
+from .._gate.plain_case import PlainCase, blocks_in
 from .._gate.transitions import shape
 from .._packers import Packer, PackerFault, PackerTimeout
 from .._rule.declared import Rule
@@ -39,10 +33,9 @@ SEED_RULE = Rule()
 
 
 def unit_bound(rule: Rule, max_units: int) -> int:
-    """The largest unit drawn under ``rule`` so that every charge, running total and
-    remaining stays within ``max_units``: ``max_units`` itself under a rule with the
-    seed's keys; else half of it less the reserve (a running total is what was kept,
-    at most the budget, plus the next charge), less the charge added to each size."""
+    """The largest unit drawn under ``rule`` so that every running total stays within
+    ``max_units``: under another rule than the seed's, half of it less the reserve
+    (a total is at most the budget plus the next charge), less each size's charge."""
     if rule.is_default:
         return max_units
     extra = math.ceil(rule.per_item) + math.ceil(rule.separator)
@@ -50,9 +43,8 @@ def unit_bound(rule: Rule, max_units: int) -> int:
 
 
 def twins(rule: Rule) -> list[Rule]:
-    """Rules whose answers change where a block meets an edge of ``rule`` that leaves its
-    answer as it was, so a walk finds that edge: ``pin_overflow = "refuse"`` beside
-    ``"allow"``, ``max_count + 1`` beside ``max_count``."""
+    """Rules whose answers change at an edge ``rule``'s answer does not show, so a walk
+    finds it: ``pin_overflow = "refuse"`` beside ``"allow"``, ``max_count + 1``."""
     found = []
     if rule.pin != "none" and rule.pin_overflow == "allow":
         found.append(Rule(**{**rule.keys(), "pin_overflow": "refuse"}))
@@ -62,17 +54,12 @@ def twins(rule: Rule) -> list[Rule]:
 
 
 class ReferenceOracle:
-    """``verify``'s oracle: the declared output (the fixture's, else the ``rule``'s).
-    ``partition``: every answer but ``{"error": "size"}`` must capture its partition.
-
-    Under a rule other than the seed's every case is judged by the rule's answer, a
-    ``ValueError`` is a refusal where the rule refuses, and the invariants checked are
-    the rule's (:mod:`._rule_checks`)."""
+    """``verify``'s oracle: the declared output (the fixture's, else the ``rule``'s),
+    and under another rule than the seed's, that rule's facts (:mod:`._rule_checks`)."""
 
     follows: str | None = None
     count = False
-    #: Its cases are drawn for the rule's transitions (exact fits of subsets and
-    #: prefixes): an eighth as many bases as diff's: docs/mutation/verify_transitions.py.
+    #: An eighth as many bases as diff's: docs/mutation/verify_transitions.py.
     transition_bases = 12
     #: Under a rule that refuses an empty list, bases are walked along their length.
     walks_length = False
@@ -91,11 +78,9 @@ class ReferenceOracle:
         self.rule: Callable[[Any], dict[str, Any]] = (
             pack if rule.is_default else functools.partial(pack, rule=rule)
         )
-        # A rule with other keys than the seed's: its own checks, and refusals.
         self.other: Rule | None = None if rule.is_default else rule
         if self.other is not None:
-            # A rule with more keys has more kinds of transition point (a pin, a stop, a
-            # charge per block, a count, a refusal): a third more bases are walked.
+            # More kinds of transition point (a pin, a stop, a charge...): more bases.
             self.transition_bases = 16
             # An empty list's refusal ends at one block: a length, not a unit, moves it.
             self.walks_length = rule.refuse_empty
@@ -112,16 +97,14 @@ class ReferenceOracle:
         self.last: str | None = None
 
     def drawn(self, max_units: int, max_blocks: int) -> st.SearchStrategy[dict[str, Any]]:
-        """Any case, half of them with an invalid unit; under a rule that removes or
-        skips duplicates, half of the valid ones with their IDs drawn from three."""
+        """Any case; under a rule with ``dedup``, half with IDs drawn from three."""
         drawn = cases(max_units=max_units, max_blocks=max_blocks)
         if self.other is None or self.other.dedup == "none":
             return drawn
         return st.one_of(drawn, drawn.map(_few_ids))
 
     def judge(self, case: Any, origin: str, fixture: Fixture | None = None) -> Finding | None:
-        """Ask the packer; compare with the declared output and check the invariants
-        (unless the answer is exactly the reference's output, which passes them)."""
+        """Ask the packer; compare with the declared output and check the invariants."""
         if fixture is not None:
             self.last = None
             if not fixture.checked:  # another rule's: its input only
@@ -136,13 +119,9 @@ class ReferenceOracle:
                 partition=self.partition,
                 rule=self.other,
             )
-        # The rule's own output: an answer exactly equal to it needs no invariant check.
-        # A plain case's, under the seed's rule, from its parts.
         if isinstance(case, PlainCase):
-            plain = True
             expected = case.expected() if self.other is None else case.declared(self.other)
         else:
-            plain = False
             expected = self.rule(case)
         self.last = None if fixture is not None else "error" if "error" in expected else "answer"
         began = time.monotonic()
@@ -156,7 +135,7 @@ class ReferenceOracle:
             rule=self.other,
         )
         took = time.monotonic() - began
-        length = len(case.sizes) if plain else _length(case)
+        length = blocks_in(case)
         answered = finding is None or not isinstance(finding.answer, PackerTimeout)
         slow = took > self.limit / 4 and answered and length > SHOWN_WHOLE
         if slow and (self.cut is None or length < self.cut):
@@ -165,7 +144,7 @@ class ReferenceOracle:
         return finding
 
     def seen(self) -> str | None:
-        """Whether the rule answered the case last judged (else ``{"error":"size"}``)."""
+        """What the rule did on the case last judged (:data:`~._gate.outcome.SEEN`)."""
         return self.last
 
     def expected_shape(self, case: dict[str, Any]) -> Hashable:
@@ -177,10 +156,8 @@ class ReferenceOracle:
 
     def skips(self, case: Any) -> bool:
         """Once the packer took more than a quarter of its timeout on a long list it
-        answered, longer lists are not asked (as ``diff`` judges a slow OLD: twice as
-        long a list takes four times as long in a quadratic loop)."""
-        length = len(case.sizes) if isinstance(case, PlainCase) else _length(case)
-        skipped = self.cut is not None and length > self.cut
+        answered, longer lists are not asked (twice as long, four times the time)."""
+        skipped = self.cut is not None and blocks_in(case) > self.cut
         self.left_out += skipped
         return skipped
 
@@ -196,20 +173,17 @@ class ReferenceOracle:
         )
 
     def polish(self, finding: GateFinding) -> bool:
-        """A fault (a raise, a timeout) is shown as Hypothesis left it."""
+        """Whether to polish: a fault is shown as Hypothesis left it."""
         return not isinstance(finding.answer, PackerFault)
 
     def departs(self, finding: GateFinding) -> int | None:
-        """Where the answer's ``kept`` first departs from the rule's, by block (under
-        the seed's rule: the scan the departure is found by is its own)."""
+        """The block where ``kept`` first departs, under the seed's rule."""
         if self.other is not None:
             return None
         return departure_index(finding.case, finding.answer)
 
     def explained(self, finding: GateFinding) -> Finding:
-        """Named causes, each confirmed on a sample drawn from the counterexample (the
-        same causes on every seed), and where ``kept`` departs; or, when the case passes
-        alone, that it needs state."""
+        """:func:`~._findings.diagnosed`."""
         assert isinstance(finding, Finding)
         return diagnosed(
             finding,
@@ -220,16 +194,9 @@ class ReferenceOracle:
         )
 
 
-def _length(case: Any) -> int:
-    blocks = case.get("blocks") if isinstance(case, dict) else None
-    return len(blocks) if isinstance(blocks, list) else 0
-
-
 def _few_ids(case: dict[str, Any]) -> dict[str, Any]:
-    """``case`` with its blocks' IDs taken from ``A``, ``B``, ``C`` (by position, and a
-    size's parity): repeated IDs, for a rule's ``dedup``.  A required ID that names a
-    block becomes its first block's new ID, so that it still names one (and pins it
-    under ``pin = "required"``)."""
+    """``case`` with block IDs from ``A``, ``B``, ``C`` (by position and size parity); a
+    required ID takes its first block's new ID, so it still names one."""
     blocks = case["blocks"]
     ids = "ABC"
     renamed = [

@@ -1,9 +1,5 @@
-"""The invariant lines of a declared rule other than the seed's.
-
-The seed's facts (every skip forced, ``sum(kept) + remaining == budget``) do not hold
-under another rule, so they are never reported against it: :func:`check_rule_output`
-says which of the rule's own facts an answer breaks, against the interpreter's outcome.
-"""
+"""The invariants of a declared rule other than the seed's, whose facts (every skip
+forced, ``sum(kept) + remaining == budget``) do not hold under it."""
 
 from __future__ import annotations
 
@@ -27,8 +23,7 @@ def _show(value: object) -> str:
 
 
 def negative_allowed(rule: Rule) -> bool:
-    """Whether the rule's ``remaining`` may go below 0: pins charged under ``allow``,
-    a block kept by ``overshoot``, or a reserve above the budget."""
+    """Whether the rule's ``remaining`` may go below 0."""
     return (
         (rule.pin != "none" and rule.pin_overflow == "allow")
         or rule.on_misfit == "overshoot"
@@ -47,10 +42,8 @@ def _refusal(rule: Rule) -> str:
 
 
 def check_rule_output(rule: Rule, case: object, output: object) -> None:
-    """Raise :class:`InvariantError` unless ``output`` is ``rule``'s answer to ``case``:
-    the first of the rule's facts it breaks (a refusal only where the rule refuses, a
-    negative ``remaining`` only where :func:`negative_allowed`, the rule's partition).
-    O(n + r log r)."""
+    """Raise :class:`InvariantError` naming the first of ``rule``'s facts ``output``
+    breaks, unless it is the rule's answer to ``case``.  O(n + r log r)."""
     expected = interpret(rule, case).result
     # Check the size error, which no rule changes.
     if (expected == SIZE_ERROR) != (output == SIZE_ERROR):

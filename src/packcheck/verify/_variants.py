@@ -1,10 +1,4 @@
-"""Wrong variants of the rule the vocabulary cannot state, and capture faults.
-
-Besides a rule's neighbours (:mod:`packcheck.verify._neighbours`) and the arithmetic
-causes (:data:`packcheck.verify._causes.CAUSES`): eviction left of the middle, IDs
-compared loosely, and partitions captured wrong.  A :class:`Variant` is one concrete
-wrong rule; ``faults`` counts its simple faults, and the simpler is preferred.
-"""
+"""Wrong variants of the seed's rule no rule key states, and capture faults."""
 
 from __future__ import annotations
 
@@ -24,7 +18,8 @@ _Kept = tuple[list[int], int]  # indices of kept blocks (scan order), remaining
 
 @dataclass(frozen=True, slots=True)
 class Variant:
-    """One wrong rule: its name, its output for a readable case, how many faults."""
+    """One wrong rule: its name, its output for a readable case, how many faults (the
+    simpler is preferred)."""
 
     name: str
     output: Output
@@ -32,7 +27,7 @@ class Variant:
 
 
 def rule_output(case: Case) -> dict[str, Any]:
-    """The declared output, with the partition the rule captures."""
+    """The declared output, with its partition."""
     out = variant_of(plain_scan)(case)
     return {**out, "partition": partition_of(case)}
 
@@ -54,9 +49,8 @@ def _output(case: Case, picked: _Kept) -> dict[str, Any]:
 
 
 def _middle_left(case: Case) -> dict[str, Any]:
-    """All blocks, then the block at ``(n - 1) // 2`` evicted while the total exceeds the
-    budget.  The evicted blocks are one run ``[start, end)`` around the middle, so no
-    list is copied per eviction."""
+    """All blocks, then the middle one evicted while the total exceeds the budget (the
+    evicted blocks are one run ``[start, end)``)."""
     sizes, count = case.sizes, len(case.sizes)
     start = end = max(count - 1, 0) // 2
     total = sum(sizes)
@@ -71,14 +65,7 @@ def _middle_left(case: Case) -> dict[str, Any]:
     return _output(case, ([*range(start), *range(end, count)], case.budget - total))
 
 
-MIDDLE = "evicts blocks from the middle until the rest fits"
-
-
-LOOSE = "IDs compared loosely (case, spaces or Unicode normalisation)"
-
-
 # Capture faults: a correct result, a wrong partition.
-
 ONE_DROPPED = "every skipped block captured as dropped (available never used)"
 ONE_AVAILABLE = "every skipped block captured as available (dropped never used)"
 NO_BUCKET = "a skipped block whose ID was also kept is in no bucket"
@@ -99,11 +86,6 @@ def _captured(*, bucket: str | None, by_id: bool) -> Output:
     return output
 
 
-SWAPPED = "available and dropped swapped"
-ONLY_PACKED = "only packed captured (skipped blocks in no bucket)"
-DEDUPED = "each bucket deduplicated (a repeated ID listed once)"
-
-
 def _changed(change: Callable[[dict[str, list[str]]], dict[str, list[str]]]) -> Output:
     def output(case: Case) -> dict[str, Any]:
         out = rule_output(case)
@@ -114,10 +96,17 @@ def _changed(change: Callable[[dict[str, list[str]]], dict[str, list[str]]]) -> 
 
 def _capture_variants() -> Iterator[Variant]:
     yield Variant(
-        SWAPPED, _changed(lambda p: {**p, "available": p["dropped"], "dropped": p["available"]})
+        "available and dropped swapped",
+        _changed(lambda p: {**p, "available": p["dropped"], "dropped": p["available"]}),
     )
-    yield Variant(ONLY_PACKED, _changed(lambda p: {**p, "available": [], "dropped": []}))
-    yield Variant(DEDUPED, _changed(lambda p: {k: list(dict.fromkeys(v)) for k, v in p.items()}))
+    yield Variant(
+        "only packed captured (skipped blocks in no bucket)",
+        _changed(lambda p: {**p, "available": [], "dropped": []}),
+    )
+    yield Variant(
+        "each bucket deduplicated (a repeated ID listed once)",
+        _changed(lambda p: {k: list(dict.fromkeys(v)) for k, v in p.items()}),
+    )
     yield Variant(ONE_DROPPED, _captured(bucket="dropped", by_id=False))
     yield Variant(ONE_AVAILABLE, _captured(bucket="available", by_id=False))
     yield Variant(NO_BUCKET, _captured(bucket=None, by_id=True))
@@ -127,9 +116,9 @@ def _capture_variants() -> Iterator[Variant]:
 
 #: The variants of this module, in the order they are tried.
 VARIANTS: tuple[Variant, ...] = (
-    Variant(MIDDLE, _middle_left),
+    Variant("evicts blocks from the middle until the rest fits", _middle_left),
     *(
-        Variant(LOOSE, loosely(key))
+        Variant("IDs compared loosely (case, spaces or Unicode normalisation)", loosely(key))
         for key in (str.casefold, str.lower, str.upper, str.strip, nfc, nfd)
     ),
     *_capture_variants(),
