@@ -16,17 +16,9 @@ from .declared import Charge, Rule
 from .model import Case, SizeError, read_case
 from .order import missing_ids
 from .outcomes import KEPT_EVENTS, Bucket, Event, Reason, buckets, reasons
-from .stages import candidates_of, middle_out, pins_of, scan_order, whole
+from .stages import candidates_of, pins_of, scan_order, whole
 
-__all__ = [
-    "REFUSED",
-    "SIZE_ERROR",
-    "Outcome",
-    "interpret",
-    "interpret_case",
-    "middle_out",
-    "scan_order",
-]
+__all__ = ["REFUSED", "SIZE_ERROR", "Outcome", "interpret", "interpret_case", "scan_order"]
 
 #: The declared result of a case with an invalid budget or size, whatever the rule.
 SIZE_ERROR: dict[str, Any] = {"error": "size"}
