@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .declared import Rule, RuleError, json_value
+from . import recorded as _recorded
+from .declared import Rule, RuleError
 from .interpret import interpret
 from .jsonio import dumps, show
 from .model import MalformedCase
@@ -24,19 +25,9 @@ _DEFAULT = Rule()
 
 
 def recorded(rule: Rule | str | None) -> dict[str, Any] | str | None:
-    """What a saved fixture records as its ``rule``: the name and the keys that differ
-    from the default (charges that are not whole as ``"p/q"``), :data:`OLD` as it is,
-    ``None`` for the default rule (whatever its name) and for no rule."""
-    if rule is None or isinstance(rule, str):
-        return rule
-    if rule.is_default:
-        return None
-    keys = rule.keys()
-    shown: dict[str, Any] = {"name": rule.name} if rule.name else {}
-    for key, value in keys.items():
-        if key != "name" and value != getattr(_DEFAULT, key):
-            shown[key] = json_value(value)
-    return shown
+    """What a saved fixture records as its ``rule``: as a run record does, :data:`OLD`
+    as it is."""
+    return rule if isinstance(rule, str) else _recorded.recorded(rule)
 
 
 def fixture_rule(value: Any, where: str) -> Rule | str:
@@ -59,7 +50,7 @@ def same_rule(one: Rule | str, other: Rule | str) -> bool:
     aside (or both :data:`OLD`)."""
     if isinstance(one, str) or isinstance(other, str):
         return one == other
-    return one.changed() == other.changed()
+    return _recorded.same_rule(one, other)
 
 
 def contradiction(rule: Rule | str, case: Any, expected: Any, origin: str) -> str | None:
