@@ -17,6 +17,7 @@ from typing import Any
 
 from .._gate.transitions import transitions
 from .._rule.declared import Charge
+from .._rule.stages import whole
 from ._asking import Asker
 
 __all__ = ["DENOMINATOR", "Numbers", "probe", "simplest"]
@@ -219,10 +220,6 @@ def _triples(per_block: Fraction, offset: Fraction) -> Iterable[tuple[Charge, Ch
     """``(per_item, separator, reserve)`` with ``per_item + separator == per_block`` and
     ``reserve - separator == offset``, all ``>= 0``, with as few of them non-zero as can be."""
     if offset >= 0:
-        yield _whole(per_block), 0, _whole(offset)
+        yield whole(per_block), 0, whole(offset)
     elif per_block + offset >= 0:
-        yield _whole(per_block + offset), _whole(-offset), 0
-
-
-def _whole(value: Fraction) -> Charge:
-    return value.numerator if value.denominator == 1 else value
+        yield whole(per_block + offset), whole(-offset), 0
