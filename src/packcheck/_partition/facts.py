@@ -21,9 +21,7 @@ from .._rule.jsonio import show
 from .._rule.model import Case, SizeError, json_type, read_case
 from .._rule.order import all_same_utf16
 from .ruled import RuledExpected, ruled_buckets
-from .trace import Bucket, Expected, Partition
-
-BUCKETS: tuple[Bucket, ...] = ("packed", "available", "dropped")
+from .trace import BUCKETS, Bucket, Expected, Partition
 
 #: The facts :func:`check_partition` checks of a captured partition: each one's short
 #: name (``check`` in ``packcheck audit --json``) and how it reads.

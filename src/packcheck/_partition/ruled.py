@@ -14,26 +14,16 @@ from .._rule.declared import Charge, Rule
 from .._rule.interpret import SIZE_ERROR, Outcome, interpret_case
 from .._rule.jsonio import show
 from .._rule.model import Case, SizeError
-from .trace import Bucket, Partition, Reason
+from .trace import Bucket, Expected, Reason
 
 __all__ = ["RuledExpected", "lost_why", "ruled_buckets"]
 
 
-class RuledExpected:
-    """What ``rule`` gives one recorded step: the declared answer, the partition and
-    each missing ID's reason, from the rule's interpreter (``outcome``; ``None`` for
-    a case with an invalid unit, which scans nothing)."""
+class RuledExpected(Expected):
+    """:class:`Expected` under ``rule``, from its interpreter (``outcome``: ``None`` for a
+    case with an invalid unit)."""
 
-    __slots__ = (
-        "_case",
-        "_rule",
-        "available",
-        "dropped",
-        "left_out",
-        "outcome",
-        "partition_json",
-        "result",
-    )
+    __slots__ = ("_case", "_rule", "outcome")
 
     def __init__(self, read: Case | SizeError, rule: Rule) -> None:
         self._rule = rule
@@ -51,11 +41,6 @@ class RuledExpected:
         self.dropped = lists["dropped"]
         self.left_out = bool(self.available or self.dropped)
         self.partition_json = lists
-
-    def partition(self) -> Partition:
-        return Partition(
-            tuple(self.partition_json["packed"]), tuple(self.available), tuple(self.dropped)
-        )
 
     def reasons(self) -> dict[str, Reason]:
         """Why each distinct missing ID is missing, in the rule's reason codes."""

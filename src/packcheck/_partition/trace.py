@@ -82,16 +82,15 @@ class Trace:
         out: dict[str, Any] = {
             "result": self.result,
             "steps": [_step_json(s) for s in self.steps],
-            "partition": {
-                "packed": list(self.partition.packed),
-                "available": list(self.partition.available),
-                "dropped": list(self.partition.dropped),
-            },
+            "partition": {name: list(getattr(self.partition, name)) for name in BUCKETS},
             "reasons": dict(self.reasons),
         }
         if self.size_error is not None:
             out["size_error"] = self.size_error
         return out
+
+
+BUCKETS: tuple[Bucket, ...] = ("packed", "available", "dropped")
 
 
 def _step_json(step: Step) -> dict[str, Any]:
@@ -165,13 +164,8 @@ def _rule_trace(case: object, rule: Rule) -> Trace:
             zip(read.ids, read.sizes, outcome.left, outcome.buckets, outcome.events, strict=True)
         )
     )
-    partition = Partition(
-        *(tuple(s.id for s in steps if s.bucket == bucket) for bucket in _BUCKETS)
-    )
+    partition = Partition(*(tuple(s.id for s in steps if s.bucket == bucket) for bucket in BUCKETS))
     return Trace(outcome.result, steps, partition, dict(outcome.reasons or {}))
-
-
-_BUCKETS: tuple[Bucket, ...] = ("packed", "available", "dropped")
 
 
 def reasons(
