@@ -1,7 +1,5 @@
 """The partition a declared rule other than the default gives one case, and why each
-block is in its bucket, in the rule's own terms (docs/partition.md): the step
-:mod:`packcheck.audit` compares (:class:`RuledExpected`), the buckets the facts walk
-(:func:`ruled_buckets`), and why a missing ID is missing (:func:`lost_why`)."""
+block is in its bucket, in the rule's own terms (docs/partition.md)."""
 
 from __future__ import annotations
 
@@ -107,8 +105,7 @@ def _why(rule: Rule, case: Case, outcome: Outcome, index: int) -> str:
 
 
 def _dropped(rule: Rule, case: Case, outcome: Outcome, index: int) -> str:
-    """Why the rule could not keep block ``index`` even as the only block beside the
-    pins (the ``dropped`` bucket's cases, in the order they are decided)."""
+    """Why the rule could not keep block ``index`` even as the only block beside the pins."""
     pins, took = _pins_took(rule, case, outcome)
     start = case.budget - rule.reserve
     cost: Charge = case.sizes[index] + rule.per_item

@@ -1,7 +1,6 @@
 """The rule of a fixture, as a fixture file records it: its ``rule`` key, the default
 rule when it has none, or ``"OLD"`` (``diff``'s OLD answered it).  A run checks the
-expected answers of its own rule's fixtures only; one whose answer is not its rule's is
-an error (:func:`contradiction`).  Free of the gate, for ``packcheck fixtures`` too.
+expected answers of its own rule's fixtures only (:func:`contradiction`).
 """
 
 from __future__ import annotations
@@ -55,8 +54,7 @@ def same_rule(one: Rule | str, other: Rule | str) -> bool:
 
 def contradiction(rule: Rule | str, case: Any, expected: Any, origin: str) -> str | None:
     """One line naming the fixture (its ``origin``) when its ``expected`` output is not
-    its own ``rule``'s answer to ``case`` (the rule's interpreter decides); ``None``
-    when it is, or its rule is :data:`OLD` (a recorded answer, not a rule's)."""
+    its ``rule``'s answer to ``case``; ``None`` when it is, or its rule is :data:`OLD`."""
     if isinstance(rule, str):
         return None
     try:
@@ -76,9 +74,8 @@ def contradiction(rule: Rule | str, case: Any, expected: Any, origin: str) -> st
 
 
 def others_note(count: int, built_in: int = 0) -> tuple[str, ...]:
-    """The report's notes on the fixtures of another rule than the run's, if any:
-    ``count`` of them, ``built_in`` of which are packcheck's seed cases (of the
-    default rule), named as such."""
+    """The notes on the ``count`` fixtures of another rule than the run's, ``built_in``
+    of them packcheck's seed cases (of the default rule)."""
     notes = []
     if built_in:
         notes.append(

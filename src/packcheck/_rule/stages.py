@@ -1,5 +1,4 @@
-"""The stages of a declared rule's pipeline that both of its interpreters share
-(docs/rules.md, "The pipeline"): the order of the scan, the candidates, the pins."""
+"""The stages of a rule's pipeline (docs/rules.md) that both interpreters share."""
 
 from __future__ import annotations
 
