@@ -269,12 +269,6 @@ class Runner(Protocol):
     ) -> Generator[_R, None, None]: ...
 
 
-def in_process(fn: Callable[[_T], _R], items: Sequence[_T], /) -> Generator[_R, None, None]:
-    """The :class:`Runner` of one process: ``fn`` on each item in turn, when asked."""
-    for item in items:
-        yield fn(item)
-
-
 def pieces(
     names: Sequence[str],
     run: Runner,
