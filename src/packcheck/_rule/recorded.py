@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .declared import KEYS, Rule, RuleError, json_value
+from .declared import DEFAULTS, KEYS, RULE_KEYS, Rule, RuleError, json_value
 
 __all__ = ["RULE_KEY", "read_recorded", "recorded", "refuses", "same_rule", "shown_rule"]
 
@@ -19,12 +19,9 @@ def recorded(rule: Rule | None) -> dict[str, Any] | None:
     ``None`` (no key) for a default rule."""
     if rule is None or rule.is_default:
         return None
-    keys = rule.keys()
+    changed = [key for key in RULE_KEYS if getattr(rule, key) != DEFAULTS[key]]
     out: dict[str, Any] = {"name": rule.name} if rule.name else {}
-    for key, value in keys.items():
-        if key != "name" and value != getattr(_DEFAULT, key):
-            out[key] = json_value(value)
-    return out
+    return out | {key: json_value(getattr(rule, key)) for key in changed}
 
 
 def read_recorded(value: object) -> Rule:

@@ -7,11 +7,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .._rule.declared import Rule, json_value, toml_value
+from .._rule.declared import DEFAULTS, Rule, json_value, toml_value
 
 __all__ = ["KeyLine", "RuleShown", "meaning", "show"]
-
-DEFAULTS = Rule()
 
 #: What each value of a key with choices means.
 CHOICES: dict[str, dict[str, str]] = {
@@ -173,7 +171,7 @@ def show(rule: Rule, source: str) -> RuleShown:
         rule,
         source,
         tuple(
-            KeyLine(key, toml_value(value), value == getattr(DEFAULTS, key), meaning(key, value))
+            KeyLine(key, toml_value(value), value == DEFAULTS[key], meaning(key, value))
             for key, value in rule.keys().items()
         ),
     )
