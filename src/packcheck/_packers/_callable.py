@@ -143,6 +143,9 @@ class CallablePacker(Packer):
             _located(case, work)
         return result
 
+    def close(self) -> None:
+        """Nothing to release."""
+
 
 def adapter(packer: Callable[[dict[str, Any]], object] | Packer) -> Packer:
     """``packer`` itself if it is a :class:`Packer`, else a :class:`CallablePacker` of the
