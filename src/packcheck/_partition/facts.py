@@ -5,7 +5,7 @@ the lists beside the reference's."""
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import NoReturn
 
@@ -149,22 +149,6 @@ def _packed_not_kept(packed: list[str], kept: list[str]) -> str:
     )
 
 
-def _next_in_none(
-    captured: dict[str, list[str]],
-    position: Mapping[str, int],
-    index: int,
-    block_id: str,
-    blocks: int,
-) -> str:
-    """Block ``index`` is next in no bucket: what each holds next instead."""
-    following = ", ".join(f"{name} {_next(captured[name], position[name])}" for name in BUCKETS)
-    total = sum(map(len, captured.values()))
-    return (
-        f"blocks[{index}] (id {_show(block_id)}) is next in none of the lists (next: "
-        f"{following}); {_holding(total, blocks)}"
-    )
-
-
 def _seed_buckets(read: Case) -> Iterator[tuple[Bucket, Callable[[], str]]]:
     """Each block's bucket under the seed's rule, in input order, with what says why."""
     left = read.budget
@@ -202,8 +186,11 @@ def _check_walk(
                 f"blocks[{index}] (id {_show(block_id)}, size {_show(size)}) is in {holders[0]}, "
                 f"but belongs in {want}: {why()}",
             )
+        following = ", ".join(f"{name} {_next(captured[name], position[name])}" for name in BUCKETS)
         raise broken(
-            "merged-by-position", _next_in_none(captured, position, index, block_id, len(read.ids))
+            "merged-by-position",
+            f"blocks[{index}] (id {_show(block_id)}) is next in none of the lists (next: "
+            f"{following}); {_holding(total, len(read.ids))}",
         )
     # Every block was where the rule puts it: a bucket holds more (StopIteration here
     # would be packcheck's own bug, a capture passing the walk yet not the reference's).

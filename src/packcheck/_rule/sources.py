@@ -46,13 +46,6 @@ def _decode(raw: bytes, where: str) -> str | Record:
         return Record(where, error=f"not UTF-8: byte 0x{bad:02x} at offset {exc.start}")
 
 
-def _parse(text: str, where: str) -> Record:
-    try:
-        return Record(where, case=loads(text))
-    except JSONError as exc:
-        return Record(where, error=str(exc))
-
-
 def read_records(
     stream: IO[bytes], *, csv_hint: bool = False, max_line_bytes: int = MAX_LINE_BYTES
 ) -> Iterator[Record]:
@@ -89,7 +82,12 @@ def _line(raw: bytes, number: int) -> Record:
     where = f"line {number}"
     # Without its line end, so a message's column is on this line.
     decoded = _decode(raw.rstrip(b"\r\n"), where)
-    return decoded if isinstance(decoded, Record) else _parse(decoded, where)
+    if isinstance(decoded, Record):
+        return decoded
+    try:
+        return Record(where, case=loads(decoded))
+    except JSONError as exc:
+        return Record(where, error=str(exc))
 
 
 def read_lines(
