@@ -1,10 +1,5 @@
-"""Reading runs and case files: names and globs, ``-``, ``.gz``, fsspec URLs, and pieces.
-
-A file is read whole in one process; for a cluster it is cut at line ends into pieces
-of about :data:`PIECE_BYTES` (a ``.gz`` file is one piece).  A later piece is numbered
-from 2 when planned: ``pack`` counts its true line numbers first (:func:`pieces`),
-``audit`` shifts them as results come back in order.
-"""
+"""Reading runs and case files: names and globs, ``-``, ``.gz``, fsspec URLs, and pieces
+of about :data:`PIECE_BYTES` cut at line ends for a cluster."""
 
 from __future__ import annotations
 
@@ -52,9 +47,8 @@ def reason(exc: BaseException) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Piece:
-    """Lines ``[start, stop)`` (bytes; ``stop`` ``None``: to the end) of the file shown
-    as ``name`` and opened as ``path``; ``first_line`` is the number its first line is
-    given (2 for a piece past the file's start, until counted)."""
+    """Bytes ``[start, stop)`` of the file shown as ``name`` and opened as ``path``;
+    ``first_line``: its first line's number (2 past the file's start, until counted)."""
 
     name: str
     path: str
@@ -68,8 +62,8 @@ def _is_url(name: str) -> bool:
 
 
 def _url_fs(name: str) -> tuple[Any, str]:
-    """The fsspec file system of the URL ``name``, and the path in it; an ``OSError``
-    if fsspec, or its backend for the URL's scheme, is not installed."""
+    """The fsspec file system of the URL ``name``, and the path in it; ``OSError``
+    without fsspec or its backend."""
     try:
         import fsspec
 
@@ -81,9 +75,8 @@ def _url_fs(name: str) -> tuple[Any, str]:
 
 
 def expand(names: Sequence[str]) -> list[str]:
-    """``names`` with each glob replaced by the files it matches, sorted; a name that
-    exists, or holds no ``*?[``, is kept as given.  :class:`ReadError` if a glob
-    matches nothing."""
+    """``names`` with each glob replaced by the files it matches, sorted;
+    :class:`ReadError` if a glob matches nothing."""
     out: list[str] = []
     for name in names:
         if name == "-" or not _MAGIC & set(name) or (not _is_url(name) and os.path.exists(name)):
@@ -122,8 +115,8 @@ def whole(name: str) -> Piece:
 
 @contextmanager
 def opened(name: str) -> Iterator[IO[bytes]]:
-    """The bytes of ``name``: ``-`` standard input, a URL through fsspec (its
-    compression told by its suffix), a ``.gz`` file decompressed, else the file."""
+    """The bytes of ``name``: ``-`` standard input, a URL through fsspec, a ``.gz`` file
+    decompressed, else the file."""
     if name == "-":
         yield sys.stdin.buffer
     elif _is_url(name):
@@ -139,8 +132,7 @@ def opened(name: str) -> Iterator[IO[bytes]]:
 
 
 def _sized_lines(stream: Any) -> IO[bytes]:
-    """An fsspec file as a buffered stream: its own ``readline`` takes no size, which
-    reading lines in bounded pieces needs (:mod:`packcheck._rule.lines`)."""
+    """An fsspec file as a buffered stream, whose ``readline`` takes a size."""
     return io.BufferedReader(stream)
 
 
@@ -181,17 +173,15 @@ class _Raw(io.RawIOBase):
 
 
 def buffered(read: Callable[[int], bytes]) -> IO[bytes]:
-    """A stream of the bytes ``read(size)`` gives (at most ``size``; none at the end),
-    read in chunks of 64 KiB."""
+    """A stream of the bytes ``read(size)`` gives, read in chunks of 64 KiB."""
     return io.BufferedReader(_Raw(read), buffer_size=1 << 16)
 
 
 def plan(
     name: str, piece_bytes: int, splittable: Callable[[bytes], bool] | None = None
 ) -> list[Piece]:
-    """``name`` cut at line ends into pieces of about ``piece_bytes``, the first numbered
-    from 1, the others from 2.  Whole: standard input, a compressed or irregular file,
-    one ``splittable`` refuses, and one that cannot be read (its piece fails later)."""
+    """``name`` cut at line ends into pieces of about ``piece_bytes``, or whole (standard
+    input, a compressed or irregular file, one ``splittable`` refuses or none can read)."""
     first = whole(name)
     try:
         if name == "-" or _compressed(name):
@@ -249,8 +239,7 @@ def _line_end(stream: IO[bytes], at: int) -> int:
 
 
 def count_lines(piece: Piece) -> int | str:
-    """The newlines in ``piece`` (the lines the next piece's numbers follow), or why
-    it cannot be read."""
+    """The newlines in ``piece``, or why it cannot be read."""
     count = 0
     try:
         with piece_lines(piece) as stream:
@@ -269,21 +258,14 @@ class Runner(Protocol):
     ) -> Generator[_R, None, None]: ...
 
 
-def in_process(fn: Callable[[_T], _R], items: Sequence[_T], /) -> Generator[_R, None, None]:
-    """The :class:`Runner` of one process: ``fn`` on each item in turn, when asked."""
-    for item in items:
-        yield fn(item)
-
-
 def pieces(
     names: Sequence[str],
     run: Runner,
     piece_bytes: int,
     splittable: Callable[[bytes], bool] | None = None,
 ) -> list[Piece]:
-    """The files ``names`` cut by :func:`plan`, each piece numbered: the newlines of
-    the pieces before it in its file are counted by ``run`` (a piece that cannot be
-    counted is read to the end of its file instead, and then fails there)."""
+    """The files ``names`` cut by :func:`plan`, each piece numbered by the newlines ``run``
+    counts before it (one that cannot be counted is read to the end of its file)."""
     planned = [piece for name in names for piece in plan(name, piece_bytes, splittable)]
     need = [i for i in range(len(planned) - 1) if planned[i + 1].start]
     counts = dict(zip(need, run(count_lines, [planned[i] for i in need]), strict=True))

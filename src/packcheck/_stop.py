@@ -1,13 +1,9 @@
-"""How a run ends on SIGTERM or SIGINT: at once, whatever it is doing, through its
-clean-up, with exit status 128 + the signal's number.
+"""How a run ends on SIGTERM or SIGINT: at once, through its clean-up, with exit status
+128 + the signal's number.
 
-The handler (:func:`handling`) raises :class:`Stopped`, a ``KeyboardInterrupt``, which
-Hypothesis, its shrinker and ``except Exception`` let through; the signal is also
-remembered, so that a phase that caught it anyway stops at its next packer call
-(:func:`check`).  Further signals are ignored while the run stops.  Packer processes
-are recorded while they run, so that the way out ends every one still running
-(:func:`end_all`).  A run in another thread (a Dask worker's task) is stopped by
-:func:`cancellable`'s function.
+:class:`Stopped` is a ``KeyboardInterrupt``, which Hypothesis and ``except Exception``
+let through; a phase that caught it anyway stops at its next packer call
+(:func:`check`), and the way out ends every packer process still running.
 """
 
 from __future__ import annotations
@@ -29,9 +25,8 @@ _cancelled: set[int] = set()
 
 
 class Stopped(KeyboardInterrupt):
-    """The run was stopped by the signal ``signum``; said and saved as it stops: its
-    latest failing finding (``found``, set by the gate), the command that repeats it
-    (``rerun``) and the folder of its saved failures (``save``, set by the command)."""
+    """The run was stopped by the signal ``signum``, with its latest failing finding,
+    the command that repeats it and the folder of its saved failures."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
@@ -44,8 +39,7 @@ class Stopped(KeyboardInterrupt):
 
 
 def check() -> None:
-    """Raise :class:`Stopped` if a signal has asked the run to stop (or, for a run in
-    a thread of its own, its cancellation: as by SIGTERM)."""
+    """Raise :class:`Stopped` if a signal (or a cancellation) has asked the run to stop."""
     if _signalled:
         raise Stopped(_signalled[0])
     if _cancelled and threading.get_ident() in _cancelled:
@@ -81,9 +75,8 @@ def end_all(thread: int | None = None) -> None:
 
 @contextlib.contextmanager
 def cancellable() -> Iterator[Callable[[], None]]:
-    """Within: a function that, called from any thread, stops the run in this thread
-    (its next packer call raises :class:`Stopped`) and ends the packer processes it
-    started; on leaving, the thread runs freely again."""
+    """Within: a function that, from any thread, stops the run in this thread (a Dask
+    worker's task) and ends the packer processes it started."""
     thread = threading.get_ident()
 
     def cancel() -> None:
@@ -104,9 +97,8 @@ def _handler(signum: int, frame: object) -> None:
 
 @contextlib.contextmanager
 def handling() -> Iterator[None]:
-    """SIGINT and SIGTERM raise :class:`Stopped` within; the handlers before, and a
-    clean slate (no signal), are restored after.  Nothing is set outside the main
-    thread, where signals cannot be."""
+    """SIGINT and SIGTERM raise :class:`Stopped` within (main thread only); the handlers
+    before, and a clean slate, are restored after."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -12,14 +12,11 @@ __all__ = ["pack_sizes"]
 
 
 def pack_sizes(budget: int, sizes: Sequence[int]) -> tuple[list[bool], int]:
-    """Scan ``sizes`` once in order, keeping every block that fits what is left.
+    """Scan ``sizes`` once in order, keeping every block that fits what is left; one
+    ``bool`` per block and the remaining units, exact at any magnitude.
 
-    Returns one ``bool`` per block (kept or not) and the remaining units.  A block
-    that does not fit is skipped and the scan continues; it never stops early.
-    Python integers make the arithmetic exact at any magnitude.
-
-    The caller guarantees valid units (``budget >= 0``, every size ``>= 1``); see
-    :func:`packcheck.read_case`.  O(n) time and O(n) extra memory.
+    The caller guarantees valid units (``budget >= 0``, every size ``>= 1``; see
+    :func:`packcheck.read_case`).  O(n) time and O(n) extra memory.
     """
     remaining = budget
     kept: list[bool] = []

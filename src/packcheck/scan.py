@@ -1,10 +1,6 @@
-"""The NumPy packer: the reference's answers, computed in vectorised levels.
-
-The public face of the kernel (:mod:`packcheck._engines.levels` holds it, and
-:mod:`packcheck._engines.numpy_entry` its entry points): :func:`pack_sizes` packs one
-list of sizes, :func:`pack_batch` many at once.  Each gives exactly
-:func:`packcheck.reference.pack_sizes`'s answer at any magnitude.
-"""
+"""The NumPy packer: :func:`packcheck.reference.pack_sizes`'s answers at any magnitude,
+computed in vectorised levels, for one list of sizes (:func:`pack_sizes`) or many at
+once (:func:`pack_batch`)."""
 
 from __future__ import annotations
 

@@ -26,12 +26,18 @@ from packcheck import _cluster
 from packcheck._cli import main
 from packcheck._cli.pack import _splittable
 from packcheck._cluster import _Held, _own_signals, _quiet_spawned_logs
-from packcheck._inputs import count_lines, expand, in_process, pieces, plan, reason, whole
+from packcheck._inputs import count_lines, expand, pieces, plan, reason, whole
 from packcheck.audit import Audit, ReadError, RunReport, Violation, check_runs
 from packcheck.audit._merge import audit_task, audited
 
 RUN = text(planted_run()[0])
 LINES = RUN.splitlines(keepends=True)
+
+
+def in_process(fn: Any, items: Sequence[Any], /) -> Iterator[Any]:
+    """A runner of one process: ``fn`` on each item in turn, when asked."""
+    for item in items:
+        yield fn(item)
 
 
 def _in_pieces(names: Sequence[str], piece_bytes: int, run: Any = in_process) -> RunReport:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from packcheck import MalformedCase, Rule
-from packcheck._rule.interpret import interpret, middle_out, scan_order
+from packcheck._rule.interpret import interpret, scan_order
 from packcheck._rule.outcomes import REASON_BUCKET
 
 
@@ -70,7 +70,7 @@ def test_middle_out_undoes_removing_the_middle_again_and_again() -> None:
         removed = []
         while left:
             removed.append(left.pop(len(left) // 2))
-        assert middle_out(n) == removed[::-1]
+        assert scan_order(range(n), "middle-out") == removed[::-1]
     assert scan_order([5, 7, 9], "middle-out") == [5, 9, 7]
     assert scan_order([5, 7, 9], "reversed") == [9, 7, 5]
 

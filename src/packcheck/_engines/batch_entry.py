@@ -1,8 +1,4 @@
-"""``pack_batch``'s one signature, which the NumPy and the compiled engine both offer.
-
-An engine gives its own loop for the seed's rule; under ``rule=`` every engine hands
-the batch to :func:`packcheck._engines.rule_batch.pack_rule_batch`.
-"""
+"""``pack_batch``'s one signature, which the NumPy and the compiled engine both offer."""
 
 from __future__ import annotations
 
@@ -24,13 +20,10 @@ Answers = tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]
 class BatchPacker:
     """Pack many cases in one call: case ``i`` is ``sizes[offsets[i]:offsets[i + 1]]``.
 
-    ``sizes`` holds every case's sizes back to back, ``offsets`` one more entry than
-    ``budgets``, rising from 0 to ``len(sizes)``.  Returns one kept flag per entry of
-    ``sizes`` and each case's remaining (int64): what packing each case alone gives.
-    Sizes are checked as ``pack_sizes`` checks them; budgets, and each remaining, must
-    fit int64 (``ValueError``).  With ``rule`` (a :class:`packcheck.Rule`) the answer is
-    a :class:`packcheck.scan.RuleBatch` (``kept``, ``remaining``, ``refused``); ``ids``
-    and ``wanted`` as :func:`packcheck._engines.rule_batch.pack_rule_batch` takes them.
+    Returns one kept flag per entry of ``sizes`` and each case's remaining (int64), as
+    packing each alone gives; budgets and remainings must fit int64.  With ``rule``, a
+    :class:`packcheck.scan.RuleBatch` (``ids`` and ``wanted`` as
+    :func:`packcheck._engines.rule_batch.pack_rule_batch` takes them).
     """
 
     __slots__ = ("_compiled", "_plain")

@@ -30,12 +30,8 @@ def check_engine(engine: str) -> None:
 
 
 def kept_flags(budget: int, sizes: Sequence[int], engine: Engine) -> tuple[list[bool] | bytes, int]:
-    """One kept flag per block and the remaining units, computed by ``engine``.
-
-    ``sizes`` are units already read.  ``"numpy"`` and ``"numba"`` run the reference's
-    loop below :data:`CROSSOVER` blocks (identical answers, faster there), their kernel
-    from there (docs/performance.md, "Engines at the sizes agents pack").
-    """
+    """One kept flag per block and the remaining units, by ``engine`` (the reference's
+    loop below :data:`CROSSOVER` blocks), of units already read."""
     check_engine(engine)
     if engine == "reference" or len(sizes) < CROSSOVER:
         return reference.pack_sizes(budget, sizes)

@@ -1,10 +1,6 @@
-"""The NumPy engine's entry points on arrays: :func:`pack_sizes` and :func:`pack_batch`.
-
-Each checks its input at the kernel's boundary (:mod:`packcheck._engines.sizes`) and
-hands the int64 sizes to the level kernel (:mod:`packcheck._engines.levels`), many
-short cases to the batch rounds (:mod:`packcheck._engines.batch`), and what int64
-cannot hold to the reference.  The public face is :mod:`packcheck.scan`.
-"""
+"""The NumPy engine's entry points on arrays (public face: :mod:`packcheck.scan`): input
+checked at the kernel's boundary, then to the level kernel, the batch rounds, or the
+reference for what int64 cannot hold."""
 
 from __future__ import annotations
 
@@ -22,23 +18,17 @@ _BATCH_LONG = 4096
 
 
 def pack_sizes(budget: int, sizes: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_], int]:
-    """Same answer as :func:`packcheck.reference.pack_sizes`, as a boolean array.
-
-    Returns one kept flag per block and the remaining units (a Python ``int``), exact at
-    any magnitude: what int64 cannot hold even clipped to ``budget + 1``, and inputs
-    outside the contract, are answered by the reference.  ``O(n + K log(budget) * 4096)``
-    time with ``K = 16``, ``O(65,536)`` extra memory.  Raises ``ValueError`` if ``sizes``
-    is not one-dimensional or holds a number that is not whole, ``TypeError`` if the
-    budget is not an integer (or is a ``bool``) or a size is not a number.
+    """:func:`packcheck.reference.pack_sizes`'s answer, as a boolean array, exact at any
+    magnitude.  ``O(n + K log(budget) * 4096)`` time with ``K = 16``, ``O(65,536)`` extra
+    memory.  ``ValueError``/``TypeError`` for sizes or a budget that are not units.
     """
     budget = _sizes.budget_of(budget)
     return levels.pack_input(budget, _sizes.from_array(budget, sizes))
 
 
 def _pack_batch(budgets: npt.ArrayLike, sizes: npt.ArrayLike, offsets: npt.ArrayLike) -> Answers:
-    """:func:`pack_sizes`'s answer for each case, at any int64 magnitude: cases of up to
-    :data:`_BATCH_LONG` blocks in vectorised rounds (:mod:`packcheck._engines.batch`),
-    longer ones one by one."""
+    """:func:`pack_sizes`'s answer for each case: up to :data:`_BATCH_LONG` blocks in
+    vectorised rounds, longer ones one by one."""
     budget_array = _sizes.budgets_of(budgets)
     cap = max(int(budget_array.max()), 0) if budget_array.size else 0
     # Clipping a size past int64 to the largest budget + 1 keeps it too large for all.

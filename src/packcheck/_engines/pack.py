@@ -1,10 +1,5 @@
-"""``pack``: a case in, the declared output out.
-
-Plain cases (``dict`` blocks, ``str`` IDs, ``int`` sizes and budget, no surrogate in
-an output ID) are packed as they are read (:func:`pack_plain`); anything else is read
-by :func:`packcheck.read_case` to the same values, so the answer never depends on the
-path a case took.
-"""
+"""``pack``: a case in, the declared output out; a plain case is packed as it is read,
+any other read by :func:`packcheck.read_case` first, to the same answer."""
 
 from __future__ import annotations
 
@@ -26,11 +21,8 @@ from .rules import pack_rule
 
 
 def declared_output(case: Case, kept: Iterable[object], remaining: int) -> dict[str, Any]:
-    """Build ``{"kept", "remaining", "missing"}`` from a kept mask (flags or 0/1 bytes).
-
-    ``missing`` keeps every required entry (repeats too) whose ID was not kept, in
-    UTF-16 code-unit order.  O(n + r log r).
-    """
+    """``{"kept", "remaining", "missing"}`` from a kept mask (flags or 0/1 bytes).
+    O(n + r log r)."""
     kept_ids = list(compress(case.ids, kept))
     missing = missing_ids(case.required, kept_ids) if case.required else []
     return {"kept": kept_ids, "remaining": remaining, "missing": missing}
@@ -39,13 +31,10 @@ def declared_output(case: Case, kept: Iterable[object], remaining: int) -> dict[
 def pack(case: object, *, engine: Engine = "reference", rule: Rule | None = None) -> dict[str, Any]:
     """The declared output of ``case``: ``{"kept", "remaining", "missing"}``.
 
-    Returns ``{"error": "size"}`` when the budget or a size is not a valid unit; raises
-    :class:`packcheck.MalformedCase` when ``case`` is not shaped like a case.  ``engine``
-    (``"reference"``, ``"numpy"``, ``"numba"``) affects speed, never the result;
-    ``"numba"`` raises ``ImportError`` without Numba.  ``rule`` (:class:`packcheck.Rule`;
-    ``None``: the seed's) may also answer ``{"error": "refused"}``.  The input is not
-    modified.  Which path each engine takes: docs/performance.md, "Engines at the sizes
-    agents pack".
+    ``{"error": "size"}`` for an invalid unit; :class:`packcheck.MalformedCase` when
+    ``case`` is not shaped like a case.  ``engine`` affects speed, never the result
+    (``"numba"`` raises ``ImportError`` without Numba).  Under ``rule`` (``None``: the
+    seed's) the answer may be ``{"error": "refused"}``.  The input is not modified.
     """
     check_engine(engine)
     if rule is not None and not rule.is_default:
@@ -63,8 +52,8 @@ def pack(case: object, *, engine: Engine = "reference", rule: Rule | None = None
 
 
 def _ruled(rule: Rule, case: object, engine: Engine) -> dict[str, Any]:
-    """:func:`pack` of ``case`` under a rule that is not the default, by ``engine``'s
-    kernels from :data:`~packcheck._engines.choice.CROSSOVER` blocks on."""
+    """:func:`pack` under a rule other than the default, by ``engine``'s kernels from
+    :data:`~packcheck._engines.choice.CROSSOVER` blocks on."""
     read = read_case(case)
     if isinstance(read, SizeError):
         return dict(SIZE_ERROR)
@@ -96,8 +85,7 @@ def _ruled(rule: Rule, case: object, engine: Engine) -> dict[str, Any]:
 def pack_many(
     cases: Iterable[object], *, engine: Engine = "reference", rule: Rule | None = None
 ) -> list[dict[str, Any]]:
-    """:func:`pack` of every case (under ``rule``), in order, case by case;
-    :class:`packcheck.MalformedCase` for the first malformed case."""
+    """:func:`pack` of every case, in order."""
     check_engine(engine)
     return [pack(case, engine=engine, rule=rule) for case in cases]
 
@@ -113,11 +101,8 @@ def numpy_packer(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def pack_plain(case: object) -> dict[str, Any] | None:
-    """The declared output of a plain ``case``, or ``None`` when it is not plain.
-
-    One scan in order, keeping every block whose size is at most what is left.
-    ``O(n + r log r)`` for ``n`` blocks and ``r`` required IDs.
-    """
+    """The declared output of a plain ``case`` (``dict`` blocks, ``str`` IDs, ``int``
+    units, no surrogate), or ``None`` when it is not plain.  O(n + r log r)."""
     if type(case) is not dict:
         return None
     blocks, required, budget = case.get("blocks"), case.get("required"), case.get("budget")

@@ -1,10 +1,5 @@
-"""The level kernel's one guard on its loops: a proven bound on rounds, and the error past it.
-
-Each loop of :mod:`packcheck._engines.levels` has a bound on its rounds from the
-``O(K log budget)`` argument (docs/performance.md, "How the NumPy packer scans") and
-numbers its rounds with :func:`next_round`, so a loop that runs past its bound (a bug,
-never the input's fault) raises :class:`KernelError` instead of running on.
-"""
+"""The level kernel's guard on its loops: a proven bound on rounds (docs/performance.md,
+"How the NumPy packer scans"), and the error past it."""
 
 from __future__ import annotations
 
@@ -14,11 +9,7 @@ class KernelError(RuntimeError):
 
 
 def next_round(loop: str, done: int, bound: int) -> int:
-    """The number of ``loop``'s next round after ``done`` rounds: ``done + 1``.
-
-    Raises :class:`KernelError` (``"<loop>: more than <bound> rounds"``) instead when
-    ``done`` is already ``bound``.  One call a round: a counter in the loop, no object.
-    """
+    """``done + 1``, or :class:`KernelError` when ``done`` is already ``bound``."""
     if done >= bound:
         raise KernelError(f"{loop}: more than {bound} rounds")
     return done + 1

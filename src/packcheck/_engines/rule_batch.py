@@ -41,14 +41,9 @@ def pack_rule_batch(
     compiled: bool = False,
 ) -> RuleBatch:
     """Case ``i`` (``sizes[offsets[i]:offsets[i + 1]]`` under ``budgets[i]``) packed by
-    ``rule``, exactly as :func:`packcheck.pack` packs it.
-
-    ``ids`` (integers, one per block; equal IDs equal within a case) are needed under
-    ``dedup`` and ``pin = "required"``, ``wanted`` (whether each block's ID is required)
-    under ``pin = "required"``: ``ValueError`` without them.  Sizes and budgets are checked as
-    :func:`packcheck.scan.pack_batch` checks them; sizes must be units (``>= 1``).
-    ``ValueError`` when a remaining does not fit int64.  Under ``output = "scan"`` the
-    flags give what is kept, not its order.
+    ``rule``, exactly as :func:`packcheck.pack` packs it (``output = "scan"``: not in its
+    order).  ``ids`` (an integer per block) are needed under ``dedup`` and ``pin =
+    "required"``, ``wanted`` (a flag per block) under ``pin = "required"``.
     """
     # Checked for every case alike: the interpreter's short cases would not miss them.
     if ids is None and (rule.dedup != "none" or rule.pin == "required"):

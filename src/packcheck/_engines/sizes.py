@@ -1,10 +1,7 @@
 """The one boundary between input and kernel: how sizes become int64, or stay exact.
 
-The kernels work on int64 sizes ``>= 1`` under a budget ``>= 0``; everything else is
-decided here, once.  Units are checked, never rounded (a ``bool``, string or ``None``
-is a ``TypeError``, a number that is not whole a ``ValueError``); a size past int64 is
-clipped to ``budget + 1``, which never fits either; what int64 cannot hold even then,
-and a case outside the contract, go to the exact path as Python ints.
+Units are checked, never rounded; a size past int64 is clipped to ``budget + 1``, which
+never fits either; what int64 cannot hold even then goes to the exact path.
 """
 
 from __future__ import annotations
@@ -47,9 +44,8 @@ def budget_of(budget: object) -> int:
 
 
 def budgets_of(budgets: npt.ArrayLike) -> npt.NDArray[np.int64]:
-    """A batch's budgets as int64, each checked as :func:`budget_of` checks one:
-    ``TypeError`` for a ``bool`` or a non-integer, ``ValueError`` if not
-    one-dimensional or past int64."""
+    """A batch's budgets as int64, each checked as :func:`budget_of` checks one;
+    ``ValueError`` if not one-dimensional or past int64."""
     array = np.asarray(budgets)
     if array.ndim != 1:
         raise ValueError(f"budgets must be one-dimensional, got shape {array.shape}")
@@ -86,13 +82,9 @@ def from_ints(budget: int, sizes: Sequence[int]) -> KernelInput | list[int]:
 def from_array(
     budget: int, sizes: npt.ArrayLike, short: int | None = None
 ) -> KernelInput | list[int]:
-    """Any array-like of sizes, every element checked to be a unit (see the module).
-
-    Raises ``ValueError`` if ``sizes`` is not one-dimensional or holds a number that is
-    not whole, ``TypeError`` for a dtype that is not integer or float or an element
-    that is not a number.  An int64 array shorter than ``short`` (default:
-    :data:`SHORT`) is handed back as Python ints, unchecked, for the reference's loop.
-    """
+    """Any array-like of sizes, every element checked to be a unit (``ValueError`` if not
+    whole or not 1-D, ``TypeError`` if not a number).  An int64 array shorter than
+    ``short`` (default: :data:`SHORT`) comes back as Python ints, for the reference."""
     short = SHORT if short is None else short
     shorter = type(sizes) is np.ndarray and sizes.ndim == 1 and sizes.shape[0] < short
     if shorter and sizes.dtype == np.int64:  # type: ignore[union-attr]

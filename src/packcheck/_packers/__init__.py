@@ -1,11 +1,8 @@
 """Packers under test: a Python callable, a Python worker process, or any command.
 
-Every adapter is a :class:`Packer`.  Whatever goes wrong on the packer's side (it
-raises, mutates its input, dies, hangs, prints garbage) becomes a :class:`PackerFault`
-for that case, and the adapter recovers (a stuck process is killed with its process
-group and restarted), so the gate never hangs or crashes.  A command takes one JSON case
-a line on stdin and answers one JSON object a line on stdout; a worker exchanges
-length-prefixed pickles, so a Python packer's exact return types reach the checker.
+Whatever goes wrong on the packer's side (it raises, mutates its input, dies, hangs,
+prints garbage) is a :class:`PackerFault` for that case, and the adapter recovers, so
+the gate never hangs or crashes.
 """
 
 from .._rule.jsonio import dumps as encode_case

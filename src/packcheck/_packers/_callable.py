@@ -35,18 +35,14 @@ def _difference(before: object, after: object, where: str) -> str | None:
     return None if before == after else f"{where} changed"
 
 
-# Values that cannot change in place and that ``==`` tells apart exactly once their
-# types are the same (no float: a NaN is not equal to itself).
+# Immutable values that ``==`` tells apart exactly once their types are the same (no
+# float: a NaN is not equal to itself).
 _SCALARS = frozenset({str, int, bool, type(None)})
 
 
 def _plain_copy(case: object) -> dict[str, Any] | None:
-    """A copy of a plain ``case`` that shares nothing mutable with it, else ``None``.
-
-    Plain: a ``dict`` of ``str`` keys whose values are ``str``, ``int``, ``bool``,
-    ``None``, lists of ``str`` or of blocks ``{"id": str, "size": int}``, types exact;
-    immutable values are shared.  Anything else is ``None`` (copied by pickling).
-    """
+    """A copy of a plain ``case`` (``str`` keys; values ``str``, ``int``, ``bool``,
+    ``None``, lists of ``str`` or of plain blocks) sharing nothing mutable, else ``None``."""
     if type(case) is not dict:
         return None
     work: dict[str, Any] = {}
@@ -71,8 +67,7 @@ def _plain_copy(case: object) -> dict[str, Any] | None:
 
 def _unchanged(case: dict[str, Any], work: dict[str, Any]) -> bool:
     """Whether ``work``, a :func:`_plain_copy` of ``case`` the packer had, is still
-    exactly ``case``: the same keys in the same order, equal values of the same exact
-    types, every block's ``id`` before its ``size``."""
+    exactly ``case``, key order and exact types included."""
     if list(work) != list(case):
         return False
     for key, value in case.items():
@@ -90,8 +85,7 @@ def _unchanged(case: dict[str, Any], work: dict[str, Any]) -> bool:
 
 
 def _located(case: object, work: object) -> None:
-    """Raise the :class:`PackerFault` that says where ``work`` first differs from
-    ``case`` (compared exactly), if it does."""
+    """Raise a :class:`PackerFault` saying where ``work`` first differs from ``case``."""
     changed = _difference(case, work, "case")
     if changed:
         raise PackerFault(f"modified its input ({changed})")
@@ -104,11 +98,7 @@ class CallablePacker(Packer):
         self.function = function
 
     def answer(self, case: dict[str, Any]) -> object:
-        """Call the function; an exception or a modified input is a :class:`PackerFault`.
-
-        A plain case is copied as far as it can change and compared exactly afterwards,
-        any other by a pickle round trip; :func:`_difference` locates a change.
-        """
+        """Call the function; an exception or a modified input is a :class:`PackerFault`."""
         work = _plain_copy(case)
         if work is None:
             return self._pickled(case)
@@ -118,9 +108,7 @@ class CallablePacker(Packer):
         return result
 
     def answer_built(self, recipe: Recipe) -> object:
-        """:meth:`answer` for a case built for this call alone: nothing to copy, so
-        the function gets it as built, and ``recipe`` tells afterwards whether it was
-        changed (located against a second build, as :meth:`answer` locates it)."""
+        """:meth:`answer` for a case built for this call alone: nothing to copy."""
         work = recipe.build()
         result = self._call(work)
         if not recipe.holds(work):
@@ -129,9 +117,7 @@ class CallablePacker(Packer):
 
     def answer_unpickled(self, case: dict[str, Any], pickled: bytes) -> object:
         """:meth:`answer` for a case read from ``pickled`` that nothing else holds (a
-        worker's): the function gets it uncopied, and a pickle of it afterwards equal
-        to ``pickled`` proves it unchanged; any other is compared exactly with a new read
-        of ``pickled`` and the change located, as :meth:`answer` locates it."""
+        worker's): uncopied, and an equal pickle afterwards proves it unchanged."""
         result = self._call(case)
         if pickle.dumps(case) != pickled:
             _located(pickle.loads(pickled), case)
@@ -162,9 +148,8 @@ class CallablePacker(Packer):
 
 
 def adapter(packer: Callable[[dict[str, Any]], object] | Packer) -> Packer:
-    """``packer`` itself if it is a :class:`Packer`, else the function ``case -> output``
-    called in this process (:class:`CallablePacker`); a :class:`TypeError` for anything
-    else."""
+    """``packer`` itself if it is a :class:`Packer`, else a :class:`CallablePacker` of the
+    function; :class:`TypeError` for anything else."""
     if isinstance(packer, Packer):
         return packer
     if not callable(packer):

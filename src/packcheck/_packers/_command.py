@@ -34,18 +34,12 @@ class CommandPacker(Process):
         self.any_json = any_json
 
     def answer(self, case: dict[str, Any]) -> object:
-        """The parsed object the command printed for ``case``.
-
-        Raises :class:`SetupError` if the command ends before it has answered any
-        case and, started again, ends on the empty case too (a mistyped script path,
-        a missing module): it never ran as a packer.  One that answers the empty case
-        failed on ``case`` itself, a :class:`PackerFault` like any other.
-        """
+        """The parsed object the command printed for ``case``; :class:`SetupError` if it
+        never answered a case, not even the empty case when started again."""
         return self._answer(dumps(case))
 
     def answer_built(self, recipe: Recipe) -> object:
-        """:meth:`answer` for the case ``recipe`` builds, sent as the line it writes
-        (the same bytes, without a ``dict`` per block)."""
+        """:meth:`answer` for the case ``recipe`` builds, sent as the line it writes."""
         return self._answer(recipe.line())
 
     def _answer(self, line: str) -> object:
@@ -82,15 +76,14 @@ class CommandPacker(Process):
         return output
 
     def leftover(self) -> str | None:
-        """After the last case: what the command printed that no case asked for,
-        said as a packer fault, or ``None``; the command is stopped either way."""
+        """After the last case: what the command printed that no case asked for, or
+        ``None``; the command is stopped either way."""
         extra = self.drained()
         if not extra:
             return None
         return f"printed {_clip(extra)} after its last answer: {_ONE_LINE}"
 
     def _send(self, line: str) -> bytes:
-        """Send one JSON line; the line the command printed back."""
         return self.exchange((line + "\n").encode("ascii"), cut_line)
 
     def _answers(self, case: dict[str, Any]) -> bool:

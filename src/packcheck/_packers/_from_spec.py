@@ -16,8 +16,7 @@ HASH_SEED = "0"
 
 
 def loaded(spec: str, cwd: str | None) -> CallablePacker:
-    """The packer ``spec`` names, loaded in this process as if from ``cwd``: a relative
-    ``PATH.py`` is read there, and ``cwd`` is importable for a ``MODULE``."""
+    """The packer ``spec`` names, loaded in this process as if from ``cwd``."""
     if cwd is not None:
         importable(cwd)
         location, _, function = spec.rpartition(":")
@@ -30,9 +29,8 @@ def started(
     spec: str | None, command: str | None, timeout: float | None, cwd: str | None, diff: bool
 ) -> CommandPacker | WorkerPacker:
     """The process of ``command``, or of the Python ``spec`` in a worker, started in
-    ``cwd`` (default: this process's directory), ``timeout`` seconds a case (``None``:
-    none); ``diff``'s sides take any JSON answer and share one hash seed, so that a
-    packer iterating a set of strings does so in the same order on both sides."""
+    ``cwd``; ``diff``'s sides take any JSON answer and share one hash seed (a set of
+    strings iterates alike on both)."""
     packer: CommandPacker | WorkerPacker
     if command is not None:
         packer = CommandPacker(command, timeout or math.inf, any_json=diff, cwd=cwd)

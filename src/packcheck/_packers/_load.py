@@ -1,10 +1,6 @@
-"""One loader for the functions users name: ``MODULE:FUNCTION`` or ``PATH.py:FUNCTION``.
-
-``MODULE:FUNCTION`` imports as usual, with the current directory importable.
-``PATH.py:FUNCTION`` loads the file as part of its own package, under an alias unique
-to its location, with the folder above the package first on ``sys.path``; a lone file
-gets its folder importable, as ``python PATH.py`` would.  Why: docs/design.md.
-"""
+"""One loader for the functions users name: ``MODULE:FUNCTION`` or ``PATH.py:FUNCTION``
+(loaded as part of its own package, under an alias unique to its location; why:
+docs/design.md)."""
 
 from __future__ import annotations
 
@@ -29,8 +25,8 @@ def importable(folder: str) -> None:
 
 
 def load_function(spec: str, option: str = "--packer") -> Callable[[dict[str, Any]], object]:
-    """Import ``MODULE:FUNCTION``, with the current directory on ``sys.path``; a
-    :class:`SetupError` (one line, naming ``option``) when anything is wrong."""
+    """Import ``MODULE:FUNCTION``, with the current directory on ``sys.path``, else
+    :class:`SetupError` naming ``option``."""
     module_name, _, function_name = spec.partition(":")
     if not module_name or not function_name:
         raise SetupError(f"{option} {spec!r}: expected MODULE:FUNCTION or PATH.py:FUNCTION")
@@ -52,9 +48,8 @@ def load_function(spec: str, option: str = "--packer") -> Callable[[dict[str, An
 
 
 def load(spec: str, option: str = "--packer") -> Callable[..., Any]:
-    """The function ``spec`` names: ``MODULE:FUNCTION`` or ``PATH.py:FUNCTION`` (the same
-    function for the same path twice); :class:`SetupError` (one line, naming
-    ``option``) when the file, module or function is missing or the import fails."""
+    """The function ``spec`` names (the same for the same path twice), else
+    :class:`SetupError` naming ``option``."""
     location, _, name = spec.rpartition(":")
     if not location.endswith(".py"):
         return load_function(spec, option)
@@ -86,8 +81,7 @@ def load(spec: str, option: str = "--packer") -> Callable[..., Any]:
 
 
 def _function(module: Any, name: str, where: str) -> Callable[..., Any]:
-    """``module``'s function ``name``; :class:`SetupError` ``where: ...`` if it has
-    none, or has something else by that name."""
+    """``module``'s function ``name``, else :class:`SetupError` ``where: ...``."""
     if not hasattr(module, name):
         raise SetupError(f"{where} has no function {name!r}")
     function = getattr(module, name)

@@ -13,15 +13,13 @@ class PackerFault(Exception):
 
 
 class PackerRefusal(PackerFault):
-    """A Python packer raised :class:`ValueError` (or a subclass): where a declared
-    rule refuses the case, that is its refusal (``{"error": "refused"}``); anywhere
-    else, the fault it always was."""
+    """A Python packer raised :class:`ValueError`: its refusal where a declared rule
+    refuses the case, anywhere else a fault."""
 
 
 class Recipe(Protocol):
-    """A case the caller keeps as its parts: each :meth:`build` is a new ``dict`` that
-    nothing else refers to, and :meth:`holds` tells whether one is still as built.
-    Picklable, of a class a worker can import, to be sent to one."""
+    """A case the caller keeps as its parts, picklable: each :meth:`build` is a new
+    ``dict`` that nothing else refers to."""
 
     def build(self) -> dict[str, Any]:
         """A new case."""
@@ -38,18 +36,12 @@ class Recipe(Protocol):
 
 @runtime_checkable
 class Packer(Protocol):
-    """What the gate needs from a packer under test: every capability it uses.
+    """What the gate needs from a packer under test; a class that derives from it need
+    only define :meth:`answer`."""
 
-    A class that derives from it need only define :meth:`answer`; the rest have
-    defaults (a build for :meth:`answer_built`, Python answers, no timeout, nothing
-    to close).
-    """
-
-    #: Whether its answers are JSON text, where a whole number may come as ``4`` where
-    #: Python has ``4.0`` (``diff`` then compares numbers by value).
+    #: Whether its answers are JSON text (``4`` may be Python's ``4.0``).
     speaks_json: bool = False
-    #: Its seconds a case (``math.inf``: none), what a report says of a case that got
-    #: no answer.
+    #: Its seconds a case (``math.inf``: none).
     timeout: float = math.inf
 
     @abstractmethod
@@ -58,8 +50,7 @@ class Packer(Protocol):
         ...  # pragma: no cover - protocol
 
     def answer_built(self, recipe: Recipe) -> object:
-        """:meth:`answer` for the case ``recipe`` builds, built for this call alone (an
-        adapter may send the recipe, or the line it writes, instead of a case)."""
+        """:meth:`answer` for the case ``recipe`` builds, for this call alone."""
         return self.answer(recipe.build())
 
     def close(self) -> None:

@@ -39,8 +39,8 @@ class PackerDied(PackerFault):
 
 
 class _Tail:
-    """The last bytes a process wrote to stderr, drained by a thread so that a
-    packer flooding stderr can never block on a full pipe."""
+    """The last bytes a process wrote to stderr, drained by a thread (a full pipe
+    would block the packer)."""
 
     def __init__(self, stream: IO[bytes]) -> None:
         self._data = b""
@@ -53,9 +53,8 @@ class _Tail:
                 self._data = (self._data + chunk)[-_STDERR_TAIL:]
 
     def text(self) -> str:
-        """The telling lines of the tail: the last line naming an error or exception with
-        the lines around it, then the last line; at most :data:`_TAIL_LINES` lines, each
-        cut to 300 characters."""
+        """The telling lines of the tail: the last line naming an error with the lines
+        around it, then the last line; at most :data:`_TAIL_LINES` lines."""
         self._thread.join(0.2)
         text = self._data.decode("utf-8", "replace")
         lines = [line[-300:] for line in text.splitlines() if line.strip()]
@@ -85,7 +84,6 @@ class Process(Packer):
         env: dict[str, str] | None = None,
         cwd: str | None = None,
     ) -> None:
-        """``cwd``: the directory the process starts in (default: this one's)."""
         self.argv = argv
         self.timeout = timeout
         self._env = env
@@ -123,8 +121,8 @@ class Process(Packer):
 
     @contextlib.contextmanager
     def _request(self) -> Iterator[float]:
-        """The process running (started if it is not: a setup failure is a fault), and
-        the deadline of a request sent now; a fault inside leaves the process stopped."""
+        """The process running (a setup failure is a fault), and the deadline of a request
+        sent now; a fault inside leaves the process stopped."""
         check()
         if self._proc is None:
             try:
@@ -148,10 +146,8 @@ class Process(Packer):
             return self._read(take, deadline)
 
     def stream(self, request: bytes, replies: int) -> None:
-        """Send ``request`` and read ``replies`` lines back, writing and reading at
-        once (a long batch would otherwise fill both pipes); the lines are counted,
-        not kept.  Within :attr:`timeout` seconds, or a :class:`PackerFault` as for
-        :meth:`exchange`.  For timing many cases through the running process."""
+        """Send ``request`` and count ``replies`` lines back, writing and reading at once
+        (a long batch would fill both pipes), as :meth:`exchange` does; for timing."""
         with self._request() as deadline, selectors.DefaultSelector() as selector:
             stdin, stdout = self._pipes()
             view = memoryview(request)
@@ -176,8 +172,7 @@ class Process(Packer):
         return reply
 
     def pending(self) -> bytes:
-        """Output no request asked for: what followed the last reply in the buffer,
-        and what stdout holds now (read without waiting); emptied once returned."""
+        """Output no request asked for, in the buffer and on stdout now; emptied."""
         if self._proc is not None:
             stdout = self._pipes()[1]
             with selectors.DefaultSelector() as selector:
@@ -188,9 +183,8 @@ class Process(Packer):
         return extra
 
     def drained(self) -> bytes:
-        """Close stdin, then the output no request asked for, read until the process
-        ends its stdout or :data:`_GRACE_SECONDS` pass (the first 64 KiB kept); the
-        process is stopped after."""
+        """Close stdin, then the output no request asked for (64 KiB at most), read for
+        :data:`_GRACE_SECONDS` at most; the process is stopped after."""
         extra = self.pending()
         if self._proc is not None:
             stdin, stdout = self._pipes()
@@ -215,8 +209,7 @@ class Process(Packer):
     def _ready(
         self, selector: selectors.BaseSelector, deadline: float
     ) -> list[tuple[selectors.SelectorKey, int]]:
-        """What ``selector`` finds ready by ``deadline`` (``inf``: no limit), else a
-        :class:`PackerTimeout`."""
+        """What ``selector`` finds ready by ``deadline``, else :class:`PackerTimeout`."""
         wait = None if math.isinf(deadline) else max(0.0, deadline - time.monotonic())
         ready = selector.select(wait)
         if not ready:

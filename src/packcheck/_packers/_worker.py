@@ -1,8 +1,5 @@
-"""A Python packer in a worker process of its own, so that a hang can be timed out.
-
-The exchange is length-prefixed pickles, so the packer's exact return types (tuples,
-NumPy scalars) reach the checker unchanged.
-"""
+"""A Python packer in a worker process of its own, so that a hang can be timed out; the
+exchange is length-prefixed pickles, so exact return types reach the checker."""
 
 from __future__ import annotations
 
@@ -43,8 +40,7 @@ class WorkerPacker(Process):
     def __init__(
         self, spec: str, timeout: float, *, hash_seed: str | None = None, cwd: str | None = None
     ) -> None:
-        """``hash_seed``: the worker's ``PYTHONHASHSEED`` unless the environment sets one;
-        the packer's module is imported in the worker alone, started in ``cwd``."""
+        """``hash_seed``: the worker's ``PYTHONHASHSEED`` unless the environment sets one."""
         package_root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ)
         if hash_seed is not None:
@@ -54,9 +50,8 @@ class WorkerPacker(Process):
         self.spec = spec
 
     def start(self) -> None:
-        """Start the worker and wait until it has loaded the function, so its start-up
-        never counts against a case's timeout; a :class:`SetupError` (one line) when it
-        cannot load it within :attr:`timeout`."""
+        """Start the worker and wait until it has loaded the function (not counted against
+        a case's timeout); :class:`SetupError` when it cannot within :attr:`timeout`."""
         super().start()
         try:
             self._started(WORKER_START_SECONDS, "the worker did not start within {} s")
@@ -85,9 +80,8 @@ class WorkerPacker(Process):
         return self._ask(_CASE + pickle.dumps(case))
 
     def answer_built(self, recipe: Recipe) -> object:
-        """:meth:`answer` for the case ``recipe`` builds: the worker gets the recipe
-        (lists of strings and integers, pickled far faster than a case's ``dict`` per
-        block) and builds the case there (:meth:`CallablePacker.answer_built`)."""
+        """:meth:`answer` for the case ``recipe`` builds, sent as the recipe (pickled far
+        faster than a ``dict`` per block) and built in the worker."""
         return self._ask(_RECIPE + pickle.dumps(recipe))
 
     def _ask(self, request: bytes) -> object:

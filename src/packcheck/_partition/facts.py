@@ -1,18 +1,11 @@
-"""A captured partition, checked as named facts (docs/rule.md, the captured partition).
-
-:func:`check_partition` judges ``{"packed", "available", "dropped"}`` against its case
-one fact at a time (:data:`FACTS`: ``shape``, ``packed-is-kept``,
-``merged-by-position``, ``bucket``, ``size-error``, ``no-partition``,
-``partition-on-error``), in ``# Check ...`` sections, and raises
-:class:`PartitionError` naming the fact, the block and the lists beside the
-reference's.  Each bucket fact fixes the next remaining, so a capture that passes the
-walk is the reference's partition.
-"""
+"""A captured partition, checked as named facts (docs/rule.md, the captured partition):
+:func:`check_partition` raises :class:`PartitionError` naming the fact, the block and
+the lists beside the reference's."""
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import NoReturn
 
@@ -21,9 +14,7 @@ from .._rule.jsonio import show
 from .._rule.model import Case, SizeError, json_type, read_case
 from .._rule.order import all_same_utf16
 from .ruled import RuledExpected, ruled_buckets
-from .trace import Bucket, Expected, Partition
-
-BUCKETS: tuple[Bucket, ...] = ("packed", "available", "dropped")
+from .trace import BUCKETS, Bucket, Expected, Partition
 
 #: The facts :func:`check_partition` checks of a captured partition: each one's short
 #: name (``check`` in ``packcheck audit --json``) and how it reads.
@@ -94,8 +85,8 @@ def bucket_for(size: int, remaining_before: int, budget: int) -> Bucket:
 
 
 def require_partition(answer: object) -> None:
-    """Raise :class:`PartitionError` unless ``answer`` carries a partition (``verify
-    --partition``): an object other than an error must have a non-null ``partition``."""
+    """Raise :class:`PartitionError` unless ``answer``, an object other than an error,
+    has a non-null ``partition``."""
     if not isinstance(answer, dict) or "error" in answer:
         return
     if answer.get("partition") is None:
@@ -158,25 +149,8 @@ def _packed_not_kept(packed: list[str], kept: list[str]) -> str:
     )
 
 
-def _next_in_none(
-    captured: dict[str, list[str]],
-    position: Mapping[str, int],
-    index: int,
-    block_id: str,
-    blocks: int,
-) -> str:
-    """Block ``index`` is next in no bucket: what each holds next instead."""
-    following = ", ".join(f"{name} {_next(captured[name], position[name])}" for name in BUCKETS)
-    total = sum(map(len, captured.values()))
-    return (
-        f"blocks[{index}] (id {_show(block_id)}) is next in none of the lists (next: "
-        f"{following}); {_holding(total, blocks)}"
-    )
-
-
 def _seed_buckets(read: Case) -> Iterator[tuple[Bucket, Callable[[], str]]]:
     """Each block's bucket under the seed's rule, in input order, with what says why."""
-    # Invariant: ``left`` is the budget less the sizes of the blocks packed so far.
     left = read.budget
     for size in read.sizes:
         want = bucket_for(size, left, read.budget)
@@ -190,9 +164,8 @@ def _check_walk(
     broken: Callable[[str, str], PartitionError],
     wants: Iterator[tuple[Bucket, Callable[[], str]]],
 ) -> NoReturn:
-    """Raise ``broken(check, detail)`` at the first block whose bucket is not the one the
-    rule gives (``wants``), or at what a bucket holds past the last block.  Walked only
-    for a capture that is not the rule's partition."""
+    """Raise ``broken(check, detail)`` at the first block not in the bucket ``wants``
+    gives, or at what a bucket holds past the last block."""
     position: dict[str, int] = dict.fromkeys(BUCKETS, 0)
     total = sum(map(len, captured.values()))
     for index, (block_id, size, (want, why)) in enumerate(
@@ -213,8 +186,11 @@ def _check_walk(
                 f"blocks[{index}] (id {_show(block_id)}, size {_show(size)}) is in {holders[0]}, "
                 f"but belongs in {want}: {why()}",
             )
+        following = ", ".join(f"{name} {_next(captured[name], position[name])}" for name in BUCKETS)
         raise broken(
-            "merged-by-position", _next_in_none(captured, position, index, block_id, len(read.ids))
+            "merged-by-position",
+            f"blocks[{index}] (id {_show(block_id)}) is next in none of the lists (next: "
+            f"{following}); {_holding(total, len(read.ids))}",
         )
     # Every block was where the rule puts it: a bucket holds more (StopIteration here
     # would be packcheck's own bug, a capture passing the walk yet not the reference's).
@@ -234,14 +210,9 @@ def check_partition(
     reference: Partition | None = None,
     rule: Rule | None = None,
 ) -> None:
-    """Raise :class:`PartitionError` unless ``partition`` is the one ``case`` gives.
-
-    ``case`` must be well-formed; ``kept``, when given, is the answer's own (``packed``
-    must be exactly it); ``None`` is no partition.  IDs compare as UTF-16 code units.
-    ``reference``, the rule's partition when the caller has it, saves the rule's scan;
-    O(n) plus that scan.  ``rule`` (``None``: the seed's) is the declared rule whose
-    partition it must be; the ``bucket`` fact then says why in its terms.
-    """
+    """Raise :class:`PartitionError` unless ``partition`` is the one ``rule`` (``None``:
+    the seed's) gives ``case``, a well-formed one; ``packed`` must be ``kept`` when
+    given.  ``reference``, the rule's partition if the caller has it, saves a scan."""
     if partition is None:
         raise PartitionError("no-partition", "no partition captured: it is null")
     read = read_case(case)
@@ -268,10 +239,8 @@ def check_partition(
     if kept is not None and captured["packed"] != kept:
         raise broken("packed-is-kept", _packed_not_kept(captured["packed"], kept))
 
-    # The reference's partition passes every fact: a capture equal to it needs no walk
-    # (one scan of the sizes in the reference's loop, where the walk costs several).
-    # Check the walk for any other: block by block, the bucket the rule gives must hold
-    # it next; it names the fact broken.
+    # Check the walk, unless the capture is the reference's partition (which passes every
+    # fact): block by block, the bucket the rule gives must hold it next.
     if captured != partition_json(expected()):
         wants = _seed_buckets(read) if ruled is None else ruled_buckets(ruled, read)
         _check_walk(read, captured, broken, wants)

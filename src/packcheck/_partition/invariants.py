@@ -1,10 +1,5 @@
-"""The one invariant checker: is this output the declared output of this case?
-
-:func:`check_output` judges a declared output against its case without running a
-packer, :func:`check_trace` a trace; both raise :class:`InvariantError` naming the
-invariant that broke (``# Check ...`` sections) and where.  Properties, unit tests and
-``packcheck verify`` all call them.  The checks pin the answer down: docs/design.md.
-"""
+"""The one invariant checker: is this output (or trace) the declared output of this case?
+Properties, unit tests and ``packcheck verify`` all call it (docs/design.md)."""
 
 from __future__ import annotations
 
@@ -58,8 +53,7 @@ def _size_error(output: object) -> TypeGuard[dict[str, Any]]:
 
 
 def _valid_units(case: Any) -> str:
-    """Why a valid case's units are valid: its first unit that is not an ``int`` (a
-    whole float such as ``1.0``, which a check like ``isinstance(v, int)`` refuses)."""
+    """Why a valid case's units are valid: its first unit that is not an ``int``."""
     units = [("budget", case.get("budget"))]
     units += [(f"blocks[{i}].size", block.get("size")) for i, block in enumerate(case["blocks"])]
     for where, value in units:
@@ -69,14 +63,9 @@ def _valid_units(case: Any) -> str:
 
 
 def check_output(case: object, output: object, *, rule: Rule | None = None) -> None:
-    """Raise :class:`InvariantError` unless ``output`` is the declared output of ``case``.
-
-    ``case`` must be well-formed.  Types are exact: ``remaining`` an ``int`` (no
-    ``bool``, ``float`` or NumPy scalar), ``kept`` and ``missing`` lists of ``str``; no
-    other key but a captured ``partition`` (checked by
-    :func:`packcheck._partition.facts.check_partition`; ``null`` is none).  O(n + r log
-    r).  ``rule`` (``None``: the seed's): under another rule the checks are its own.
-    """
+    """Raise :class:`InvariantError` unless ``output`` is the declared output of ``case``
+    (well-formed) under ``rule`` (``None``: the seed's).  Types are exact; no other key
+    but a captured ``partition``, checked too.  O(n + r log r)."""
     if rule is not None and not rule.is_default:
         _check_ruled(case, output, rule)
         return
@@ -151,7 +140,7 @@ def check_output(case: object, output: object, *, rule: Rule | None = None) -> N
 
 def answer_fields(output: object) -> tuple[dict[str, Any], list[str], int, list[str]]:
     """An answer, its ``kept``, ``remaining`` and ``missing``; :class:`InvariantError`
-    unless it has exactly the three keys (a captured partition aside), types exact."""
+    unless it has exactly those keys (a partition aside), types exact."""
     # Check the shape: exactly the three keys, with exact types.
     if not isinstance(output, dict):
         raise InvariantError(
@@ -204,10 +193,7 @@ def _refusal(output: object) -> TypeGuard[dict[str, Any]]:
 
 
 def _check_ruled(case: object, output: object, rule: Rule) -> None:
-    """:func:`check_output` under ``rule``, not the default: the size error as ever,
-    a refusal exactly where the rule refuses, then the shape, ``kept`` and
-    ``remaining`` the rule's (a negative ``remaining`` where it gives one), ``missing``
-    from ``kept``, and a captured partition the rule's."""
+    """:func:`check_output` under ``rule``, not the default."""
     read = read_case(case)
     if isinstance(read, SizeError) or _size_error(output):
         check_output(case, output)  # a rule never changes validation
@@ -243,8 +229,7 @@ def _check_ruled(case: object, output: object, rule: Rule) -> None:
 
 
 def check_trace(case: object, trace: Trace) -> None:
-    """Raise :class:`InvariantError` unless ``trace`` is consistent with ``case``: its
-    result, its partition, the steps against that partition, each missing ID's reason.
+    """Raise :class:`InvariantError` unless ``trace`` is consistent with ``case``.
     O(n + r log r)."""
     check_output(case, trace.result)
     read = read_case(case)

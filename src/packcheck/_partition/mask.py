@@ -1,12 +1,5 @@
-"""The partition and the running totals of a default-rule scan, from the kernel's kept
-mask alone.
-
-What the trace and a run record add to the kernel's answer is read off its kept mask in
-passes that run in C, never by a second walk in Python: the skipped IDs split by size
-(:func:`split_skipped`), what was left before each block (:func:`remaining_before`),
-each block's bucket (:func:`step_buckets`).  The property suite holds them against
-:func:`packcheck.trace`.
-"""
+"""The partition and the running totals of a default-rule scan, read off the kernel's
+kept mask in passes that run in C, never by a second walk in Python."""
 
 from __future__ import annotations
 
@@ -32,8 +25,7 @@ _BY_KEPT_AND_FIT: tuple[Bucket, ...] = ("dropped", "available", "packed", "packe
 
 
 def split_skipped(case: Case, kept: Kept) -> tuple[list[str], list[str]]:
-    """The skipped blocks' IDs, in scan order, split into ``available`` (size at most
-    the budget) and ``dropped`` (larger than the budget).  O(n), in C."""
+    """The skipped blocks' IDs, in scan order, split into ``available`` and ``dropped``."""
     skipped = list(compress(case.ids, map(not_, kept)))
     if not skipped or max(case.sizes) <= case.budget:
         return skipped, []
@@ -43,14 +35,13 @@ def split_skipped(case: Case, kept: Kept) -> tuple[list[str], list[str]]:
 
 
 def remaining_before(case: Case, kept: Kept) -> Iterator[int]:
-    """What was left when the scan met each block, then what is left at the end:
-    ``len(case.sizes) + 1`` exact integers.  O(n), in C."""
+    """What was left when the scan met each block, then what is left at the end."""
     # A flag times a size is the size kept (a bool or a byte 0/1 is an int factor).
     return accumulate(map(mul, case.sizes, kept), sub, initial=case.budget)
 
 
 def step_buckets(case: Case, kept: Kept) -> Iterator[Bucket]:
-    """Each block's bucket, in scan order.  O(n), in C."""
+    """Each block's bucket, in scan order."""
     if not case.sizes or max(case.sizes) <= case.budget:
         return map(_BY_KEPT.__getitem__, kept)
     fits = map(case.budget.__ge__, case.sizes)
@@ -60,8 +51,8 @@ def step_buckets(case: Case, kept: Kept) -> Iterator[Bucket]:
 def capture(
     case: object, *, engine: Engine = "reference"
 ) -> tuple[dict[str, Any], dict[Bucket, list[str]]]:
-    """The declared output of ``case`` and its partition as a packer returns it, from the
-    kernel's kept mask.  Raises :class:`packcheck.MalformedCase`.  O(n + r log r)."""
+    """The declared output of ``case`` and its partition as a packer returns it; raises
+    :class:`packcheck.MalformedCase`.  O(n + r log r)."""
     read = read_case(case)
     if isinstance(read, SizeError):
         return dict(SIZE_ERROR), {"packed": [], "available": [], "dropped": []}

@@ -1,7 +1,5 @@
 """The partition a declared rule other than the default gives one case, and why each
-block is in its bucket, in the rule's own terms (docs/partition.md): the step
-:mod:`packcheck.audit` compares (:class:`RuledExpected`), the buckets the facts walk
-(:func:`ruled_buckets`), and why a missing ID is missing (:func:`lost_why`)."""
+block is in its bucket, in the rule's own terms (docs/partition.md)."""
 
 from __future__ import annotations
 
@@ -14,26 +12,16 @@ from .._rule.declared import Charge, Rule
 from .._rule.interpret import SIZE_ERROR, Outcome, interpret_case
 from .._rule.jsonio import show
 from .._rule.model import Case, SizeError
-from .trace import Bucket, Partition, Reason
+from .trace import Bucket, Expected, Reason
 
 __all__ = ["RuledExpected", "lost_why", "ruled_buckets"]
 
 
-class RuledExpected:
-    """What ``rule`` gives one recorded step: the declared answer, the partition and
-    each missing ID's reason, from the rule's interpreter (``outcome``; ``None`` for
-    a case with an invalid unit, which scans nothing)."""
+class RuledExpected(Expected):
+    """:class:`Expected` under ``rule``, from its interpreter (``outcome``: ``None`` for a
+    case with an invalid unit)."""
 
-    __slots__ = (
-        "_case",
-        "_rule",
-        "available",
-        "dropped",
-        "left_out",
-        "outcome",
-        "partition_json",
-        "result",
-    )
+    __slots__ = ("_case", "_rule", "outcome")
 
     def __init__(self, read: Case | SizeError, rule: Rule) -> None:
         self._rule = rule
@@ -51,11 +39,6 @@ class RuledExpected:
         self.dropped = lists["dropped"]
         self.left_out = bool(self.available or self.dropped)
         self.partition_json = lists
-
-    def partition(self) -> Partition:
-        return Partition(
-            tuple(self.partition_json["packed"]), tuple(self.available), tuple(self.dropped)
-        )
 
     def reasons(self) -> dict[str, Reason]:
         """Why each distinct missing ID is missing, in the rule's reason codes."""
@@ -122,8 +105,7 @@ def _why(rule: Rule, case: Case, outcome: Outcome, index: int) -> str:
 
 
 def _dropped(rule: Rule, case: Case, outcome: Outcome, index: int) -> str:
-    """Why the rule could not keep block ``index`` even as the only block beside the
-    pins (the ``dropped`` bucket's cases, in the order they are decided)."""
+    """Why the rule could not keep block ``index`` even as the only block beside the pins."""
     pins, took = _pins_took(rule, case, outcome)
     start = case.budget - rule.reserve
     cost: Charge = case.sizes[index] + rule.per_item

@@ -1,9 +1,7 @@
 """The trace: what happened to every block, captured while packing.
 
 Each block lands in one bucket: ``packed`` (kept), ``available`` (skipped though
-``size <= budget``), ``dropped`` (``size > budget``).  :func:`trace` walks the blocks
-as the rule reads them, the obviously right trace that the kernel's (read off its kept
-mask, :mod:`packcheck._partition.mask`) is held against.  :class:`Expected` is what the
+``size <= budget``), ``dropped`` (``size > budget``).  :class:`Expected` is what the
 rule gives one recorded step, for :mod:`packcheck.audit` to compare with.
 """
 
@@ -38,8 +36,7 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One block as the scan met it; under a declared rule other than the default,
-    ``event`` says what happened and ``remaining_before`` may be a ``Fraction``."""
+    """One block as the scan met it; under a declared rule, its ``event``."""
 
     index: int
     id: str
@@ -60,8 +57,8 @@ class Partition:
 
 @dataclass(frozen=True, slots=True)
 class Trace:
-    """The declared result plus everything the packer knew at pack time; for
-    ``{"error": "size"}`` nothing was scanned and ``size_error`` names the field."""
+    """The declared result plus everything the packer knew at pack time (``size_error``:
+    nothing was scanned)."""
 
     result: dict[str, Any]
     steps: tuple[Step, ...] = ()
@@ -82,16 +79,15 @@ class Trace:
         out: dict[str, Any] = {
             "result": self.result,
             "steps": [_step_json(s) for s in self.steps],
-            "partition": {
-                "packed": list(self.partition.packed),
-                "available": list(self.partition.available),
-                "dropped": list(self.partition.dropped),
-            },
+            "partition": {name: list(getattr(self.partition, name)) for name in BUCKETS},
             "reasons": dict(self.reasons),
         }
         if self.size_error is not None:
             out["size_error"] = self.size_error
         return out
+
+
+BUCKETS: tuple[Bucket, ...] = ("packed", "available", "dropped")
 
 
 def _step_json(step: Step) -> dict[str, Any]:
@@ -112,12 +108,9 @@ def _step_json(step: Step) -> dict[str, Any]:
 
 
 def trace(case: object, *, engine: Engine = "reference", rule: Rule | None = None) -> Trace:
-    """Pack ``case`` and capture its steps, partition and the reason of each missing ID.
-
-    Raises :class:`packcheck.MalformedCase` like :func:`packcheck.pack`; O(n + r log r).
-    ``rule`` (``None``: the seed's) other than the default is traced by its interpreter
-    and each step carries its ``event`` (docs/rules.md, "The trace and the partition").
-    """
+    """Pack ``case`` and capture its steps, partition and the reason of each missing ID;
+    raises :class:`packcheck.MalformedCase`.  O(n + r log r).  Under a ``rule`` other
+    than the default, each step carries its ``event`` (docs/rules.md)."""
     if rule is not None and not rule.is_default:
         check_engine(engine)
         return _rule_trace(case, rule)
@@ -141,7 +134,7 @@ def _scan(
     read: Case, kept: Sequence[bool] | bytes, remaining: int, buckets: dict[Bucket, list[str]]
 ) -> Iterator[tuple[int, str, int, int, Bucket]]:
     """Each block as the scan met it (a :class:`Step`'s fields), its ID appended to its
-    bucket in ``buckets`` as it is met."""
+    bucket in ``buckets``."""
     left = read.budget
     for index, (block_id, size, keep) in enumerate(zip(read.ids, read.sizes, kept, strict=True)):
         bucket: Bucket = "packed" if keep else "available" if size <= read.budget else "dropped"
@@ -165,21 +158,15 @@ def _rule_trace(case: object, rule: Rule) -> Trace:
             zip(read.ids, read.sizes, outcome.left, outcome.buckets, outcome.events, strict=True)
         )
     )
-    partition = Partition(
-        *(tuple(s.id for s in steps if s.bucket == bucket) for bucket in _BUCKETS)
-    )
+    partition = Partition(*(tuple(s.id for s in steps if s.bucket == bucket) for bucket in BUCKETS))
     return Trace(outcome.result, steps, partition, dict(outcome.reasons or {}))
-
-
-_BUCKETS: tuple[Bucket, ...] = ("packed", "available", "dropped")
 
 
 def reasons(
     missing: Sequence[str], available: Iterable[str], dropped: Iterable[str]
 ) -> dict[str, Reason]:
     """Why each distinct missing ID is missing, in ``missing``'s order: ``evicted`` (a
-    block with the ID is ``available``), ``oversized`` (every block with it is
-    ``dropped``), ``not-retrieved`` (no block has it).  Only ``missing`` is hashed."""
+    block with it is ``available``), ``oversized`` or ``not-retrieved``."""
     if not missing:
         return {}
     evicted = set(missing).intersection(available)
@@ -195,9 +182,8 @@ def reasons(
 
 
 class Expected:
-    """What the rule gives for one step: the reference's kept flags, and from them the
-    declared output, the partition and each missing ID's reason (as
-    :func:`packcheck.trace` gives them, without its per-block steps)."""
+    """What the seed's rule gives one recorded step: the declared output, the partition
+    and each missing ID's reason (:func:`packcheck.trace`'s, without the steps)."""
 
     __slots__ = ("available", "dropped", "left_out", "partition_json", "result")
 

@@ -1,9 +1,5 @@
 """The trace as the JSON text ``packcheck pack --trace`` writes: exactly
-``write_json(trace(case).to_json())``, written by msgspec where its text is the exact
-writer's.  A plain case of at most :data:`STEPS_AT_ONCE` blocks is read, packed and
-traced in one loop over its blocks (:func:`_plain_trace`: cheaper than the passes in C
-it replaces); any other case from the kernel's kept mask, :data:`STEPS_AT_ONCE` steps
-at a time."""
+``write_json(trace(case).to_json())``, by msgspec where it can, in pieces."""
 
 from __future__ import annotations
 
@@ -29,8 +25,7 @@ STEPS_AT_ONCE = 10_000
 
 
 class _Step(msgspec.Struct, gc=False):
-    """A step as the trace's JSON shows it under the default rule (the keys of
-    :class:`packcheck.Step`'s JSON, in order).  ``gc=False``: it holds no containers."""
+    """A step as the trace's JSON shows it under the default rule (no containers: no gc)."""
 
     index: int
     id: str
@@ -43,8 +38,7 @@ def trace_json(
     case: object, *, engine: Engine = "reference", rule: Rule | None = None
 ) -> Iterator[str]:
     """``write_json(trace(case).to_json())`` in pieces of at most :data:`STEPS_AT_ONCE`
-    steps; raises :class:`packcheck.MalformedCase` at the call.  O(n + r log r) time,
-    O(n) words.  A rule other than the default is traced by its interpreter, whole."""
+    steps; raises :class:`packcheck.MalformedCase` at the call.  O(n + r log r)."""
     if rule is not None and not rule.is_default:
         return iter((write_json(trace(case, engine=engine, rule=rule).to_json()),))
     plain = _plain_trace(case)
@@ -68,14 +62,9 @@ def trace_json(
 
 
 def _plain_trace(case: object) -> dict[str, Any] | None:
-    """The trace of a plain ``case`` of at most :data:`STEPS_AT_ONCE` blocks (its steps
-    :class:`_Step` objects), or ``None`` for any other case.
-
-    The rule as :func:`packcheck._engines.pack.pack_plain` packs it, one block at a time,
-    each block's step and bucket taken as it is met: kept if it fits what is left,
-    else ``available`` if it fits the budget, else ``dropped``.  A size below 1 always
-    fits what is left (never below 0), so it is checked there.  O(n + r log r).
-    """
+    """The trace of a plain ``case`` of at most :data:`STEPS_AT_ONCE` blocks, in one loop
+    as :func:`packcheck._engines.pack.pack_plain` packs it, else ``None``.  A size below
+    1 always fits what is left, so it is checked there."""
     if type(case) is not dict:
         return None
     blocks, required, budget = case.get("blocks"), case.get("required"), case.get("budget")
@@ -125,8 +114,7 @@ def _plain_trace(case: object) -> dict[str, Any] | None:
 def _in_pieces(
     result: dict[str, Any], steps: Iterator[_Step], tail: dict[str, Any]
 ) -> Iterator[str]:
-    """A long case's trace: the result, the steps :data:`STEPS_AT_ONCE` at a time as they
-    are made, then ``tail`` (its partition and reasons)."""
+    """A long case's trace: the result, the steps as they are made, then ``tail``."""
     yield '{"result":' + write_json(result) + ',"steps":['
     between = ""
     while chunk := list(islice(steps, STEPS_AT_ONCE)):
@@ -137,8 +125,7 @@ def _in_pieces(
 
 
 def _written(value: dict[str, Any] | list[_Step]) -> str:
-    """``value`` (a whole trace, or a chunk of steps) as :func:`write_json` writes it with
-    each step a dict."""
+    """``value`` (a trace, or steps) as :func:`write_json` writes it, each step a dict."""
     text = fast_json(value)
     if text is not None:
         return text

@@ -1,10 +1,5 @@
-"""A declared rule's answer alone: the interpreter's pipeline with the scan in one loop.
-
-For callers that need only the declared answer (``pack``, the gate's expected answers,
-the engines' exact path): each block is met once, in a loop as short as the
-reference's.  The properties compare it with :mod:`packcheck._rule.interpret` on random
-rules and cases.
-"""
+"""A declared rule's answer alone: the interpreter's pipeline with the scan in one loop,
+for ``pack``, the gate's expected answers and the engines' exact path."""
 
 from __future__ import annotations
 
@@ -26,9 +21,8 @@ REFUSED: dict[str, Any] = {"error": "refused"}
 
 
 class Kept(NamedTuple):
-    """What a rule keeps of a case: ``flags``, one per block in input order, and the
-    ``remaining``; ``order`` the kept positions in the order of ``kept`` when that is
-    not input order (``output = "scan"``), else ``None``."""
+    """A kept flag per block in input order, the ``remaining``, and under ``output =
+    "scan"`` the kept positions in the order of ``kept`` (else ``None``)."""
 
     flags: list[bool]
     order: list[int] | None
@@ -197,12 +191,8 @@ def walk_distinct(
     on_misfit: str,
     kept_ids: set[Hashable],
 ) -> tuple[list[bool], Charge]:
-    """:func:`_walk` under ``dedup = "kept"``: a block whose ID is in ``kept_ids`` (the
-    pins' IDs, then each kept block's) is skipped without charge, and never ends the
-    scan.  Also the NumPy engine's exact loop for that scan.
-
-    Under ``skip`` and ``stop`` the flags end where nothing more can be kept (the
-    caller reads a missing flag as ``False``), before the IDs left are met."""
+    """:func:`_walk` under ``dedup = "kept"``: a block whose ID is in ``kept_ids`` is
+    skipped without charge.  The flags may end early (a missing flag is ``False``)."""
     skip, overshoot = on_misfit == "skip", on_misfit == "overshoot"
     met: list[bool] = []
     flag = met.append

@@ -1,10 +1,5 @@
-"""A rule's canonical form: the one spelling of the rule its answers define.
-
-:func:`canonical` resets every key that cannot change an answer under the others (an
-explicit default, a ``separator`` under ``max_count = 1``, a ``refuse_budget_below``
-a refusing pin implies) to its default, until nothing changes: two rules with equal
-canonical forms answer every case alike.  The converse does not hold.
-"""
+"""A rule's canonical form: two rules with equal canonical forms answer every case
+alike (the converse does not hold)."""
 
 from __future__ import annotations
 
@@ -19,8 +14,7 @@ __all__ = ["canonical"]
 
 def canonical(rule: Rule) -> Rule:
     """``rule`` with its name, its fixtures and every key that cannot change an answer
-    reset to the default; the resets (docs/rules.md, "When two rules are the same")
-    are applied until none applies."""
+    under the others reset (docs/rules.md, "When two rules are the same")."""
     keys = rule.keys()
     keys["name"] = ""
     while True:
@@ -31,7 +25,6 @@ def canonical(rule: Rule) -> Rule:
 
 
 def _reset(k: dict[str, Any]) -> None:
-    """One pass of the resets over the keys ``k``, in place."""
     pinned_one = k["pin"] in ("first", "last")
     if k["pin"] == "none":
         # Nothing is pinned: no pin can overflow.
@@ -72,8 +65,7 @@ def _reset(k: dict[str, Any]) -> None:
 
 
 def _pin_refuses_below(k: dict[str, Any]) -> int:
-    """The budget below which a refusing pin (of size 1 at least) refuses every case
-    with a block: its cost ``1 + per_item`` does not fit ``budget - reserve``."""
+    """The budget below which a refusing pin's least cost ``1 + per_item`` never fits."""
     least: Fraction = 1 + Fraction(k["per_item"]) + Fraction(k["reserve"])
     # le: refused while budget < least; lt: while budget <= least.
     return math.ceil(least) if k["fit"] == "le" else math.floor(least) + 1

@@ -30,8 +30,7 @@ _RATIO = re.compile(r"(0|[1-9][0-9]*)/([1-9][0-9]*)")
 
 
 class RuleError(ValueError):
-    """A rule key with a bad value, or a rule file that cannot be read as a rule; one line
-    naming the file, the key or fixture, and why."""
+    """A bad rule key or rule file; one line naming the file, the key or fixture, and why."""
 
     def __init__(self, where: str, why: str, *, file: str | None = None) -> None:
         super().__init__(": ".join(part for part in (file, where, why) if part))
@@ -41,10 +40,7 @@ class RuleError(ValueError):
 
 
 class RuleFixture(NamedTuple):
-    """A fixture carried by a rule file: its ``id``, the case and the expected answer.
-
-    A plain tuple: the gate's own fixture type lives a layer above the rule.
-    """
+    """A rule file's fixture (a plain tuple: the gate's fixture type is a layer above)."""
 
     id: str
     input: Any
@@ -56,8 +52,7 @@ def _shown(value: object) -> str:
 
 
 def _charge(key: str, value: object) -> Charge:
-    """A charge read exactly: an ``int`` (not a ``bool``) ``>= 0``, a ``Fraction``
-    ``>= 0`` or a ``"p/q"`` string; a whole fraction becomes its ``int``."""
+    """An ``int``, ``Fraction`` or ``"p/q"`` ``>= 0``, exactly; a whole fraction as an ``int``."""
     if isinstance(value, str):
         match = _RATIO.fullmatch(value)
         if match is None:
@@ -83,10 +78,7 @@ def _count(key: str, value: object) -> int:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Rule:
     """A declared packing rule; ``Rule()`` is the seed's rule (keys: docs/rules.md).
-
-    ``fixtures`` is not a key: the ``(id, input, expected)`` fixtures a rule file
-    carries, checked when the rule is built, no part of equality.
-    """
+    ``fixtures`` (checked when built) is not a key and no part of equality."""
 
     name: str = ""
     order: Order = "given"
@@ -137,8 +129,7 @@ class Rule:
         return not self.changed()
 
     def changed(self) -> list[str]:
-        """The keys that differ from the default, in table order, each as the TOML
-        line ``key = value`` (``name`` is never listed)."""
+        """The keys, ``name`` aside, that differ from the default, as ``key = value``."""
         return [
             f"{key} = {toml_value(getattr(self, key))}"
             for key in RULE_KEYS
@@ -146,8 +137,7 @@ class Rule:
         ]
 
     def describe(self) -> str | None:
-        """One line for reports: the name and the changed keys; ``None`` for a rule
-        whose keys, ``name`` aside, are all the default's."""
+        """The name and the changed keys, for reports; ``None`` for the seed's rule."""
         changed = self.changed()
         if not changed:
             return None
@@ -156,19 +146,15 @@ class Rule:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Rule:
-        """The rule of a rule file (its keys at the top level) or of a pyproject.toml's
-        ``[tool.packcheck.rule]`` table, with its fixtures; raises :class:`RuleError`
-        (naming the file) for anything that is not such a rule, :class:`OSError` when
-        the file cannot be read."""
+        """The rule of a rule file or a pyproject.toml's ``[tool.packcheck.rule]``, with
+        its fixtures; :class:`RuleError` naming the file, or :class:`OSError`."""
         from .rulefile import load
 
         return load(path)
 
     def canonical(self) -> Rule:
-        """The one spelling of this rule: no name, no fixtures, and every key that
-        cannot change an answer under the others at its default (``{max_count = 1,
-        separator = 5}`` is ``{max_count = 1}``).  Rules with equal canonical forms
-        answer every case alike; rules that answer alike may still differ here."""
+        """This rule without name, fixtures, or keys that cannot change an answer under
+        the others (``{max_count = 1, separator = 5}`` is ``{max_count = 1}``)."""
         from .canonical import canonical
 
         return canonical(self)
@@ -179,8 +165,7 @@ class Rule:
 
 
 def _fixtures(rule: Rule) -> tuple[RuleFixture, ...]:
-    """``rule.fixtures`` as :class:`RuleFixture` tuples, each the rule's own answer;
-    :class:`RuleError` naming the first fixture that is not."""
+    """``rule.fixtures`` as checked :class:`RuleFixture` tuples, else :class:`RuleError`."""
     if not rule.fixtures:
         return ()
     # The interpreter reads rules: imported here, where a rule exists already.
@@ -198,8 +183,7 @@ def _fixtures(rule: Rule) -> tuple[RuleFixture, ...]:
 
 
 def json_value(value: object) -> object:
-    """A key's value as JSON holds it (a record's or a fixture's ``rule``, a TOML
-    table, ``rule show --format json``): as it is, but a fraction as ``"p/q"``."""
+    """A key's value as JSON holds it: a fraction as ``"p/q"``."""
     if isinstance(value, Fraction):
         return f"{value.numerator}/{value.denominator}"
     return value

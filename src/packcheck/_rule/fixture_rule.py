@@ -1,14 +1,14 @@
 """The rule of a fixture, as a fixture file records it: its ``rule`` key, the default
 rule when it has none, or ``"OLD"`` (``diff``'s OLD answered it).  A run checks the
-expected answers of its own rule's fixtures only; one whose answer is not its rule's is
-an error (:func:`contradiction`).  Free of the gate, for ``packcheck fixtures`` too.
+expected answers of its own rule's fixtures only (:func:`contradiction`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .declared import Rule, RuleError, json_value
+from . import recorded as _recorded
+from .declared import Rule, RuleError
 from .interpret import interpret
 from .jsonio import dumps, show
 from .model import MalformedCase
@@ -24,19 +24,9 @@ _DEFAULT = Rule()
 
 
 def recorded(rule: Rule | str | None) -> dict[str, Any] | str | None:
-    """What a saved fixture records as its ``rule``: the name and the keys that differ
-    from the default (charges that are not whole as ``"p/q"``), :data:`OLD` as it is,
-    ``None`` for the default rule (whatever its name) and for no rule."""
-    if rule is None or isinstance(rule, str):
-        return rule
-    if rule.is_default:
-        return None
-    keys = rule.keys()
-    shown: dict[str, Any] = {"name": rule.name} if rule.name else {}
-    for key, value in keys.items():
-        if key != "name" and value != getattr(_DEFAULT, key):
-            shown[key] = json_value(value)
-    return shown
+    """What a saved fixture records as its ``rule``: as a run record does, :data:`OLD`
+    as it is."""
+    return rule if isinstance(rule, str) else _recorded.recorded(rule)
 
 
 def fixture_rule(value: Any, where: str) -> Rule | str:
@@ -59,13 +49,12 @@ def same_rule(one: Rule | str, other: Rule | str) -> bool:
     aside (or both :data:`OLD`)."""
     if isinstance(one, str) or isinstance(other, str):
         return one == other
-    return one.changed() == other.changed()
+    return _recorded.same_rule(one, other)
 
 
 def contradiction(rule: Rule | str, case: Any, expected: Any, origin: str) -> str | None:
     """One line naming the fixture (its ``origin``) when its ``expected`` output is not
-    its own ``rule``'s answer to ``case`` (the rule's interpreter decides); ``None``
-    when it is, or its rule is :data:`OLD` (a recorded answer, not a rule's)."""
+    its ``rule``'s answer to ``case``; ``None`` when it is, or its rule is :data:`OLD`."""
     if isinstance(rule, str):
         return None
     try:
@@ -85,9 +74,8 @@ def contradiction(rule: Rule | str, case: Any, expected: Any, origin: str) -> st
 
 
 def others_note(count: int, built_in: int = 0) -> tuple[str, ...]:
-    """The report's notes on the fixtures of another rule than the run's, if any:
-    ``count`` of them, ``built_in`` of which are packcheck's seed cases (of the
-    default rule), named as such."""
+    """The notes on the ``count`` fixtures of another rule than the run's, ``built_in``
+    of them packcheck's seed cases (of the default rule)."""
     notes = []
     if built_in:
         notes.append(

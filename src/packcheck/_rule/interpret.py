@@ -1,8 +1,6 @@
 """The reference interpreter of a declared rule: the pipeline of docs/rules.md, literally.
 
-Written to be obviously right, not fast: one pass per stage, exact arithmetic (Python
-``int``, and :class:`~fractions.Fraction` only when a charge is not whole).  Besides the
-declared answer it records what happened to every block, from which
+Obviously right, not fast, exact; it records what happened to every block, from which
 :func:`packcheck.trace` builds the steps, the partition and the reasons.
 """
 
@@ -16,17 +14,9 @@ from .declared import Charge, Rule
 from .model import Case, SizeError, read_case
 from .order import missing_ids
 from .outcomes import KEPT_EVENTS, Bucket, Event, Reason, buckets, reasons
-from .stages import candidates_of, middle_out, pins_of, scan_order, whole
+from .stages import candidates_of, pins_of, scan_order, whole
 
-__all__ = [
-    "REFUSED",
-    "SIZE_ERROR",
-    "Outcome",
-    "interpret",
-    "interpret_case",
-    "middle_out",
-    "scan_order",
-]
+__all__ = ["REFUSED", "SIZE_ERROR", "Outcome", "interpret", "interpret_case", "scan_order"]
 
 #: The declared result of a case with an invalid budget or size, whatever the rule.
 SIZE_ERROR: dict[str, Any] = {"error": "size"}
@@ -34,13 +24,8 @@ SIZE_ERROR: dict[str, Any] = {"error": "size"}
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What a rule made of one case.
-
-    ``result`` is the declared answer.  Per block, in input order: its event, its bucket
-    and ``left``, what was left when the scan met it (empty tuples and a
-    ``size_error`` for an invalid unit).  ``reasons``: each distinct missing required
-    ID's reason, in UTF-16 order.
-    """
+    """What a rule made of one case: the declared ``result``; per block, its event, its
+    bucket and what was ``left`` when the scan met it; each missing ID's reason."""
 
     result: dict[str, Any]
     events: tuple[Event, ...] = ()
@@ -51,9 +36,8 @@ class Outcome:
 
 
 def interpret(rule: Rule, case: object, *, result_only: bool = False) -> Outcome:
-    """The rule's answer to ``case`` and what happened to each block; raises
-    :class:`packcheck.MalformedCase`.  O(n + r log r).  ``result_only``: the answer
-    alone, at about half the cost."""
+    """The rule's answer to ``case`` and what happened to each block (``result_only``:
+    the answer alone); raises :class:`packcheck.MalformedCase`.  O(n + r log r)."""
     read = read_case(case)
     if isinstance(read, SizeError):
         return Outcome(dict(SIZE_ERROR), size_error=read)
@@ -155,8 +139,6 @@ def interpret_case(rule: Rule, case: Case, *, result_only: bool = False) -> Outc
 
 
 def _refused(case: Case, start: Charge) -> Outcome:
-    """A refused case: nothing kept, every block ``dropped``, every required ID
-    ``refused``."""
     n = len(case.ids)
     reasons: dict[str, Reason] = dict.fromkeys(missing_ids(case.required, ()), "refused")
     refused: Event = "refused"

@@ -1,10 +1,7 @@
 """Strict JSON in, compact ASCII JSON out, exact numbers both ways.
 
-``NaN``/``Infinity`` are refused, fractions arrive as :class:`~decimal.Decimal`, and
-over-long numbers are refused before conversion; non-ASCII is escaped on writing, so
-lone surrogates survive.  msgspec reads and writes first, its answer used only where it
-cannot differ from the exact code's (the standard library's ``json`` with the hooks
-below); the rest goes the exact way.
+No ``NaN``/``Infinity``; fractions are :class:`~decimal.Decimal`; lone surrogates
+survive.  msgspec goes first wherever its answer cannot differ from the exact code's.
 """
 
 from __future__ import annotations
@@ -23,11 +20,8 @@ FAST_NESTING = 256
 
 
 class JSONError(ValueError):
-    """Text that is not strict JSON; the message is one line.
-
-    ``truncated``: the text is a prefix of a JSON document that ended too soon (it may
-    be the first line of a document spread over several lines).
-    """
+    """Text that is not strict JSON; one line.  ``truncated``: the text ended too soon
+    (perhaps the first line of a document spread over several)."""
 
     def __init__(self, message: str, *, truncated: bool = False) -> None:
         super().__init__(message)
@@ -47,14 +41,10 @@ def _parse_float(text: str) -> Decimal:
     try:
         value = Decimal(text)
     except InvalidOperation:
-        # The exponent is beyond what Decimal holds (about 10**18).  Zero is zero at
-        # any exponent: it stands in as zero at Decimal's extreme exponent of the same
-        # sign, so it stays a number spelt with an exponent, never an integer literal
-        # (written back, "0" would read as the int 0, as no other such spelling does).
-        # Any other number with such a negative exponent is a fraction (an integer
-        # would need over 10**18 digits before it): it stands in as the same digits at
-        # Decimal's least exponent, still no unit.  A positive one has far more than
-        # MAX_DIGITS digits.
+        # The exponent is past Decimal's (about 10**18).  Zero stands in as zero at
+        # Decimal's extreme exponent of that sign (still a float, never the int 0); any
+        # other number with a negative one is a fraction, kept at the least exponent;
+        # a positive one has far more than MAX_DIGITS digits.
         sign = "-" if text.startswith("-") else ""
         mantissa, _, exponent = text.lstrip("-").lower().partition("e")
         negative = exponent.startswith("-")
@@ -87,9 +77,8 @@ _NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'[]{}"')))
 
 
 def _fast_encode(value: Any) -> bytearray:
-    """msgspec's JSON of ``value``.  Into a bytearray: msgspec's own buffer (``encode``)
-    crashes the process when it cannot grow under a memory limit (``ulimit -v``); a
-    bytearray grows through Python, which raises :class:`MemoryError`."""
+    """msgspec's JSON of ``value``, into a bytearray: msgspec's own buffer crashes the
+    process under ``ulimit -v`` where a bytearray raises :class:`MemoryError`."""
     data = bytearray()
     _FAST_ENCODE_INTO(value, data)
     return data
@@ -112,11 +101,7 @@ def shallow(text: str) -> bool:
 
 
 def loads(text: str) -> Any:
-    """Parse one JSON document strictly; raise :class:`JSONError` with a one-line reason.
-
-    msgspec reads it when its answer cannot differ, else the exact reader (integers past
-    CPython's 4,300-digit guard by the big-integer reader).
-    """
+    """Parse one JSON document strictly; raise :class:`JSONError` with a one-line reason."""
     if shallow(text):
         try:
             return _FAST_DECODE(text)
@@ -186,22 +171,15 @@ def dumps(value: Any) -> str:
 
 
 def write_json(value: Any) -> str:
-    """:func:`dumps` of a value read by :func:`loads` or built by packcheck, faster.
-
-    A ``float`` is written as msgspec writes it (``1e16``), so messages about arbitrary
-    Python values use :func:`dumps`.
-    """
+    """:func:`dumps` of a value read by :func:`loads` or built by packcheck, faster; a
+    ``float`` is written as msgspec writes it (``1e16``)."""
     text = fast_json(value)
     return dumps(value) if text is None else text
 
 
 def fast_json(value: Any) -> str | None:
-    """msgspec's JSON of ``value`` where it is :func:`write_json`'s text, else ``None``.
-
-    ``value`` may hold :class:`msgspec.Struct` objects (which :func:`dumps` cannot write;
-    on ``None`` the caller writes them as dicts).  ``None`` also for an int past the
-    4,300-digit guard, a type msgspec lacks, or text that is not plain ASCII.
-    """
+    """msgspec's JSON of ``value`` (which may hold :class:`msgspec.Struct` objects) where
+    it is :func:`write_json`'s text, else ``None``."""
     try:
         data = _fast_encode(value)
     except Exception:  # an int past the 4300-digit guard, a type it lacks
@@ -213,8 +191,7 @@ def fast_json(value: Any) -> str | None:
 
 def show_text(text: str) -> str:
     """A string from data (an ID, a file name) as a message shows it: plain when
-    printable, else JSON-escaped and quoted, so that no control character or line
-    break in it reaches a terminal or a CI log."""
+    printable, else JSON-escaped and quoted."""
     # A lone surrogate is not printable (category Cs), so a plain string always encodes.
     if text and text.isprintable() and text.strip() == text:
         return text
@@ -226,17 +203,14 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def one_line(text: str) -> str:
-    """``text``, one line packcheck wrote, with each control character or line break in
-    it (which only data can have put there) written as its backslash escape.  Applied
-    at the edge, to every line of a report: a line from data (``\\n::error ...``)
-    can then never start a line, nor ESC, BEL or NUL reach a terminal."""
+    """``text``, a line of a report, with each control character or line break (only
+    data puts them there) as its backslash escape: data can never start a line."""
     return _CONTROL.sub(lambda match: ascii(match.group())[1:-1], text)
 
 
 def show(value: object, limit: int) -> str:
-    """``value`` for a one-line message: JSON where it is JSON (``true``, ``"4"``,
-    ``2.5``), else as Python shows it; cut to ``limit`` characters.  An integer of
-    more than :data:`SHOWN_DIGITS` digits is shortened (:func:`show_int`)."""
+    """``value`` for a one-line message: JSON where it is JSON, else its ``repr``; long
+    integers shortened (:func:`show_int`), cut to ``limit`` characters."""
     try:
         text = shortened(value, dumps)
     except (TypeError, ValueError):
@@ -251,8 +225,7 @@ _SHOWN_WHOLE = 10**SHOWN_DIGITS
 
 def show_int(number: int, *, grouped: bool = False) -> str:
     """``number`` for a message: its digits (``grouped``: ``1,234``), or past
-    :data:`SHOWN_DIGITS` digits its first and last ones and how many:
-    ``100000000000...000000 (100,001 digits)``.  Never refused for its length."""
+    :data:`SHOWN_DIGITS` digits ``100000000000...000000 (100,001 digits)``."""
     if -_SHOWN_WHOLE < number < _SHOWN_WHOLE:
         return f"{number:,}" if grouped else str(number)
     text = _exact(number)

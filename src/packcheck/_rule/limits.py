@@ -1,10 +1,5 @@
-"""How many cases a gate run generates: the default, the most, and the check of a count;
-how much ``rule diff`` searches and shows unless told otherwise.
-
-The gate's settings, ``rule diff`` and the commands' option table all read them here, so
-``--help`` and the pytest plugin state them without importing the gate or the search
-(and Hypothesis).
-"""
+"""How many cases a gate run generates and ``rule diff`` searches and shows: here, so
+``--help`` states them without importing the gate or Hypothesis."""
 
 from __future__ import annotations
 
@@ -25,9 +20,8 @@ DEFAULT_CASES = 3
 
 
 def examples(value: object) -> int:
-    """``value`` if it is a count of generated cases a run may take, an integer from 1
-    to :data:`MAX_EXAMPLES`; else :class:`ValueError` saying so in one line (the
-    command line's and ``[tool.packcheck]``'s check of the setting)."""
+    """``value`` if it is an integer from 1 to :data:`MAX_EXAMPLES`, else a one-line
+    :class:`ValueError`."""
     if type(value) is not int or not 1 <= value <= MAX_EXAMPLES:
         raise ValueError(f"{show(value, 40)} is not a count of cases from 1 to {MAX_EXAMPLES:,}")
     return value

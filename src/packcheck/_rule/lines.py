@@ -1,9 +1,5 @@
-"""Input lines, read in bounded pieces: no line longer than a limit is ever held whole.
-
-A line past :data:`MAX_LINE_BYTES` (``--max-line-bytes``) is refused where it stands and
-skipped to its end, so the lines after it are still read; a line with no end in sight
-ends the input after :data:`SKIP_LIMITS` times the limit.
-"""
+"""Input lines, read in bounded pieces: no line longer than a limit is ever held whole;
+one with no end in :data:`SKIP_LIMITS` times the limit ends the input."""
 
 from __future__ import annotations
 
@@ -21,8 +17,8 @@ _SKIP_BYTES = 1 << 20
 
 @dataclass(frozen=True, slots=True)
 class TooLong:
-    """A line of more than ``limit`` bytes, refused unread; ``endless``: no line end
-    came within :data:`SKIP_LIMITS` times the limit, and nothing after it was read."""
+    """A line of more than ``limit`` bytes, refused unread; ``endless``: nothing after
+    it was read."""
 
     limit: int
     endless: bool = False
@@ -35,9 +31,8 @@ class TooLong:
 
 
 def bounded_lines(stream: IO[bytes], limit: int) -> Iterator[bytes | TooLong]:
-    """The lines of ``stream`` (each with its line end), or :class:`TooLong` in place of
-    one of more than ``limit`` bytes; an endless one is the last.  Memory: O(``limit``)
-    whatever the input."""
+    """The lines of ``stream`` (with line ends), :class:`TooLong` in place of one of
+    more than ``limit`` bytes.  Memory: O(``limit``)."""
     while line := stream.readline(limit + 1):
         if len(line) <= limit or line.endswith(b"\n"):
             yield line

@@ -15,8 +15,7 @@ from .units import NumberTooLarge, as_unit
 
 
 class MalformedCase(ValueError):
-    """The input is not a case at all (outside the declared rule); ``where`` names the
-    field, ``why`` says what is wrong, ``str()`` both on one line."""
+    """The input is not a case at all: ``where`` names the field, ``why`` says why."""
 
     def __init__(self, where: str, why: str) -> None:
         super().__init__(f"{where}: {why}")
@@ -26,10 +25,8 @@ class MalformedCase(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Case:
-    """A well-formed case whose budget and sizes are all valid units.
-
-    Invariant: ``budget >= 0``, every size ``>= 1``, ``len(ids) == len(sizes)``.
-    """
+    """A well-formed case.  Invariant: ``budget >= 0``, every size ``>= 1``,
+    ``len(ids) == len(sizes)``."""
 
     budget: int
     ids: tuple[str, ...]
@@ -39,11 +36,8 @@ class Case:
 
 @dataclass(frozen=True, slots=True)
 class SizeError:
-    """A well-formed case with an invalid unit: its declared result is ``{"error": "size"}``.
-
-    ``where``: the first offending field in reading order; ``value``: the value, or
-    ``None`` with ``absent=True`` when the key is missing.
-    """
+    """A well-formed case with an invalid unit (``{"error": "size"}``): the first
+    offending field in reading order, its value, whether it is ``absent``."""
 
     where: str
     value: object
@@ -89,8 +83,8 @@ _SIZE = operator.itemgetter("size")
 
 
 def block_columns(blocks: list[dict[str, Any]]) -> tuple[list[Any], list[Any]] | None:
-    """Every block's ``id`` and every block's ``size``, read at C speed, or ``None`` when
-    a block lacks either key (the caller has checked that every block is a ``dict``)."""
+    """Every block's ``id`` and ``size`` (every block a ``dict``), read at C speed, or
+    ``None`` when a block lacks either key."""
     try:
         return list(map(_ID, blocks)), list(map(_SIZE, blocks))
     except KeyError:
@@ -99,7 +93,7 @@ def block_columns(blocks: list[dict[str, Any]]) -> tuple[list[Any], list[Any]] |
 
 def plain_columns(blocks: list[Any]) -> tuple[list[str], list[int]] | None:
     """:func:`block_columns` of blocks that are each exactly ``{"id": str, "size": int}``,
-    in that order (exact types, no other key), else ``None``.  Five passes in C."""
+    in that order, else ``None``.  Five passes in C."""
     n = len(blocks)
     if operator.countOf(map(type, blocks), dict) != n or operator.countOf(map(len, blocks), 2) != n:
         return None
@@ -116,10 +110,8 @@ def plain_columns(blocks: list[Any]) -> tuple[list[str], list[int]] | None:
 
 
 def _plain_parts(case: object) -> tuple[int, list[str], list[int], list[str], str] | None:
-    """``(budget, ids, sizes, required, text)`` of a case shaped as a plain one, read at C
-    speed: ``dict`` case and blocks, ``int`` budget ``>= 0`` and sizes (exact types), IDs
-    and ``required`` strings; ``text`` joins the IDs and ``required``.  Sizes may still
-    be below 1 and ``text`` may hold a surrogate.  ``None`` for anything else."""
+    """``(budget, ids, sizes, required, text)`` of a case of exact plain types, read at C
+    speed (sizes may be below 1); ``text`` joins the IDs and ``required``."""
     if type(case) is not dict:
         return None
     blocks, required, budget = case.get("blocks"), case.get("required"), case.get("budget")
@@ -143,8 +135,7 @@ def _plain_parts(case: object) -> tuple[int, list[str], list[int], list[str], st
 
 
 def _block_shapes(blocks: list[Any]) -> tuple[list[str], list[object]]:
-    """Each block's ID (as the rule compares it) and raw size; raises
-    :class:`MalformedCase` for a block that is not an object with a string ``id``."""
+    """Each block's ID (as the rule compares it) and raw size, or :class:`MalformedCase`."""
     ids: list[str] = []
     raw_sizes: list[object] = []
     for index, block in enumerate(blocks):
@@ -161,8 +152,7 @@ def _block_shapes(blocks: list[Any]) -> tuple[list[str], list[object]]:
 
 
 def _required_ids(case: Mapping[str, Any]) -> tuple[str, ...]:
-    """The required IDs (as the rule compares them); raises :class:`MalformedCase`
-    unless ``required`` is a list of strings."""
+    """The required IDs (as the rule compares them), or :class:`MalformedCase`."""
     required = case.get("required")
     if not isinstance(required, list):
         got = "absent" if "required" not in case else json_type(required)
@@ -174,12 +164,9 @@ def _required_ids(case: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def read_case(case: object) -> Case | SizeError:
-    """Read one case: a :class:`Case`, or a :class:`SizeError` for an invalid unit.
-
-    Raises :class:`MalformedCase` when the shape is wrong (not a mapping, ``blocks`` not
-    a list of mappings with a string ``id``, ``required`` not a list of strings); shape
-    is checked for every block before any unit.  Other keys are ignored.  O(n).
-    """
+    """Read one case: a :class:`Case`, or a :class:`SizeError` for an invalid unit;
+    :class:`MalformedCase` for a wrong shape, checked for every block before any unit.
+    Other keys are ignored.  O(n)."""
     parts = _plain_parts(case)
     if parts is not None:
         units = parts[2]
@@ -216,8 +203,7 @@ def read_case(case: object) -> Case | SizeError:
 
 
 def valid_case(case: object) -> Case | None:
-    """:func:`read_case`'s :class:`Case`, or ``None`` for a malformed case or one with
-    an invalid unit."""
+    """:func:`read_case`'s :class:`Case`, else ``None``."""
     try:
         read = read_case(case)
     except ValueError:

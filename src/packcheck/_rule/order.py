@@ -31,16 +31,15 @@ def same_utf16(text: str) -> str:
 
 
 def all_same_utf16(texts: list[str]) -> list[str]:
-    """``[same_utf16(text) for text in texts]``: when no text holds a surrogate (one pass
-    in C over them joined), a copy of the list, without a call per text."""
+    """``[same_utf16(text) for text in texts]``, one pass in C when no text holds a
+    surrogate."""
     if own_utf16("".join(texts)):
         return list(texts)
     return [same_utf16(text) for text in texts]
 
 
 def own_utf16(text: str) -> bool:
-    """Whether ``text`` is already what :func:`same_utf16` makes of it: no surrogate (one
-    pass in C, no copy for ASCII)."""
+    """Whether ``text`` holds no surrogate: :func:`same_utf16` leaves it as it is."""
     if text.isascii():
         return True
     try:

@@ -1,6 +1,5 @@
-"""What a declared rule did with each block: its event, its bucket of the partition,
-and the reason each missing required ID is missing (docs/rules.md, "The trace and the
-partition under a rule")."""
+"""What a declared rule did with each block: its event, its bucket, and why each
+missing ID is missing (docs/rules.md, "The trace and the partition under a rule")."""
 
 from __future__ import annotations
 
@@ -85,14 +84,9 @@ def reasons(
     pins: list[int],
     fits: Fits,
 ) -> dict[str, Reason]:
-    """Why each distinct missing ID is missing, in ``missing``'s order.
-
-    The first ``available`` block of the ID that ``dedup`` left gives it (a misfit:
-    ``evicted``; the scan stopped at or before it: ``stopped``; the count was reached:
-    ``count``); else an ``available`` block ``dedup`` removed: ``duplicate``; when every
-    block of it is ``dropped``, ``pin-overflow`` if one of them could be kept with nothing
-    pinned, else ``oversized``; no block: ``not-retrieved``.
-    """
+    """Why each distinct missing ID is missing, in ``missing``'s order: its first
+    ``available`` block's event, else ``duplicate``, ``pin-overflow`` (it could be kept
+    with nothing pinned), ``oversized`` or ``not-retrieved`` (docs/rules.md)."""
     if not missing:
         return {}
     wanted = set(missing)

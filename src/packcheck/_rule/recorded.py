@@ -1,14 +1,12 @@
-"""A rule as a run record carries it: the ``rule`` key of each step ``pack --record``
-writes under a declared rule (its ``name`` and the keys that differ from the default,
-a fraction as ``"p/q"``), and how ``audit`` reads it back.  The default rule writes no
-``rule`` key, and a record without one belongs to the rule in use.
+"""A rule as a run record carries it (``pack --record``'s ``rule`` key), and how
+``audit`` reads it back; a record without one belongs to the rule in use.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .declared import KEYS, Rule, RuleError, json_value
+from .declared import DEFAULTS, KEYS, RULE_KEYS, Rule, RuleError, json_value
 
 __all__ = ["RULE_KEY", "read_recorded", "recorded", "refuses", "same_rule", "shown_rule"]
 
@@ -17,21 +15,17 @@ RULE_KEY = "rule"
 
 
 def recorded(rule: Rule | None) -> dict[str, Any] | None:
-    """The ``rule`` value of a record packed under ``rule``; ``None`` (no key) for a
-    default rule."""
+    """The name and the keys that differ from the default (a fraction as ``"p/q"``);
+    ``None`` (no key) for a default rule."""
     if rule is None or rule.is_default:
         return None
-    keys = rule.keys()
+    changed = [key for key in RULE_KEYS if getattr(rule, key) != DEFAULTS[key]]
     out: dict[str, Any] = {"name": rule.name} if rule.name else {}
-    for key, value in keys.items():
-        if key != "name" and value != getattr(_DEFAULT, key):
-            out[key] = json_value(value)
-    return out
+    return out | {key: json_value(getattr(rule, key)) for key in changed}
 
 
 def read_recorded(value: object) -> Rule:
-    """The rule a record's ``rule`` value names; :class:`RuleError` (one line naming
-    the key) when it is not an object of rule keys."""
+    """The rule a record's ``rule`` value names, else :class:`RuleError` naming the key."""
     if not isinstance(value, dict):
         raise RuleError(RULE_KEY, f"expected an object of rule keys, got {value!r}")
     for key in value:
@@ -54,14 +48,12 @@ def refuses(rule: Rule | None) -> bool:
 
 
 def same_rule(one: Rule | None, other: Rule | None) -> bool:
-    """Whether two rules pack alike: the same keys, ``name`` aside (``None`` is the
-    default rule)."""
+    """Whether two rules (``None``: the default) have the same keys, ``name`` aside."""
     return (one or _DEFAULT).changed() == (other or _DEFAULT).changed()
 
 
 def shown_rule(rule: Rule | None) -> str:
-    """A rule as a one-line message names it: ``the rule NAME (key = value, ...)``, or
-    ``packcheck's own rule`` for a default one."""
+    """``the rule NAME (key = value, ...)``, or ``packcheck's own rule`` for a default one."""
     described = None if rule is None else rule.describe()
     return "packcheck's own rule" if described is None else f"the rule {described}"
 

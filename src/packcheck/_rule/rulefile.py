@@ -1,10 +1,5 @@
-"""Reading a declared rule from TOML: a rule file, or a pyproject.toml's table.
-
-A rule file holds the keys at its top level and its fixtures as ``[[fixtures]]``; a
-``pyproject.toml`` holds them in ``[tool.packcheck.rule]`` and
-``[[tool.packcheck.rule.fixtures]]``.  Everything wrong with one is a
-:class:`RuleError` naming the file and the key, or the fixture's id.
-"""
+"""Reading a declared rule from TOML: a rule file (keys at the top, ``[[fixtures]]``), or
+a pyproject.toml's ``[tool.packcheck.rule]``."""
 
 from __future__ import annotations
 
@@ -26,9 +21,8 @@ _TABLE = ("tool", "packcheck", "rule")
 
 
 def load(path: str | os.PathLike[str]) -> Rule:
-    """The rule (and its fixtures) of ``path``: its ``[tool.packcheck.rule]`` table when
-    it is named ``pyproject.toml``, else its top level.  Raises :class:`OSError` when
-    the file cannot be read, :class:`RuleError` for anything else."""
+    """The rule (and its fixtures) of ``path``; :class:`OSError` when the file cannot be
+    read, :class:`RuleError` naming the file and key for anything else."""
     file = str(path)
     data = Path(path).read_bytes()
     try:
@@ -50,8 +44,7 @@ def load(path: str | os.PathLike[str]) -> Rule:
 
 
 def rule_from_table(table: Mapping[str, Any], *, file: str, prefix: str = "") -> Rule:
-    """The rule of one TOML table (keys and ``fixtures``), each fixture checked
-    against it; ``prefix`` spells the table's keys as the file does."""
+    """The rule of one TOML table, its fixtures checked; ``prefix`` spells its keys."""
     for key in table:
         if key not in KEYS and key != "fixtures":
             known = "the keys: " + ", ".join(sorted(KEYS))
@@ -88,8 +81,7 @@ def _fixtures(value: object, *, file: str, where: str) -> list[RuleFixture]:
 
 
 def check_fixture(rule: Rule, fixture: RuleFixture) -> None:
-    """Raise :class:`RuleError`, naming the fixture, unless the rule answers
-    ``fixture.expected`` to ``fixture.input``."""
+    """:class:`RuleError` naming the fixture unless the rule answers ``fixture.expected``."""
     where = f"fixture {fixture.id!r}"
     try:
         answer = interpret(rule, fixture.input).result

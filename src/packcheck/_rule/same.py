@@ -1,11 +1,4 @@
-"""When two answers are the same: one comparison for verify, diff, audit and fixtures.
-
-Exact by default: equal, with the same Python types at every level (``0`` is not
-``0.0``, a tuple is not a list), for what a packer can answer.  ``json=True`` compares
-JSON values instead, numbers by value.  Either way strings are compared as JSON text
-(a surrogate pair and its character are one string), ``NaN`` is the same as ``NaN``
-(both sides gave it) and any ``dict`` is an object (its class is not in its JSON).
-"""
+"""When two answers are the same: one comparison for verify, diff, audit and fixtures."""
 
 from __future__ import annotations
 
@@ -21,11 +14,10 @@ __all__ = ["same"]
 def same(left: object, right: object, *, json: bool = False) -> bool:
     """Whether ``left`` and ``right`` are the same answer.
 
-    Exact (the default): the same types at every level, except that a ``float`` and a
-    ``Decimal`` are the same number when the float's shortest repr has that value, and
-    any ``dict`` is a dict.  With ``json``: numbers by the value of their JSON text
-    (``4``, ``4.0`` alike, ``true`` no number), a tuple is a list.  Other values are
-    the same when of one type and equal.  O(size of the answers).
+    Exact (the default): the same types at every level (``0`` is not ``0.0``), but a
+    ``float`` is the ``Decimal`` its shortest repr spells and any ``dict`` is a dict.
+    With ``json``: numbers by value, a tuple is a list.  Either way strings compare as
+    JSON text (a surrogate pair is its character) and ``NaN`` is ``NaN``.  O(n).
     """
     if type(left) is list and type(right) is list:
         if len(left) != len(right):
@@ -63,8 +55,7 @@ def same(left: object, right: object, *, json: bool = False) -> bool:
 
 
 def _number(value: object) -> Decimal | None:
-    """A finite JSON number's value (an ``int``, a ``float``, their subclasses but
-    ``bool``, or a ``Decimal``), else ``None``."""
+    """A finite JSON number's value, else ``None``."""
     if isinstance(value, int) and not isinstance(value, bool):
         return Decimal(value)
     if isinstance(value, float):

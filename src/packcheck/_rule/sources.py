@@ -1,9 +1,5 @@
-"""Input files: one JSON case, JSON Lines, a JSON fixture array, or the seed's CSV table.
-
-Each case becomes a :class:`Record` saying where it came from, so every answer and
-every error can name its line.  JSON Lines are streamed: a record is yielded as soon
-as its line is read, so memory stays flat and output starts before the input ends.
-"""
+"""Input files: one JSON case, JSON Lines (streamed), a JSON fixture array, or the
+seed's CSV table, each case a :class:`Record` naming its line."""
 
 from __future__ import annotations
 
@@ -30,9 +26,8 @@ class SourceError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """One case as read: ``case`` is the parsed value, or ``error`` says why it is not;
-    a fixture has ``expected`` (``has_expected``), its ``name`` and ``rule`` as read
-    (``None``: the default rule)."""
+    """One case as read, or the ``error`` why it is not; a fixture's ``expected``,
+    ``name`` and ``rule`` as read."""
 
     where: str
     case: Any = None
@@ -51,24 +46,14 @@ def _decode(raw: bytes, where: str) -> str | Record:
         return Record(where, error=f"not UTF-8: byte 0x{bad:02x} at offset {exc.start}")
 
 
-def _parse(text: str, where: str) -> Record:
-    try:
-        return Record(where, case=loads(text))
-    except JSONError as exc:
-        return Record(where, error=str(exc))
-
-
 def read_records(
     stream: IO[bytes], *, csv_hint: bool = False, max_line_bytes: int = MAX_LINE_BYTES
 ) -> Iterator[Record]:
     """Yield the records of ``stream``, detecting its format from its first bytes.
 
     A first line starting ``Case,`` (or ``csv_hint``) is a CSV table; else JSON Lines,
-    except that a document spread over several lines, or a lone one-line array, is read
-    whole (and as JSON Lines after all if it does not parse).  Blank lines are skipped
-    but counted; a BOM and CRLF are accepted.  Past ``max_line_bytes`` a line is a
-    record's error, a document or table a :class:`SourceError`, which is also raised
-    for an empty input or a CSV table without the seed's columns.
+    but a document spread over lines, or a lone one-line array, is read whole.  Past
+    ``max_line_bytes`` a line is a record's error, a table a :class:`SourceError`.
     """
     lines = bounded_lines(stream, max_line_bytes)
     first = next(lines, b"")
@@ -97,15 +82,18 @@ def _line(raw: bytes, number: int) -> Record:
     where = f"line {number}"
     # Without its line end, so a message's column is on this line.
     decoded = _decode(raw.rstrip(b"\r\n"), where)
-    return decoded if isinstance(decoded, Record) else _parse(decoded, where)
+    if isinstance(decoded, Record):
+        return decoded
+    try:
+        return Record(where, case=loads(decoded))
+    except JSONError as exc:
+        return Record(where, error=str(exc))
 
 
 def read_lines(
     stream: IO[bytes], start: int, max_line_bytes: int = MAX_LINE_BYTES
 ) -> Iterator[Record]:
-    """The records of JSON Lines, numbered from ``start``: a piece of a file whose first
-    line is a case (streamed, one record per line as soon as it is read; a line of
-    more than ``max_line_bytes`` is refused unread)."""
+    """The records of JSON Lines, numbered from ``start``."""
     return _numbered(bounded_lines(stream, max_line_bytes), start)
 
 
@@ -118,8 +106,7 @@ def _numbered(lines: Iterable[bytes | TooLong], start: int) -> Iterator[Record]:
 
 
 def _gather(lines: Iterator[bytes | TooLong], room: int) -> tuple[list[bytes | TooLong], bool]:
-    """The rest of ``lines`` while they hold at most ``room`` bytes, and whether that
-    was all of them (else the last one taken is the first past the room)."""
+    """The rest of ``lines`` up to the first past ``room`` bytes, and whether that was all."""
     taken: list[bytes | TooLong] = []
     for line in lines:
         taken.append(line)

@@ -1,5 +1,4 @@
-"""The stages of a declared rule's pipeline that both of its interpreters share
-(docs/rules.md, "The pipeline"): the order of the scan, the candidates, the pins."""
+"""The stages of a rule's pipeline (docs/rules.md) that both interpreters share."""
 
 from __future__ import annotations
 
@@ -9,23 +8,16 @@ from fractions import Fraction
 from .declared import Charge, Rule
 from .model import Case
 
-__all__ = ["candidates_of", "middle_out", "pins_of", "scan_order", "whole"]
-
-
-def middle_out(n: int) -> list[int]:
-    """Positions ``0..n-1`` as first, last, second, second-to-last, ...: the reverse of
-    the order in which removing the element at ``len // 2`` again and again empties a
-    list of ``n``.  O(n)."""
-    return [k // 2 if k % 2 == 0 else n - 1 - k // 2 for k in range(n)]
+__all__ = ["candidates_of", "pins_of", "scan_order", "whole"]
 
 
 def scan_order(positions: Sequence[int], order: str) -> list[int]:
-    """``positions`` (input order) in the scan order ``order`` names."""
+    """``positions`` (input order) in the scan order ``order`` names; ``middle-out`` is
+    the reverse of removing the middle one (at ``len // 2``) again and again."""
     if order == "reversed":
         return list(reversed(positions))
     if order == "middle-out":
-        # middle_out(n) sliced: the first half forward at even places, the second half
-        # backward at odd places.
+        # The first half forward at even places, the second half backward at odd places.
         listed = list(positions)
         scan = listed[:]
         half = (len(listed) + 1) // 2

@@ -1,9 +1,5 @@
-"""What counts as a unit: the declared evaluator's integer test, made exact.
-
-A unit is a number whose value is an integer: ``4`` and ``4.0`` are one unit; ``2.5``,
-booleans, ``None``, strings, containers and non-finite numbers are not.  JSON numbers
-arrive as ``int`` or :class:`~decimal.Decimal`, so nothing is rounded into a unit.
-"""
+"""What counts as a unit: a number whose value is an integer (``4`` and ``4.0``; not
+``2.5``, a boolean or a string), tested exactly."""
 
 from __future__ import annotations
 
@@ -12,9 +8,7 @@ import numbers
 import operator
 from decimal import Decimal
 
-#: Largest number of decimal digits packcheck reads in one number.  Exact integer
-#: arithmetic has no limit, but turning text into an ``int`` is quadratic in CPython,
-#: so an unbounded literal would let one input line stall the tool.
+#: The most decimal digits packcheck reads in one number: ``int(text)`` is quadratic.
 MAX_DIGITS = 100_000
 
 
@@ -26,9 +20,8 @@ class NumberTooLarge(ValueError):
 
 
 def as_unit(value: object) -> int | None:
-    """Return ``value`` as an exact ``int`` if it is a unit (never a ``bool``), else
-    ``None``; :class:`NumberTooLarge` for an integral ``Decimal`` past :data:`MAX_DIGITS`
-    digits."""
+    """``value`` as an exact ``int`` if it is a unit, else ``None``; :class:`NumberTooLarge`
+    past :data:`MAX_DIGITS` digits."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):

@@ -1,11 +1,5 @@
-"""Declared rules as a user handles them: shown in full, compared, and inferred.
-
-:func:`show` gives every key with its value and meaning; :func:`diff` finds the
-smallest cases two rules answer differently (:class:`Difference`); :func:`infer` finds
-the simplest rule that gives a packer's every answer, or the nearest
-(:class:`Inferred`).  :func:`diff` and :func:`infer` import Hypothesis, so they are
-loaded on first use.
-"""
+"""Declared rules as a user handles them: shown in full (:func:`show`), compared
+(:func:`diff`) and inferred (:func:`infer`); the last two load Hypothesis on first use."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Asking the packer whose rule is inferred: each case once, its answer made comparable.
-
-:class:`Asker` remembers every answer.  A :class:`ValueError` raised is the packer's
-refusal (``{"error": "refused"}``); any other fault is an answer no rule gives.  Lists
-stop lengthening once the packer took more than a quarter of its timeout on one.
-"""
+"""Asking the packer whose rule is inferred: each case once, its answer made comparable
+(a refusal as ``{"error": "refused"}``, a fault as no rule's answer)."""
 
 from __future__ import annotations
 
@@ -26,9 +22,7 @@ FAULT = ("fault",)
 
 def comparable(answer: object, *, json: bool = False) -> Hashable:
     """``answer`` as a value that equals a rule's :func:`rule_says` exactly when the two
-    are the same answer: ``kept``, ``remaining`` (an ``int``; with ``json``, a whole
-    float as its ``int``, as JSON text cannot tell them apart) and ``missing``, or the
-    error; other keys (a captured partition) are left out."""
+    are the same answer (``json``: a whole float ``remaining`` is its ``int``)."""
     if not isinstance(answer, dict):
         return FAULT
     if "error" in answer:
@@ -49,8 +43,8 @@ def rule_says(rule: Rule, case: Case) -> Hashable:
 
 
 class Asker:
-    """The packer's answers, each case asked once (``calls``: the calls made); ``cut``: the
-    length of the long list it was slow on, past which :meth:`too_long` says no."""
+    """The packer's answers, each case asked once; ``cut``: the length of a list it took
+    over a quarter of its timeout on, past which :meth:`too_long` says no."""
 
     def __init__(self, packer: Packer) -> None:
         self.packer = packer
@@ -64,7 +58,6 @@ class Asker:
         self.why_cut = ""
 
     def __call__(self, case: dict[str, Any]) -> Hashable:
-        """The packer's answer to ``case``, comparable."""
         key = dumps(case)
         if key not in self.answers:
             self.calls += 1
@@ -87,7 +80,7 @@ class Asker:
         return self.answers[key]
 
     def said(self, case: dict[str, Any]) -> object:
-        """What the packer answered to ``case`` (asked before), as it answered it."""
+        """What the packer answered to ``case`` (asked before)."""
         return self.raw[dumps(case)]
 
     def too_long(self, length: int) -> bool:

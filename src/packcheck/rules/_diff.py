@@ -1,12 +1,6 @@
-"""Where two declared rules answer differently: the smallest cases, found as the gate
-finds a counterexample.
-
-Small cases drawn from the seed (and two blocks at each rule's thresholds) are walked to
-both rules' transition points with the gate's walk; every case the rules answer
-differently on is shrunk with the gate's shrinker, "fails" meaning "still answered
-differently, the same way" (:meth:`_Search.kind`).  Rules with equal canonical forms
-are the same rule: no case is tried.
-"""
+"""Where two declared rules answer differently: the smallest cases, found with the
+gate's walk to transition points and its shrinker ("fails": still answered differently,
+the same way)."""
 
 from __future__ import annotations
 
@@ -31,8 +25,7 @@ from ..strategies import MAX_SAFE_UNITS
 
 __all__ = ["DEFAULT_BASES", "DEFAULT_CASES", "Difference", "RuleDiff", "diff"]
 
-#: Cases the two rules answer differently that are shrunk at most: once this many are
-#: found, no more bases are walked (each shrinks to one of a few smallest cases).
+#: Differing cases shrunk at most: once this many are found, no more bases are walked.
 _FOUND = 16
 # Blocks in a drawn base: at most this many, fewer more often.
 _MOST_BLOCKS = 6
@@ -58,8 +51,7 @@ class Difference:
     origin: str = "rule diff"
 
     def fixture(self, number: int = 1, of: int = 1) -> dict[str, Any]:
-        """The case as a fixture of NEW (``{"id", "rule", "input", "expected"}``), with id
-        ``rule-diff-NN-HASH``, ``NN`` padded so saved files sort as the report lists."""
+        """The case as a fixture of NEW, with id ``rule-diff-NN-HASH`` (``NN`` padded)."""
         digest = hashlib.sha256(dumps(self.case).encode()).hexdigest()[:12]
         rule = recorded(self.rule)
         digits = max(2, len(str(of)))
@@ -73,9 +65,8 @@ class Difference:
 
 @dataclass(frozen=True, slots=True)
 class RuleDiff:
-    """What :func:`diff` found: ``equivalent`` when the canonical forms are equal (no
-    case tried), else the distinct ``cases`` the rules answer differently, smallest
-    first (none: they agreed on all ``tried`` cases)."""
+    """What :func:`diff` found: ``equivalent`` canonical forms (no case tried), or the
+    distinct ``cases`` the rules answer differently, smallest first."""
 
     old: Rule
     new: Rule
@@ -100,8 +91,7 @@ class _Search:
         self.found: list[dict[str, Any]] = []
 
     def differs(self, case: dict[str, Any]) -> bool:
-        """Whether the two rules answer ``case`` differently (a case that is not one,
-        as a shrinking step may make, answers alike)."""
+        """Whether the two rules answer ``case`` differently (a malformed one: alike)."""
         key = dumps(case)
         if key not in self.tried:
             check()
@@ -115,8 +105,8 @@ class _Search:
         return Difference(case, answer(self.old, case), answer(self.new, case), self.new)
 
     def walk(self, base: dict[str, Any], index: int, max_units: int) -> None:
-        """Give both rules ``base`` and the cases beside both rules' transition points
-        along its budget and one of its sizes; keep those they answer differently."""
+        """Keep ``base`` and the cases at both rules' transition points along its budget
+        and one size, where the rules answer differently."""
         blocks = base["blocks"]
         sizes = (index % len(blocks),) if blocks else ()
         candidates = [base]
@@ -131,9 +121,8 @@ class _Search:
                 self.found.append(case)
 
     def kind(self, case: dict[str, Any]) -> Hashable:
-        """How the two rules differ on ``case``: which refuses or rejects it, else which
-        fields of the answers differ.  A case is shrunk within its kind, so that a change
-        of two keys (a refusal dropped, a cost raised) shows a case for each."""
+        """How the two rules differ on ``case`` (errors, else the fields): a case is shrunk
+        within its kind, so a change of two keys shows a case for each."""
         old, new = answer(self.old, case), answer(self.new, case)
         if "error" in old or "error" in new:
             return old.get("error"), new.get("error")
@@ -142,14 +131,11 @@ class _Search:
         )
 
     def shrunk(self, case: dict[str, Any], deadline: float) -> dict[str, Any]:
-        """``case`` shrunk as the gate shrinks a failure, while the rules still differ
-        as they do on ``case``."""
         kind = self.kind(case)
 
         def fails(candidate: dict[str, Any]) -> bool:
             return self.differs(candidate) and self.kind(candidate) == kind
 
-        # Shrinking tries per case, as the gate's (each try is two interpreter calls).
         best = shrink(case, fails, deadline=deadline, tries=SHRINK_TRIES)
 
         def holds(candidate: dict[str, Any]) -> bool:
@@ -168,8 +154,7 @@ def _size(case: dict[str, Any]) -> tuple[int, int, int, str]:
 def _smallest(
     cases: list[dict[str, Any]], kind: Callable[[dict[str, Any]], Hashable], most: int
 ) -> list[dict[str, Any]]:
-    """At most ``most`` of ``cases``: the smallest of each kind first (the smallest kinds
-    first), then the smallest of the others; smallest first."""
+    """At most ``most`` of ``cases``, the smallest of each kind first, smallest first."""
     ordered = sorted(cases, key=_size)
     firsts: dict[Hashable, dict[str, Any]] = {}
     for case in ordered:
@@ -180,15 +165,14 @@ def _smallest(
 
 
 def _thresholds(rule: Rule) -> set[int]:
-    """Budgets where ``rule``'s answer to a case of one or two blocks of 1 unit may
-    change however large its numbers: its refusal edge, the cost of one block, of two."""
+    """Budgets where ``rule``'s answer to one or two blocks of 1 unit may change."""
     one = rule.reserve + 1 + rule.per_item
     return {rule.refuse_budget_below, math.ceil(one), math.ceil(one + one + rule.separator)}
 
 
 def _fixed_bases(old: Rule, new: Rule) -> list[dict[str, Any]]:
-    """Two blocks of 1 unit at each rule's thresholds (whatever their magnitude), and for
-    each rule's ``max_count`` a list of one block more (room for all of them)."""
+    """Two blocks of 1 unit at each rule's thresholds, and a list one block longer than
+    each rule's ``max_count``."""
     found = [
         {
             "budget": budget,
@@ -208,18 +192,15 @@ def _fixed_bases(old: Rule, new: Rule) -> list[dict[str, Any]]:
 
 
 def bases(old: Rule, new: Rule, seed: int, count: int) -> Iterator[dict[str, Any]]:
-    """The cases walked: the rules' own (two blocks at each threshold, a list one block
-    longer than each ``max_count``), then ``count`` small cases drawn from ``seed``, each
-    drawn when it is asked for."""
+    """The cases walked: the rules' own, then ``count`` small cases drawn from ``seed``."""
     yield from _fixed_bases(old, new)
     for index in range(count):
         yield _drawn(ProbeRandom(f"rule diff:{seed}:{index}"))
 
 
 def _drawn(rng: ProbeRandom) -> dict[str, Any]:
-    """A small case: up to :data:`_MOST_BLOCKS` blocks (fewer more often), IDs from a
-    pool of one to four (so they repeat), sizes up to a scale drawn from 3 to 2**20,
-    and a budget from 0 to a little past the sum of the sizes."""
+    """A small case: a few blocks, repeating IDs, sizes up to a drawn scale, a budget up
+    to a little past their sum."""
     n = min(rng.below(_MOST_BLOCKS + 1), rng.below(_MOST_BLOCKS + 1))
     scale = rng.choice((3, 10, 100, 2**20))
     pool = rng.sample(_IDS, rng.randint(1, len(_IDS)))
@@ -246,14 +227,9 @@ def diff(
     shrink_seconds: float = 30.0,
     progress: Progress | None = None,
 ) -> RuleDiff:
-    """The smallest cases on which ``old`` and ``new`` answer differently.
-
-    ``equivalent`` (no case tried) when their canonical forms are equal.  Else
-    ``max_examples`` small cases from ``seed`` are walked (values up to ``max_units``)
-    until :data:`_FOUND` differing cases are found; each is shrunk (``shrink_seconds`` in
-    all) and the ``max_cases`` smallest distinct ones returned.  A signal's
-    :class:`~packcheck._stop.Stopped` carries the last differing case found.
-    """
+    """The ``max_cases`` smallest cases on which ``old`` and ``new`` answer differently,
+    found among ``max_examples`` walked (``shrink_seconds`` to shrink them in all).  A
+    signal's :class:`~packcheck._stop.Stopped` carries the last differing case found."""
     if old.canonical() == new.canonical():
         return RuleDiff(old, new, seed, True, (), 0)
     search = _Search(old, new)

@@ -1,10 +1,5 @@
-"""``packcheck rule infer``: the rule of the vocabulary a packer follows, found by asking it.
-
-:func:`infer` probes the numeric keys (:mod:`._numbers`), narrows the candidates
-(:mod:`._search`), and checks the simplest left with ``verify`` itself at the same seed:
-a rule returned as fitting has passed ``verify --rule``, and a counterexample is one
-more case asked.  When none fits, the nearest comes back with a shrunk case against it.
-"""
+"""``packcheck rule infer``: the rule of the vocabulary a packer follows, found by asking
+it; a rule returned as fitting has passed ``verify --rule`` at the same seed."""
 
 from __future__ import annotations
 
@@ -41,9 +36,8 @@ _SHRINK_TRIES = 2000
 
 @dataclass(frozen=True, slots=True)
 class Alternative:
-    """Another rule that gave every answer the packer gave: ``equivalent`` when its
-    canonical form is the chosen rule's (the same rule), else ``case``, if found, tells
-    the two apart (a case the packer was not asked, or gave no answer to)."""
+    """Another rule that gave every answer the packer gave: ``equivalent`` (the same
+    canonical form), else a ``case`` that tells the two apart, if found."""
 
     rule: Rule
     equivalent: bool
@@ -52,9 +46,8 @@ class Alternative:
 
 @dataclass(frozen=True, slots=True)
 class Inferred:
-    """What :func:`infer` found: ``rule`` fits (``fits``) or is the nearest, agreeing on
-    ``agreed`` of ``asked`` cases; ``verified``: cases ``verify --rule`` checked it on;
-    ``counterexample`` (none fits) with ``answer`` and ``expected``; ``notes``."""
+    """What :func:`infer` found: the fitting or nearest ``rule``, the cases it ``agreed``
+    on, those ``verify --rule`` checked, and where none fits a ``counterexample``."""
 
     rule: Rule
     fits: bool
@@ -76,8 +69,7 @@ def infer(
     drawn: int = DRAWN,
 ) -> Inferred:
     """The simplest rule of the vocabulary that ``packer`` follows, checked by ``verify``
-    with ``settings`` (the seed is required: it reproduces the search).  Raises what
-    ``verify`` raises for a packer that cannot run."""
+    with ``settings`` (whose seed is required)."""
     s = settings or Settings(seed=0)
     seed = s.seed
     if seed is None:
@@ -137,8 +129,8 @@ def infer(
 
 
 def _rivals(best: Rule, others: list[Rule]) -> list[Rule]:
-    """The simplest spelling of each other rule among ``others`` (canonical forms
-    unlike ``best``'s), at most :data:`_RIVALS` of them."""
+    """The first of each canonical form among ``others`` but ``best``'s, at most
+    :data:`_RIVALS`."""
     seen = {best.canonical()}
     rivals: list[Rule] = []
     for other in others:
@@ -170,9 +162,8 @@ def _nearest(
     notes: list[str],
     failed: list[tuple[Rule, Finding]],
 ) -> Inferred:
-    """No rule fits: the nearest one, and a shrunk case on which the packer departs (or,
-    where rules give every answer but failed ``verify --rule`` :data:`_CHECKS` times, the
-    first of them with ``verify``'s finding)."""
+    """No rule fits: the nearest one and a shrunk case on which the packer departs, or
+    the first to fail ``verify --rule`` with its finding."""
     nearest = rules.nearest()
     if nearest is None or nearest[1] == 0:
         rule, finding = failed[0]
@@ -213,7 +204,6 @@ def _nearest(
 
 
 def _departs(ask: Asker, rule: Rule, case: dict[str, Any]) -> bool:
-    """Whether the packer's answer to ``case`` is not ``rule``'s (the shrinker keeps a
-    case's shape: its units may turn invalid, a result of their own)."""
+    """Whether the packer's answer to ``case`` is not ``rule``'s."""
     theirs: Hashable = ask(case)
     return theirs != comparable(interpret(rule, case).result)

@@ -1,11 +1,5 @@
-"""The numeric keys of a packer's rule, found by probing, never by enumerating values.
-
-Cases of 1-unit blocks with IDs of their own are walked one number at a time, galloping
-then bisecting, as docs/rules.md ("Inferring a rule") tells: ``refuse_budget_below``
-along the budget, ``max_count`` by lengthening the list, the charges from ``remaining``
-or from where ``k`` blocks of ``k`` start to fit.  Each key gets its candidate values
-(:class:`Numbers`); which discrete keys go with them is :mod:`._search`'s question.
-"""
+"""The numeric keys of a packer's rule, found by probing cases of 1-unit blocks one
+number at a time, galloping then bisecting (docs/rules.md, "Inferring a rule")."""
 
 from __future__ import annotations
 
@@ -17,6 +11,7 @@ from typing import Any
 
 from .._gate.transitions import transitions
 from .._rule.declared import Charge
+from .._rule.stages import whole
 from ._asking import Asker
 
 __all__ = ["DENOMINATOR", "Numbers", "probe", "simplest"]
@@ -33,9 +28,8 @@ _REFUSED = ("error", "'refused'")
 
 @dataclass
 class Numbers:
-    """The candidate values of the numeric keys, and the cases asked to find them;
-    ``charges``: ``(per_item, separator, reserve)`` triples; ``charged``: whether
-    ``remaining`` showed a charge."""
+    """The candidate values of the numeric keys (``charges``: ``(per_item, separator,
+    reserve)`` triples), and the cases asked to find them."""
 
     floors: set[int] = field(default_factory=lambda: {0})
     counts: set[int] = field(default_factory=lambda: {0})
@@ -52,9 +46,8 @@ def blocks_of_one(count: int, budget: int) -> dict[str, Any]:
 
 
 def simplest(low: Fraction, high: Fraction) -> Fraction | None:
-    """The simplest fraction in ``(low, high]`` (smallest denominator, then smallest
-    numerator) with a denominator of at most :data:`DENOMINATOR`; ``None`` if none.
-    O(:data:`DENOMINATOR`)."""
+    """The simplest fraction in ``(low, high]`` with a denominator of at most
+    :data:`DENOMINATOR`, else ``None``."""
     for q in range(1, DENOMINATOR + 1):
         p = (low * q).__floor__() + 1
         if Fraction(p, q) <= high:
@@ -154,20 +147,14 @@ def _from_fits(
     walk: Callable[[Callable[[int], Hashable], int, int], list[int]],
     found: Numbers,
 ) -> set[tuple[Charge, Charge, Charge]]:
-    """The charges that where ``k`` blocks of ``k`` start to be kept allow.
-
-    ``k`` unit blocks cost ``k (1 + per_item + separator) + reserve - separator``, so
-    the slope gives ``per_item + separator`` and the first point ``reserve -
-    separator`` (a unit later under ``fit = "lt"``; one block more under ``overshoot``).
-    Each reading gives a triple with as few keys as it can.
-    """
+    """The charges that where ``k`` blocks of ``k`` start to be kept allow: ``k`` unit
+    blocks cost ``k (1 + per_item + separator) + reserve - separator``."""
     points: dict[int, int] = {}
     floor = max(found.floors)
     cap = min((c for c in found.counts if c), default=None)
 
     def point(k: int) -> bool:
-        """Where ``k`` blocks of ``k`` start to be kept, into ``points``; ``False``
-        once no longer list is asked."""
+        """Where ``k`` blocks start to be kept, into ``points``; ``False`` past the last."""
         if (cap is not None and k > cap) or ask.too_long(k):
             return False
         start = max(floor, k)
@@ -204,9 +191,7 @@ def _from_fits(
 
 
 def _slope(points: dict[int, int]) -> Fraction | None:
-    """``per_item + separator`` as the points' slope allows it (``k`` blocks of 1 cost
-    ``k`` times ``1 +`` it, plus a constant): the simplest fraction in the range that
-    the first and the last point leave; ``None`` without two points."""
+    """``per_item + separator``: the simplest slope the first and last point allow."""
     if len(points) < 2:
         return None
     first, last = min(points), max(points)
@@ -219,10 +204,6 @@ def _triples(per_block: Fraction, offset: Fraction) -> Iterable[tuple[Charge, Ch
     """``(per_item, separator, reserve)`` with ``per_item + separator == per_block`` and
     ``reserve - separator == offset``, all ``>= 0``, with as few of them non-zero as can be."""
     if offset >= 0:
-        yield _whole(per_block), 0, _whole(offset)
+        yield whole(per_block), 0, whole(offset)
     elif per_block + offset >= 0:
-        yield _whole(per_block + offset), _whole(-offset), 0
-
-
-def _whole(value: Fraction) -> Charge:
-    return value.numerator if value.denominator == 1 else value
+        yield whole(per_block + offset), whole(-offset), 0

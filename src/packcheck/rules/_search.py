@@ -1,11 +1,5 @@
-"""Which rules of the vocabulary give the packer's answers: the candidates, narrowed.
-
-Every combination of the keys with choices, with the values :mod:`._numbers` found, is
-a candidate; :class:`Candidates` asks the packer case after case (from :func:`pool`)
-and drops a rule once it misses more cases than the best by :data:`SLACK`.
-:func:`tell_apart` finds a case two rules answer differently, walking both rules'
-transition points.
-"""
+"""Which rules of the vocabulary give the packer's answers: every combination of the
+keys with choices and the probed numbers, narrowed case after case."""
 
 from __future__ import annotations
 
@@ -23,9 +17,8 @@ from ._numbers import Numbers
 
 __all__ = ["SLACK", "Candidates", "pool", "simplicity", "tell_apart"]
 
-#: A rule is dropped once it misses this many more cases than the best one (while one
-#: rule gives every answer), or, while none does, this many plus an eighth of the cases
-#: asked: a rule that missed the first few cases may still come nearest.
+#: A rule is dropped once it misses this many more cases than the best one (plus an
+#: eighth of the cases asked while none gives every answer).
 SLACK = 2
 #: Drawn cases beside which :func:`tell_apart` walks the transition points.
 _WALKED = 50
@@ -35,8 +28,7 @@ _DISCRETE = ("order", "fit", "on_misfit", "pin", "pin_overflow", "dedup", "outpu
 
 def simplicity(rule: Rule) -> tuple[int, tuple[tuple[int, int], ...]]:
     """How far ``rule`` is from the default, to sort by: the number of keys changed,
-    then, key by key in the table's order, each changed key's place and its value's
-    place among the key's choices (numbers: the value itself)."""
+    then each changed key's place and its value's place among its choices."""
     places = []
     for place, key in enumerate(RULE_KEYS):
         value = getattr(rule, key)
@@ -79,18 +71,15 @@ def candidates(numbers: Numbers) -> list[Rule]:
 
 
 class Candidates:
-    """The rules still in the running, and how many cases each has missed.
-
-    ``asked`` counts the cases every rule left was checked on.
-    """
+    """The rules still in the running, how many cases each has missed, and the cases
+    ``asked``."""
 
     def __init__(self, rules: Sequence[Rule]) -> None:
         self.misses = dict.fromkeys(rules, 0)
         self.asked = 0
 
     def check(self, case: dict[str, Any], answer: Hashable) -> None:
-        """Count the rules that do not give ``answer`` to ``case``; drop those past the
-        slack."""
+        """Count the rules that do not give ``answer``; drop those past the slack."""
         read = readable(case)
         self.asked += 1
         misses = self.misses
@@ -106,8 +95,7 @@ class Candidates:
         return sorted((rule for rule, n in self.misses.items() if n == 0), key=simplicity)
 
     def nearest(self) -> tuple[Rule, int] | None:
-        """The rule that missed the fewest cases (ties: the simplest), and its misses;
-        ``None`` when every rule was dropped."""
+        """The rule that missed the fewest cases (ties: the simplest), and its misses."""
         if not self.misses:
             return None
         rule = min(self.misses, key=lambda r: (self.misses[r], simplicity(r)))
@@ -119,8 +107,7 @@ class Candidates:
 
 
 def _drawn(rng: random.Random, scale: int) -> dict[str, Any]:
-    """A small case: up to 6 blocks, IDs from a few letters (so that some repeat),
-    required IDs among them and one no block has, a budget around their cost."""
+    """A small case: up to 6 blocks, repeating IDs, a budget around their cost."""
     count = rng.randint(0, 6)
     letters = "ABCDEF"[: rng.randint(1, 6)]
     ids = [rng.choice(letters) for _ in range(count)]
@@ -134,8 +121,7 @@ def _drawn(rng: random.Random, scale: int) -> dict[str, Any]:
 
 
 def pool(seed: int, count: int, numbers: Numbers) -> Iterator[dict[str, Any]]:
-    """The cases asked: ``count`` small ones drawn from ``seed``, then the probe cases
-    (the long ones last, where fewer rules are left to answer them)."""
+    """``count`` small cases drawn from ``seed``, then the probe cases, longest last."""
     rng = random.Random(seed)
     scale = max((math.ceil(sum(c)) for c in numbers.charges), default=0)
     for _ in range(count):
@@ -147,8 +133,7 @@ def tell_apart(
     one: Rule, other: Rule, cases: Sequence[dict[str, Any]], seed: int, *, drawn: int = 400
 ) -> dict[str, Any] | None:
     """A case on which ``one`` and ``other`` answer differently, or ``None``: among
-    ``cases``, then ``drawn`` small cases from ``seed``, then the transition points of
-    both rules beside each of those (numbers blanked: where either's shape changes)."""
+    ``cases``, ``drawn`` small ones from ``seed``, then both rules' transition points."""
 
     def differ(case: dict[str, Any]) -> bool:
         read = readable(case)

@@ -1,9 +1,4 @@
-"""A rule in full: every key with its value and what that value means.
-
-``packcheck rule show`` prints this; the meanings are docs/rules.md's table, said of
-the value the rule gives each key, so that a reader sees what the rule does without the
-page.
-"""
+"""A rule in full (``packcheck rule show``): every key with its value and what it means."""
 
 from __future__ import annotations
 
@@ -12,11 +7,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .._rule.declared import Rule, json_value, toml_value
+from .._rule.declared import DEFAULTS, Rule, json_value, toml_value
 
 __all__ = ["KeyLine", "RuleShown", "meaning", "show"]
-
-DEFAULTS = Rule()
 
 #: What each value of a key with choices means.
 CHOICES: dict[str, dict[str, str]] = {
@@ -103,8 +96,7 @@ def meaning(key: str, value: Any) -> str:
 
 @dataclass(frozen=True, slots=True)
 class KeyLine:
-    """One key of a rule: its value (as TOML), whether that is the default, and what it
-    means."""
+    """One key of a rule: its value (as TOML), whether it is the default, its meaning."""
 
     key: str
     value: str
@@ -114,16 +106,14 @@ class KeyLine:
 
 @dataclass(frozen=True, slots=True)
 class RuleShown:
-    """A rule in full, with where it came from (``source``: a file, a pyproject.toml's
-    table, or the default rule)."""
+    """A rule in full, with the ``source`` it came from."""
 
     rule: Rule
     source: str
     keys: tuple[KeyLine, ...]
 
     def text(self) -> str:
-        """The report: the source, then a line per key, then what the rule's canonical
-        form leaves out, if anything."""
+        """The report: the source, a line per key, what the canonical form leaves out."""
         width = max(len(line.key) for line in self.keys)
         value_width = max(len(line.value) for line in self.keys)
         lines = [f"rule from {self.source}"]
@@ -145,8 +135,7 @@ class RuleShown:
         return "\n".join(lines)
 
     def unused(self) -> list[str]:
-        """The keys set away from their default that cannot change an answer under the
-        others (the canonical form resets them)."""
+        """The keys set away from their default that the canonical form resets."""
         canonical = self.rule.canonical()
         return [
             line.key
@@ -157,7 +146,6 @@ class RuleShown:
         ]
 
     def json(self) -> dict[str, Any]:
-        """The report as one JSON object."""
         return {
             "source": self.source,
             "name": self.rule.name,
@@ -178,13 +166,12 @@ class RuleShown:
 
 
 def show(rule: Rule, source: str) -> RuleShown:
-    """Every key of ``rule`` (``name`` first, then table order) with its value and its
-    meaning; ``source`` says where the rule came from."""
+    """Every key of ``rule`` (``name`` first) with its value and its meaning."""
     return RuleShown(
         rule,
         source,
         tuple(
-            KeyLine(key, toml_value(value), value == getattr(DEFAULTS, key), meaning(key, value))
+            KeyLine(key, toml_value(value), value == DEFAULTS[key], meaning(key, value))
             for key, value in rule.keys().items()
         ),
     )
