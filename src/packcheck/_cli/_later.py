@@ -16,7 +16,6 @@ __all__ = [
     "connect_timeout",
     "formats",
     "kinds",
-    "quick_help",
     "steps_help",
     "workload_help",
     "workloads",
@@ -82,18 +81,4 @@ def steps_help() -> str:
         "steps of 10-200 blocks: scan.pack_batch against the reference once per step, "
         'pack_many(engine="numpy") against pack case by case (default: on when neither '
         "--sizes nor --workload narrows the matrix and no packer is given)"
-    )
-
-
-@Later
-def quick_help() -> str:
-    from .bench import FULL_REPEAT, QUICK_REPEAT
-    from .bench_ab import QUICK_CASE_SIZES, QUICK_SIZES
-
-    kernels, cases = (
-        " and ".join(f"{n:,}" for n in sizes) for sizes in (QUICK_SIZES, QUICK_CASE_SIZES)
-    )
-    return (
-        f"{QUICK_REPEAT} repeats, not {FULL_REPEAT}; with --against, n={kernels} for "
-        f"kernels, n={cases} for case-level packers and commands"
     )

@@ -30,7 +30,6 @@ from ._later import (
     connect_timeout,
     formats,
     kinds,
-    quick_help,
     steps_help,
     workload_help,
     workloads,
@@ -118,9 +117,12 @@ def _cluster(flag: str, gate: str, files: str, **fields: Any) -> Option:
     return Option(flag, gate, group="cluster", rerun=False, per=_on_files(help=files), **fields)
 
 
-#: ``bench --against``'s wall seconds with ``--quick`` and without (``--time-budget``
-#: overrides both).
+#: ``bench --quick``, and without it: the matrix's repeats; ``--against``'s wall seconds
+#: (``--time-budget`` overrides both) and sizes, for kernels and for case-level and
+#: command packers (an agent-sized step and a long list; without it, every size).
+QUICK_REPEAT, FULL_REPEAT = 3, 9
 QUICK_BUDGET, FULL_BUDGET = 30.0, 120.0
+QUICK_SIZES, QUICK_CASE_SIZES = (10**5,), (100, 10**4)
 #: The most cases ``bench --cases`` takes, from the start of the first file: a sample of
 #: a run is timed over and over, and ten thousand steps already make a long sample.
 MAX_CASES = 10_000
@@ -559,7 +561,10 @@ OPTIONS = (
     ),
     Option(
         "--quick",
-        quick_help,
+        f"{QUICK_REPEAT} repeats, not {FULL_REPEAT}; with --against, n="
+        f"{' and '.join(f'{n:,}' for n in QUICK_SIZES)} for kernels, n="
+        f"{' and '.join(f'{n:,}' for n in QUICK_CASE_SIZES)} for case-level packers and "
+        "commands",
         kind="flag",
         default=False,
     ),

@@ -49,15 +49,13 @@ from .._packers import SetupError, load
 from .._rule.declared import Rule
 from .._rule.jsonio import dumps, loads, one_line
 from .._rule.lines import MAX_LINE_BYTES
-from ._options import error
+from ._options import FULL_REPEAT, QUICK_REPEAT, error
 from ._subcommand import Subcommand
 from .bench_ab import min_time, run_ab
 from .bench_cases import declared_rule, recorded_cases
 from .bench_plot import draw, draw_history
 from .bench_show import measuring, published, table, table_history, table_steps
 
-QUICK_REPEAT = 3
-FULL_REPEAT = 9
 _NEW = "packcheck.scan:pack_sizes"
 
 

@@ -6,13 +6,9 @@ import argparse
 from typing import TextIO
 
 from .._bench import CASE_SIZES, CASE_WORKLOADS, DEFAULT_SIZES, ABReport, Subject, ab
-from ._options import FULL_BUDGET, QUICK_BUDGET
+from ._options import FULL_BUDGET, QUICK_BUDGET, QUICK_CASE_SIZES, QUICK_SIZES
 from .bench_show import measuring, published, table_ab
 
-#: ``--quick``: one size (for case-level and command packers an agent-sized step and
-#: a long list), half a minute.  Without it: every size, two minutes.
-QUICK_SIZES = (10**5,)
-QUICK_CASE_SIZES = (100, 10**4)
 #: The shortest sample on the wall clock: a shorter one is mostly the scheduler's.
 WALL_MIN_TIME = 0.05
 
