@@ -209,7 +209,8 @@ def _compare(
     # made one after the other, left the first made in memory the previous cell had
     # freed and the second in fresh memory: a Python packer against itself ran 2-7%
     # slower as NEW on cases of 10,000 blocks, and as OLD when OLD's was made first.
-    inputs = subjects[0].inputs(load, n, seed) if _alike(subjects) else None
+    alike = subjects[0].family == subjects[1].family
+    inputs = subjects[0].inputs(load, n, seed) if alike else None
     cells = (subjects[0].cell(load, n, seed, inputs), subjects[1].cell(load, n, seed, inputs))
     note = error_note(_check_answers(where, subjects, cells), where)
     if note is not None:
@@ -232,11 +233,6 @@ def _compare(
     new_seconds, old_seconds = _median_pair(*samples)
     medians = (statistics.median(times) for times in samples)
     return Comparison(load.name, load.family, n, new_seconds, old_seconds, judged, *medians), setup
-
-
-def _alike(subjects: tuple[Subject, Subject]) -> bool:
-    """Whether both sides pack the same kind of input (cases, or a kernel's arrays)."""
-    return subjects[0].family == subjects[1].family
 
 
 def _unjudged(load: Load, n: int) -> Comparison:

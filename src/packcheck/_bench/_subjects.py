@@ -10,8 +10,8 @@ from __future__ import annotations
 import inspect
 import math
 import pickle
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Literal
@@ -52,19 +52,6 @@ class Cell:
     untouched: Callable[[], bool]
     expected: Callable[[], Any]
     shape: str
-
-
-@contextmanager
-def _watching(limit: Limit | None, what: str, calls: int = 1) -> Iterator[None]:
-    """``limit`` (if any) watches ``calls`` calls of ``what`` inside."""
-    if limit is None:
-        yield
-        return
-    limit.watch(what, calls)
-    try:
-        yield
-    finally:
-        limit.done()
 
 
 class Subject:
@@ -110,11 +97,11 @@ class Subject:
             return cell
 
         def run(number: int) -> None:
-            with _watching(limit, what, number):
+            with limit.watching(what, number):
                 cell.run(number)
 
         def answer() -> Any:
-            with _watching(limit, what):
+            with limit.watching(what):
                 return cell.answer()
 
         return replace(cell, run=run, answer=answer)
@@ -283,19 +270,17 @@ def python_subject(
     kind: str | None = None,
     option: str = "--packer",
     limit: Limit | None = None,
-    rule: Rule | None = None,
 ) -> Subject:
     """``function`` as a kernel or case subject (``kind``, else told by its signature or a
     small case each way), every call watched by ``limit``; :class:`SetupError` (one
     line, naming ``option``) when neither fits."""
     if kind is None:
-        with _watching(limit, f"{option} {name!r} failed when tried on a small case"):
+        tried = f"{option} {name!r} failed when tried on a small case"
+        with nullcontext() if limit is None else limit.watching(tried):
             kind = _kind(name, function, option)
     if kind == "kernel":
         return KernelSubject(name, function, limit)
-    subject = CaseSubject(name, function, limit)
-    subject.rule = rule
-    return subject
+    return CaseSubject(name, function, limit)
 
 
 def _kind(name: str, function: Callable[..., Any], option: str) -> str:

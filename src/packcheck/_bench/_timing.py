@@ -139,12 +139,10 @@ def sample(run: Run, number: int, clock: Callable[[], float]) -> float:
     return (clock() - start) / number
 
 
-def calls_per_sample(
-    run: Run, clock: Callable[[], float], min_time: float, *, warmup: int = 0
-) -> int:
+def calls_per_sample(run: Run, clock: Callable[[], float], min_time: float) -> int:
     """How many calls make a sample of ``run`` last ``min_time``: :func:`common_calls`
     of it alone."""
-    return common_calls((run,), (clock,), min_time, warmup=warmup)
+    return common_calls((run,), (clock,), min_time)
 
 
 def common_calls(

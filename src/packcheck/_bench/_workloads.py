@@ -73,27 +73,23 @@ class Recorded:
     def arrays(self, n: int = 0, seed: int = 0) -> list[tuple[Sizes, int]]:
         """The sizes and budget of every recorded case a kernel can pack: those whose
         units are valid (a kernel cannot answer ``{"error": "size"}``) within int64."""
-        read = (valid_case(case) for case in self.recorded)
+        read = (_for_kernel(case) for case in self.recorded)
         return [
-            (np.array(case.sizes, dtype=np.int64), case.budget)
-            for case in read
-            if case is not None and _fits_int64(case)
+            (np.array(case.sizes, dtype=np.int64), case.budget) for case in read if case is not None
         ]
 
     def packable(self) -> Recorded:
         """The recorded cases a kernel can pack (:meth:`arrays`'), so that a kernel and
         a case-level packer timed against each other pack the same cases."""
-        kept = tuple(case for case in self.recorded if _packable(case))
+        kept = tuple(case for case in self.recorded if _for_kernel(case) is not None)
         return Recorded(kept, self.name, self.family, self.description)
 
 
-def _packable(case: Any) -> bool:
+def _for_kernel(case: Any) -> Case | None:
     read = valid_case(case)
-    return read is not None and _fits_int64(read)
-
-
-def _fits_int64(case: Case) -> bool:
-    return case.budget < 2**63 and all(size < 2**63 for size in case.sizes)
+    if read is None or read.budget >= 2**63 or any(size >= 2**63 for size in read.sizes):
+        return None
+    return read
 
 
 def fitted_budget(budget: int, sizes: Sequence[int], rule: Rule | None) -> int:

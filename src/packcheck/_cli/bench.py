@@ -15,6 +15,7 @@ import importlib.util
 import os
 import stat
 import sys
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
@@ -59,11 +60,6 @@ from .bench_show import measuring, published, table, table_history, table_steps
 _NEW = "packcheck.scan:pack_sizes"
 
 
-def _json(args: argparse.Namespace) -> bool:
-    """Whether the results go to stdout as JSON (``--format json``, or ``--json``)."""
-    return bool(args.format == "json")
-
-
 def run_bench(args: argparse.Namespace) -> int:
     """Dispatch to the mode asked for; 2 on a usage or setup error."""
     subjects: list[Subject] = []
@@ -99,7 +95,7 @@ def run_bench(args: argparse.Namespace) -> int:
             return error("bench", str(exc))
         except BenchError as exc:  # a wrong answer, or a packer that failed
             print(f"packcheck bench: {exc}", file=sys.stderr)
-            if _json(args):  # stdout still holds one object: what ended the run
+            if args.format == "json":  # stdout still holds one object: what ended the run
                 print(dumps({"error": one_line(str(exc))}))
             return 1
     finally:
@@ -121,9 +117,8 @@ def _expired(subjects: list[Subject], reason: str) -> None:
 def _check_modes(args: argparse.Namespace) -> None:
     against = args.against or args.against_cmd
     given = args.packer or args.packer_cmd
-    if args.history and (
-        against or args.compare or given or _json(args) or args.steps or args.cases or args.rule
-    ):
+    timed = args.compare or args.steps or args.cases or args.rule or args.format == "json"
+    if args.history and (against or given or timed):
         raise SetupError("--history reads stored results: it takes only --plot")
     if against and (args.steps or args.engines):
         raise SetupError(
@@ -219,11 +214,11 @@ def _run_matrix(
     report, steps = _measure(args, packers, repeat, clock)
     report.notes[:0] = args.read_notes
     text = table(report, repeat)
-    if steps is None:
-        out = published(text, report.to_json, _json(args))
-    else:
+    data: Callable[[], Any] = report.to_json
+    if steps is not None:
         text += f"\n\n{table_steps(steps, repeat)}"
-        out = published(text, lambda: {**report.to_json(), "steps": steps.to_json()}, _json(args))
+        data = lambda: {**report.to_json(), "steps": steps.to_json()}  # noqa: E731
+    out = published(text, data, args.format == "json")
     if _plotted(partial(draw, report), plot, args.plot):
         return 2
     return 0 if baseline is None else _gate(args, baseline, report, out)

@@ -29,10 +29,6 @@ def _number(value: int | Fraction) -> str:
     return dumps(value)
 
 
-def _units(count: int | Fraction, noun: str = "unit") -> str:
-    return f"{_number(count)} {noun}" + ("" if count == 1 else "s")
-
-
 #: How many of the kept blocks ahead of an evicted ID are named before "N more".
 SHOWN_AHEAD = 8
 
@@ -129,9 +125,10 @@ def _evictions(trace: Trace) -> dict[str, str]:
         elif step.bucket == "available" and step.id in evicted and step.id not in out:
             shown = names[:SHOWN_AHEAD] if count > SHOWN_AHEAD + 1 else names
             more = f", and {count - len(shown)} more" if count > len(shown) else ""
+            budget = used + step.remaining_before
             out[step.id] = (
                 f" - kept ahead of it: {', '.join(shown)}{more}; they used {_number(used)} of"
-                f" {_units(used + step.remaining_before)},"
+                f" {_number(budget)} unit{'' if budget == 1 else 's'},"
                 f" leaving {_number(step.remaining_before)} when {show_id(step.id)}"
                 f" (size {_number(step.size)}) was reached"
             )
