@@ -1,8 +1,6 @@
-"""What the option table names but cannot import at once: each value a :class:`Later`,
-made when a command's options are (the gate's formats import Hypothesis, ``bench``'s
-names NumPy's workloads, the cluster's timeout its input reader), so that a command, or
-the pytest plugin, imports only what its own options name.
-"""
+"""What the option table names but cannot import at once (the gate's formats import
+Hypothesis, ``bench``'s workloads NumPy): each a :class:`Later`, made when a command's
+options are, so that a command imports only what its own options name."""
 
 from __future__ import annotations
 
@@ -10,21 +8,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = [
-    "Later",
-    "clocks",
-    "connect_timeout",
-    "formats",
-    "kinds",
-    "steps_help",
-    "workload_help",
-    "workloads",
-]
-
 
 @dataclass(frozen=True, slots=True)
 class Later:
-    """A value the table names but cannot import at once: ``make()`` makes it."""
+    """``make()`` makes the value."""
 
     make: Callable[[], Any]
 

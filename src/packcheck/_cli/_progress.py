@@ -1,12 +1,6 @@
-"""The gate's progress on stderr (``verify``, ``diff``): a live line on a terminal,
-plain lines in a log.
-
-A CI log is not a terminal: there a line is written as each phase ends (the last one
-too, before the report) and at least every :data:`EVERY` seconds (phase, cases done,
-elapsed), by a timer thread, so that a slow case, a slow phase or the explanation of a
-failure never leaves the log silent.  A run of several seeds (``--seeds``) writes a line
-as each seed is done (:data:`SEEDS`), at once.  A run that cannot start writes nothing
-but its one-line error.
+"""A run's progress on stderr: a live line on a terminal; in a log, a line as each
+phase ends and at least every :data:`EVERY` seconds, so that a slow case never leaves
+a CI log silent, and one as each seed of ``--seeds`` is done.
 """
 
 from __future__ import annotations
@@ -57,10 +51,9 @@ class LiveLine:
             self.stream.flush()
 
     def finish(self) -> None:
-        """The run ended: the line is cleared by :meth:`close`."""
+        """The line is cleared by :meth:`close`."""
 
     def close(self) -> None:
-        """Clear the line before the report."""
         if self.shown:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
@@ -76,7 +69,6 @@ class PlainLines:
         self.started = time.monotonic()
         self._lock = threading.Lock()
         self._state: tuple[str, int, int | None] | None = None
-        # The state has been written already (a seed done is written at once).
         self._written = False
         self._stop = threading.Event()
         self._timer = threading.Thread(target=self._beat, daemon=True)

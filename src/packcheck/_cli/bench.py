@@ -1,10 +1,8 @@
 """``packcheck bench``: time packers side by side, gate on speed, track it over time.
 
-Three modes: ``--against OLD`` (the gate: NEW against OLD in one process, see
-:mod:`.bench_ab`), the matrix (every packer against the reference at every size,
-optionally checked against a stored baseline with ``--compare``; with ``--steps``
-the engines at the sizes agents pack after it), and ``--history
-DIR`` (the speedups of stored ``--json`` results, per commit).
+Three modes: ``--against OLD`` (:mod:`.bench_ab`), the matrix (every packer against
+the reference at every size, ``--compare`` with a stored baseline, ``--steps`` after
+it), and ``--history DIR`` (the speedups of stored results, per commit).
 """
 
 from __future__ import annotations
@@ -107,7 +105,7 @@ def run_bench(args: argparse.Namespace) -> int:
 
 def _expired(subjects: list[Subject], reason: str) -> None:
     """A Python packer is past its :class:`Limit` (called from the watchdog thread, the
-    packer still running): one line, the command packers stopped, exit 1."""
+    packer still running): one line, exit 1."""
     print(f"packcheck bench: {reason}", file=sys.stderr, flush=True)
     for subject in subjects:
         subject.close()
@@ -141,8 +139,7 @@ def _check_rule(rule: Rule | None, subjects: list[Subject]) -> None:
 
 
 def _subjects(args: argparse.Namespace, limit: Limit | None) -> list[Subject]:
-    """The packers given, Python ones first, then OLD if given; a command is started
-    on its first case."""
+    """The packers given, Python ones first, then OLD if given."""
     subjects = [python_subject(spec, load(spec), args.kind, limit=limit) for spec in args.packer]
     subjects += [CommandSubject(command, args.timeout) for command in args.packer_cmd]
     if args.against:
@@ -154,9 +151,8 @@ def _subjects(args: argparse.Namespace, limit: Limit | None) -> list[Subject]:
 
 
 def _clock(args: argparse.Namespace) -> str:
-    """The clock asked for; by default the thread's CPU time, or with a command packer
-    the ``command`` clock (this thread's and the packers' processes' CPU time), where
-    the system shows it, else the wall clock."""
+    """The clock asked for; by default the thread's, or with a command packer the
+    ``command`` clock where the system has it, else the wall clock."""
     command = bool(args.packer_cmd or args.against_cmd)
     if args.clock is None:
         return ("command" if COMMAND_CLOCK else "wall") if command else "thread"
@@ -172,8 +168,7 @@ def _matrix(
     args: argparse.Namespace, subjects: list[Subject], rule: Rule | None
 ) -> dict[str, Subject]:
     """What the matrix times besides the reference: the packers given, and packcheck's
-    NumPy packer when asked (by default only when none is given), case-level under a
-    declared ``rule``."""
+    engines when asked (by default when none is given), case-level under a ``rule``."""
     families = {subject.family for subject in subjects} or ({"case"} if rule else set())
     if len(families) > 1:
         raise SetupError(
@@ -194,8 +189,7 @@ def _matrix(
 
 
 def _compiled(families: set[str], rule: Rule | None) -> dict[str, Subject]:
-    """The compiled engine as a column, the limit the NumPy one is measured against,
-    where the ``numba`` extra is installed (its first call, untimed, compiles it)."""
+    """The compiled engine as a column, where the ``numba`` extra is installed."""
     if importlib.util.find_spec("numba") is None:
         return {}
     if families == {"case"}:
@@ -305,7 +299,6 @@ def _gate(args: argparse.Namespace, baseline: Report, report: Report, out: TextI
 
 
 def _what(compared: list[tuple[str, str, int]]) -> str:
-    """``ENGINE on W workload(s) at n=N`` per engine, in the order compared."""
     parts = []
     for engine in dict.fromkeys(e for e, _, _ in compared):
         cells = [(w, n) for e, w, n in compared if e == engine]
@@ -315,9 +308,9 @@ def _what(compared: list[tuple[str, str, int]]) -> str:
 
 
 def _stored_bytes(path: Path, others: bool) -> bytes | None:
-    """The bytes at ``path`` (a link is followed), read no further than the line limit;
-    with ``others``, ``None`` for a FIFO, device or socket (never read).  A pipe given
-    as the path (``<(git show main:base.json)``) is read as it is written."""
+    """The bytes at ``path``, read no further than the line limit; with ``others``,
+    ``None`` for a FIFO, device or socket (never read).  A pipe given as the path
+    (``<(git show main:base.json)``) is read as it is written."""
     # Opened without waiting for a FIFO's writer: one that no one writes to reads empty.
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
@@ -355,7 +348,7 @@ def _report(path: Path, others: bool = False) -> Report | None:
 
 
 def _baseline(path: str, engines: list[str]) -> Report:
-    """The stored report, which must hold a baseline for every one of ``engines``."""
+    """The stored report, holding a baseline for every one of ``engines``."""
     baseline = _report(Path(path))
     assert baseline is not None  # or it raised
     held = [engine for engine in baseline.engines() if engine != REFERENCE]

@@ -34,14 +34,10 @@ SHOWN_AHEAD = 8
 
 
 def explain_lines(trace: Trace, where: str) -> Iterator[str]:
-    """A human-readable account of ``trace`` for the case at ``where``, line by line
-    (a trace of 10**6 steps streams).
-
-    Shows the steps (index, id, size, remaining before, bucket), the partition, the
-    result, and each missing ID with its reason; an evicted ID names the kept blocks
-    ahead of it that used the budget (the first :data:`SHOWN_AHEAD`, then a count).
-    O(n + r) for n steps and r missing IDs.
-    """
+    """A human-readable account of ``trace`` for the case at ``where``, line by line:
+    the steps, the partition, the result, and why each missing ID is missing (an
+    evicted one names the kept blocks ahead of it).  O(n + r) for n steps and r
+    missing IDs."""
     yield f"{where}:"
     if trace.size_error is not None:
         yield f"  result: {dumps(trace.result)}"
@@ -111,7 +107,7 @@ def _row(cells: tuple[str, ...], widths: list[int]) -> str:
 
 
 def _evictions(trace: Trace) -> dict[str, str]:
-    """For each evicted ID: the kept blocks ahead of its first available copy, in one pass."""
+    """For each evicted ID: the kept blocks ahead of its first available copy."""
     evicted = {block_id for block_id, reason in trace.reasons.items() if reason == "evicted"}
     out: dict[str, str] = {}
     names: list[str] = []

@@ -56,8 +56,7 @@ COMMAND = "pack"
 
 def run_pack(args: argparse.Namespace) -> int:
     """Answer every case of ``args.files``; 2 if any was malformed or a file unreadable
-    (or the packer cannot be loaded, or the cluster had), 1 if the packer recorded
-    failed on a case."""
+    (or the packer or cluster could not be had), 1 if the packer recorded failed."""
     if (args.packer or args.packer_cmd) and not args.record:
         return error(
             COMMAND,
@@ -111,12 +110,9 @@ def _recorded(case: dict[str, Any], packer: Packer, rule: Rule | None) -> dict[s
     """``case`` as a run record of ``packer``: the partition it captured and its answer
     without it; :class:`PackerFault` if it failed on the case.
 
-    An answer without a partition is recorded without one (the audit names it), but
-    for an invalid unit (``{"error": "size"}``: no scan ran), which records the empty
-    partition (docs/rule.md, "A packer that captures its partition"), and a refusal,
-    which records every block ``dropped`` (docs/partition.md).  Under a ``rule`` other
-    than the default the record names it, and a Python packer that raises
-    ``ValueError`` (or a subclass) refuses, where the rule refuses any input.
+    ``{"error": "size"}`` records the empty partition, a refusal every block
+    ``dropped`` (docs/partition.md).  Under a ``rule`` other than the default the
+    record names it, and a Python packer's ``ValueError`` refuses where the rule can.
     """
     try:
         answer = packer.answer(case)
@@ -141,8 +137,7 @@ def _recorded(case: dict[str, Any], packer: Packer, rule: Rule | None) -> dict[s
 
 @dataclass(frozen=True, slots=True)
 class _How:
-    """What ``pack`` prints per case; ``several``: files, each case's place naming its own;
-    ``max_line_bytes``: the longest line read."""
+    """What ``pack`` prints per case; ``several``: files, each case's place naming its own."""
 
     engine: Engine
     explain: bool
@@ -153,8 +148,8 @@ class _How:
     rule: Rule | None = None
 
 
-# Per case: its output (lines, each ending in a newline, in pieces written one after
-# another), the problem to name on stderr first (or None), and the exit status it calls for.
+# Per case: its output (lines, in pieces), the problem to name on stderr first (or None),
+# and the exit status it calls for.
 _Answer = tuple[Iterable[str], str | None, int]
 
 
@@ -207,8 +202,7 @@ NO_PARTITION = (
 
 def _written(record: Record, how: _How) -> Iterable[str] | None:
     """The trace or run record of ``record``'s case under the default rule (lines, in
-    pieces), or ``None`` for a malformed case: :func:`answer` then reports it as it
-    reports it to plain ``pack`` (the same :class:`MalformedCase` raised the same way)."""
+    pieces), or ``None`` for a malformed case, which :func:`answer` then reports."""
     try:
         if how.trace:
             # A case of millions of blocks: its trace is written as it is made.
@@ -234,7 +228,6 @@ def _records(piece: Piece, stream: IO[bytes], how: _How) -> Iterator[Record]:
         )
     if not how.several:
         return records
-    # The file's name as messages show it: a line break or ESC in it (data's) escaped.
     name = show_text(piece.name)
     return (replace(record, where=f"{name}: {record.where}") for record in records)
 
@@ -250,7 +243,7 @@ def _splittable(first: bytes) -> bool:
 
 
 def pack_task(piece: Piece, how: _How) -> tuple[list[_Answer], str | None]:
-    """The answers to ``piece``, wherever it runs, and why its reading stopped if it did."""
+    """The answers to ``piece`` (on a worker), and why its reading stopped if it did."""
     found: list[_Answer] = []
     try:
         with piece_lines(piece) as stream:

@@ -21,8 +21,6 @@ from .rule import located
 if TYPE_CHECKING:
     from ..rules import RuleDiff
 
-__all__ = ["register"]
-
 COMMAND = "rule diff"
 
 
@@ -34,9 +32,7 @@ def _rerun(args: argparse.Namespace, chosen: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Compare the two rules: 0 they agree, 1 a case tells them apart, 2 an error."""
-    # The search, the gate's fixtures and its progress import Hypothesis: `rule show`
-    # never loads them.
+    # They import Hypothesis: `rule show` never loads them.
     from .._gate.fixtures import save_fixture, writable_directory
     from ..rules import diff
     from ._progress import progress_for

@@ -1,14 +1,8 @@
 """``packcheck rule infer``: print the rule a packer follows, as TOML ready to commit.
 
-The packer is named and started as ``verify`` starts it (``--packer``, ``--packer-cmd``,
-``--timeout``); the search is :func:`packcheck.rules.infer`.  stdout holds the TOML
-alone (its comments say how it was found), or with ``--format json`` one object;
-progress and notes go to stderr.  Stopped by Ctrl-C or SIGTERM, it prints nothing on
-stdout and says how to repeat the run.
-
-The search and ``verify`` import Hypothesis: they are imported when the command runs,
-so that the other ``packcheck rule`` commands, which build this parser too, start
-quickly.
+The packer is started as ``verify`` starts it; the search is :func:`packcheck.rules.infer`,
+imported (with Hypothesis) only when the command runs: the other ``packcheck rule``
+commands build this parser too.
 """
 
 from __future__ import annotations
@@ -25,13 +19,10 @@ from ._options import error, note
 from ._subcommand import Subcommand
 from ._values import DEFAULT_TIMEOUT, power_text
 
-__all__ = ["register", "run"]
-
 _COMMAND = "rule infer"
 
 
 def _rerun(args: argparse.Namespace, chosen: int) -> str:
-    """The command that repeats this run."""
     words = ["packcheck", "rule", "infer"]
     words += ["--packer", args.packer] if args.packer else ["--packer-cmd", args.packer_cmd]
     words += ["--seed", str(chosen)]
@@ -47,7 +38,6 @@ def _rerun(args: argparse.Namespace, chosen: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``rule infer``: 0 a rule fits, 1 none does, 2 usage or setup error."""
     from .._gate import Settings
     from .._packers import SetupError
     from ..rules import infer
