@@ -1,11 +1,8 @@
 """Benchmarks of the packers, measured side by side, and gates on their speed: the room
 behind ``packcheck bench``, whose public face is :mod:`packcheck.bench`.
 
-:func:`ab` is the gate to use: NEW against OLD, timed in pairs in one process, a
-verdict per workload; either is a kernel or any :class:`Subject` (a case-level
-function, a JSON Lines command: :func:`python_subject`, :class:`CommandSubject`).
-:func:`run` times packers and the reference on the same seeded data;
-:func:`run_steps` packs agent-sized steps one at a time and in a batch;
+:func:`ab` times NEW against OLD in pairs; :func:`run` times packers and the reference
+on the same seeded data; :func:`run_steps` packs agent-sized steps;
 :func:`compare` checks a run against a stored baseline.
 """
 

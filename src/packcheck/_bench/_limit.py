@@ -1,9 +1,8 @@
 """A Python packer's time limit in bench: seconds a case; a case past it ends the run.
 
-bench times a Python packer in its own thread (a worker, as ``verify`` uses, would time
-the pickling), where a call cannot be interrupted: a watchdog thread hands the one-line
-reason to ``expire``, which ends the process.  Armed per call or per sample (``calls``
-times the limit), outside the packer's own time.
+bench times a Python packer in this process's thread (a worker would time the
+pickling), where a call cannot be interrupted: a watchdog thread hands the one-line
+reason to ``expire``, which ends the process.
 """
 
 from __future__ import annotations

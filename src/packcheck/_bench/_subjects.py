@@ -1,9 +1,6 @@
-"""What a benchmark times: any packer ``verify`` accepts, at the level it works at.
-
-A *kernel* (``pack_sizes(budget, int64 sizes)``) is timed on a workload's arrays, a
-*case* packer on the workload as a case, a *command* by batches of cases through its
-running process; answers are compared in the kind's own terms.
-"""
+"""What a benchmark times: a *kernel* (``pack_sizes(budget, int64 sizes)``) on a
+workload's arrays, a *case* packer on it as a case, a *command* by batches of cases
+through its running process."""
 
 from __future__ import annotations
 
@@ -67,31 +64,26 @@ class Subject:
 
     @property
     def family(self) -> str:
-        """``kernel`` or ``case``: what its answers compare with."""
         return "kernel" if self.kind == "kernel" else "case"
 
     def inputs(self, load: Load, n: int, seed: int) -> list[Any]:
-        """What this packer packs of ``load`` at ``n`` blocks from ``seed``: its cases (a
-        kernel's: its arrays and budgets)."""
+        """What this packer packs of ``load`` at ``n`` blocks: cases, or a kernel's arrays."""
         return load.cases(n, seed, self.rule)
 
     def cell(self, load: Load, n: int, seed: int, inputs: list[Any] | None = None) -> Cell:
-        """This packer on ``load``'s input of ``n`` blocks from ``seed`` (on recorded
-        cases, on all of them: one call packs each in turn); on ``inputs`` (what
-        :meth:`inputs` gives, perhaps another packer's of the same family) when given."""
+        """This packer on ``load``'s input of ``n`` blocks (recorded cases: all, in turn),
+        or on ``inputs`` (perhaps another packer's of the same family)."""
         raise NotImplementedError  # pragma: no cover - abstract
 
     def expected(self, cases: list[Any]) -> Callable[[], Any]:
-        """The rule's answer to ``cases``: one answer for one case, else a list."""
         if len(cases) == 1:
             return partial(pack, cases[0], rule=self.rule)
         return lambda: [pack(case, rule=self.rule) for case in cases]
 
     def close(self) -> None:
-        """Release the packer (a command's process)."""
+        """Release the packer."""
 
     def _limited(self, cell: Cell, where: str) -> Cell:
-        """``cell``, its calls watched by :attr:`limit`."""
         limit, what = self.limit, f"{self.name} failed {where}"
         if limit is None:
             return cell
@@ -157,7 +149,6 @@ def _every(calls: Sequence[Callable[[], Any]]) -> list[Any]:
 
 
 def _each(calls: Sequence[Callable[[], Any]]) -> Run:
-    """Every one of ``calls`` in turn, ``number`` times."""
 
     def run(number: int) -> None:
         for _ in range(number):
@@ -168,7 +159,6 @@ def _each(calls: Sequence[Callable[[], Any]]) -> Run:
 
 
 def _all(answers: Sequence[Callable[[], Any]]) -> list[Any] | None:
-    """Every answer, or ``None`` if one is not an answer."""
     listed = [answer() for answer in answers]
     return None if any(answer is None for answer in listed) else listed
 
@@ -205,8 +195,7 @@ class CaseSubject(_Function):
         return self._limited(cell, where_of(load, n))
 
     def _refusing(self) -> Callable[[Any], Any]:
-        """The function, its ``ValueError`` answering ``{"error": "refused"}`` where the
-        rule refuses some input (as ``verify --rule`` takes it)."""
+        """The function, its ``ValueError`` a refusal where the rule refuses some input."""
         if not refuses(self.rule):
             return self.function
         function = self.function
@@ -260,7 +249,6 @@ class CommandSubject(Subject):
 
 
 def as_subject(name: str, packer: Kernel | Subject) -> Subject:
-    """``packer`` as a subject: a plain function is a kernel called ``name``."""
     return packer if isinstance(packer, Subject) else KernelSubject(name, packer)
 
 

@@ -1,8 +1,5 @@
-"""Seeded benchmark workloads: block sizes and a budget, typical and adversarial.
-
-Each is a function of ``(n, seed)`` returning int64 sizes and a budget; adversarial
-orders make a scan that restarts at every skipped block quadratic.
-"""
+"""Seeded benchmark workloads: ``(n, seed)`` -> int64 sizes and a budget, typical and
+adversarial (orders that make a scan restarting at every skipped block quadratic)."""
 
 from __future__ import annotations
 
@@ -40,18 +37,15 @@ class Workload:
         return self.make(n, np.random.default_rng(seed))
 
     def case(self, n: int, seed: int = 0, rule: Rule | None = None) -> dict[str, Any]:
-        """:meth:`generate` as a case :func:`packcheck.pack` takes (:func:`as_case`),
-        its budget fitted to ``rule`` (:func:`fitted_budget`)."""
+        """:meth:`generate` as a case, its budget fitted to ``rule``."""
         sizes, budget = self.generate(n, seed)
         listed = sizes.tolist()
         return as_case(fitted_budget(budget, listed, rule), listed)
 
     def cases(self, n: int, seed: int = 0, rule: Rule | None = None) -> list[dict[str, Any]]:
-        """The cases a call packs: :meth:`case`, alone."""
         return [self.case(n, seed, rule)]
 
     def arrays(self, n: int, seed: int = 0) -> list[tuple[Sizes, int]]:
-        """What a kernel packs in a call: :meth:`generate`, alone."""
         return [self.generate(n, seed)]
 
 
@@ -67,20 +61,18 @@ class Recorded:
     description: str = "the cases given with --cases"
 
     def cases(self, n: int = 0, seed: int = 0, rule: Rule | None = None) -> list[Any]:
-        """Every recorded case, as recorded (``n``, ``seed`` and ``rule`` change nothing)."""
         return list(self.recorded)
 
     def arrays(self, n: int = 0, seed: int = 0) -> list[tuple[Sizes, int]]:
-        """The sizes and budget of every recorded case a kernel can pack: those whose
-        units are valid (a kernel cannot answer ``{"error": "size"}``) within int64."""
+        """The sizes and budget of every recorded case a kernel can pack: valid units
+        (no kernel answers ``{"error": "size"}``) within int64."""
         read = (_for_kernel(case) for case in self.recorded)
         return [
             (np.array(case.sizes, dtype=np.int64), case.budget) for case in read if case is not None
         ]
 
     def packable(self) -> Recorded:
-        """The recorded cases a kernel can pack (:meth:`arrays`'), so that a kernel and
-        a case-level packer timed against each other pack the same cases."""
+        """The recorded cases a kernel can pack, for a kernel timed against a case packer."""
         kept = tuple(case for case in self.recorded if _for_kernel(case) is not None)
         return Recorded(kept, self.name, self.family, self.description)
 
@@ -106,7 +98,6 @@ def fitted_budget(budget: int, sizes: Sequence[int], rule: Rule | None) -> int:
 
 
 def _pinned(sizes: Sequence[int], rule: Rule) -> list[int]:
-    """The sizes of the blocks ``rule`` pins in a case of :func:`as_case`."""
     if not sizes or rule.pin == "none":
         return []
     if rule.pin == "first":
@@ -216,7 +207,6 @@ WORKLOADS: dict[str, Workload] = {
 
 
 def workload(name: str) -> Workload:
-    """The workload called ``name``; ``KeyError`` listing the names if there is none."""
     try:
         return WORKLOADS[name]
     except KeyError:
@@ -233,7 +223,7 @@ class Batch:
     offsets: Sizes
 
     def cases(self) -> list[tuple[int, list[int]]]:
-        """Each case as ``(budget, sizes)`` in Python ints, for the reference."""
+        """Each case as ``(budget, sizes)`` in Python ints."""
         flat = self.sizes.tolist()
         bounds = self.offsets.tolist()
         return [
@@ -242,7 +232,6 @@ class Batch:
         ]
 
     def as_cases(self) -> list[dict[str, Any]]:
-        """Each case as :func:`packcheck.pack` takes it (:func:`as_case`)."""
         return [as_case(budget, sizes) for budget, sizes in self.cases()]
 
 
