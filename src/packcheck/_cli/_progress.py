@@ -5,11 +5,16 @@ a CI log silent, and one as each seed of ``--seeds`` is done.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import IO
 
 from .._gate import EXPLAINING
+from .._stop import pending
 
 #: Seconds between two plain progress lines at most.
 EVERY = 10.0
@@ -119,3 +124,26 @@ def progress_for(
     if stream.isatty():
         return LiveLine(stream, command)
     return PlainLines(stream, command=command)
+
+
+@contextmanager
+def showing(
+    command: str, quiet: bool, rerun: str | None = None, save: Path | None = None
+) -> Iterator[LiveLine | PlainLines | None]:
+    """The progress of ``command`` on stderr (none when ``quiet``) for the run inside,
+    finished when it ends and closed however it ends.  A run stopped by a signal says
+    ``rerun`` and where its failure found so far is saved (``save``)."""
+    progress = progress_for(sys.stderr, quiet, command)
+    try:
+        yield progress
+        if progress is not None:
+            progress.finish()
+    except BaseException as exc:
+        stop = pending(exc)
+        if stop is None:
+            raise
+        stop.rerun, stop.save = rerun, save
+        raise stop from None
+    finally:
+        if progress is not None:
+            progress.close()

@@ -22,17 +22,14 @@ _KIND_NAMES = {"kernel": "kernel-level", "case": "case-level", "command": "JSON 
 def measuring(quiet: bool) -> Iterator[Any]:
     """Progress on stderr as ``verify`` shows it (none when ``quiet``), and a Python
     packer's own prints kept out of the report."""
-    from ._progress import progress_for  # it loads the gate (Hypothesis): only to measure
+    from ._progress import showing  # it loads the gate (Hypothesis): only to measure
 
-    shown = progress_for(sys.stderr, quiet, "bench")
-    try:
-        with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
-            yield shown
-        if shown is not None:
-            shown.finish()
-    finally:
-        if shown is not None:
-            shown.close()
+    with (
+        showing("bench", quiet) as shown,
+        open(os.devnull, "w") as null,
+        contextlib.redirect_stdout(null),
+    ):
+        yield shown
 
 
 def published(text: str, data: Callable[[], Any], as_json: bool) -> TextIO:

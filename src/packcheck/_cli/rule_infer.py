@@ -14,7 +14,6 @@ import shlex
 import sys
 from dataclasses import replace
 
-from .._stop import pending
 from ._options import error, note
 from ._subcommand import Subcommand
 from ._values import DEFAULT_TIMEOUT, power_text
@@ -41,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from .._gate import Settings
     from .._packers import SetupError
     from ..rules import infer
-    from ._progress import progress_for
+    from ._progress import showing
     from ._spec import Spec
     from ._subjects import verify_packer
     from .rule_infer_report import json_object, toml
@@ -57,29 +56,18 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:  # past what a run may hold
         why = f"--{exc}".replace("_", "-", 1)
         return error(_COMMAND, why)
-    progress = progress_for(sys.stderr, args.quiet, _COMMAND)
     try:
-        spec = Spec(
-            "verify", settings, packer=args.packer, packer_cmd=args.packer_cmd, timeout=limit
-        )
-        packer, _ = verify_packer(spec)
-        try:
-            found = infer(packer, replace(settings, progress=progress))
-        finally:
-            packer.close()
-        if progress is not None:
-            progress.finish()
+        with showing(_COMMAND, args.quiet, _rerun(args, chosen)) as progress:
+            spec = Spec(
+                "verify", settings, packer=args.packer, packer_cmd=args.packer_cmd, timeout=limit
+            )
+            packer, _ = verify_packer(spec)
+            try:
+                found = infer(packer, replace(settings, progress=progress))
+            finally:
+                packer.close()
     except SetupError as exc:
         return error(_COMMAND, str(exc))
-    except BaseException as exc:
-        stop = pending(exc)
-        if stop is None:
-            raise
-        stop.rerun = _rerun(args, chosen)
-        raise stop from None
-    finally:
-        if progress is not None:
-            progress.close()
     for said in found.notes:
         note(_COMMAND, said)
     if args.format == "json":
