@@ -28,6 +28,7 @@ from .._bench import (
     BenchError,
     CaseSubject,
     CommandSubject,
+    Kernel,
     KernelSubject,
     Limit,
     Report,
@@ -43,6 +44,7 @@ from .._bench import (
 from .._bench import compared as cells_compared
 from .._engines import compiled
 from .._engines import numpy_entry as scan
+from .._engines.choice import Engine
 from .._engines.pack import pack
 from .._packers import SetupError, load
 from .._rule.declared import Rule
@@ -177,24 +179,20 @@ def _matrix(
         )
     packers = {subject.name: subject for subject in subjects}
     if args.engines or (args.engines is None and not subjects):
-        own: Subject = (
-            CaseSubject("numpy", partial(pack, engine="numpy", rule=rule))
+        # The compiled engine is a column where the numba extra is installed.
+        kernels: dict[Engine, Kernel] = {"numpy": scan.pack_sizes}
+        if importlib.util.find_spec("numba") is not None:
+            kernels["numba"] = compiled.pack_sizes
+        own: dict[str, Subject] = {
+            name: CaseSubject(name, partial(pack, engine=name, rule=rule))
             if families == {"case"}
-            else KernelSubject("numpy", scan.pack_sizes)
-        )
-        packers = {"numpy": own, **_compiled(families, rule), **packers}
+            else KernelSubject(name, kernel)
+            for name, kernel in kernels.items()
+        }
+        packers = {**own, **packers}
     if not packers:
         raise SetupError("--no-engines leaves nothing to time: give --packer or --packer-cmd")
     return packers
-
-
-def _compiled(families: set[str], rule: Rule | None) -> dict[str, Subject]:
-    """The compiled engine as a column, where the ``numba`` extra is installed."""
-    if importlib.util.find_spec("numba") is None:
-        return {}
-    if families == {"case"}:
-        return {"numba": CaseSubject("numba", partial(pack, engine="numba", rule=rule))}
-    return {"numba": KernelSubject("numba", compiled.pack_sizes)}
 
 
 def _run_matrix(

@@ -260,44 +260,38 @@ def _pack(names: list[str], how: _How, packer: Packer | None, run: Runner | None
     if (how.trace or how.record) and packer is None:
         out = Gathered(sys.stdout)
     try:
-        return _pack_to(names, how, packer, run, out)
+        status = 0
+        if run is None:
+            for name in names:
+                piece = whole(name)
+                try:
+                    with piece_lines(piece) as stream:
+                        source = flushing(stream, out.flush)
+                        for one in _answers(_records(piece, source, how), how, packer):
+                            status = max(status, _write(one, piece.name, how, out))
+                except BrokenPipeError:
+                    raise  # the reader went away: not a problem with the input (see _cli.main)
+                except (*READ_ERRORS, SourceError) as exc:
+                    out.flush()
+                    problem(COMMAND, piece.name, reason(exc))
+                    return 2
+            fault = packer.leftover() if isinstance(packer, CommandPacker) else None
+            if fault is not None:
+                error(COMMAND, f"--packer-cmd: the packer {fault}")
+                return 1
+            return status
+        pieces = all_pieces(names, run, PIECE_BYTES, _splittable)
+        with closing(run(partial(pack_task, how=how), pieces)) as results:
+            for piece, (found, stopped) in zip(pieces, results, strict=True):
+                for one in found:
+                    status = max(status, _write(one, piece.name, how, out))
+                if stopped is not None:
+                    out.flush()
+                    problem(COMMAND, piece.name, stopped)
+                    return 2
+        return status
     finally:
         out.flush()
-
-
-def _pack_to(
-    names: list[str], how: _How, packer: Packer | None, run: Runner | None, out: IO[str] | Gathered
-) -> int:
-    status = 0
-    if run is None:
-        for name in names:
-            piece = whole(name)
-            try:
-                with piece_lines(piece) as stream:
-                    source = flushing(stream, out.flush)
-                    for one in _answers(_records(piece, source, how), how, packer):
-                        status = max(status, _write(one, piece.name, how, out))
-            except BrokenPipeError:
-                raise  # the reader went away: not a problem with the input (see _cli.main)
-            except (*READ_ERRORS, SourceError) as exc:
-                out.flush()
-                problem(COMMAND, piece.name, reason(exc))
-                return 2
-        fault = packer.leftover() if isinstance(packer, CommandPacker) else None
-        if fault is not None:
-            error(COMMAND, f"--packer-cmd: the packer {fault}")
-            return 1
-        return status
-    pieces = all_pieces(names, run, PIECE_BYTES, _splittable)
-    with closing(run(partial(pack_task, how=how), pieces)) as results:
-        for piece, (found, stopped) in zip(pieces, results, strict=True):
-            for one in found:
-                status = max(status, _write(one, piece.name, how, out))
-            if stopped is not None:
-                out.flush()
-                problem(COMMAND, piece.name, stopped)
-                return 2
-    return status
 
 
 def _write(one: _Answer, name: str, how: _How, out: IO[str] | Gathered) -> int:
