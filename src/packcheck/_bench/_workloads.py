@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +27,6 @@ class Workload:
 
     name: str
     family: Family
-    description: str
     make: _Make
 
     def generate(self, n: int, seed: int = 0) -> tuple[Sizes, int]:
@@ -56,9 +55,8 @@ class Recorded:
     step other than the case's are left as they are: packers ignore them."""
 
     recorded: tuple[Any, ...]
-    name: str = "recorded"
-    family: Family = "recorded"
-    description: str = "the cases given with --cases"
+    name: ClassVar[str] = "recorded"
+    family: ClassVar[Family] = "recorded"
 
     def cases(self, n: int = 0, seed: int = 0, rule: Rule | None = None) -> list[Any]:
         return list(self.recorded)
@@ -74,7 +72,7 @@ class Recorded:
     def packable(self) -> Recorded:
         """The recorded cases a kernel can pack, for a kernel timed against a case packer."""
         kept = tuple(case for case in self.recorded if _for_kernel(case) is not None)
-        return Recorded(kept, self.name, self.family, self.description)
+        return Recorded(kept)
 
 
 def _for_kernel(case: Any) -> Case | None:
@@ -185,23 +183,18 @@ def _huge_budget_alternating(n: int, rng: np.random.Generator) -> tuple[Sizes, i
 WORKLOADS: dict[str, Workload] = {
     w.name: w
     for w in (
-        Workload("uniform-1%", "typical", "sizes 1-100, budget 1% of the total", _uniform(0.01)),
-        Workload("uniform-50%", "typical", "sizes 1-100, budget 50% of the total", _uniform(0.5)),
-        Workload("uniform-100%", "typical", "sizes 1-100, budget the total", _uniform(1.0)),
-        Workload("pareto", "typical", "Pareto(1.2) sizes, budget 50%", _pareto),
-        Workload("six-orders", "typical", "log-uniform sizes 1-10**6, budget 50%", _six_orders),
-        Workload("doc-chunks", "typical", "sizes 50-5,000, budget 90%", _chunks),
-        Workload("nothing-fits", "typical", "sizes 1,000-2,000, budget 999", _nothing_fits),
-        Workload("alternating", "adversarial", "1, B, 1, B-1, ... budget B", _alternating),
-        Workload("sawtooth", "adversarial", "teeth 1..1000, budget n", _sawtooth),
-        Workload("staircase", "adversarial", "too-large runs, rare keeps", _staircase),
-        Workload("tiny-and-large", "adversarial", "half 1s, half up to B", _tiny_and_large),
-        Workload(
-            "huge-budget-alt",
-            "adversarial",
-            "1, 2**63-1, 1, ... budget 2**63-2",
-            _huge_budget_alternating,
-        ),
+        Workload("uniform-1%", "typical", _uniform(0.01)),  # sizes 1-100, budget 1% of the total
+        Workload("uniform-50%", "typical", _uniform(0.5)),
+        Workload("uniform-100%", "typical", _uniform(1.0)),
+        Workload("pareto", "typical", _pareto),  # budget 50%
+        Workload("six-orders", "typical", _six_orders),  # log-uniform sizes 1-10**6, budget 50%
+        Workload("doc-chunks", "typical", _chunks),  # sizes 50-5,000, budget 90%
+        Workload("nothing-fits", "typical", _nothing_fits),  # sizes 1,000-2,000, budget 999
+        Workload("alternating", "adversarial", _alternating),
+        Workload("sawtooth", "adversarial", _sawtooth),
+        Workload("staircase", "adversarial", _staircase),
+        Workload("tiny-and-large", "adversarial", _tiny_and_large),  # half 1s, half up to B
+        Workload("huge-budget-alt", "adversarial", _huge_budget_alternating),
     )
 }
 

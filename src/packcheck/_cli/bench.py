@@ -179,7 +179,6 @@ def _matrix(
         )
     packers = {subject.name: subject for subject in subjects}
     if args.engines or (args.engines is None and not subjects):
-        # The compiled engine is a column where the numba extra is installed.
         kernels: dict[Engine, Kernel] = {"numpy": scan.pack_sizes}
         if importlib.util.find_spec("numba") is not None:
             kernels["numba"] = compiled.pack_sizes
