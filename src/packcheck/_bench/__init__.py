@@ -8,20 +8,17 @@ on the same seeded data; :func:`run_steps` packs agent-sized steps;
 
 from __future__ import annotations
 
-from ._ab import VERDICTS, ABReport, Comparison, ab
+from ._ab import VERDICTS, ABReport, ab
 from ._answers import BenchError, Kernel
 from ._context import context
 from ._limit import Limit
-from ._paired import Verdict
 from ._report import CALLS, KIND, REFERENCE, TIE, Report, StepsReport, StepTiming, Timing
 from ._run import (
     CASE_SIZES,
     CASE_WORKLOADS,
     DEFAULT_SIZES,
-    STEP_SIZES,
     STEP_WORKLOADS,
     STEPS,
-    Regression,
     compare,
     compared,
     differences,
@@ -43,7 +40,6 @@ __all__ = [
     "KINDS",
     "REFERENCE",
     "STEPS",
-    "STEP_SIZES",
     "STEP_WORKLOADS",
     "TIE",
     "VERDICTS",
@@ -52,18 +48,15 @@ __all__ = [
     "BenchError",
     "CaseSubject",
     "CommandSubject",
-    "Comparison",
     "Kernel",
     "KernelSubject",
     "Limit",
     "Recorded",
-    "Regression",
     "Report",
     "StepTiming",
     "StepsReport",
     "Subject",
     "Timing",
-    "Verdict",
     "ab",
     "commands_clock",
     "compare",
