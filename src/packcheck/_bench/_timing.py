@@ -133,11 +133,7 @@ def calls_per_sample(run: Run, clock: Callable[[], float], min_time: float) -> i
 
 
 def common_calls(
-    runs: Sequence[Run],
-    clocks: Sequence[Callable[[], float]],
-    min_time: float,
-    *,
-    warmup: int = 0,
+    runs: Sequence[Run], clocks: Sequence[Callable[[], float]], min_time: float, *, warmup: int = 0
 ) -> int:
     """How many calls make a sample of the slowest of ``runs`` last ``min_time`` (1 to
     the cap), judged by one timed call of each after ``warmup`` untimed ones, in turn;
@@ -161,10 +157,7 @@ def _timed(run: Run, clock: Callable[[], float]) -> tuple[float, float]:
 
 
 def in_turn(
-    runs: Mapping[str, Run],
-    numbers: Mapping[str, int],
-    repeat: int,
-    clock: Callable[[], float],
+    runs: Mapping[str, Run], numbers: Mapping[str, int], repeat: int, clock: Callable[[], float]
 ) -> dict[str, list[float]]:
     """Seconds per call of each of ``runs`` in each of ``repeat`` rounds, timed in turn,
     the order alternating so neither always runs first (warm caches)."""

@@ -526,13 +526,7 @@ OPTIONS = (
     Option("--compare", "exit 1 if a speedup fell", metavar="BASELINE.json"),
     Option("--history", "show the speedups of the --json files in DIR", metavar="DIR"),
     Option("--sizes", "block counts", parse=sizes, metavar="N,N,..."),
-    Option(
-        "--workload",
-        workload_help,
-        kind="append",
-        metavar="NAME",
-        choices=workloads,
-    ),
+    Option("--workload", workload_help, kind="append", metavar="NAME", choices=workloads),
     Option(
         "--reference-limit",
         "run the reference only up to N blocks (default: 1000000)",

@@ -15,11 +15,7 @@ from .._rule.jsonio import dumps, show_text
 from .._rule.same import same
 from .._rule.sources import Record, SourceError, read_records
 from . import config
-from ._common import (
-    answer,
-    engine_ready,
-    problem,
-)
+from ._common import answer, engine_ready, problem
 from ._options import cut_off, error, writable
 from ._subcommand import Subcommand
 

@@ -14,16 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._engines.choice import Engine
-from .._inputs import (
-    PIECE_BYTES,
-    READ_ERRORS,
-    Piece,
-    Runner,
-    expand,
-    piece_lines,
-    reason,
-    whole,
-)
+from .._inputs import PIECE_BYTES, READ_ERRORS, Piece, Runner, expand, piece_lines, reason, whole
 from .._inputs import pieces as all_pieces
 from .._packers import CallablePacker, CommandPacker, Packer, PackerFault, SetupError, load
 from .._partition.facts import without_partition
@@ -37,14 +28,7 @@ from .._rule.recorded import RULE_KEY, recorded, refuses
 from .._rule.sources import Record, SourceError, read_lines, read_records
 from ..audit import ClusterError, ReadError, record_step
 from . import config
-from ._common import (
-    answer,
-    cluster_runner,
-    engine_ready,
-    files_argument,
-    flushing,
-    problem,
-)
+from ._common import answer, cluster_runner, engine_ready, files_argument, flushing, problem
 from ._gather import Gathered
 from ._options import error, note, writable
 from ._subcommand import Subcommand
@@ -222,9 +206,7 @@ def _records(piece: Piece, stream: IO[bytes], how: _How) -> Iterator[Record]:
         records = read_lines(stream, piece.first_line, how.max_line_bytes)
     else:
         records = read_records(
-            stream,
-            csv_hint=piece.name.lower().endswith(".csv"),
-            max_line_bytes=how.max_line_bytes,
+            stream, csv_hint=piece.name.lower().endswith(".csv"), max_line_bytes=how.max_line_bytes
         )
     if not how.several:
         return records
