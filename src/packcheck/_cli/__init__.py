@@ -37,9 +37,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         module = "gate" if name in ("verify", "diff") else name
         importlib.import_module(f".{module}", __package__).register(commands, name)
     for command in commands.choices.values():
-        # An unknown option is reported with the usage of the command it was given to.
-        command.set_defaults(command_parser=command)
-        one_line_errors(command)  # a bad value: one line, in every command
+        one_line_errors(command)
     return parser
 
 

@@ -695,7 +695,9 @@ def _say(command: str, kind: str, message: str) -> None:
 
 
 def one_line_errors(parser: argparse.ArgumentParser) -> None:
-    """A bad option value is one line (exit 2); an unknown option shows the usage."""
+    """A bad option value is one line (exit 2); an unknown option shows the usage of the
+    command it was given to (``args.command_parser``)."""
+    parser.set_defaults(command_parser=parser)
     usage_error = parser.error
 
     def bad_value(message: str) -> NoReturn:

@@ -32,7 +32,6 @@ def register(commands: Any, name: str) -> None:
             subcommands, subcommand
         )
     for command in subcommands.choices.values():
-        command.set_defaults(command_parser=command)
         one_line_errors(command)
 
 
