@@ -24,8 +24,7 @@ import packcheck
 from packcheck import _bench as bench
 from packcheck import reference
 from packcheck._bench import _ab, _timing
-from packcheck._cli._options import QUICK_BUDGET
-from packcheck._cli.bench_ab import QUICK_CASE_SIZES
+from packcheck._cli._options import QUICK_BUDGET, QUICK_CASE_SIZES
 from packcheck._cli.bench_show import table_ab
 from packcheck._engines import numpy_entry as scan
 

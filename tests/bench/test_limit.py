@@ -20,10 +20,10 @@ def test_a_watched_call_past_the_limit_is_reported_once_and_a_done_one_never() -
         expired.set()
 
     limit = Limit(0.01, expire)
-    limit.watch("p failed on w at n=1")
-    limit.done()  # returned in time: nothing to report
-    limit.watch("p failed on w at n=10", calls=2)
-    assert expired.wait(60)
+    with limit.watching("p failed on w at n=1"):
+        pass  # returned in time: nothing to report
+    with limit.watching("p failed on w at n=10", calls=2):
+        assert expired.wait(60)
     limit.close()
     assert reasons == [
         "p failed on w at n=10: no answer within 0.01 s a case (timeout); run stopped"

@@ -94,7 +94,7 @@ def test_a_command_s_own_help_and_default_override_the_declaration() -> None:
 
 def test_quick_s_help_names_the_sizes_an_ab_runs_for_each_kind_of_packer() -> None:
     # A case-level A/B runs other sizes than a kernel's: the help says both, as run.
-    from packcheck._cli.bench_ab import QUICK_CASE_SIZES, QUICK_SIZES
+    from packcheck._cli._options import QUICK_CASE_SIZES, QUICK_SIZES
 
     (quick,) = [o for o in options("bench") if o.flag == "--quick"]
     text = quick.help if isinstance(quick.help, str) else quick.help.make()

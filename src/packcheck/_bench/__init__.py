@@ -1,30 +1,24 @@
 """Benchmarks of the packers, measured side by side, and gates on their speed: the room
 behind ``packcheck bench``, whose public face is :mod:`packcheck.bench`.
 
-:func:`ab` is the gate to use: NEW against OLD, timed in pairs in one process, a
-verdict per workload; either is a kernel or any :class:`Subject` (a case-level
-function, a JSON Lines command: :func:`python_subject`, :class:`CommandSubject`).
-:func:`run` times packers and the reference on the same seeded data;
-:func:`run_steps` packs agent-sized steps one at a time and in a batch;
+:func:`ab` times NEW against OLD in pairs; :func:`run` times packers and the reference
+on the same seeded data; :func:`run_steps` packs agent-sized steps;
 :func:`compare` checks a run against a stored baseline.
 """
 
 from __future__ import annotations
 
-from ._ab import VERDICTS, ABReport, Comparison, ab
+from ._ab import VERDICTS, ABReport, ab
 from ._answers import BenchError, Kernel
 from ._context import context
 from ._limit import Limit
-from ._paired import Verdict
 from ._report import CALLS, KIND, REFERENCE, TIE, Report, StepsReport, StepTiming, Timing
 from ._run import (
     CASE_SIZES,
     CASE_WORKLOADS,
     DEFAULT_SIZES,
-    STEP_SIZES,
     STEP_WORKLOADS,
     STEPS,
-    Regression,
     compare,
     compared,
     differences,
@@ -46,7 +40,6 @@ __all__ = [
     "KINDS",
     "REFERENCE",
     "STEPS",
-    "STEP_SIZES",
     "STEP_WORKLOADS",
     "TIE",
     "VERDICTS",
@@ -55,18 +48,15 @@ __all__ = [
     "BenchError",
     "CaseSubject",
     "CommandSubject",
-    "Comparison",
     "Kernel",
     "KernelSubject",
     "Limit",
     "Recorded",
-    "Regression",
     "Report",
     "StepTiming",
     "StepsReport",
     "Subject",
     "Timing",
-    "Verdict",
     "ab",
     "commands_clock",
     "compare",

@@ -1,5 +1,4 @@
-"""NEW against OLD: two packers timed in one process, in pairs, on the same inputs;
-the verdict comes from the paired ratios (:mod:`packcheck._bench._paired`)."""
+"""NEW against OLD: two packers timed in one process, in pairs, on the same inputs."""
 
 from __future__ import annotations
 
@@ -45,8 +44,6 @@ class Comparison:
 
 @dataclass
 class ABReport:
-    """The comparisons of one run and how they were measured."""
-
     comparisons: list[Comparison]
     threshold: float
     confidence: float
@@ -69,9 +66,8 @@ class ABReport:
         return "inconclusive" if self.counts["inconclusive"] else "ok"
 
     def to_json(self, new: str, old: str) -> dict[str, Any]:
-        """A small, self-describing dict: what was compared, where, how, and each
-        comparison's times, ratio, interval and verdict (``new_seconds`` and
-        ``old_seconds``: the median pair's, whose ratio is ``ratio``)."""
+        """What was compared, where, how, and each comparison's times (the median pair's),
+        ratio, interval and verdict."""
         return {
             "kind": "packcheck bench A/B",
             "new": new,
@@ -174,8 +170,7 @@ def _cells(
     pairs: tuple[int, int],
     recorded: Recorded | None,
 ) -> list[tuple[Load, int]]:
-    """The recorded cases, then the workloads at the sizes to compare; ``ValueError``
-    for what :func:`ab` says."""
+    """The recorded cases, then the workloads at the sizes to compare."""
     if clock not in CLOCKS:
         raise ValueError(f"unknown clock {clock!r}; expected one of {', '.join(CLOCKS)}")
     if any(s.kind == "command" for s in subjects):
@@ -200,16 +195,14 @@ def _compare(
     rng: random.Random,
     notes: list[str],
 ) -> tuple[Comparison, float]:
-    """The comparison on one cell and the wall seconds before its first pair.
-    ``pairs`` is ``(min_pairs, max_pairs, end, cells)``: its pairs stop at an equal
-    share, among the ``cells`` left, of the wall time to ``end``."""
+    """The comparison on one cell and the wall seconds before its first pair; ``pairs``
+    is ``(min_pairs, max_pairs, end, cells)``: an equal share of the time to ``end``."""
     began = wall()
     where = where_of(load, n)
-    # Both sides of one family pack the very same input objects.  Each side's own copy,
-    # made one after the other, left the first made in memory the previous cell had
-    # freed and the second in fresh memory: a Python packer against itself ran 2-7%
-    # slower as NEW on cases of 10,000 blocks, and as OLD when OLD's was made first.
-    inputs = subjects[0].inputs(load, n, seed) if _alike(subjects) else None
+    # Both sides of one family pack the very same input objects: each side's own copy
+    # biased the ratio by where in memory it landed (docs/performance.md).
+    alike = subjects[0].family == subjects[1].family
+    inputs = subjects[0].inputs(load, n, seed) if alike else None
     cells = (subjects[0].cell(load, n, seed, inputs), subjects[1].cell(load, n, seed, inputs))
     note = error_note(_check_answers(where, subjects, cells), where)
     if note is not None:
@@ -234,13 +227,7 @@ def _compare(
     return Comparison(load.name, load.family, n, new_seconds, old_seconds, judged, *medians), setup
 
 
-def _alike(subjects: tuple[Subject, Subject]) -> bool:
-    """Whether both sides pack the same kind of input (cases, or a kernel's arrays)."""
-    return subjects[0].family == subjects[1].family
-
-
 def _unjudged(load: Load, n: int) -> Comparison:
-    """A cell the time budget left no pair for: inconclusive, its times unknown."""
     nothing = Estimate(math.nan, math.nan, math.nan, 0, "inconclusive")
     return Comparison(load.name, load.family, n, math.nan, math.nan, nothing, math.nan, math.nan)
 
@@ -255,7 +242,6 @@ def _median_pair(new: list[float], old: list[float]) -> tuple[float, float]:
 
 
 def _check_answers(where: str, subjects: tuple[Subject, Subject], cells: tuple[Cell, Cell]) -> Any:
-    """NEW's answer, once both are checked."""
     answers = {}
     for label, cell in zip(("NEW", "OLD"), cells, strict=True):
         answers[label] = first_answer(label, cell.answer, where, shape=cell.shape)

@@ -1,9 +1,5 @@
-"""Where a timing came from: the machine, the versions, the commit and the time.
-
-A stored timing is only comparable with one taken on the same machine with the same
-Python and NumPy; these are recorded with every result so a comparison can say when
-it is not.
-"""
+"""Where a timing came from: the machine, the versions, the commit and the time, so
+that a comparison can say when two are not alike."""
 
 from __future__ import annotations
 
@@ -25,7 +21,6 @@ _CPUINFO = Path("/proc/cpuinfo")
 
 
 def machine() -> dict[str, str]:
-    """The processor, system and versions timings depend on, as strings."""
     return {
         "system": platform.system(),
         "machine": platform.machine(),

@@ -1,16 +1,16 @@
 """A Python packer's time limit in bench: seconds a case; a case past it ends the run.
 
-bench times a Python packer in its own thread (a worker, as ``verify`` uses, would time
-the pickling), where a call cannot be interrupted: a watchdog thread hands the one-line
-reason to ``expire``, which ends the process.  Armed per call or per sample (``calls``
-times the limit), outside the packer's own time.
+bench times a Python packer in this process's thread (a worker would time the
+pickling), where a call cannot be interrupted: a watchdog thread hands the one-line
+reason to ``expire``, which ends the process.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 
 class Limit:
@@ -25,12 +25,14 @@ class Limit:
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
 
-    def watch(self, what: str, calls: int = 1) -> None:
-        """``what`` (the packer and case, for the reason) starts ``calls`` calls now."""
+    @contextmanager
+    def watching(self, what: str, calls: int = 1) -> Iterator[None]:
+        """``what`` (the packer and case, for the reason) makes ``calls`` calls inside."""
         self._watched = (time.monotonic() + self.seconds * calls, what)
-
-    def done(self) -> None:
-        self._watched = None
+        try:
+            yield
+        finally:
+            self._watched = None
 
     def _watch(self) -> None:
         while not self._stop.wait(min(0.1, max(0.01, self.seconds / 4))):

@@ -1,9 +1,6 @@
-"""Paired comparison of two timings: a median ratio, its interval and a verdict.
-
-Each pair is one sample of NEW and one of OLD, back to back in random order; the
-statistic is the log of their ratio, and the interval the sign test's for the median:
-distribution-free, so a shared machine's skewed noise costs width, not validity.
-"""
+"""Paired comparison of two timings: the median log ratio, its sign-test interval
+(distribution-free: a shared machine's skewed noise costs width, not validity) and a
+verdict."""
 
 from __future__ import annotations
 
@@ -42,8 +39,6 @@ def median_interval(values: Sequence[float], confidence: float) -> tuple[float, 
 
 @dataclass(frozen=True)
 class Estimate:
-    """NEW's time over OLD's: the median pair ratio, its interval and the verdict."""
-
     ratio: float
     low: float
     high: float

@@ -1,11 +1,5 @@
-"""A benchmark run's timings, the speedups they imply, and their JSON form.
-
-Every sample is kept in a run; a stored report keeps per cell the median and its
-interval.  A steps row (:class:`StepsReport`) pairs a call on the reference's side with
-the same work on NumPy's, timed back to back, order alternating, on the same input.
-Its speedup is the median of the repeats' ratios; *faster* names the side that wins by
-more than :data:`TIE` across the whole interval.
-"""
+"""A benchmark run's timings, the speedups they imply, and their JSON form (a stored
+report keeps per cell the median and its interval, not every sample)."""
 
 from __future__ import annotations
 
@@ -43,11 +37,8 @@ class Timing:
 
 @dataclass
 class Report:
-    """The timings of one run, with the speedups and scaling exponents they imply.
-
-    ``context``: where they came from (:func:`context`); ``clock``: what they were
-    measured on.  Read back from JSON, a report has each cell's median and interval only.
-    """
+    """The timings of one run, with the speedups and scaling exponents they imply;
+    ``context``: where they came from (:func:`context`)."""
 
     timings: list[Timing]
     context: dict[str, Any] = field(default_factory=dict)
@@ -58,7 +49,6 @@ class Report:
 
     @property
     def machine(self) -> dict[str, str]:
-        """The machine and versions (:func:`packcheck._bench._context.machine`)."""
         return dict(self.context.get("machine", {}))
 
     def engines(self) -> list[str]:
@@ -71,18 +61,15 @@ class Report:
         return list(dict.fromkeys(t.workload for t in self.timings))
 
     def sizes(self) -> list[int]:
-        """The block counts measured, ascending."""
         return sorted({t.n for t in self.timings})
 
     def timing(self, engine: str, name: str, n: int) -> Timing | None:
-        """The timing of that cell, or ``None`` if it was not measured."""
         for timing in self.timings:
             if (timing.engine, timing.workload, timing.n) == (engine, name, n):
                 return timing
         return None
 
     def seconds(self, engine: str, name: str, n: int) -> float | None:
-        """Median seconds per call, or ``None`` if that cell was not measured."""
         timing = self.timing(engine, name, n)
         return None if timing is None else timing.seconds
 
@@ -120,12 +107,11 @@ class Report:
         return float(slope)
 
     def family(self, name: str) -> str:
-        """The family (``typical`` or ``adversarial``) of workload ``name``."""
         return next(t.family for t in self.timings if t.workload == name)
 
     def to_json(self) -> dict[str, Any]:
-        """A small, self-describing dict: where and how it was measured, then per cell
-        the median seconds, their interval and (for an engine) the speedup and its."""
+        """Where and how it was measured, then per cell the median seconds, their
+        interval and (for an engine) the speedup and its."""
         results = []
         for t in self.timings:
             result: dict[str, Any] = {
@@ -165,7 +151,7 @@ class Report:
 
     @classmethod
     def _from_samples(cls, data: dict[str, Any]) -> Report:
-        """A report from before the kind field: every timing with its samples."""
+        """A report from before the kind field, with every sample."""
         timings = data.get("timings")
         if not isinstance(timings, list):
             raise stored.StoredError("timings", "absent or not a list")
@@ -223,8 +209,8 @@ Faster = Literal["numpy", "reference", "neither", "unclear"]
 
 @dataclass(frozen=True)
 class StepTiming:
-    """One row: the seconds per call of each side in every repeat, in order (the
-    ``i``-th samples were taken one right after the other)."""
+    """One row of :func:`run_steps`: each side's seconds per call in every repeat, the
+    ``i``-th samples taken back to back."""
 
     call: str
     workload: str
@@ -237,8 +223,7 @@ class StepTiming:
     numpy_samples: tuple[float, ...]
 
     def speedup_interval(self) -> tuple[float, float, float]:
-        """``(speedup, low, high)``: the median ratio of the repeats and its interval
-        (the 95% sign-test interval from 6 repeats on, the range below)."""
+        """``(speedup, low, high)``: the median ratio of the repeats and its interval."""
         pairs = zip(self.reference_samples, self.numpy_samples, strict=True)
         return _summary([a / b if b > 0 else math.inf for a, b in pairs])
 
@@ -254,8 +239,6 @@ class StepTiming:
         return "unclear"
 
     def to_json(self) -> dict[str, Any]:
-        """The row as a self-describing dict: what each side ran, on what, and the
-        median seconds, speedup and verdict with their intervals."""
         ours, theirs = _summary(list(self.numpy_samples)), _summary(list(self.reference_samples))
         speedup = self.speedup_interval()
         return {
@@ -280,13 +263,10 @@ class StepTiming:
 
 @dataclass
 class StepsReport:
-    """The rows of one run, in the order they were measured."""
-
     timings: list[StepTiming]
 
     def to_json(self) -> dict[str, Any]:
-        """``{"about": ..., "tie": ..., "results": [...]}``: stored beside a matrix
-        report's keys, which readers of those ignore."""
+        """Stored beside a matrix report's keys, which its readers ignore."""
         return {
             "about": (
                 "engines at the sizes agents pack: per row, the reference side and the "

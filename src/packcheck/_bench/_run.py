@@ -57,12 +57,10 @@ def run(
     """Time ``packers`` (default: the NumPy packer as ``"numpy"``) and the reference.
 
     A packer is a kernel (``pack_sizes(budget, sizes)``) or any :class:`Subject`; one
-    run's packers are all kernel-level or all case-level (the reference then
-    ``pack(case)``, under ``rule``); a command needs the ``command`` or ``wall`` clock.
-    ``recorded`` cases are a workload of their own, first.  Per workload and size each
-    answer is checked, then ``repeat`` rounds time every packer in turn on ``clock``.
-    Raises :class:`BenchError` when an answer is wrong or an input mutated,
-    ``ValueError`` for an unknown workload or a size or repeat below 1.
+    run's are all kernel-level or all case-level (the reference then ``pack(case)``,
+    under ``rule``).  ``recorded`` cases are a workload of their own, first.  Per cell
+    each answer is checked, then ``repeat`` rounds time every packer in turn.  Raises
+    :class:`BenchError` when an answer is wrong or an input mutated.
     """
     given = dict(packers) if packers is not None else {"numpy": scan.pack_sizes}
     chosen = {name: as_subject(name, packer) for name, packer in given.items()}
@@ -148,7 +146,6 @@ def _measure(
 
 
 def _each_answer(calls: list[Callable[[], Any]]) -> list[Any]:
-    """The answers of ``calls``, in order."""
     return [call() for call in calls]
 
 
@@ -168,13 +165,10 @@ def run_steps(
     clock: str = "thread",
     progress: Progress | None = None,
 ) -> StepsReport:
-    """The engines at the sizes agents pack, each row's two sides timed in turn.
-
-    ``pack(case)`` with either engine on cases of ``sizes`` blocks from ``workloads``;
-    then, on ``steps`` model steps, the reference against
-    :func:`packcheck.scan.pack_batch` and ``pack`` against ``pack_many`` (:data:`CALLS`).
-    Raises :class:`BenchError` when the sides' answers differ or an input changes,
-    ``ValueError`` for bad workloads or counts.
+    """The engines at the sizes agents pack, each row's two sides (:data:`CALLS`) timed
+    in turn: ``pack(case)`` on cases of ``sizes`` blocks from ``workloads``, then the
+    batch calls on ``steps`` model steps.  Raises :class:`BenchError` when the sides'
+    answers differ or an input changes.
     """
     timer = CLOCKS[clock]  # KeyError before any work for an unknown clock
     loads = [workload(name) for name in (STEP_WORKLOADS if workloads is None else workloads)]
@@ -210,7 +204,7 @@ def _batches(
     say: Callable[[str], None],
     timings: list[StepTiming],
 ) -> None:
-    """The rows of :func:`run_steps` on ``count`` steps in one call, added to ``timings``."""
+    """The rows of :func:`run_steps` on ``count`` steps in one call."""
     batch = batch_of_steps(count, seed)
     shape = (count, int(batch.offsets[-1]), 10, 200, seed)
     say(f"pack_batch {count:,} steps")
@@ -261,9 +255,8 @@ def _pair(
     call: str,
     read: Callable[[Any], Any] | None = None,
 ) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """The samples of the reference side and the NumPy side, timed in turn; a
-    :class:`BenchError` if the NumPy side's answer, put as the reference side's by
-    ``read`` (untimed), differs."""
+    """The samples of the reference side and the NumPy side, timed in turn, once the
+    NumPy side's answer (put as the reference side's by ``read``) is checked."""
     repeat, min_time = rounds
     label = CALLS[call][1]
     expected = first_answer(CALLS[call][0], sides[0], f"on {where}")
@@ -300,8 +293,8 @@ def _span(speedup: tuple[float, float, float]) -> str:
 
 
 def compared(baseline: Report, current: Report) -> list[tuple[str, str, int]]:
-    """What :func:`compare` compares: ``(engine, workload, n)`` for every engine and
-    workload of ``current`` with a speedup in both reports, at the largest such n."""
+    """``(engine, workload, n)`` for every engine and workload of ``current`` with a
+    speedup in both reports, at the largest such n."""
     cells = []
     for engine in current.engines():
         for name in current.workloads():
@@ -317,12 +310,9 @@ def compared(baseline: Report, current: Report) -> list[tuple[str, str, int]]:
 
 
 def compare(baseline: Report, current: Report, max_regression: float) -> list[Regression]:
-    """Every engine and workload whose speedup fell by more than ``max_regression``.
-
-    A fall counts only when the top of the current interval is below the bottom of the
-    baseline's, less ``max_regression`` (a fraction), at the largest size both reports
-    have (:func:`compared`).  A speedup that is not finite is a fall.
-    """
+    """Every engine and workload (:func:`compared`) whose speedup fell by more than
+    ``max_regression``: the top of the current interval is below the bottom of the
+    baseline's, less that fraction.  A speedup that is not finite is a fall."""
     regressions = []
     for engine, name, n in compared(baseline, current):
         before = baseline.speedup_interval(engine, name, n)
@@ -338,7 +328,6 @@ def compare(baseline: Report, current: Report, max_regression: float) -> list[Re
 
 
 def differences(baseline: Report, current: Report) -> tuple[list[str], list[str]]:
-    """How the machines differ, then how the Python and NumPy versions do
-    (``key before -> now``); two empty lists when the runs are comparable."""
+    """How the machines differ, then how the Python and NumPy versions do."""
     before, now = baseline.machine, current.machine
     return mismatches(before, now, MACHINE_KEYS), mismatches(before, now, VERSION_KEYS)

@@ -1,17 +1,14 @@
-"""What a benchmark times: any packer ``verify`` accepts, at the level it works at.
-
-A *kernel* (``pack_sizes(budget, int64 sizes)``) is timed on a workload's arrays, a
-*case* packer on the workload as a case, a *command* by batches of cases through its
-running process; answers are compared in the kind's own terms.
-"""
+"""What a benchmark times: a *kernel* (``pack_sizes(budget, int64 sizes)``) on a
+workload's arrays, a *case* packer on it as a case, a *command* by batches of cases
+through its running process."""
 
 from __future__ import annotations
 
 import inspect
 import math
 import pickle
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Literal
@@ -54,19 +51,6 @@ class Cell:
     shape: str
 
 
-@contextmanager
-def _watching(limit: Limit | None, what: str, calls: int = 1) -> Iterator[None]:
-    """``limit`` (if any) watches ``calls`` calls of ``what`` inside."""
-    if limit is None:
-        yield
-        return
-    limit.watch(what, calls)
-    try:
-        yield
-    finally:
-        limit.done()
-
-
 class Subject:
     """A packer to time: its ``name`` (as given), its ``kind``, a :class:`Cell` per input,
     the :class:`Limit` of a case (``None``: none; a command has its own), and the
@@ -80,41 +64,36 @@ class Subject:
 
     @property
     def family(self) -> str:
-        """``kernel`` or ``case``: what its answers compare with."""
         return "kernel" if self.kind == "kernel" else "case"
 
     def inputs(self, load: Load, n: int, seed: int) -> list[Any]:
-        """What this packer packs of ``load`` at ``n`` blocks from ``seed``: its cases (a
-        kernel's: its arrays and budgets)."""
+        """What this packer packs of ``load`` at ``n`` blocks: cases, or a kernel's arrays."""
         return load.cases(n, seed, self.rule)
 
     def cell(self, load: Load, n: int, seed: int, inputs: list[Any] | None = None) -> Cell:
-        """This packer on ``load``'s input of ``n`` blocks from ``seed`` (on recorded
-        cases, on all of them: one call packs each in turn); on ``inputs`` (what
-        :meth:`inputs` gives, perhaps another packer's of the same family) when given."""
+        """This packer on ``load``'s input of ``n`` blocks (recorded cases: all, in turn),
+        or on ``inputs`` (perhaps another packer's of the same family)."""
         raise NotImplementedError  # pragma: no cover - abstract
 
     def expected(self, cases: list[Any]) -> Callable[[], Any]:
-        """The rule's answer to ``cases``: one answer for one case, else a list."""
         if len(cases) == 1:
             return partial(pack, cases[0], rule=self.rule)
         return lambda: [pack(case, rule=self.rule) for case in cases]
 
     def close(self) -> None:
-        """Release the packer (a command's process)."""
+        """Release the packer."""
 
     def _limited(self, cell: Cell, where: str) -> Cell:
-        """``cell``, its calls watched by :attr:`limit`."""
         limit, what = self.limit, f"{self.name} failed {where}"
         if limit is None:
             return cell
 
         def run(number: int) -> None:
-            with _watching(limit, what, number):
+            with limit.watching(what, number):
                 cell.run(number)
 
         def answer() -> Any:
-            with _watching(limit, what):
+            with limit.watching(what):
                 return cell.answer()
 
         return replace(cell, run=run, answer=answer)
@@ -170,7 +149,6 @@ def _every(calls: Sequence[Callable[[], Any]]) -> list[Any]:
 
 
 def _each(calls: Sequence[Callable[[], Any]]) -> Run:
-    """Every one of ``calls`` in turn, ``number`` times."""
 
     def run(number: int) -> None:
         for _ in range(number):
@@ -181,7 +159,6 @@ def _each(calls: Sequence[Callable[[], Any]]) -> Run:
 
 
 def _all(answers: Sequence[Callable[[], Any]]) -> list[Any] | None:
-    """Every answer, or ``None`` if one is not an answer."""
     listed = [answer() for answer in answers]
     return None if any(answer is None for answer in listed) else listed
 
@@ -218,8 +195,7 @@ class CaseSubject(_Function):
         return self._limited(cell, where_of(load, n))
 
     def _refusing(self) -> Callable[[Any], Any]:
-        """The function, its ``ValueError`` answering ``{"error": "refused"}`` where the
-        rule refuses some input (as ``verify --rule`` takes it)."""
+        """The function, its ``ValueError`` a refusal where the rule refuses some input."""
         if not refuses(self.rule):
             return self.function
         function = self.function
@@ -273,7 +249,6 @@ class CommandSubject(Subject):
 
 
 def as_subject(name: str, packer: Kernel | Subject) -> Subject:
-    """``packer`` as a subject: a plain function is a kernel called ``name``."""
     return packer if isinstance(packer, Subject) else KernelSubject(name, packer)
 
 
@@ -283,19 +258,17 @@ def python_subject(
     kind: str | None = None,
     option: str = "--packer",
     limit: Limit | None = None,
-    rule: Rule | None = None,
 ) -> Subject:
     """``function`` as a kernel or case subject (``kind``, else told by its signature or a
     small case each way), every call watched by ``limit``; :class:`SetupError` (one
     line, naming ``option``) when neither fits."""
     if kind is None:
-        with _watching(limit, f"{option} {name!r} failed when tried on a small case"):
+        tried = f"{option} {name!r} failed when tried on a small case"
+        with nullcontext() if limit is None else limit.watching(tried):
             kind = _kind(name, function, option)
     if kind == "kernel":
         return KernelSubject(name, function, limit)
-    subject = CaseSubject(name, function, limit)
-    subject.rule = rule
-    return subject
+    return CaseSubject(name, function, limit)
 
 
 def _kind(name: str, function: Callable[..., Any], option: str) -> str:

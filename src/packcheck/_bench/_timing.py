@@ -1,10 +1,7 @@
 """How every benchmark takes its samples: the clocks, calls per sample, the samplers.
 
-A *sample* is the time of ``number`` calls divided by ``number``; a timed thing is a
-:data:`Run` (``run(number)``).  :func:`calls_per_sample` picks ``number``,
-:func:`in_turn` times every call in turn each round, :func:`paired` takes NEW/OLD pairs
-until the verdict is clear.  The garbage collector is off while timing.  The clocks and
-why the default is the thread's CPU time: docs/performance.md, "Running the benchmarks".
+A *sample* is the time of ``number`` calls of a :data:`Run` divided by ``number``, the
+garbage collector off.  The clocks: docs/performance.md, "Running the benchmarks".
 """
 
 from __future__ import annotations
@@ -36,8 +33,7 @@ def unwatch(key: int) -> None:
 
 
 def _process_cpu(pid: int) -> float:
-    """Seconds on a CPU of every thread of process ``pid`` (Linux ``schedstat``, in
-    nanoseconds); a thread that ends while being read counts nothing."""
+    """Seconds on a CPU of every thread of process ``pid`` (Linux ``schedstat``)."""
     total = 0
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
@@ -53,9 +49,8 @@ def _process_cpu(pid: int) -> float:
 
 
 def command_clock(only: int | None = None) -> float:
-    """The calling thread's CPU time plus that of the watched processes: the command
-    packers' work, without the time anyone waits for a core; with ``only``, of the
-    process watched under that key alone."""
+    """The calling thread's CPU time plus that of the watched processes (``only``: of
+    the one watched under that key)."""
     pids = _watched.values() if only is None else [_watched.get(only, lambda: None)]
     running = (pid() for pid in list(pids))
     return time.thread_time() + sum(_process_cpu(pid) for pid in running if pid is not None)
@@ -85,11 +80,8 @@ MAX_SAMPLE_WALL = 1.0
 
 
 def own_clock(name: str, key: int) -> Callable[[], float]:
-    """The clock ``name`` as it times the packer watched under ``key`` (its ``id``).
-
-    On the ``command`` clock, this thread and that packer's process only, so that no
-    packer is charged with another's background work; any other clock as it is.
-    """
+    """The clock ``name`` as it times the packer watched under ``key``: on the
+    ``command`` clock its process alone, so that none is charged with another's work."""
     clock = CLOCKS[name]
     return partial(command_clock, key) if clock is command_clock else clock
 
@@ -111,7 +103,6 @@ def wall() -> float:
 
 
 def repeated(call: Callable[[], Any]) -> Run:
-    """``call`` as a :data:`Run`: called ``number`` times in a loop."""
 
     def run(number: int) -> None:
         for _ in range(number):
@@ -122,7 +113,6 @@ def repeated(call: Callable[[], Any]) -> Run:
 
 @contextmanager
 def collector_off() -> Iterator[None]:
-    """The garbage collector off inside, then as it was found."""
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -133,26 +123,17 @@ def collector_off() -> Iterator[None]:
 
 
 def sample(run: Run, number: int, clock: Callable[[], float]) -> float:
-    """Seconds per call, over ``number`` calls."""
     start = clock()
     run(number)
     return (clock() - start) / number
 
 
-def calls_per_sample(
-    run: Run, clock: Callable[[], float], min_time: float, *, warmup: int = 0
-) -> int:
-    """How many calls make a sample of ``run`` last ``min_time``: :func:`common_calls`
-    of it alone."""
-    return common_calls((run,), (clock,), min_time, warmup=warmup)
+def calls_per_sample(run: Run, clock: Callable[[], float], min_time: float) -> int:
+    return common_calls((run,), (clock,), min_time)
 
 
 def common_calls(
-    runs: Sequence[Run],
-    clocks: Sequence[Callable[[], float]],
-    min_time: float,
-    *,
-    warmup: int = 0,
+    runs: Sequence[Run], clocks: Sequence[Callable[[], float]], min_time: float, *, warmup: int = 0
 ) -> int:
     """How many calls make a sample of the slowest of ``runs`` last ``min_time`` (1 to
     the cap), judged by one timed call of each after ``warmup`` untimed ones, in turn;
@@ -170,21 +151,16 @@ def common_calls(
 
 
 def _timed(run: Run, clock: Callable[[], float]) -> tuple[float, float]:
-    """One call's seconds on ``clock`` and on the wall."""
     start = wall()
     once = sample(run, 1, clock)
     return once, wall() - start
 
 
 def in_turn(
-    runs: Mapping[str, Run],
-    numbers: Mapping[str, int],
-    repeat: int,
-    clock: Callable[[], float],
+    runs: Mapping[str, Run], numbers: Mapping[str, int], repeat: int, clock: Callable[[], float]
 ) -> dict[str, list[float]]:
-    """Seconds per call of each of ``runs`` in each of ``repeat`` rounds, every one
-    timed in turn in each round (over ``numbers[name]`` calls), the order alternating
-    so neither side always runs first (warm caches)."""
+    """Seconds per call of each of ``runs`` in each of ``repeat`` rounds, timed in turn,
+    the order alternating so neither always runs first (warm caches)."""
     samples: dict[str, list[float]] = {name: [] for name in runs}
     with collector_off():
         for index in range(repeat):
@@ -201,14 +177,9 @@ def paired(
     pairs: tuple[int, int, float],
     judging: tuple[float, float],
 ) -> tuple[Estimate | None, tuple[list[float], list[float]]]:
-    """Pairs of samples of ``runs`` (NEW, OLD), each pair back to back in a random order.
-
-    Stops when the verdict is not ``inconclusive`` (from ``min_pairs`` on), at
-    ``max_pairs``, or before a pair would pass the wall ``deadline``, which wins over
-    ``min_pairs``.  ``pairs`` is ``(min_pairs, max_pairs, deadline)``, ``judging``
-    ``(threshold, confidence)``; returns the estimate (``None`` without a pair) and both
-    sides' samples.
-    """
+    """Pairs of samples of ``runs`` (NEW, OLD), each back to back in a random order,
+    until the verdict is clear (from ``min_pairs`` on), ``max_pairs``, or the wall
+    ``deadline`` (``pairs``); the estimate (``None`` without a pair) and the samples."""
     min_pairs, max_pairs, deadline = pairs
     samples: tuple[list[float], list[float]] = ([], [])
     log_ratios: list[float] = []
@@ -229,7 +200,6 @@ def paired(
 
 
 def log_ratio(new: float, old: float) -> float:
-    """``log(new / old)``, finite."""
     # A sample below the clock's resolution reads 0: count it as one tick (1 ns),
     # so the ratio stays finite and still says which side was faster.
     return math.log(max(new, 1e-9) / max(old, 1e-9))

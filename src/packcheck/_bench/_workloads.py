@@ -1,15 +1,12 @@
-"""Seeded benchmark workloads: block sizes and a budget, typical and adversarial.
-
-Each is a function of ``(n, seed)`` returning int64 sizes and a budget; adversarial
-orders make a scan that restarts at every skipped block quadratic.
-"""
+"""Seeded benchmark workloads: ``(n, seed)`` -> int64 sizes and a budget, typical and
+adversarial (orders that make a scan restarting at every skipped block quadratic)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -30,7 +27,6 @@ class Workload:
 
     name: str
     family: Family
-    description: str
     make: _Make
 
     def generate(self, n: int, seed: int = 0) -> tuple[Sizes, int]:
@@ -40,18 +36,15 @@ class Workload:
         return self.make(n, np.random.default_rng(seed))
 
     def case(self, n: int, seed: int = 0, rule: Rule | None = None) -> dict[str, Any]:
-        """:meth:`generate` as a case :func:`packcheck.pack` takes (:func:`as_case`),
-        its budget fitted to ``rule`` (:func:`fitted_budget`)."""
+        """:meth:`generate` as a case, its budget fitted to ``rule``."""
         sizes, budget = self.generate(n, seed)
         listed = sizes.tolist()
         return as_case(fitted_budget(budget, listed, rule), listed)
 
     def cases(self, n: int, seed: int = 0, rule: Rule | None = None) -> list[dict[str, Any]]:
-        """The cases a call packs: :meth:`case`, alone."""
         return [self.case(n, seed, rule)]
 
     def arrays(self, n: int, seed: int = 0) -> list[tuple[Sizes, int]]:
-        """What a kernel packs in a call: :meth:`generate`, alone."""
         return [self.generate(n, seed)]
 
 
@@ -62,38 +55,31 @@ class Recorded:
     step other than the case's are left as they are: packers ignore them."""
 
     recorded: tuple[Any, ...]
-    name: str = "recorded"
-    family: Family = "recorded"
-    description: str = "the cases given with --cases"
+    name: ClassVar[str] = "recorded"
+    family: ClassVar[Family] = "recorded"
 
     def cases(self, n: int = 0, seed: int = 0, rule: Rule | None = None) -> list[Any]:
-        """Every recorded case, as recorded (``n``, ``seed`` and ``rule`` change nothing)."""
         return list(self.recorded)
 
     def arrays(self, n: int = 0, seed: int = 0) -> list[tuple[Sizes, int]]:
-        """The sizes and budget of every recorded case a kernel can pack: those whose
-        units are valid (a kernel cannot answer ``{"error": "size"}``) within int64."""
-        read = (valid_case(case) for case in self.recorded)
+        """The sizes and budget of every recorded case a kernel can pack: valid units
+        (no kernel answers ``{"error": "size"}``) within int64."""
+        read = (_for_kernel(case) for case in self.recorded)
         return [
-            (np.array(case.sizes, dtype=np.int64), case.budget)
-            for case in read
-            if case is not None and _fits_int64(case)
+            (np.array(case.sizes, dtype=np.int64), case.budget) for case in read if case is not None
         ]
 
     def packable(self) -> Recorded:
-        """The recorded cases a kernel can pack (:meth:`arrays`'), so that a kernel and
-        a case-level packer timed against each other pack the same cases."""
-        kept = tuple(case for case in self.recorded if _packable(case))
-        return Recorded(kept, self.name, self.family, self.description)
+        """The recorded cases a kernel can pack, for a kernel timed against a case packer."""
+        kept = tuple(case for case in self.recorded if _for_kernel(case) is not None)
+        return Recorded(kept)
 
 
-def _packable(case: Any) -> bool:
+def _for_kernel(case: Any) -> Case | None:
     read = valid_case(case)
-    return read is not None and _fits_int64(read)
-
-
-def _fits_int64(case: Case) -> bool:
-    return case.budget < 2**63 and all(size < 2**63 for size in case.sizes)
+    if read is None or read.budget >= 2**63 or any(size >= 2**63 for size in read.sizes):
+        return None
+    return read
 
 
 def fitted_budget(budget: int, sizes: Sequence[int], rule: Rule | None) -> int:
@@ -110,7 +96,6 @@ def fitted_budget(budget: int, sizes: Sequence[int], rule: Rule | None) -> int:
 
 
 def _pinned(sizes: Sequence[int], rule: Rule) -> list[int]:
-    """The sizes of the blocks ``rule`` pins in a case of :func:`as_case`."""
     if not sizes or rule.pin == "none":
         return []
     if rule.pin == "first":
@@ -198,29 +183,23 @@ def _huge_budget_alternating(n: int, rng: np.random.Generator) -> tuple[Sizes, i
 WORKLOADS: dict[str, Workload] = {
     w.name: w
     for w in (
-        Workload("uniform-1%", "typical", "sizes 1-100, budget 1% of the total", _uniform(0.01)),
-        Workload("uniform-50%", "typical", "sizes 1-100, budget 50% of the total", _uniform(0.5)),
-        Workload("uniform-100%", "typical", "sizes 1-100, budget the total", _uniform(1.0)),
-        Workload("pareto", "typical", "Pareto(1.2) sizes, budget 50%", _pareto),
-        Workload("six-orders", "typical", "log-uniform sizes 1-10**6, budget 50%", _six_orders),
-        Workload("doc-chunks", "typical", "sizes 50-5,000, budget 90%", _chunks),
-        Workload("nothing-fits", "typical", "sizes 1,000-2,000, budget 999", _nothing_fits),
-        Workload("alternating", "adversarial", "1, B, 1, B-1, ... budget B", _alternating),
-        Workload("sawtooth", "adversarial", "teeth 1..1000, budget n", _sawtooth),
-        Workload("staircase", "adversarial", "too-large runs, rare keeps", _staircase),
-        Workload("tiny-and-large", "adversarial", "half 1s, half up to B", _tiny_and_large),
-        Workload(
-            "huge-budget-alt",
-            "adversarial",
-            "1, 2**63-1, 1, ... budget 2**63-2",
-            _huge_budget_alternating,
-        ),
+        Workload("uniform-1%", "typical", _uniform(0.01)),  # sizes 1-100, budget 1% of the total
+        Workload("uniform-50%", "typical", _uniform(0.5)),
+        Workload("uniform-100%", "typical", _uniform(1.0)),
+        Workload("pareto", "typical", _pareto),  # budget 50%
+        Workload("six-orders", "typical", _six_orders),  # log-uniform sizes 1-10**6, budget 50%
+        Workload("doc-chunks", "typical", _chunks),  # sizes 50-5,000, budget 90%
+        Workload("nothing-fits", "typical", _nothing_fits),  # sizes 1,000-2,000, budget 999
+        Workload("alternating", "adversarial", _alternating),
+        Workload("sawtooth", "adversarial", _sawtooth),
+        Workload("staircase", "adversarial", _staircase),
+        Workload("tiny-and-large", "adversarial", _tiny_and_large),  # half 1s, half up to B
+        Workload("huge-budget-alt", "adversarial", _huge_budget_alternating),
     )
 }
 
 
 def workload(name: str) -> Workload:
-    """The workload called ``name``; ``KeyError`` listing the names if there is none."""
     try:
         return WORKLOADS[name]
     except KeyError:
@@ -237,7 +216,7 @@ class Batch:
     offsets: Sizes
 
     def cases(self) -> list[tuple[int, list[int]]]:
-        """Each case as ``(budget, sizes)`` in Python ints, for the reference."""
+        """Each case as ``(budget, sizes)`` in Python ints."""
         flat = self.sizes.tolist()
         bounds = self.offsets.tolist()
         return [
@@ -246,7 +225,6 @@ class Batch:
         ]
 
     def as_cases(self) -> list[dict[str, Any]]:
-        """Each case as :func:`packcheck.pack` takes it (:func:`as_case`)."""
         return [as_case(budget, sizes) for budget, sizes in self.cases()]
 
 

@@ -1,9 +1,5 @@
-"""A stored report's schema: every field of a baseline checked before a gate reads it.
-
-A field of the wrong kind, a number that is not finite (a NaN would pass every gate) or
-an interval that does not contain its point is refused with the field's path
-(``results[3].speedup_interval``).  Numbers may arrive as :class:`~decimal.Decimal`.
-"""
+"""A stored report's schema: every field of a baseline checked before a gate reads it
+(a NaN would pass every gate), refused with its path (``results[3].seconds``)."""
 
 from __future__ import annotations
 
@@ -13,22 +9,8 @@ from typing import Any
 
 from .._rule.jsonio import show
 
-__all__ = [
-    "StoredError",
-    "cell",
-    "finite",
-    "interval",
-    "mapping",
-    "number",
-    "strings",
-    "text",
-    "whole",
-]
-
 
 class StoredError(ValueError):
-    """A field of a stored report that is not what the writer writes; one line."""
-
     def __init__(self, where: str, why: str) -> None:
         super().__init__(f"{where}: {why}")
 
@@ -90,8 +72,7 @@ def interval(
 
 
 def cell(entry: dict[str, Any], at: str) -> tuple[str, str, str, int, int, int, float]:
-    """A stored cell's engine, workload, family, n, budget, seed and median seconds
-    (a :class:`~._report.Timing`'s fields, in order)."""
+    """A stored cell's :class:`~._report.Timing` fields, in order."""
     engine, workload, family = (text(entry.get(key), f"{at}.{key}") for key in _NAMES)
     n = whole(entry.get("n"), f"{at}.n", least=1)
     budget = whole(entry.get("budget"), f"{at}.budget", least=0)

@@ -1,13 +1,8 @@
 """The ``packcheck`` command: a thin dispatcher over one module per subcommand.
 
-Every subcommand's module has ``register(subparsers, name)``, which adds its parser
-and sets ``run``: a function from the parsed arguments to the exit status (``verify``
-and ``diff`` share one, :mod:`.gate`).  Exit statuses:
-0 success, 1 a check failed, 2 usage, input or setup error.
-
-A command's module is imported only when its parser is needed: ``packcheck pack``,
-``audit``, ``fixtures`` and ``bench`` never import ``verify``'s module, which imports
-Hypothesis (0.4-0.8 s of start-up, more than a small input takes to pack).
+Each subcommand's module has ``register(subparsers, name)``, which adds its parser and
+sets ``run`` (parsed arguments -> exit status).  A command's module is imported only
+when its parser is needed: ``pack`` never imports ``verify``'s, which imports Hypothesis.
 """
 
 from __future__ import annotations
@@ -29,11 +24,7 @@ COMMANDS = ("pack", "fixtures", "verify", "diff", "rule", "bench", "audit")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The top-level parser with every subcommand registered, or just ``only``.
-
-    Parsing a command's own arguments needs only its parser: the others' modules (and
-    what they import) are left unloaded.
-    """
+    """The top-level parser with every subcommand registered, or just ``only``."""
     parser = argparse.ArgumentParser(
         prog="packcheck",
         description="Check a context packer against the declared packing rule.",
@@ -46,20 +37,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         module = "gate" if name in ("verify", "diff") else name
         importlib.import_module(f".{module}", __package__).register(commands, name)
     for command in commands.choices.values():
-        # An unknown option is reported with the usage of the command it was given to.
-        command.set_defaults(command_parser=command)
-        one_line_errors(command)  # a bad value: one line, in every command
+        one_line_errors(command)
     return parser
 
 
 def _open_closed_streams() -> None:
-    """Point a standard stream the caller closed (``<&-``, ``>&-``) at the null device.
-
-    Python starts with ``sys.stdin`` (or ``stdout``, ``stderr``) as ``None`` then; left
-    so, reading it raises ``AttributeError`` and ``print(file=sys.stderr)`` silently
-    writes to stdout instead, between the JSON lines.  Closed stdin reads as empty
-    input; what goes to a closed stdout or stderr is discarded.
-    """
+    """Point a standard stream the caller closed (``<&-``, ``>&-``) at the null device:
+    Python starts with it ``None``, and ``print(file=None)`` writes to stdout."""
     for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
         if getattr(sys, name) is None:
             # Left open for the life of the process, as the standard streams are.
@@ -67,7 +51,7 @@ def _open_closed_streams() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``packcheck`` with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    """Run ``packcheck`` with ``argv`` (default ``sys.argv[1:]``); the exit status."""
     _open_closed_streams()
     argv = sys.argv[1:] if argv is None else list(argv)
     # A command named first needs only its own parser; anything else (no command,
@@ -85,7 +69,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             status: int = args.run(args)
             check()  # a signal that something caught on its way
         except BaseException as exc:
-            # A signal's Stopped, whatever became of it on its way (wrapped, replaced).
             stop = pending(exc)
             if stop is not None:
                 return _stopped(stop, command)
@@ -93,16 +76,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print("packcheck: interrupted", file=sys.stderr)
                 return 130
             if isinstance(exc, MemoryError):
-                # Whatever ran out of memory, its frames are gone by now, and what
-                # they held with them: there is room for one line.
+                # Its frames are gone by now, and what they held: room for one line.
                 why = "out of memory: the input needs more memory than this process may have"
                 return error(command.removeprefix("packcheck").strip(), why)
             if not isinstance(exc, BrokenPipeError):
                 raise
-            # The reader went away (``| head``): stop quietly, and point stdout at
-            # /dev/null so the interpreter's final flush cannot fail again.
-            # A check that had already failed keeps its status: `verify | head` in CI
-            # must not pass a packer that does not conform.
+            # The reader went away (``| head``): stdout to /dev/null, so the final flush
+            # cannot fail again; a check that already failed keeps its status.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return int(getattr(args, "status_if_cut_off", 0))
         finally:

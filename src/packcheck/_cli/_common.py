@@ -22,10 +22,7 @@ from ._options import error
 
 
 def engine_ready(command: str, engine: Engine) -> bool:
-    """Whether ``engine`` can run; if not, its one-line problem is printed (exit 2).
-
-    ``--engine numba`` without the extra says which to install, before any input is read.
-    """
+    """Whether ``engine`` can run; if not, its one-line problem is printed (exit 2)."""
     try:
         check_engine(engine)
     except ImportError as exc:
@@ -36,12 +33,8 @@ def engine_ready(command: str, engine: Engine) -> bool:
 
 def flushing(stream: IO[bytes], flush: Callable[[], None]) -> IO[bytes]:
     """``stream``, read so that ``flush`` runs before any read that could wait (a
-    decompressed or remote stream is left as it is).
-
-    A read from a pipe may wait for its writer, who may be waiting for the answers
-    already written: flushing first means no answer sits in a buffer while the tool
-    waits.  Reads are buffered chunks, so this costs one flush per chunk, not per case.
-    """
+    decompressed or remote stream is left as it is): a pipe's writer may be waiting for
+    the answers already written.  One flush per chunk read, not per case."""
     if not isinstance(stream, io.BufferedReader | io.FileIO):
         return stream
     try:

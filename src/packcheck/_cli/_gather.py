@@ -1,21 +1,17 @@
-"""Output written in large pieces: where stdout is unbuffered (``PYTHONUNBUFFERED``,
-or a pipe some tools set up so), each ``write`` is a system call, and a trace or run
-record a case is tens of thousands of them."""
+"""Output written in large pieces: on an unbuffered stdout each ``write`` is a system
+call, and a trace or run record a case is tens of thousands of them."""
 
 from __future__ import annotations
 
 from typing import IO
-
-__all__ = ["GATHER_CHARS", "Gathered"]
 
 #: Text held before it is written: about a pipe's buffer.
 GATHER_CHARS = 1 << 16
 
 
 class Gathered:
-    """Text for ``out``, written to it in one piece once :data:`GATHER_CHARS` are held,
-    and at :meth:`flush` (before the tool waits for input, writes to stderr, or ends),
-    so the order of what is written, and when a reader sees it, stay as they were."""
+    """Text for ``out``, written in one piece once :data:`GATHER_CHARS` are held, and at
+    :meth:`flush` (before the tool waits for input, writes to stderr, or ends)."""
 
     __slots__ = ("_held", "_out", "_size")
 
@@ -25,14 +21,12 @@ class Gathered:
         self._size = 0
 
     def write(self, text: str) -> None:
-        """Hold ``text``; write what is held once it is :data:`GATHER_CHARS` or more."""
         self._held.append(text)
         self._size += len(text)
         if self._size >= GATHER_CHARS:
             self._write_held()
 
     def flush(self) -> None:
-        """Write what is held, and flush ``out``."""
         self._write_held()
         self._out.flush()
 

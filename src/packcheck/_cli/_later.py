@@ -1,8 +1,6 @@
-"""What the option table names but cannot import at once: each value a :class:`Later`,
-made when a command's options are (the gate's formats import Hypothesis, ``bench``'s
-names NumPy's workloads, the cluster's timeout its input reader), so that a command, or
-the pytest plugin, imports only what its own options name.
-"""
+"""What the option table names but cannot import at once (the gate's formats import
+Hypothesis, ``bench``'s workloads NumPy): each a :class:`Later`, made when a command's
+options are, so that a command imports only what its own options name."""
 
 from __future__ import annotations
 
@@ -10,22 +8,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = [
-    "Later",
-    "clocks",
-    "connect_timeout",
-    "formats",
-    "kinds",
-    "quick_help",
-    "steps_help",
-    "workload_help",
-    "workloads",
-]
-
 
 @dataclass(frozen=True, slots=True)
 class Later:
-    """A value the table names but cannot import at once: ``make()`` makes it."""
+    """``make()`` makes the value."""
 
     make: Callable[[], Any]
 
@@ -82,18 +68,4 @@ def steps_help() -> str:
         "steps of 10-200 blocks: scan.pack_batch against the reference once per step, "
         'pack_many(engine="numpy") against pack case by case (default: on when neither '
         "--sizes nor --workload narrows the matrix and no packer is given)"
-    )
-
-
-@Later
-def quick_help() -> str:
-    from .bench import FULL_REPEAT, QUICK_REPEAT
-    from .bench_ab import QUICK_CASE_SIZES, QUICK_SIZES
-
-    kernels, cases = (
-        " and ".join(f"{n:,}" for n in sizes) for sizes in (QUICK_SIZES, QUICK_CASE_SIZES)
-    )
-    return (
-        f"{QUICK_REPEAT} repeats, not {FULL_REPEAT}; with --against, n={kernels} for "
-        f"kernels, n={cases} for case-level packers and commands"
     )

@@ -1,14 +1,9 @@
 """Every option of every command, declared once, and what the commands share in using them.
 
-:data:`OPTIONS` declares each option: its flag, its value's type and help, and where a
-command takes it otherwise (``per``: that command's own help, default or group).
-:data:`TAKES` lists the options each command takes, in its ``--help``'s order.
-:func:`add_options` adds a command's options through any ``addoption`` (argparse's
-``add_argument``, pytest's ``addoption``), as pytest-benchmark's plugin does, and
-:func:`add_arguments` to an argparse parser with its groups of options that exclude
-one another.  The gate's commands also read from the table the ``[tool.packcheck]``
-keys, the ``rerun:`` line and the settings their reports show (:mod:`.gate`).
-Errors a user can mend are said by :func:`error`: ``packcheck COMMAND: error: ...``.
+:data:`OPTIONS` declares each option (``per``: where a command takes it otherwise);
+:data:`TAKES` lists each command's, in its ``--help``'s order.  :func:`add_options`
+adds them through any ``addoption`` (argparse's, pytest's).  Errors a user can mend
+are said by :func:`error`: ``packcheck COMMAND: error: ...``.
 """
 
 from __future__ import annotations
@@ -30,7 +25,6 @@ from ._later import (
     connect_timeout,
     formats,
     kinds,
-    quick_help,
     steps_help,
     workload_help,
     workloads,
@@ -92,11 +86,9 @@ class Option:
 
     @property
     def switch(self) -> bool:
-        """Whether it is true or false (``--x``, and for a ``switch`` ``--no-x``)."""
         return self.kind in ("switch", "flag")
 
     def of(self, command: str) -> Option:
-        """The option as ``command`` takes it."""
         own = replace(self, **self.per.get(command, {}), per={})
         made = {
             name: getattr(own, name).make()
@@ -107,20 +99,21 @@ class Option:
 
 
 def _on_files(**fields: Any) -> dict[str, Mapping[str, Any]]:
-    """A cluster option as ``pack`` and ``audit`` take it: their workers read files."""
     return {"pack": fields, "audit": fields}
 
 
 def _cluster(flag: str, gate: str, files: str, **fields: Any) -> Option:
-    """One of the options that choose the Dask cluster: ``gate``, its help in ``verify``
-    and ``diff`` (never repeated by the ``rerun:`` line), ``files`` in ``pack`` and
-    ``audit``."""
+    """A cluster option: ``gate``, its help in ``verify`` and ``diff``, ``files`` in
+    ``pack`` and ``audit``."""
     return Option(flag, gate, group="cluster", rerun=False, per=_on_files(help=files), **fields)
 
 
-#: ``bench --against``'s wall seconds with ``--quick`` and without (``--time-budget``
-#: overrides both).
+#: ``bench --quick``, and without it: the matrix's repeats; ``--against``'s wall seconds
+#: (``--time-budget`` overrides both) and sizes, for kernels and for case-level and
+#: command packers (an agent-sized step and a long list; without it, every size).
+QUICK_REPEAT, FULL_REPEAT = 3, 9
 QUICK_BUDGET, FULL_BUDGET = 30.0, 120.0
+QUICK_SIZES, QUICK_CASE_SIZES = (10**5,), (100, 10**4)
 #: The most cases ``bench --cases`` takes, from the start of the first file: a sample of
 #: a run is timed over and over, and ten thousand steps already make a long sample.
 MAX_CASES = 10_000
@@ -533,13 +526,7 @@ OPTIONS = (
     Option("--compare", "exit 1 if a speedup fell", metavar="BASELINE.json"),
     Option("--history", "show the speedups of the --json files in DIR", metavar="DIR"),
     Option("--sizes", "block counts", parse=sizes, metavar="N,N,..."),
-    Option(
-        "--workload",
-        workload_help,
-        kind="append",
-        metavar="NAME",
-        choices=workloads,
-    ),
+    Option("--workload", workload_help, kind="append", metavar="NAME", choices=workloads),
     Option(
         "--reference-limit",
         "run the reference only up to N blocks (default: 1000000)",
@@ -559,7 +546,10 @@ OPTIONS = (
     ),
     Option(
         "--quick",
-        quick_help,
+        f"{QUICK_REPEAT} repeats, not {FULL_REPEAT}; with --against, n="
+        f"{' and '.join(f'{n:,}' for n in QUICK_SIZES)} for kernels, n="
+        f"{' and '.join(f'{n:,}' for n in QUICK_CASE_SIZES)} for case-level packers and "
+        "commands",
         kind="flag",
         default=False,
     ),
@@ -634,14 +624,12 @@ def add_options(
     grouped: Callable[[str], Callable[..., Any]] | None = None,
     only: Sequence[str] | None = None,
 ) -> None:
-    """Add ``command``'s options (``only`` these flags, if given) through ``addoption``
-    (argparse's ``add_argument``, pytest's ``addoption``), each ``--PREFIXNAME`` (its
-    value at ``PREFIX_NAME``); ``grouped(group)``: the ``addoption`` of a group whose
-    options exclude one another.  An option of :data:`CONFIGURED` commands that
-    ``[tool.packcheck]`` may set defaults to ``None``: one not given may come from it."""
+    """Add ``command``'s options (``only`` these flags, if given) through ``addoption``,
+    each ``--PREFIXNAME`` (its value at ``PREFIX_NAME``); ``grouped(group)``: the
+    ``addoption`` of a group whose options exclude one another."""
     for flag in TAKES[command]:
         if only is not None and flag not in only:
-            continue  # what it would take to make is not made
+            continue  # its Later values are never made
         option = _BY_FLAG[flag].of(command)
         names = [f"--{prefix}{option.flag[2:]}"]
         if option.short is not None and not prefix:
@@ -683,26 +671,21 @@ def add_arguments(
 
 
 def writable(text: str, stream: IO[str]) -> str:
-    """``text`` with what ``stream``'s encoding cannot write as backslash escapes.
-
-    IDs and fixture names are shown as typed, but an ASCII terminal cannot show
-    "café", and a file name may hold undecodable bytes (surrogate escapes).
-    """
+    """``text`` with what ``stream``'s encoding cannot write (an ASCII terminal's "é",
+    a file name's undecodable bytes) as backslash escapes."""
     encoding = getattr(stream, "encoding", None) or "utf-8"
     return text.encode(encoding, "backslashreplace").decode(encoding)
 
 
 def error(command: str, message: str) -> int:
     """Say an error the user can mend, ``packcheck COMMAND: error: MESSAGE``, on stderr
-    in one line (a line break from data escaped, as what stderr cannot show); its exit
-    status, 2.  Every command says its usage, input and setup errors through this."""
+    in one line (a line break from data escaped); its exit status, 2."""
     _say(command, "error", message)
     return 2
 
 
 def note(command: str, message: str) -> None:
-    """Say what the user should know of a run that is no error, ``packcheck COMMAND:
-    note: MESSAGE``, on stderr in one line, as :func:`error` says its errors."""
+    """Say ``packcheck COMMAND: note: MESSAGE`` as :func:`error` says its errors."""
     _say(command, "note", message)
 
 
@@ -712,7 +695,9 @@ def _say(command: str, kind: str, message: str) -> None:
 
 
 def one_line_errors(parser: argparse.ArgumentParser) -> None:
-    """A bad option value is one line (exit 2); an unknown option shows the usage."""
+    """A bad option value is one line (exit 2); an unknown option shows the usage of the
+    command it was given to (``args.command_parser``)."""
+    parser.set_defaults(command_parser=parser)
     usage_error = parser.error
 
     def bad_value(message: str) -> NoReturn:

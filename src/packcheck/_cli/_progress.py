@@ -1,21 +1,20 @@
-"""The gate's progress on stderr (``verify``, ``diff``): a live line on a terminal,
-plain lines in a log.
-
-A CI log is not a terminal: there a line is written as each phase ends (the last one
-too, before the report) and at least every :data:`EVERY` seconds (phase, cases done,
-elapsed), by a timer thread, so that a slow case, a slow phase or the explanation of a
-failure never leaves the log silent.  A run of several seeds (``--seeds``) writes a line
-as each seed is done (:data:`SEEDS`), at once.  A run that cannot start writes nothing
-but its one-line error.
+"""A run's progress on stderr: a live line on a terminal; in a log, a line as each
+phase ends and at least every :data:`EVERY` seconds, so that a slow case never leaves
+a CI log silent, and one as each seed of ``--seeds`` is done.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import IO
 
 from .._gate import EXPLAINING
+from .._stop import pending
 
 #: Seconds between two plain progress lines at most.
 EVERY = 10.0
@@ -57,10 +56,9 @@ class LiveLine:
             self.stream.flush()
 
     def finish(self) -> None:
-        """The run ended: the line is cleared by :meth:`close`."""
+        """The line is cleared by :meth:`close`."""
 
     def close(self) -> None:
-        """Clear the line before the report."""
         if self.shown:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
@@ -76,7 +74,6 @@ class PlainLines:
         self.started = time.monotonic()
         self._lock = threading.Lock()
         self._state: tuple[str, int, int | None] | None = None
-        # The state has been written already (a seed done is written at once).
         self._written = False
         self._stop = threading.Event()
         self._timer = threading.Thread(target=self._beat, daemon=True)
@@ -127,3 +124,26 @@ def progress_for(
     if stream.isatty():
         return LiveLine(stream, command)
     return PlainLines(stream, command=command)
+
+
+@contextmanager
+def showing(
+    command: str, quiet: bool, rerun: str | None = None, save: Path | None = None
+) -> Iterator[LiveLine | PlainLines | None]:
+    """The progress of ``command`` on stderr (none when ``quiet``) for the run inside,
+    finished when it ends and closed however it ends.  A run stopped by a signal says
+    ``rerun`` and where its failure found so far is saved (``save``)."""
+    progress = progress_for(sys.stderr, quiet, command)
+    try:
+        yield progress
+        if progress is not None:
+            progress.finish()
+    except BaseException as exc:
+        stop = pending(exc)
+        if stop is None:
+            raise
+        stop.rerun, stop.save = rerun, save
+        raise stop from None
+    finally:
+        if progress is not None:
+            progress.close()

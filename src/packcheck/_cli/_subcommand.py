@@ -9,8 +9,6 @@ from typing import Any
 
 from ._options import add_arguments
 
-__all__ = ["Subcommand"]
-
 
 def _no_arguments(parser: argparse.ArgumentParser) -> None:
     """A command that takes options only."""
@@ -18,11 +16,10 @@ def _no_arguments(parser: argparse.ArgumentParser) -> None:
 
 @dataclass(frozen=True)
 class Subcommand:
-    """A subcommand: its line in ``packcheck --help`` (``summary``), the ``description``
-    of its own (blanks collapsed), the function from its parsed arguments to the exit
-    status (``run``), what ``arguments`` adds before the options, and the name of its
-    options in the option table (``options``; ``required``: its groups of which one
-    must be given)."""
+    """A subcommand: its line in ``packcheck --help`` (``summary``), its own
+    ``description``, ``run`` (parsed arguments -> exit status), what ``arguments`` adds
+    before the options, and its name in the option table (``options``; ``required``:
+    its groups of which one must be given)."""
 
     summary: str
     description: str
@@ -32,7 +29,6 @@ class Subcommand:
     required: Sequence[str] = ()
 
     def __call__(self, commands: Any, name: str) -> argparse.ArgumentParser:
-        """Add the subcommand as ``name`` to ``commands``; its parser."""
         parser: argparse.ArgumentParser = commands.add_parser(
             name, help=self.summary, description=self.description
         )

@@ -1,7 +1,4 @@
-"""The types of option values, each with one meaning: ``positive(int)`` /
-``positive(float)``, :func:`byte_count` (``64M``), :func:`seconds` (0 or more),
-:func:`timeout` (seconds; 0: no timeout), :func:`seed`, :func:`seeds` (``1-8``,
-``1,4,9``), :func:`parse_units` (``2**70``) and :func:`fraction` (``10%``).  Each raises
+"""The types of option values (``64M``, ``1-8``, ``2**70``, ``10%``...), each raising
 :class:`argparse.ArgumentTypeError` with a one-line reason."""
 
 from __future__ import annotations
@@ -69,7 +66,7 @@ def _number(kind: type[_N], text: str) -> _N:
 
 
 def positive(kind: type[_N]) -> Callable[[str], _N]:
-    """The type of an option that is a finite number greater than 0."""
+    """A finite number greater than 0."""
 
     def parse(text: str) -> _N:
         value = _number(kind, text)
@@ -84,8 +81,7 @@ _BYTE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 
 def byte_count(text: str) -> int:
-    """A number of bytes greater than 0: digits, or with ``K``, ``M`` or ``G`` (KiB,
-    MiB, GiB): ``64M``."""
+    """A number of bytes greater than 0: digits, or with ``K``, ``M`` or ``G``: ``64M``."""
     match = re.fullmatch(r"(\d{1,15})([KMG]?)", text.strip(), re.IGNORECASE)
     if match is None or not int(match[1]):
         raise argparse.ArgumentTypeError(
@@ -95,7 +91,7 @@ def byte_count(text: str) -> int:
 
 
 def seconds(text: str, zero: str = "") -> float:
-    """The type of an option that is seconds, 0 or more (``zero``: what 0 means)."""
+    """Seconds, 0 or more (``zero``: what 0 means)."""
     value = float(_number(float, text))
     if not 0 <= value < math.inf:
         raise argparse.ArgumentTypeError(f"{text} must be 0{zero} or more")
@@ -119,8 +115,7 @@ MAX_SEEDS = 100_000
 
 
 def seeds(text: str) -> tuple[int, ...]:
-    """``--seeds``: a range ``A-B``, a list ``1,4,9``, or both (``1-4,9``); the seeds
-    in increasing order, each once."""
+    """``--seeds``: ``A-B``, ``1,4,9`` or both (``1-4,9``); in increasing order, each once."""
     found: set[int] = set()
     for item in text.replace(" ", "").split(","):
         first, dash, last = item.partition("-")

@@ -1,10 +1,8 @@
 """``packcheck bench``: time packers side by side, gate on speed, track it over time.
 
-Three modes: ``--against OLD`` (the gate: NEW against OLD in one process, see
-:mod:`.bench_ab`), the matrix (every packer against the reference at every size,
-optionally checked against a stored baseline with ``--compare``; with ``--steps``
-the engines at the sizes agents pack after it), and ``--history
-DIR`` (the speedups of stored ``--json`` results, per commit).
+Three modes: ``--against OLD`` (:mod:`.bench_ab`), the matrix (every packer against
+the reference at every size, ``--compare`` with a stored baseline, ``--steps`` after
+it), and ``--history DIR`` (the speedups of stored results, per commit).
 """
 
 from __future__ import annotations
@@ -15,6 +13,7 @@ import importlib.util
 import os
 import stat
 import sys
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
@@ -29,6 +28,7 @@ from .._bench import (
     BenchError,
     CaseSubject,
     CommandSubject,
+    Kernel,
     KernelSubject,
     Limit,
     Report,
@@ -44,26 +44,20 @@ from .._bench import (
 from .._bench import compared as cells_compared
 from .._engines import compiled
 from .._engines import numpy_entry as scan
+from .._engines.choice import Engine
 from .._engines.pack import pack
 from .._packers import SetupError, load
 from .._rule.declared import Rule
 from .._rule.jsonio import dumps, loads, one_line
 from .._rule.lines import MAX_LINE_BYTES
-from ._options import error
+from ._options import FULL_REPEAT, QUICK_REPEAT, error
 from ._subcommand import Subcommand
 from .bench_ab import min_time, run_ab
 from .bench_cases import declared_rule, recorded_cases
 from .bench_plot import draw, draw_history
 from .bench_show import measuring, published, table, table_history, table_steps
 
-QUICK_REPEAT = 3
-FULL_REPEAT = 9
 _NEW = "packcheck.scan:pack_sizes"
-
-
-def _json(args: argparse.Namespace) -> bool:
-    """Whether the results go to stdout as JSON (``--format json``, or ``--json``)."""
-    return bool(args.format == "json")
 
 
 def run_bench(args: argparse.Namespace) -> int:
@@ -101,7 +95,7 @@ def run_bench(args: argparse.Namespace) -> int:
             return error("bench", str(exc))
         except BenchError as exc:  # a wrong answer, or a packer that failed
             print(f"packcheck bench: {exc}", file=sys.stderr)
-            if _json(args):  # stdout still holds one object: what ended the run
+            if args.format == "json":  # stdout still holds one object: what ended the run
                 print(dumps({"error": one_line(str(exc))}))
             return 1
     finally:
@@ -113,7 +107,7 @@ def run_bench(args: argparse.Namespace) -> int:
 
 def _expired(subjects: list[Subject], reason: str) -> None:
     """A Python packer is past its :class:`Limit` (called from the watchdog thread, the
-    packer still running): one line, the command packers stopped, exit 1."""
+    packer still running): one line, exit 1."""
     print(f"packcheck bench: {reason}", file=sys.stderr, flush=True)
     for subject in subjects:
         subject.close()
@@ -123,9 +117,8 @@ def _expired(subjects: list[Subject], reason: str) -> None:
 def _check_modes(args: argparse.Namespace) -> None:
     against = args.against or args.against_cmd
     given = args.packer or args.packer_cmd
-    if args.history and (
-        against or args.compare or given or _json(args) or args.steps or args.cases or args.rule
-    ):
+    timed = args.compare or args.steps or args.cases or args.rule or args.format == "json"
+    if args.history and (against or given or timed):
         raise SetupError("--history reads stored results: it takes only --plot")
     if against and (args.steps or args.engines):
         raise SetupError(
@@ -148,8 +141,7 @@ def _check_rule(rule: Rule | None, subjects: list[Subject]) -> None:
 
 
 def _subjects(args: argparse.Namespace, limit: Limit | None) -> list[Subject]:
-    """The packers given, Python ones first, then OLD if given; a command is started
-    on its first case."""
+    """The packers given, Python ones first, then OLD if given."""
     subjects = [python_subject(spec, load(spec), args.kind, limit=limit) for spec in args.packer]
     subjects += [CommandSubject(command, args.timeout) for command in args.packer_cmd]
     if args.against:
@@ -161,9 +153,8 @@ def _subjects(args: argparse.Namespace, limit: Limit | None) -> list[Subject]:
 
 
 def _clock(args: argparse.Namespace) -> str:
-    """The clock asked for; by default the thread's CPU time, or with a command packer
-    the ``command`` clock (this thread's and the packers' processes' CPU time), where
-    the system shows it, else the wall clock."""
+    """The clock asked for; by default the thread's, or with a command packer the
+    ``command`` clock where the system has it, else the wall clock."""
     command = bool(args.packer_cmd or args.against_cmd)
     if args.clock is None:
         return ("command" if COMMAND_CLOCK else "wall") if command else "thread"
@@ -179,8 +170,7 @@ def _matrix(
     args: argparse.Namespace, subjects: list[Subject], rule: Rule | None
 ) -> dict[str, Subject]:
     """What the matrix times besides the reference: the packers given, and packcheck's
-    NumPy packer when asked (by default only when none is given), case-level under a
-    declared ``rule``."""
+    engines when asked (by default when none is given), case-level under a ``rule``."""
     families = {subject.family for subject in subjects} or ({"case"} if rule else set())
     if len(families) > 1:
         raise SetupError(
@@ -189,25 +179,19 @@ def _matrix(
         )
     packers = {subject.name: subject for subject in subjects}
     if args.engines or (args.engines is None and not subjects):
-        own: Subject = (
-            CaseSubject("numpy", partial(pack, engine="numpy", rule=rule))
+        kernels: dict[Engine, Kernel] = {"numpy": scan.pack_sizes}
+        if importlib.util.find_spec("numba") is not None:
+            kernels["numba"] = compiled.pack_sizes
+        own: dict[str, Subject] = {
+            name: CaseSubject(name, partial(pack, engine=name, rule=rule))
             if families == {"case"}
-            else KernelSubject("numpy", scan.pack_sizes)
-        )
-        packers = {"numpy": own, **_compiled(families, rule), **packers}
+            else KernelSubject(name, kernel)
+            for name, kernel in kernels.items()
+        }
+        packers = {**own, **packers}
     if not packers:
         raise SetupError("--no-engines leaves nothing to time: give --packer or --packer-cmd")
     return packers
-
-
-def _compiled(families: set[str], rule: Rule | None) -> dict[str, Subject]:
-    """The compiled engine as a column, the limit the NumPy one is measured against,
-    where the ``numba`` extra is installed (its first call, untimed, compiles it)."""
-    if importlib.util.find_spec("numba") is None:
-        return {}
-    if families == {"case"}:
-        return {"numba": CaseSubject("numba", partial(pack, engine="numba", rule=rule))}
-    return {"numba": KernelSubject("numba", compiled.pack_sizes)}
 
 
 def _run_matrix(
@@ -221,11 +205,11 @@ def _run_matrix(
     report, steps = _measure(args, packers, repeat, clock)
     report.notes[:0] = args.read_notes
     text = table(report, repeat)
-    if steps is None:
-        out = published(text, report.to_json, _json(args))
-    else:
+    data: Callable[[], Any] = report.to_json
+    if steps is not None:
         text += f"\n\n{table_steps(steps, repeat)}"
-        out = published(text, lambda: {**report.to_json(), "steps": steps.to_json()}, _json(args))
+        data = lambda: {**report.to_json(), "steps": steps.to_json()}  # noqa: E731
+    out = published(text, data, args.format == "json")
     if _plotted(partial(draw, report), plot, args.plot):
         return 2
     return 0 if baseline is None else _gate(args, baseline, report, out)
@@ -312,7 +296,6 @@ def _gate(args: argparse.Namespace, baseline: Report, report: Report, out: TextI
 
 
 def _what(compared: list[tuple[str, str, int]]) -> str:
-    """``ENGINE on W workload(s) at n=N`` per engine, in the order compared."""
     parts = []
     for engine in dict.fromkeys(e for e, _, _ in compared):
         cells = [(w, n) for e, w, n in compared if e == engine]
@@ -322,9 +305,9 @@ def _what(compared: list[tuple[str, str, int]]) -> str:
 
 
 def _stored_bytes(path: Path, others: bool) -> bytes | None:
-    """The bytes at ``path`` (a link is followed), read no further than the line limit;
-    with ``others``, ``None`` for a FIFO, device or socket (never read).  A pipe given
-    as the path (``<(git show main:base.json)``) is read as it is written."""
+    """The bytes at ``path``, read no further than the line limit; with ``others``,
+    ``None`` for a FIFO, device or socket (never read).  A pipe given as the path
+    (``<(git show main:base.json)``) is read as it is written."""
     # Opened without waiting for a FIFO's writer: one that no one writes to reads empty.
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
@@ -362,7 +345,7 @@ def _report(path: Path, others: bool = False) -> Report | None:
 
 
 def _baseline(path: str, engines: list[str]) -> Report:
-    """The stored report, which must hold a baseline for every one of ``engines``."""
+    """The stored report, holding a baseline for every one of ``engines``."""
     baseline = _report(Path(path))
     assert baseline is not None  # or it raised
     held = [engine for engine in baseline.engines() if engine != REFERENCE]

@@ -6,13 +6,9 @@ import argparse
 from typing import TextIO
 
 from .._bench import CASE_SIZES, CASE_WORKLOADS, DEFAULT_SIZES, ABReport, Subject, ab
-from ._options import FULL_BUDGET, QUICK_BUDGET
+from ._options import FULL_BUDGET, QUICK_BUDGET, QUICK_CASE_SIZES, QUICK_SIZES
 from .bench_show import measuring, published, table_ab
 
-#: ``--quick``: one size (for case-level and command packers an agent-sized step and
-#: a long list), half a minute.  Without it: every size, two minutes.
-QUICK_SIZES = (10**5,)
-QUICK_CASE_SIZES = (100, 10**4)
 #: The shortest sample on the wall clock: a shorter one is mostly the scheduler's.
 WALL_MIN_TIME = 0.05
 
@@ -20,11 +16,7 @@ WALL_MIN_TIME = 0.05
 def run_ab(args: argparse.Namespace, new: Subject, old: Subject, clock: str) -> int:
     """Compare, print the table and verdict (with ``--json`` on stderr, the JSON on
     stdout); 1 on a confident slowdown or wrong answers (or, with ``--strict``, an
-    inconclusive workload).
-
-    Kernels only: the kernel sizes and every workload.  A case-level or command packer
-    on either side: the case sizes (agent-sized steps and long lists) and workloads.
-    """
+    inconclusive workload)."""
     cases = "case" in (new.family, old.family)
     if cases:
         sizes = QUICK_CASE_SIZES if args.quick else CASE_SIZES
@@ -59,7 +51,6 @@ def min_time(args: argparse.Namespace, clock: str, default: float) -> float:
 
 
 def _verdict(report: ABReport, strict: bool, out: TextIO) -> int:
-    """The verdict line on ``out``, and the exit status it gives."""
     limit = f"{report.threshold:.0%}"
     slower, unsure = (
         [f"{c.workload} n={c.n:,}" for c in report.comparisons if c.estimate.verdict == verdict]

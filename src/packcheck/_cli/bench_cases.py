@@ -1,9 +1,5 @@
-"""``packcheck bench --cases FILE...`` and ``--rule``: the user's own cases, by their rule.
-
-The cases are read as ``pack`` and ``audit`` read them (files, globs, ``.gz``, fsspec
-URLs; JSON Lines, a recorded run's steps, CSV; every line within ``--max-line-bytes``)
-and timed as one workload of their own, ``recorded``, before the built-in ones.
-"""
+"""``packcheck bench --cases FILE...`` and ``--rule``: the user's own cases, by their
+rule, read as ``pack`` reads them and timed as one workload, ``recorded``."""
 
 from __future__ import annotations
 
@@ -22,8 +18,7 @@ from ._options import MAX_CASES
 
 
 def declared_rule(args: argparse.Namespace) -> Rule | None:
-    """The rule of ``--rule`` (``None`` without it, or for a rule that is the default);
-    :class:`SetupError` naming the file and key."""
+    """The rule of ``--rule`` (``None`` without it, or for the default rule)."""
     if args.rule is None:
         return None
     try:
@@ -35,8 +30,7 @@ def declared_rule(args: argparse.Namespace) -> Rule | None:
 
 def recorded_cases(args: argparse.Namespace) -> tuple[Recorded | None, list[str]]:
     """The cases of ``--cases`` (``None`` without it) and notes on what was left out:
-    lines that are not cases, and cases past :data:`MAX_CASES`.  :class:`SetupError`
-    (one line, naming the file) when a file cannot be read or no case is found."""
+    lines that are not cases, and cases past :data:`MAX_CASES`."""
     if not args.cases:
         return None, []
     cases: list[object] = []

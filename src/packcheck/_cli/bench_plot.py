@@ -31,11 +31,8 @@ def draw(report: Report, plt: Any, path: str) -> None:
 
 
 def draw_history(reports: Sequence[tuple[str, Report]], plt: Any, path: str) -> None:
-    """Plot each engine's speedup per report (oldest first), one panel per workload.
-
-    The x axis is the reports in order, labelled by commit (or file name); the bars
-    are each speedup's interval.
-    """
+    """Plot each engine's speedup (and its interval) per report, oldest first, one
+    panel per workload."""
     names = list(dict.fromkeys(w for _, r in reports for w in r.workloads()))
     labels = [str(r.context.get("commit") or label)[:8] for label, r in reports]
     engines = list(dict.fromkeys(e for _, r in reports for e in r.engines()))
@@ -67,7 +64,6 @@ def draw_history(reports: Sequence[tuple[str, Report]], plt: Any, path: str) -> 
 
 
 def _panels(plt: Any, count: int) -> tuple[Any, Any]:
-    """A figure with ``count`` panels, at most four a row, sharing the x axis."""
     columns = min(4, count)
     rows = -(-count // columns)
     figure, axes = plt.subplots(
@@ -83,7 +79,6 @@ def _flat(axes: Any) -> list[Any]:
 def _finish(
     plt: Any, figure: Any, axes: Any, used: int, ylabel: str, title: str, path: str
 ) -> None:
-    """Hide the unused panels, label the rows, add the legend and title, and save."""
     for ax in _flat(axes)[used:]:
         ax.axis("off")
     for row in axes:

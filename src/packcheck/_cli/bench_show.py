@@ -20,25 +20,21 @@ _KIND_NAMES = {"kernel": "kernel-level", "case": "case-level", "command": "JSON 
 
 @contextlib.contextmanager
 def measuring(quiet: bool) -> Iterator[Any]:
-    """Progress on stderr as ``verify`` shows it (none when ``quiet``), handed out for
-    the measurement inside; and a Python packer's own prints (its stdout) kept out of
-    the report, as ``verify``'s worker keeps them."""
-    from ._progress import progress_for  # it loads the gate (Hypothesis): only to measure
+    """Progress on stderr as ``verify`` shows it (none when ``quiet``), and a Python
+    packer's own prints kept out of the report."""
+    from ._progress import showing  # it loads the gate (Hypothesis): only to measure
 
-    shown = progress_for(sys.stderr, quiet, "bench")
-    try:
-        with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
-            yield shown
-        if shown is not None:
-            shown.finish()
-    finally:
-        if shown is not None:
-            shown.close()
+    with (
+        showing("bench", quiet) as shown,
+        open(os.devnull, "w") as null,
+        contextlib.redirect_stdout(null),
+    ):
+        yield shown
 
 
 def published(text: str, data: Callable[[], Any], as_json: bool) -> TextIO:
-    """Print the report ``text``; with ``--json`` (``as_json``) on stderr, and
-    ``data()`` on stdout as indented JSON.  The stream the rest of the report goes to."""
+    """Print ``text``; ``as_json``: on stderr, and ``data()`` on stdout as JSON.  The
+    stream the rest of the report goes to."""
     out = sys.stderr if as_json else sys.stdout
     print(text, file=out)
     if as_json:
@@ -51,8 +47,7 @@ def format_time(seconds: float | None) -> str:
         return "-"
     if seconds >= 999.5:  # three figures would need an exponent
         return f"{seconds:,.0f} s"
-    # The unit is chosen after rounding to three figures: 0.9996 ms is "1 ms", never
-    # "1e+03 µs".
+    # The unit is chosen after rounding: 0.9996 ms is "1 ms", never "1e+03 µs".
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
         shown = f"{seconds / scale:.3g}"
         if float(shown) >= 1:
@@ -65,10 +60,8 @@ def format_ratio(speedup: float) -> str:
 
 
 def table(report: Report, repeat: int) -> str:
-    """The timings, speedups, scaling exponents and a summary, as aligned text."""
     engines = report.engines()
     others = [e for e in engines if e != REFERENCE]
-    # A column is as wide as its longest name, so that names never run together.
     width = max([22, *(len(e) + 2 for e in engines)])
     m = report.machine
     lines = [
@@ -154,8 +147,6 @@ def _summary(report: Report, engine: str) -> str:
 
 
 def table_steps(report: StepsReport, repeat: int) -> str:
-    """The rows of :func:`packcheck._bench.run_steps` as aligned text, with what each
-    side of a call runs."""
     lines = [
         f"engines at the sizes agents pack: median seconds per call over {repeat} repeat(s); "
         "speedup = reference side / numpy side, each repeat's pair timed back to back; "
@@ -189,7 +180,6 @@ def table_steps(report: StepsReport, repeat: int) -> str:
 
 
 def table_ab(report: ABReport, new_spec: str, old_spec: str) -> str:
-    """The comparisons as aligned text, with how they were measured and a tally."""
     level = f"{report.confidence:.0%}"
     new_kind, old_kind = (_KIND_NAMES[kind] for kind in report.kinds)
     lines = [
@@ -220,17 +210,12 @@ def table_ab(report: ABReport, new_spec: str, old_spec: str) -> str:
 
 
 def _notes(notes: Sequence[str]) -> list[str]:
-    """``note: ...`` lines: what the cases left out, cells that time mostly errors."""
     return [one_line(f"note: {note}") for note in notes]
 
 
 def table_history(reports: Sequence[tuple[str, Report]]) -> str:
-    """Each engine's speedup per workload, one line per report, oldest first.
-
-    Per workload, at the one size every report measuring it has a speedup for (the
-    largest such), so that the points compare; where the reports share none, at each
-    report's largest, marked ``*``.  ``-`` where a report has no speedup.
-    """
+    """Each engine's speedup per workload, one line per report, oldest first, at the
+    largest size every report has (:func:`history_size`), else each one's largest."""
     names = list(dict.fromkeys(w for _, r in reports for w in r.workloads()))
     sizes = [history_size(reports, w) for w in names]
     lines = [

@@ -29,23 +29,15 @@ def _number(value: int | Fraction) -> str:
     return dumps(value)
 
 
-def _units(count: int | Fraction, noun: str = "unit") -> str:
-    return f"{_number(count)} {noun}" + ("" if count == 1 else "s")
-
-
 #: How many of the kept blocks ahead of an evicted ID are named before "N more".
 SHOWN_AHEAD = 8
 
 
 def explain_lines(trace: Trace, where: str) -> Iterator[str]:
-    """A human-readable account of ``trace`` for the case at ``where``, line by line
-    (a trace of 10**6 steps streams).
-
-    Shows the steps (index, id, size, remaining before, bucket), the partition, the
-    result, and each missing ID with its reason; an evicted ID names the kept blocks
-    ahead of it that used the budget (the first :data:`SHOWN_AHEAD`, then a count).
-    O(n + r) for n steps and r missing IDs.
-    """
+    """A human-readable account of ``trace`` for the case at ``where``, line by line:
+    the steps, the partition, the result, and why each missing ID is missing (an
+    evicted one names the kept blocks ahead of it).  O(n + r) for n steps and r
+    missing IDs."""
     yield f"{where}:"
     if trace.size_error is not None:
         yield f"  result: {dumps(trace.result)}"
@@ -115,7 +107,7 @@ def _row(cells: tuple[str, ...], widths: list[int]) -> str:
 
 
 def _evictions(trace: Trace) -> dict[str, str]:
-    """For each evicted ID: the kept blocks ahead of its first available copy, in one pass."""
+    """For each evicted ID: the kept blocks ahead of its first available copy."""
     evicted = {block_id for block_id, reason in trace.reasons.items() if reason == "evicted"}
     out: dict[str, str] = {}
     names: list[str] = []
@@ -129,9 +121,10 @@ def _evictions(trace: Trace) -> dict[str, str]:
         elif step.bucket == "available" and step.id in evicted and step.id not in out:
             shown = names[:SHOWN_AHEAD] if count > SHOWN_AHEAD + 1 else names
             more = f", and {count - len(shown)} more" if count > len(shown) else ""
+            budget = used + step.remaining_before
             out[step.id] = (
                 f" - kept ahead of it: {', '.join(shown)}{more}; they used {_number(used)} of"
-                f" {_units(used + step.remaining_before)},"
+                f" {_number(budget)} unit{'' if budget == 1 else 's'},"
                 f" leaving {_number(step.remaining_before)} when {show_id(step.id)}"
                 f" (size {_number(step.size)}) was reached"
             )

@@ -15,11 +15,7 @@ from .._rule.jsonio import dumps, show_text
 from .._rule.same import same
 from .._rule.sources import Record, SourceError, read_records
 from . import config
-from ._common import (
-    answer,
-    engine_ready,
-    problem,
-)
+from ._common import answer, engine_ready, problem
 from ._options import cut_off, error, writable
 from ._subcommand import Subcommand
 
@@ -34,8 +30,7 @@ def _matches(expected: Any, actual: dict[str, Any]) -> bool:
 
 
 def _rule_in_use(args: argparse.Namespace) -> Rule | None:
-    """The declared rule (``--rule``, else ``[tool.packcheck.rule]``, else the
-    default); ``None`` after saying why it cannot be read."""
+    """The rule in use; ``None`` after saying why it cannot be read."""
     try:
         return config.rule(getattr(args, "rule", None), Path.cwd()) or Rule()
     except config.ConfigError as exc:
@@ -44,8 +39,8 @@ def _rule_in_use(args: argparse.Namespace) -> Rule | None:
 
 
 def _another(record: Record, rule: Rule | str, engine: Engine) -> str | None:
-    """A fixture of another rule than the one in use: its input run (and checked
-    against its own rule); why it is broken, if it contradicts that rule."""
+    """A fixture of another rule: why it is broken, if it contradicts that rule (its
+    input is run)."""
     if isinstance(rule, str):
         answer(record, engine)
         return None
@@ -121,13 +116,11 @@ def run_fixtures(args: argparse.Namespace) -> int:
 
 
 def _failure(name: str, record: Record, actual: dict[str, Any]) -> dict[str, Any]:
-    """A fixture that failed: its file, its place there, its input and both outputs."""
     where = {"file": show_text(name), "fixture": record.where}
     return {**where, "input": record.case, "expected": record.expected, "actual": actual}
 
 
 def _show(failure: dict[str, Any]) -> None:
-    """A failure as the text report says it: ``FAIL`` with where, then its three lines."""
     print(writable(f"FAIL {failure['file']}: {failure['fixture']}", sys.stdout))
     print(f"  input:    {dumps(failure['input'])}")
     print(f"  expected: {dumps(failure['expected'])}")

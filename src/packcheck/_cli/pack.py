@@ -14,16 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .._engines.choice import Engine
-from .._inputs import (
-    PIECE_BYTES,
-    READ_ERRORS,
-    Piece,
-    Runner,
-    expand,
-    piece_lines,
-    reason,
-    whole,
-)
+from .._inputs import PIECE_BYTES, READ_ERRORS, Piece, Runner, expand, piece_lines, reason, whole
 from .._inputs import pieces as all_pieces
 from .._packers import CallablePacker, CommandPacker, Packer, PackerFault, SetupError, load
 from .._partition.facts import without_partition
@@ -37,14 +28,7 @@ from .._rule.recorded import RULE_KEY, recorded, refuses
 from .._rule.sources import Record, SourceError, read_lines, read_records
 from ..audit import ClusterError, ReadError, record_step
 from . import config
-from ._common import (
-    answer,
-    cluster_runner,
-    engine_ready,
-    files_argument,
-    flushing,
-    problem,
-)
+from ._common import answer, cluster_runner, engine_ready, files_argument, flushing, problem
 from ._gather import Gathered
 from ._options import error, note, writable
 from ._subcommand import Subcommand
@@ -56,8 +40,7 @@ COMMAND = "pack"
 
 def run_pack(args: argparse.Namespace) -> int:
     """Answer every case of ``args.files``; 2 if any was malformed or a file unreadable
-    (or the packer cannot be loaded, or the cluster had), 1 if the packer recorded
-    failed on a case."""
+    (or the packer or cluster could not be had), 1 if the packer recorded failed."""
     if (args.packer or args.packer_cmd) and not args.record:
         return error(
             COMMAND,
@@ -111,12 +94,9 @@ def _recorded(case: dict[str, Any], packer: Packer, rule: Rule | None) -> dict[s
     """``case`` as a run record of ``packer``: the partition it captured and its answer
     without it; :class:`PackerFault` if it failed on the case.
 
-    An answer without a partition is recorded without one (the audit names it), but
-    for an invalid unit (``{"error": "size"}``: no scan ran), which records the empty
-    partition (docs/rule.md, "A packer that captures its partition"), and a refusal,
-    which records every block ``dropped`` (docs/partition.md).  Under a ``rule`` other
-    than the default the record names it, and a Python packer that raises
-    ``ValueError`` (or a subclass) refuses, where the rule refuses any input.
+    ``{"error": "size"}`` records the empty partition, a refusal every block
+    ``dropped`` (docs/partition.md).  Under a ``rule`` other than the default the
+    record names it, and a Python packer's ``ValueError`` refuses where the rule can.
     """
     try:
         answer = packer.answer(case)
@@ -141,8 +121,7 @@ def _recorded(case: dict[str, Any], packer: Packer, rule: Rule | None) -> dict[s
 
 @dataclass(frozen=True, slots=True)
 class _How:
-    """What ``pack`` prints per case; ``several``: files, each case's place naming its own;
-    ``max_line_bytes``: the longest line read."""
+    """What ``pack`` prints per case; ``several``: files, each case's place naming its own."""
 
     engine: Engine
     explain: bool
@@ -153,8 +132,8 @@ class _How:
     rule: Rule | None = None
 
 
-# Per case: its output (lines, each ending in a newline, in pieces written one after
-# another), the problem to name on stderr first (or None), and the exit status it calls for.
+# Per case: its output (lines, in pieces), the problem to name on stderr first (or None),
+# and the exit status it calls for.
 _Answer = tuple[Iterable[str], str | None, int]
 
 
@@ -207,8 +186,7 @@ NO_PARTITION = (
 
 def _written(record: Record, how: _How) -> Iterable[str] | None:
     """The trace or run record of ``record``'s case under the default rule (lines, in
-    pieces), or ``None`` for a malformed case: :func:`answer` then reports it as it
-    reports it to plain ``pack`` (the same :class:`MalformedCase` raised the same way)."""
+    pieces), or ``None`` for a malformed case, which :func:`answer` then reports."""
     try:
         if how.trace:
             # A case of millions of blocks: its trace is written as it is made.
@@ -228,13 +206,10 @@ def _records(piece: Piece, stream: IO[bytes], how: _How) -> Iterator[Record]:
         records = read_lines(stream, piece.first_line, how.max_line_bytes)
     else:
         records = read_records(
-            stream,
-            csv_hint=piece.name.lower().endswith(".csv"),
-            max_line_bytes=how.max_line_bytes,
+            stream, csv_hint=piece.name.lower().endswith(".csv"), max_line_bytes=how.max_line_bytes
         )
     if not how.several:
         return records
-    # The file's name as messages show it: a line break or ESC in it (data's) escaped.
     name = show_text(piece.name)
     return (replace(record, where=f"{name}: {record.where}") for record in records)
 
@@ -250,7 +225,7 @@ def _splittable(first: bytes) -> bool:
 
 
 def pack_task(piece: Piece, how: _How) -> tuple[list[_Answer], str | None]:
-    """The answers to ``piece``, wherever it runs, and why its reading stopped if it did."""
+    """The answers to ``piece`` (on a worker), and why its reading stopped if it did."""
     found: list[_Answer] = []
     try:
         with piece_lines(piece) as stream:
@@ -267,44 +242,38 @@ def _pack(names: list[str], how: _How, packer: Packer | None, run: Runner | None
     if (how.trace or how.record) and packer is None:
         out = Gathered(sys.stdout)
     try:
-        return _pack_to(names, how, packer, run, out)
+        status = 0
+        if run is None:
+            for name in names:
+                piece = whole(name)
+                try:
+                    with piece_lines(piece) as stream:
+                        source = flushing(stream, out.flush)
+                        for one in _answers(_records(piece, source, how), how, packer):
+                            status = max(status, _write(one, piece.name, how, out))
+                except BrokenPipeError:
+                    raise  # the reader went away: not a problem with the input (see _cli.main)
+                except (*READ_ERRORS, SourceError) as exc:
+                    out.flush()
+                    problem(COMMAND, piece.name, reason(exc))
+                    return 2
+            fault = packer.leftover() if isinstance(packer, CommandPacker) else None
+            if fault is not None:
+                error(COMMAND, f"--packer-cmd: the packer {fault}")
+                return 1
+            return status
+        pieces = all_pieces(names, run, PIECE_BYTES, _splittable)
+        with closing(run(partial(pack_task, how=how), pieces)) as results:
+            for piece, (found, stopped) in zip(pieces, results, strict=True):
+                for one in found:
+                    status = max(status, _write(one, piece.name, how, out))
+                if stopped is not None:
+                    out.flush()
+                    problem(COMMAND, piece.name, stopped)
+                    return 2
+        return status
     finally:
         out.flush()
-
-
-def _pack_to(
-    names: list[str], how: _How, packer: Packer | None, run: Runner | None, out: IO[str] | Gathered
-) -> int:
-    status = 0
-    if run is None:
-        for name in names:
-            piece = whole(name)
-            try:
-                with piece_lines(piece) as stream:
-                    source = flushing(stream, out.flush)
-                    for one in _answers(_records(piece, source, how), how, packer):
-                        status = max(status, _write(one, piece.name, how, out))
-            except BrokenPipeError:
-                raise  # the reader went away: not a problem with the input (see _cli.main)
-            except (*READ_ERRORS, SourceError) as exc:
-                out.flush()
-                problem(COMMAND, piece.name, reason(exc))
-                return 2
-        fault = packer.leftover() if isinstance(packer, CommandPacker) else None
-        if fault is not None:
-            error(COMMAND, f"--packer-cmd: the packer {fault}")
-            return 1
-        return status
-    pieces = all_pieces(names, run, PIECE_BYTES, _splittable)
-    with closing(run(partial(pack_task, how=how), pieces)) as results:
-        for piece, (found, stopped) in zip(pieces, results, strict=True):
-            for one in found:
-                status = max(status, _write(one, piece.name, how, out))
-            if stopped is not None:
-                out.flush()
-                problem(COMMAND, piece.name, stopped)
-                return 2
-    return status
 
 
 def _write(one: _Answer, name: str, how: _How, out: IO[str] | Gathered) -> int:

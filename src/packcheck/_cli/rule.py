@@ -1,9 +1,5 @@
-"""``packcheck rule``: the commands that handle a declared rule itself.
-
-Each subcommand of :data:`SUBCOMMANDS` lives in its own module, ``rule_<name>``, with
-``register(subcommands, name)`` as the top-level commands have.  What they share is
-here: finding the rule in use and naming where it came from.
-"""
+"""``packcheck rule``: the commands that handle a declared rule itself, each in a
+module ``rule_<name>``, and what they share: finding the rule in use and its source."""
 
 from __future__ import annotations
 
@@ -15,10 +11,7 @@ from .._rule.declared import Rule
 from . import config
 from ._options import one_line_errors
 
-__all__ = ["SUBCOMMANDS", "located", "register"]
-
-#: The subcommands of ``packcheck rule``, in the order its ``--help`` lists them; each
-#: is the module ``rule_<name>`` of this package.
+#: The subcommands of ``packcheck rule``, in the order its ``--help`` lists them.
 SUBCOMMANDS = ("show", "diff", "infer")
 
 #: Where a rule comes from when neither a file nor a table names one.
@@ -26,7 +19,6 @@ DEFAULT_SOURCE = "the default rule (no [tool.packcheck.rule] in a pyproject.toml
 
 
 def register(commands: Any, name: str) -> None:
-    """Add ``packcheck rule`` and its subcommands."""
     parser = commands.add_parser(
         name,
         help="show a declared rule, compare two, or infer the one a packer follows",
@@ -40,15 +32,12 @@ def register(commands: Any, name: str) -> None:
             subcommands, subcommand
         )
     for command in subcommands.choices.values():
-        command.set_defaults(command_parser=command)
         one_line_errors(command)
 
 
 def located(given: str | None, start: Path) -> tuple[Rule, str]:
-    """The rule ``verify`` would use, and where it came from: the rule file (or
-    pyproject.toml) ``given``, else ``[tool.packcheck.rule]`` of the nearest
-    ``pyproject.toml`` with a ``[tool.packcheck]`` table from ``start`` up, else the
-    default rule.  Raises :class:`config.ConfigError` (one line naming the file)."""
+    """The rule ``verify`` would use (``given``, else the nearest ``pyproject.toml``'s
+    from ``start`` up, else the default), and where it came from."""
     rule = config.rule(given, start)
     if given is not None:
         assert rule is not None

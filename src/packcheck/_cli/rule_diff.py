@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import argparse
 import secrets
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._rule.declared import Rule
 from .._rule.jsonio import dumps
-from .._stop import pending
 from ..rules import DEFAULT_BASES
 from . import config
 from ._options import cut_off, error
@@ -20,8 +18,6 @@ from .rule import located
 
 if TYPE_CHECKING:
     from ..rules import RuleDiff
-
-__all__ = ["register"]
 
 COMMAND = "rule diff"
 
@@ -34,12 +30,10 @@ def _rerun(args: argparse.Namespace, chosen: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Compare the two rules: 0 they agree, 1 a case tells them apart, 2 an error."""
-    # The search, the gate's fixtures and its progress import Hypothesis: `rule show`
-    # never loads them.
+    # They import Hypothesis: `rule show` never loads them.
     from .._gate.fixtures import save_fixture, writable_directory
     from ..rules import diff
-    from ._progress import progress_for
+    from ._progress import showing
 
     try:
         old, old_source = located(args.old, Path.cwd())
@@ -54,8 +48,7 @@ def run(args: argparse.Namespace) -> int:
         return error(COMMAND, why)
     chosen = args.seed if args.seed is not None else secrets.randbelow(2**32)
     rerun = _rerun(args, chosen)
-    progress = progress_for(sys.stderr, args.quiet, "rule diff")
-    try:
+    with showing(COMMAND, args.quiet, rerun, args.save) as progress:
         found = diff(
             old,
             new,
@@ -64,18 +57,6 @@ def run(args: argparse.Namespace) -> int:
             max_cases=args.max_cases,
             progress=progress,
         )
-        if progress is not None:
-            progress.finish()
-    except BaseException as exc:
-        stop = pending(exc)
-        if stop is None:
-            raise
-        stop.rerun = rerun
-        stop.save = args.save
-        raise stop from None
-    finally:
-        if progress is not None:
-            progress.close()
     saved: list[str] = []
     if args.save is not None:
         try:

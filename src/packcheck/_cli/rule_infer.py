@@ -1,14 +1,8 @@
 """``packcheck rule infer``: print the rule a packer follows, as TOML ready to commit.
 
-The packer is named and started as ``verify`` starts it (``--packer``, ``--packer-cmd``,
-``--timeout``); the search is :func:`packcheck.rules.infer`.  stdout holds the TOML
-alone (its comments say how it was found), or with ``--format json`` one object;
-progress and notes go to stderr.  Stopped by Ctrl-C or SIGTERM, it prints nothing on
-stdout and says how to repeat the run.
-
-The search and ``verify`` import Hypothesis: they are imported when the command runs,
-so that the other ``packcheck rule`` commands, which build this parser too, start
-quickly.
+The packer is started as ``verify`` starts it; the search is :func:`packcheck.rules.infer`,
+imported (with Hypothesis) only when the command runs: the other ``packcheck rule``
+commands build this parser too.
 """
 
 from __future__ import annotations
@@ -20,18 +14,14 @@ import shlex
 import sys
 from dataclasses import replace
 
-from .._stop import pending
 from ._options import error, note
 from ._subcommand import Subcommand
 from ._values import DEFAULT_TIMEOUT, power_text
-
-__all__ = ["register", "run"]
 
 _COMMAND = "rule infer"
 
 
 def _rerun(args: argparse.Namespace, chosen: int) -> str:
-    """The command that repeats this run."""
     words = ["packcheck", "rule", "infer"]
     words += ["--packer", args.packer] if args.packer else ["--packer-cmd", args.packer_cmd]
     words += ["--seed", str(chosen)]
@@ -47,11 +37,10 @@ def _rerun(args: argparse.Namespace, chosen: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``rule infer``: 0 a rule fits, 1 none does, 2 usage or setup error."""
     from .._gate import Settings
     from .._packers import SetupError
     from ..rules import infer
-    from ._progress import progress_for
+    from ._progress import showing
     from ._spec import Spec
     from ._subjects import verify_packer
     from .rule_infer_report import json_object, toml
@@ -67,29 +56,18 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:  # past what a run may hold
         why = f"--{exc}".replace("_", "-", 1)
         return error(_COMMAND, why)
-    progress = progress_for(sys.stderr, args.quiet, _COMMAND)
     try:
-        spec = Spec(
-            "verify", settings, packer=args.packer, packer_cmd=args.packer_cmd, timeout=limit
-        )
-        packer, _ = verify_packer(spec)
-        try:
-            found = infer(packer, replace(settings, progress=progress))
-        finally:
-            packer.close()
-        if progress is not None:
-            progress.finish()
+        with showing(_COMMAND, args.quiet, _rerun(args, chosen)) as progress:
+            spec = Spec(
+                "verify", settings, packer=args.packer, packer_cmd=args.packer_cmd, timeout=limit
+            )
+            packer, _ = verify_packer(spec)
+            try:
+                found = infer(packer, replace(settings, progress=progress))
+            finally:
+                packer.close()
     except SetupError as exc:
         return error(_COMMAND, str(exc))
-    except BaseException as exc:
-        stop = pending(exc)
-        if stop is None:
-            raise
-        stop.rerun = _rerun(args, chosen)
-        raise stop from None
-    finally:
-        if progress is not None:
-            progress.close()
     for said in found.notes:
         note(_COMMAND, said)
     if args.format == "json":

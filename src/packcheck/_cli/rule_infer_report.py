@@ -1,10 +1,5 @@
-"""What ``rule infer`` prints: the rule as TOML, ready to commit, or one JSON object.
-
-The TOML holds the rule's changed keys (an empty table is packcheck's own rule) after
-comment lines that say how it was found: the seed, the cases asked, the ``verify
---rule`` run it passed, the other rules that gave every answer too; or, when none
-does, that the rule below is only the nearest, with the case against it.
-"""
+"""What ``rule infer`` prints: the rule's changed keys as TOML, after comment lines
+that say how it was found (or that it is only the nearest), or one JSON object."""
 
 from __future__ import annotations
 
@@ -15,15 +10,12 @@ from .._rule.declared import Rule, RuleError, json_value
 from .._rule.jsonio import dumps, one_line
 from ..rules import Inferred
 
-__all__ = ["json_object", "rule_table", "toml"]
-
 #: Spellings of the same rule listed by name; the rest are counted.
 _SPELLINGS = 3
 
 
 def rule_table(rule: Rule) -> dict[str, Any]:
-    """The keys of ``rule`` that differ from the default, as the TOML table holds them
-    (a fraction as ``"p/q"``)."""
+    """The keys of ``rule`` that differ from the default (a fraction as ``"p/q"``)."""
     table: dict[str, Any] = {}
     for line in rule.changed():
         key = line.split(" = ", 1)[0]
@@ -47,8 +39,7 @@ def _keys(rule: Rule, chosen: Rule) -> str:
 
 def _bare(rule: Rule, chosen: Rule) -> Rule:
     """``rule`` with each key it sets apart from ``chosen`` that cannot change its
-    answers (one that :meth:`Rule.canonical` resets, such as ``pin_overflow`` without
-    a pin) at its default."""
+    answers (``pin_overflow`` without a pin) at its default."""
     same = rule.canonical()
     for line in rule.changed():
         key = line.split(" = ", 1)[0]
@@ -118,13 +109,12 @@ def _shown(answer: object) -> str:
 
 
 def toml(found: Inferred) -> str:
-    """The rule as TOML after its comment lines; every line ends with a line break."""
+    """The rule as TOML after its comment lines."""
     comments = [one_line(f"# {line}") for line in _header(found)]
     return "".join(f"{line}\n" for line in [*comments, *found.rule.changed()])
 
 
 def json_object(found: Inferred) -> dict[str, Any]:
-    """What ``--format json`` prints, as one object."""
     counter = None
     if found.counterexample is not None:
         counter = {

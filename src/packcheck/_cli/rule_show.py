@@ -12,11 +12,8 @@ from ._options import error
 from ._subcommand import Subcommand
 from .rule import located
 
-__all__ = ["register"]
-
 
 def run(args: argparse.Namespace) -> int:
-    """Print the rule: 0, or 2 when it cannot be read."""
     try:
         rule, source = located(args.file, Path.cwd())
     except config.ConfigError as exc:
