@@ -393,6 +393,23 @@ def test_without_the_dask_extra_a_cluster_flag_says_so(
         assert err == f"packcheck {command[0]}: error: {flag[0]} {extra}\n"
 
 
+def test_a_bad_rule_is_one_line_before_any_cluster_starts(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import packcheck._cluster
+
+    def no_cluster(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a cluster was started")
+
+    monkeypatch.setattr(packcheck._cluster, "cluster", no_cluster)
+    (tmp_path / "rule.toml").write_text("budget = 'no'\n")
+    rule = ["--rule", str(tmp_path / "rule.toml")]
+    for where in (["--workers", "2"], ["--scheduler", "tcp://127.0.0.1:9"]):
+        status, out, err = run(capsys, "verify", *rule, "--seeds", "1-2", *where, *QUICK)
+        assert (status, out, err.count("\n")) == (2, "", 1)
+        assert err.startswith(f"packcheck verify: error: {tmp_path / 'rule.toml'}"), err
+
+
 def test_a_task_is_cancelled_once_it_is_no_longer_wanted(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

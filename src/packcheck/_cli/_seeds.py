@@ -55,8 +55,7 @@ def run(spec: Spec, progress: Progress | None = None) -> Outcome:
         _writable_file(spec.junit_xml)
     if spec.seeds is not None or spec.workers is not None or spec.scheduler is not None:
         return _flagged(_verdict(spec, progress))
-    outcome = run_seed(spec, progress)
-    return _flagged(replace(outcome, rerun=spec.rerun(outcome.seed), settings=spec.shown))
+    return _flagged(run_seed(spec, progress))
 
 
 def _writable_file(path: Path) -> None:
@@ -225,17 +224,15 @@ def _verdict(s: Spec, progress: Progress | None) -> Outcome:
     outcomes: list[Outcome] = []
     with _outcomes(s, jobs, progress) as ran:
         for outcome in ran:
-            outcomes.append(replace(outcome, rerun=s.rerun(outcome.seed), settings=s.shown))
+            outcomes.append(outcome)
             if progress is not None:
                 progress(SEEDS, len(outcomes), len(jobs))
             if outcome.finding is not None:  # the lowest failing seed: the rest cancelled
                 return save_new(_noted(outcomes[-1], skipped), save)
     if s.seeds is None:  # one seed, run on a cluster: its own report
         return _noted(outcomes[0], skipped)
-    all_passed = replace(
-        _all_passed(outcomes, time.monotonic() - started), rerun=s.rerun(None), settings=s.shown
-    )
-    return _noted(all_passed, skipped)
+    all_passed = _all_passed(outcomes, time.monotonic() - started)
+    return _noted(replace(all_passed, rerun=s.rerun(None)), skipped)
 
 
 def _noted(outcome: Outcome, skipped: tuple[str, ...]) -> Outcome:

@@ -62,17 +62,19 @@ def _own_under(rule: Rule) -> tuple[Packer, str]:
 
 def run_seed(s: Spec, progress: Progress | None) -> Outcome:
     """The run of ``s``'s one seed, through :func:`packcheck.verify.run` or
-    :func:`packcheck.diff.run`; its packers started in ``s.cwd`` (default: this
-    process's directory)."""
+    :func:`packcheck.diff.run`, with the settings its report shows and the command that
+    repeats it; its packers started in ``s.cwd`` (default: this process's directory)."""
     settings = replace(s.settings, progress=progress)
     if s.command == "diff":
-        return _compared(s, settings)
-    packer, name = verify_packer(s)
-    try:
-        outcome = verify_run(packer, settings, partition=s.partition, rule=s.rule)
-    finally:
-        packer.close()
-    return replace(outcome, subject=name, names={"packer": name})
+        outcome = _compared(s, settings)
+    else:
+        packer, name = verify_packer(s)
+        try:
+            ran = verify_run(packer, settings, partition=s.partition, rule=s.rule)
+        finally:
+            packer.close()
+        outcome = replace(ran, subject=name, names={"packer": name})
+    return replace(outcome, rerun=s.rerun(outcome.seed), settings=s.shown)
 
 
 def _named(message: str, option: str) -> str:

@@ -150,10 +150,9 @@ def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> S
     fields = {o.dest: getattr(s, o.dest) for o in options(command) if o.shown}
     where = Path.cwd() if start is None else start
     # diff takes a rule only from --rule; verify also from [tool.packcheck.rule].
-    rule = config.rule(s.rule, where) if command == "verify" or s.rule else None
-    if s.rule is None and rule is not None:
-        found = config.find(where)
-        assert found is not None
+    rule_file = s.rule
+    found = config.find(where) if command == "verify" and rule_file is None else None
+    if found is not None and "rule" in found[1]:
         s.rule = config.shown(found[0])  # the rerun line names the table's file
     words = _rerun_words(s)
     own = command == "verify" and s.packer is None and s.packer_cmd is None
@@ -168,6 +167,8 @@ def spec(given: Mapping[str, Any], command: str, start: Path | None = None) -> S
     seed = s.seed if s.seed is not None or s.seeds is not None else secrets.randbelow(2**32)
     oracle = {"partition": fields.pop("partition", False), "count": fields.pop("count", False)}
     del fields["timeout"]
+    # Read last, all else decided: a bad rule is its one-line error, before anything runs.
+    rule = config.rule(rule_file, where) if command == "verify" or rule_file else None
     return Spec(
         command,
         Settings(**{**fields, "max_units": max_units, "seed": seed}),
