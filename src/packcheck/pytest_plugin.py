@@ -138,9 +138,9 @@ def _configured(start: Path) -> tuple[Path | None, str | None, dict[str | None, 
     if found is None:
         return None, None, {}
     path, table = found
-    named = _named(table, "packer", "packer-cmd")
-    if named is None and not _usable(start):
-        named = "pyproject.toml"
+    packer = _named(table, "packer", "packer-cmd")
+    if packer is None and not _usable(start):
+        packer = "pyproject.toml"
     pairs: dict[str | None, str] = {}
     diff = table.get("diff")
     if isinstance(diff, dict):
@@ -148,7 +148,7 @@ def _configured(start: Path) -> tuple[Path | None, str | None, dict[str | None, 
         if any(key not in named for key in diff) or not named:
             pairs[None] = _pair(diff)
         pairs.update((name, _pair(value)) for name, value in named.items())
-    return path, named, pairs
+    return path, packer, pairs
 
 
 def _usable(start: Path) -> bool:
