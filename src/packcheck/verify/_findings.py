@@ -157,10 +157,9 @@ def examine(
         if rule is not None and isinstance(exc, PackerRefusal) and expected == REFUSED:
             return None
         case = case if recipe is None else recipe.build()
-        failures = (f"packer fault: {exc}",)
-        if isinstance(exc, PackerRefusal):  # a refusal in shape, where the rule answers
-            failures += (_NOT_REFUSED,)
-        return Finding(case, expected, exc, failures, origin)
+        # A refusal in shape, where the rule answers: the line below says why it is none.
+        said = (_NOT_REFUSED,) if isinstance(exc, PackerRefusal) else ()
+        return Finding(case, expected, exc, (f"packer fault: {exc}", *said), origin)
     failures: list[str] = []
     if not same(expected, without_partition(answer)):
         failures.append("output: differs from the declared output (exact JSON and types)")
