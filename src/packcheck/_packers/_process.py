@@ -56,8 +56,11 @@ class _Tail:
             for chunk in iter(lambda: stream.read1(65536), b""):  # type: ignore[attr-defined]
                 self._data = (self._data + chunk)[-_STDERR_TAIL:]
                 if self._echo is not None:
-                    sys.stderr.write(self._echo.decode(chunk))
-                    sys.stderr.flush()
+                    try:
+                        sys.stderr.write(self._echo.decode(chunk))
+                        sys.stderr.flush()
+                    except (OSError, ValueError):  # stderr gone: drain on, or the packer blocks
+                        self._echo = None
 
     def text(self) -> str:
         """The telling lines of the tail: the last line naming an error or exception with
