@@ -36,6 +36,7 @@ from packcheck._packers import (
     serve,
 )
 from packcheck._packers._callable import _plain_copy
+from packcheck._packers._process import _Tail
 
 PACKERS = Path(__file__).parent / "packers"
 
@@ -125,6 +126,27 @@ def test_a_command_flooding_stderr_does_not_deadlock() -> None:
             assert packer.answer(TWO) == ANSWER
     finally:
         packer.close()
+
+
+class _GoneStream(io.StringIO):
+    """A stderr the reader closed: every write fails."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_an_echoed_stderr_that_is_gone_is_still_drained(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Echoing stops; draining does not, so the packer never blocks on a full pipe.
+    monkeypatch.setattr(sys, "stderr", _GoneStream())
+    read, write = os.pipe()
+    tail = _Tail(os.fdopen(read, "rb"), echo=True)
+    with os.fdopen(write, "wb", buffering=0) as stream:
+        stream.write(b"first\n")
+        while b"first" not in tail._data:  # read, and its echo failed
+            time.sleep(0.01)
+        stream.write(b"ValueError: last\n")
+    tail.join()
+    assert tail.text().endswith("ValueError: last")
 
 
 def test_a_command_answering_out_of_order_gives_wrong_answers() -> None:

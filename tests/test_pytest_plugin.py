@@ -94,6 +94,25 @@ def test_no_table_and_no_option_is_no_item(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(passed=1, failed=1)
 
 
+def test_a_table_without_a_packer_is_no_item_unless_it_is_bad(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(good=GOOD, test_mine="def test_mine():\n    pass\n")
+    # Settings alone (for `--packcheck`, or `packcheck verify --packer` later): no item.
+    pytester.makepyprojecttoml("[tool.packcheck]\nseed = 1\n")
+    pytester.runpytest("-p", "no:xdist").assert_outcomes(passed=1)
+    # A misspelt packer names none: the table's item fails as `packcheck verify` does,
+    # rather than the gate vanishing from CI.
+    pytester.makepyprojecttoml('[tool.packcheck]\npaker = "good.py:pack_case"\n')
+    result = pytester.runpytest("-p", "no:xdist")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ packcheck[[]pyproject.toml[]] _*",
+            "packcheck verify: pyproject.toml [[]tool.packcheck[]]: unknown key 'paker' "
+            "(did you mean 'packer'? keys: *)",
+        ]
+    )
+
+
 def test_a_command_packer_in_the_table(pytester: pytest.Pytester) -> None:
     lines = Path(__file__).parent / "packers" / "lines_packer.py"
     # This Python, which has NumPy: a python3 on PATH may not (lines_packer imports it).

@@ -126,7 +126,8 @@ def _pair(table: dict[str, Any]) -> str:
 
 def _configured(start: Path) -> tuple[Path | None, str | None, dict[str | None, str]]:
     """The ``pyproject.toml`` with ``[tool.packcheck]``, the packer it names, and the
-    diff pairs by table (``None``: the unnamed one); a table that cannot be read still
+    diff pairs by table (``None``: the unnamed one); a table that cannot be read, or
+    that names no packer and holds a bad key or value (a misspelt ``packer``), still
     gives an item, which fails with the error."""
     from ._cli.config import ConfigError, find, tables
 
@@ -137,6 +138,9 @@ def _configured(start: Path) -> tuple[Path | None, str | None, dict[str | None, 
     if found is None:
         return None, None, {}
     path, table = found
+    packer = _named(table, "packer", "packer-cmd")
+    if packer is None and not _usable(start):
+        packer = "pyproject.toml"
     pairs: dict[str | None, str] = {}
     diff = table.get("diff")
     if isinstance(diff, dict):
@@ -144,7 +148,20 @@ def _configured(start: Path) -> tuple[Path | None, str | None, dict[str | None, 
         if any(key not in named for key in diff) or not named:
             pairs[None] = _pair(diff)
         pairs.update((name, _pair(value)) for name, value in named.items())
-    return path, _named(table, "packer", "packer-cmd"), pairs
+    return path, packer, pairs
+
+
+def _usable(start: Path) -> bool:
+    """Whether ``verify`` can read its settings (and rule) from the table ``start``
+    finds; the gate (and Hypothesis) load here only for a table that names no packer."""
+    from ._cli import gate
+    from ._cli.config import ConfigError
+
+    try:
+        gate.spec({"gate_command": "verify"}, "verify", start)
+    except ConfigError:
+        return False
+    return True
 
 
 @pytest.hookimpl(tryfirst=True)

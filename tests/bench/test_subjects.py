@@ -107,12 +107,23 @@ def test_the_kind_is_told_by_the_signature_or_by_trying_a_case(function: Any, ki
     ("function", "why"),
     [
         (three, "it takes neither one argument nor two"),
-        (nothing, "as a kernel-level packer it did not return \\(flags, int remaining\\)"),
-        (raising, "as a kernel-level packer it raised RuntimeError: boom"),
+        # Tried both ways: why each failed.
+        (
+            nothing,
+            "as a case-level packer it did not return an output object; as a kernel-level "
+            "packer it did not return \\(flags, int remaining\\)",
+        ),
+        (
+            raising,
+            "as a case-level packer it raised RuntimeError: boom; as a kernel-level packer it "
+            "raised RuntimeError: boom",
+        ),
     ],
 )
 def test_a_function_of_neither_kind_is_a_setup_error(function: Any, why: str) -> None:
-    with pytest.raises(SetupError, match=f"^--against 'p' is neither a case-level.*: {why};"):
+    with pytest.raises(
+        SetupError, match=f"^--against 'p' is neither a case-level.*remaining\\)\\): {why}; say"
+    ):
         python_subject("p", function, option="--against")
 
 

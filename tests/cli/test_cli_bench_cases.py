@@ -142,6 +142,30 @@ def test_workloads_follow_the_declared_rule_so_no_cell_times_a_refusal(
     assert _rows(capsys.readouterr().out)["workload"][3:5] == ["reference", "numpy"]
 
 
+def test_a_packer_that_could_be_either_kind_is_told_apart_by_its_refusal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # trim(case, debug=False) takes one argument or two: a trial case tells the kind,
+    # and the chat rule refuses it (its pinned 3 units cost 7 of a budget of 6).
+    (tmp_path / "kw.py").write_text(
+        TRIMMER.replace("def trim(case):", "def trim(case, debug=False):")
+    )
+    (tmp_path / "chat-rule.toml").write_text(CHAT_RULE)
+    trim = f"{tmp_path / 'kw.py'}:trim"
+    rule = ["--rule", str(tmp_path / "chat-rule.toml")]
+    assert main([*AB, "--workload", "pareto", "--packer", trim, "--against", trim, *rule]) == 0
+    assert capsys.readouterr().out.startswith(f"NEW {trim} (case-level)\n")
+    # Without the rule its raise is no answer: each kind's failure is said.
+    assert main([*TINY, "--packer", trim]) == 2
+    assert capsys.readouterr().err == (
+        f"packcheck bench: error: --packer {trim!r} is neither a case-level packer (case -> "
+        "answer, as verify takes) nor a kernel-level one (budget, int64 sizes -> (kept, "
+        "remaining)): as a case-level packer it raised ValueError: the system message alone "
+        "does not fit; as a kernel-level packer it raised MalformedCase: case: expected an "
+        "object, got number; say which with --kind\n"
+    )
+
+
 def test_a_cell_of_mostly_refusals_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

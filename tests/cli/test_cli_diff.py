@@ -101,7 +101,8 @@ def test_a_one_line_change_exits_1_with_a_saved_divergence(
     # The saved case is a fixture for every command, and the next diff replays it first.
     assert main(["fixtures", str(path)]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "note:     1 fixture of another rule was run for its input only",
+        "note:     1 fixture of another rule expects that rule's answer: its input was run, not "
+        "checked against this rule",
         "0 of 0 fixtures passed (reference engine)",
     ]
     assert main([*args, *QUICK, "--save-failures", str(saved)]) == 1
@@ -406,7 +407,7 @@ def test_diff_saves_olds_answer_not_the_rules(
     assert f"  fixture:  {path.read_text().strip()}" in out
     # `fixtures` runs its input only: OLD's answer is no rule's.
     assert main(["fixtures", str(path)]) == 0
-    assert capsys.readouterr().out.startswith("note:     1 fixture of another rule was run")
+    assert capsys.readouterr().out.startswith("note:     1 fixture of another rule expects")
 
 
 def _tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:

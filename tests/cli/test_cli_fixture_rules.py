@@ -41,13 +41,15 @@ def test_fixtures_checks_the_rule_in_use_and_counts_the_others(
     )
     assert main(["fixtures", name]) == 0
     assert capsys.readouterr().out == (
-        "note:     2 fixtures of another rule were run for their input only\n"
+        "note:     2 fixtures of another rule expect that rule's answers: their inputs were run, "
+        "not checked against this rule\n"
         "1 of 1 fixture passed (reference engine)\n"
     )
     (tmp_path / "pyproject.toml").write_text(TABLE)
     assert main(["fixtures", name]) == 0
     assert capsys.readouterr().out == (
-        "note:     2 fixtures of another rule were run for their input only\n"
+        "note:     2 fixtures of another rule expect that rule's answers: their inputs were run, "
+        "not checked against this rule\n"
         "1 of 1 fixture passed (reference engine)\n"
     )
 

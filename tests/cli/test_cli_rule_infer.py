@@ -54,6 +54,22 @@ def test_the_rule_is_printed_as_toml_that_passes_verify_rule(
     assert main([*verify, *QUICK, "-q"]) == 0
 
 
+def test_what_a_packer_in_this_process_prints_goes_to_stderr(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "noisy.py").write_text(
+        "from packcheck import pack\n\n"
+        "def pack_case(case):\n"
+        "    print('packing')\n"
+        "    return pack(case)\n"
+    )
+    noisy = f"{tmp_path / 'noisy.py'}:pack_case"
+    status, out, err = run(capsys, "--packer", noisy, "--timeout", "0", *QUICK, "-q")
+    assert status == 0
+    assert tomllib.loads(out) == {}
+    assert "packing\n" in err
+
+
 def test_none_fits_exit_1_with_the_nearest_rule_and_a_case(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -183,10 +199,18 @@ def test_the_report_lists_other_rules_and_says_what_it_could_not_ask() -> None:
     odd = Inferred(Rule(), False, 9, 8, 1, counterexample=case, answer={1, 2})
     assert "#   packer:   {1, 2}\n" in toml(odd)
     alone = toml(Inferred(Rule(), True, 9, 9, 1, verified=3))
+    default = (
+        "# The rule below is packcheck's default rule: every key at its default, so no key "
+        "follows.\n"
+    )
     assert alone == (
         "# packcheck rule infer --seed 1: gives every answer the packer gave on 9 cases asked,\n"
-        "# and passed verify --rule at --seed 1 on 3 cases.\n"
+        "# and passed verify --rule at --seed 1 on 3 cases.\n" + default
     )
+    # The nearest rule too: "below" names it, though it has no key.
+    assert toml(odd).endswith(default)
+    assert tomllib.loads(toml(odd)) == {}
+    assert default not in text  # a rule with keys is its keys
 
 
 def test_the_parser_and_the_package_load_no_hypothesis() -> None:

@@ -169,3 +169,21 @@ def test_a_command_without_a_timeout_waits_as_long_as_it_takes(
         assert answer == {"kept": ["A"], "remaining": 0, "missing": []}
     finally:
         chosen.close()
+
+
+@pytest.mark.parametrize("timeout", ["0", "10"])
+def test_what_a_python_packer_prints_goes_to_stderr_in_either_mode(
+    timeout: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # In this process (--timeout 0) or in a worker: stdout is the report alone.
+    (tmp_path / "noisy.py").write_text(
+        "from packcheck import pack\n\n"
+        "def pack_case(case):\n"
+        "    print('packing', len(case['blocks']))\n"
+        "    return pack(case)\n"
+    )
+    argv = ["verify", "--packer", "noisy.py:pack_case", *QUICK, "--max-examples", "5"]
+    assert main([*argv, "--timeout", timeout, "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["verdict"] == "conformant"
+    assert "packing 3\n" in captured.err  # the first seed fixture's three blocks

@@ -17,7 +17,14 @@ from packcheck._rule.sources import SourceError
 
 QUICK: dict[str, Any] = {"seed": 1, "max_examples": 60, "long_lists": False}
 NEWEST = Rule(name="newest", order="reversed", on_misfit="stop")
-BUILT_IN = "packcheck's 3 built-in fixtures (of the default rule) were run for their input only"
+BUILT_IN = (
+    "packcheck's 3 built-in fixtures expect the default rule's answers: their inputs were "
+    "run, not checked against this rule"
+)
+ONE_OTHER = (
+    "1 fixture of another rule expects that rule's answer: its input was run, not checked "
+    "against this rule"
+)
 #: The two rules answer it alike (and the seed's invariants hold of that answer).
 CASE = {"budget": 3, "blocks": [{"id": "A", "size": 1}, {"id": "B", "size": 1}], "required": []}
 #: In input order A alone fits; newest first, B is kept and A then stops the scan.
@@ -142,7 +149,7 @@ def test_verify_checks_its_own_rules_fixtures_and_runs_the_others_input(tmp_path
     # Under the seed's rule the saved fixture is another rule's; the seed's are checked.
     summary = verify.run(seed_rule, save_failures=saved, **QUICK)
     assert summary.conformant
-    assert summary.notes == ("1 fixture of another rule was run for its input only",)
+    assert summary.notes == (ONE_OTHER,)
     # A packer that breaks a fixture of the rule in use fails on it, by its id.
     failed = verify.run(wrong_on_mine, rule=NEWEST, save_failures=saved, **QUICK)
     assert failed.phase == "fixtures"
@@ -189,7 +196,7 @@ def test_verify_saves_a_failure_under_the_declared_rule(tmp_path: Path) -> None:
     (read,), _ = saved_fixtures(tmp_path)
     assert read.rule == NEWEST
     again = verify.run(seed_rule, save_failures=tmp_path, **QUICK)
-    assert again.notes == ("1 fixture of another rule was run for its input only",)
+    assert again.notes == (ONE_OTHER,)
 
 
 def test_diff_without_a_rule_saves_olds_answer(tmp_path: Path) -> None:
@@ -205,9 +212,7 @@ def test_diff_without_a_rule_saves_olds_answer(tmp_path: Path) -> None:
     assert again.phase == "fixtures"
     assert again.notes == ()
     # verify runs its input only.
-    assert verify.run(seed_rule, save_failures=tmp_path, **QUICK).notes == (
-        "1 fixture of another rule was run for its input only",
-    )
+    assert verify.run(seed_rule, save_failures=tmp_path, **QUICK).notes == (ONE_OTHER,)
 
 
 def test_diff_with_a_rule_saves_the_rules_answer(tmp_path: Path) -> None:
@@ -227,7 +232,7 @@ def test_diff_with_a_rule_saves_the_rules_answer(tmp_path: Path) -> None:
     stop = Rule(on_misfit="stop")
     assert diff.run(seed_rule, seed_rule, rule=stop, save_failures=tmp_path, **QUICK).notes == (
         BUILT_IN,
-        "1 fixture of another rule was run for its input only",
+        ONE_OTHER,
     )
 
 

@@ -61,7 +61,15 @@ def test_charges_are_exact_and_a_whole_fraction_is_an_integer(
     [
         ({"per_item": 2.5}, 'per_item: expected an integer >= 0 or "p/q", got 2.5 (float)'),
         ({"separator": True}, 'separator: expected an integer >= 0 or "p/q", got True (bool)'),
-        ({"reserve": "3"}, "reserve: expected \"p/q\" with integers p >= 0 and q > 0, got '3'"),
+        (
+            {"reserve": "3"},
+            "reserve: expected \"p/q\" with integers p >= 0 and q > 0, got '3': write 3 "
+            'without quotes, or "3/1"',
+        ),
+        (
+            {"per_item": "three"},
+            "per_item: expected \"p/q\" with integers p >= 0 and q > 0, got 'three'",
+        ),
         ({"reserve": "1/0"}, "reserve: expected \"p/q\" with integers p >= 0 and q > 0, got '1/0'"),
         (
             {"reserve": "-1/2"},

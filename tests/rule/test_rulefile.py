@@ -84,6 +84,25 @@ def test_pyproject_holds_the_rule_in_its_tool_table(tmp_path: Path) -> None:
         ),
         ("[tool]\npackcheck = 1\n", "pyproject.toml", "no [tool.packcheck.rule] table"),
         ("order = \n", "rule.toml", "not TOML: "),
+        (
+            "[tool.packcheck.rule]\nper_item = 4\n",
+            "rule.toml",
+            "rule.toml: tool: a rule file holds its keys at the top level, without the "
+            "[tool.packcheck.rule] heading of pyproject.toml",
+        ),
+        (
+            '[[fixture]]\nid = "x"\n',
+            "rule.toml",
+            "fixture: unknown rule key (did you mean 'fixtures'? the keys: dedup, fit, fixtures, ",
+        ),
+        (
+            '[[fixtures]]\nid = "x"\ninput = {budget = 1, blocks = [], required = []}\n'
+            "expected = {kept = [], remaining = 1, missing = []}\n"
+            '[[fixtures]]\nid = "x"\ninput = {budget = 2, blocks = [], required = []}\n'
+            "expected = {kept = [], remaining = 2, missing = []}\n",
+            "rule.toml",
+            "rule.toml: fixture 'x': two fixtures have this id",
+        ),
         ("fixtures = 3\n", "rule.toml", "fixtures: expected an array of tables ([[fixtures]])"),
         ("fixtures = [3]\n", "rule.toml", "fixtures[0]: expected a table"),
         ("[[fixtures]]\nid = 3\n", "rule.toml", "fixtures[0].id: expected a string"),

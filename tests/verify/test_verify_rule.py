@@ -34,6 +34,7 @@ pytest_plugins = ["pytester"]
 
 UNNAMED = Rule(**{**TRIMMER.keys(), "name": ""})
 QUICK = {"seed": 1, "max_examples": 60, "long_lists": False}
+NOT_REFUSED = "not a refusal: the rule does not refuse this case, so a ValueError here is a fault"
 
 
 def trimmer(case: dict[str, Any]) -> dict[str, Any]:
@@ -66,7 +67,20 @@ def test_a_raise_where_the_rule_does_not_refuse_stays_a_fault() -> None:
 
     finding = run(raises_on_empty, rule=TRIMMER, **QUICK).finding  # type: ignore[arg-type]
     assert finding is not None
-    assert finding.failures == ("packer fault: raised ValueError: nothing to trim",)
+    # A refusal in shape: the line below the fault says why it is none.
+    assert finding.failures == ("packer fault: raised ValueError: nothing to trim", NOT_REFUSED)
+    assert f"  check:    {NOT_REFUSED}\n" in finding.report()
+
+
+def test_a_raise_of_another_exception_is_a_fault_alone() -> None:
+    def raises_on_empty(case: dict[str, Any]) -> dict[str, Any]:
+        if not case["blocks"]:
+            raise KeyError("nothing to trim")
+        return trimmer(case)
+
+    finding = run(raises_on_empty, rule=TRIMMER, **QUICK).finding  # type: ignore[arg-type]
+    assert finding is not None
+    assert finding.failures == ("packer fault: raised KeyError: 'nothing to trim'",)
 
 
 def test_refused_is_an_answer_only_where_the_rule_refuses() -> None:
@@ -88,7 +102,8 @@ def test_the_seed_rule_never_takes_value_error_for_a_refusal() -> None:
 
     finding = run(raises, **QUICK).finding  # type: ignore[arg-type]
     assert finding is not None
-    assert finding.failures == ("packer fault: raised ValueError: no",)
+    # What holds, and no more: it does not guess that a --rule was forgotten.
+    assert finding.failures == ("packer fault: raised ValueError: no", NOT_REFUSED)
 
 
 def test_a_worker_sends_a_refusal_back_as_one(tmp_path: Path) -> None:

@@ -179,7 +179,7 @@ class CaseSubject(_Function):
     def cell(self, load: Load, n: int, seed: int, inputs: list[Any] | None = None) -> Cell:
         cases = self.inputs(load, n, seed) if inputs is None else inputs
         pristine = pickle.dumps(cases)
-        calls = [partial(self._refusing(), case) for case in cases]
+        calls = [partial(self.refusing(), case) for case in cases]
         if len(calls) == 1:
             run, answer = repeated(calls[0]), lambda: without_partition(calls[0]())
         else:
@@ -194,7 +194,7 @@ class CaseSubject(_Function):
         )
         return self._limited(cell, where_of(load, n))
 
-    def _refusing(self) -> Callable[[Any], Any]:
+    def refusing(self) -> Callable[[Any], Any]:
         """The function, its ``ValueError`` a refusal where the rule refuses some input."""
         if not refuses(self.rule):
             return self.function
@@ -258,20 +258,26 @@ def python_subject(
     kind: str | None = None,
     option: str = "--packer",
     limit: Limit | None = None,
+    rule: Rule | None = None,
 ) -> Subject:
     """``function`` as a kernel or case subject (``kind``, else told by its signature or a
     small case each way), every call watched by ``limit``; :class:`SetupError` (one
     line, naming ``option``) when neither fits."""
+    subject = CaseSubject(name, function, limit)
+    subject.rule = rule
     if kind is None:
         tried = f"{option} {name!r} failed when tried on a small case"
         with nullcontext() if limit is None else limit.watching(tried):
-            kind = _kind(name, function, option)
+            # Tried as a case-level packer, its refusal under the rule is an answer.
+            kind = _kind(name, function, option, subject.refusing())
     if kind == "kernel":
         return KernelSubject(name, function, limit)
-    return CaseSubject(name, function, limit)
+    return subject
 
 
-def _kind(name: str, function: Callable[..., Any], option: str) -> str:
+def _kind(
+    name: str, function: Callable[..., Any], option: str, case_level: Callable[[Any], Any]
+) -> str:
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):  # some builtins and extensions have none
@@ -281,23 +287,23 @@ def _kind(name: str, function: Callable[..., Any], option: str) -> str:
         candidates = [kind for kind, arity in arities if _binds(signature, arity)]
     if len(candidates) == 1:
         return candidates[0]
-    why = "it takes neither one argument nor two"
+    whys = [] if candidates else ["it takes neither one argument nor two"]
     for kind in candidates:
         try:
             if kind == "case":
-                fits = isinstance(function(as_case(6, _PROBE_SIZES)), dict)
+                fits = isinstance(case_level(as_case(6, _PROBE_SIZES)), dict)
             else:
                 fits = read_answer(function(6, np.array(_PROBE_SIZES, dtype=np.int64))) is not None
         except Exception as exc:
-            why = f"as a {kind}-level packer it raised {type(exc).__name__}: {exc}"
+            whys.append(f"as a {kind}-level packer it raised {type(exc).__name__}: {exc}")
             continue
         if fits:
             return kind
-        why = f"as a {kind}-level packer it did not return {_SHAPE[kind]}"
+        whys.append(f"as a {kind}-level packer it did not return {_SHAPE[kind]}")
     raise SetupError(
         f"{option} {name!r} is neither a case-level packer (case -> answer, as verify "
         f"takes) nor a kernel-level one (budget, int64 sizes -> (kept, remaining)): "
-        f"{why}; say which with --kind"
+        f"{'; '.join(whys)}; say which with --kind"
     )
 
 

@@ -75,7 +75,7 @@ def run_bench(args: argparse.Namespace) -> int:
                 return 2 if _plotted(partial(draw_history, reports), plot, args.plot) else 0
             rule = declared_rule(args)
             with measuring(quiet=True):  # a packer's prints while it is told apart
-                subjects += _subjects(args, limit)
+                subjects += _subjects(args, limit, rule)
             _check_rule(rule, subjects)
             clock = _clock(args)
             args.recorded, args.read_notes = recorded_cases(args)
@@ -140,13 +140,16 @@ def _check_rule(rule: Rule | None, subjects: list[Subject]) -> None:
         )
 
 
-def _subjects(args: argparse.Namespace, limit: Limit | None) -> list[Subject]:
-    """The packers given, Python ones first, then OLD if given."""
-    subjects = [python_subject(spec, load(spec), args.kind, limit=limit) for spec in args.packer]
+def _subjects(args: argparse.Namespace, limit: Limit | None, rule: Rule | None) -> list[Subject]:
+    """The packers given, Python ones first, then OLD if given, told apart under the
+    declared ``rule``; a command is started on its first case."""
+    subjects = [
+        python_subject(spec, load(spec), args.kind, limit=limit, rule=rule) for spec in args.packer
+    ]
     subjects += [CommandSubject(command, args.timeout) for command in args.packer_cmd]
     if args.against:
         old = load(args.against, "--against")
-        subjects.append(python_subject(args.against, old, args.kind, "--against", limit))
+        subjects.append(python_subject(args.against, old, args.kind, "--against", limit, rule))
     if args.against_cmd:
         subjects.append(CommandSubject(args.against_cmd, args.timeout))
     return subjects

@@ -10,6 +10,7 @@ and :func:`run` runs it; the pytest plugin calls those two as the commands do.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import secrets
 import sys
 from collections.abc import Mapping
@@ -197,7 +198,10 @@ def run_command(args: argparse.Namespace) -> int:
         return error(command, str(exc))
     progress = progress_for(sys.stderr, chosen.quiet, command)
     try:
-        outcome = run(chosen, progress)
+        # stdout carries the report alone: a packer called in this process prints to
+        # stderr, as one in a worker process does.
+        with contextlib.redirect_stdout(sys.stderr):
+            outcome = run(chosen, progress)
         if progress is not None:
             progress.finish()
     except (OSError, SourceError, SetupError) as exc:

@@ -8,6 +8,7 @@ commands build this parser too.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import secrets
 import shlex
@@ -63,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
             )
             packer, _ = verify_packer(spec)
             try:
-                found = infer(packer, replace(settings, progress=progress))
+                # stdout holds the TOML alone: a packer in this process prints to stderr.
+                with contextlib.redirect_stdout(sys.stderr):
+                    found = infer(packer, replace(settings, progress=progress))
             finally:
                 packer.close()
     except SetupError as exc:

@@ -12,6 +12,10 @@ from ..rules import Inferred
 
 #: Spellings of the same rule listed by name; the rest are counted.
 _SPELLINGS = 3
+#: Where the rule found is packcheck's own, which an empty table is.
+_DEFAULT = (
+    "# The rule below is packcheck's default rule: every key at its default, so no key follows."
+)
 
 
 def rule_table(rule: Rule) -> dict[str, Any]:
@@ -111,7 +115,10 @@ def _shown(answer: object) -> str:
 def toml(found: Inferred) -> str:
     """The rule as TOML after its comment lines."""
     comments = [one_line(f"# {line}") for line in _header(found)]
-    return "".join(f"{line}\n" for line in [*comments, *found.rule.changed()])
+    keys = found.rule.changed()
+    if not keys:  # an empty table, said in words: a file of comments alone reads as nothing
+        comments.append(_DEFAULT)
+    return "".join(f"{line}\n" for line in [*comments, *keys])
 
 
 def json_object(found: Inferred) -> dict[str, Any]:

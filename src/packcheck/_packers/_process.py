@@ -3,6 +3,7 @@ its reply read within a timeout, its stderr's tail kept, its whole group ended."
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import math
 import os
@@ -11,6 +12,7 @@ import selectors
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -40,10 +42,11 @@ class PackerDied(PackerFault):
 
 class _Tail:
     """The last bytes a process wrote to stderr, drained by a thread (a full pipe
-    would block the packer)."""
+    would block the packer); with ``echo``, each chunk is copied to our stderr too."""
 
-    def __init__(self, stream: IO[bytes]) -> None:
+    def __init__(self, stream: IO[bytes], echo: bool = False) -> None:
         self._data = b""
+        self._echo = codecs.getincrementaldecoder("utf-8")("replace") if echo else None
         self._thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
         self._thread.start()
 
@@ -51,6 +54,12 @@ class _Tail:
         with stream:
             for chunk in iter(lambda: stream.read1(65536), b""):  # type: ignore[attr-defined]
                 self._data = (self._data + chunk)[-_STDERR_TAIL:]
+                if self._echo is not None:
+                    try:
+                        sys.stderr.write(self._echo.decode(chunk))
+                        sys.stderr.flush()
+                    except (OSError, ValueError):  # stderr gone: drain on, or the packer blocks
+                        self._echo = None
 
     def text(self) -> str:
         """The telling lines of the tail: the last line naming an error with the lines
@@ -76,6 +85,10 @@ class _Tail:
 
 class Process(Packer):
     """A long-running packer process in its own session, restarted after a fault."""
+
+    #: Whether what it writes to stderr is written to this process's stderr too (its
+    #: tail is kept for a fault's message either way).
+    echo_stderr = False
 
     def __init__(
         self,
@@ -117,7 +130,7 @@ class Process(Packer):
         self._proc, self._buffer = proc, bytearray()
         started(proc.pid)
         os.set_blocking(proc.stdin.fileno(), False)
-        self._tail = _Tail(proc.stderr)
+        self._tail = _Tail(proc.stderr, self.echo_stderr)
 
     @contextlib.contextmanager
     def _request(self) -> Iterator[float]:

@@ -35,7 +35,10 @@ def _cut_frame(buffer: bytearray) -> bytes | None:
 
 
 class WorkerPacker(Process):
-    """A Python ``MODULE:FUNCTION`` run in a worker process, so a hang can be timed out."""
+    """A Python ``MODULE:FUNCTION`` run in a worker process, so a hang can be timed out;
+    what it prints reaches this process's stderr, as when it is called in this one."""
+
+    echo_stderr = True
 
     def __init__(
         self, spec: str, timeout: float, *, hash_seed: str | None = None, cwd: str | None = None

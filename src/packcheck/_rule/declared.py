@@ -56,7 +56,10 @@ def _charge(key: str, value: object) -> Charge:
     if isinstance(value, str):
         match = _RATIO.fullmatch(value)
         if match is None:
-            raise RuleError(key, f'expected "p/q" with integers p >= 0 and q > 0, got {value!r}')
+            said = f'expected "p/q" with integers p >= 0 and q > 0, got {value!r}'
+            if value.isdigit() and value.isascii():  # a whole number, quoted: strict all the same
+                said += f': write {int(value)} without quotes, or "{int(value)}/1"'
+            raise RuleError(key, said)
         value = Fraction(int(match[1]), int(match[2]))
     elif isinstance(value, bool) or not isinstance(value, int | Fraction):
         raise RuleError(key, f'expected an integer >= 0 or "p/q", got {_shown(value)}')

@@ -78,14 +78,22 @@ def others_note(count: int, built_in: int = 0) -> tuple[str, ...]:
     of them packcheck's seed cases (of the default rule)."""
     notes = []
     if built_in:
+        noun = "fixtures" if built_in != 1 else "fixture"
         notes.append(
-            f"packcheck's {built_in:,} built-in {'fixtures' if built_in != 1 else 'fixture'} "
-            f"(of the default rule) {'were' if built_in != 1 else 'was'} run for "
-            f"{'their' if built_in != 1 else 'its'} input only"
+            _unchecked(f"packcheck's {built_in:,} built-in {noun}", built_in, "the default")
         )
-    count -= built_in
-    if count:
-        many = count != 1
-        said = "fixtures of another rule were" if many else "fixture of another rule was"
-        notes.append(f"{count:,} {said} run for {'their' if many else 'its'} input only")
+    others = count - built_in
+    if others:
+        noun = "fixtures" if others != 1 else "fixture"
+        notes.append(_unchecked(f"{others:,} {noun} of another rule", others, "that"))
     return tuple(notes)
+
+
+def _unchecked(fixtures: str, count: int, rule: str) -> str:
+    """What was done with ``count`` ``fixtures`` whose expected answers are ``rule``'s,
+    said plainly."""
+    if count == 1:
+        said = f"expects {rule} rule's answer: its input was run"
+    else:
+        said = f"expect {rule} rule's answers: their inputs were run"
+    return f"{fixtures} {said}, not checked against this rule"

@@ -45,10 +45,18 @@ def load(path: str | os.PathLike[str]) -> Rule:
 
 def rule_from_table(table: Mapping[str, Any], *, file: str, prefix: str = "") -> Rule:
     """The rule of one TOML table, its fixtures checked; ``prefix`` spells its keys."""
+    allowed = sorted([*KEYS, "fixtures"])
     for key in table:
-        if key not in KEYS and key != "fixtures":
-            known = "the keys: " + ", ".join(sorted(KEYS))
-            near = difflib.get_close_matches(key, sorted(KEYS), n=1)
+        if not prefix and key == "tool":
+            raise RuleError(
+                key,
+                "a rule file holds its keys at the top level, without the "
+                "[tool.packcheck.rule] heading of pyproject.toml",
+                file=file,
+            )
+        if key not in allowed:
+            known = "the keys: " + ", ".join(allowed)
+            near = difflib.get_close_matches(key, allowed, n=1)
             hint = f"did you mean {near[0]!r}? {known}" if near else known
             raise RuleError(f"{prefix}{key}", f"unknown rule key ({hint})", file=file)
     keys = {key: value for key, value in table.items() if key != "fixtures"}
@@ -76,6 +84,8 @@ def _fixtures(value: object, *, file: str, where: str) -> list[RuleFixture]:
         for key in ("input", "expected"):
             if key not in item:
                 raise RuleError(f"fixture {fixture_id!r}", f"has no {key!r}", file=file)
+        if any(fixture.id == fixture_id for fixture in fixtures):
+            raise RuleError(f"fixture {fixture_id!r}", "two fixtures have this id", file=file)
         fixtures.append(RuleFixture(fixture_id, item["input"], item["expected"]))
     return fixtures
 

@@ -24,6 +24,8 @@ from ._rule_checks import check_rule_output
 __all__ = ["SHOWN_WHOLE", "Finding", "diagnosed", "examine", "show_answer"]
 
 _SEED = Rule()
+#: Said below a ``ValueError`` a Python packer raised where the rule gives an answer.
+_NOT_REFUSED = "not a refusal: the rule does not refuse this case, so a ValueError here is a fault"
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +145,9 @@ def examine(
         if rule is not None and isinstance(exc, PackerRefusal) and expected == REFUSED:
             return None
         case = case if recipe is None else recipe.build()
-        return Finding(case, expected, exc, (f"packer fault: {exc}",), origin)
+        # A refusal in shape, where the rule answers: the line below says why it is none.
+        said = (_NOT_REFUSED,) if isinstance(exc, PackerRefusal) else ()
+        return Finding(case, expected, exc, (f"packer fault: {exc}", *said), origin)
     failures: list[str] = []
     if not same(expected, without_partition(answer)):
         failures.append("output: differs from the declared output (exact JSON and types)")
