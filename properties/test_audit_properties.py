@@ -46,11 +46,13 @@ class _FullAudit(Audit):
                 ("round-trip", f"written back as {written[:60]}, read again as {again[:60]}")
             )
         kept = None
+        right = True
         if "result" in record:
             try:
                 check_output(record, record["result"])
             except InvariantError as exc:
                 found.append(("result", f"{exc.invariant}: {exc.detail}"))
+                right = False
             else:
                 result = record["result"]
                 kept = [same_utf16(i) for i in result["kept"]] if "kept" in result else None
@@ -61,12 +63,46 @@ class _FullAudit(Audit):
             check_partition(record, record["partition"], kept=kept, reference=full.partition)
         except PartitionError as exc:
             found.insert(0, (exc.check, exc.detail))
+            # Without a result, the partition shows what the step kept.
+            right = right and "result" in record
         else:
             self.correct += 1
         left_out = bool(full.partition.available or full.partition.dropped)
-        self._tally(left_out, full.reasons, at, label)
+        self._tally(left_out, _lost(record, full, right, self), at, label)
         self.violations += len(found)
         return [Violation(at[0], check, message, label, at[1]) for check, message in found]
+
+
+def _lost(record: dict[str, Any], full: Any, right: bool, audit: Audit) -> dict[str, Any]:
+    """What the step lost, as its record shows it: the rule's losses where the record
+    is right or keeps what the rule keeps; else each required ID it did not keep, for
+    the reason the case alone gives, or "unknown"; nothing (the step counted as
+    unknown) where the record shows no list of kept IDs."""
+    if right:
+        return full.reasons
+    if "result" in record:
+        shown = record["result"].get("kept") if isinstance(record["result"], dict) else None
+    else:
+        partition = record.get("partition")
+        shown = partition.get("packed") if isinstance(partition, dict) else None
+    if not isinstance(shown, list) or not all(isinstance(i, str) for i in shown):
+        audit.unknown += 1
+        return {}
+    kept = [same_utf16(i) for i in shown]
+    if kept == full.result.get("kept"):
+        return full.reasons
+    lost: dict[str, Any] = {}
+    missing = [same_utf16(i) for i in record["required"] if same_utf16(i) not in kept]
+    ids = [same_utf16(block["id"]) for block in record["blocks"]]
+    for block_id in sorted(missing, key=lambda i: i.encode("utf-16-be", "surrogatepass")):
+        sizes = [s.size for s in full.steps if s.id == block_id]
+        if block_id not in ids:
+            lost[block_id] = "not-retrieved"
+        elif not full.size_error and all(size > record["budget"] for size in sizes):
+            lost[block_id] = "oversized"
+        else:
+            lost[block_id] = "unknown"
+    return lost
 
 
 def _both(lines: Iterable[bytes | str]) -> None:

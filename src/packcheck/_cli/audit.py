@@ -146,7 +146,10 @@ def _summary_lines(summary: RunSummary, name: str) -> list[str]:
         lines.append(
             f"  ... and {summary.untracked} losses of IDs past the first {len(summary.lost)}"
         )
-    if not summary.lost:
+    if summary.unknown:
+        steps = _count(summary.unknown, "step")
+        lines.append(f"  lost in {steps}: unknown (no list of kept IDs recorded)")
+    if not summary.lost and not summary.unknown:
         lines.append("  lost: nothing (every required ID was packed in every step)")
     return lines
 
