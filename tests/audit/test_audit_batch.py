@@ -379,7 +379,9 @@ def test_lost_is_what_the_record_shows_its_step_kept() -> None:
     assert merged.summary() == summary
 
 
-def test_the_summary_says_what_the_run_lost(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_summary_says_what_the_run_lost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     run = tmp_path / "run.jsonl"
     kept_b = {"kept": ["B"], "remaining": 1, "missing": ["C", "D"]}
     run.write_bytes(

@@ -193,7 +193,9 @@ def test_a_step_that_kept_other_than_the_rule_lost_what_it_did_not_keep() -> Non
     assert [v.check for v in report.violations] == ["result"]
     lost = {loss.id: loss for loss in report.summary.lost}
     assert sorted(lost) == ["A", "Z"]
-    assert lost["A"].why == {"unknown": "the step kept other than the rule keeps, so why is unknown"}
+    assert lost["A"].why == {
+        "unknown": "the step kept other than the rule keeps, so why is unknown"
+    }
     assert lost["Z"].why == {"not-retrieved": "no block has it"}
 
 
