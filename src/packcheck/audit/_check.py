@@ -26,7 +26,7 @@ from .._rule.recorded import RULE_KEY
 from .._rule.same import same
 from ._lost import Lost, losses, shown_kept
 from ._lost import words as lost_words
-from ._record import same_rule_or_raise
+from ._record import recorded_rule, same_rule_or_raise
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
 
 #: Every ``check`` a violation can name: the partition facts, then the step's own.
@@ -63,11 +63,21 @@ class Audit:
     """
 
     def __init__(
-        self, *, max_tracked: int | None = MAX_TRACKED_IDS, rule: Rule | None = None
+        self,
+        *,
+        max_tracked: int | None = MAX_TRACKED_IDS,
+        rule: Rule | None = None,
+        rule_from_run: bool = False,
     ) -> None:
         self.max_tracked = max_tracked
         #: The rule in use, ``None`` for the default (the seed's path, as fast as ever).
         self.rule = None if rule is None or rule.is_default else rule
+        #: With ``rule_from_run`` and no ``rule``: the rule is still to be read from the
+        #: run's first record (an object, not an unreadable input): the rule its
+        #: ``rule`` key names, else packcheck's own.
+        self.unsettled = rule_from_run and rule is None
+        #: Whether the rule in use is one the run's first record named.
+        self.rule_recorded = False
         self.steps = 0
         self.correct = 0
         self.violations = 0
@@ -119,7 +129,12 @@ class Audit:
             # What `packcheck pack --record` writes for a line it could not read.
             why = f"not a step: the recorded input was malformed ({show(record['detail'], 200)})"
             return [self.refused(number, why, file)]
-        if RULE_KEY in record:
+        if self.unsettled:
+            self.unsettled = False
+            if RULE_KEY in record:
+                self.rule = recorded_rule(record[RULE_KEY], number, file)
+                self.rule_recorded = self.rule is not None
+        elif RULE_KEY in record:
             same_rule_or_raise(record[RULE_KEY], self.rule, number, file)
         try:
             read = read_case(record)
@@ -333,6 +348,7 @@ class Audit:
             None if self.rule is None else self.rule.describe(),
             tuple(self.unreadable),
             self.unknown,
+            self.rule_recorded,
         )
 
     def shift(self, lines: int) -> None:

@@ -121,6 +121,8 @@ class RunSummary:
     #: Steps whose record shows no list of kept IDs (neither a result's ``kept`` nor,
     #: with no result, a partition's ``packed``): what they lost is unknown.
     unknown: int = 0
+    #: Whether :attr:`rule` is the one the run's records name (no rule was given).
+    rule_recorded: bool = False
 
     @property
     def warning(self) -> str | None:
