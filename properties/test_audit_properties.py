@@ -9,7 +9,9 @@ every checker on every step, the round trip always in full.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Any
 
 from hypothesis import example, given
@@ -17,7 +19,7 @@ from hypothesis import strategies as st
 from test_partition_properties import step_texts
 
 from packcheck import trace
-from packcheck._partition.facts import PartitionError, check_partition
+from packcheck._partition.facts import Keyed, PartitionError, check_partition
 from packcheck._partition.invariants import InvariantError, check_output
 from packcheck._rule.jsonio import JSONError, dumps, loads
 from packcheck._rule.order import same_utf16
@@ -49,7 +51,7 @@ class _FullAudit(Audit):
         right = True
         if "result" in record:
             try:
-                check_output(record, record["result"])
+                check_output(record, _twice(text, "result") or record["result"])
             except InvariantError as exc:
                 found.append(("result", f"{exc.invariant}: {exc.detail}"))
                 right = False
@@ -60,7 +62,8 @@ class _FullAudit(Audit):
             if record.get("partition") is None:
                 why = "it is null" if "partition" in record else "the step has no 'partition'"
                 raise PartitionError("no-partition", f"no partition captured: {why}")
-            check_partition(record, record["partition"], kept=kept, reference=full.partition)
+            partition = _twice(text, "partition") or record["partition"]
+            check_partition(record, partition, kept=kept, reference=full.partition)
         except PartitionError as exc:
             found.insert(0, (exc.check, exc.detail))
             # Without a result, the partition shows what the step kept.
@@ -71,6 +74,23 @@ class _FullAudit(Audit):
         self._tally(left_out, _lost(record, full, right, self), at, label)
         self.violations += len(found)
         return [Violation(at[0], check, message, label, at[1]) for check, message in found]
+
+
+def _twice(text: str, key: str) -> Keyed | None:
+    """The object at ``key`` of the record ``text``, read with the keys it gives more
+    than once, if it gives any."""
+
+    def keyed(pairs: list[tuple[str, Any]]) -> Keyed:
+        out = Keyed(pairs)
+        keys = [key for key, _ in pairs]
+        out.twice = tuple(k for k in dict.fromkeys(keys) if keys.count(k) > 1)
+        return out
+
+    try:
+        found = json.loads(text, object_pairs_hook=keyed, parse_float=Decimal)[key]
+    except Exception:  # not so read: it was read before
+        return None
+    return found if isinstance(found, Keyed) and found.twice else None
 
 
 def _lost(record: dict[str, Any], full: Any, right: bool, audit: Audit) -> dict[str, Any]:

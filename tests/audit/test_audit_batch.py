@@ -14,6 +14,7 @@ import pytest
 
 from packcheck._cli import audit as cli_audit
 from packcheck._cli import main
+from packcheck._partition.facts import InvariantError
 from packcheck._rule.jsonio import dumps, write_json
 from packcheck.audit import (
     Audit,
@@ -22,6 +23,7 @@ from packcheck.audit import (
     _bulk,
     _canonical,
     _check,
+    _twice,
     check_run,
     record_step,
 )
@@ -402,3 +404,57 @@ def test_the_summary_says_what_the_run_lost(
     assert capsys.readouterr().out.splitlines()[-1] == (
         "  lost in 1 step: unknown (no list of kept IDs recorded)"
     )
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            b',"missing":["C"]}',
+            b',"kept":["C"]}',
+            "result: keys: key 'kept' given twice, absent keys ['missing']",
+        ),
+        (
+            b',"missing":["C"]}',
+            b',"kept":[],"x":1,"remaining":0}',
+            "result: keys: keys 'kept', 'remaining' given twice, extra keys ['x'], "
+            "absent keys ['missing']",
+        ),
+        (
+            b',"dropped":[]}',
+            b',"packed":[]}',
+            "shape: key 'packed' given twice, absent keys ['dropped']",
+        ),
+    ],
+)
+def test_a_key_given_twice_is_named_where_it_leaves_another_absent(
+    old: bytes, new: bytes, message: str
+) -> None:
+    line = _line(
+        {
+            "budget": 7,
+            "blocks": [{"id": "A", "size": 4}, {"id": "B", "size": 3}, {"id": "C", "size": 2}],
+            "required": ["C"],
+        }
+    )
+    assert old in line
+    _, found = _both([line.replace(old, new)])
+    assert [str(v).removeprefix("run.jsonl: line 1: ") for v in found][-1] == message
+    # The key absent, none given twice: as ever.
+    _, found = _both([line.replace(old, b"}")])
+    absent = message.rpartition(", absent keys ")[2]
+    assert str(found[-1]).endswith(f": extra keys [], absent keys {absent}")
+
+
+def test_a_record_is_read_again_for_its_keys_given_twice_only_where_it_can_be() -> None:
+    keyed = _twice.read_keyed('{"result":{"kept":[],"kept":[]}}', "result")
+    assert (keyed, keyed.twice if keyed else None) == ({"kept": []}, ("kept",))
+    assert _twice.read_keyed('{"result":{"kept":[1.5]}}', "result") is None  # none twice
+    assert _twice.read_keyed('{"result":[]}', "result") is None
+    assert _twice.read_keyed("[]", "result") is None
+    assert _twice.read_keyed('{"x":' + "9" * 5000 + "}", "x") is None  # past int()'s digits
+    assert _twice.read_keyed("[" * 100_000 + "]" * 100_000, "x") is None
+    assert _twice.read_keyed('{"x":0e999999999999999999999}', "x") is None  # no Decimal
+    # A check that passes read so leaves the error as it was.
+    error = InvariantError("keys", "as it was")
+    assert _check._keys_twice(error, '{"r":{"a":1,"a":2}}', "r", lambda keyed: None) is error

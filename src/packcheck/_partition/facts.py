@@ -12,7 +12,7 @@ walk is the reference's partition.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import NoReturn
 
@@ -62,6 +62,24 @@ class PartitionError(InvariantError):
 
     def __str__(self) -> str:
         return "".join([super().__str__(), *(f"\n{_INDENT}{line}" for line in self.table)])
+
+
+class Keyed(dict[str, object]):
+    """A JSON object as read with the keys it gave more than once (``twice``): a
+    reader that keeps the last value loses them, and a key given twice can leave
+    another absent."""
+
+    twice: tuple[str, ...] = ()
+
+
+def keys_detail(keys: Mapping[str, object], extra: Sequence[str], absent: Sequence[str]) -> str:
+    """Why ``keys``, an object whose keys are ``extra`` and ``absent`` away from those
+    expected, is wrong: a key given twice is named as such."""
+    if isinstance(keys, Keyed) and keys.twice:
+        plural = "s" if len(keys.twice) > 1 else ""
+        twice = f"key{plural} {', '.join(map(repr, keys.twice))} given twice"
+        return f"{twice}{f', extra keys {extra}' if extra else ''}, absent keys {absent}"
+    return f"extra keys {extra}, absent keys {absent}"
 
 
 def _show(value: object) -> str:
@@ -115,7 +133,7 @@ def _read(partition: object) -> dict[str, list[str]]:
     extra = [key for key in partition if key not in BUCKETS]
     absent = [key for key in BUCKETS if key not in partition]
     if extra or absent:
-        raise PartitionError("shape", f"extra keys {extra}, absent keys {absent}")
+        raise PartitionError("shape", keys_detail(partition, extra, absent))
     lists: dict[str, list[str]] = {}
     for name in BUCKETS:
         ids = partition[name]

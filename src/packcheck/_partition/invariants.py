@@ -24,6 +24,7 @@ from .facts import (
     PartitionError,
     bucket_for,
     check_partition,
+    keys_detail,
     partition_json,
     type_name,
 )
@@ -160,7 +161,7 @@ def answer_fields(output: object) -> tuple[dict[str, Any], list[str], int, list[
     extra = [key for key in output if key not in _KEYS and key != _PARTITION]
     absent = [key for key in _KEYS if key not in output]
     if extra or absent:
-        raise InvariantError("keys", f"extra keys {extra}, absent keys {absent}")
+        raise InvariantError("keys", keys_detail(output, extra, absent))
     kept, remaining, missing = output["kept"], output["remaining"], output["missing"]
     for name, ids in (("kept", kept), ("missing", missing)):
         if type(ids) is not list:
