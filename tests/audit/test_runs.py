@@ -583,7 +583,7 @@ def test_pieces_are_audited_under_the_rule_the_run_records(tmp_path: Path) -> No
     rule = Rule(name="stop", on_misfit="stop")
     case = {"budget": 3, "blocks": [{"id": "A", "size": 2}, {"id": "B", "size": 2}]}
     steps = [json.dumps(record_step({**case, "required": ["B"]}, rule=rule)) + "\n"] * 20
-    too_long = "x" * len(steps[0]) + "\n"
+    too_long = "x" * (len(steps[0]) + 1) + "\n"
     named = _rule_run(tmp_path, ["\n", "{bad\n", "[]\n", too_long, *steps])
     whole_run, in_pieces = _audit_both([named], max_line_bytes=len(steps[0]))
     assert whole_run == in_pieces
@@ -591,6 +591,7 @@ def test_pieces_are_audited_under_the_rule_the_run_records(tmp_path: Path) -> No
     assert whole_run.summary.rule == rule.describe()
     assert whole_run.summary.rule_recorded
     assert whole_run.summary.violations == 0
+    assert [v.message.split(" ")[0] for v in whole_run.violations][-1] == "longer"
     # A file that cannot be read comes before: the next file's first record settles it.
     cut = tmp_path / "cut.jsonl.gz"
     cut.write_bytes(gzip.compress(b"\n" * 100_000)[:30])
