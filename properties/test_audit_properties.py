@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 from test_partition_properties import step_texts
 
 from packcheck import trace
-from packcheck._partition.facts import Keyed, PartitionError, check_partition
+from packcheck._partition.facts import PartitionError, check_partition
 from packcheck._partition.invariants import InvariantError, check_output
+from packcheck._partition.keys import Keyed
 from packcheck._rule.jsonio import JSONError, dumps, loads
 from packcheck._rule.order import same_utf16
 from packcheck.audit import Audit, Violation, record_step

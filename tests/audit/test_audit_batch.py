@@ -457,4 +457,4 @@ def test_a_record_is_read_again_for_its_keys_given_twice_only_where_it_can_be() 
     assert _twice.read_keyed('{"x":0e999999999999999999999}', "x") is None  # no Decimal
     # A check that passes read so leaves the error as it was.
     error = InvariantError("keys", "as it was")
-    assert _check._keys_twice(error, '{"r":{"a":1,"a":2}}', "r", lambda keyed: None) is error
+    assert _twice.keys_twice(error, '{"r":{"a":1,"a":2}}', "r", lambda keyed: None) is error

@@ -12,7 +12,7 @@ walk is the reference's partition.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from typing import NoReturn
 
@@ -20,6 +20,7 @@ from .._rule.declared import Rule
 from .._rule.jsonio import show
 from .._rule.model import Case, SizeError, json_type, read_case
 from .._rule.order import all_same_utf16
+from .keys import keys_detail
 from .ruled import RuledExpected, ruled_buckets
 from .trace import Bucket, Expected, Partition
 
@@ -62,24 +63,6 @@ class PartitionError(InvariantError):
 
     def __str__(self) -> str:
         return "".join([super().__str__(), *(f"\n{_INDENT}{line}" for line in self.table)])
-
-
-class Keyed(dict[str, object]):
-    """A JSON object as read with the keys it gave more than once (``twice``): a
-    reader that keeps the last value loses them, and a key given twice can leave
-    another absent."""
-
-    twice: tuple[str, ...] = ()
-
-
-def keys_detail(keys: Mapping[str, object], extra: Sequence[str], absent: Sequence[str]) -> str:
-    """Why ``keys``, an object whose keys are ``extra`` and ``absent`` away from those
-    expected, is wrong: a key given twice is named as such."""
-    if isinstance(keys, Keyed) and keys.twice:
-        plural = "s" if len(keys.twice) > 1 else ""
-        twice = f"key{plural} {', '.join(map(repr, keys.twice))} given twice"
-        return f"{twice}{f', extra keys {extra}' if extra else ''}, absent keys {absent}"
-    return f"extra keys {extra}, absent keys {absent}"
 
 
 def _show(value: object) -> str:

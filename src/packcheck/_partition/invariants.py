@@ -24,10 +24,10 @@ from .facts import (
     PartitionError,
     bucket_for,
     check_partition,
-    keys_detail,
     partition_json,
     type_name,
 )
+from .keys import keys_detail
 from .trace import Trace
 
 __all__ = ["InvariantError", "PartitionError", "check_output", "check_trace"]

@@ -7,13 +7,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
 from .._inputs import ReadError
 from .._partition.facts import (
     CAPTURE_FACTS,
     InvariantError,
-    Keyed,
     PartitionError,
     check_partition,
 )
@@ -30,9 +29,8 @@ from ._lost import Lost, losses, shown_kept
 from ._lost import words as lost_words
 from ._record import recorded_rule, same_rule_or_raise
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
-from ._twice import read_keyed
+from ._twice import keys_twice
 
-_Error = TypeVar("_Error", bound=InvariantError)
 #: Every ``check`` a violation can name: the partition facts, then the step's own.
 CHECKS = (*CAPTURE_FACTS, "result", "round-trip", "malformed")
 #: Steps named per lost ID (the first ones met); the count covers them all.
@@ -216,7 +214,7 @@ class Audit:
                 except InvariantError as exc:
                     if exc.invariant == "keys":
                         recheck = partial(check_output, record, rule=self.rule)
-                        exc = _keys_twice(exc, text, "result", recheck)
+                        exc = keys_twice(exc, text, "result", recheck)
                     found.append(("result", f"{exc.invariant}: {exc.detail}"))
                 else:
                     kept = [same_utf16(i) for i in result["kept"]] if "kept" in result else None
@@ -241,7 +239,7 @@ class Audit:
                     reference=reference.partition(),
                     rule=self.rule,
                 )
-                exc = _keys_twice(exc, text, "partition", recheck)
+                exc = keys_twice(exc, text, "partition", recheck)
             found.insert(0, (exc.check, exc.detail))
         else:
             self.correct += 1
@@ -372,20 +370,6 @@ class Audit:
         file, made before the lines ahead of the piece were counted."""
         for tally in self._lost.values():
             tally.steps = [(at[0] + lines, *at[1:]) for at in tally.steps]
-
-
-def _keys_twice(error: _Error, text: str, key: str, check: Callable[[Keyed], object]) -> _Error:
-    """``error``, a wrong set of keys in the object at ``key`` of the record ``text``; or,
-    where that object gives a key twice, what ``check`` says of it read with the keys
-    it gives twice (the same check, in :func:`keys_detail`'s words)."""
-    keyed = read_keyed(text, key)
-    if keyed is None:
-        return error
-    try:
-        check(keyed)
-    except type(error) as again:
-        return again
-    return error
 
 
 def check_run(lines: Iterable[bytes | str], *, rule: Rule | None = None) -> RunReport:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from decimal import Decimal
+from typing import TypeVar
 
-from .._partition.facts import Keyed
+from .._partition.facts import InvariantError
+from .._partition.keys import Keyed
 
 
 def _keyed(pairs: list[tuple[str, object]]) -> Keyed:
@@ -19,6 +22,7 @@ def _keyed(pairs: list[tuple[str, object]]) -> Keyed:
     return out
 
 
+_Error = TypeVar("_Error", bound=InvariantError)
 _DECODER = json.JSONDecoder(object_pairs_hook=_keyed, parse_float=Decimal)
 
 
@@ -31,3 +35,17 @@ def read_keyed(text: str, key: str) -> Keyed | None:
         return None
     found = record.get(key) if isinstance(record, dict) else None
     return found if isinstance(found, Keyed) and found.twice else None
+
+
+def keys_twice(error: _Error, text: str, key: str, check: Callable[[Keyed], object]) -> _Error:
+    """``error``, a wrong set of keys in the object at ``key`` of the record ``text``; or,
+    where that object gives a key twice, what ``check`` says of it read with the keys
+    it gives twice (the same check, in :func:`keys_detail`'s words)."""
+    keyed = read_keyed(text, key)
+    if keyed is None:
+        return error
+    try:
+        check(keyed)
+    except type(error) as again:
+        return again
+    return error
