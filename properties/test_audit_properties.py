@@ -9,7 +9,9 @@ every checker on every step, the round trip always in full.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Any
 
 from hypothesis import example, given
@@ -19,6 +21,7 @@ from test_partition_properties import step_texts
 from packcheck import trace
 from packcheck._partition.facts import PartitionError, check_partition
 from packcheck._partition.invariants import InvariantError, check_output
+from packcheck._partition.keys import Keyed
 from packcheck._rule.jsonio import JSONError, dumps, loads
 from packcheck._rule.order import same_utf16
 from packcheck.audit import Audit, Violation, record_step
@@ -46,11 +49,13 @@ class _FullAudit(Audit):
                 ("round-trip", f"written back as {written[:60]}, read again as {again[:60]}")
             )
         kept = None
+        right = True
         if "result" in record:
             try:
-                check_output(record, record["result"])
+                check_output(record, _twice(text, "result") or record["result"])
             except InvariantError as exc:
                 found.append(("result", f"{exc.invariant}: {exc.detail}"))
+                right = False
             else:
                 result = record["result"]
                 kept = [same_utf16(i) for i in result["kept"]] if "kept" in result else None
@@ -58,15 +63,67 @@ class _FullAudit(Audit):
             if record.get("partition") is None:
                 why = "it is null" if "partition" in record else "the step has no 'partition'"
                 raise PartitionError("no-partition", f"no partition captured: {why}")
-            check_partition(record, record["partition"], kept=kept, reference=full.partition)
+            partition = _twice(text, "partition") or record["partition"]
+            check_partition(record, partition, kept=kept, reference=full.partition)
         except PartitionError as exc:
             found.insert(0, (exc.check, exc.detail))
+            # Without a result, the partition shows what the step kept.
+            right = right and "result" in record
         else:
             self.correct += 1
         left_out = bool(full.partition.available or full.partition.dropped)
-        self._tally(left_out, full.reasons, at, label)
+        self._tally(left_out, _lost(record, full, right, self), at, label)
         self.violations += len(found)
         return [Violation(at[0], check, message, label, at[1]) for check, message in found]
+
+
+def _twice(text: str, key: str) -> Keyed | None:
+    """The object at ``key`` of the record ``text``, read with the keys it gives more
+    than once, if it gives any."""
+
+    def keyed(pairs: list[tuple[str, Any]]) -> Keyed:
+        out = Keyed(pairs)
+        keys = [key for key, _ in pairs]
+        out.twice = tuple(k for k in dict.fromkeys(keys) if keys.count(k) > 1)
+        return out
+
+    try:
+        found = json.loads(text, object_pairs_hook=keyed, parse_float=Decimal)[key]
+    except Exception:  # not so read: it was read before
+        return None
+    return found if isinstance(found, Keyed) and found.twice else None
+
+
+def _lost(record: dict[str, Any], full: Any, right: bool, audit: Audit) -> dict[str, Any]:
+    """What the step lost, as its record shows it: the rule's losses where the record
+    is right or keeps what the rule keeps; else each required ID it did not keep, for
+    the reason the case alone gives, or "unknown"; nothing (the step counted as
+    unknown) where the record shows no list of kept IDs."""
+    if right:
+        return full.reasons
+    if "result" in record:
+        shown = record["result"].get("kept") if isinstance(record["result"], dict) else None
+    else:
+        partition = record.get("partition")
+        shown = partition.get("packed") if isinstance(partition, dict) else None
+    if not isinstance(shown, list) or not all(isinstance(i, str) for i in shown):
+        audit.unknown += 1
+        return {}
+    kept = [same_utf16(i) for i in shown]
+    if kept == full.result.get("kept"):
+        return full.reasons
+    lost: dict[str, Any] = {}
+    missing = [same_utf16(i) for i in record["required"] if same_utf16(i) not in kept]
+    ids = [same_utf16(block["id"]) for block in record["blocks"]]
+    for block_id in sorted(missing, key=lambda i: i.encode("utf-16-be", "surrogatepass")):
+        sizes = [s.size for s in full.steps if s.id == block_id]
+        if block_id not in ids:
+            lost[block_id] = "not-retrieved"
+        elif not full.size_error and all(size > record["budget"] for size in sizes):
+            lost[block_id] = "oversized"
+        else:
+            lost[block_id] = "unknown"
+    return lost
 
 
 def _both(lines: Iterable[bytes | str]) -> None:

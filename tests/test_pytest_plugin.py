@@ -10,6 +10,10 @@ from pathlib import Path
 
 import pytest
 
+# The command line's package, imported before the inline runs (as another test file may
+# import it): the plugin must not find, through its attributes, the modules an earlier
+# inline run imported and pytester then dropped (two Hypothesis, a strategy of the old).
+import packcheck._cli
 import packcheck.pytest_plugin
 
 pytest_plugins = ["pytester"]

@@ -71,23 +71,26 @@ class PackcheckItem(pytest.Item):
         self.table = table
 
     def runtest(self) -> None:
-        from ._cli import gate
         from ._cli.config import ConfigError
+
+        # The module, not the package's attribute: pytester's inline runs drop the
+        # modules they imported, not the attributes of a package imported before them.
+        from ._cli.gate import options, run, spec
         from ._gate import text
         from ._packers import SetupError
         from ._rule.sources import SourceError
 
         given = {"gate_command": self.command, "packer": self.packer, "table": self.table}
-        for option in gate.options(self.command):  # pytest's command line over the table
+        for option in options(self.command):  # pytest's command line over the table
             if option.flag in SETTINGS:  # None: not given
                 given[option.dest] = self.config.getoption(f"packcheck_{option.dest}")
         where = f"packcheck {self.command}"
         try:
-            chosen = gate.spec(given, self.command, self.config.invocation_params.dir)
+            chosen = spec(given, self.command, self.config.invocation_params.dir)
         except ConfigError as exc:
             raise PackcheckFailure(f"{where}: {exc}") from None
         try:
-            outcome = gate.run(chosen)
+            outcome = run(chosen)
         except (OSError, SourceError, SetupError) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise PackcheckFailure(f"{where}: {chosen.said(why)}") from None

@@ -14,6 +14,7 @@ import pytest
 
 from packcheck._cli import audit as cli_audit
 from packcheck._cli import main
+from packcheck._partition.facts import InvariantError
 from packcheck._rule.jsonio import dumps, write_json
 from packcheck.audit import (
     Audit,
@@ -22,6 +23,7 @@ from packcheck.audit import (
     _bulk,
     _canonical,
     _check,
+    _twice,
     check_run,
     record_step,
 )
@@ -325,3 +327,134 @@ def test_a_record_only_a_careless_reader_vouches_for_is_reported(wrong: bytes) -
     lines = [wrong, _line(LOSING)]
     assert _judged_by_text(lines) == [False, True]
     assert [v.line for v in _both(lines)[1]][:1] == [1]
+
+
+def _recorded_as(case: dict[str, Any], step: int, **recorded: Any) -> bytes:
+    """``case`` recorded by a run that answered or captured ``recorded`` (``None``: not
+    recorded at all), not what the rule gives."""
+    record = {**record_step(case), "step": step, **recorded}
+    return write_json({k: v for k, v in record.items() if v is not None}).encode()
+
+
+OVERSIZED = {
+    "budget": 3,
+    "blocks": [{"id": "A", "size": 2}, {"id": "B", "size": 2}, {"id": "D", "size": 9}],
+    "required": ["D", "B", "C"],
+}
+
+
+def test_lost_is_what_the_record_shows_its_step_kept() -> None:
+    kept_b = {"kept": ["B"], "remaining": 1, "missing": ["C", "D"]}
+    kept_none = {"kept": [], "remaining": 3, "missing": ["B", "C", "D"]}
+    lines = [
+        _line(OVERSIZED, step=0),  # the rule's: B evicted, C not-retrieved, D oversized
+        _recorded_as(OVERSIZED, 1, result=kept_b),  # B kept: C and D lost, as the case says
+        _recorded_as(OVERSIZED, 2, result=kept_none),  # B lost, and why is unknown
+        # No result: the partition's packed is what the step kept.
+        _recorded_as(
+            OVERSIZED, 3, result=None, partition={"packed": [], "available": [], "dropped": []}
+        ),
+        # A wrong remaining, the rule's kept: the rule's losses.
+        _recorded_as(OVERSIZED, 4, result={"kept": ["A"], "remaining": 0, "missing": []}),
+        # No list of kept IDs shown: what the step lost is unknown.
+        _recorded_as(OVERSIZED, 5, result={"error": "size"}),
+        _recorded_as(OVERSIZED, 6, result=None, partition=None),
+        _recorded_as(OVERSIZED, 7, result={"kept": [1]}),
+    ]
+    audit, found = _both(lines)
+    assert [v.step for v in found if v.check == "result"] == [1, 2, 4, 5, 7]
+    summary = audit.summary()
+    lost = {loss.id: (loss.reasons, [at[1] for at in loss.steps]) for loss in summary.lost}
+    assert lost == {
+        "B": ({"evicted": 2, "unknown": 2}, [0, 2, 3, 4]),
+        "C": ({"not-retrieved": 5}, [0, 1, 2, 3, 4]),
+        "D": ({"oversized": 5}, [0, 1, 2, 3, 4]),
+    }
+    assert summary.unknown == 3
+    assert summary.to_json()["unknown_steps"] == 3
+    merged = Audit()
+    for number, line in enumerate(lines, start=1):
+        part = Audit(max_tracked=None)
+        part.check_line(line, 1, "run.jsonl")
+        part.shift(number - 1)
+        merged.merge(part)
+    assert merged.summary() == summary
+
+
+def test_the_summary_says_what_the_run_lost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run.jsonl"
+    kept_b = {"kept": ["B"], "remaining": 1, "missing": ["C", "D"]}
+    run.write_bytes(
+        _recorded_as(OVERSIZED, 1, result=kept_b)
+        + b"\n"
+        + _recorded_as(OVERSIZED, 2, result={"error": "size"})
+        + b"\n"
+    )
+    assert main(["audit", str(run)]) == 1
+    summary = capsys.readouterr().out.splitlines()[-3:]
+    assert summary == [
+        '  lost "C": missing in 1 step (not-retrieved 1): line 1 (step 1)',
+        '  lost "D": missing in 1 step (oversized 1): line 1 (step 1)',
+        "  lost in 1 step: unknown (no list of kept IDs recorded)",
+    ]
+    run.write_bytes(_recorded_as(OVERSIZED, 1, partition=None, result=None) + b"\n")
+    assert main(["audit", str(run)]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "  lost in 1 step: unknown (no list of kept IDs recorded)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            b',"missing":["C"]}',
+            b',"kept":["C"]}',
+            "result: keys: key 'kept' given twice, absent keys ['missing']",
+        ),
+        (
+            b',"missing":["C"]}',
+            b',"kept":[],"x":1,"remaining":0}',
+            "result: keys: keys 'kept', 'remaining' given twice, extra keys ['x'], "
+            "absent keys ['missing']",
+        ),
+        (
+            b',"dropped":[]}',
+            b',"packed":[]}',
+            "shape: key 'packed' given twice, absent keys ['dropped']",
+        ),
+    ],
+)
+def test_a_key_given_twice_is_named_where_it_leaves_another_absent(
+    old: bytes, new: bytes, message: str
+) -> None:
+    line = _line(
+        {
+            "budget": 7,
+            "blocks": [{"id": "A", "size": 4}, {"id": "B", "size": 3}, {"id": "C", "size": 2}],
+            "required": ["C"],
+        }
+    )
+    assert old in line
+    _, found = _both([line.replace(old, new)])
+    assert [str(v).removeprefix("run.jsonl: line 1: ") for v in found][-1] == message
+    # The key absent, none given twice: as ever.
+    _, found = _both([line.replace(old, b"}")])
+    absent = message.rpartition(", absent keys ")[2]
+    assert str(found[-1]).endswith(f": extra keys [], absent keys {absent}")
+
+
+def test_a_record_is_read_again_for_its_keys_given_twice_only_where_it_can_be() -> None:
+    keyed = _twice.read_keyed('{"result":{"kept":[],"kept":[]}}', "result")
+    assert (keyed, keyed.twice if keyed else None) == ({"kept": []}, ("kept",))
+    assert _twice.read_keyed('{"result":{"kept":[1.5]}}', "result") is None  # none twice
+    assert _twice.read_keyed('{"result":[]}', "result") is None
+    assert _twice.read_keyed("[]", "result") is None
+    assert _twice.read_keyed('{"x":' + "9" * 5000 + "}", "x") is None  # past int()'s digits
+    assert _twice.read_keyed("[" * 100_000 + "]" * 100_000, "x") is None
+    assert _twice.read_keyed('{"x":0e999999999999999999999}', "x") is None  # no Decimal
+    # A check that passes read so leaves the error as it was.
+    error = InvariantError("keys", "as it was")
+    assert _twice.keys_twice(error, '{"r":{"a":1,"a":2}}', "r", lambda keyed: None) is error

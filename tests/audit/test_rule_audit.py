@@ -184,6 +184,21 @@ def test_a_lost_ids_reasons_are_in_the_rules_words_with_their_first_step() -> No
     assert "rule" not in plain.summary.to_json()
 
 
+def test_a_step_that_kept_other_than_the_rule_lost_what_it_did_not_keep() -> None:
+    rule = Rule(on_misfit="stop")
+    step = {**_case(3, 2, 2), "required": ["A", "B", "Z"]}
+    recorded = record_step(step, rule=rule)  # the rule keeps A; B stopped, Z not-retrieved
+    wrong = {**recorded, "result": {"kept": ["B"], "remaining": 1, "missing": ["A", "Z"]}}
+    report = check_run(_lines([wrong]), rule=rule)
+    assert [v.check for v in report.violations] == ["result"]
+    lost = {loss.id: loss for loss in report.summary.lost}
+    assert sorted(lost) == ["A", "Z"]
+    assert lost["A"].why == {
+        "unknown": "the step kept other than the rule keeps, so why is unknown"
+    }
+    assert lost["Z"].why == {"not-retrieved": "no block has it"}
+
+
 def test_a_duplicates_and_a_pins_losses_are_worded() -> None:
     case = {**_case(3, 2, 2, 2, ids="ABA"), "required": ["A"]}
     rule = Rule(dedup="first", order="reversed")

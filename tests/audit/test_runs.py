@@ -561,3 +561,59 @@ def test_a_worker_count_is_a_positive_whole_number(capsys: pytest.CaptureFixture
         with pytest.raises(SystemExit):
             main(["audit", "--workers", bad])
         assert capsys.readouterr().err.endswith(f"--workers: {why}\n")
+
+
+def _rule_run(where: Path, lines: Sequence[str], name: str = "run.jsonl") -> str:
+    (where / name).write_text("".join(lines))
+    return str(where / name)
+
+
+def _audit_both(names: list[str], **options: Any) -> tuple[Any, Any]:
+    """``names`` audited under the rule they record, whole here and in pieces."""
+    reports = []
+    for run in (None, in_process):
+        audit = Audit(rule_from_run=True)
+        try:
+            found = tuple(audited(names, audit, run, 300, unreadable=lambda _: None, **options))
+        except ReadError as exc:
+            reports.append(str(exc))
+        else:
+            reports.append(RunReport(found, audit.summary()))
+    return reports[0], reports[1]
+
+
+def test_pieces_are_audited_under_the_rule_the_run_records(tmp_path: Path) -> None:
+    from packcheck import Rule
+    from packcheck.audit import record_step
+
+    rule = Rule(name="stop", on_misfit="stop")
+    case = {"budget": 3, "blocks": [{"id": "A", "size": 2}, {"id": "B", "size": 2}]}
+    steps = [json.dumps(record_step({**case, "required": ["B"]}, rule=rule)) + "\n"] * 20
+    too_long = "x" * (len(steps[0]) + 1) + "\n"
+    named = _rule_run(tmp_path, ["\n", "{bad\n", "[]\n", too_long, *steps])
+    whole_run, in_pieces = _audit_both([named], max_line_bytes=len(steps[0]))
+    assert whole_run == in_pieces
+    assert isinstance(whole_run, RunReport)
+    assert whole_run.summary.rule == rule.describe()
+    assert whole_run.summary.rule_recorded
+    assert whole_run.summary.violations == 0
+    assert [v.message.split(" ")[0] for v in whole_run.violations][-1] == "longer"
+    # A file that cannot be read comes before: the next file's first record settles it.
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(gzip.compress(b"\n" * 100_000)[:30])
+    whole_run, in_pieces = _audit_both([str(cut), named])
+    assert whole_run == in_pieces
+    assert isinstance(whole_run, RunReport)
+    assert (whole_run.summary.rule, whole_run.summary.steps) == (rule.describe(), 20)
+    # A first record naming no rule: the audit says so as it would here.
+    first = json.loads(steps[0])
+    first["rule"]["x"] = 1
+    bad = _rule_run(tmp_path, [json.dumps(first) + "\n", *steps], "bad")
+    whole_run, in_pieces = _audit_both([bad])
+    assert whole_run == in_pieces == f"{bad}: line 1: not a recorded rule: rule.x: unknown rule key"
+    # No record at all: packcheck's own rule.
+    empty = _rule_run(tmp_path, ["{bad\n"], "empty")
+    whole_run, in_pieces = _audit_both([empty])
+    assert whole_run == in_pieces
+    assert isinstance(whole_run, RunReport)
+    assert whole_run.summary.rule is None

@@ -24,6 +24,7 @@ import packcheck
 from packcheck import _bench as bench
 from packcheck import reference
 from packcheck._bench import _ab, _timing
+from packcheck._bench._workloads import Recorded
 from packcheck._cli._options import QUICK_BUDGET, QUICK_CASE_SIZES
 from packcheck._cli.bench_show import table_ab
 from packcheck._engines import numpy_entry as scan
@@ -400,10 +401,10 @@ def _raising(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
 @pytest.mark.parametrize(
     ("new", "old", "message"),
     [
-        (_off_by_one, scan.pack_sizes, "NEW and OLD answer differently on pareto at n=100; "
-         "the reference agrees with OLD"),
-        (scan.pack_sizes, _off_by_one, "NEW and OLD answer differently on pareto at n=100; "
-         "the reference agrees with NEW"),
+        (_off_by_one, scan.pack_sizes, "NEW and OLD answer differently on pareto at n=100, "
+         "seed 0 (--workload pareto --sizes 100 --seed 0); the reference agrees with OLD"),
+        (scan.pack_sizes, _off_by_one, "NEW and OLD answer differently on pareto at n=100, "
+         "seed 0 (--workload pareto --sizes 100 --seed 0); the reference agrees with NEW"),
         (_mutating, scan.pack_sizes, "NEW changed its input on pareto at n=100"),
         (scan.pack_sizes, _raising, "OLD raised RuntimeError: boom on pareto at n=100"),
         (lambda budget, sizes: None, scan.pack_sizes,
@@ -470,3 +471,34 @@ def test_a_report_is_self_describing_json(machine: NoisyMachine) -> None:
     assert data["kinds"] == ["kernel", "kernel"]
     # The times shown are the median pair's: their ratio is the ratio.
     assert row["new_seconds"] / row["old_seconds"] == pytest.approx(row["ratio"])
+
+
+def test_answers_that_differ_name_the_first_recorded_case_they_differ_on() -> None:
+    def step(budget: int, *sizes: int) -> dict[str, Any]:
+        blocks = [{"id": f"b{k}", "size": size} for k, size in enumerate(sizes)]
+        return {"budget": budget, "blocks": blocks, "required": []}
+
+    def off_from_four(budget: int, sizes: npt.NDArray[np.int64]) -> Any:
+        mask, remaining = scan.pack_sizes(budget, sizes)
+        return mask, remaining + (budget >= 4)
+
+    def case_off_from_four(case: dict[str, Any]) -> Any:
+        answer = packcheck.pack(case)
+        if "error" in answer:
+            return answer
+        return {**answer, "remaining": answer["remaining"] + (case["budget"] >= 4)}
+
+    # The second case is no kernel's: a kernel's first difference is still named by
+    # its place among the cases given.
+    recorded = Recorded((step(3, 1), step(3, 0), step(5, 2), step(4, 1)))
+    cases = (bench.CaseSubject("NEW", case_off_from_four), bench.CaseSubject("OLD", packcheck.pack))
+    for new, old in ((off_from_four, scan.pack_sizes), cases):
+        with pytest.raises(bench.BenchError) as error:
+            bench.ab(new, old, workloads=[], sizes=[], recorded=recorded)
+        assert str(error.value) == (
+            "NEW and OLD answer differently on the 4 recorded case(s), first on recorded "
+            "case 3 of 4; the reference agrees with OLD"
+        )
+    one = Recorded((step(3, 0), step(5, 2)))
+    with pytest.raises(bench.BenchError, match=r"first on recorded case 2 of 2;"):
+        bench.ab(off_from_four, scan.pack_sizes, workloads=[], sizes=[], recorded=one)

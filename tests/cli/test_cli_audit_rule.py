@@ -100,6 +100,34 @@ def test_a_record_names_its_rule_and_audits_clean_under_it(
     assert (status, json.loads(out[-1])["rule"]) == (0, DESCRIBED)
 
 
+def test_without_a_rule_given_a_run_is_audited_under_the_rule_it_records(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _record(here, capsys, "--rule", "rule.toml")
+    given = run(capsys, "audit", "--rule", "rule.toml", "run.jsonl")
+    status, out, err = run(capsys, "audit", "run.jsonl")
+    assert (status, err) == (0, [])
+    assert out[1] == f"  rule: {DESCRIBED} (as the run records it)"
+    assert [out[0], *out[2:]] == [given[1][0], *given[1][2:]]
+    assert (
+        run(capsys, "audit", "--json", "run.jsonl")[1][-1]
+        == (run(capsys, "audit", "--json", "--rule", "rule.toml", "run.jsonl")[1][-1])
+    )
+    # One run, one rule: a step of packcheck's own rule first, then one of the rule's.
+    recorded = (here / "run.jsonl").read_text().splitlines(keepends=True)
+    plain = _record(here, capsys)
+    (here / "run.jsonl").write_text(plain[0] + "\n" + recorded[1])
+    assert run(capsys, "audit", "run.jsonl") == (
+        2,
+        [],
+        [
+            f"packcheck audit: error: run.jsonl: line 2: recorded under the rule {DESCRIBED}, "
+            "audited under packcheck's own rule (a run is audited under one rule: its first "
+            "record's)"
+        ],
+    )
+
+
 def test_a_default_rule_records_and_audits_byte_for_byte_as_without_one(
     here: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -131,8 +131,8 @@ def test_differing_answers_fail_in_one_line(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
-        "packcheck bench: NEW and OLD answer differently on uniform-50% at n=1,000; "
-        "the reference agrees with OLD\n"
+        "packcheck bench: NEW and OLD answer differently on uniform-50% at n=1,000, seed 0 "
+        "(--workload uniform-50% --sizes 1000 --seed 0); the reference agrees with OLD\n"
     )
     # Under --format json stdout still holds one object, saying what ended the run.
     assert main([*AB, "--format", "json"]) == 1

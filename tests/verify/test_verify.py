@@ -195,10 +195,30 @@ def test_show_answer_uses_json_only_for_plain_json() -> None:
 
 # Unshrunk, the case is long: seeking its causes was most of this test's time.
 @pytest.mark.usefixtures("no_causes_sought")
-def test_shrinking_stops_after_its_time_budget() -> None:
+@pytest.mark.usefixtures("no_causes_sought")
+@pytest.mark.parametrize("shrink_seconds", [0.0, None])
+def test_shrinking_stops_after_its_time_budget(shrink_seconds: float | None) -> None:
+    # Every case the packer got wrong, in the order it was asked.
+    wrong: list[dict[str, Any]] = []
+
+    def less_than(case: dict[str, Any]) -> Any:
+        answer = broken.less_than(case)
+        if answer != pack(case):
+            wrong.append(case)
+        return answer
+
+    budget = {} if shrink_seconds is None else {"shrink_seconds": shrink_seconds}
     with pytest.raises(Counterexample) as info:
-        check(broken.less_than, long_lists=False, seed=0, fixtures=(), shrink_seconds=0.0)
-    assert info.value.finding.failures  # the best case found before the budget ran out
+        check(less_than, long_lists=False, seed=0, fixtures=(), **budget)
+    assert info.value.finding.failures
+    if shrink_seconds is None:
+        # Shrunk: past the first wrong answer, to a smaller case (so the test can fail).
+        assert len(wrong) > 1
+        assert info.value.finding.case != wrong[0]
+    else:
+        # No time to shrink: the first case it got wrong, and no other asked after it
+        # (the diagnosis asks that one again).
+        assert all(case == info.value.finding.case for case in wrong)
 
 
 def test_show_answer_writes_a_command_packers_fraction_as_read() -> None:

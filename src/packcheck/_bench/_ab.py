@@ -6,8 +6,9 @@ import math
 import random
 import statistics
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Literal
 
 from .._rule.declared import Rule
@@ -204,7 +205,8 @@ def _compare(
     alike = subjects[0].family == subjects[1].family
     inputs = subjects[0].inputs(load, n, seed) if alike else None
     cells = (subjects[0].cell(load, n, seed, inputs), subjects[1].cell(load, n, seed, inputs))
-    note = error_note(_check_answers(where, subjects, cells), where)
+    case = partial(_case, load, n, seed, subjects[0].family == "kernel")
+    note = error_note(_check_answers(where, subjects, cells, case), where)
     if note is not None:
         notes.append(note)
     clocks = (own_clock(clock_name, id(subjects[0])), own_clock(clock_name, id(subjects[1])))
@@ -241,14 +243,33 @@ def _median_pair(new: list[float], old: list[float]) -> tuple[float, float]:
     return math.sqrt(new[low] * new[high]), math.sqrt(old[low] * old[high])
 
 
-def _check_answers(where: str, subjects: tuple[Subject, Subject], cells: tuple[Cell, Cell]) -> Any:
+def _case(load: Load, n: int, seed: int, kernel: bool, first: int | None) -> str:
+    """Which case of a cell two sides answer differently, so that it can be rerun: a
+    workload's one case by its seed, a recorded case by its place among those read
+    (``first``: the index of the first answer that differs, ``None`` for the one; among
+    the cases a kernel can pack, for a ``kernel``)."""
+    if isinstance(load, Recorded):
+        chosen = (load.packable() if kernel else load).recorded[first or 0]
+        place = next(k for k, case in enumerate(load.recorded) if case is chosen)
+        return f", first on recorded case {place + 1:,} of {len(load.recorded):,}"
+    return f", seed {seed} (--workload {load.name} --sizes {n} --seed {seed})"
+
+
+def _check_answers(
+    where: str,
+    subjects: tuple[Subject, Subject],
+    cells: tuple[Cell, Cell],
+    case: Callable[[int | None], str] | None = None,
+) -> Any:
+    """NEW's answer, once both are checked (``case``: which case two that differ
+    differ on, as :func:`check_answers` is told)."""
     answers = {}
     for label, cell in zip(("NEW", "OLD"), cells, strict=True):
         answers[label] = first_answer(label, cell.answer, where, shape=cell.shape)
         if not cell.untouched():
             raise BenchError(f"{label} changed its input {where}")
     if subjects[0].family == subjects[1].family:
-        check_answers(answers, cells[0].expected, where)
+        check_answers(answers, cells[0].expected, where, case)
         return answers["NEW"]
     for (label, answer), cell in zip(answers.items(), cells, strict=True):
         check_answers({label: answer}, cell.expected, where)

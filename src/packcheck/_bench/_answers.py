@@ -63,23 +63,40 @@ def first_answer(
     return got
 
 
-def check_answers(answers: Mapping[str, Any], expected: Callable[[], Any], where: str) -> None:
+def check_answers(
+    answers: Mapping[str, Any],
+    expected: Callable[[], Any],
+    where: str,
+    case: Callable[[int | None], str] | None = None,
+) -> None:
     """Every answer in ``answers`` (by label) must be ``expected()``'s; two sides that
     agree pass without asking it, two that differ fail naming the one the rule agrees
-    with."""
+    with, and the case they differ on: ``case(k)`` says which, ``k`` the index of the
+    first answer that differs when the answers are lists (one per case), else ``None``."""
     labels = list(answers)
     if len(labels) == 2:
-        if answers[labels[0]] == answers[labels[1]]:
+        one, other = answers[labels[0]], answers[labels[1]]
+        if one == other:
             return
         right = expected()
         agree = " and ".join(label for label in labels if answers[label] == right) or "neither"
+        which = "" if case is None else case(_first_difference(one, other))
         raise BenchError(
-            f"{' and '.join(labels)} answer differently {where}; the reference agrees with {agree}"
+            f"{' and '.join(labels)} answer differently {where}{which}; "
+            f"the reference agrees with {agree}"
         )
     right = expected()
     for label in labels:
         if answers[label] != right:
             raise BenchError(f"{label} gave a wrong answer {where}")
+
+
+def _first_difference(one: Any, other: Any) -> int | None:
+    """The index of the first answer that differs, when both are lists of answers of
+    the same length, else ``None``."""
+    if not (isinstance(one, list) and isinstance(other, list) and len(one) == len(other)):
+        return None
+    return next(k for k, (a, b) in enumerate(zip(one, other, strict=True)) if a != b)
 
 
 def error_note(answer: Any, where: str) -> str | None:

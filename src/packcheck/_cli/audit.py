@@ -35,7 +35,8 @@ def run_audit(args: argparse.Namespace) -> int:
     except (ReadError, config.ConfigError) as exc:
         return _failed(str(exc))
     name = show_text(whole(names[0]).name) if len(names) == 1 else f"{len(names)} files"
-    audit = Audit(rule=rule)
+    # Without a rule given, the run's own: the rule its records name.
+    audit = Audit(rule=rule, rule_from_run=rule is None)
     try:
         with (
             _collector_paused(),
@@ -55,6 +56,8 @@ def run_audit(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         raise  # the reader went away (see _cli.main)
     except RuleMismatch as exc:
+        if rule is None:  # the rule its first record names
+            return _failed(f"{exc} (a run is audited under one rule: its first record's)")
         return _failed(f"{exc} (audit a run under the rule it was recorded under: --rule FILE)")
     except (ReadError, ClusterError) as exc:
         return _failed(str(exc))
@@ -133,7 +136,8 @@ def _summary_lines(summary: RunSummary, name: str) -> list[str]:
         counts += f", {_count(len(summary.unreadable), 'unreadable file')}"
     lines = [f"packcheck audit: {counts} ({name})"]
     if summary.rule is not None:
-        lines.append(f"  rule: {summary.rule}")
+        given = " (as the run records it)" if summary.rule_recorded else ""
+        lines.append(f"  rule: {summary.rule}{given}")
     for loss in summary.lost[:LOST_SHOWN]:  # under a rule, its reasons on lines of their own
         first, *reasons = loss.lines()
         lines += [f"  {first}", *reasons]
@@ -146,7 +150,10 @@ def _summary_lines(summary: RunSummary, name: str) -> list[str]:
         lines.append(
             f"  ... and {summary.untracked} losses of IDs past the first {len(summary.lost)}"
         )
-    if not summary.lost:
+    if summary.unknown:
+        steps = _count(summary.unknown, "step")
+        lines.append(f"  lost in {steps}: unknown (no list of kept IDs recorded)")
+    if not summary.lost and not summary.unknown:
         lines.append("  lost: nothing (every required ID was packed in every step)")
     return lines
 

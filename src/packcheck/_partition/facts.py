@@ -13,6 +13,7 @@ from .._rule.declared import Rule
 from .._rule.jsonio import show
 from .._rule.model import Case, SizeError, json_type, read_case
 from .._rule.order import all_same_utf16
+from .keys import keys_detail
 from .ruled import RuledExpected, ruled_buckets
 from .trace import BUCKETS, Bucket, Expected, Partition
 
@@ -106,7 +107,7 @@ def _read(partition: object) -> dict[str, list[str]]:
     extra = [key for key in partition if key not in BUCKETS]
     absent = [key for key in BUCKETS if key not in partition]
     if extra or absent:
-        raise PartitionError("shape", f"extra keys {extra}, absent keys {absent}")
+        raise PartitionError("shape", keys_detail(partition, extra, absent))
     lists: dict[str, list[str]] = {}
     for name in BUCKETS:
         ids = partition[name]

@@ -22,6 +22,7 @@ from .facts import (
     partition_json,
     type_name,
 )
+from .keys import keys_detail
 from .trace import Trace
 
 __all__ = ["InvariantError", "PartitionError", "check_output", "check_trace"]
@@ -149,7 +150,7 @@ def answer_fields(output: object) -> tuple[dict[str, Any], list[str], int, list[
     extra = [key for key in output if key not in _KEYS and key != _PARTITION]
     absent = [key for key in _KEYS if key not in output]
     if extra or absent:
-        raise InvariantError("keys", f"extra keys {extra}, absent keys {absent}")
+        raise InvariantError("keys", keys_detail(output, extra, absent))
     kept, remaining, missing = output["kept"], output["remaining"], output["missing"]
     for name, ids in (("kept", kept), ("missing", missing)):
         if type(ids) is not list:

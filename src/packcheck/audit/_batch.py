@@ -122,7 +122,11 @@ def check_chunk(
 
     A line is judged by its text first (:class:`TextChunk`), else by its typed record
     (:class:`Chunk`), else by the per-step path, which checks only the lines neither
-    vouches for; the chunk's losses are then tallied at once, in line order."""
+    vouches for; the chunk's losses are then tallied at once, in line order.  While
+    the rule is to be read from the run (:attr:`Audit.unsettled`), line by line."""
+    while audit.unsettled and lines:
+        (number, line), *lines = lines
+        yield from audit.check_line(line, number, file)
     if audit.rule is not None:
         for number, line in lines:
             yield from audit.check_line(line, number, file)

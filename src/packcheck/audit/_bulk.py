@@ -16,16 +16,24 @@ import numpy as np
 import numpy.typing as npt
 
 from .._engines.numpy_entry import pack_batch
-from .._partition.trace import Reason
 from ._check import MAX_STEPS_SHOWN
+from ._lost import UNKNOWN, Lost
 
 #: Cells of the reasons table made at a time (int8): its rows are cut to fit.
 _TABLE_CELLS = 1 << 22
 #: A table cell: the best bucket a block of the column's ID reached in the row's step.
 _PACKED, _AVAILABLE, _DROPPED, _NONE = 0, 1, 2, 3
-_REASONS: tuple[Reason, ...] = ("evicted", "evicted", "oversized", "not-retrieved")
+#: The reason of a loss in each cell.  A step the bulk judges found right never loses an
+#: ID it packed, so the packed cell carries what only the per-step path tallies: a loss
+#: of a step that kept other than the rule keeps, for a reason the case does not give.
+_REASONS: tuple[Lost, ...] = (UNKNOWN, "evicted", "oversized", "not-retrieved")
 #: A reason's bucket cell, as :func:`tally` reads it.
-CELLS: dict[Reason, int] = {"evicted": _AVAILABLE, "oversized": _DROPPED, "not-retrieved": _NONE}
+CELLS: dict[Lost, int] = {
+    UNKNOWN: _PACKED,
+    "evicted": _AVAILABLE,
+    "oversized": _DROPPED,
+    "not-retrieved": _NONE,
+}
 # A record's fields, as both judges of a chunk (this one and the text one) read them.
 BUDGET = attrgetter("budget")
 BLOCKS = attrgetter("blocks")
@@ -105,7 +113,7 @@ def tally(
     codes: npt.NDArray[np.intp],
     cells: npt.NDArray[np.intp],
     ids: Sequence[str],
-) -> Iterator[tuple[str, list[tuple[Reason, int]], list[int]]]:
+) -> Iterator[tuple[str, list[tuple[Lost, int]], list[int]]]:
     """Losses, each of step ``steps[k]`` (rising), ID ``ids[codes[k]]`` and bucket cell
     ``cells[k]``, tallied as the per-step path tallies them one by one: each ID in the
     order first met, with its reasons and their counts (in the order first met) and the
@@ -128,7 +136,7 @@ def tally(
     pairs = codes * 4 + cells
     kinds, first, many = np.unique(pairs, return_index=True, return_counts=True)
     in_order = np.argsort(first, kind="stable")
-    reasons: dict[int, list[tuple[Reason, int]]] = {}
+    reasons: dict[int, list[tuple[Lost, int]]] = {}
     for kind, number in zip(kinds[in_order].tolist(), many[in_order].tolist(), strict=True):
         reasons.setdefault(kind >> 2, []).append((_REASONS[kind & 3], number))
     for at in met.tolist():

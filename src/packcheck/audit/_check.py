@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from .._inputs import ReadError
@@ -24,8 +25,11 @@ from .._rule.model import MalformedCase, json_type, read_case
 from .._rule.order import same_utf16
 from .._rule.recorded import RULE_KEY
 from .._rule.same import same
-from ._record import same_rule_or_raise
+from ._lost import Lost, losses, shown_kept
+from ._lost import words as lost_words
+from ._record import recorded_rule, same_rule_or_raise
 from ._report import Loss, RunReport, RunSummary, StepAt, Violation
+from ._twice import keys_twice
 
 #: Every ``check`` a violation can name: the partition facts, then the step's own.
 CHECKS = (*CAPTURE_FACTS, "result", "round-trip", "malformed")
@@ -36,7 +40,7 @@ MAX_TRACKED_IDS = 10_000
 _BOM = "\ufeff"
 #: A step's losses as the per-step path tallies them: each missing ID with its reason
 #: (in the order the step lists them), and the step as a lost ID names it.
-HeldLosses = tuple[Mapping[str, Reason], StepAt]
+HeldLosses = tuple[Mapping[str, Lost], StepAt]
 
 
 @dataclass(slots=True)
@@ -61,17 +65,29 @@ class Audit:
     """
 
     def __init__(
-        self, *, max_tracked: int | None = MAX_TRACKED_IDS, rule: Rule | None = None
+        self,
+        *,
+        max_tracked: int | None = MAX_TRACKED_IDS,
+        rule: Rule | None = None,
+        rule_from_run: bool = False,
     ) -> None:
         self.max_tracked = max_tracked
         #: The rule in use, ``None`` for the default (the seed's path, as fast as ever).
         self.rule = None if rule is None or rule.is_default else rule
+        #: With ``rule_from_run`` and no ``rule``: the rule is still to be read from the
+        #: run's first record (an object, not an unreadable input): the rule its
+        #: ``rule`` key names, else packcheck's own.
+        self.unsettled = rule_from_run and rule is None
+        #: Whether the rule in use is one the run's first record named.
+        self.rule_recorded = False
         self.steps = 0
         self.correct = 0
         self.violations = 0
         self.malformed = 0
         self.left_out = 0
         self.untracked = 0
+        #: Steps whose record shows no list of kept IDs: what they lost is unknown.
+        self.unknown = 0
         #: The files that could not be read (:meth:`unreadable_file`), ``name: why``.
         self.unreadable: list[str] = []
         self._lost: dict[str, _Tally] = {}
@@ -115,7 +131,12 @@ class Audit:
             # What `packcheck pack --record` writes for a line it could not read.
             why = f"not a step: the recorded input was malformed ({show(record['detail'], 200)})"
             return [self.refused(number, why, file)]
-        if RULE_KEY in record:
+        if self.unsettled:
+            self.unsettled = False
+            if RULE_KEY in record:
+                self.rule = recorded_rule(record[RULE_KEY], number, file)
+                self.rule_recorded = self.rule is not None
+        elif RULE_KEY in record:
             same_rule_or_raise(record[RULE_KEY], self.rule, number, file)
         try:
             read = read_case(record)
@@ -181,17 +202,23 @@ class Audit:
 
         # Check a recorded result: the declared output.
         kept = None
+        result_right = partition_right = False
         if "result" in record:
             result = record["result"]
             if same(result, reference.result):
                 kept = reference.result.get("kept")
+                result_right = True
             else:
                 try:
                     check_output(record, result, rule=self.rule)
                 except InvariantError as exc:
+                    if exc.invariant == "keys":
+                        recheck = partial(check_output, record, rule=self.rule)
+                        exc = keys_twice(exc, text, "result", recheck)
                     found.append(("result", f"{exc.invariant}: {exc.detail}"))
                 else:
                     kept = [same_utf16(i) for i in result["kept"]] if "kept" in result else None
+                    result_right = True
 
         # Check the partition: present, not null, and the one the rule gives.
         try:
@@ -204,21 +231,41 @@ class Audit:
                     record, partition, kept=kept, reference=reference.partition(), rule=self.rule
                 )
         except PartitionError as exc:
+            if exc.check == "shape":
+                recheck = partial(
+                    check_partition,
+                    record,
+                    kept=kept,
+                    reference=reference.partition(),
+                    rule=self.rule,
+                )
+                exc = keys_twice(exc, text, "partition", recheck)
             found.insert(0, (exc.check, exc.detail))
         else:
             self.correct += 1
+            partition_right = True
 
-        self._tally(reference.left_out, reference.reasons(), at, label, words)
+        # What the step lost, as its record shows it (docs/partition.md, "What the run lost").
+        shown = shown_kept(record, result_right, partition_right)
+        if shown is True or (shown is not None and same(shown, reference.result.get("kept"))):
+            self._tally(reference.left_out, reference.reasons(), at, label, words)
+        elif shown is None:
+            self.unknown += 1
+            self._tally(reference.left_out, {}, at, label)
+        else:
+            lost = losses(record, shown, reference, self.rule is None)
+            self._tally(reference.left_out, lost, at, label, words and lost_words)
         self.violations += len(found)
         return [Violation(at[0], check, message, label, at[1]) for check, message in found]
 
     def _tally(
         self,
         left_out: bool,
-        reasons: Mapping[str, Reason],
+        reasons: Mapping[str, Lost],
         at: tuple[int, str | None],
         label: Any,
-        words: Callable[[str, Reason], str] | None = None,
+        # Said of a reason of ``reasons``: the rule's words, or those of _lost.
+        words: Callable[[str, Any], str] | None = None,
     ) -> None:
         if left_out:
             self.left_out += 1
@@ -244,7 +291,7 @@ class Audit:
     def add_losses(
         self,
         block_id: str,
-        reasons: Sequence[tuple[Reason, int]],
+        reasons: Sequence[tuple[Lost, int]],
         steps: Callable[[int], list[StepAt]],
     ) -> None:
         """``block_id`` missing in several steps at once, counted as their one-by-one
@@ -282,6 +329,7 @@ class Audit:
         self.malformed += later.malformed
         self.left_out += later.left_out
         self.untracked += later.untracked
+        self.unknown += later.unknown
         for block_id, theirs in later._lost.items():
             tally = self._tally_of(block_id, theirs.count)
             if tally is not None:
@@ -313,6 +361,8 @@ class Audit:
             self.untracked,
             None if self.rule is None else self.rule.describe(),
             tuple(self.unreadable),
+            self.unknown,
+            self.rule_recorded,
         )
 
     def shift(self, lines: int) -> None:

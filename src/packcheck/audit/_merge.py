@@ -118,6 +118,8 @@ def audited(
                     raise
                 unreadable(exc)
         return
+    if audit.unsettled:
+        _settle(audit, names, max_line_bytes)
     planned = [piece for name in names for piece in plan(name, piece_bytes)]
     task = partial(audit_task, several=several, max_line_bytes=max_line_bytes, rule=audit.rule)
     line = 1
@@ -143,3 +145,25 @@ def audited(
                 unreadable(error)
                 skipped = piece.path
             line += read
+
+
+def _settle(audit: Audit, names: Sequence[str], max_line_bytes: int) -> None:
+    """Settle the rule of ``audit`` (:attr:`Audit.unsettled`) here, before the pieces
+    are audited apart: what it would read from the run's first record.  A file that
+    cannot be read, or a rule that cannot, is left to the audit to report."""
+    probe = Audit(max_tracked=0, rule_from_run=True)
+    for name in names:
+        try:
+            with piece_lines(whole(name)) as stream:
+                for number, line in enumerate(bounded_lines(stream, max_line_bytes), start=1):
+                    if not isinstance(line, TooLong):
+                        probe.check_line(line, number)
+                    if not probe.unsettled:
+                        audit.rule, audit.rule_recorded = probe.rule, probe.rule_recorded
+                        audit.unsettled = False
+                        return
+        except READ_ERRORS:
+            continue
+        except RuleMismatch:
+            break
+    audit.unsettled = False

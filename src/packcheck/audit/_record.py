@@ -31,13 +31,20 @@ class RuleMismatch(ReadError):
         return RuleMismatch, (self.name, self.line, self.why)
 
 
-def same_rule_or_raise(value: object, rule: Rule | None, number: int, file: str | None) -> None:
-    """Raise :class:`RuleMismatch` unless ``value``, the ``rule`` of the step on line
-    ``number``, names ``rule``, the one in use (``None``: the seed's)."""
+def recorded_rule(value: object, number: int, file: str | None) -> Rule | None:
+    """The rule ``value``, the ``rule`` of the step on line ``number``, names (``None``
+    for packcheck's own); :class:`RuleMismatch` if it names none."""
     try:
         named = read_recorded(value)
     except RuleError as exc:
         raise RuleMismatch(file or "", number, f"not a recorded rule: {exc}") from None
+    return None if named.is_default else named
+
+
+def same_rule_or_raise(value: object, rule: Rule | None, number: int, file: str | None) -> None:
+    """Raise :class:`RuleMismatch` unless ``value``, the ``rule`` of the step on line
+    ``number``, names ``rule``, the one in use (``None``: the seed's)."""
+    named = recorded_rule(value, number, file)
     if not same_rule(named, rule):
         why = f"recorded under {shown_rule(named)}, audited under {shown_rule(rule)}"
         raise RuleMismatch(file or "", number, why)

@@ -118,6 +118,11 @@ class RunSummary:
     #: Each file that could not be read, or was cut short, where the audit met it:
     #: ``name: why`` (the audit went on with the other files).
     unreadable: tuple[str, ...] = ()
+    #: Steps whose record shows no list of kept IDs (neither a result's ``kept`` nor,
+    #: with no result, a partition's ``packed``): what they lost is unknown.
+    unknown: int = 0
+    #: Whether :attr:`rule` is the one the run's records name (no rule was given).
+    rule_recorded: bool = False
 
     @property
     def warning(self) -> str | None:
@@ -149,6 +154,7 @@ class RunSummary:
             "untracked_losses": self.untracked,
             **({} if self.rule is None else {"rule": self.rule}),
             **({"unreadable": list(self.unreadable)} if self.unreadable else {}),
+            **({"unknown_steps": self.unknown} if self.unknown else {}),
         }
 
 
