@@ -15,7 +15,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from packcheck import Rule, pack
+from packcheck import Rule, pack, trace
 from packcheck._cli import main
 from packcheck._gate import junit_xml, render
 from packcheck._gate.plain_case import PlainCase
@@ -144,7 +144,12 @@ BROKEN = [
             "missing": [],
             "partition": {"packed": ["A"], "available": ["B"], "dropped": []},
         },
-        "partition as the rule's",
+        "partition: bucket follows from size, budget and remaining",
+    ),
+    (
+        _case(7, 3, 2),
+        {"kept": ["A"], "remaining": 0, "missing": [], "partition": {"packed": ["A"]}},
+        "partition: shape",
     ),
 ]
 
@@ -166,6 +171,34 @@ def test_the_rule_s_own_answers_pass_its_facts() -> None:
     partitioned = {**pack(_case(7, 3, 2), rule=pinned)}
     partitioned["partition"] = {"packed": ["A"], "available": [], "dropped": ["B"]}
     check_rule_output(pinned, _case(7, 3, 2), partitioned)
+
+
+def _dropped_as_available(case: dict[str, Any]) -> dict[str, Any]:
+    """The trimmer, capturing every block its rule drops as available."""
+    answer = pack(case, rule=TRIMMER)
+    if "error" in answer:
+        return answer
+    partition: dict[str, list[str]] = {"packed": [], "available": [], "dropped": []}
+    for step in trace(case, rule=TRIMMER).steps:
+        partition["packed" if step.bucket == "packed" else "available"].append(step.id)
+    return {**answer, "partition": partition}
+
+
+def test_a_wrong_capture_names_its_first_broken_fact_in_the_rule_s_terms() -> None:
+    with pytest.raises(InvariantError) as raised:
+        check_rule_output(TRIMMER, _case(5, 1, 1), _dropped_as_available(_case(5, 1, 1)))
+    assert str(raised.value).splitlines()[0] == (
+        'partition: bucket follows from size, budget and remaining: blocks[1] (id "B", '
+        "size 1) is in available, but belongs in dropped: the pins took 5 of 5 unit(s), "
+        "leaving 0; it costs 5 beside them"
+    )
+    # verify reports the line audit gives for the same step, the lists beside it.
+    finding = run(_dropped_as_available, rule=TRIMMER, partition=True, **QUICK).finding  # type: ignore[arg-type]
+    assert finding is not None
+    lines = finding.failures[0].splitlines()
+    assert lines[0].startswith("invariant partition: bucket follows from size, budget and ")
+    assert "is in available, but belongs in dropped: the pins took " in lines[0]
+    assert lines[1].split() == ["captured", "reference"]
 
 
 def test_remaining_goes_below_zero_only_where_the_rule_lets_it() -> None:
