@@ -58,6 +58,11 @@ def test_a_packer_that_raises_value_error_where_its_rule_refuses_conforms() -> N
     )
 
 
+def _at(function: Any, below: int) -> str:
+    """Where a fault says ``function`` raised: ``below`` lines under its ``def``."""
+    return f" (at tests/verify/test_verify_rule.py:{function.__code__.co_firstlineno + below})"
+
+
 def test_a_raise_where_the_rule_does_not_refuse_stays_a_fault() -> None:
     def raises_on_empty(case: dict[str, Any]) -> dict[str, Any]:
         if not case["blocks"]:
@@ -66,7 +71,8 @@ def test_a_raise_where_the_rule_does_not_refuse_stays_a_fault() -> None:
 
     finding = run(raises_on_empty, rule=TRIMMER, **QUICK).finding  # type: ignore[arg-type]
     assert finding is not None
-    assert finding.failures == ("packer fault: raised ValueError: nothing to trim",)
+    at = _at(raises_on_empty, 2)
+    assert finding.failures == (f"packer fault: raised ValueError: nothing to trim{at}",)
 
 
 def test_refused_is_an_answer_only_where_the_rule_refuses() -> None:
@@ -88,7 +94,7 @@ def test_the_seed_rule_never_takes_value_error_for_a_refusal() -> None:
 
     finding = run(raises, **QUICK).finding  # type: ignore[arg-type]
     assert finding is not None
-    assert finding.failures == ("packer fault: raised ValueError: no",)
+    assert finding.failures == (f"packer fault: raised ValueError: no{_at(raises, 1)}",)
 
 
 def test_a_worker_sends_a_refusal_back_as_one(tmp_path: Path) -> None:
