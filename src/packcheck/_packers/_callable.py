@@ -18,7 +18,7 @@ from ._packer import Packer, PackerFault, PackerRefusal, Recipe
 _OWN = os.path.join(str(Path(__file__).resolve().parents[1]), "")
 
 
-def raised_at(exc: BaseException) -> str:
+def _raised_at(exc: BaseException) -> str:
     """Where ``exc`` was raised in the packer's own code, `` (at FILE:LINE)``: the
     innermost frame of its traceback outside packcheck, its file relative to the
     working directory when under it; empty when every frame is packcheck's."""
@@ -168,7 +168,7 @@ class CallablePacker(Packer):
             return self.function(work)
         except (Exception, SystemExit) as exc:
             fault = PackerRefusal if isinstance(exc, ValueError) else PackerFault
-            raise fault(f"raised {type(exc).__name__}: {exc}{raised_at(exc)}") from exc
+            raise fault(f"raised {type(exc).__name__}: {exc}{_raised_at(exc)}") from exc
 
     def _pickled(self, case: object) -> object:
         # A pickle round trip is a deep copy at C speed (JSON data: dicts, lists, str,
