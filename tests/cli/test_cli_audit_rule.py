@@ -214,7 +214,8 @@ def test_a_packers_run_under_a_rule_names_it_and_a_valueerror_is_its_refusal(
         "cases.jsonl",
     )
     assert status == 1
-    assert err[0].endswith("the packer failed: raised ValueError: always")
+    at = TRIMMER.splitlines().index('    raise ValueError("always")') + 1
+    assert err[0].endswith(f"the packer failed: raised ValueError: always (at trimmer.py:{at})")
 
 
 def test_a_command_packers_run_under_a_rule_names_it(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -33,11 +33,19 @@ def answer_of(value: object, case: dict[str, Any] = CASE) -> Outcome:
     return outcome(CallablePacker(lambda case: value), case)
 
 
+def _raising(exception: Exception) -> NoReturn:
+    raise exception
+
+
+#: Where :func:`raise_of`'s functions raise, as a raise's words name it.
+AT = f" (at tests/diff/test_diff_behaviour.py:{_raising.__code__.co_firstlineno + 1})"
+
+
 def raise_of(exception: Exception, case: dict[str, Any] = CASE) -> Outcome:
     """What a function raising ``exception`` did on ``case``."""
 
     def packer(case: dict[str, Any]) -> object:
-        raise exception
+        _raising(exception)
 
     return outcome(CallablePacker(packer), case)
 
@@ -46,7 +54,7 @@ def test_an_answer_a_raise_and_a_fault_are_told_apart() -> None:
     assert answer_of({"kept": []}) == Outcome("answer", {"kept": []})
     raised = raise_of(ValueError("budget 0"))
     assert (raised.kind, raised.raised) == ("raise", "ValueError")
-    assert raised.describe() == "raised ValueError: budget 0"
+    assert raised.describe() == f"raised ValueError: budget 0{AT}"
     timeout = fault_of("no answer within 1 s (timeout); packer stopped")
     assert (timeout.kind, timeout.raised) == ("fault", None)
     assert timeout.describe() == "no answer within 1 s (timeout); packer stopped"
@@ -112,13 +120,13 @@ def test_agreement_of_outcomes() -> None:
         "output: NEW and OLD answer differently (exact JSON and types)",
     )
     assert differences(value_error, raise_of(TypeError("c"))) == (
-        "exception: NEW raised ValueError: a; OLD raised TypeError: c",
+        f"exception: NEW raised ValueError: a{AT}; OLD raised TypeError: c{AT}",
     )
     assert differences(value_error, answer) == (
-        "exception: NEW raised ValueError: a, where OLD answers",
+        f"exception: NEW raised ValueError: a{AT}, where OLD answers",
     )
     assert differences(answer, value_error) == (
-        "exception: OLD raised ValueError: a, where NEW answers",
+        f"exception: OLD raised ValueError: a{AT}, where NEW answers",
     )
 
 

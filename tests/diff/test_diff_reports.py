@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 from junit_alike import failed_in_generated
-from test_diff_behaviour import answer_of, fault_of, raise_of
+from test_diff_behaviour import AT, answer_of, fault_of, raise_of
 
 from packcheck._gate import Outcome as DiffOutcome
 from packcheck._gate import junit_xml, text
@@ -209,7 +209,7 @@ def test_an_exception_and_an_answer_that_is_not_json() -> None:
     assert divergence["new"] == {
         "kind": "raise",
         "answer": None,
-        "text": "(raised ValueError: budget must be positive)",
+        "text": f"(raised ValueError: budget must be positive{AT})",
         "raised": "ValueError",
         "fault": None,
     }

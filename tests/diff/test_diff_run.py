@@ -99,11 +99,15 @@ def test_a_changed_order_is_found_on_a_few_blocks() -> None:
 def test_new_raising_where_old_answers_names_new_and_its_exception() -> None:
     finding = _found(wild.strict_budget, wild.keep_newest)
     assert finding.failures == (
-        "exception: NEW raised ValueError: budget must be positive, where OLD answers",
+        "exception: NEW raised ValueError: budget must be positive (at tests/packers/wild.py:69), "
+        "where OLD answers",
     )
     assert finding.case["budget"] == 0
     assert finding.blocks() == 0
-    assert "  new:      (raised ValueError: budget must be positive)" in finding.report()
+    assert (
+        "  new:      (raised ValueError: budget must be positive (at tests/packers/wild.py:69))"
+        in finding.report()
+    )
     assert finding.parts is None
     old_raises = _found(wild.keep_newest, wild.strict_budget)
     assert old_raises.failures[0].startswith("exception: OLD raised ValueError")
@@ -112,8 +116,8 @@ def test_new_raising_where_old_answers_names_new_and_its_exception() -> None:
 def test_another_exception_type_is_a_divergence() -> None:
     finding = _found(wild.strict_budget_as_type_error, wild.strict_budget)
     assert finding.failures == (
-        "exception: NEW raised TypeError: budget must be positive; "
-        "OLD raised ValueError: budget must be positive",
+        "exception: NEW raised TypeError: budget must be positive (at tests/packers/wild.py:76); "
+        "OLD raised ValueError: budget must be positive (at tests/packers/wild.py:69)",
     )
 
 

@@ -253,4 +253,7 @@ def test_diff_saves_what_old_did_when_it_gave_no_json_answer(tmp_path: Path) -> 
     summary = diff.run(seed_rule, raising, save_failures=tmp_path, fixtures=(), **QUICK)
     assert summary.saved_to is not None
     (fixture,) = json.loads(summary.saved_to.read_text())
-    assert fixture["expected"] == {"behaviour": "(raised ValueError: too many)"}
+    at = f"test_fixture_rules.py:{raising.__code__.co_firstlineno + 2}"
+    assert fixture["expected"] == {
+        "behaviour": f"(raised ValueError: too many (at tests/gate/{at}))"
+    }

@@ -217,9 +217,10 @@ def test_a_packer_that_raises_is_a_packer_fault_finding() -> None:
     finding = examine(CallablePacker(broken.raises), case, pack(case), "probe")
     assert finding is not None
     assert isinstance(finding.answer, PackerFault)
-    assert finding.failures == ("packer fault: raised RuntimeError: packer exploded",)
+    fault = "raised RuntimeError: packer exploded (at tests/packers/broken.py:170)"
+    assert finding.failures == (f"packer fault: {fault}",)
     assert explained(finding) is finding
-    assert "(no answer: raised RuntimeError: packer exploded)" in finding.report()
+    assert f"(no answer: {fault})" in finding.report()
     assert "cause:" not in finding.report()
 
 

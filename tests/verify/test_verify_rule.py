@@ -15,7 +15,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from packcheck import Rule, pack
+from packcheck import Rule, pack, trace
 from packcheck._cli import main
 from packcheck._gate import junit_xml, render
 from packcheck._gate.plain_case import PlainCase
@@ -59,6 +59,11 @@ def test_a_packer_that_raises_value_error_where_its_rule_refuses_conforms() -> N
     )
 
 
+def _at(function: Any, below: int) -> str:
+    """Where a fault says ``function`` raised: ``below`` lines under its ``def``."""
+    return f" (at tests/verify/test_verify_rule.py:{function.__code__.co_firstlineno + below})"
+
+
 def test_a_raise_where_the_rule_does_not_refuse_stays_a_fault() -> None:
     def raises_on_empty(case: dict[str, Any]) -> dict[str, Any]:
         if not case["blocks"]:
@@ -68,7 +73,11 @@ def test_a_raise_where_the_rule_does_not_refuse_stays_a_fault() -> None:
     finding = run(raises_on_empty, rule=TRIMMER, **QUICK).finding  # type: ignore[arg-type]
     assert finding is not None
     # A refusal in shape: the line below the fault says why it is none.
-    assert finding.failures == ("packer fault: raised ValueError: nothing to trim", NOT_REFUSED)
+    at = _at(raises_on_empty, 2)
+    assert finding.failures == (
+        f"packer fault: raised ValueError: nothing to trim{at}",
+        NOT_REFUSED,
+    )
     assert f"  check:    {NOT_REFUSED}\n" in finding.report()
 
 
@@ -80,7 +89,8 @@ def test_a_raise_of_another_exception_is_a_fault_alone() -> None:
 
     finding = run(raises_on_empty, rule=TRIMMER, **QUICK).finding  # type: ignore[arg-type]
     assert finding is not None
-    assert finding.failures == ("packer fault: raised KeyError: 'nothing to trim'",)
+    at = _at(raises_on_empty, 2)
+    assert finding.failures == (f"packer fault: raised KeyError: 'nothing to trim'{at}",)
 
 
 def test_refused_is_an_answer_only_where_the_rule_refuses() -> None:
@@ -103,7 +113,7 @@ def test_the_seed_rule_never_takes_value_error_for_a_refusal() -> None:
     finding = run(raises, **QUICK).finding  # type: ignore[arg-type]
     assert finding is not None
     # What holds, and no more: it does not guess that a --rule was forgotten.
-    assert finding.failures == ("packer fault: raised ValueError: no", NOT_REFUSED)
+    assert finding.failures == (f"packer fault: raised ValueError: no{_at(raises, 1)}", NOT_REFUSED)
 
 
 def test_a_worker_sends_a_refusal_back_as_one(tmp_path: Path) -> None:
@@ -159,7 +169,12 @@ BROKEN = [
             "missing": [],
             "partition": {"packed": ["A"], "available": ["B"], "dropped": []},
         },
-        "partition as the rule's",
+        "partition: bucket follows from size, budget and remaining",
+    ),
+    (
+        _case(7, 3, 2),
+        {"kept": ["A"], "remaining": 0, "missing": [], "partition": {"packed": ["A"]}},
+        "partition: shape",
     ),
 ]
 
@@ -181,6 +196,34 @@ def test_the_rule_s_own_answers_pass_its_facts() -> None:
     partitioned = {**pack(_case(7, 3, 2), rule=pinned)}
     partitioned["partition"] = {"packed": ["A"], "available": [], "dropped": ["B"]}
     check_rule_output(pinned, _case(7, 3, 2), partitioned)
+
+
+def _dropped_as_available(case: dict[str, Any]) -> dict[str, Any]:
+    """The trimmer, capturing every block its rule drops as available."""
+    answer = pack(case, rule=TRIMMER)
+    if "error" in answer:
+        return answer
+    partition: dict[str, list[str]] = {"packed": [], "available": [], "dropped": []}
+    for step in trace(case, rule=TRIMMER).steps:
+        partition["packed" if step.bucket == "packed" else "available"].append(step.id)
+    return {**answer, "partition": partition}
+
+
+def test_a_wrong_capture_names_its_first_broken_fact_in_the_rule_s_terms() -> None:
+    with pytest.raises(InvariantError) as raised:
+        check_rule_output(TRIMMER, _case(5, 1, 1), _dropped_as_available(_case(5, 1, 1)))
+    assert str(raised.value).splitlines()[0] == (
+        'partition: bucket follows from size, budget and remaining: blocks[1] (id "B", '
+        "size 1) is in available, but belongs in dropped: the pins took 5 of 5 unit(s), "
+        "leaving 0; it costs 5 beside them"
+    )
+    # verify reports the line audit gives for the same step, the lists beside it.
+    finding = run(_dropped_as_available, rule=TRIMMER, partition=True, **QUICK).finding  # type: ignore[arg-type]
+    assert finding is not None
+    lines = finding.failures[0].splitlines()
+    assert lines[0].startswith("invariant partition: bucket follows from size, budget and ")
+    assert "is in available, but belongs in dropped: the pins took " in lines[0]
+    assert lines[1].split() == ["captured", "reference"]
 
 
 def test_remaining_goes_below_zero_only_where_the_rule_lets_it() -> None:

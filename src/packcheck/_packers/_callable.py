@@ -2,14 +2,39 @@
 
 from __future__ import annotations
 
+import os
 import pickle
+import traceback
 from collections.abc import Callable
 from operator import countOf
+from pathlib import Path
 from typing import Any
 
 from .._rule.model import plain_columns
 from .._stop import check
 from ._packer import Packer, PackerFault, PackerRefusal, Recipe
+
+#: packcheck's own package: its frames are never the place a packer raised.
+_OWN = os.path.join(str(Path(__file__).resolve().parents[1]), "")
+
+
+def _raised_at(exc: BaseException) -> str:
+    """Where ``exc`` was raised in the packer's own code, `` (at FILE:LINE)``: the
+    innermost frame of its traceback outside packcheck, its file relative to the
+    working directory when under it; empty when every frame is packcheck's."""
+    frames = [
+        (frame.f_code.co_filename, line)
+        for frame, line in traceback.walk_tb(exc.__traceback__)
+        if not os.path.realpath(frame.f_code.co_filename).startswith(_OWN)
+    ]
+    if not frames:
+        return ""
+    name, line = frames[-1]
+    if not name.startswith("<"):  # "<string>": code compiled from no file
+        name = os.path.realpath(name)
+        under = os.path.join(os.path.realpath(os.getcwd()), "")
+        name = name.removeprefix(under) if name.startswith(under) else name
+    return f" (at {name}:{line})"
 
 
 def _difference(before: object, after: object, where: str) -> str | None:
@@ -129,7 +154,7 @@ class CallablePacker(Packer):
             return self.function(work)
         except (Exception, SystemExit) as exc:
             fault = PackerRefusal if isinstance(exc, ValueError) else PackerFault
-            raise fault(f"raised {type(exc).__name__}: {exc}") from exc
+            raise fault(f"raised {type(exc).__name__}: {exc}{_raised_at(exc)}") from exc
 
     def _pickled(self, case: object) -> object:
         # A pickle round trip is a deep copy at C speed (JSON data: dicts, lists, str,
