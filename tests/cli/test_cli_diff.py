@@ -31,8 +31,10 @@ def _in_packers_dir(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(PACKERS)
 
 
-#: A packer diffed against itself, in QUICK runs (the tests below share one).
+#: A packer diffed against itself, in QUICK runs of 20 generated cases (the tests below
+#: share one; what they read of it is the report's form: test_diff_run.py draws 200).
 ITSELF = ["diff", "--packer", "wild.py:keep_newest", "--against", "wild.py:keep_newest"]
+FEW = [*QUICK, "--max-examples", "20"]
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +45,7 @@ def itself() -> tuple[int, str, str]:
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(PACKERS)
         with redirect_stdout(out), redirect_stderr(err):
-            status = main([*ITSELF, *QUICK])
+            status = main([*ITSELF, *FEW])
     return status, out.getvalue(), err.getvalue()
 
 
@@ -51,7 +53,7 @@ def test_a_packer_against_itself_exits_0(itself: tuple[int, str, str]) -> None:
     status, out, _ = itself
     assert status == 0
     assert out.startswith(
-        "packcheck diff: agree: 3 fixtures, 100 generated cases, 362 transition-point cases, "
+        "packcheck diff: agree: 3 fixtures, 20 generated cases, 68 transition-point cases, "
         "50 wide-range cases, 0 long lists, seed 1, "
     )
     assert out.endswith("(NEW wild.py:keep_newest, OLD wild.py:keep_newest)\n")
@@ -68,10 +70,10 @@ def test_the_summary_counts_the_cases_at_transition_points_as_progress_and_json_
     near = int(progress.split("transition points: ")[1].split(" ")[0])
     assert near > 0
     assert out.startswith(
-        f"packcheck diff: agree: 3 fixtures, 100 generated cases, {near} transition-point cases, "
+        f"packcheck diff: agree: 3 fixtures, 20 generated cases, {near} transition-point cases, "
         "50 wide-range cases, 0 long lists, seed 1, "
     )
-    assert main([*ITSELF, *QUICK, "--format", "json"]) == 0
+    assert main([*ITSELF, *FEW, "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["phases"][1]["transition_cases"] == near
 
 
@@ -113,18 +115,18 @@ def test_a_one_line_change_exits_1_with_a_saved_divergence(
 
 def test_count_reports_the_share_of_cases_per_phase(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["diff", "--packer", "wild.py:dedup_by_id_order", "--against", "wild.py:dedup_by_id"]
-    assert main([*args, *QUICK, "--count"]) == 1
+    assert main([*args, *FEW, "--count"]) == 1
     out = capsys.readouterr().out.splitlines()
     shares = [line for line in out if line.startswith("share:")]
     assert shares[0] == "share:    fixtures: 0 of 3 cases differ (0%)"
     assert shares[1].startswith("share:    generated: ")
-    assert shares[1].endswith(" of 100 cases differ (" + shares[1].split("(")[1])
+    assert shares[1].endswith(" of 20 cases differ (" + shares[1].split("(")[1])
     assert shares[3] == "share:    long lists: 0 of 0 cases differ (no cases)"
     assert "--count" in out[-2]
     args = ["diff", "--packer", "wild.py:dedup_by_id", "--against", "wild.py:dedup_by_id"]
-    assert main([*args, *QUICK, "--count"]) == 0
+    assert main([*args, *FEW, "--count"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[1] == "share:    generated: 0 of 100 cases differ (0%)"
+    assert out[1] == "share:    generated: 0 of 20 cases differ (0%)"
     assert out[-1].startswith("packcheck diff: agree:")
 
 

@@ -17,7 +17,8 @@ PACKERS = Path(__file__).parents[1] / "packers"
 WILD = PACKERS / "wild.py"
 BROKEN = PACKERS / "broken.py"
 LINES = f"{sys.executable} {PACKERS / 'lines_packer.py'}"
-QUICK = ["--seed", "3", "--max-examples", "100", "--no-long-lists", "--quiet"]
+# 20 generated cases: the one-line change is met, and shrunk, within them at seed 3.
+QUICK = ["--seed", "3", "--max-examples", "20", "--no-long-lists", "--quiet"]
 CHANGE = ["diff", "--packer", f"{WILD}:keep_newest_lt", "--against", f"{WILD}:keep_newest"]
 SAME = ["diff", "--packer", f"{WILD}:keep_newest", "--against", f"{WILD}:keep_newest"]
 
@@ -39,7 +40,7 @@ def test_the_json_report_of_a_divergence(capsys: pytest.CaptureFixture[str]) -> 
     assert report["new"] == f"{WILD}:keep_newest_lt"
     assert report["old"] == f"{WILD}:keep_newest"
     assert report["settings"] == {
-        "max_examples": 100,
+        "max_examples": 20,
         "max_units": "2**53-1",
         "timeout": 10.0,
         "count": False,
@@ -136,7 +137,7 @@ def test_paths_in_the_table_are_relative_to_its_file(
         tmp_path,
         '[tool.packcheck.diff]\npacker = "new.py:keep_newest_lt"\n'
         'against = "old/trim.py:keep_newest"\nsave-failures = "divergences"\n'
-        "long-lists = false\nseed = 3\nmax-examples = 100\n",
+        "long-lists = false\nseed = 3\nmax-examples = 20\n",
     )
     (tmp_path / "out").mkdir()
     below = tmp_path / "src" / "deep"

@@ -362,6 +362,17 @@ def test_diff_a_pyproject_without_a_rule_table_is_one_line(
     assert err == f"packcheck rule diff: error: {project}: no [tool.packcheck.rule] table\n"
 
 
+#: ``python -m packcheck`` with a log's progress line written every 0.1 s, not every
+#: ``_progress.EVERY`` (10 s): the first line says the walk has begun.
+_PROGRESS_EVERY_TENTH = """\
+import functools, runpy, sys
+from packcheck._cli import _progress
+_progress.PlainLines = functools.partial(_progress.PlainLines, every=0.1)
+sys.argv[0] = "packcheck"
+runpy.run_module("packcheck", run_name="__main__", alter_sys=True)
+"""
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_diff_ends_on_sigterm_with_the_line_that_repeats_it(tmp_path: Path) -> None:
     # Rules that agree on every case: the walk goes on through all the cases asked for.
@@ -371,7 +382,7 @@ def test_diff_ends_on_sigterm_with_the_line_that_repeats_it(tmp_path: Path) -> N
     )
     argv = ["rule", "diff", str(old), str(new), "--seed", "1", "--max-examples", "1000000"]
     with subprocess.Popen(
-        [sys.executable, "-m", "packcheck", *argv],
+        [sys.executable, "-c", _PROGRESS_EVERY_TENTH, *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

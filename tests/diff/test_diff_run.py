@@ -121,7 +121,9 @@ def test_another_exception_type_is_a_divergence() -> None:
     )
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+# One seed: seeds 2 and 3 reached no branch of packcheck that seed 1 and the rest of the
+# suite do not, and the shrinking to 3,001 blocks is the same work at each.
+@pytest.mark.parametrize("seed", [1])
 def test_a_change_past_3000_blocks_is_found_on_the_shortest_failing_list(seed: int) -> None:
     # The two differ on lists of more than 3,000 blocks only; the ladder's first such
     # lengths are 4,095 to 4,097 blocks, and shrinking goes on to 3,001.
@@ -196,7 +198,9 @@ def test_count_runs_every_phase_and_shrinks_the_first_divergence_only() -> None:
     assert shares[3] == "long lists: 0 of 0 cases differ (no cases)"
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+# One seed: seeds 2 and 3 reached no branch of packcheck that seed 1 and the rest of the
+# suite do not.
+@pytest.mark.parametrize("seed", [1])
 def test_count_shrinks_a_one_line_change_as_far_as_hypothesis_does(seed: int) -> None:
     # With --count Hypothesis does not shrink: packcheck's own shrinker does it all.
     summary = diff.run(wild.keep_newest_lt, wild.keep_newest, seed=seed, count=True, **QUICK)

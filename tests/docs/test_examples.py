@@ -8,6 +8,7 @@ and a following ``$ echo $?`` is its exit status.
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -16,11 +17,15 @@ from pathlib import Path
 
 import pytest
 
+from packcheck._cli import main
+
 ROOT = Path(__file__).parents[2]
 EXAMPLES = ROOT / "docs" / "examples"
 PORTS = Path("tests") / "packers"
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _COMMAND = re.compile(r"packcheck (pack|audit|fixtures|rule)\b")
+#: The words that make a session's command a shell's, not one command's.
+_SHELL = {"|", ">", "&&", "<", ";"}
 
 
 def _sessions() -> list[tuple[str, str, list[str], int | None]]:
@@ -84,19 +89,11 @@ def test_a_session_shown_again_unreplayed_shows_what_the_replayed_one_prints() -
     assert any(command.startswith("packcheck rule infer") for command in again)
 
 
-@pytest.mark.parametrize(
-    ("page", "command", "shown", "status"), SESSIONS, ids=[f"{s[0]}: {s[1]}" for s in SESSIONS]
-)
-def test_a_session_of_the_manual_prints_what_it_shows(
-    tmp_path: Path, page: str, command: str, shown: list[str], status: int | None
-) -> None:
-    shutil.copytree(EXAMPLES, tmp_path, dirs_exist_ok=True)
-    if _ports(command):  # run, as the page says, from the root where the ports are
-        shutil.copytree(ROOT / PORTS, tmp_path / PORTS)
+def _in_shell(command: str) -> tuple[int, list[str]]:
+    """``command`` run by bash, as a terminal runs it: its exit status and lines."""
     bin_dir = Path(sys.executable).parent
     result = subprocess.run(
         ["bash", "-c", command],
-        cwd=tmp_path,
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -104,7 +101,32 @@ def test_a_session_of_the_manual_prints_what_it_shows(
         timeout=120,
         check=False,
     )
-    printed = (result.stdout + result.stderr).splitlines()
+    return result.returncode, (result.stdout + result.stderr).splitlines()
+
+
+@pytest.mark.parametrize(
+    ("page", "command", "shown", "status"), SESSIONS, ids=[f"{s[0]}: {s[1]}" for s in SESSIONS]
+)
+def test_a_session_of_the_manual_prints_what_it_shows(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    page: str,
+    command: str,
+    shown: list[str],
+    status: int | None,
+) -> None:
+    shutil.copytree(EXAMPLES, tmp_path, dirs_exist_ok=True)
+    if _ports(command):  # run, as the page says, from the root where the ports are
+        shutil.copytree(ROOT / PORTS, tmp_path / PORTS)
+    monkeypatch.chdir(tmp_path)
+    argv = shlex.split(command)
+    if any(word in _SHELL for word in argv):  # a pipe, a redirection: bash runs it
+        returncode, printed = _in_shell(command)
+    else:  # one command: its main, in this process (a shell's session runs the script)
+        returncode = main(argv[1:])
+        out, err = capsys.readouterr()
+        printed = (out + err).splitlines()
     assert Counter(printed) == Counter(shown), f"{page}: $ {command}"
     if status is not None:
-        assert result.returncode == status
+        assert returncode == status
