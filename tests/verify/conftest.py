@@ -15,6 +15,5 @@ def no_causes_sought(monkeypatch: pytest.MonkeyPatch) -> None:
     over the case: on a long list about 95% of a run at 100,000 blocks, a third at 4,097;
     on the short counterexamples of the ports' regressions, two fifths of their CPU.
     Causes are sought by the tests that do not use this (tests/verify/test_causes.py,
-    test_rule_causes.py; in test_verify.py, 3,001 blocks blamed at its block, and one
-    block past a threshold)."""
+    test_rule_causes.py; in test_verify.py, 3,001 blocks blamed at its block)."""
     monkeypatch.setattr(_findings, "confirm", lambda *_, **__: Confirmed((), None))

@@ -114,6 +114,7 @@ def test_a_seed_is_chosen_and_reported_when_none_is_given() -> None:
         check(broken.less_than, long_lists=False, max_examples=200, fixtures=())
 
 
+@pytest.mark.usefixtures("no_causes_sought")
 def test_seed_fixtures_come_first() -> None:
     with pytest.raises(Counterexample) as info:
         check(broken.stop_at_first_misfit, long_lists=False, seed=0)
@@ -127,6 +128,7 @@ def test_seed_fixtures_come_first() -> None:
     ]
 
 
+@pytest.mark.usefixtures("no_causes_sought")
 @pytest.mark.parametrize(
     ("name", "check_text", "answer_text"),
     [
@@ -316,6 +318,7 @@ def test_a_packer_wrong_only_on_long_lists_fails_and_shrinks_to_the_shortest_len
     assert "blocks, budget" in report  # summarised: length and the blocks around it
 
 
+@pytest.mark.usefixtures("no_causes_sought")
 @pytest.mark.parametrize("threshold", [1500, 3000])
 def test_a_length_threshold_between_ladder_lengths_comes_back_one_block_past_it(
     threshold: int,
@@ -338,6 +341,7 @@ def test_a_correct_packer_reading_in_chunks_passes_the_long_lists() -> None:
     assert summary.conformant
 
 
+@pytest.mark.usefixtures("no_causes_sought")
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
 def test_an_unguarded_int64_prefix_sum_is_caught_at_every_seed(seed: int) -> None:
     summary = run(long.int64_sums, seed=seed, max_examples=50, max_units=WIDE, long_lists=False)
