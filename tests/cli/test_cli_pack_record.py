@@ -92,6 +92,22 @@ def test_a_packer_that_captures_no_partition_is_told_so_once(
     assert "no-partition" in {v.check for v in check_run(lines).violations}
 
 
+def test_what_a_python_packer_prints_goes_to_stderr_not_into_the_record(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "chatty.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(PACKERS)!r})\nfrom capture import correct\n\n"
+        "def chatty(case):\n    print('packing', len(case['blocks']))\n    return correct(case)\n"
+    )
+    status, lines, err = _record(capsys, "--packer", "chatty.py:chatty")
+    assert status == 0
+    assert [json.loads(line)["budget"] for line in lines] == [
+        json.loads(case)["budget"] for case in CASES
+    ]
+    assert check_run(lines).violations == ()
+    assert err.splitlines() == [f"packing {len(json.loads(case)['blocks'])}" for case in CASES]
+
+
 def test_a_command_packer_is_recorded_too(capsys: pytest.CaptureFixture[str]) -> None:
     status, lines, _ = _record(capsys, "--packer-cmd", f"{CAPTURE_LINES} correct")
     assert status == 0

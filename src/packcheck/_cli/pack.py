@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable, Iterator
-from contextlib import closing
+from contextlib import closing, redirect_stdout
 from dataclasses import dataclass, replace
 from functools import partial
 from itertools import chain
@@ -99,7 +99,10 @@ def _recorded(case: dict[str, Any], packer: Packer, rule: Rule | None) -> dict[s
     record names it, and a Python packer's ``ValueError`` refuses where the rule can.
     """
     try:
-        answer = packer.answer(case)
+        # stdout carries the records alone: what a packer in this process prints goes
+        # to stderr, as verify's does.
+        with redirect_stdout(sys.stderr):
+            answer = packer.answer(case)
     except PackerFault as exc:
         if not (refuses(rule) and isinstance(exc.__cause__, ValueError)):
             raise
