@@ -124,9 +124,12 @@ def check_chunk(
     (:class:`Chunk`), else by the per-step path, which checks only the lines neither
     vouches for; the chunk's losses are then tallied at once, in line order.  While
     the rule is to be read from the run (:attr:`Audit.unsettled`), line by line."""
-    while audit.unsettled and lines:
-        (number, line), *lines = lines
+    settled = 0
+    while audit.unsettled and settled < len(lines):
+        number, line = lines[settled]
+        settled += 1
         yield from audit.check_line(line, number, file)
+    lines = lines[settled:]
     if audit.rule is not None:
         for number, line in lines:
             yield from audit.check_line(line, number, file)
