@@ -20,7 +20,6 @@ from typing import Any
 from .._gate import Settings, junit_xml, render
 from .._packers import SetupError
 from .._rule.sources import SourceError
-from .._stop import pending
 from ..strategies import MAX_SAFE_UNITS
 from . import config
 from ._options import (
@@ -33,7 +32,7 @@ from ._options import (
     options,
     publish,
 )
-from ._progress import progress_for
+from ._progress import showing
 from ._seeds import run
 from ._spec import Spec
 from ._values import DEFAULT_TIMEOUT, power_text
@@ -196,30 +195,21 @@ def run_command(args: argparse.Namespace) -> int:
         chosen = spec(vars(args), command)
     except config.ConfigError as exc:
         return error(command, str(exc))
-    progress = progress_for(sys.stderr, chosen.quiet, command)
+    # Said if stopped: how to repeat the run, where its failure found so far goes.
+    rerun = chosen.rerun(None if chosen.seeds else chosen.settings.seed)
     try:
         # stdout carries the report alone: a packer called in this process prints to
         # stderr, as one in a worker process does.
-        with contextlib.redirect_stdout(sys.stderr):
+        with (
+            showing(command, chosen.quiet, rerun, chosen.settings.save_failures) as progress,
+            contextlib.redirect_stdout(sys.stderr),
+        ):
             outcome = run(chosen, progress)
-        if progress is not None:
-            progress.finish()
     except (OSError, SourceError, SetupError) as exc:
         # SetupError also when a command ended before answering any case.
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         # A path in it (--junit-xml, --save-failures, a saved file) may hold a line break.
         return error(command, chosen.said(why))
-    except BaseException as exc:
-        stop = pending(exc)
-        if stop is None:
-            raise
-        # Said if stopped: how to repeat the run, where its failure found so far goes.
-        stop.rerun = chosen.rerun(None if chosen.seeds else chosen.settings.seed)
-        stop.save = chosen.settings.save_failures
-        raise stop from None
-    finally:
-        if progress is not None:
-            progress.close()
     if outcome.status:
         cut_off(args, 1)
     report = render(outcome, chosen.format)
